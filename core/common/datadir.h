@@ -1,0 +1,26 @@
+#pragma once
+
+#include <QByteArray>
+#include <QString>
+
+namespace holdpoint {
+
+// Where console and clients meet: endpoint.json and reviewer.token live here.
+// --data-dir wins, then HOLDPOINT_DATA_DIR, then the platform's app data dir.
+QString resolveDataDir(const QString &fromFlag);
+
+// Creates `dir` (and parents) and makes it 0700.
+bool ensurePrivateDir(const QString &dir, QString *error);
+
+// Writes `bytes` atomically to `path` with mode 0600: the content is never
+// readable by others, not even for a moment, and a crash leaves either the
+// old file or the new one.
+bool writePrivateFile(const QString &path, const QByteArray &bytes, QString *error);
+
+// 256 bits from the operating system's CSPRNG, hex encoded.
+QByteArray generateToken();
+
+inline constexpr char EndpointFileName[] = "endpoint.json";
+inline constexpr char ReviewerTokenFileName[] = "reviewer.token";
+
+} // namespace holdpoint

@@ -1,0 +1,506 @@
+#include "protocol.h"
+
+#include <array>
+#include <cmath>
+
+namespace holdpoint::protocol {
+
+std::string_view errorCodeName(ErrorCode code)
+{
+    switch (code) {
+    case ErrorCode::InvalidJson: return "invalid_json";
+    case ErrorCode::TooDeep: return "too_deep";
+    case ErrorCode::InvalidMessage: return "invalid_message";
+    case ErrorCode::UnknownType: return "unknown_type";
+    case ErrorCode::MissingField: return "missing_field";
+    case ErrorCode::InvalidField: return "invalid_field";
+    case ErrorCode::UnsupportedProtocol: return "unsupported_protocol";
+    case ErrorCode::HelloRequired: return "hello_required";
+    case ErrorCode::DuplicateHello: return "duplicate_hello";
+    case ErrorCode::AuthFailed: return "auth_failed";
+    case ErrorCode::Forbidden: return "forbidden";
+    case ErrorCode::CallIdConflict: return "call_id_conflict";
+    case ErrorCode::UnknownCall: return "unknown_call";
+    case ErrorCode::CallPending: return "call_pending";
+    case ErrorCode::UnknownItem: return "unknown_item";
+    case ErrorCode::AlreadyResolved: return "already_resolved";
+    case ErrorCode::MessageTooLarge: return "message_too_large";
+    case ErrorCode::ConnectionLimit: return "connection_limit";
+    }
+    return "invalid_message";
+}
+
+std::string_view roleName(Role role)
+{
+    return role == Role::Reviewer ? "reviewer" : "agent";
+}
+
+std::string_view reviewActionName(ReviewAction action)
+{
+    switch (action) {
+    case ReviewAction::Approve: return "approve";
+    case ReviewAction::Deny: return "deny";
+    case ReviewAction::Edit: return "edit";
+    case ReviewAction::Halt: return "halt";
+    }
+    return "approve";
+}
+
+std::string_view decisionKindName(DecisionKind kind)
+{
+    switch (kind) {
+    case DecisionKind::Allow: return "allow";
+    case DecisionKind::Deny: return "deny";
+    case DecisionKind::Modify: return "modify";
+    case DecisionKind::Halt: return "halt";
+    }
+    return "deny";
+}
+
+bool isValidId(std::string_view id)
+{
+    if (id.empty() || id.size() > MaxIdLength)
+        return false;
+    for (unsigned char c : id) {
+        if (c < 0x20 || c == 0x7f)
+            return false;
+    }
+    return true;
+}
+
+std::size_t nestingDepth(std::string_view text, std::size_t limit)
+{
+    std::size_t depth = 0;
+    std::size_t deepest = 0;
+    bool inString = false;
+    bool escaped = false;
+    for (char c : text) {
+        if (inString) {
+            if (escaped)
+                escaped = false;
+            else if (c == '\\')
+                escaped = true;
+            else if (c == '"')
+                inString = false;
+            continue;
+        }
+        switch (c) {
+        case '"':
+            inString = true;
+            break;
+        case '[':
+        case '{':
+            if (++depth > deepest) {
+                deepest = depth;
+                if (deepest > limit)
+                    return deepest;
+            }
+            break;
+        case ']':
+        case '}':
+            if (depth > 0)
+                --depth;
+            break;
+        default:
+            break;
+        }
+    }
+    return deepest;
+}
+
+namespace {
+
+// Reads typed fields out of one message object and records the first
+// problem as a ParseError naming the field and what was expected.
+class FieldReader
+{
+public:
+    explicit FieldReader(const Json &object)
+        : m_object(object)
+    {
+    }
+
+    bool failed() const { return m_failed; }
+    const ParseError &error() const { return m_error; }
+
+    const Json *find(const char *key) const
+    {
+        auto it = m_object.find(key);
+        if (it == m_object.end() || it->is_null())
+            return nullptr;
+        return &*it;
+    }
+
+    // A required string; `id` applies the id rules, otherwise non-empty up to maxLength.
+    bool string(const char *key, std::string &out, std::size_t maxLength, bool id, bool required = true)
+    {
+        if (m_failed)
+            return false;
+        const Json *v = find(key);
+        if (!v) {
+            if (required)
+                fail(ErrorCode::MissingField, std::string(key) + ": required, expected " + expectation(maxLength, id));
+            return false;
+        }
+        if (!v->is_string())
+            return wrongType(key, *v, expectation(maxLength, id));
+        const auto &s = v->get_ref<const std::string &>();
+        if (id ? !isValidId(s) : (s.empty() || s.size() > maxLength))
+            return fail(ErrorCode::InvalidField, std::string(key) + ": expected " + expectation(maxLength, id));
+        out = s;
+        return true;
+    }
+
+    bool optionalString(const char *key, std::optional<std::string> &out, std::size_t maxLength, bool id)
+    {
+        std::string s;
+        if (string(key, s, maxLength, id, false)) {
+            out = std::move(s);
+            return true;
+        }
+        return !m_failed;
+    }
+
+    // A free-text string that may be empty (reasons).
+    bool text(const char *key, std::string &out, std::size_t maxLength)
+    {
+        if (m_failed)
+            return false;
+        const Json *v = find(key);
+        if (!v)
+            return true;
+        if (!v->is_string())
+            return wrongType(key, *v, "a string");
+        const auto &s = v->get_ref<const std::string &>();
+        if (s.size() > maxLength)
+            return fail(ErrorCode::InvalidField, std::string(key) + ": longer than " + std::to_string(maxLength) + " bytes");
+        out = s;
+        return true;
+    }
+
+    bool object(const char *key, Json &out, bool required)
+    {
+        if (m_failed)
+            return false;
+        const Json *v = find(key);
+        if (!v) {
+            if (required)
+                fail(ErrorCode::MissingField, std::string(key) + ": required, expected an object");
+            return false;
+        }
+        if (!v->is_object())
+            return wrongType(key, *v, "an object");
+        out = *v;
+        return true;
+    }
+
+    bool boolean(const char *key, bool &out, bool required)
+    {
+        if (m_failed)
+            return false;
+        const Json *v = find(key);
+        if (!v) {
+            if (required)
+                fail(ErrorCode::MissingField, std::string(key) + ": required, expected true or false");
+            return false;
+        }
+        if (!v->is_boolean())
+            return wrongType(key, *v, "true or false");
+        out = v->get<bool>();
+        return true;
+    }
+
+    bool wrongType(const std::string &key, const Json &v, const std::string &expected)
+    {
+        return fail(ErrorCode::InvalidField, key + ": expected " + expected + ", got " + v.type_name());
+    }
+
+    bool fail(ErrorCode code, std::string message)
+    {
+        if (!m_failed) {
+            m_failed = true;
+            m_error.code = code;
+            m_error.message = std::move(message);
+        }
+        return false;
+    }
+
+private:
+    static std::string expectation(std::size_t maxLength, bool id)
+    {
+        if (id)
+            return "a string of 1 to " + std::to_string(MaxIdLength) + " bytes without control characters";
+        return "a non-empty string of at most " + std::to_string(maxLength) + " bytes";
+    }
+
+    const Json &m_object;
+    bool m_failed = false;
+    ParseError m_error;
+};
+
+ParseResult failure(const ParseError &error, const Json *object = nullptr)
+{
+    ParseResult r;
+    r.error = error;
+    if (object) {
+        auto it = object->find("call_id");
+        if (it != object->end() && it->is_string())
+            r.error.callId = it->get<std::string>();
+    }
+    return r;
+}
+
+ParseResult failure(ErrorCode code, std::string message)
+{
+    ParseResult r;
+    r.error.code = code;
+    r.error.message = std::move(message);
+    return r;
+}
+
+template<typename T>
+ParseResult success(T &&message)
+{
+    ParseResult r;
+    r.message = Message(std::forward<T>(message));
+    return r;
+}
+
+ParseResult parseHello(const Json &o)
+{
+    FieldReader f(o);
+    Hello h;
+    const Json *protocol = f.find("protocol");
+    if (!protocol)
+        return failure({ErrorCode::MissingField, "protocol: required, expected the integer 1", {}});
+    if (!protocol->is_number_integer())
+        return failure({ErrorCode::InvalidField, std::string("protocol: expected an integer, got ") + protocol->type_name(), {}});
+    if (protocol->get<long long>() != Version)
+        return failure({ErrorCode::UnsupportedProtocol,
+                        "protocol: this console speaks protocol " + std::to_string(Version) + ", got " + protocol->dump(), {}});
+    h.protocol = Version;
+
+    std::optional<std::string> role;
+    f.optionalString("role", role, 32, false);
+    if (role) {
+        if (*role == "agent")
+            h.role = Role::Agent;
+        else if (*role == "reviewer")
+            h.role = Role::Reviewer;
+        else
+            f.fail(ErrorCode::InvalidField, "role: expected \"agent\" or \"reviewer\", got \"" + *role + "\"");
+    }
+    f.string("token", h.token, MaxTokenLength, false);
+
+    Json agent;
+    if (f.object("agent", agent, false)) {
+        FieldReader a(agent);
+        a.string("name", h.agent.name, MaxNameLength, false, false);
+        a.string("framework", h.agent.framework, MaxNameLength, false, false);
+        if (a.failed()) {
+            ParseError e = a.error();
+            e.message = "agent." + e.message;
+            return failure(e);
+        }
+    }
+    if (h.agent.name.empty())
+        h.agent.name = h.role == Role::Reviewer ? "reviewer" : "agent";
+    f.optionalString("session_id", h.sessionId, MaxIdLength, true);
+    if (f.failed())
+        return failure(f.error());
+    return success(std::move(h));
+}
+
+template<typename Turn>
+ParseResult parseTurn(const Json &o)
+{
+    FieldReader f(o);
+    Turn t;
+    f.string("turn_id", t.turnId, MaxIdLength, true);
+    if (f.failed())
+        return failure(f.error());
+    return success(std::move(t));
+}
+
+ParseResult parseToolCall(const Json &o)
+{
+    FieldReader f(o);
+    ToolCall c;
+    f.string("call_id", c.callId, MaxIdLength, true);
+    f.string("tool_name", c.toolName, MaxToolNameLength, false);
+    f.object("args", c.args, true);
+    f.optionalString("turn_id", c.turnId, MaxIdLength, true);
+    f.object("context", c.context, false);
+    if (f.object("annotations", c.annotations, false)) {
+        // MCP 2025-06-18 "ToolAnnotations": the hints are booleans.
+        static constexpr std::array hints {"readOnlyHint", "destructiveHint", "idempotentHint", "openWorldHint"};
+        for (const char *hint : hints) {
+            auto it = c.annotations.find(hint);
+            if (it != c.annotations.end() && !it->is_boolean() && !it->is_null())
+                f.wrongType(std::string("annotations.") + hint, *it, "true or false");
+        }
+    }
+    if (const Json *t = f.find("timeout_s"); t && !f.failed()) {
+        if (!t->is_number())
+            f.wrongType("timeout_s", *t, "a number of seconds");
+        else if (const double s = t->get<double>(); !(s > 0) || !std::isfinite(s) || s > MaxTimeoutSeconds)
+            f.fail(ErrorCode::InvalidField, "timeout_s: expected a number of seconds above 0 and at most "
+                                               + std::to_string(int(MaxTimeoutSeconds)));
+        else
+            c.timeoutS = s;
+    }
+    if (f.failed())
+        return failure(f.error(), &o);
+    return success(std::move(c));
+}
+
+ParseResult parseToolResult(const Json &o)
+{
+    FieldReader f(o);
+    ToolResult r;
+    f.string("call_id", r.callId, MaxIdLength, true);
+    f.boolean("ok", r.ok, true);
+    if (auto it = o.find("result"); it != o.end())
+        r.result = *it;
+    if (f.failed())
+        return failure(f.error(), &o);
+    return success(std::move(r));
+}
+
+ParseResult parseCancel(const Json &o)
+{
+    FieldReader f(o);
+    Cancel c;
+    f.string("call_id", c.callId, MaxIdLength, true);
+    if (f.failed())
+        return failure(f.error(), &o);
+    return success(std::move(c));
+}
+
+ParseResult parseReview(const Json &o)
+{
+    FieldReader f(o);
+    Review r;
+    f.string("id", r.id, MaxIdLength, true);
+    std::string action;
+    if (f.string("action", action, 16, false)) {
+        if (action == "approve")
+            r.action = ReviewAction::Approve;
+        else if (action == "deny")
+            r.action = ReviewAction::Deny;
+        else if (action == "edit")
+            r.action = ReviewAction::Edit;
+        else if (action == "halt")
+            r.action = ReviewAction::Halt;
+        else
+            f.fail(ErrorCode::InvalidField,
+                   "action: expected one of approve, deny, edit, halt, got \"" + action + "\"");
+    }
+    f.text("reason", r.reason, MaxReasonLength);
+    Json args;
+    if (f.object("args", args, false))
+        r.args = std::move(args);
+    if (!f.failed() && r.action == ReviewAction::Deny && r.reason.find_first_not_of(" \t\r\n") == std::string::npos)
+        f.fail(ErrorCode::MissingField, "reason: required for deny, expected a non-empty string");
+    if (!f.failed() && r.action == ReviewAction::Edit && !r.args)
+        f.fail(ErrorCode::MissingField, "args: required for edit, expected an object");
+    if (f.failed())
+        return failure(f.error());
+    return success(std::move(r));
+}
+
+std::string describeParseError(const Json::parse_error &e)
+{
+    // nlohmann prefixes "[json.exception.parse_error.101] "; people need only the rest.
+    std::string what = e.what();
+    if (auto pos = what.find("] "); pos != std::string::npos && what.rfind("[json.exception", 0) == 0)
+        what.erase(0, pos + 2);
+    return what;
+}
+
+} // namespace
+
+ParseResult parseMessage(std::string_view text)
+{
+    if (text.find_first_not_of(" \t\r\n") == std::string_view::npos)
+        return failure(ErrorCode::InvalidJson, "empty message: expected one JSON object");
+    if (nestingDepth(text, MaxDepth) > MaxDepth)
+        return failure(ErrorCode::TooDeep, "JSON nested deeper than " + std::to_string(MaxDepth) + " levels");
+
+    Json doc;
+    try {
+        doc = Json::parse(text.begin(), text.end());
+    } catch (const Json::parse_error &e) {
+        return failure(ErrorCode::InvalidJson, describeParseError(e));
+    } catch (const std::exception &e) {
+        return failure(ErrorCode::InvalidJson, e.what());
+    }
+    if (!doc.is_object())
+        return failure(ErrorCode::InvalidMessage, std::string("expected a JSON object, got ") + doc.type_name());
+
+    auto typeIt = doc.find("type");
+    if (typeIt == doc.end() || typeIt->is_null())
+        return failure({ErrorCode::MissingField, "type: required, expected a string naming the message", {}}, &doc);
+    if (!typeIt->is_string())
+        return failure({ErrorCode::InvalidField, std::string("type: expected a string, got ") + typeIt->type_name(), {}}, &doc);
+
+    const auto &type = typeIt->get_ref<const std::string &>();
+    try {
+        if (type == "tool_call")
+            return parseToolCall(doc);
+        if (type == "tool_result")
+            return parseToolResult(doc);
+        if (type == "hello")
+            return parseHello(doc);
+        if (type == "turn_start")
+            return parseTurn<TurnStart>(doc);
+        if (type == "turn_end")
+            return parseTurn<TurnEnd>(doc);
+        if (type == "cancel")
+            return parseCancel(doc);
+        if (type == "review")
+            return parseReview(doc);
+    } catch (const std::exception &e) {
+        // Defensive: the readers check types first, so this means a bug of ours.
+        return failure({ErrorCode::InvalidMessage, std::string("could not read message: ") + e.what(), {}}, &doc);
+    }
+    std::string shown = type.size() > 64 ? type.substr(0, 64) + "..." : type;
+    return failure({ErrorCode::UnknownType,
+                    "type: unknown message type \"" + shown
+                        + "\" (expected one of: hello, turn_start, turn_end, tool_call, tool_result, cancel, review)",
+                    {}},
+                   &doc);
+}
+
+Json warningToJson(const Warning &w)
+{
+    return Json {{"guardrail", w.guardrail}, {"code", w.code}, {"message", w.message}};
+}
+
+Json decisionToJson(std::string_view callId, const Decision &d)
+{
+    Json j {{"type", "decision"},
+            {"call_id", callId},
+            {"decision", decisionKindName(d.kind)},
+            {"reason", d.reason},
+            {"decided_by", d.decidedBy}};
+    if (d.kind == DecisionKind::Allow || d.kind == DecisionKind::Modify)
+        j["args"] = d.args.is_null() ? Json::object() : d.args;
+    if (!d.code.empty())
+        j["code"] = d.code;
+    Json warnings = Json::array();
+    for (const auto &w : d.warnings)
+        warnings.push_back(warningToJson(w));
+    j["warnings"] = std::move(warnings);
+    return j;
+}
+
+Json errorToJson(ErrorCode code, std::string_view message, std::string_view callId)
+{
+    Json j {{"type", "error"}, {"code", errorCodeName(code)}, {"message", message}};
+    if (!callId.empty())
+        j["call_id"] = callId;
+    return j;
+}
+
+} // namespace holdpoint::protocol

@@ -1,0 +1,167 @@
+#pragma once
+
+// Wire protocol v1. PROTOCOL.md beside this file is the contract; the
+// section names cited below are its headings.
+
+#include "common/json.h"
+
+#include <cstddef>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <variant>
+#include <vector>
+
+namespace holdpoint::protocol {
+
+inline constexpr int Version = 1;
+
+// "Limits"
+inline constexpr std::size_t MaxDepth = 64;
+inline constexpr std::size_t MaxIdLength = 256;       // call_id, session_id, turn_id, item id
+inline constexpr std::size_t MaxToolNameLength = 256;
+inline constexpr std::size_t MaxNameLength = 256;     // agent.name, agent.framework
+inline constexpr std::size_t MaxReasonLength = 4096;
+inline constexpr std::size_t MaxTokenLength = 1024;
+inline constexpr double MaxTimeoutSeconds = 24 * 3600;
+
+// "Error codes"
+enum class ErrorCode {
+    InvalidJson,
+    TooDeep,
+    InvalidMessage,
+    UnknownType,
+    MissingField,
+    InvalidField,
+    UnsupportedProtocol,
+    HelloRequired,
+    DuplicateHello,
+    AuthFailed,
+    Forbidden,
+    CallIdConflict,
+    UnknownCall,
+    CallPending,
+    UnknownItem,
+    AlreadyResolved,
+    MessageTooLarge,
+    ConnectionLimit,
+};
+
+std::string_view errorCodeName(ErrorCode code);
+
+enum class Role { Agent, Reviewer };
+std::string_view roleName(Role role);
+
+struct AgentInfo
+{
+    std::string name;
+    std::string framework;
+};
+
+struct Hello
+{
+    int protocol = Version;
+    Role role = Role::Agent;
+    std::string token;
+    AgentInfo agent;
+    std::optional<std::string> sessionId;
+};
+
+struct TurnStart
+{
+    std::string turnId;
+};
+
+struct TurnEnd
+{
+    std::string turnId;
+};
+
+struct ToolCall
+{
+    std::string callId;
+    std::string toolName;
+    Json args = Json::object();
+    std::optional<std::string> turnId;
+    Json context = Json::object();
+    Json annotations = Json::object();
+    std::optional<double> timeoutS;
+};
+
+struct ToolResult
+{
+    std::string callId;
+    bool ok = true;
+    Json result;
+};
+
+struct Cancel
+{
+    std::string callId;
+};
+
+enum class ReviewAction { Approve, Deny, Edit, Halt };
+std::string_view reviewActionName(ReviewAction action);
+
+struct Review
+{
+    std::string id;
+    ReviewAction action = ReviewAction::Approve;
+    std::string reason;
+    std::optional<Json> args;
+};
+
+using Message = std::variant<Hello, TurnStart, TurnEnd, ToolCall, ToolResult, Cancel, Review>;
+
+struct ParseError
+{
+    ErrorCode code = ErrorCode::InvalidMessage;
+    std::string message;
+    std::string callId; // set when the message named one, so the error can be matched
+};
+
+struct ParseResult
+{
+    std::optional<Message> message;
+    ParseError error;
+
+    bool ok() const { return message.has_value(); }
+};
+
+// Parses one text frame. Pure: no I/O, no state, never throws.
+ParseResult parseMessage(std::string_view text);
+
+// Depth of the deepest array/object nesting, scanning at most until it
+// exceeds `limit`. Lets us refuse pathological nesting before building a DOM.
+std::size_t nestingDepth(std::string_view text, std::size_t limit);
+
+// --- console to agent / reviewer ------------------------------------------
+
+enum class DecisionKind { Allow, Deny, Modify, Halt };
+std::string_view decisionKindName(DecisionKind kind);
+
+struct Warning
+{
+    std::string guardrail;
+    std::string code;
+    std::string message;
+};
+
+struct Decision
+{
+    DecisionKind kind = DecisionKind::Deny;
+    Json args;             // what the agent must run with (allow and modify only)
+    std::string reason;
+    std::string decidedBy; // guardrail:<name>, human:<user>, timeout, policy:default, agent
+    std::string code;      // machine-readable cause, e.g. "timeout", "cancelled"
+    std::vector<Warning> warnings;
+};
+
+Json warningToJson(const Warning &w);
+Json decisionToJson(std::string_view callId, const Decision &d);
+Json errorToJson(ErrorCode code, std::string_view message, std::string_view callId = {});
+
+// True for printable ids: no control characters, 1..MaxIdLength bytes.
+bool isValidId(std::string_view id);
+
+} // namespace holdpoint::protocol
