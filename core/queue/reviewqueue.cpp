@@ -1,0 +1,161 @@
+#include "reviewqueue.h"
+
+#include <QDateTime>
+#include <QRandomGenerator>
+
+#include <algorithm>
+
+namespace holdpoint {
+
+std::string_view itemStateName(ItemState state)
+{
+    switch (state) {
+    case ItemState::Pending: return "pending";
+    case ItemState::Decided: return "decided";
+    case ItemState::TimedOut: return "timed_out";
+    case ItemState::Cancelled: return "cancelled";
+    case ItemState::Abandoned: return "abandoned";
+    }
+    return "pending";
+}
+
+std::string formatTimestamp(TimeMs ms)
+{
+    return QDateTime::fromMSecsSinceEpoch(ms, Qt::UTC).toString(Qt::ISODateWithMs).toStdString();
+}
+
+Json itemToJson(const QueueItem &item)
+{
+    Json agent {{"name", item.agent.name}};
+    if (!item.agent.framework.empty())
+        agent["framework"] = item.agent.framework;
+    Json warnings = Json::array();
+    for (const auto &w : item.warnings)
+        warnings.push_back(protocol::warningToJson(w));
+    Json j {{"id", item.id},
+            {"call_id", item.callId},
+            {"session_id", item.sessionId},
+            {"agent", std::move(agent)},
+            {"tool_name", item.toolName},
+            {"args", item.args},
+            {"context", item.context},
+            {"annotations", item.annotations},
+            {"reason", item.reason},
+            {"trail", item.trail},
+            {"warnings", std::move(warnings)},
+            {"received_at", formatTimestamp(item.receivedAt)},
+            {"deadline", formatTimestamp(item.deadline)},
+            {"state", itemStateName(item.state)},
+            {"agent_connected", item.agentConnected}};
+    if (item.turnId)
+        j["turn_id"] = *item.turnId;
+    return j;
+}
+
+ReviewQueue::ReviewQueue(Clock *clock, QObject *parent)
+    : QObject(parent)
+    , m_clock(clock)
+    , m_alarm(clock, [this] { expireDue(); }, this)
+{
+}
+
+ReviewQueue::~ReviewQueue() = default;
+
+std::string ReviewQueue::newId() const
+{
+    // 48 random bits, shown as 12 hex digits: short enough to type in
+    // `holdpoint-ctl approve ID`, and checked against the live queue.
+    static constexpr char hex[] = "0123456789abcdef";
+    for (;;) {
+        quint64 v = QRandomGenerator::system()->generate64();
+        std::string id(12, '0');
+        for (char &c : id) {
+            c = hex[v & 0xf];
+            v >>= 4;
+        }
+        if (!m_byId.contains(id))
+            return id;
+    }
+}
+
+const QueueItem &ReviewQueue::add(QueueItem item)
+{
+    Q_ASSERT(!m_byId.contains(item.id));
+    item.state = ItemState::Pending;
+    const int row = size();
+    Q_EMIT aboutToAdd(row);
+    auto owned = std::make_unique<QueueItem>(std::move(item));
+    QueueItem *raw = owned.get();
+    m_items.push_back(std::move(owned));
+    m_byId.emplace(raw->id, raw);
+    if (raw->deadline != NoDeadline) {
+        m_deadlines.emplace(raw->deadline, raw->id);
+        if (raw->deadline < m_alarm.deadline())
+            m_alarm.setDeadline(raw->deadline);
+    }
+    Q_EMIT added(row);
+    return *raw;
+}
+
+int ReviewQueue::rowOf(const std::string &id) const
+{
+    auto it = m_byId.find(id);
+    if (it == m_byId.end())
+        return -1;
+    const QueueItem *target = it->second;
+    auto pos = std::find_if(m_items.begin(), m_items.end(), [target](const auto &p) { return p.get() == target; });
+    return pos == m_items.end() ? -1 : int(pos - m_items.begin());
+}
+
+const QueueItem *ReviewQueue::find(const std::string &id) const
+{
+    auto it = m_byId.find(id);
+    return it == m_byId.end() ? nullptr : it->second;
+}
+
+bool ReviewQueue::resolve(const std::string &id, ItemState state, protocol::Decision decision)
+{
+    Q_ASSERT(state != ItemState::Pending);
+    const int row = rowOf(id);
+    if (row < 0)
+        return false;
+    Q_EMIT aboutToRemove(row);
+    std::unique_ptr<QueueItem> item = std::move(m_items[std::size_t(row)]);
+    m_items.erase(m_items.begin() + row);
+    m_byId.erase(id);
+    m_deadlines.erase({item->deadline, item->id});
+    item->state = state;
+    item->decision = std::move(decision);
+    Q_EMIT removed(row);
+    Q_EMIT resolved(*item);
+    return true;
+}
+
+void ReviewQueue::setAgentConnected(const std::string &id, bool connected)
+{
+    auto it = m_byId.find(id);
+    if (it == m_byId.end() || it->second->agentConnected == connected)
+        return;
+    it->second->agentConnected = connected;
+    Q_EMIT changed(rowOf(id));
+}
+
+void ReviewQueue::expireDue()
+{
+    const TimeMs now = m_clock->now();
+    while (!m_deadlines.empty() && m_deadlines.begin()->first <= now) {
+        const auto [deadline, id] = *m_deadlines.begin();
+        const QueueItem *item = find(id);
+        const TimeMs waited = item ? deadline - item->receivedAt : 0;
+        protocol::Decision d;
+        d.kind = protocol::DecisionKind::Deny;
+        d.decidedBy = "timeout";
+        d.code = "timeout";
+        d.reason = "timed out after " + std::to_string((waited + 500) / 1000) + " s waiting for a reviewer";
+        if (!resolve(id, ItemState::TimedOut, std::move(d)))
+            m_deadlines.erase(m_deadlines.begin());
+    }
+    m_alarm.setDeadline(m_deadlines.empty() ? NoDeadline : m_deadlines.begin()->first);
+}
+
+} // namespace holdpoint

@@ -1,0 +1,433 @@
+#include "broker.h"
+
+#include <QCryptographicHash>
+#include <QRandomGenerator>
+
+#include <algorithm>
+#include <cmath>
+
+namespace holdpoint {
+
+using namespace protocol;
+
+namespace {
+
+QByteArray callDigest(const std::string &toolName, const Json &args)
+{
+    // nlohmann's default object keeps keys sorted, so dump() is canonical:
+    // the same arguments in another key order give the same digest.
+    QCryptographicHash h(QCryptographicHash::Sha256);
+    h.addData(QByteArrayView(toolName.data(), qsizetype(toolName.size())));
+    h.addData(QByteArrayView("\0", 1));
+    const std::string dumped = dumpJson(args);
+    h.addData(QByteArrayView(dumped.data(), qsizetype(dumped.size())));
+    return h.result();
+}
+
+} // namespace
+
+Broker::Broker(ReviewQueue *queue, Outbound *outbound, BrokerConfig config, QObject *parent)
+    : QObject(parent)
+    , m_queue(queue)
+    , m_outbound(outbound)
+    , m_config(std::move(config))
+    , m_graceAlarm(queue->clock(), [this] { abandonOrphans(); }, this)
+{
+    connect(m_queue, &ReviewQueue::resolved, this, &Broker::onResolved);
+    connect(m_queue, &ReviewQueue::added, this, &Broker::onAdded);
+}
+
+Broker::~Broker() = default;
+
+int Broker::agentConnections() const
+{
+    return int(m_connections.size() - m_reviewers.size());
+}
+
+std::string Broker::newSessionId() const
+{
+    for (;;) {
+        const quint64 v = QRandomGenerator::system()->generate64();
+        std::string id = "s-" + QByteArray::number(v, 16).rightJustified(16, '0').toStdString();
+        if (!m_sessions.contains(id))
+            return id;
+    }
+}
+
+HelloOutcome Broker::onHello(ConnectionId cid, const Hello &hello)
+{
+    HelloOutcome out;
+    if (hello.role == Role::Reviewer) {
+        m_connections[cid] = Connection {Role::Reviewer, {}};
+        m_reviewers.insert(cid);
+        out.sessionId = "reviewer-" + std::to_string(cid);
+        sendWelcome(cid, out);
+        Json items = Json::array();
+        for (int row = 0; row < m_queue->size(); ++row)
+            items.push_back(itemToJson(m_queue->at(row)));
+        sendJson(cid, Json {{"type", "queue"}, {"items", std::move(items)}});
+        Q_EMIT connectionsChanged();
+        return out;
+    }
+
+    std::string sid = hello.sessionId.value_or(std::string());
+    if (sid.empty())
+        sid = newSessionId();
+    auto [it, inserted] = m_sessions.try_emplace(sid);
+    Session &session = it->second;
+    session.id = sid;
+    session.agent = hello.agent;
+    session.connections.insert(cid);
+    session.lastActivity = m_queue->clock()->now();
+    m_connections[cid] = Connection {Role::Agent, sid};
+    out.sessionId = sid;
+    out.resumed = !inserted;
+    sendWelcome(cid, out);
+    Q_EMIT connectionsChanged();
+    return out;
+}
+
+void Broker::sendWelcome(ConnectionId cid, const HelloOutcome &outcome)
+{
+    sendJson(cid, Json {{"type", "welcome"},
+                        {"protocol", Version},
+                        {"server", m_config.serverName},
+                        {"session_id", outcome.sessionId},
+                        {"resumed", outcome.resumed}});
+}
+
+void Broker::onMessage(ConnectionId cid, Message &&message)
+{
+    auto connIt = m_connections.find(cid);
+    if (connIt == m_connections.end())
+        return; // not through hello: the endpoint never lets this happen
+    const Connection &conn = connIt->second;
+
+    if (auto *review = std::get_if<Review>(&message)) {
+        if (conn.role != Role::Reviewer)
+            return sendError(cid, ErrorCode::Forbidden, "review: only a connection that said hello as role "
+                                                         "\"reviewer\" with the reviewer token may decide");
+        return handleReview(cid, *review);
+    }
+    if (std::holds_alternative<Hello>(message))
+        return sendError(cid, ErrorCode::DuplicateHello, "hello: this connection already said hello");
+    if (conn.role != Role::Agent)
+        return sendError(cid, ErrorCode::Forbidden,
+                         "type: a reviewer connection may only send review messages");
+
+    auto sessionIt = m_sessions.find(conn.sessionId);
+    if (sessionIt == m_sessions.end())
+        return;
+    Session &session = sessionIt->second;
+    session.lastActivity = m_queue->clock()->now();
+
+    std::visit(
+        [&](auto &&m) {
+            using T = std::decay_t<decltype(m)>;
+            if constexpr (std::is_same_v<T, ToolCall>) {
+                handleToolCall(cid, session, std::move(m));
+            } else if constexpr (std::is_same_v<T, ToolResult>) {
+                handleToolResult(cid, session, m);
+            } else if constexpr (std::is_same_v<T, Cancel>) {
+                handleCancel(cid, session, m);
+            } else if constexpr (std::is_same_v<T, TurnStart>) {
+                session.currentTurn = m.turnId;
+            } else if constexpr (std::is_same_v<T, TurnEnd>) {
+                if (session.currentTurn == m.turnId)
+                    session.currentTurn.reset();
+            }
+        },
+        message);
+}
+
+void Broker::handleToolCall(ConnectionId cid, Session &session, ToolCall &&call)
+{
+    const QByteArray digest = callDigest(call.toolName, call.args);
+    if (auto it = session.calls.find(call.callId); it != session.calls.end()) {
+        Call &existing = it->second;
+        if (existing.digest != digest)
+            return sendError(cid, ErrorCode::CallIdConflict,
+                             "call_id: \"" + call.callId
+                                 + "\" was already used in this session for a different tool_name or args; "
+                                   "use a new call_id for a new call",
+                             call.callId);
+        if (existing.decided()) {
+            m_outbound->send(cid, existing.decisionText);
+            return;
+        }
+        // Still pending: the same item, never a second one.
+        existing.waiters.insert(cid);
+        if (existing.orphanedAt != NoDeadline) {
+            m_orphans.erase({existing.orphanedAt, existing.itemId});
+            existing.orphanedAt = NoDeadline;
+            rearmGrace();
+        }
+        m_queue->setAgentConnected(existing.itemId, true);
+        if (const QueueItem *item = m_queue->find(existing.itemId))
+            sendJson(cid, Json {{"type", "pending"}, {"call_id", call.callId}, {"id", item->id}, {"reason", item->reason}});
+        return;
+    }
+
+    const TimeMs now = m_queue->clock()->now();
+    TimeMs timeout = m_config.defaultTimeoutMs;
+    if (call.timeoutS)
+        timeout = std::min<TimeMs>(timeout, std::max<TimeMs>(1, TimeMs(std::llround(*call.timeoutS * 1000))));
+
+    // No guardrail chain decides yet, so every call falls to the default
+    // action, which is "ask" (PROTOCOL.md "Calls and decisions").
+    QueueItem item;
+    item.id = m_queue->newId();
+    item.callId = call.callId;
+    item.sessionId = session.id;
+    item.agent = session.agent;
+    item.toolName = std::move(call.toolName);
+    item.args = std::move(call.args);
+    item.context = std::move(call.context);
+    item.annotations = std::move(call.annotations);
+    item.turnId = call.turnId ? call.turnId : session.currentTurn;
+    item.reason = "no guardrail decided; the default policy is ask";
+    item.receivedAt = now;
+    item.deadline = now + timeout;
+
+    Call &entry = session.calls[call.callId];
+    entry.digest = digest;
+    entry.itemId = item.id;
+    entry.waiters.insert(cid);
+
+    const std::string itemId = item.id;
+    const std::string reason = item.reason;
+    sendJson(cid, Json {{"type", "pending"}, {"call_id", call.callId}, {"id", itemId}, {"reason", reason}});
+    m_queue->add(std::move(item));
+}
+
+void Broker::handleToolResult(ConnectionId cid, Session &session, const ToolResult &result)
+{
+    auto it = session.calls.find(result.callId);
+    if (it == session.calls.end())
+        return sendError(cid, ErrorCode::UnknownCall,
+                         "call_id: no call \"" + result.callId + "\" in this session", result.callId);
+    if (!it->second.decided())
+        return sendError(cid, ErrorCode::CallPending,
+                         "call_id: \"" + result.callId + "\" is still waiting for a decision; send tool_result "
+                                                         "after the tool ran",
+                         result.callId);
+    // No after-call guardrails are configured, so the result is accepted as is.
+    sendJson(cid, Json {{"type", "after_call"}, {"call_id", result.callId}, {"action", "allow"}, {"reason", ""}});
+}
+
+void Broker::handleCancel(ConnectionId cid, Session &session, const Cancel &cancel)
+{
+    auto it = session.calls.find(cancel.callId);
+    if (it == session.calls.end())
+        return sendError(cid, ErrorCode::UnknownCall,
+                         "call_id: no call \"" + cancel.callId + "\" in this session", cancel.callId);
+    if (it->second.decided())
+        return sendError(cid, ErrorCode::AlreadyResolved,
+                         "call_id: \"" + cancel.callId + "\" was already decided; nothing to cancel", cancel.callId);
+    Decision d;
+    d.kind = DecisionKind::Deny;
+    d.decidedBy = "agent";
+    d.code = "cancelled";
+    d.reason = "cancelled by the agent";
+    m_queue->resolve(it->second.itemId, ItemState::Cancelled, std::move(d));
+}
+
+ReviewOutcome Broker::review(const Review &review, const std::string &decidedBy)
+{
+    ReviewOutcome out;
+    const QueueItem *item = m_queue->find(review.id);
+    if (!item) {
+        out.code = ErrorCode::UnknownItem;
+        out.message = "id: no pending item \"" + review.id + "\"; it may have been decided, timed out or cancelled";
+        return out;
+    }
+    Decision d;
+    d.decidedBy = decidedBy;
+    d.reason = review.reason;
+    d.warnings = item->warnings;
+    switch (review.action) {
+    case ReviewAction::Approve:
+        d.kind = DecisionKind::Allow;
+        d.args = item->args;
+        if (d.reason.empty())
+            d.reason = "approved by a reviewer";
+        break;
+    case ReviewAction::Edit:
+        if (!review.args || !review.args->is_object()) {
+            out.code = ErrorCode::MissingField;
+            out.message = "args: required for edit, expected an object";
+            return out;
+        }
+        if (*review.args == item->args) {
+            out.code = ErrorCode::InvalidField;
+            out.message = "args: identical to the call's own args; use action approve";
+            return out;
+        }
+        d.kind = DecisionKind::Modify;
+        d.args = *review.args;
+        if (d.reason.empty())
+            d.reason = "approved with edited arguments by a reviewer";
+        break;
+    case ReviewAction::Deny:
+        if (d.reason.find_first_not_of(" \t\r\n") == std::string::npos) {
+            out.code = ErrorCode::MissingField;
+            out.message = "reason: required for deny, expected a non-empty string";
+            return out;
+        }
+        d.kind = DecisionKind::Deny;
+        break;
+    case ReviewAction::Halt:
+        d.kind = DecisionKind::Halt;
+        if (d.reason.empty())
+            d.reason = "turn halted by a reviewer";
+        break;
+    }
+
+    // Halting one call aborts its whole turn: the turn's other pending
+    // calls get the same halt, so the agent is not left waiting on them.
+    std::vector<std::string> sameTurn;
+    if (review.action == ReviewAction::Halt && item->turnId) {
+        for (int row = 0; row < m_queue->size(); ++row) {
+            const QueueItem &other = m_queue->at(row);
+            if (other.id != item->id && other.sessionId == item->sessionId && other.turnId == item->turnId)
+                sameTurn.push_back(other.id);
+        }
+    }
+
+    out.ok = true;
+    out.decision = d;
+    const std::string callId = item->callId;
+    m_queue->resolve(review.id, ItemState::Decided, d);
+    for (const auto &id : sameTurn) {
+        Decision h = d;
+        h.reason = d.reason + " (turn halted with call " + callId + ")";
+        h.warnings.clear();
+        if (const QueueItem *other = m_queue->find(id))
+            h.warnings = other->warnings;
+        m_queue->resolve(id, ItemState::Decided, std::move(h));
+    }
+    return out;
+}
+
+void Broker::handleReview(ConnectionId cid, const Review &review)
+{
+    const ReviewOutcome out = this->review(review, humanDecider());
+    if (!out.ok)
+        return sendError(cid, out.code, out.message);
+    sendJson(cid, Json {{"type", "reviewed"}, {"id", review.id}, {"decision", decisionKindName(out.decision.kind)}});
+}
+
+void Broker::onAdded(int row)
+{
+    if (m_reviewers.empty())
+        return;
+    broadcastToReviewers(Json {{"type", "escalated"}, {"item", itemToJson(m_queue->at(row))}});
+}
+
+void Broker::onResolved(const QueueItem &item)
+{
+    const Decision &d = *item.decision;
+    broadcastToReviewers(Json {{"type", "resolved"},
+                               {"id", item.id},
+                               {"state", itemStateName(item.state)},
+                               {"decision", decisionKindName(d.kind)},
+                               {"decided_by", d.decidedBy}});
+
+    auto sessionIt = m_sessions.find(item.sessionId);
+    if (sessionIt == m_sessions.end())
+        return;
+    Session &session = sessionIt->second;
+    auto callIt = session.calls.find(item.callId);
+    if (callIt == session.calls.end())
+        return;
+    Call &call = callIt->second;
+    if (call.orphanedAt != NoDeadline) {
+        m_orphans.erase({call.orphanedAt, item.id});
+        rearmGrace();
+    }
+    call.decisionText = dumpJson(decisionToJson(item.callId, d));
+    call.itemId.clear();
+    call.orphanedAt = NoDeadline;
+    for (ConnectionId waiter : call.waiters)
+        m_outbound->send(waiter, call.decisionText);
+    call.waiters.clear();
+
+    session.decidedOrder.push_back(item.callId);
+    while (session.decidedOrder.size() > m_config.rememberedCallsPerSession) {
+        session.calls.erase(session.decidedOrder.front());
+        session.decidedOrder.pop_front();
+    }
+}
+
+void Broker::onDisconnected(ConnectionId cid)
+{
+    auto connIt = m_connections.find(cid);
+    if (connIt == m_connections.end())
+        return;
+    const Connection conn = connIt->second;
+    m_connections.erase(connIt);
+    m_reviewers.erase(cid);
+
+    if (conn.role == Role::Agent) {
+        auto sessionIt = m_sessions.find(conn.sessionId);
+        if (sessionIt != m_sessions.end()) {
+            Session &session = sessionIt->second;
+            session.connections.erase(cid);
+            const TimeMs now = m_queue->clock()->now();
+            for (auto &[callId, call] : session.calls) {
+                if (!call.waiters.erase(cid) || call.decided() || !call.waiters.empty())
+                    continue;
+                // Nobody waits for this call any more: the item shows it, and
+                // the grace period starts (PROTOCOL.md "Disconnects and resuming").
+                call.orphanedAt = now;
+                m_orphans.emplace(now, call.itemId);
+                m_queue->setAgentConnected(call.itemId, false);
+            }
+            rearmGrace();
+        }
+    }
+    Q_EMIT connectionsChanged();
+}
+
+void Broker::rearmGrace()
+{
+    m_graceAlarm.setDeadline(m_orphans.empty() ? NoDeadline : m_orphans.begin()->first + m_config.graceMs);
+}
+
+void Broker::abandonOrphans()
+{
+    const TimeMs now = m_queue->clock()->now();
+    while (!m_orphans.empty() && m_orphans.begin()->first + m_config.graceMs <= now) {
+        const std::string itemId = m_orphans.begin()->second;
+        m_orphans.erase(m_orphans.begin());
+        Decision d;
+        d.kind = DecisionKind::Deny;
+        d.decidedBy = "timeout";
+        d.code = "abandoned";
+        d.reason = "abandoned: the agent disconnected and did not re-send the call within "
+                   + std::to_string(m_config.graceMs / 1000) + " s";
+        m_queue->resolve(itemId, ItemState::Abandoned, std::move(d));
+    }
+    rearmGrace();
+}
+
+void Broker::sendJson(ConnectionId cid, const Json &j)
+{
+    m_outbound->send(cid, dumpJson(j));
+}
+
+void Broker::sendError(ConnectionId cid, ErrorCode code, const std::string &message, const std::string &callId)
+{
+    sendJson(cid, errorToJson(code, message, callId));
+}
+
+void Broker::broadcastToReviewers(const Json &j)
+{
+    if (m_reviewers.empty())
+        return;
+    const std::string text = dumpJson(j);
+    for (ConnectionId r : m_reviewers)
+        m_outbound->send(r, text);
+}
+
+} // namespace holdpoint

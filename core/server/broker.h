@@ -1,0 +1,115 @@
+#pragma once
+
+#include "common/clock.h"
+#include "queue/reviewqueue.h"
+#include "server/messagehandler.h"
+
+#include <QByteArray>
+#include <QObject>
+
+#include <deque>
+#include <set>
+#include <string>
+#include <unordered_map>
+#include <unordered_set>
+
+namespace holdpoint {
+
+struct BrokerConfig
+{
+    TimeMs defaultTimeoutMs = 300'000;
+    TimeMs graceMs = 60'000;
+    // The person behind human decisions: decided_by is "human:<reviewerName>".
+    std::string reviewerName;
+    std::string serverName;
+    // Decided calls remembered per session for idempotent re-sends.
+    std::size_t rememberedCallsPerSession = 10'000;
+};
+
+struct ReviewOutcome
+{
+    bool ok = false;
+    protocol::ErrorCode code = protocol::ErrorCode::UnknownItem;
+    std::string message;
+    protocol::Decision decision;
+};
+
+// The decision logic behind the endpoint: sessions, call_id idempotency,
+// escalation to the queue, delivery of decisions, and the reviewer role
+// (PROTOCOL.md "Calls and decisions", "Reviewer role").
+class Broker final : public QObject, public MessageHandler
+{
+    Q_OBJECT
+public:
+    Broker(ReviewQueue *queue, Outbound *outbound, BrokerConfig config, QObject *parent = nullptr);
+    ~Broker() override;
+
+    HelloOutcome onHello(ConnectionId connection, const protocol::Hello &hello) override;
+    void onMessage(ConnectionId connection, protocol::Message &&message) override;
+    void onDisconnected(ConnectionId connection) override;
+
+    // A reviewer's decision on a pending item, from the UI or the reviewer
+    // role. `decidedBy` is what the agent will see, e.g. "human:alice".
+    ReviewOutcome review(const protocol::Review &review, const std::string &decidedBy);
+    std::string humanDecider() const { return "human:" + m_config.reviewerName; }
+
+    int agentConnections() const;
+    int reviewerConnections() const { return int(m_reviewers.size()); }
+    int sessionCount() const { return int(m_sessions.size()); }
+    const BrokerConfig &config() const { return m_config; }
+
+Q_SIGNALS:
+    void connectionsChanged();
+
+private:
+    struct Call
+    {
+        QByteArray digest;              // SHA-256 of tool_name and args, for conflict checks
+        std::string itemId;             // while pending
+        std::string decisionText;       // once decided: the exact message sent
+        std::unordered_set<ConnectionId> waiters;
+        TimeMs orphanedAt = NoDeadline; // pending and nobody waiting since then
+        bool decided() const { return !decisionText.empty(); }
+    };
+    struct Session
+    {
+        std::string id;
+        protocol::AgentInfo agent;
+        std::unordered_set<ConnectionId> connections;
+        std::unordered_map<std::string, Call> calls;
+        std::deque<std::string> decidedOrder;
+        std::optional<std::string> currentTurn;
+        TimeMs lastActivity = 0;
+    };
+    struct Connection
+    {
+        protocol::Role role = protocol::Role::Agent;
+        std::string sessionId;
+    };
+
+    void handleToolCall(ConnectionId cid, Session &session, protocol::ToolCall &&call);
+    void handleToolResult(ConnectionId cid, Session &session, const protocol::ToolResult &result);
+    void handleCancel(ConnectionId cid, Session &session, const protocol::Cancel &cancel);
+    void handleReview(ConnectionId cid, const protocol::Review &review);
+    void onResolved(const QueueItem &item);
+    void onAdded(int row);
+    void abandonOrphans();
+    void rearmGrace();
+    void sendWelcome(ConnectionId cid, const HelloOutcome &outcome);
+    void sendJson(ConnectionId cid, const Json &j);
+    void sendError(ConnectionId cid, protocol::ErrorCode code, const std::string &message,
+                   const std::string &callId = {});
+    void broadcastToReviewers(const Json &j);
+    std::string newSessionId() const;
+
+    ReviewQueue *m_queue;
+    Outbound *m_outbound;
+    BrokerConfig m_config;
+    Alarm m_graceAlarm;
+    std::unordered_map<ConnectionId, Connection> m_connections;
+    std::unordered_set<ConnectionId> m_reviewers;
+    std::unordered_map<std::string, Session> m_sessions;
+    std::set<std::pair<TimeMs, std::string>> m_orphans; // (orphaned at, item id)
+};
+
+} // namespace holdpoint

@@ -1,0 +1,235 @@
+#include "endpoint.h"
+
+#include <QHostAddress>
+#include <QTimer>
+#include <QWebSocket>
+#include <QWebSocketCorsAuthenticator>
+#include <QWebSocketServer>
+
+namespace holdpoint {
+
+using namespace protocol;
+
+Endpoint::Endpoint(EndpointConfig config, QObject *parent)
+    : QObject(parent)
+    , m_config(std::move(config))
+    , m_server(std::make_unique<QWebSocketServer>(QStringLiteral("holdpoint"), QWebSocketServer::NonSecureMode))
+{
+    m_server->setHandshakeTimeout(m_config.handshakeTimeoutMs);
+    connect(m_server.get(), &QWebSocketServer::newConnection, this, &Endpoint::onNewConnection);
+    connect(m_server.get(), &QWebSocketServer::originAuthenticationRequired, this, &Endpoint::onOriginCheck);
+}
+
+Endpoint::~Endpoint()
+{
+    for (auto &[id, c] : m_connections) {
+        QObject::disconnect(c.socket, nullptr, this, nullptr);
+        c.socket->abort();
+        delete c.socket;
+    }
+    m_connections.clear();
+}
+
+bool Endpoint::listen(QString *error)
+{
+    // Loopback only: the console must never be reachable from the network.
+    if (!m_server->listen(QHostAddress::LocalHost, m_config.port)) {
+        if (error)
+            *error = QStringLiteral("cannot listen on 127.0.0.1:%1: %2").arg(m_config.port).arg(m_server->errorString());
+        return false;
+    }
+    return true;
+}
+
+quint16 Endpoint::port() const
+{
+    return m_server->serverPort();
+}
+
+QString Endpoint::url() const
+{
+    return QStringLiteral("ws://127.0.0.1:%1/").arg(port());
+}
+
+bool Endpoint::constantTimeEquals(const QByteArray &a, const QByteArray &b)
+{
+    if (a.isEmpty() || a.size() != b.size())
+        return false;
+    unsigned char diff = 0;
+    for (qsizetype i = 0; i < a.size(); ++i)
+        diff |= static_cast<unsigned char>(a[i] ^ b[i]);
+    return diff == 0;
+}
+
+void Endpoint::onOriginCheck(QWebSocketCorsAuthenticator *authenticator)
+{
+    // Non-browser clients send no Origin. A browser always does, so a page
+    // that tries to reach the console is refused with 403 unless its exact
+    // origin was allow-listed (PROTOCOL.md "Connecting").
+    const QString origin = authenticator->origin();
+    const bool allowed = origin.isEmpty() || m_config.allowedOrigins.contains(origin);
+    authenticator->setAllowed(allowed);
+    if (!allowed)
+        Q_EMIT rejected(QStringLiteral("127.0.0.1"), QStringLiteral("origin not allowed: %1").arg(origin.left(200)));
+}
+
+bool Endpoint::hostAllowed(QWebSocket *socket) const
+{
+    // DNS rebinding defence: only our own loopback names, with our port.
+    QByteArray host = socket->request().rawHeader("Host").trimmed().toLower();
+    if (host.isEmpty()) {
+        const QUrl url = socket->request().url();
+        host = (url.host() + u':' + QString::number(url.port(-1))).toLatin1().toLower();
+    }
+    const QByteArray port = QByteArray::number(this->port());
+    return host == "127.0.0.1:" + port || host == "localhost:" + port;
+}
+
+void Endpoint::onNewConnection()
+{
+    while (QWebSocket *socket = m_server->nextPendingConnection()) {
+        const ConnectionId id = m_nextId++;
+        socket->setParent(nullptr);
+        socket->setMaxAllowedIncomingMessageSize(quint64(m_config.maxMessageBytes));
+        socket->setMaxAllowedIncomingFrameSize(quint64(m_config.maxMessageBytes));
+
+        Connection c;
+        c.socket = socket;
+        c.helloTimer = new QTimer(socket);
+        c.helloTimer->setSingleShot(true);
+        m_connections.emplace(id, c);
+
+        connect(socket, &QWebSocket::textMessageReceived, this, [this, id](const QString &t) { onText(id, t); });
+        connect(socket, &QWebSocket::binaryMessageReceived, this, [this, id](const QByteArray &) { onBinary(id); });
+        connect(socket, &QWebSocket::disconnected, this, [this, id] { onDisconnected(id); });
+        connect(c.helloTimer, &QTimer::timeout, this, [this, id] {
+            reject(id, CloseCode::PolicyViolation, ErrorCode::HelloRequired,
+                   "hello: not received within " + std::to_string(m_config.helloTimeoutMs) + " ms of connecting");
+        });
+
+        if (int(m_connections.size()) > m_config.maxConnections) {
+            reject(id, CloseCode::TryAgainLater, ErrorCode::ConnectionLimit,
+                   "the console already serves " + std::to_string(m_config.maxConnections) + " connections");
+            continue;
+        }
+        if (!hostAllowed(socket)) {
+            reject(id, CloseCode::PolicyViolation, ErrorCode::Forbidden,
+                   "Host: expected 127.0.0.1:" + std::to_string(port()) + " or localhost:" + std::to_string(port()));
+            continue;
+        }
+        c.helloTimer->start(m_config.helloTimeoutMs);
+    }
+}
+
+void Endpoint::reject(ConnectionId id, CloseCode code, ErrorCode error, const std::string &message)
+{
+    auto it = m_connections.find(id);
+    if (it == m_connections.end() || it->second.closing)
+        return;
+    Connection &c = it->second;
+    c.closing = true;
+    c.helloTimer->stop();
+    Q_EMIT rejected(c.socket->peerAddress().toString(),
+                    QString::fromLatin1(errorCodeName(error)) + u": " + toQString(message));
+    c.socket->sendTextMessage(toQString(dumpJson(errorToJson(error, message))));
+    // A close reason must fit in a control frame (RFC 6455 §5.5: 125 bytes).
+    c.socket->close(QWebSocketProtocol::CloseCode(quint16(code)), QString::fromLatin1(errorCodeName(error)));
+}
+
+void Endpoint::onText(ConnectionId id, const QString &text)
+{
+    auto it = m_connections.find(id);
+    if (it == m_connections.end() || it->second.closing)
+        return;
+    const std::string utf8 = text.toStdString();
+    if (!it->second.authenticated)
+        return handleHello(id, it->second, utf8);
+
+    ParseResult parsed = parseMessage(utf8);
+    if (!parsed.ok()) {
+        send(id, dumpJson(errorToJson(parsed.error.code, parsed.error.message, parsed.error.callId)));
+        return;
+    }
+    if (m_handler)
+        m_handler->onMessage(id, std::move(*parsed.message));
+}
+
+void Endpoint::handleHello(ConnectionId id, Connection &c, const std::string &text)
+{
+    // Nothing is processed before a successful hello (PROTOCOL.md "hello").
+    ParseResult parsed = parseMessage(text);
+    if (!parsed.ok()) {
+        const CloseCode code = parsed.error.code == ErrorCode::UnsupportedProtocol ? CloseCode::ProtocolError
+                                                                                  : CloseCode::PolicyViolation;
+        return reject(id, code, parsed.error.code, parsed.error.message);
+    }
+    const auto *hello = std::get_if<Hello>(&*parsed.message);
+    if (!hello)
+        return reject(id, CloseCode::PolicyViolation, ErrorCode::HelloRequired,
+                      "type: the first message must be hello");
+
+    const QByteArray token = QByteArray::fromStdString(hello->token);
+    const QByteArray &expected = hello->role == Role::Reviewer ? m_config.reviewerToken : m_config.agentToken;
+    if (!constantTimeEquals(token, expected))
+        return reject(id, CloseCode::PolicyViolation, ErrorCode::AuthFailed,
+                      std::string("token: not valid for role ") + std::string(roleName(hello->role)));
+
+    c.helloTimer->stop();
+    c.authenticated = true;
+    if (m_handler)
+        m_handler->onHello(id, *hello);
+}
+
+void Endpoint::onBinary(ConnectionId id)
+{
+    auto it = m_connections.find(id);
+    if (it == m_connections.end() || it->second.closing)
+        return;
+    if (!it->second.authenticated)
+        return reject(id, CloseCode::PolicyViolation, ErrorCode::HelloRequired,
+                      "the first message must be a hello text frame");
+    send(id, dumpJson(errorToJson(ErrorCode::InvalidMessage,
+                                  "binary frames are not accepted; send each message as a JSON text frame")));
+}
+
+void Endpoint::onDisconnected(ConnectionId id)
+{
+    auto it = m_connections.find(id);
+    if (it == m_connections.end())
+        return;
+    const bool wasAuthenticated = it->second.authenticated;
+    QWebSocket *socket = it->second.socket;
+    m_connections.erase(it);
+    socket->deleteLater();
+    if (wasAuthenticated && m_handler)
+        m_handler->onDisconnected(id);
+}
+
+void Endpoint::send(ConnectionId id, const std::string &text)
+{
+    auto it = m_connections.find(id);
+    if (it == m_connections.end() || it->second.closing)
+        return;
+    QWebSocket *socket = it->second.socket;
+    socket->sendTextMessage(toQString(text));
+    // A client that does not read would make us buffer without bound.
+    if (socket->bytesToWrite() > m_config.maxBufferedBytes) {
+        it->second.closing = true;
+        Q_EMIT rejected(socket->peerAddress().toString(),
+                        QStringLiteral("dropped: more than %1 bytes unread").arg(m_config.maxBufferedBytes));
+        // Deferred: abort() reports the disconnect synchronously, and the
+        // caller may be iterating the very list this connection is in.
+        QMetaObject::invokeMethod(socket, &QWebSocket::abort, Qt::QueuedConnection);
+    }
+}
+
+void Endpoint::close(ConnectionId id, CloseCode code, const std::string &reason)
+{
+    auto it = m_connections.find(id);
+    if (it == m_connections.end() || it->second.closing)
+        return;
+    it->second.closing = true;
+    it->second.socket->close(QWebSocketProtocol::CloseCode(quint16(code)), toQString(reason.substr(0, 120)));
+}
+
+} // namespace holdpoint

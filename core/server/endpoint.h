@@ -1,0 +1,85 @@
+#pragma once
+
+#include "server/messagehandler.h"
+
+#include <QByteArray>
+#include <QObject>
+#include <QStringList>
+
+#include <memory>
+#include <unordered_map>
+
+QT_BEGIN_NAMESPACE
+class QWebSocket;
+class QWebSocketServer;
+class QWebSocketCorsAuthenticator;
+class QTimer;
+QT_END_NAMESPACE
+
+namespace holdpoint {
+
+struct EndpointConfig
+{
+    quint16 port = 0;                       // 0 picks a free port
+    qint64 maxMessageBytes = 1024 * 1024;   // larger messages close with 1009
+    int maxConnections = 512;               // beyond it new connections close with 1013
+    int handshakeTimeoutMs = 5000;          // HTTP upgrade must finish within this
+    int helloTimeoutMs = 5000;              // hello must arrive within this, or 1008
+    qint64 maxBufferedBytes = 16 * 1024 * 1024; // unread output per client before it is dropped
+    QStringList allowedOrigins;             // exact Origin values; empty admits none
+    QByteArray agentToken;
+    QByteArray reviewerToken;
+};
+
+// The loopback WebSocket endpoint (PROTOCOL.md "Connecting"): admits only
+// local, authenticated clients and hands their parsed messages to a
+// MessageHandler. It owns no decision logic.
+class Endpoint final : public QObject, public Outbound
+{
+    Q_OBJECT
+public:
+    explicit Endpoint(EndpointConfig config, QObject *parent = nullptr);
+    ~Endpoint() override;
+
+    void setHandler(MessageHandler *handler) { m_handler = handler; }
+    bool listen(QString *error);
+    quint16 port() const;
+    QString url() const;
+    int connectionCount() const { return int(m_connections.size()); }
+
+    void send(ConnectionId connection, const std::string &text) override;
+    void close(ConnectionId connection, CloseCode code, const std::string &reason) override;
+
+    static bool constantTimeEquals(const QByteArray &a, const QByteArray &b);
+
+Q_SIGNALS:
+    // A client that was turned away: bad Origin, Host or token, too many
+    // connections, no hello in time. `detail` never contains a secret.
+    void rejected(const QString &peer, const QString &why);
+
+private:
+    struct Connection
+    {
+        QWebSocket *socket = nullptr;
+        QTimer *helloTimer = nullptr;
+        bool authenticated = false;
+        bool closing = false;
+    };
+
+    void onNewConnection();
+    void onOriginCheck(QWebSocketCorsAuthenticator *authenticator);
+    void onText(ConnectionId id, const QString &text);
+    void onBinary(ConnectionId id);
+    void onDisconnected(ConnectionId id);
+    void handleHello(ConnectionId id, Connection &c, const std::string &text);
+    void reject(ConnectionId id, CloseCode code, protocol::ErrorCode error, const std::string &message);
+    bool hostAllowed(QWebSocket *socket) const;
+
+    EndpointConfig m_config;
+    MessageHandler *m_handler = nullptr;
+    std::unique_ptr<QWebSocketServer> m_server;
+    std::unordered_map<ConnectionId, Connection> m_connections;
+    ConnectionId m_nextId = 1;
+};
+
+} // namespace holdpoint
