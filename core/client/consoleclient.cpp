@@ -1,0 +1,87 @@
+#include "consoleclient.h"
+
+namespace holdpoint {
+
+ConsoleClient::ConsoleClient(QObject *parent)
+    : QObject(parent)
+{
+    m_timeout.setSingleShot(true);
+    connect(&m_socket, &QWebSocket::connected, this, [this] { m_socket.sendTextMessage(toQString(dumpJson(m_hello))); });
+    connect(&m_socket, &QWebSocket::textMessageReceived, this, &ConsoleClient::onText);
+    connect(&m_socket, &QWebSocket::disconnected, this, &ConsoleClient::onClosed);
+    connect(&m_timeout, &QTimer::timeout, this, [this] {
+        m_lastError = QStringLiteral("the console at %1 did not answer in time").arg(m_socket.requestUrl().toString());
+        m_socket.abort();
+    });
+}
+
+void ConsoleClient::connectTo(const EndpointInfo &info, protocol::Role role, const protocol::AgentInfo &agent,
+                              const std::optional<std::string> &sessionId, int timeoutMs)
+{
+    const QByteArray &token = role == protocol::Role::Reviewer ? info.reviewerToken : info.agentToken;
+    m_hello = Json {{"type", "hello"},
+                    {"protocol", protocol::Version},
+                    {"role", protocol::roleName(role)},
+                    {"token", token.toStdString()},
+                    {"agent", {{"name", agent.name}}}};
+    if (!agent.framework.empty())
+        m_hello["agent"]["framework"] = agent.framework;
+    if (sessionId)
+        m_hello["session_id"] = *sessionId;
+    m_timeout.start(timeoutMs);
+    m_socket.open(info.url);
+}
+
+void ConsoleClient::send(const Json &message)
+{
+    m_socket.sendTextMessage(toQString(dumpJson(message)));
+}
+
+void ConsoleClient::close()
+{
+    m_finished = true;
+    m_socket.close();
+}
+
+void ConsoleClient::onText(const QString &text)
+{
+    const std::string utf8 = text.toStdString();
+    Json j = Json::parse(utf8, nullptr, false);
+    if (!j.is_object())
+        return;
+    const std::string type = j.value("type", std::string());
+    if (!m_ready) {
+        if (type == "welcome") {
+            m_timeout.stop();
+            m_ready = true;
+            m_sessionId = j.value("session_id", std::string());
+            Q_EMIT welcomed(j);
+        } else if (type == "error") {
+            m_lastError = QStringLiteral("the console refused the connection: %1: %2")
+                              .arg(toQString(j.value("code", std::string())), toQString(j.value("message", std::string())));
+        }
+        return;
+    }
+    Q_EMIT message(j);
+}
+
+void ConsoleClient::onClosed()
+{
+    m_timeout.stop();
+    const bool wasReady = m_ready;
+    m_ready = false;
+    if (m_finished)
+        return;
+    m_finished = true;
+    QString why = m_lastError;
+    if (why.isEmpty()) {
+        why = wasReady ? QStringLiteral("the console closed the connection")
+                       : QStringLiteral("cannot connect to the console at %1: %2")
+                             .arg(m_socket.requestUrl().toString(), m_socket.errorString());
+        if (m_socket.closeCode() != QWebSocketProtocol::CloseCodeNormal && wasReady)
+            why += QStringLiteral(" (close code %1 %2)").arg(int(m_socket.closeCode())).arg(m_socket.closeReason());
+    }
+    Q_EMIT failed(why);
+}
+
+} // namespace holdpoint
