@@ -1,0 +1,378 @@
+// holdpoint-ctl: the console's command-line client. Links core only.
+//
+//   submit   submit one tool call as an agent and wait for its decision
+//   pending  list the pending queue (reviewer)
+//   approve | deny | edit | halt   decide a queue item (reviewer)
+//
+// Exit codes: 0 allow/modify or success, 3 deny, 4 halt, 2 usage or connection error.
+
+#include "client/consoleclient.h"
+#include "client/endpointinfo.h"
+#include "common/datadir.h"
+#include "protocol/protocol.h"
+
+#include <QCommandLineParser>
+#include <QCoreApplication>
+#include <QRandomGenerator>
+#include <QSocketNotifier>
+#include <QTimer>
+
+#include <csignal>
+#include <cstdio>
+
+#include <sys/socket.h>
+#include <unistd.h>
+
+using namespace holdpoint;
+
+namespace {
+
+constexpr int ExitOk = 0;
+constexpr int ExitUsage = 2;
+constexpr int ExitDeny = 3;
+constexpr int ExitHalt = 4;
+
+int usageError(const QString &message)
+{
+    std::fprintf(stderr, "holdpoint-ctl: %s\n", qPrintable(message));
+    return ExitUsage;
+}
+
+void printLine(FILE *f, const std::string &s)
+{
+    std::fwrite(s.data(), 1, s.size(), f);
+    std::fputc('\n', f);
+    std::fflush(f);
+}
+
+const char *const Usage = R"(Usage: holdpoint-ctl [--data-dir DIR] COMMAND [OPTIONS]
+
+Commands:
+  submit --tool NAME --args JSON [--agent NAME] [--timeout S] [--call-id ID]
+         [--session ID] [--turn ID] [--context JSON] [--annotations JSON]
+                         Submit one tool call and print its decision as JSON.
+                         Exit 0 allow/modify, 3 deny, 4 halt, 2 error.
+  pending [--json]       List the calls waiting for a person.
+  approve ID [--reason TEXT]
+  deny ID --reason TEXT
+  edit ID --args JSON [--reason TEXT]
+  halt ID [--reason TEXT]
+                         Decide a pending item as the reviewer.
+
+The console is found through endpoint.json in --data-dir, else
+$HOLDPOINT_DATA_DIR, else the platform's app data directory.
+)";
+
+std::optional<Json> parseJsonOption(const QString &text, const char *what, bool requireObject, QString *error)
+{
+    const std::string s = text.toStdString();
+    if (protocol::nestingDepth(s, protocol::MaxDepth) > protocol::MaxDepth) {
+        *error = QStringLiteral("--%1: nested deeper than %2 levels").arg(QLatin1String(what)).arg(protocol::MaxDepth);
+        return std::nullopt;
+    }
+    try {
+        Json j = Json::parse(s);
+        if (requireObject && !j.is_object()) {
+            *error = QStringLiteral("--%1: expected a JSON object, got %2").arg(QLatin1String(what), QLatin1String(j.type_name()));
+            return std::nullopt;
+        }
+        return j;
+    } catch (const Json::parse_error &e) {
+        std::string m = e.what();
+        if (auto p = m.find("] "); p != std::string::npos)
+            m.erase(0, p + 2);
+        *error = QStringLiteral("--%1: invalid JSON: %2").arg(QLatin1String(what), toQString(m));
+        return std::nullopt;
+    }
+}
+
+// One run of one command: connects, does its exchange, sets the exit code.
+class Command : public QObject
+{
+public:
+    Command(EndpointInfo endpoint)
+        : m_endpoint(std::move(endpoint))
+    {
+        connect(&m_client, &ConsoleClient::failed, this, [this](const QString &why) { finish(usageError(why)); });
+        connect(&m_client, &ConsoleClient::message, this, [this](const Json &m) { onMessage(m); });
+        connect(&m_client, &ConsoleClient::welcomed, this, [this](const Json &) { onWelcome(); });
+    }
+
+    int run(protocol::Role role, const protocol::AgentInfo &agent, const std::optional<std::string> &session)
+    {
+        m_client.connectTo(m_endpoint, role, agent, session);
+        return QCoreApplication::exec();
+    }
+
+    void cancelOnInterrupt() { m_cancelOnInterrupt = true; }
+    void interrupt()
+    {
+        if (m_cancelOnInterrupt && m_client.isReady() && !m_callId.empty()) {
+            m_client.send(Json {{"type", "cancel"}, {"call_id", m_callId}});
+            return; // the console answers with a deny; we exit on it
+        }
+        finish(usageError(QStringLiteral("interrupted")));
+    }
+
+    std::function<void()> onWelcome;
+    std::function<void(const Json &)> onMessage;
+    std::string m_callId;
+
+    void finish(int code)
+    {
+        if (m_done)
+            return;
+        m_done = true;
+        m_client.close();
+        QCoreApplication::exit(code);
+    }
+
+    void send(const Json &j) { m_client.send(j); }
+
+private:
+    EndpointInfo m_endpoint;
+    ConsoleClient m_client;
+    bool m_done = false;
+    bool m_cancelOnInterrupt = false;
+};
+
+Command *g_command = nullptr;
+int g_signalFd[2] = {-1, -1};
+
+void onSignal(int)
+{
+    const char c = 1;
+    [[maybe_unused]] const auto n = ::write(g_signalFd[1], &c, 1);
+}
+
+void installInterruptHandler(QCoreApplication *app)
+{
+    if (::socketpair(AF_UNIX, SOCK_STREAM, 0, g_signalFd) != 0)
+        return;
+    auto *notifier = new QSocketNotifier(g_signalFd[0], QSocketNotifier::Read, app);
+    QObject::connect(notifier, &QSocketNotifier::activated, app, [] {
+        char c;
+        [[maybe_unused]] const auto n = ::read(g_signalFd[0], &c, 1);
+        if (g_command)
+            g_command->interrupt();
+    });
+    struct sigaction sa = {};
+    sa.sa_handler = onSignal;
+    sigemptyset(&sa.sa_mask);
+    sigaction(SIGINT, &sa, nullptr);
+    sigaction(SIGTERM, &sa, nullptr);
+}
+
+void reportError(const Json &m)
+{
+    std::fprintf(stderr, "holdpoint-ctl: %s: %s\n", m.value("code", std::string("error")).c_str(),
+                 m.value("message", std::string()).c_str());
+}
+
+int runSubmit(const QStringList &args, const EndpointInfo &endpoint)
+{
+    QCommandLineParser p;
+    const QCommandLineOption tool(QStringLiteral("tool"), {}, QStringLiteral("name"));
+    const QCommandLineOption argsOpt(QStringLiteral("args"), {}, QStringLiteral("json"));
+    const QCommandLineOption agent(QStringLiteral("agent"), {}, QStringLiteral("name"), QStringLiteral("holdpoint-ctl"));
+    const QCommandLineOption framework(QStringLiteral("framework"), {}, QStringLiteral("name"));
+    const QCommandLineOption timeout(QStringLiteral("timeout"), {}, QStringLiteral("seconds"));
+    const QCommandLineOption callId(QStringLiteral("call-id"), {}, QStringLiteral("id"));
+    const QCommandLineOption session(QStringLiteral("session"), {}, QStringLiteral("id"));
+    const QCommandLineOption turn(QStringLiteral("turn"), {}, QStringLiteral("id"));
+    const QCommandLineOption context(QStringLiteral("context"), {}, QStringLiteral("json"));
+    const QCommandLineOption annotations(QStringLiteral("annotations"), {}, QStringLiteral("json"));
+    p.addOptions({tool, argsOpt, agent, framework, timeout, callId, session, turn, context, annotations});
+    if (!p.parse(args))
+        return usageError(p.errorText());
+    if (!p.positionalArguments().isEmpty())
+        return usageError(QStringLiteral("submit: unexpected argument \"%1\"").arg(p.positionalArguments().first()));
+    if (!p.isSet(tool) || p.value(tool).isEmpty())
+        return usageError(QStringLiteral("submit: --tool NAME is required"));
+    if (!p.isSet(argsOpt))
+        return usageError(QStringLiteral("submit: --args JSON is required (a JSON object, e.g. '{\"path\":\"a.txt\"}')"));
+
+    QString error;
+    Json call {{"type", "tool_call"}, {"tool_name", p.value(tool).toStdString()}};
+    auto parsedArgs = parseJsonOption(p.value(argsOpt), "args", true, &error);
+    if (!parsedArgs)
+        return usageError(error);
+    call["args"] = std::move(*parsedArgs);
+    for (const auto &[opt, key] : {std::pair {&context, "context"}, std::pair {&annotations, "annotations"}}) {
+        if (!p.isSet(*opt))
+            continue;
+        auto j = parseJsonOption(p.value(*opt), key, true, &error);
+        if (!j)
+            return usageError(error);
+        call[key] = std::move(*j);
+    }
+    if (p.isSet(timeout)) {
+        bool ok = false;
+        const double s = p.value(timeout).toDouble(&ok);
+        if (!ok || !(s > 0))
+            return usageError(QStringLiteral("submit: --timeout: expected a number of seconds above 0"));
+        call["timeout_s"] = s;
+    }
+    if (p.isSet(turn))
+        call["turn_id"] = p.value(turn).toStdString();
+    std::string id = p.value(callId).toStdString();
+    if (id.empty())
+        id = "ctl-" + QByteArray::number(QRandomGenerator::system()->generate64(), 16).toStdString();
+    call["call_id"] = id;
+
+    Command cmd(endpoint);
+    g_command = &cmd;
+    cmd.m_callId = id;
+    cmd.cancelOnInterrupt();
+    cmd.onWelcome = [&] { cmd.send(call); };
+    cmd.onMessage = [&](const Json &m) {
+        const std::string type = m.value("type", std::string());
+        if (type == "pending") {
+            std::fprintf(stderr, "holdpoint-ctl: waiting for a reviewer (item %s): %s\n",
+                         m.value("id", std::string()).c_str(), m.value("reason", std::string()).c_str());
+        } else if (type == "decision" && m.value("call_id", std::string()) == id) {
+            printLine(stdout, dumpJson(m));
+            const std::string d = m.value("decision", std::string());
+            cmd.finish(d == "allow" || d == "modify" ? ExitOk : d == "halt" ? ExitHalt : ExitDeny);
+        } else if (type == "error") {
+            reportError(m);
+            cmd.finish(ExitUsage);
+        }
+    };
+    std::optional<std::string> sid;
+    if (p.isSet(session))
+        sid = p.value(session).toStdString();
+    const int rc = cmd.run(protocol::Role::Agent, {p.value(agent).toStdString(), p.value(framework).toStdString()}, sid);
+    g_command = nullptr;
+    return rc;
+}
+
+void printQueue(const Json &items, bool asJson)
+{
+    if (asJson) {
+        printLine(stdout, dumpJson(items, 2));
+        return;
+    }
+    if (items.empty()) {
+        printLine(stdout, "no pending calls");
+        return;
+    }
+    for (const auto &item : items) {
+        std::string args = dumpJson(item.value("args", Json::object()));
+        if (args.size() > 100)
+            args = args.substr(0, 97) + "...";
+        const std::string line = item.value("id", std::string()) + "  " + item["agent"].value("name", std::string()) + "  "
+                                 + item.value("tool_name", std::string()) + "  " + args;
+        printLine(stdout, line);
+    }
+}
+
+int runReviewer(const QString &command, const QStringList &args, const EndpointInfo &endpoint)
+{
+    QCommandLineParser p;
+    const QCommandLineOption reason(QStringLiteral("reason"), {}, QStringLiteral("text"));
+    const QCommandLineOption argsOpt(QStringLiteral("args"), {}, QStringLiteral("json"));
+    const QCommandLineOption json(QStringLiteral("json"));
+    if (command == u"pending")
+        p.addOption(json);
+    else
+        p.addOption(reason);
+    if (command == u"edit")
+        p.addOption(argsOpt);
+    if (!p.parse(args))
+        return usageError(p.errorText());
+
+    Json review;
+    if (command != u"pending") {
+        if (p.positionalArguments().size() != 1)
+            return usageError(QStringLiteral("%1: expected exactly one item ID (see `holdpoint-ctl pending`)").arg(command));
+        review = Json {{"type", "review"}, {"id", p.positionalArguments().first().toStdString()}, {"action", command.toStdString()}};
+        if (command == u"deny" && p.value(reason).trimmed().isEmpty())
+            return usageError(QStringLiteral("deny: --reason TEXT is required; the agent sees it"));
+        if (p.isSet(reason))
+            review["reason"] = p.value(reason).toStdString();
+        if (command == u"edit") {
+            if (!p.isSet(argsOpt))
+                return usageError(QStringLiteral("edit: --args JSON is required"));
+            QString error;
+            auto j = parseJsonOption(p.value(argsOpt), "args", true, &error);
+            if (!j)
+                return usageError(error);
+            review["args"] = std::move(*j);
+        }
+    } else if (!p.positionalArguments().isEmpty()) {
+        return usageError(QStringLiteral("pending: unexpected argument \"%1\"").arg(p.positionalArguments().first()));
+    }
+
+    Command cmd(endpoint);
+    g_command = &cmd;
+    const bool asJson = command == u"pending" && p.isSet(json);
+    cmd.onWelcome = [] {};
+    cmd.onMessage = [&](const Json &m) {
+        const std::string type = m.value("type", std::string());
+        if (type == "queue") {
+            if (command == u"pending") {
+                printQueue(m.value("items", Json::array()), asJson);
+                cmd.finish(ExitOk);
+            } else {
+                cmd.send(review);
+            }
+        } else if (type == "reviewed") {
+            printLine(stdout, dumpJson(m));
+            cmd.finish(ExitOk);
+        } else if (type == "error") {
+            reportError(m);
+            cmd.finish(ExitUsage);
+        }
+    };
+    const int rc = cmd.run(protocol::Role::Reviewer, {"holdpoint-ctl", {}}, std::nullopt);
+    g_command = nullptr;
+    return rc;
+}
+
+} // namespace
+
+int main(int argc, char **argv)
+{
+    QCoreApplication app(argc, argv);
+    QCoreApplication::setApplicationName(QStringLiteral("holdpoint-ctl"));
+    QCoreApplication::setApplicationVersion(QStringLiteral(HOLDPOINT_VERSION));
+
+    QStringList args = QCoreApplication::arguments();
+    args.removeFirst();
+    QString dataDirFlag;
+    while (!args.isEmpty() && args.first().startsWith(u'-')) {
+        const QString a = args.takeFirst();
+        if (a == u"--help" || a == u"-h") {
+            std::fputs(Usage, stdout);
+            return ExitOk;
+        }
+        if (a == u"--version" || a == u"-v") {
+            std::printf("holdpoint-ctl %s\n", HOLDPOINT_VERSION);
+            return ExitOk;
+        }
+        if (a == u"--data-dir" && !args.isEmpty())
+            dataDirFlag = args.takeFirst();
+        else if (a.startsWith(u"--data-dir="))
+            dataDirFlag = a.mid(11);
+        else
+            return usageError(QStringLiteral("unknown option %1\n%2").arg(a, QString::fromLatin1(Usage)));
+    }
+    if (args.isEmpty())
+        return usageError(QStringLiteral("no command given\n%1").arg(QString::fromLatin1(Usage)));
+
+    const QString command = args.first();
+    // QCommandLineParser expects the program name first.
+    args.first() = QStringLiteral("holdpoint-ctl ") + command;
+    const bool reviewer = command == u"pending" || command == u"approve" || command == u"deny" || command == u"edit"
+                          || command == u"halt";
+    if (command != u"submit" && !reviewer)
+        return usageError(QStringLiteral("unknown command \"%1\"\n%2").arg(command, QString::fromLatin1(Usage)));
+
+    EndpointInfo endpoint;
+    QString error;
+    if (!readEndpointInfo(resolveDataDir(dataDirFlag), reviewer, &endpoint, &error))
+        return usageError(error);
+    installInterruptHandler(&app);
+    return command == u"submit" ? runSubmit(args, endpoint) : runReviewer(command, args, endpoint);
+}

@@ -1,0 +1,151 @@
+// holdpoint: the approval console. With a window by default, --headless
+// without one (reviewers then decide through the reviewer role).
+
+#include "common/datadir.h"
+#include "console/consolecore.h"
+#include "demo/demoagent.h"
+#include "mainwindow.h"
+
+#include <QApplication>
+#include <QCommandLineParser>
+#include <QSocketNotifier>
+
+#include <csignal>
+#include <cstdio>
+#include <memory>
+
+#include <sys/socket.h>
+#include <unistd.h>
+
+using namespace holdpoint;
+
+namespace {
+
+int g_signalFd[2] = {-1, -1};
+
+void onSignal(int)
+{
+    const char c = 1;
+    [[maybe_unused]] const auto n = ::write(g_signalFd[1], &c, 1);
+}
+
+// SIGINT and SIGTERM end the event loop normally, so the endpoint and token
+// files are removed as on any clean exit.
+void installQuitOnSignals(QCoreApplication *app)
+{
+    if (::socketpair(AF_UNIX, SOCK_STREAM, 0, g_signalFd) != 0)
+        return;
+    auto *notifier = new QSocketNotifier(g_signalFd[0], QSocketNotifier::Read, app);
+    QObject::connect(notifier, &QSocketNotifier::activated, app, [app] {
+        char c;
+        [[maybe_unused]] const auto n = ::read(g_signalFd[0], &c, 1);
+        app->quit();
+    });
+    struct sigaction sa = {};
+    sa.sa_handler = onSignal;
+    sigemptyset(&sa.sa_mask);
+    sa.sa_flags = SA_RESTART;
+    sigaction(SIGINT, &sa, nullptr);
+    sigaction(SIGTERM, &sa, nullptr);
+}
+
+bool wantsHeadless(int argc, char **argv)
+{
+    for (int i = 1; i < argc; ++i) {
+        const std::string_view a = argv[i];
+        if (a == "--headless" || a == "--version" || a == "-v" || a == "--help" || a == "-h")
+            return true;
+    }
+    return false;
+}
+
+int fail(const QString &message)
+{
+    std::fprintf(stderr, "holdpoint: %s\n", qPrintable(message));
+    return 1;
+}
+
+} // namespace
+
+int main(int argc, char **argv)
+{
+    std::unique_ptr<QCoreApplication> app = wantsHeadless(argc, argv)
+                                                ? std::make_unique<QCoreApplication>(argc, argv)
+                                                : std::make_unique<QApplication>(argc, argv);
+    QCoreApplication::setApplicationName(QStringLiteral("holdpoint"));
+    QCoreApplication::setApplicationVersion(QStringLiteral(HOLDPOINT_VERSION));
+
+    QCommandLineParser parser;
+    parser.setApplicationDescription(QStringLiteral(
+        "Holdpoint approval console: agents submit tool calls over a loopback WebSocket; "
+        "a person approves, denies or edits them before they run."));
+    parser.addHelpOption();
+    parser.addVersionOption();
+    const QCommandLineOption headless(QStringLiteral("headless"), QStringLiteral("Run without a window; decide through the reviewer role (holdpoint-ctl)."));
+    const QCommandLineOption demo(QStringLiteral("demo"), QStringLiteral("Also start a simulated agent that sends a realistic mix of calls."));
+    const QCommandLineOption port(QStringLiteral("port"), QStringLiteral("Port on 127.0.0.1 (0 picks a free one)."), QStringLiteral("port"), QStringLiteral("0"));
+    const QCommandLineOption dataDir(QStringLiteral("data-dir"), QStringLiteral("Data directory (default: $HOLDPOINT_DATA_DIR, else the platform's app data dir)."), QStringLiteral("dir"));
+    const QCommandLineOption timeout(QStringLiteral("timeout"), QStringLiteral("Seconds a call waits for a person before it is denied (default 300)."), QStringLiteral("seconds"), QStringLiteral("300"));
+    const QCommandLineOption grace(QStringLiteral("grace"), QStringLiteral("Seconds a disconnected agent has to come back for its pending calls (default 60)."), QStringLiteral("seconds"), QStringLiteral("60"));
+    const QCommandLineOption origin(QStringLiteral("allow-origin"), QStringLiteral("Admit WebSocket handshakes with exactly this Origin (repeatable; default none)."), QStringLiteral("origin"));
+    const QCommandLineOption maxMessage(QStringLiteral("max-message-bytes"), QStringLiteral("Largest message accepted; larger ones close with 1009 (default 1048576)."), QStringLiteral("bytes"), QStringLiteral("1048576"));
+    const QCommandLineOption maxConnections(QStringLiteral("max-connections"), QStringLiteral("Most simultaneous connections (default 512)."), QStringLiteral("n"), QStringLiteral("512"));
+    const QCommandLineOption helloTimeout(QStringLiteral("hello-timeout-ms"), QStringLiteral("Milliseconds a new connection has to send hello (default 5000)."), QStringLiteral("ms"), QStringLiteral("5000"));
+    parser.addOptions({headless, demo, port, dataDir, timeout, grace, origin, maxMessage, maxConnections, helloTimeout});
+    parser.process(*app);
+
+    if (!parser.positionalArguments().isEmpty())
+        return fail(QStringLiteral("unexpected argument \"%1\"; see --help").arg(parser.positionalArguments().first()));
+
+    auto number = [&](const QCommandLineOption &o, qint64 min, qint64 max, bool *ok) {
+        const qint64 v = parser.value(o).toLongLong(ok);
+        if (*ok && (v < min || v > max))
+            *ok = false;
+        if (!*ok)
+            std::fprintf(stderr, "holdpoint: --%s: expected a whole number from %lld to %lld, got \"%s\"\n",
+                         qPrintable(o.names().first()), min, max, qPrintable(parser.value(o)));
+        return v;
+    };
+    bool ok = true;
+    ConsoleOptions options;
+    options.dataDir = resolveDataDir(parser.value(dataDir));
+    options.port = quint16(number(port, 0, 65535, &ok));
+    if (ok) options.broker.defaultTimeoutMs = number(timeout, 1, 24 * 3600, &ok) * 1000;
+    if (ok) options.broker.graceMs = number(grace, 0, 24 * 3600, &ok) * 1000;
+    if (ok) options.endpoint.maxMessageBytes = number(maxMessage, 1024, 256LL * 1024 * 1024, &ok);
+    if (ok) options.endpoint.maxConnections = int(number(maxConnections, 1, 100000, &ok));
+    if (ok) options.endpoint.helloTimeoutMs = int(number(helloTimeout, 10, 600000, &ok));
+    if (!ok)
+        return 1;
+    options.endpoint.allowedOrigins = parser.values(origin);
+
+    ConsoleCore core(options);
+    QString error;
+    if (!core.start(&error))
+        return fail(error);
+    installQuitOnSignals(app.get());
+    std::fprintf(stderr, "holdpoint %s listening on %s (data dir %s)\n", HOLDPOINT_VERSION, qPrintable(core.url()),
+                 qPrintable(core.dataDir()));
+
+    std::unique_ptr<MainWindow> window;
+    if (!parser.isSet(headless)) {
+        window = std::make_unique<MainWindow>(&core);
+        window->show();
+    }
+    std::unique_ptr<DemoAgent> agent;
+    if (parser.isSet(demo)) {
+        EndpointInfo self;
+        self.url = QUrl(core.url());
+        self.agentToken = core.agentToken();
+        agent = std::make_unique<DemoAgent>(self);
+        QObject::connect(agent.get(), &DemoAgent::stopped, app.get(), [](const QString &why) {
+            std::fprintf(stderr, "holdpoint: demo agent stopped: %s\n", qPrintable(why));
+        });
+        agent->start();
+    }
+    const int rc = app->exec();
+    agent.reset();
+    window.reset();
+    core.stop();
+    return rc;
+}

@@ -1,0 +1,378 @@
+#include "mainwindow.h"
+
+#include "console/consolecore.h"
+#include "denydialog.h"
+#include "queuemodel.h"
+
+#include <QAction>
+#include <QApplication>
+#include <QFontDatabase>
+#include <QHeaderView>
+#include <QHBoxLayout>
+#include <QItemSelectionModel>
+#include <QLabel>
+#include <QPlainTextEdit>
+#include <QPushButton>
+#include <QShortcut>
+#include <QSplitter>
+#include <QStatusBar>
+#include <QTableView>
+#include <QVBoxLayout>
+
+namespace holdpoint {
+
+namespace {
+
+QPushButton *makeButton(const QString &text, const QString &name, QWidget *parent)
+{
+    auto *b = new QPushButton(text, parent);
+    b->setObjectName(name);
+    b->setFocusPolicy(Qt::NoFocus); // the keyboard stays on the queue or the editor
+    return b;
+}
+
+// Letter shortcuts act only while the queue has focus, so typing in the
+// argument editor never approves or denies anything by accident.
+QShortcut *queueShortcut(const QKeySequence &key, QWidget *view, std::function<void()> fn)
+{
+    auto *s = new QShortcut(key, view);
+    s->setContext(Qt::WidgetShortcut);
+    QObject::connect(s, &QShortcut::activated, view, std::move(fn));
+    return s;
+}
+
+} // namespace
+
+MainWindow::MainWindow(ConsoleCore *core, QWidget *parent)
+    : QMainWindow(parent)
+    , m_core(core)
+    , m_model(new QueueModel(core->queue(), this))
+{
+    setObjectName(QStringLiteral("mainWindow"));
+    auto *splitter = new QSplitter(Qt::Horizontal, this);
+
+    m_view = new QTableView(splitter);
+    m_view->setObjectName(QStringLiteral("queueView"));
+    m_view->setModel(m_model);
+    m_view->setSelectionBehavior(QAbstractItemView::SelectRows);
+    m_view->setSelectionMode(QAbstractItemView::SingleSelection);
+    m_view->setEditTriggers(QAbstractItemView::NoEditTriggers);
+    m_view->setAlternatingRowColors(true);
+    m_view->setWordWrap(false);
+    m_view->verticalHeader()->hide();
+    m_view->verticalHeader()->setDefaultSectionSize(m_view->fontMetrics().height() + 10);
+    m_view->horizontalHeader()->setStretchLastSection(false);
+    m_view->horizontalHeader()->setSectionResizeMode(QueueModel::Arguments, QHeaderView::Stretch);
+    m_view->setColumnWidth(QueueModel::Waiting, 70);
+    m_view->setColumnWidth(QueueModel::Agent, 110);
+    m_view->setColumnWidth(QueueModel::Tool, 110);
+    m_view->setColumnWidth(QueueModel::Reason, 200);
+    m_view->setColumnWidth(QueueModel::TimeLeft, 80);
+
+    auto *detail = new QWidget(splitter);
+    auto *d = new QVBoxLayout(detail);
+    m_title = new QLabel(detail);
+    m_title->setObjectName(QStringLiteral("detailTitle"));
+    m_title->setTextFormat(Qt::PlainText);
+    QFont titleFont = m_title->font();
+    titleFont.setPointSizeF(titleFont.pointSizeF() * 1.3);
+    titleFont.setBold(true);
+    m_title->setFont(titleFont);
+    m_meta = new QLabel(detail);
+    m_meta->setTextFormat(Qt::PlainText);
+    m_meta->setWordWrap(true);
+    m_meta->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    m_reason = new QLabel(detail);
+    m_reason->setTextFormat(Qt::PlainText);
+    m_reason->setWordWrap(true);
+    m_context = new QPlainTextEdit(detail);
+    m_context->setReadOnly(true);
+    m_context->setFocusPolicy(Qt::ClickFocus);
+    m_context->setMaximumHeight(130);
+    m_argsEditor = new QPlainTextEdit(detail);
+    m_argsEditor->setObjectName(QStringLiteral("argsEditor"));
+    m_argsEditor->setFocusPolicy(Qt::ClickFocus);
+    const QFont mono = QFontDatabase::systemFont(QFontDatabase::FixedFont);
+    m_argsEditor->setFont(mono);
+    m_context->setFont(mono);
+    m_argsStatus = new QLabel(detail);
+    m_argsStatus->setObjectName(QStringLiteral("argsStatus"));
+    m_argsStatus->setTextFormat(Qt::PlainText);
+
+    m_approveButton = makeButton(tr("&Approve  [A]"), QStringLiteral("approveButton"), detail);
+    m_editButton = makeButton(tr("Approve with edits  [Ctrl+Enter]"), QStringLiteral("approveEditsButton"), detail);
+    m_denyButton = makeButton(tr("&Deny\u2026  [D]"), QStringLiteral("denyButton"), detail);
+    m_haltButton = makeButton(tr("&Halt turn  [H]"), QStringLiteral("haltButton"), detail);
+    auto *buttons = new QHBoxLayout;
+    buttons->addWidget(m_approveButton);
+    buttons->addWidget(m_editButton);
+    buttons->addStretch();
+    buttons->addWidget(m_denyButton);
+    buttons->addWidget(m_haltButton);
+
+    auto *contextLabel = new QLabel(tr("Context and annotations"), detail);
+    auto *argsLabel = new QLabel(tr("Arguments  [E] to edit, Esc back to the queue"), detail);
+    d->addWidget(m_title);
+    d->addWidget(m_meta);
+    d->addWidget(m_reason);
+    d->addWidget(contextLabel);
+    d->addWidget(m_context);
+    d->addWidget(argsLabel);
+    d->addWidget(m_argsEditor, 1);
+    d->addWidget(m_argsStatus);
+    d->addLayout(buttons);
+
+    splitter->addWidget(m_view);
+    splitter->addWidget(detail);
+    splitter->setStretchFactor(0, 3);
+    splitter->setStretchFactor(1, 2);
+    setCentralWidget(splitter);
+
+    m_statusLabel = new QLabel(this);
+    statusBar()->addPermanentWidget(m_statusLabel, 1);
+
+    connect(m_approveButton, &QPushButton::clicked, this, &MainWindow::approve);
+    connect(m_editButton, &QPushButton::clicked, this, &MainWindow::approveWithEdits);
+    connect(m_denyButton, &QPushButton::clicked, this, &MainWindow::deny);
+    connect(m_haltButton, &QPushButton::clicked, this, &MainWindow::halt);
+    connect(m_argsEditor, &QPlainTextEdit::textChanged, this, &MainWindow::onArgsEdited);
+    connect(m_view->selectionModel(), &QItemSelectionModel::currentRowChanged, this, &MainWindow::onCurrentChanged);
+
+    queueShortcut(QKeySequence(Qt::Key_A), m_view, [this] { approve(); });
+    queueShortcut(QKeySequence(Qt::Key_D), m_view, [this] { deny(); });
+    queueShortcut(QKeySequence(Qt::Key_H), m_view, [this] { halt(); });
+    queueShortcut(QKeySequence(Qt::Key_E), m_view, [this] { editArgs(); });
+    queueShortcut(QKeySequence(Qt::Key_J), m_view, [this] { moveSelection(1); });
+    queueShortcut(QKeySequence(Qt::Key_K), m_view, [this] { moveSelection(-1); });
+    auto *submitEdits = new QShortcut(QKeySequence(Qt::CTRL | Qt::Key_Return), m_argsEditor);
+    submitEdits->setContext(Qt::WidgetShortcut);
+    connect(submitEdits, &QShortcut::activated, this, &MainWindow::approveWithEdits);
+    auto *escape = new QShortcut(QKeySequence(Qt::Key_Escape), m_argsEditor);
+    escape->setContext(Qt::WidgetShortcut);
+    connect(escape, &QShortcut::activated, this, &MainWindow::backToQueue);
+
+    // Rows arriving or leaving keep the selection on a live item.
+    connect(m_model, &QAbstractItemModel::rowsInserted, this, [this] {
+        if (!m_view->currentIndex().isValid())
+            selectRow(0);
+        updateTitleAndStatus();
+    });
+    connect(m_model, &QAbstractItemModel::rowsRemoved, this, [this](const QModelIndex &, int first) {
+        if (!m_view->currentIndex().isValid() || !m_core->queue()->find(m_currentId))
+            selectRow(std::min(first, m_model->rowCount() - 1));
+        updateTitleAndStatus();
+    });
+    connect(m_model, &QAbstractItemModel::dataChanged, this, [this](const QModelIndex &tl, const QModelIndex &br) {
+        const int row = m_view->currentIndex().row();
+        if (row >= tl.row() && row <= br.row() && tl.column() == 0 && br.column() == QueueModel::ColumnCount - 1)
+            showDetail(currentItem());
+    });
+    connect(m_core->broker(), &Broker::connectionsChanged, this, &MainWindow::updateTitleAndStatus);
+
+    resize(1280, 800);
+    showDetail(nullptr);
+    updateTitleAndStatus();
+    m_view->setFocus();
+}
+
+MainWindow::~MainWindow() = default;
+
+const QueueItem *MainWindow::currentItem() const
+{
+    return m_core->queue()->find(m_currentId);
+}
+
+void MainWindow::selectRow(int row)
+{
+    if (row < 0 || row >= m_model->rowCount()) {
+        m_view->setCurrentIndex({});
+        onCurrentChanged();
+        return;
+    }
+    m_view->setCurrentIndex(m_model->index(row, 0));
+    m_view->scrollTo(m_model->index(row, 0));
+}
+
+void MainWindow::moveSelection(int delta)
+{
+    const int rows = m_model->rowCount();
+    if (rows == 0)
+        return;
+    const int row = m_view->currentIndex().isValid() ? m_view->currentIndex().row() + delta : 0;
+    selectRow(std::clamp(row, 0, rows - 1));
+}
+
+void MainWindow::onCurrentChanged()
+{
+    const QueueItem *item = m_model->itemAt(m_view->currentIndex().row());
+    const std::string id = item ? item->id : std::string();
+    if (id == m_currentId && item)
+        return;
+    m_currentId = id;
+    showDetail(item);
+}
+
+void MainWindow::showDetail(const QueueItem *item)
+{
+    const bool has = item != nullptr;
+    for (QWidget *w : {static_cast<QWidget *>(m_approveButton), static_cast<QWidget *>(m_denyButton),
+                       static_cast<QWidget *>(m_haltButton), static_cast<QWidget *>(m_argsEditor)})
+        w->setEnabled(has);
+    if (!has) {
+        m_title->setText(m_model->rowCount() == 0 ? tr("The queue is clear") : tr("No call selected"));
+        m_meta->setText(m_model->rowCount() == 0 ? tr("Calls that need a person appear here as agents make them.")
+                                                 : QString());
+        m_reason->clear();
+        m_context->clear();
+        const QSignalBlocker block(m_argsEditor);
+        m_argsEditor->clear();
+        m_argsStatus->clear();
+        m_editButton->setEnabled(false);
+        m_editedArgs.reset();
+        return;
+    }
+    m_title->setText(QueueModel::displaySafe(toQString(item->toolName), 80) + QStringLiteral("  \u2014  ")
+                     + QueueModel::displaySafe(toQString(item->agent.name), 60));
+    QStringList meta;
+    if (!item->agent.framework.empty())
+        meta << tr("framework %1").arg(toQString(item->agent.framework));
+    meta << tr("session %1").arg(toQString(item->sessionId));
+    if (item->turnId)
+        meta << tr("turn %1").arg(toQString(*item->turnId));
+    meta << tr("call %1").arg(toQString(item->callId)) << tr("item %1").arg(toQString(item->id));
+    if (!item->agentConnected)
+        meta << tr("AGENT DISCONNECTED");
+    m_meta->setText(meta.join(QStringLiteral("  \u00b7  ")));
+    m_reason->setText(tr("Why: %1").arg(toQString(item->reason)));
+    Json ctx = Json::object();
+    if (!item->context.empty())
+        ctx["context"] = item->context;
+    if (!item->annotations.empty())
+        ctx["annotations"] = item->annotations;
+    m_context->setPlainText(toQString(dumpJson(ctx, 2)));
+    {
+        const QSignalBlocker block(m_argsEditor);
+        m_argsEditor->setPlainText(toQString(dumpJson(item->args, 2)));
+    }
+    onArgsEdited();
+}
+
+void MainWindow::onArgsEdited()
+{
+    m_editedArgs.reset();
+    const QueueItem *item = currentItem();
+    if (!item) {
+        m_editButton->setEnabled(false);
+        return;
+    }
+    const std::string text = m_argsEditor->toPlainText().toStdString();
+    try {
+        if (protocol::nestingDepth(text, protocol::MaxDepth) > protocol::MaxDepth)
+            throw std::runtime_error("nested deeper than " + std::to_string(protocol::MaxDepth) + " levels");
+        Json parsed = Json::parse(text);
+        if (!parsed.is_object()) {
+            m_argsStatus->setText(tr("\u2716 Arguments must be a JSON object, not %1").arg(QLatin1String(parsed.type_name())));
+        } else if (parsed == item->args) {
+            m_argsStatus->setText(tr("\u2714 Valid JSON, unchanged"));
+        } else {
+            m_argsStatus->setText(tr("\u2714 Valid JSON, edited: Ctrl+Enter approves with these arguments"));
+            m_editedArgs = std::move(parsed);
+        }
+    } catch (const Json::parse_error &e) {
+        std::string what = e.what();
+        if (auto pos = what.find("] "); pos != std::string::npos)
+            what.erase(0, pos + 2);
+        m_argsStatus->setText(tr("\u2716 Invalid JSON: %1").arg(toQString(what)));
+    } catch (const std::exception &e) {
+        m_argsStatus->setText(tr("\u2716 Invalid JSON: %1").arg(QString::fromUtf8(e.what())));
+    }
+    m_editButton->setEnabled(m_editedArgs.has_value());
+}
+
+void MainWindow::decide(const std::string &id, int action, const QString &reason, const std::optional<Json> &args)
+{
+    if (id.empty())
+        return;
+    protocol::Review r;
+    r.id = id;
+    r.action = protocol::ReviewAction(action);
+    r.reason = reason.toStdString();
+    r.args = args;
+    const int row = m_view->currentIndex().row();
+    const ReviewOutcome out = m_core->broker()->review(r, m_core->broker()->humanDecider());
+    if (!out.ok) {
+        statusBar()->showMessage(toQString(out.message), 8000);
+        return;
+    }
+    statusBar()->showMessage(tr("%1: %2").arg(toQString(protocol::decisionKindName(out.decision.kind)),
+                                              toQString(r.id)),
+                             4000);
+    selectRow(std::min(row, m_model->rowCount() - 1));
+    m_view->setFocus();
+}
+
+void MainWindow::approve()
+{
+    decide(m_currentId, int(protocol::ReviewAction::Approve), {}, std::nullopt);
+}
+
+void MainWindow::approveWithEdits()
+{
+    if (!m_editedArgs)
+        return;
+    decide(m_currentId, int(protocol::ReviewAction::Edit), {}, m_editedArgs);
+}
+
+void MainWindow::halt()
+{
+    decide(m_currentId, int(protocol::ReviewAction::Halt), tr("turn halted by %1").arg(toQString(m_core->broker()->config().reviewerName)),
+           std::nullopt);
+}
+
+void MainWindow::deny()
+{
+    const QueueItem *item = currentItem();
+    if (!item || m_denyDialog)
+        return;
+    const std::string id = item->id;
+    auto *dialog = new DenyDialog(QueueModel::displaySafe(toQString(item->toolName), 80), m_recentReasons, this);
+    dialog->setAttribute(Qt::WA_DeleteOnClose);
+    m_denyDialog = dialog;
+    connect(dialog, &QDialog::accepted, this, [this, dialog, id] {
+        const QString reason = dialog->reason();
+        if (reason.isEmpty())
+            return;
+        m_recentReasons.removeAll(reason);
+        m_recentReasons.prepend(reason);
+        while (m_recentReasons.size() > 8)
+            m_recentReasons.removeLast();
+        // The item may have timed out meanwhile; decide() then says so.
+        decide(id, int(protocol::ReviewAction::Deny), reason, std::nullopt);
+    });
+    connect(dialog, &QDialog::finished, this, [this] { m_view->setFocus(); });
+    dialog->open();
+}
+
+void MainWindow::editArgs()
+{
+    if (!currentItem())
+        return;
+    m_argsEditor->setFocus();
+}
+
+void MainWindow::backToQueue()
+{
+    m_view->setFocus();
+}
+
+void MainWindow::updateTitleAndStatus()
+{
+    const int pending = m_model->rowCount();
+    setWindowTitle(pending > 0 ? tr("(%1) Holdpoint").arg(pending) : tr("Holdpoint"));
+    const Broker *b = m_core->broker();
+    m_statusLabel->setText(tr("Listening on %1   \u00b7   %n agent connection(s)", nullptr, b->agentConnections())
+                               .arg(m_core->url())
+                           + tr("   \u00b7   %n pending", nullptr, pending));
+}
+
+} // namespace holdpoint

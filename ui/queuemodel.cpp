@@ -1,0 +1,141 @@
+#include "queuemodel.h"
+
+#include <QColor>
+
+namespace holdpoint {
+
+QueueModel::QueueModel(ReviewQueue *queue, QObject *parent)
+    : QAbstractTableModel(parent)
+    , m_queue(queue)
+{
+    connect(queue, &ReviewQueue::aboutToAdd, this, [this](int row) { beginInsertRows({}, row, row); });
+    connect(queue, &ReviewQueue::added, this, [this](int) { endInsertRows(); });
+    connect(queue, &ReviewQueue::aboutToRemove, this, [this](int row) { beginRemoveRows({}, row, row); });
+    connect(queue, &ReviewQueue::removed, this, [this](int) { endRemoveRows(); });
+    connect(queue, &ReviewQueue::changed, this, [this](int row) {
+        if (row >= 0)
+            Q_EMIT dataChanged(index(row, 0), index(row, ColumnCount - 1));
+    });
+    // The waiting time and the countdown are live; only those cells change.
+    connect(&m_ticker, &QTimer::timeout, this, &QueueModel::tick);
+    m_ticker.start(1000);
+}
+
+int QueueModel::rowCount(const QModelIndex &parent) const
+{
+    return parent.isValid() ? 0 : m_queue->size();
+}
+
+int QueueModel::columnCount(const QModelIndex &parent) const
+{
+    return parent.isValid() ? 0 : ColumnCount;
+}
+
+const QueueItem *QueueModel::itemAt(int row) const
+{
+    return row >= 0 && row < m_queue->size() ? &m_queue->at(row) : nullptr;
+}
+
+QString QueueModel::formatDuration(TimeMs ms)
+{
+    const qint64 s = std::max<qint64>(0, ms / 1000);
+    if (s < 60)
+        return QStringLiteral("%1s").arg(s);
+    if (s < 3600)
+        return QStringLiteral("%1m %2s").arg(s / 60).arg(s % 60, 2, 10, QLatin1Char('0'));
+    return QStringLiteral("%1h %2m").arg(s / 3600).arg((s % 3600) / 60, 2, 10, QLatin1Char('0'));
+}
+
+QString QueueModel::summarizeArgs(const Json &args, int maxChars)
+{
+    // One line a reviewer can scan: key=value pairs, strings unquoted,
+    // control characters escaped so nothing can forge a row's appearance.
+    QString out;
+    if (args.is_object()) {
+        for (auto it = args.begin(); it != args.end() && out.size() < maxChars; ++it) {
+            if (!out.isEmpty())
+                out += QStringLiteral("  ");
+            const std::string value = it->is_string() ? it->get<std::string>() : dumpJson(*it);
+            out += toQString(it.key()) + u'=' + toQString(value);
+        }
+    } else {
+        out = toQString(dumpJson(args));
+    }
+    return displaySafe(out, maxChars);
+}
+
+QString QueueModel::displaySafe(const QString &out, int maxChars)
+{
+    QString clean;
+    clean.reserve(std::min<qsizetype>(out.size(), maxChars + 1));
+    for (QChar c : out) {
+        if (clean.size() >= maxChars) {
+            clean += QChar(0x2026);
+            break;
+        }
+        if (c == u'\n')
+            clean += QStringLiteral("\u21b5");
+        else if (c.category() == QChar::Other_Control || c.category() == QChar::Other_Format)
+            clean += QStringLiteral("\\u%1").arg(c.unicode(), 4, 16, QLatin1Char('0'));
+        else
+            clean += c;
+    }
+    return clean;
+}
+
+QVariant QueueModel::data(const QModelIndex &index, int role) const
+{
+    const QueueItem *item = itemAt(index.row());
+    if (!item || index.column() < 0 || index.column() >= ColumnCount)
+        return {};
+    if (role == ItemIdRole)
+        return toQString(item->id);
+    const TimeMs now = m_queue->clock()->now();
+    if (role == Qt::DisplayRole) {
+        switch (Column(index.column())) {
+        case Waiting: return formatDuration(now - item->receivedAt);
+        case Agent: return toQString(item->agent.name);
+        case Tool: return displaySafe(toQString(item->toolName), 60);
+        case Arguments: return summarizeArgs(item->args);
+        case Reason:
+            return item->agentConnected ? toQString(item->reason)
+                                        : QStringLiteral("agent disconnected \u2014 ") + toQString(item->reason);
+        case TimeLeft: return item->deadline == NoDeadline ? QString() : formatDuration(item->deadline - now);
+        case ColumnCount: break;
+        }
+    }
+    if (role == Qt::ToolTipRole && index.column() == Arguments)
+        return toQString(dumpJson(item->args, 2)).left(4000);
+    if (role == Qt::ForegroundRole && !item->agentConnected)
+        return QColor(Qt::gray);
+    if (role == Qt::TextAlignmentRole && (index.column() == Waiting || index.column() == TimeLeft))
+        return int(Qt::AlignRight | Qt::AlignVCenter);
+    return {};
+}
+
+QVariant QueueModel::headerData(int section, Qt::Orientation orientation, int role) const
+{
+    if (orientation != Qt::Horizontal || role != Qt::DisplayRole)
+        return {};
+    switch (Column(section)) {
+    case Waiting: return tr("Waiting");
+    case Agent: return tr("Agent");
+    case Tool: return tr("Tool");
+    case Arguments: return tr("Arguments");
+    case Reason: return tr("Why");
+    case TimeLeft: return tr("Time left");
+    case ColumnCount: break;
+    }
+    return {};
+}
+
+void QueueModel::tick()
+{
+    const int rows = rowCount();
+    if (rows == 0)
+        return;
+    Q_EMIT dataChanged(index(0, Waiting), index(rows - 1, Waiting), {Qt::DisplayRole});
+    Q_EMIT dataChanged(index(0, TimeLeft), index(rows - 1, TimeLeft), {Qt::DisplayRole});
+}
+
+} // namespace holdpoint

@@ -1,0 +1,40 @@
+#pragma once
+
+#include "queue/reviewqueue.h"
+
+#include <QAbstractTableModel>
+#include <QTimer>
+
+namespace holdpoint {
+
+// The pending queue as a table. Rows follow ReviewQueue's rows one to one;
+// its about-to/done signals become begin/end calls, never a reset.
+class QueueModel final : public QAbstractTableModel
+{
+    Q_OBJECT
+public:
+    enum Column { Waiting, Agent, Tool, Arguments, Reason, TimeLeft, ColumnCount };
+    enum Roles { ItemIdRole = Qt::UserRole + 1 };
+
+    explicit QueueModel(ReviewQueue *queue, QObject *parent = nullptr);
+
+    int rowCount(const QModelIndex &parent = {}) const override;
+    int columnCount(const QModelIndex &parent = {}) const override;
+    QVariant data(const QModelIndex &index, int role = Qt::DisplayRole) const override;
+    QVariant headerData(int section, Qt::Orientation orientation, int role = Qt::DisplayRole) const override;
+
+    const QueueItem *itemAt(int row) const;
+    static QString summarizeArgs(const Json &args, int maxChars = 120);
+    static QString formatDuration(TimeMs ms);
+    // Truncates with an ellipsis, shows newlines as ↵ and escapes control
+    // and format characters, so no value can forge how a row looks.
+    static QString displaySafe(const QString &text, int maxChars);
+
+private:
+    void tick();
+
+    ReviewQueue *m_queue;
+    QTimer m_ticker;
+};
+
+} // namespace holdpoint
