@@ -1,0 +1,219 @@
+#include "queue/reviewqueue.h"
+
+#include <QSignalSpy>
+#include "common/jsoncompare.h"
+
+#include <QTest>
+
+using namespace holdpoint;
+
+namespace {
+
+QueueItem makeItem(ReviewQueue &q, const std::string &callId, TimeMs receivedAt, TimeMs deadline)
+{
+    QueueItem item;
+    item.id = q.newId();
+    item.callId = callId;
+    item.sessionId = "s1";
+    item.agent = {"coder", "autogen"};
+    item.toolName = "write_file";
+    item.args = {{"path", callId + ".txt"}};
+    item.receivedAt = receivedAt;
+    item.deadline = deadline;
+    return item;
+}
+
+protocol::Decision allow()
+{
+    protocol::Decision d;
+    d.kind = protocol::DecisionKind::Allow;
+    d.decidedBy = "human:test";
+    return d;
+}
+
+} // namespace
+
+class TestReviewQueue : public QObject
+{
+    Q_OBJECT
+private Q_SLOTS:
+    void addEmitsAroundInsertion();
+    void resolveRemovesAndReports_data();
+    void resolveRemovesAndReports();
+    void resolveUnknownOrTwiceFails();
+    void timesOutExactlyAtDeadline();
+    void timeoutsFireInDeadlineOrder();
+    void resolvedItemDoesNotTimeOut();
+    void agentConnectedChangeEmitsChanged();
+    void idsAreUnique();
+    void itemJson();
+};
+
+void TestReviewQueue::addEmitsAroundInsertion()
+{
+    ManualClock clock(1000);
+    ReviewQueue q(&clock);
+    QSignalSpy aboutToAdd(&q, &ReviewQueue::aboutToAdd);
+    QSignalSpy added(&q, &ReviewQueue::added);
+    int sizeSeenBefore = -1;
+    connect(&q, &ReviewQueue::aboutToAdd, this, [&] { sizeSeenBefore = q.size(); });
+
+    q.add(makeItem(q, "c1", 1000, 5000));
+    q.add(makeItem(q, "c2", 1000, 5000));
+    QCOMPARE(aboutToAdd.count(), 2);
+    QCOMPARE(added.count(), 2);
+    QCOMPARE(added.at(1).at(0).toInt(), 1);
+    QCOMPARE(sizeSeenBefore, 1); // the second about-to fired before the row existed
+    QCOMPARE(q.size(), 2);
+    QCOMPARE(q.at(1).callId, std::string("c2"));
+    QCOMPARE(q.at(0).state, ItemState::Pending);
+}
+
+void TestReviewQueue::resolveRemovesAndReports_data()
+{
+    QTest::addColumn<int>("state");
+    QTest::newRow("decided") << int(ItemState::Decided);
+    QTest::newRow("timed_out") << int(ItemState::TimedOut);
+    QTest::newRow("cancelled") << int(ItemState::Cancelled);
+    QTest::newRow("abandoned") << int(ItemState::Abandoned);
+}
+
+void TestReviewQueue::resolveRemovesAndReports()
+{
+    QFETCH(int, state);
+    ManualClock clock(0);
+    ReviewQueue q(&clock);
+    q.add(makeItem(q, "c1", 0, 1000));
+    const std::string middle = q.add(makeItem(q, "c2", 0, 1000)).id;
+    q.add(makeItem(q, "c3", 0, 1000));
+
+    QSignalSpy aboutToRemove(&q, &ReviewQueue::aboutToRemove);
+    QSignalSpy removed(&q, &ReviewQueue::removed);
+    ItemState seenState = ItemState::Pending;
+    std::string seenCall;
+    connect(&q, &ReviewQueue::resolved, this, [&](const QueueItem &item) {
+        seenState = item.state;
+        seenCall = item.callId;
+        QVERIFY(item.decision.has_value());
+    });
+    QVERIFY(q.resolve(middle, ItemState(state), allow()));
+    QCOMPARE(aboutToRemove.count(), 1);
+    QCOMPARE(aboutToRemove.at(0).at(0).toInt(), 1);
+    QCOMPARE(removed.count(), 1);
+    QCOMPARE(int(seenState), state);
+    QCOMPARE(seenCall, std::string("c2"));
+    QCOMPARE(q.size(), 2);
+    QCOMPARE(q.at(1).callId, std::string("c3"));
+    QVERIFY(!q.find(middle));
+    QCOMPARE(q.rowOf(middle), -1);
+}
+
+void TestReviewQueue::resolveUnknownOrTwiceFails()
+{
+    ManualClock clock(0);
+    ReviewQueue q(&clock);
+    const std::string id = q.add(makeItem(q, "c1", 0, 1000)).id;
+    QVERIFY(!q.resolve("nope", ItemState::Decided, allow()));
+    QVERIFY(q.resolve(id, ItemState::Decided, allow()));
+    QSignalSpy resolved(&q, &ReviewQueue::resolved);
+    QVERIFY(!q.resolve(id, ItemState::Decided, allow()));
+    QCOMPARE(resolved.count(), 0);
+}
+
+void TestReviewQueue::timesOutExactlyAtDeadline()
+{
+    ManualClock clock(10'000);
+    ReviewQueue q(&clock);
+    q.add(makeItem(q, "c1", 10'000, 10'000 + 300'000));
+    std::optional<QueueItem> seen;
+    connect(&q, &ReviewQueue::resolved, this, [&](const QueueItem &i) { seen = i; });
+
+    clock.advance(299'999);
+    QCOMPARE(q.size(), 1);
+    QVERIFY(!seen);
+    clock.advance(1);
+    QCOMPARE(q.size(), 0);
+    QVERIFY(seen);
+    QCOMPARE(seen->state, ItemState::TimedOut);
+    QCOMPARE(seen->decision->kind, protocol::DecisionKind::Deny);
+    QCOMPARE(seen->decision->decidedBy, std::string("timeout"));
+    QCOMPARE(seen->decision->code, std::string("timeout"));
+    QCOMPARE(seen->decision->reason, std::string("timed out after 300 s waiting for a reviewer"));
+}
+
+void TestReviewQueue::timeoutsFireInDeadlineOrder()
+{
+    ManualClock clock(0);
+    ReviewQueue q(&clock);
+    q.add(makeItem(q, "late", 0, 3000));
+    q.add(makeItem(q, "early", 0, 1000));
+    q.add(makeItem(q, "middle", 0, 2000));
+    std::vector<std::string> order;
+    connect(&q, &ReviewQueue::resolved, this, [&](const QueueItem &i) { order.push_back(i.callId); });
+    clock.advance(1500);
+    QCOMPARE(order, std::vector<std::string>({"early"}));
+    clock.advance(10'000);
+    QCOMPARE(order, std::vector<std::string>({"early", "middle", "late"}));
+}
+
+void TestReviewQueue::resolvedItemDoesNotTimeOut()
+{
+    ManualClock clock(0);
+    ReviewQueue q(&clock);
+    const std::string id = q.add(makeItem(q, "c1", 0, 1000)).id;
+    q.add(makeItem(q, "c2", 0, 2000));
+    QVERIFY(q.resolve(id, ItemState::Decided, allow()));
+    QSignalSpy resolved(&q, &ReviewQueue::resolved);
+    clock.advance(1500);
+    QCOMPARE(resolved.count(), 0);
+    clock.advance(500);
+    QCOMPARE(resolved.count(), 1);
+}
+
+void TestReviewQueue::agentConnectedChangeEmitsChanged()
+{
+    ManualClock clock(0);
+    ReviewQueue q(&clock);
+    q.add(makeItem(q, "c1", 0, 1000));
+    const std::string id = q.add(makeItem(q, "c2", 0, 1000)).id;
+    QSignalSpy changed(&q, &ReviewQueue::changed);
+    q.setAgentConnected(id, false);
+    QCOMPARE(changed.count(), 1);
+    QCOMPARE(changed.at(0).at(0).toInt(), 1);
+    QVERIFY(!q.find(id)->agentConnected);
+    q.setAgentConnected(id, false); // no change, no signal
+    QCOMPARE(changed.count(), 1);
+}
+
+void TestReviewQueue::idsAreUnique()
+{
+    ManualClock clock(0);
+    ReviewQueue q(&clock);
+    std::set<std::string> ids;
+    for (int i = 0; i < 2000; ++i) {
+        const auto &item = q.add(makeItem(q, std::to_string(i), 0, NoDeadline));
+        QCOMPARE(item.id.size(), std::size_t(12));
+        ids.insert(item.id);
+    }
+    QCOMPARE(ids.size(), std::size_t(2000));
+}
+
+void TestReviewQueue::itemJson()
+{
+    ManualClock clock(0);
+    ReviewQueue q(&clock);
+    QueueItem item = makeItem(q, "c1", 1'700'000'000'123, 1'700'000'300'123);
+    item.turnId = "t1";
+    const Json j = itemToJson(q.add(item));
+    QCOMPARE(j["call_id"], Json("c1"));
+    QCOMPARE(j["agent"], Json({{"name", "coder"}, {"framework", "autogen"}}));
+    QCOMPARE(j["received_at"], Json("2023-11-14T22:13:20.123Z"));
+    QCOMPARE(j["deadline"], Json("2023-11-14T22:18:20.123Z"));
+    QCOMPARE(j["turn_id"], Json("t1"));
+    QCOMPARE(j["state"], Json("pending"));
+    for (const char *key : {"id", "session_id", "tool_name", "args", "context", "annotations", "reason", "trail", "warnings"})
+        QVERIFY2(j.contains(key), key);
+}
+
+QTEST_GUILESS_MAIN(TestReviewQueue)
+#include "tst_reviewqueue.moc"
