@@ -108,7 +108,9 @@ void Endpoint::onNewConnection()
         });
 
         if (int(m_connections.size()) > m_config.maxConnections) {
-            reject(id, CloseCode::TryAgainLater, ErrorCode::ConnectionLimit,
+            // 1008, not 1013: Qt 6.4's own client rejects 1013 as an invalid
+            // close code. The error frame before it says this is retryable.
+            reject(id, CloseCode::PolicyViolation, ErrorCode::ConnectionLimit,
                    "the console already serves " + std::to_string(m_config.maxConnections) + " connections");
             continue;
         }

@@ -22,7 +22,7 @@ struct EndpointConfig
 {
     quint16 port = 0;                       // 0 picks a free port
     qint64 maxMessageBytes = 1024 * 1024;   // larger messages close with 1009
-    int maxConnections = 512;               // beyond it new connections close with 1013
+    int maxConnections = 512;               // beyond it new connections close with 1008
     int handshakeTimeoutMs = 5000;          // HTTP upgrade must finish within this
     int helloTimeoutMs = 5000;              // hello must arrive within this, or 1008
     qint64 maxBufferedBytes = 16 * 1024 * 1024; // unread output per client before it is dropped

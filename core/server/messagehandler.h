@@ -17,7 +17,6 @@ enum class CloseCode : quint16 {
     ProtocolError = 1002,
     PolicyViolation = 1008,
     TooBig = 1009,
-    TryAgainLater = 1013,
 };
 
 // What decision logic may do to a connection. Implemented by the Endpoint

@@ -27,14 +27,15 @@ public:
             const std::string s = t.toStdString();
             m_inbox.push_back(Json::parse(s, nullptr, false));
         });
+        connect(&m_ws, &QWebSocket::connected, this, [this] { m_connected = true; });
         connect(&m_ws, &QWebSocket::disconnected, this, [this] { m_closed = true; });
     }
 
     bool open(const QUrl &url)
     {
+        // True once the upgrade succeeded, even if the server closes at once.
         m_ws.open(url);
-        return QTest::qWaitFor([&] { return m_ws.state() == QAbstractSocket::ConnectedState || m_closed; }, WaitMs)
-               && m_ws.state() == QAbstractSocket::ConnectedState;
+        return QTest::qWaitFor([&] { return m_connected || m_closed; }, WaitMs) && m_connected;
     }
 
     // Connects and says hello; returns the welcome, or a null Json.
@@ -59,7 +60,7 @@ public:
     Json next(const std::string &type, int timeoutMs = WaitMs)
     {
         Json found;
-        QTest::qWaitFor([&] {
+        (void)QTest::qWaitFor([&] {
             for (auto it = m_inbox.begin(); it != m_inbox.end(); ++it) {
                 if (it->is_object() && it->value("type", std::string()) == type) {
                     found = *it;
@@ -95,6 +96,7 @@ public:
 private:
     QWebSocket m_ws;
     std::deque<Json> m_inbox;
+    bool m_connected = false;
     bool m_closed = false;
 };
 
@@ -121,7 +123,7 @@ inline RawHandshake rawHandshake(quint16 port, const QByteArray &host, const QBy
     QByteArray data;
     // Read until the server refuses the upgrade, sends a close frame
     // (opcode 0x8 with FIN), or drops the connection.
-    QTest::qWaitFor([&] {
+    (void)QTest::qWaitFor([&] {
         data += s.readAll();
         return s.state() != QAbstractSocket::ConnectedState || data.contains('\x88') || data.startsWith("HTTP/1.1 403");
     }, WaitMs);
