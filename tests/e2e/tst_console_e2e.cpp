@@ -1,0 +1,412 @@
+// End to end with real processes: `holdpoint --headless` on a temporary
+// data dir, driven by `holdpoint-ctl` and by protocol clients.
+
+#include "client/endpointinfo.h"
+#include "common/testsocket.h"
+
+#include <QFileInfo>
+#include <QProcess>
+#include <QTemporaryDir>
+#include <QTest>
+
+#include <csignal>
+
+using namespace holdpoint;
+using namespace holdpoint::test;
+
+namespace {
+
+struct CtlResult
+{
+    int exitCode = -1;
+    QByteArray out;
+    QByteArray err;
+    Json json() const { return Json::parse(out.toStdString(), nullptr, false); }
+};
+
+class ConsoleProcess
+{
+public:
+    explicit ConsoleProcess(const QStringList &extra = {})
+    {
+        m_data = m_dir.path() + QStringLiteral("/data");
+        m_proc.setProgram(QStringLiteral(HOLDPOINT_BIN));
+        m_proc.setArguments(QStringList {QStringLiteral("--headless"), QStringLiteral("--port"), QStringLiteral("0"),
+                                         QStringLiteral("--data-dir"), m_data}
+                            + extra);
+        m_proc.setProcessChannelMode(QProcess::ForwardedErrorChannel);
+        m_proc.start();
+    }
+    ~ConsoleProcess()
+    {
+        if (m_proc.state() != QProcess::NotRunning) {
+            m_proc.kill();
+            m_proc.waitForFinished(WaitMs);
+        }
+    }
+    // Waits until the console has written its endpoint file.
+    bool ready()
+    {
+        QString error;
+        const bool ok = QTest::qWaitFor([&] { return readEndpointInfo(m_data, true, &m_info, &error); }, WaitMs);
+        return ok;
+    }
+    const EndpointInfo &info() const { return m_info; }
+    QString dataDir() const { return m_data; }
+    QProcess &process() { return m_proc; }
+
+    QStringList ctlArgs(const QStringList &args) const { return QStringList {QStringLiteral("--data-dir"), m_data} + args; }
+
+    CtlResult ctl(const QStringList &args) const
+    {
+        QProcess p;
+        p.start(QStringLiteral(HOLDPOINT_CTL_BIN), ctlArgs(args));
+        CtlResult r;
+        if (!p.waitForFinished(WaitMs * 3))
+            return r;
+        r.exitCode = p.exitStatus() == QProcess::NormalExit ? p.exitCode() : -1;
+        r.out = p.readAllStandardOutput();
+        r.err = p.readAllStandardError();
+        return r;
+    }
+
+    std::unique_ptr<QProcess> startCtl(const QStringList &args) const
+    {
+        auto p = std::make_unique<QProcess>();
+        p->start(QStringLiteral(HOLDPOINT_CTL_BIN), ctlArgs(args));
+        return p;
+    }
+
+    std::unique_ptr<TestSocket> reviewer() const
+    {
+        auto s = std::make_unique<TestSocket>();
+        if (!s->hello(m_info.url, m_info.reviewerToken.toStdString(), "reviewer").is_object())
+            return nullptr;
+        if (!s->next("queue").is_object())
+            return nullptr;
+        return s;
+    }
+    std::unique_ptr<TestSocket> agent(const std::optional<std::string> &session = std::nullopt) const
+    {
+        auto s = std::make_unique<TestSocket>();
+        if (!s->hello(m_info.url, m_info.agentToken.toStdString(), "agent", session).is_object())
+            return nullptr;
+        return s;
+    }
+
+private:
+    QTemporaryDir m_dir;
+    QString m_data;
+    QProcess m_proc;
+    EndpointInfo m_info;
+};
+
+CtlResult finish(QProcess &p)
+{
+    CtlResult r;
+    if (!p.waitForFinished(WaitMs * 3))
+        return r;
+    r.exitCode = p.exitStatus() == QProcess::NormalExit ? p.exitCode() : -1;
+    r.out = p.readAllStandardOutput();
+    r.err = p.readAllStandardError();
+    return r;
+}
+
+Json call(const std::string &id, const Json &args = {{"path", "notes.txt"}})
+{
+    return {{"type", "tool_call"}, {"call_id", id}, {"tool_name", "write_file"}, {"args", args}};
+}
+
+} // namespace
+
+class TestConsoleE2E : public QObject
+{
+    Q_OBJECT
+private Q_SLOTS:
+    void reviewerDecisionsReachTheSubmitter_data();
+    void reviewerDecisionsReachTheSubmitter();
+    void shortTimeoutDenies();
+    void cancelFromTheProtocolAndFromCtl();
+    void disconnectThenResume();
+    void abandonedAfterGrace();
+    void duplicateAndConflictingCallIds();
+    void pendingListsTheQueue();
+    void filesArePrivateAndCleanExitRemovesThem();
+    void ctlErrorsExitTwo_data();
+    void ctlErrorsExitTwo();
+    void secondConsoleOnSameDataDirExitsWithReason();
+};
+
+void TestConsoleE2E::reviewerDecisionsReachTheSubmitter_data()
+{
+    QTest::addColumn<QStringList>("review"); // ctl arguments after the item id
+    QTest::addColumn<int>("exitCode");
+    QTest::addColumn<QString>("decision");
+    QTest::addColumn<QString>("reason");
+    QTest::addColumn<QString>("args");
+    QTest::newRow("approve") << QStringList {QStringLiteral("approve")} << 0 << "allow" << "approved by a reviewer"
+                             << R"({"path":"notes.txt"})";
+    QTest::newRow("deny with reason") << QStringList {QStringLiteral("deny"), QStringLiteral("--reason"), QStringLiteral("not in this repo")}
+                                      << 3 << "deny" << "not in this repo" << "";
+    QTest::newRow("edit") << QStringList {QStringLiteral("edit"), QStringLiteral("--args"), QStringLiteral(R"({"path":"safe/notes.txt"})")}
+                          << 0 << "modify" << "approved with edited arguments by a reviewer" << R"({"path":"safe/notes.txt"})";
+    QTest::newRow("halt") << QStringList {QStringLiteral("halt"), QStringLiteral("--reason"), QStringLiteral("stop now")} << 4
+                          << "halt" << "stop now" << "";
+}
+
+void TestConsoleE2E::reviewerDecisionsReachTheSubmitter()
+{
+    QFETCH(QStringList, review);
+    QFETCH(int, exitCode);
+    QFETCH(QString, decision);
+    QFETCH(QString, reason);
+    QFETCH(QString, args);
+
+    ConsoleProcess console;
+    QVERIFY(console.ready());
+    auto reviewer = console.reviewer();
+    QVERIFY(reviewer);
+    auto submit = console.startCtl({QStringLiteral("submit"), QStringLiteral("--tool"), QStringLiteral("write_file"),
+                                    QStringLiteral("--args"), QStringLiteral(R"({"path":"notes.txt"})"),
+                                    QStringLiteral("--agent"), QStringLiteral("e2e-agent")});
+    const Json escalated = reviewer->next("escalated");
+    QVERIFY(escalated.is_object());
+    QCOMPARE(escalated["item"]["agent"]["name"], Json("e2e-agent"));
+    const QString id = QString::fromStdString(escalated["item"]["id"].get<std::string>());
+
+    QStringList ctlArgs {review.first(), id};
+    ctlArgs += review.mid(1);
+    const CtlResult reviewed = console.ctl(ctlArgs);
+    QCOMPARE(reviewed.exitCode, 0);
+    QCOMPARE(reviewed.json()["decision"], Json(decision == u"deny" ? "deny" : decision.toStdString()));
+
+    const CtlResult submitted = finish(*submit);
+    QCOMPARE(submitted.exitCode, exitCode);
+    const Json d = submitted.json();
+    QCOMPARE(d["type"], Json("decision"));
+    QCOMPARE(d["decision"], Json(decision.toStdString()));
+    QCOMPARE(d["reason"], Json(reason.toStdString()));
+    QVERIFY(d["decided_by"].get<std::string>().starts_with("human:"));
+    if (args.isEmpty())
+        QVERIFY(!d.contains("args"));
+    else
+        QCOMPARE(d["args"], Json::parse(args.toStdString()));
+    QVERIFY(submitted.err.contains(QByteArray("waiting for a reviewer (item " + id.toUtf8() + ")")));
+}
+
+void TestConsoleE2E::shortTimeoutDenies()
+{
+    ConsoleProcess console;
+    QVERIFY(console.ready());
+    const CtlResult r = console.ctl({QStringLiteral("submit"), QStringLiteral("--tool"), QStringLiteral("bash"),
+                                     QStringLiteral("--args"), QStringLiteral(R"({"command":"ls"})"),
+                                     QStringLiteral("--timeout"), QStringLiteral("0.3")});
+    QCOMPARE(r.exitCode, 3);
+    const Json d = r.json();
+    QCOMPARE(d["decision"], Json("deny"));
+    QCOMPARE(d["decided_by"], Json("timeout"));
+    QCOMPARE(d["code"], Json("timeout"));
+    QCOMPARE(d["reason"], Json("timed out after 0 s waiting for a reviewer"));
+    QVERIFY(console.ctl({QStringLiteral("pending")}).out.startsWith("no pending calls"));
+}
+
+void TestConsoleE2E::cancelFromTheProtocolAndFromCtl()
+{
+    ConsoleProcess console;
+    QVERIFY(console.ready());
+    auto reviewer = console.reviewer();
+    QVERIFY(reviewer);
+
+    auto agent = console.agent();
+    QVERIFY(agent);
+    agent->send(call("c1"));
+    QVERIFY(agent->next("pending").is_object());
+    QVERIFY(reviewer->next("escalated").is_object());
+    agent->send({{"type", "cancel"}, {"call_id", "c1"}});
+    const Json d = agent->next("decision");
+    QCOMPARE(d["decision"], Json("deny"));
+    QCOMPARE(d["code"], Json("cancelled"));
+    QCOMPARE(d["decided_by"], Json("agent"));
+    QCOMPARE(reviewer->next("resolved")["state"], Json("cancelled"));
+
+    // holdpoint-ctl cancels its call when interrupted, then reports the deny.
+    auto submit = console.startCtl({QStringLiteral("submit"), QStringLiteral("--tool"), QStringLiteral("bash"),
+                                    QStringLiteral("--args"), QStringLiteral(R"({"command":"make"})")});
+    QCOMPARE(reviewer->next("escalated")["item"]["tool_name"], Json("bash"));
+    ::kill(pid_t(submit->processId()), SIGINT);
+    const CtlResult r = finish(*submit);
+    QCOMPARE(r.exitCode, 3);
+    QCOMPARE(r.json()["code"], Json("cancelled"));
+    QCOMPARE(reviewer->next("resolved")["state"], Json("cancelled"));
+}
+
+void TestConsoleE2E::disconnectThenResume()
+{
+    ConsoleProcess console;
+    QVERIFY(console.ready());
+    auto reviewer = console.reviewer();
+    QVERIFY(reviewer);
+    auto first = console.agent(std::string("sess-1"));
+    QVERIFY(first);
+    first->send(call("c1"));
+    const std::string id = first->next("pending")["id"].get<std::string>();
+    QCOMPARE(reviewer->next("escalated")["item"]["id"], Json(id));
+    first->abort();
+
+    QTRY_VERIFY_WITH_TIMEOUT(
+        [&] {
+            const Json items = console.ctl({QStringLiteral("pending"), QStringLiteral("--json")}).json();
+            return items.is_array() && items.size() == 1 && items[0]["agent_connected"] == Json(false);
+        }(),
+        WaitMs);
+
+    auto second = console.agent(std::string("sess-1"));
+    QVERIFY(second);
+    second->send(call("c1"));
+    QCOMPARE(second->next("pending")["id"], Json(id)); // the same item, re-attached
+    QVERIFY(reviewer->noneOf("escalated"));
+
+    QCOMPARE(console.ctl({QStringLiteral("approve"), QString::fromStdString(id)}).exitCode, 0);
+    QCOMPARE(second->next("decision")["decision"], Json("allow"));
+}
+
+void TestConsoleE2E::abandonedAfterGrace()
+{
+    ConsoleProcess console({QStringLiteral("--grace"), QStringLiteral("1")});
+    QVERIFY(console.ready());
+    auto reviewer = console.reviewer();
+    QVERIFY(reviewer);
+    auto agent = console.agent(std::string("sess-2"));
+    QVERIFY(agent);
+    agent->send(call("c1"));
+    QVERIFY(agent->next("pending").is_object());
+    QVERIFY(reviewer->next("escalated").is_object());
+    agent->abort();
+    const Json resolved = reviewer->next("resolved");
+    QCOMPARE(resolved["state"], Json("abandoned"));
+    QCOMPARE(resolved["decision"], Json("deny"));
+
+    auto back = console.agent(std::string("sess-2"));
+    QVERIFY(back);
+    back->send(call("c1"));
+    const Json d = back->next("decision");
+    QCOMPARE(d["code"], Json("abandoned"));
+    QVERIFY(reviewer->noneOf("escalated"));
+}
+
+void TestConsoleE2E::duplicateAndConflictingCallIds()
+{
+    ConsoleProcess console;
+    QVERIFY(console.ready());
+    auto reviewer = console.reviewer();
+    QVERIFY(reviewer);
+    auto agent = console.agent();
+    QVERIFY(agent);
+
+    agent->send(call("c1"));
+    agent->send(call("c1"));
+    const std::string id = agent->next("pending")["id"].get<std::string>();
+    QCOMPARE(agent->next("pending")["id"], Json(id));
+    QVERIFY(reviewer->next("escalated").is_object());
+
+    agent->send(call("c1", {{"path", "other.txt"}}));
+    const Json conflict = agent->next("error");
+    QCOMPARE(conflict["code"], Json("call_id_conflict"));
+    QCOMPARE(conflict["call_id"], Json("c1"));
+    const Json items = console.ctl({QStringLiteral("pending"), QStringLiteral("--json")}).json();
+    QCOMPARE(items.size(), std::size_t(1)); // never a second item
+
+    QCOMPARE(console.ctl({QStringLiteral("deny"), QString::fromStdString(id), QStringLiteral("--reason"), QStringLiteral("nope")}).exitCode, 0);
+    const Json first = agent->next("decision");
+    agent->send(call("c1"));
+    QCOMPARE(agent->next("decision"), first);
+    QVERIFY(reviewer->noneOf("escalated"));
+}
+
+void TestConsoleE2E::pendingListsTheQueue()
+{
+    ConsoleProcess console;
+    QVERIFY(console.ready());
+    QCOMPARE(console.ctl({QStringLiteral("pending")}).out, QByteArray("no pending calls\n"));
+    auto agent = console.agent();
+    QVERIFY(agent);
+    agent->send(call("c1", {{"path", "a.txt"}}));
+    const std::string id = agent->next("pending")["id"].get<std::string>();
+    const CtlResult r = console.ctl({QStringLiteral("pending")});
+    QCOMPARE(r.exitCode, 0);
+    QCOMPARE(r.out, QByteArray::fromStdString(id + "  tester  write_file  {\"path\":\"a.txt\"}\n"));
+}
+
+void TestConsoleE2E::filesArePrivateAndCleanExitRemovesThem()
+{
+    ConsoleProcess console;
+    QVERIFY(console.ready());
+    const QString data = console.dataDir();
+    // No group or other bits (0x077 in QFileDevice's layout) on the dir or the files.
+    QCOMPARE(QFileInfo(data).permissions() & 0x077, QFileDevice::Permissions(0));
+    for (const char *name : {"endpoint.json", "reviewer.token"}) {
+        const QFileInfo f(data + u'/' + QLatin1String(name));
+        QVERIFY(f.exists());
+        QCOMPARE(f.permissions() & 0x077, QFileDevice::Permissions(0));
+        QVERIFY(f.permissions() & QFileDevice::ReadOwner);
+    }
+    console.process().terminate(); // SIGTERM: a clean exit
+    QVERIFY(console.process().waitForFinished(WaitMs));
+    QCOMPARE(console.process().exitCode(), 0);
+    QVERIFY(!QFileInfo::exists(data + QStringLiteral("/endpoint.json")));
+    QVERIFY(!QFileInfo::exists(data + QStringLiteral("/reviewer.token")));
+}
+
+void TestConsoleE2E::ctlErrorsExitTwo_data()
+{
+    QTest::addColumn<QStringList>("args");
+    QTest::addColumn<QString>("message");
+    QTest::newRow("no command") << QStringList {} << "holdpoint-ctl: no command given";
+    QTest::newRow("unknown command") << QStringList {QStringLiteral("frobnicate")} << "holdpoint-ctl: unknown command \"frobnicate\"";
+    QTest::newRow("submit without tool") << QStringList {QStringLiteral("submit"), QStringLiteral("--args"), QStringLiteral("{}")}
+                                         << "holdpoint-ctl: submit: --tool NAME is required";
+    QTest::newRow("submit bad json") << QStringList {QStringLiteral("submit"), QStringLiteral("--tool"), QStringLiteral("x"), QStringLiteral("--args"), QStringLiteral("{oops")}
+                                     << "holdpoint-ctl: --args: invalid JSON: parse error at line 1, column 2: syntax error while parsing object key - invalid literal; last read: '{o'; expected string literal";
+    QTest::newRow("submit args not object") << QStringList {QStringLiteral("submit"), QStringLiteral("--tool"), QStringLiteral("x"), QStringLiteral("--args"), QStringLiteral("[1]")}
+                                            << "holdpoint-ctl: --args: expected a JSON object, got array";
+    QTest::newRow("deny without reason") << QStringList {QStringLiteral("deny"), QStringLiteral("abc")}
+                                         << "holdpoint-ctl: deny: --reason TEXT is required; the agent sees it";
+    QTest::newRow("approve unknown id") << QStringList {QStringLiteral("approve"), QStringLiteral("abc")}
+                                        << "holdpoint-ctl: unknown_item: id: no pending item \"abc\"; it may have been decided, timed out or cancelled";
+    QTest::newRow("edit unchanged needs args") << QStringList {QStringLiteral("edit"), QStringLiteral("abc")}
+                                               << "holdpoint-ctl: edit: --args JSON is required";
+}
+
+void TestConsoleE2E::ctlErrorsExitTwo()
+{
+    QFETCH(QStringList, args);
+    QFETCH(QString, message);
+    ConsoleProcess console;
+    QVERIFY(console.ready());
+    const CtlResult r = console.ctl(args);
+    QCOMPARE(r.exitCode, 2);
+    QVERIFY2(r.err.startsWith(message.toUtf8()), r.err.constData());
+    QVERIFY(r.out.isEmpty());
+}
+
+void TestConsoleE2E::secondConsoleOnSameDataDirExitsWithReason()
+{
+    ConsoleProcess console;
+    QVERIFY(console.ready());
+    QProcess second;
+    second.start(QStringLiteral(HOLDPOINT_BIN), {QStringLiteral("--headless"), QStringLiteral("--data-dir"), console.dataDir()});
+    QVERIFY(second.waitForFinished(WaitMs));
+    QCOMPARE(second.exitCode(), 1);
+    QVERIFY(second.readAllStandardError().startsWith("holdpoint: another console (pid "));
+
+    // No console at all: holdpoint-ctl says where it looked.
+    QTemporaryDir empty;
+    QProcess ctl;
+    ctl.start(QStringLiteral(HOLDPOINT_CTL_BIN), {QStringLiteral("--data-dir"), empty.path(), QStringLiteral("pending")});
+    QVERIFY(ctl.waitForFinished(WaitMs));
+    QCOMPARE(ctl.exitCode(), 2);
+    QVERIFY(ctl.readAllStandardError().startsWith(QByteArray("holdpoint-ctl: no console found: cannot read " + empty.path().toUtf8())));
+}
+
+QTEST_GUILESS_MAIN(TestConsoleE2E)
+#include "tst_console_e2e.moc"
