@@ -1,0 +1,338 @@
+// The console window with real widgets (offscreen), over a real
+// ConsoleCore, with each decision checked at a real agent connection.
+
+#include "common/testsocket.h"
+#include "console/consolecore.h"
+#include "denydialog.h"
+#include "mainwindow.h"
+#include "queuemodel.h"
+
+#include <QAbstractItemModelTester>
+#include <QApplication>
+#include <QComboBox>
+#include <QLabel>
+#include <QLineEdit>
+#include <QPlainTextEdit>
+#include <QPushButton>
+#include <QSignalSpy>
+#include <QTableView>
+#include <QTemporaryDir>
+#include <QTest>
+
+using namespace holdpoint;
+using namespace holdpoint::test;
+
+namespace {
+
+struct Harness
+{
+    Harness()
+    {
+        ConsoleOptions o;
+        o.dataDir = dir.path() + QStringLiteral("/data");
+        o.broker.reviewerName = "tester";
+        core = std::make_unique<ConsoleCore>(o);
+        QString error;
+        started = core->start(&error);
+        window = std::make_unique<MainWindow>(core.get());
+        window->show();
+        window->activateWindow();
+        active = QTest::qWaitForWindowActive(window.get());
+        agent = std::make_unique<TestSocket>();
+        welcomed = agent->hello(QUrl(core->url()), core->agentToken().toStdString()).is_object();
+    }
+    // Sends a call and waits until the window lists it.
+    bool submit(const std::string &callId, const Json &args, const std::string &turn = {})
+    {
+        Json c {{"type", "tool_call"}, {"call_id", callId}, {"tool_name", "write_file"}, {"args", args}};
+        if (!turn.empty())
+            c["turn_id"] = turn;
+        const int before = core->queue()->size();
+        agent->send(c);
+        return QTest::qWaitFor([&] { return core->queue()->size() == before + 1; }, WaitMs);
+    }
+    template<typename T>
+    T *child(const char *name) const
+    {
+        return window->findChild<T *>(QString::fromLatin1(name));
+    }
+    QTableView *view() const { return window->queueView(); }
+
+    QTemporaryDir dir;
+    std::unique_ptr<ConsoleCore> core;
+    std::unique_ptr<MainWindow> window;
+    std::unique_ptr<TestSocket> agent;
+    bool started = false;
+    bool welcomed = false;
+    bool active = false;
+};
+
+} // namespace
+
+class TestMainWindow : public QObject
+{
+    Q_OBJECT
+private Q_SLOTS:
+    void queueModelPassesTheModelTester();
+    void queueModelSignalsFollowTheQueue();
+    void approveByClick();
+    void denyRequiresAReason();
+    void denyWithReasonByKeyboard();
+    void editThenApprove();
+    void invalidJsonBlocksApproveWithEdits();
+    void haltTurnByKeyboard();
+    void keyboardMovesThroughTheQueue();
+    void lettersTypedInTheEditorDecideNothing();
+    void titleShowsPendingCount();
+    void controlCharactersAreEscapedForDisplay();
+};
+
+void TestMainWindow::queueModelPassesTheModelTester()
+{
+    ManualClock clock(0);
+    ReviewQueue queue(&clock);
+    QueueModel model(&queue);
+    QAbstractItemModelTester tester(&model, QAbstractItemModelTester::FailureReportingMode::QtTest);
+    std::vector<std::string> ids;
+    for (int i = 0; i < 20; ++i) {
+        QueueItem item;
+        item.id = queue.newId();
+        item.callId = std::to_string(i);
+        item.toolName = std::string("write_file");
+        item.args = {{"i", i}};
+        item.receivedAt = 0;
+        item.deadline = 1000 + i;
+        ids.push_back(item.id);
+        queue.add(std::move(item));
+    }
+    queue.setAgentConnected(ids[3], false);
+    protocol::Decision d;
+    d.kind = protocol::DecisionKind::Allow;
+    QVERIFY(queue.resolve(ids[10], ItemState::Decided, d));
+    QVERIFY(queue.resolve(ids[0], ItemState::Decided, d));
+    clock.advance(1005); // times out items 1 to 5 (item 0 was decided already)
+    QCOMPARE(model.rowCount(), 13);
+}
+
+void TestMainWindow::queueModelSignalsFollowTheQueue()
+{
+    ManualClock clock(0);
+    ReviewQueue queue(&clock);
+    QueueModel model(&queue);
+    QSignalSpy inserted(&model, &QAbstractItemModel::rowsInserted);
+    QSignalSpy removed(&model, &QAbstractItemModel::rowsRemoved);
+    QSignalSpy changed(&model, &QAbstractItemModel::dataChanged);
+    QSignalSpy reset(&model, &QAbstractItemModel::modelReset);
+
+    QueueItem a;
+    a.id = "a";
+    a.toolName = "read_file";
+    a.args = {{"path", "x"}};
+    a.deadline = 5000;
+    queue.add(a);
+    QueueItem b = a;
+    b.id = "b";
+    queue.add(b);
+    QCOMPARE(inserted.count(), 2);
+    QCOMPARE(inserted.at(1).at(1).toInt(), 1);
+    QCOMPARE(model.data(model.index(1, QueueModel::Tool)).toString(), QStringLiteral("read_file"));
+    QCOMPARE(model.data(model.index(1, QueueModel::Arguments)).toString(), QStringLiteral("path=x"));
+
+    queue.setAgentConnected("b", false);
+    QCOMPARE(changed.count(), 1);
+    QCOMPARE(changed.at(0).at(0).value<QModelIndex>().row(), 1);
+    QVERIFY(model.data(model.index(1, QueueModel::Reason)).toString().startsWith(QStringLiteral("agent disconnected")));
+
+    protocol::Decision d;
+    QVERIFY(queue.resolve("a", ItemState::Decided, d));
+    QCOMPARE(removed.count(), 1);
+    QCOMPARE(removed.at(0).at(1).toInt(), 0);
+    QCOMPARE(model.data(model.index(0, QueueModel::Reason), QueueModel::ItemIdRole).toString(), QStringLiteral("b"));
+    QCOMPARE(model.data(model.index(0, QueueModel::TimeLeft)).toString(), QStringLiteral("5s"));
+    QCOMPARE(reset.count(), 0);
+}
+
+void TestMainWindow::approveByClick()
+{
+    Harness h;
+    QVERIFY(h.started && h.welcomed && h.active);
+    QVERIFY(h.submit("c1", {{"path", "a.txt"}}));
+    QTRY_COMPARE(h.view()->currentIndex().row(), 0);
+    QTest::mouseClick(h.child<QPushButton>("approveButton"), Qt::LeftButton);
+    const Json d = h.agent->next("decision");
+    QCOMPARE(d["decision"], Json("allow"));
+    QCOMPARE(d["args"], Json({{"path", "a.txt"}}));
+    QCOMPARE(d["decided_by"], Json("human:tester"));
+    QCOMPARE(h.core->queue()->size(), 0);
+    QCOMPARE(h.child<QLabel>("detailTitle")->text(), QStringLiteral("The queue is clear"));
+}
+
+void TestMainWindow::denyRequiresAReason()
+{
+    Harness h;
+    QVERIFY(h.submit("c1", {{"path", "a.txt"}}));
+    QTest::mouseClick(h.child<QPushButton>("denyButton"), Qt::LeftButton);
+    DenyDialog *dialog = h.window->denyDialog();
+    QVERIFY(dialog);
+    auto *ok = dialog->findChild<QPushButton *>(QStringLiteral("denyOk"));
+    QVERIFY(!ok->isEnabled());
+    auto *reason = dialog->findChild<QComboBox *>(QStringLiteral("denyReason"));
+    QTest::keyClicks(reason->lineEdit(), QStringLiteral("   "));
+    QVERIFY(!ok->isEnabled()); // blanks are not a reason
+    QTest::keyClick(reason->lineEdit(), Qt::Key_Return);
+    QVERIFY(dialog->isVisible());
+    QTest::keyClick(dialog, Qt::Key_Escape);
+    QTRY_VERIFY(!h.window->denyDialog());
+    QCOMPARE(h.core->queue()->size(), 1);
+    QVERIFY(h.agent->noneOf("decision"));
+}
+
+void TestMainWindow::denyWithReasonByKeyboard()
+{
+    Harness h;
+    QVERIFY(h.submit("c1", {{"path", "/etc/passwd"}}));
+    h.view()->setFocus();
+    QTest::keyClick(h.view(), Qt::Key_D);
+    DenyDialog *dialog = h.window->denyDialog();
+    QVERIFY(dialog);
+    auto *reason = dialog->findChild<QComboBox *>(QStringLiteral("denyReason"));
+    QTest::keyClicks(reason->lineEdit(), QStringLiteral("outside the project"));
+    QTest::keyClick(reason->lineEdit(), Qt::Key_Return);
+    const Json d = h.agent->next("decision");
+    QCOMPARE(d["decision"], Json("deny"));
+    QCOMPARE(d["reason"], Json("outside the project"));
+    // Keystrokes go back to the queue (offscreen, the window is not re-activated).
+    QTRY_COMPARE(h.window->focusWidget(), h.view());
+
+    // The reason is offered first next time.
+    h.window->activateWindow(); // as the window manager does when a dialog closes
+    QVERIFY(QTest::qWaitForWindowActive(h.window.get()));
+    QVERIFY(h.submit("c2", {{"path", "/etc/shadow"}}));
+    QTest::keyClick(h.view(), Qt::Key_D);
+    QVERIFY(h.window->denyDialog());
+    QCOMPARE(h.window->denyDialog()->findChild<QComboBox *>(QStringLiteral("denyReason"))->itemText(0),
+             QStringLiteral("outside the project"));
+}
+
+void TestMainWindow::editThenApprove()
+{
+    Harness h;
+    QVERIFY(h.submit("c1", {{"path", "a.txt"}}));
+    h.view()->setFocus();
+    QTest::keyClick(h.view(), Qt::Key_E);
+    QPlainTextEdit *editor = h.window->argsEditor();
+    QTRY_VERIFY(editor->hasFocus());
+    auto *approveEdits = h.child<QPushButton>("approveEditsButton");
+    QVERIFY(!approveEdits->isEnabled()); // unchanged
+    QTest::keyClick(editor, Qt::Key_A, Qt::ControlModifier);
+    QTest::keyClicks(editor, QStringLiteral("{\"path\": \"sandbox/a.txt\"}"));
+    QVERIFY(approveEdits->isEnabled());
+    QTest::keyClick(editor, Qt::Key_Return, Qt::ControlModifier);
+    const Json d = h.agent->next("decision");
+    QCOMPARE(d["decision"], Json("modify"));
+    QCOMPARE(d["args"], Json({{"path", "sandbox/a.txt"}}));
+}
+
+void TestMainWindow::invalidJsonBlocksApproveWithEdits()
+{
+    Harness h;
+    QVERIFY(h.submit("c1", {{"path", "a.txt"}}));
+    QPlainTextEdit *editor = h.window->argsEditor();
+    auto *approveEdits = h.child<QPushButton>("approveEditsButton");
+    editor->setFocus();
+    QTest::keyClick(editor, Qt::Key_A, Qt::ControlModifier);
+    QTest::keyClicks(editor, QStringLiteral("{\"path\": \"b.txt\","));
+    QTest::keyClick(editor, Qt::Key_Return);
+    QTest::keyClicks(editor, QStringLiteral("  \"mode\": }"));
+    QVERIFY(!approveEdits->isEnabled());
+    QCOMPARE(h.child<QLabel>("argsStatus")->text(),
+             QStringLiteral("\u2716 Invalid JSON: parse error at line 2, column 11: syntax error while parsing value - "
+                            "unexpected '}'; expected '[', '{', or a literal"));
+    QTest::keyClick(editor, Qt::Key_Return, Qt::ControlModifier); // does nothing
+    QTest::mouseClick(approveEdits, Qt::LeftButton);
+    QCOMPARE(h.core->queue()->size(), 1);
+
+    QTest::keyClick(editor, Qt::Key_A, Qt::ControlModifier);
+    QTest::keyClicks(editor, QStringLiteral("[1, 2]"));
+    QVERIFY(!approveEdits->isEnabled());
+    QCOMPARE(h.child<QLabel>("argsStatus")->text(), QStringLiteral("\u2716 Arguments must be a JSON object, not array"));
+    QVERIFY(h.agent->noneOf("decision"));
+}
+
+void TestMainWindow::haltTurnByKeyboard()
+{
+    Harness h;
+    QVERIFY(h.submit("c1", {{"n", 1}}, "turn-1"));
+    QVERIFY(h.submit("c2", {{"n", 2}}, "turn-1"));
+    QVERIFY(h.submit("c3", {{"n", 3}}, "turn-2"));
+    h.view()->setFocus();
+    QTest::keyClick(h.view(), Qt::Key_H);
+    const Json first = h.agent->next("decision");
+    const Json second = h.agent->next("decision");
+    QCOMPARE(first["decision"], Json("halt"));
+    QCOMPARE(second["decision"], Json("halt"));
+    QCOMPARE(second["call_id"], Json("c2"));
+    QCOMPARE(h.core->queue()->size(), 1);
+    QCOMPARE(h.core->queue()->at(0).callId, std::string("c3"));
+}
+
+void TestMainWindow::keyboardMovesThroughTheQueue()
+{
+    Harness h;
+    for (const char *id : {"c1", "c2", "c3"})
+        QVERIFY(h.submit(id, {{"id", id}}));
+    h.view()->setFocus();
+    QTRY_COMPARE(h.view()->currentIndex().row(), 0);
+    QTest::keyClick(h.view(), Qt::Key_J);
+    QTest::keyClick(h.view(), Qt::Key_J);
+    QCOMPARE(h.view()->currentIndex().row(), 2);
+    QTest::keyClick(h.view(), Qt::Key_J); // stays on the last row
+    QCOMPARE(h.view()->currentIndex().row(), 2);
+    QTest::keyClick(h.view(), Qt::Key_K);
+    QCOMPARE(h.view()->currentIndex().row(), 1);
+    QTest::keyClick(h.view(), Qt::Key_Down);
+    QCOMPARE(h.view()->currentIndex().row(), 2);
+    QTest::keyClick(h.view(), Qt::Key_A); // approves c3; the selection stays on a live row
+    QCOMPARE(h.agent->next("decision")["call_id"], Json("c3"));
+    QCOMPARE(h.view()->currentIndex().row(), 1);
+    QTest::keyClick(h.view(), Qt::Key_A);
+    QCOMPARE(h.agent->next("decision")["call_id"], Json("c2"));
+    QTest::keyClick(h.view(), Qt::Key_A);
+    QCOMPARE(h.agent->next("decision")["call_id"], Json("c1"));
+    QCOMPARE(h.core->queue()->size(), 0); // cleared without the mouse
+}
+
+void TestMainWindow::lettersTypedInTheEditorDecideNothing()
+{
+    Harness h;
+    QVERIFY(h.submit("c1", {{"path", "a.txt"}}));
+    h.window->argsEditor()->setFocus();
+    QTest::keyClicks(h.window->argsEditor(), QStringLiteral("adhe"));
+    QVERIFY(!h.window->denyDialog());
+    QCOMPARE(h.core->queue()->size(), 1);
+    QTest::keyClick(h.window->argsEditor(), Qt::Key_Escape);
+    QTRY_VERIFY(h.view()->hasFocus());
+    QVERIFY(h.agent->noneOf("decision"));
+}
+
+void TestMainWindow::titleShowsPendingCount()
+{
+    Harness h;
+    QCOMPARE(h.window->windowTitle(), QStringLiteral("Holdpoint"));
+    QVERIFY(h.submit("c1", {{"a", 1}}));
+    QVERIFY(h.submit("c2", {{"a", 2}}));
+    QCOMPARE(h.window->windowTitle(), QStringLiteral("(2) Holdpoint"));
+    QTest::mouseClick(h.child<QPushButton>("approveButton"), Qt::LeftButton);
+    QCOMPARE(h.window->windowTitle(), QStringLiteral("(1) Holdpoint"));
+}
+
+void TestMainWindow::controlCharactersAreEscapedForDisplay()
+{
+    QCOMPARE(QueueModel::displaySafe(QStringLiteral("rm\u001b[2J -rf\n/"), 100), QStringLiteral("rm\\u001b[2J -rf\u21b5/"));
+    QCOMPARE(QueueModel::displaySafe(QStringLiteral("a\u202eb"), 100), QStringLiteral("a\\u202eb")); // RTL override
+    QCOMPARE(QueueModel::displaySafe(QStringLiteral("abcdef"), 3), QStringLiteral("abc\u2026"));
+    QCOMPARE(QueueModel::summarizeArgs(Json {{"cmd", "ls"}, {"n", 2}}), QStringLiteral("cmd=ls  n=2"));
+}
+
+QTEST_MAIN(TestMainWindow)
+#include "tst_mainwindow.moc"
