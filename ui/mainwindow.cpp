@@ -61,13 +61,26 @@ MainWindow::MainWindow(ConsoleCore *core, QWidget *parent)
     m_view->setWordWrap(false);
     m_view->verticalHeader()->hide();
     m_view->verticalHeader()->setDefaultSectionSize(m_view->fontMetrics().height() + 10);
-    m_view->horizontalHeader()->setStretchLastSection(false);
-    m_view->horizontalHeader()->setSectionResizeMode(QueueModel::Arguments, QHeaderView::Stretch);
-    m_view->setColumnWidth(QueueModel::Waiting, 70);
-    m_view->setColumnWidth(QueueModel::Agent, 110);
-    m_view->setColumnWidth(QueueModel::Tool, 110);
-    m_view->setColumnWidth(QueueModel::Reason, 200);
-    m_view->setColumnWidth(QueueModel::TimeLeft, 80);
+    // Everything but the arguments fits its content; the arguments take the
+    // rest, so no column hides behind a horizontal scroll bar.
+    QHeaderView *header = m_view->horizontalHeader();
+    header->setStretchLastSection(false);
+    header->setMinimumSectionSize(48);
+    for (int c = 0; c < QueueModel::ColumnCount; ++c)
+        header->setSectionResizeMode(c, QHeaderView::Interactive);
+    header->setSectionResizeMode(QueueModel::Arguments, QHeaderView::Stretch);
+    const QFontMetrics fm = m_view->fontMetrics();
+    const int em = fm.horizontalAdvance(u'M');
+    auto fit = [&](int column, const QString &widest) {
+        const QString title = m_model->headerData(column, Qt::Horizontal).toString();
+        m_view->setColumnWidth(column, std::max(fm.horizontalAdvance(title), fm.horizontalAdvance(widest)) + em * 2);
+    };
+    fit(QueueModel::Waiting, QStringLiteral("88m 88s"));
+    fit(QueueModel::TimeLeft, QStringLiteral("88m 88s"));
+    m_view->setColumnWidth(QueueModel::Agent, 8 * em);
+    m_view->setColumnWidth(QueueModel::Tool, 8 * em);
+    m_view->setColumnWidth(QueueModel::Reason, 12 * em);
+    m_view->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
 
     auto *detail = new QWidget(splitter);
     auto *d = new QVBoxLayout(detail);
@@ -126,6 +139,7 @@ MainWindow::MainWindow(ConsoleCore *core, QWidget *parent)
     splitter->addWidget(detail);
     splitter->setStretchFactor(0, 3);
     splitter->setStretchFactor(1, 2);
+    splitter->setSizes({780, 520});
     setCentralWidget(splitter);
 
     m_statusLabel = new QLabel(this);
@@ -169,7 +183,7 @@ MainWindow::MainWindow(ConsoleCore *core, QWidget *parent)
     });
     connect(m_core->broker(), &Broker::connectionsChanged, this, &MainWindow::updateTitleAndStatus);
 
-    resize(1280, 800);
+    resize(1300, 800);
     showDetail(nullptr);
     updateTitleAndStatus();
     m_view->setFocus();

@@ -106,6 +106,8 @@ QVariant QueueModel::data(const QModelIndex &index, int role) const
     }
     if (role == Qt::ToolTipRole && index.column() == Arguments)
         return toQString(dumpJson(item->args, 2)).left(4000);
+    if (role == Qt::ToolTipRole && index.column() == Reason)
+        return data(index, Qt::DisplayRole);
     if (role == Qt::ForegroundRole && !item->agentConnected)
         return QColor(Qt::gray);
     if (role == Qt::TextAlignmentRole && (index.column() == Waiting || index.column() == TimeLeft))

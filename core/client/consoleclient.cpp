@@ -15,6 +15,14 @@ ConsoleClient::ConsoleClient(QObject *parent)
     });
 }
 
+ConsoleClient::~ConsoleClient()
+{
+    // ~QWebSocket reports a disconnect; nobody may hear it from a client
+    // that is already half destroyed.
+    m_socket.disconnect(this);
+    m_timeout.disconnect(this);
+}
+
 void ConsoleClient::connectTo(const EndpointInfo &info, protocol::Role role, const protocol::AgentInfo &agent,
                               const std::optional<std::string> &sessionId, int timeoutMs)
 {

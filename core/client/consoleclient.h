@@ -19,6 +19,7 @@ class ConsoleClient final : public QObject
     Q_OBJECT
 public:
     explicit ConsoleClient(QObject *parent = nullptr);
+    ~ConsoleClient() override;
 
     // Connects and says hello. welcomed() or failed() follows.
     void connectTo(const EndpointInfo &info, protocol::Role role, const protocol::AgentInfo &agent,
