@@ -24,7 +24,6 @@ std::string_view errorCodeName(ErrorCode code)
     case ErrorCode::CallPending: return "call_pending";
     case ErrorCode::UnknownItem: return "unknown_item";
     case ErrorCode::AlreadyResolved: return "already_resolved";
-    case ErrorCode::MessageTooLarge: return "message_too_large";
     case ErrorCode::ConnectionLimit: return "connection_limit";
     }
     return "invalid_message";

@@ -43,7 +43,6 @@ enum class ErrorCode {
     CallPending,
     UnknownItem,
     AlreadyResolved,
-    MessageTooLarge,
     ConnectionLimit,
 };
 
