@@ -90,8 +90,9 @@ int main(int argc, char **argv)
     const QCommandLineOption origin(QStringLiteral("allow-origin"), QStringLiteral("Admit WebSocket handshakes with exactly this Origin (repeatable; default none)."), QStringLiteral("origin"));
     const QCommandLineOption maxMessage(QStringLiteral("max-message-bytes"), QStringLiteral("Largest message accepted; larger ones close with 1009 (default 1048576)."), QStringLiteral("bytes"), QStringLiteral("1048576"));
     const QCommandLineOption maxConnections(QStringLiteral("max-connections"), QStringLiteral("Most simultaneous connections (default 512)."), QStringLiteral("n"), QStringLiteral("512"));
+    const QCommandLineOption policy(QStringLiteral("policy"), QStringLiteral("Policy file (repeatable; later files add to and override earlier ones). Default: the shipped default policy, which asks a person."), QStringLiteral("file"));
     const QCommandLineOption helloTimeout(QStringLiteral("hello-timeout-ms"), QStringLiteral("Milliseconds a new connection has to send hello (default 5000)."), QStringLiteral("ms"), QStringLiteral("5000"));
-    parser.addOptions({headless, demo, port, dataDir, timeout, grace, origin, maxMessage, maxConnections, helloTimeout});
+    parser.addOptions({headless, demo, port, dataDir, policy, timeout, grace, origin, maxMessage, maxConnections, helloTimeout});
     parser.process(*app);
 
     if (!parser.positionalArguments().isEmpty())
@@ -118,6 +119,11 @@ int main(int argc, char **argv)
     if (!ok)
         return 1;
     options.endpoint.allowedOrigins = parser.values(origin);
+    // An invalid policy stops the console: it never runs on a policy it could not read.
+    PolicyResult loaded = loadPolicyFiles(parser.values(policy));
+    if (!loaded.policy)
+        return fail(loaded.error);
+    options.policy = std::move(*loaded.policy);
 
     ConsoleCore core(options);
     QString error;

@@ -39,6 +39,7 @@ ConsoleCore::ConsoleCore(ConsoleOptions options, Clock *clock, QObject *parent)
     m_queue = std::make_unique<ReviewQueue>(m_clock);
     m_endpoint = std::make_unique<Endpoint>(m_options.endpoint);
     m_broker = std::make_unique<Broker>(m_queue.get(), m_endpoint.get(), m_options.broker);
+    m_broker->setPolicy(m_options.policy);
     m_endpoint->setHandler(m_broker.get());
 }
 

@@ -168,13 +168,27 @@ void Broker::handleToolCall(ConnectionId cid, Session &session, ToolCall &&call)
         return;
     }
 
+    Call &entry = session.calls[call.callId];
+    entry.digest = digest;
+    entry.waiters.insert(cid);
+
+    // No guardrail chain runs yet, so every call falls to the policy's
+    // default action (PROTOCOL.md "Calls and decisions").
+    if (m_policy.defaultAction != DefaultAction::Ask) {
+        Decision d;
+        d.kind = m_policy.defaultAction == DefaultAction::Allow ? DecisionKind::Allow : DecisionKind::Deny;
+        if (d.kind == DecisionKind::Allow)
+            d.args = call.args;
+        d.decidedBy = "policy:default";
+        d.reason = "no guardrail decided; the default policy is " + std::string(defaultActionName(m_policy.defaultAction));
+        return finishCall(session, call.callId, d);
+    }
+
     const TimeMs now = m_queue->clock()->now();
     TimeMs timeout = m_config.defaultTimeoutMs;
     if (call.timeoutS)
         timeout = std::min<TimeMs>(timeout, std::max<TimeMs>(1, TimeMs(std::llround(*call.timeoutS * 1000))));
 
-    // No guardrail chain decides yet, so every call falls to the default
-    // action, which is "ask" (PROTOCOL.md "Calls and decisions").
     QueueItem item;
     item.id = m_queue->newId();
     item.callId = call.callId;
@@ -189,10 +203,7 @@ void Broker::handleToolCall(ConnectionId cid, Session &session, ToolCall &&call)
     item.receivedAt = now;
     item.deadline = now + timeout;
 
-    Call &entry = session.calls[call.callId];
-    entry.digest = digest;
     entry.itemId = item.id;
-    entry.waiters.insert(cid);
 
     const std::string itemId = item.id;
     const std::string reason = item.reason;
@@ -345,14 +356,20 @@ void Broker::onResolved(const QueueItem &item)
         m_orphans.erase({call.orphanedAt, item.id});
         rearmGrace();
     }
-    call.decisionText = dumpJson(decisionToJson(item.callId, d));
+    finishCall(session, item.callId, d);
+}
+
+void Broker::finishCall(Session &session, const std::string &callId, const Decision &decision)
+{
+    Call &call = session.calls[callId];
+    call.decisionText = dumpJson(decisionToJson(callId, decision));
     call.itemId.clear();
     call.orphanedAt = NoDeadline;
     for (ConnectionId waiter : call.waiters)
         m_outbound->send(waiter, call.decisionText);
     call.waiters.clear();
 
-    session.decidedOrder.push_back(item.callId);
+    session.decidedOrder.push_back(callId);
     while (session.decidedOrder.size() > m_config.rememberedCallsPerSession) {
         session.calls.erase(session.decidedOrder.front());
         session.decidedOrder.pop_front();

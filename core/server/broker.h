@@ -1,6 +1,7 @@
 #pragma once
 
 #include "common/clock.h"
+#include "policy/policy.h"
 #include "queue/reviewqueue.h"
 #include "server/messagehandler.h"
 
@@ -53,6 +54,10 @@ public:
     ReviewOutcome review(const protocol::Review &review, const std::string &decidedBy);
     std::string humanDecider() const { return "human:" + m_config.reviewerName; }
 
+    // Takes effect for calls received from now on.
+    void setPolicy(Policy policy) { m_policy = std::move(policy); }
+    const Policy &policy() const { return m_policy; }
+
     int agentConnections() const;
     int reviewerConnections() const { return int(m_reviewers.size()); }
     int sessionCount() const { return int(m_sessions.size()); }
@@ -92,6 +97,9 @@ private:
     void handleCancel(ConnectionId cid, Session &session, const protocol::Cancel &cancel);
     void handleReview(ConnectionId cid, const protocol::Review &review);
     void onResolved(const QueueItem &item);
+    // Records a call's decision, sends it to whoever waits, and keeps the
+    // session's memory of decided calls bounded.
+    void finishCall(Session &session, const std::string &callId, const protocol::Decision &decision);
     void onAdded(int row);
     void abandonOrphans();
     void rearmGrace();
@@ -105,6 +113,7 @@ private:
     ReviewQueue *m_queue;
     Outbound *m_outbound;
     BrokerConfig m_config;
+    Policy m_policy;
     Alarm m_graceAlarm;
     std::unordered_map<ConnectionId, Connection> m_connections;
     std::unordered_set<ConnectionId> m_reviewers;

@@ -135,6 +135,8 @@ private Q_SLOTS:
     void ctlErrorsExitTwo_data();
     void ctlErrorsExitTwo();
     void secondConsoleOnSameDataDirExitsWithReason();
+    void policyDefaultAnswersWithoutAPerson();
+    void invalidPolicyStopsTheConsole();
 };
 
 void TestConsoleE2E::reviewerDecisionsReachTheSubmitter_data()
@@ -406,6 +408,42 @@ void TestConsoleE2E::secondConsoleOnSameDataDirExitsWithReason()
     QVERIFY(ctl.waitForFinished(WaitMs));
     QCOMPARE(ctl.exitCode(), 2);
     QVERIFY(ctl.readAllStandardError().startsWith(QByteArray("holdpoint-ctl: no console found: cannot read " + empty.path().toUtf8())));
+}
+
+void TestConsoleE2E::policyDefaultAnswersWithoutAPerson()
+{
+    QTemporaryDir dir;
+    const QString policy = dir.filePath(QStringLiteral("allow.json"));
+    QFile f(policy);
+    QVERIFY(f.open(QIODevice::WriteOnly));
+    f.write(R"({"version":1,"description":"observe only","default":"allow"})");
+    f.close();
+    ConsoleProcess console({QStringLiteral("--policy"), policy});
+    QVERIFY(console.ready());
+    const CtlResult r = console.ctl({QStringLiteral("submit"), QStringLiteral("--tool"), QStringLiteral("read_file"),
+                                     QStringLiteral("--args"), QStringLiteral(R"({"path":"README.md"})")});
+    QCOMPARE(r.exitCode, 0);
+    QCOMPARE(r.json()["decided_by"], Json("policy:default"));
+    QCOMPARE(r.json()["args"], Json({{"path", "README.md"}}));
+    QVERIFY(!r.err.contains("waiting for a reviewer"));
+}
+
+void TestConsoleE2E::invalidPolicyStopsTheConsole()
+{
+    QTemporaryDir dir;
+    const QString policy = dir.filePath(QStringLiteral("policy.json"));
+    QFile f(policy);
+    QVERIFY(f.open(QIODevice::WriteOnly));
+    f.write(R"({"default":"sometimes"})");
+    f.close();
+    QProcess p;
+    p.start(QStringLiteral(HOLDPOINT_BIN), {QStringLiteral("--headless"), QStringLiteral("--data-dir"), dir.filePath(QStringLiteral("data")),
+                                            QStringLiteral("--policy"), policy});
+    QVERIFY(p.waitForFinished(WaitMs));
+    QCOMPARE(p.exitCode(), 1);
+    QCOMPARE(p.readAllStandardError(),
+             QByteArray("holdpoint: " + policy.toUtf8() + ": default: unknown action \"sometimes\" (expected one of: ask, allow, deny)\n"));
+    QVERIFY(!QFileInfo::exists(dir.filePath(QStringLiteral("data/endpoint.json"))));
 }
 
 QTEST_GUILESS_MAIN(TestConsoleE2E)

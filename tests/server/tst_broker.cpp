@@ -143,6 +143,8 @@ private Q_SLOTS:
     void reviewerRoleSeesQueueAndEvents();
     void rolesAreEnforced();
     void decidedCallMemoryIsBounded();
+    void policyDefaultDecidesWithoutAPerson_data();
+    void policyDefaultDecidesWithoutAPerson();
 };
 
 void TestBroker::welcomeAssignsOrKeepsSession()
@@ -577,6 +579,39 @@ void TestBroker::decidedCallMemoryIsBounded()
     QCOMPARE(f.queue.size(), 0);
     f.call(a, "c1"); // forgotten: a new call
     QCOMPARE(f.queue.size(), 1);
+}
+
+void TestBroker::policyDefaultDecidesWithoutAPerson_data()
+{
+    QTest::addColumn<int>("action");
+    QTest::addColumn<QString>("expected");
+    QTest::newRow("allow") << int(DefaultAction::Allow)
+                           << R"({"type":"decision","call_id":"c1","decision":"allow","args":{"path":"a.txt"},"reason":"no guardrail decided; the default policy is allow","decided_by":"policy:default","warnings":[]})";
+    QTest::newRow("deny") << int(DefaultAction::Deny)
+                          << R"({"type":"decision","call_id":"c1","decision":"deny","reason":"no guardrail decided; the default policy is deny","decided_by":"policy:default","warnings":[]})";
+}
+
+void TestBroker::policyDefaultDecidesWithoutAPerson()
+{
+    QFETCH(int, action);
+    QFETCH(QString, expected);
+    Fixture f;
+    Policy p;
+    p.defaultAction = DefaultAction(action);
+    f.broker.setPolicy(p);
+    const ConnectionId a = f.agent();
+    const ConnectionId r = f.reviewer();
+    f.call(a, "c1");
+    QCOMPARE(f.queue.size(), 0);
+    QVERIFY(f.out.ofType(a, "pending").empty());
+    QCOMPARE(f.out.last(a, "decision"), Json::parse(expected.toStdString()));
+    QVERIFY(f.out.ofType(r, "escalated").empty());
+    // Idempotent like any decision: the same answer, and conflicts still refused.
+    f.call(a, "c1");
+    QCOMPARE(f.out.ofType(a, "decision").size(), std::size_t(2));
+    QCOMPARE(f.out.raw[a].back(), f.out.raw[a][f.out.raw[a].size() - 2]);
+    f.call(a, "c1", {{"path", "b.txt"}});
+    QCOMPARE(f.out.last(a, "error")["code"], Json("call_id_conflict"));
 }
 
 QTEST_GUILESS_MAIN(TestBroker)

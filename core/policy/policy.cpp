@@ -1,0 +1,116 @@
+#include "policy.h"
+
+#include "protocol/protocol.h"
+
+#include <QFile>
+#include <QFileInfo>
+
+namespace holdpoint {
+
+namespace {
+
+constexpr qint64 MaxPolicyBytes = 4 * 1024 * 1024;
+
+QString fail(const QString &file, const std::string &path, const std::string &message)
+{
+    if (path.empty())
+        return file + QStringLiteral(": ") + toQString(message);
+    return file + QStringLiteral(": ") + toQString(path) + QStringLiteral(": ") + toQString(message);
+}
+
+} // namespace
+
+std::string_view defaultActionName(DefaultAction action)
+{
+    switch (action) {
+    case DefaultAction::Ask: return "ask";
+    case DefaultAction::Allow: return "allow";
+    case DefaultAction::Deny: return "deny";
+    }
+    return "ask";
+}
+
+QString defaultPolicyPath()
+{
+    return QStringLiteral(":/holdpoint/policies/default.json");
+}
+
+PolicyResult parsePolicy(std::string_view text, const QString &file, Policy base)
+{
+    PolicyResult r;
+    if (protocol::nestingDepth(text, protocol::MaxDepth) > protocol::MaxDepth) {
+        r.error = fail(file, {}, "nested deeper than " + std::to_string(protocol::MaxDepth) + " levels");
+        return r;
+    }
+    Json doc;
+    try {
+        doc = Json::parse(text.begin(), text.end());
+    } catch (const Json::parse_error &e) {
+        std::string what = e.what();
+        if (auto pos = what.find("] "); pos != std::string::npos)
+            what.erase(0, pos + 2);
+        r.error = fail(file, {}, "invalid JSON: " + what);
+        return r;
+    }
+    if (!doc.is_object()) {
+        r.error = fail(file, {}, std::string("expected a JSON object, got ") + doc.type_name());
+        return r;
+    }
+    for (auto it = doc.begin(); it != doc.end(); ++it) {
+        const std::string &key = it.key();
+        const Json &v = it.value();
+        if (key == "version") {
+            if (!v.is_number_integer() || v.get<long long>() != 1) {
+                r.error = fail(file, key, "unsupported version " + dumpJson(v) + " (expected 1)");
+                return r;
+            }
+        } else if (key == "description") {
+            if (!v.is_string()) {
+                r.error = fail(file, key, std::string("expected a string, got ") + v.type_name());
+                return r;
+            }
+        } else if (key == "default") {
+            const std::string s = v.is_string() ? v.get<std::string>() : std::string();
+            if (s == "ask")
+                base.defaultAction = DefaultAction::Ask;
+            else if (s == "allow")
+                base.defaultAction = DefaultAction::Allow;
+            else if (s == "deny")
+                base.defaultAction = DefaultAction::Deny;
+            else {
+                r.error = fail(file, key, "unknown action " + dumpJson(v) + " (expected one of: ask, allow, deny)");
+                return r;
+            }
+        } else {
+            r.error = fail(file, key, "unknown key (expected one of: version, description, default)");
+            return r;
+        }
+    }
+    base.files << file;
+    r.policy = std::move(base);
+    return r;
+}
+
+PolicyResult loadPolicyFiles(const QStringList &files)
+{
+    const QStringList paths = files.isEmpty() ? QStringList {defaultPolicyPath()} : files;
+    Policy policy;
+    for (const QString &path : paths) {
+        // Errors name the file as the user gave it; the built-in one by its source path.
+        const QString label = path == defaultPolicyPath() ? QStringLiteral("resources/policies/default.json") : path;
+        QFile f(path);
+        if (!f.open(QIODevice::ReadOnly)) {
+            return {std::nullopt, label + QStringLiteral(": cannot read: ") + f.errorString()};
+        }
+        if (f.size() > MaxPolicyBytes)
+            return {std::nullopt, label + QStringLiteral(": larger than %1 bytes").arg(MaxPolicyBytes)};
+        const QByteArray bytes = f.readAll();
+        PolicyResult r = parsePolicy(std::string_view(bytes.constData(), std::size_t(bytes.size())), label, policy);
+        if (!r.policy)
+            return r;
+        policy = std::move(*r.policy);
+    }
+    return {std::move(policy), {}};
+}
+
+} // namespace holdpoint

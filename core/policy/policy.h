@@ -1,0 +1,42 @@
+#pragma once
+
+#include "common/json.h"
+
+#include <QString>
+#include <QStringList>
+
+#include <optional>
+#include <string>
+
+namespace holdpoint {
+
+// What happens to a call no guardrail decides (core/guardrails/README.md
+// will add the chain in front of it).
+enum class DefaultAction { Ask, Allow, Deny };
+std::string_view defaultActionName(DefaultAction action);
+
+struct Policy
+{
+    DefaultAction defaultAction = DefaultAction::Ask;
+    QStringList files; // where it came from, in load order
+};
+
+struct PolicyResult
+{
+    std::optional<Policy> policy;
+    // "<file>: <json path>: <what is wrong> (expected ...)"
+    QString error;
+};
+
+// Parses one policy document. `fileLabel` is how errors name the file.
+// Pure: no I/O.
+PolicyResult parsePolicy(std::string_view text, const QString &fileLabel, Policy base = {});
+
+// Loads policy files in order; later files add to and override earlier ones.
+// With no files, the shipped default policy is used.
+PolicyResult loadPolicyFiles(const QStringList &files);
+
+// The default policy compiled into the binary (resources/policies/default.json).
+QString defaultPolicyPath();
+
+} // namespace holdpoint
