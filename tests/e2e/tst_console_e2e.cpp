@@ -137,6 +137,7 @@ private Q_SLOTS:
     void secondConsoleOnSameDataDirExitsWithReason();
     void policyDefaultAnswersWithoutAPerson();
     void invalidPolicyStopsTheConsole();
+    void restartAfterKillTakesOverTheDataDir();
 };
 
 void TestConsoleE2E::reviewerDecisionsReachTheSubmitter_data()
@@ -444,6 +445,36 @@ void TestConsoleE2E::invalidPolicyStopsTheConsole()
     QCOMPARE(p.readAllStandardError(),
              QByteArray("holdpoint: " + policy.toUtf8() + ": default: unknown action \"sometimes\" (expected one of: ask, allow, deny)\n"));
     QVERIFY(!QFileInfo::exists(dir.filePath(QStringLiteral("data/endpoint.json"))));
+}
+
+void TestConsoleE2E::restartAfterKillTakesOverTheDataDir()
+{
+    ConsoleProcess console;
+    QVERIFY(console.ready());
+    const QUrl oldUrl = console.info().url;
+    const qint64 oldPid = console.info().pid;
+    QCOMPARE(oldPid, console.process().processId());
+    console.process().kill(); // SIGKILL: no cleanup, stale lock and endpoint file
+    QVERIFY(console.process().waitForFinished(WaitMs));
+    QVERIFY(QFileInfo::exists(console.dataDir() + QStringLiteral("/endpoint.json")));
+
+    const CtlResult dead = console.ctl({QStringLiteral("pending")});
+    QCOMPARE(dead.exitCode, 2);
+    QCOMPARE(dead.err, QByteArray("holdpoint-ctl: cannot connect to the console at " + oldUrl.toString().toUtf8()
+                                  + ": Connection refused\n"));
+
+    QProcess again;
+    again.setProcessChannelMode(QProcess::ForwardedErrorChannel);
+    again.start(QStringLiteral(HOLDPOINT_BIN), {QStringLiteral("--headless"), QStringLiteral("--data-dir"), console.dataDir()});
+    EndpointInfo fresh;
+    QString error;
+    QVERIFY(QTest::qWaitFor([&] { return readEndpointInfo(console.dataDir(), true, &fresh, &error) && fresh.pid != oldPid; }, WaitMs));
+    QCOMPARE(fresh.pid, again.processId());
+    const CtlResult alive = console.ctl({QStringLiteral("pending")});
+    QCOMPARE(alive.exitCode, 0);
+    QCOMPARE(alive.out, QByteArray("no pending calls\n"));
+    again.terminate();
+    QVERIFY(again.waitForFinished(WaitMs));
 }
 
 QTEST_GUILESS_MAIN(TestConsoleE2E)
