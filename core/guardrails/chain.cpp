@@ -1,0 +1,232 @@
+#include "chain.h"
+
+namespace holdpoint {
+
+std::string_view actionName(Action action)
+{
+    switch (action) {
+    case Action::Pass: return "pass";
+    case Action::Allow: return "allow";
+    case Action::Warn: return "warn";
+    case Action::Modify: return "modify";
+    case Action::Ask: return "ask";
+    case Action::Deny: return "deny";
+    case Action::Halt: return "halt";
+    }
+    return "pass";
+}
+
+namespace {
+
+std::string guardrailName(const ChainEntry &e)
+{
+    return std::string(e.guardrail->name());
+}
+
+Json trailEntry(const std::string &name, const Verdict &v)
+{
+    Json j {{"guardrail", name}, {"action", actionName(v.action)}, {"reason", v.reason}, {"code", v.code}};
+    if (!v.metadata.empty())
+        j["metadata"] = v.metadata;
+    return j;
+}
+
+Json errorEntry(const std::string &name, const std::string &why, bool failOpen)
+{
+    return Json {{"guardrail", name},
+                 {"action", "error"},
+                 {"reason", why},
+                 {"code", "guardrail_error"},
+                 {"fail_open", failOpen}};
+}
+
+} // namespace
+
+GuardrailChain::GuardrailChain()
+    : m_now([] {
+        return qint64(std::chrono::duration_cast<std::chrono::nanoseconds>(
+                          std::chrono::steady_clock::now().time_since_epoch())
+                          .count());
+    })
+{
+}
+
+void GuardrailChain::add(ChainEntry entry)
+{
+    m_entries.push_back(std::move(entry));
+}
+
+// Runs one guardrail; returns why it failed, if it did (README.md "Failures").
+template<typename Run>
+std::optional<std::string> GuardrailChain::run(const ChainEntry &entry, Run &&fn, Verdict *out) const
+{
+    const qint64 start = m_now();
+    try {
+        *out = fn(*entry.guardrail);
+    } catch (const std::exception &e) {
+        return std::string("threw: ") + e.what();
+    } catch (...) {
+        return std::string("threw an unknown exception");
+    }
+    const qint64 elapsedUs = (m_now() - start) / 1000;
+    if (elapsedUs > entry.budget.count())
+        return "took " + std::to_string(elapsedUs) + " us, over its budget of " + std::to_string(entry.budget.count()) + " us";
+    if (out->action == Action::Modify && !out->args.is_object())
+        return std::string("returned modify without an arguments object");
+    return std::nullopt;
+}
+
+ChainOutcome GuardrailChain::beforeCall(const CallView &call, const GuardContext &context, DefaultAction fallback) const
+{
+    ChainOutcome out;
+    std::optional<Json> current; // set once a guardrail rewrote the arguments
+    std::string allowedBy, allowReason, askedBy, askReason, askCode;
+
+    for (const ChainEntry &entry : m_entries) {
+        const std::string name = guardrailName(entry);
+        const CallView view {call.sessionId, call.agent,       call.callId,  call.toolName,
+                             current ? *current : call.args, call.annotations, call.context, call.turnId};
+        Verdict v;
+        if (auto failure = run(entry, [&](Guardrail &g) { return g.beforeCall(view, context); }, &v)) {
+            out.trail.push_back(errorEntry(name, *failure, entry.failOpen));
+            if (entry.failOpen) {
+                out.warnings.push_back({name, "guardrail_error", "guardrail " + name + " failed (fail_open): " + *failure});
+                continue;
+            }
+            out.action = Action::Deny;
+            out.decidedBy = "guardrail:" + name;
+            out.code = "guardrail_error";
+            out.reason = "guardrail " + name + " failed: " + *failure;
+            return out;
+        }
+        Json entryJson = trailEntry(name, v);
+        switch (v.action) {
+        case Action::Pass:
+            break;
+        case Action::Allow:
+            if (allowedBy.empty()) {
+                allowedBy = name;
+                allowReason = v.reason;
+            }
+            break;
+        case Action::Warn:
+            out.warnings.push_back({name, v.code, v.reason});
+            break;
+        case Action::Modify: {
+            const Json &before = current ? *current : call.args;
+            entryJson["patch"] = Json::diff(before, v.args);
+            current = std::move(v.args);
+            break;
+        }
+        case Action::Ask:
+            if (askedBy.empty()) {
+                askedBy = name;
+                askReason = v.reason;
+                askCode = v.code;
+            }
+            break;
+        case Action::Deny:
+        case Action::Halt:
+            out.trail.push_back(std::move(entryJson));
+            out.action = v.action;
+            out.decidedBy = "guardrail:" + name;
+            out.reason = v.reason;
+            out.code = v.code;
+            return out;
+        }
+        out.trail.push_back(std::move(entryJson));
+    }
+
+    if (current) {
+        out.patch = Json::diff(call.args, *current);
+        out.args = std::move(current);
+    }
+    if (!askedBy.empty()) {
+        out.action = Action::Ask;
+        out.decidedBy = "guardrail:" + askedBy;
+        out.reason = askReason;
+        out.code = askCode;
+    } else if (!allowedBy.empty()) {
+        out.action = Action::Allow;
+        out.decidedBy = "guardrail:" + allowedBy;
+        out.reason = allowReason;
+    } else {
+        out.action = fallback == DefaultAction::Allow ? Action::Allow
+                     : fallback == DefaultAction::Deny ? Action::Deny
+                                                       : Action::Ask;
+        out.decidedBy = "policy:default";
+        out.code = "default";
+        out.reason = "no guardrail decided; the default policy is " + std::string(defaultActionName(fallback));
+    }
+    return out;
+}
+
+AfterOutcome GuardrailChain::afterCall(const CallView &call, const ResultView &result, const GuardContext &context) const
+{
+    AfterOutcome out;
+    std::vector<std::string> reasons;
+    for (const ChainEntry &entry : m_entries) {
+        const std::string name = guardrailName(entry);
+        Verdict v;
+        if (auto failure = run(entry, [&](Guardrail &g) { return g.afterCall(call, result, context); }, &v)) {
+            out.trail.push_back(errorEntry(name, *failure, entry.failOpen));
+            const std::string why = "guardrail " + name + " failed: " + *failure;
+            if (entry.failOpen) {
+                out.warnings.push_back({name, "guardrail_error", why + " (fail_open)"});
+                reasons.push_back(why + " (fail_open)");
+                continue;
+            }
+            // The tool already ran, so failing closed here means stopping the turn.
+            out.action = Action::Halt;
+            out.reason = why;
+            return out;
+        }
+        out.trail.push_back(trailEntry(name, v));
+        if (v.action == Action::Halt) {
+            out.action = Action::Halt;
+            out.reason = v.reason;
+            return out;
+        }
+        if (v.action == Action::Warn) {
+            out.warnings.push_back({name, v.code, v.reason});
+            reasons.push_back(v.reason);
+        }
+    }
+    if (!out.warnings.empty()) {
+        out.action = Action::Warn;
+        for (std::size_t i = 0; i < reasons.size(); ++i)
+            out.reason += (i ? "; " : "") + reasons[i];
+    }
+    return out;
+}
+
+// Turn markers carry no verdict, so a guardrail that throws on one cannot
+// fail the call; it must not take the console down either. Its health says so.
+void GuardrailChain::onTurnStart(const std::string &sessionId, const std::string &turnId) const
+{
+    for (const ChainEntry &e : m_entries) {
+        try {
+            e.guardrail->onTurnStart(sessionId, turnId);
+        } catch (...) {
+            m_turnFailures.push_back(guardrailName(e));
+        }
+    }
+}
+
+void GuardrailChain::onTurnEnd(const std::string &sessionId, const std::string &turnId) const
+{
+    for (const ChainEntry &e : m_entries) {
+        try {
+            e.guardrail->onTurnEnd(sessionId, turnId);
+        } catch (...) {
+            m_turnFailures.push_back(guardrailName(e));
+        }
+    }
+}
+
+std::vector<std::string> GuardrailChain::takeTurnFailures() const
+{
+    return std::exchange(m_turnFailures, {});
+}
+
+} // namespace holdpoint

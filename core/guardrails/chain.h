@@ -1,0 +1,70 @@
+#pragma once
+
+#include "guardrails/guardrail.h"
+#include "policy/policy.h"
+
+#include <chrono>
+#include <functional>
+#include <memory>
+#include <vector>
+
+namespace holdpoint {
+
+struct ChainEntry
+{
+    std::shared_ptr<Guardrail> guardrail;
+    bool failOpen = false;                     // a failure warns instead of denying
+    std::chrono::microseconds budget {100'000}; // longer counts as a failure
+};
+
+// The chain's answer before a call runs (README.md "Outcome").
+struct ChainOutcome
+{
+    Action action = Action::Ask;   // Allow, Ask, Deny or Halt
+    std::optional<Json> args;      // the rewritten arguments, when a guardrail modified them
+    Json patch;                    // RFC 6902 patch from the original to `args`
+    std::string decidedBy;         // guardrail:<name> or policy:default
+    std::string reason;
+    std::string code;
+    std::vector<protocol::Warning> warnings;
+    Json trail = Json::array();    // every guardrail's verdict, in order
+};
+
+// The chain's answer to a tool_result (README.md "After the call").
+struct AfterOutcome
+{
+    Action action = Action::Allow; // Allow, Warn or Halt
+    std::string reason;
+    std::vector<protocol::Warning> warnings;
+    Json trail = Json::array();
+};
+
+class GuardrailChain
+{
+public:
+    using MonotonicNs = std::function<qint64()>;
+
+    GuardrailChain();
+    void add(ChainEntry entry);
+    int size() const { return int(m_entries.size()); }
+    const std::vector<ChainEntry> &entries() const { return m_entries; }
+    // For tests: how elapsed time is measured against budgets.
+    void setMonotonicClock(MonotonicNs clock) { m_now = std::move(clock); }
+
+    ChainOutcome beforeCall(const CallView &call, const GuardContext &context, DefaultAction fallback) const;
+    AfterOutcome afterCall(const CallView &call, const ResultView &result, const GuardContext &context) const;
+    void onTurnStart(const std::string &sessionId, const std::string &turnId) const;
+    void onTurnEnd(const std::string &sessionId, const std::string &turnId) const;
+    // Names of guardrails that threw on a turn marker since the last call.
+    std::vector<std::string> takeTurnFailures() const;
+
+private:
+    template<typename Run>
+    std::optional<std::string> run(const ChainEntry &entry, Run &&fn, Verdict *out) const;
+
+    std::vector<ChainEntry> m_entries;
+    MonotonicNs m_now;
+    mutable std::vector<std::string> m_turnFailures;
+};
+
+} // namespace holdpoint

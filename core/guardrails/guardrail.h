@@ -1,0 +1,104 @@
+#pragma once
+
+// The guardrail interface. README.md beside this file states the chain's
+// semantics; each sentence there has a test in tests/guardrails.
+
+#include "common/clock.h"
+#include "common/json.h"
+#include "protocol/protocol.h"
+
+#include <optional>
+#include <string>
+#include <string_view>
+
+namespace holdpoint {
+
+// What one guardrail says about one call. `Pass` means it has nothing to
+// say: it neither allows nor objects.
+enum class Action { Pass, Allow, Warn, Modify, Ask, Deny, Halt };
+std::string_view actionName(Action action);
+
+struct Verdict
+{
+    Action action = Action::Pass;
+    std::string reason;
+    std::string code;            // machine-readable, e.g. "protected_path"
+    Json args;                   // Modify: the new arguments (an object)
+    Json metadata = Json::object(); // for the reviewer and the audit log
+
+    static Verdict pass() { return {}; }
+    static Verdict make(Action action, std::string code, std::string reason)
+    {
+        Verdict v;
+        v.action = action;
+        v.code = std::move(code);
+        v.reason = std::move(reason);
+        return v;
+    }
+    static Verdict modify(Json args, std::string code, std::string reason)
+    {
+        Verdict v = make(Action::Modify, std::move(code), std::move(reason));
+        v.args = std::move(args);
+        return v;
+    }
+};
+
+// The call as guardrails see it. `args` are the current arguments: an
+// earlier guardrail may have rewritten them.
+struct CallView
+{
+    const std::string &sessionId;
+    const protocol::AgentInfo &agent;
+    const std::string &callId;
+    const std::string &toolName;
+    const Json &args;
+    const Json &annotations;
+    const Json &context;
+    const std::optional<std::string> &turnId;
+};
+
+struct ResultView
+{
+    bool ok = true;
+    const Json &result;
+};
+
+struct GuardContext
+{
+    TimeMs now = 0;
+};
+
+struct Health
+{
+    bool ok = true;
+    std::string detail;
+};
+
+class Guardrail
+{
+public:
+    virtual ~Guardrail() = default;
+    virtual std::string_view name() const = 0;
+    virtual Verdict beforeCall(const CallView &call, const GuardContext &context) = 0;
+    // After the tool ran. Allow, Warn and Halt are meaningful here.
+    virtual Verdict afterCall(const CallView &call, const ResultView &result, const GuardContext &context)
+    {
+        Q_UNUSED(call);
+        Q_UNUSED(result);
+        Q_UNUSED(context);
+        return Verdict::pass();
+    }
+    virtual void onTurnStart(const std::string &sessionId, const std::string &turnId)
+    {
+        Q_UNUSED(sessionId);
+        Q_UNUSED(turnId);
+    }
+    virtual void onTurnEnd(const std::string &sessionId, const std::string &turnId)
+    {
+        Q_UNUSED(sessionId);
+        Q_UNUSED(turnId);
+    }
+    virtual Health health() const { return {}; }
+};
+
+} // namespace holdpoint
