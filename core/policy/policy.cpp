@@ -1,5 +1,6 @@
 #include "policy.h"
 
+#include "guardrails/registry.h"
 #include "protocol/protocol.h"
 
 #include <QFile>
@@ -19,6 +20,11 @@ QString fail(const QString &file, const std::string &path, const std::string &me
 }
 
 } // namespace
+
+Policy::Policy()
+    : chain(std::make_shared<GuardrailChain>())
+{
+}
 
 std::string_view defaultActionName(DefaultAction action)
 {
@@ -81,8 +87,29 @@ PolicyResult parsePolicy(std::string_view text, const QString &file, Policy base
                 r.error = fail(file, key, "unknown action " + dumpJson(v) + " (expected one of: ask, allow, deny)");
                 return r;
             }
+        } else if (key == "guardrails") {
+            if (!v.is_array()) {
+                r.error = fail(file, key, std::string("expected an array, got ") + v.type_name());
+                return r;
+            }
+            for (std::size_t i = 0; i < v.size(); ++i) {
+                try {
+                    ChainEntry entry = createGuardrail(v[i], "guardrails[" + std::to_string(i) + "]");
+                    const std::string_view name = entry.guardrail->name();
+                    for (const ChainEntry &existing : base.chain->entries()) {
+                        if (existing.guardrail->name() == name)
+                            throw SpecError("guardrails[" + std::to_string(i) + "].name",
+                                            "duplicate name \"" + std::string(name)
+                                                + "\" (give each guardrail its own \"name\")");
+                    }
+                    base.chain->add(std::move(entry));
+                } catch (const SpecError &e) {
+                    r.error = fail(file, e.path, e.what());
+                    return r;
+                }
+            }
         } else {
-            r.error = fail(file, key, "unknown key (expected one of: version, description, default)");
+            r.error = fail(file, key, "unknown key (expected one of: version, description, default, guardrails)");
             return r;
         }
     }
@@ -94,7 +121,7 @@ PolicyResult parsePolicy(std::string_view text, const QString &file, Policy base
 PolicyResult loadPolicyFiles(const QStringList &files)
 {
     const QStringList paths = files.isEmpty() ? QStringList {defaultPolicyPath()} : files;
-    Policy policy;
+    Policy policy; // a fresh chain: a reload never touches the running one
     for (const QString &path : paths) {
         // Errors name the file as the user gave it; the built-in one by its source path.
         const QString label = path == defaultPolicyPath() ? QStringLiteral("resources/policies/default.json") : path;

@@ -5,20 +5,27 @@
 #include <QString>
 #include <QStringList>
 
+#include <memory>
 #include <optional>
 #include <string>
 
 namespace holdpoint {
 
-// What happens to a call no guardrail decides (core/guardrails/README.md
-// will add the chain in front of it).
+class GuardrailChain;
+
+// What happens to a call no guardrail decides (core/guardrails/README.md).
 enum class DefaultAction { Ask, Allow, Deny };
 std::string_view defaultActionName(DefaultAction action);
 
 struct Policy
 {
     DefaultAction defaultAction = DefaultAction::Ask;
+    // Never null. Shared, so a running call keeps the chain it started with
+    // while a reload swaps in a new one.
+    std::shared_ptr<GuardrailChain> chain;
     QStringList files; // where it came from, in load order
+
+    Policy();
 };
 
 struct PolicyResult

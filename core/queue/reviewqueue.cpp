@@ -49,6 +49,10 @@ Json itemToJson(const QueueItem &item)
             {"agent_connected", item.agentConnected}};
     if (item.turnId)
         j["turn_id"] = *item.turnId;
+    if (item.proposedArgs) {
+        j["proposed_args"] = *item.proposedArgs;
+        j["patch"] = item.patch;
+    }
     return j;
 }
 

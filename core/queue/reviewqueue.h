@@ -30,6 +30,10 @@ struct QueueItem
     Json context;
     Json annotations;
     std::optional<std::string> turnId;
+    // The arguments as guardrails left them, when they rewrote any, and the
+    // RFC 6902 patch from `args` to them. Approving runs these.
+    std::optional<Json> proposedArgs;
+    Json patch;
     std::string reason;   // why it was escalated
     Json trail = Json::array(); // each guardrail's verdict, in order
     std::vector<protocol::Warning> warnings;

@@ -1,5 +1,7 @@
 #include "broker.h"
 
+#include "guardrails/chain.h"
+
 #include <QCryptographicHash>
 #include <QRandomGenerator>
 
@@ -132,9 +134,11 @@ void Broker::onMessage(ConnectionId cid, Message &&message)
                 handleCancel(cid, session, m);
             } else if constexpr (std::is_same_v<T, TurnStart>) {
                 session.currentTurn = m.turnId;
+                m_policy.chain->onTurnStart(session.id, m.turnId);
             } else if constexpr (std::is_same_v<T, TurnEnd>) {
                 if (session.currentTurn == m.turnId)
                     session.currentTurn.reset();
+                m_policy.chain->onTurnEnd(session.id, m.turnId);
             }
         },
         message);
@@ -172,19 +176,32 @@ void Broker::handleToolCall(ConnectionId cid, Session &session, ToolCall &&call)
     entry.digest = digest;
     entry.waiters.insert(cid);
 
-    // No guardrail chain runs yet, so every call falls to the policy's
-    // default action (PROTOCOL.md "Calls and decisions").
-    if (m_policy.defaultAction != DefaultAction::Ask) {
+    // The guardrail chain decides first; only what it escalates reaches a
+    // person (core/guardrails/README.md).
+    const TimeMs now = m_queue->clock()->now();
+    const std::optional<std::string> turnId = call.turnId ? call.turnId : session.currentTurn;
+    const CallView view {session.id, session.agent, call.callId, call.toolName, call.args,
+                         call.annotations, call.context, turnId};
+    ChainOutcome outcome = m_policy.chain->beforeCall(view, {now}, m_policy.defaultAction);
+
+    if (outcome.action != Action::Ask) {
         Decision d;
-        d.kind = m_policy.defaultAction == DefaultAction::Allow ? DecisionKind::Allow : DecisionKind::Deny;
-        if (d.kind == DecisionKind::Allow)
-            d.args = call.args;
-        d.decidedBy = "policy:default";
-        d.reason = "no guardrail decided; the default policy is " + std::string(defaultActionName(m_policy.defaultAction));
-        return finishCall(session, call.callId, d);
+        d.decidedBy = std::move(outcome.decidedBy);
+        d.reason = std::move(outcome.reason);
+        d.warnings = std::move(outcome.warnings);
+        std::unique_ptr<RanCall> ran;
+        if (outcome.action == Action::Allow) {
+            d.kind = outcome.args ? DecisionKind::Modify : DecisionKind::Allow;
+            d.args = outcome.args ? std::move(*outcome.args) : call.args;
+            ran = std::make_unique<RanCall>(RanCall {call.toolName, d.args, call.annotations, call.context, turnId});
+        } else {
+            d.kind = outcome.action == Action::Halt ? DecisionKind::Halt : DecisionKind::Deny;
+            if (outcome.code != "default")
+                d.code = std::move(outcome.code);
+        }
+        return finishCall(session, call.callId, d, std::move(ran));
     }
 
-    const TimeMs now = m_queue->clock()->now();
     TimeMs timeout = m_config.defaultTimeoutMs;
     if (call.timeoutS)
         timeout = std::min<TimeMs>(timeout, std::max<TimeMs>(1, TimeMs(std::llround(*call.timeoutS * 1000))));
@@ -198,11 +215,16 @@ void Broker::handleToolCall(ConnectionId cid, Session &session, ToolCall &&call)
     item.args = std::move(call.args);
     item.context = std::move(call.context);
     item.annotations = std::move(call.annotations);
-    item.turnId = call.turnId ? call.turnId : session.currentTurn;
-    item.reason = "no guardrail decided; the default policy is ask";
+    item.turnId = turnId;
+    item.reason = std::move(outcome.reason);
+    item.trail = std::move(outcome.trail);
+    item.warnings = std::move(outcome.warnings);
+    if (outcome.args) {
+        item.proposedArgs = std::move(outcome.args);
+        item.patch = std::move(outcome.patch);
+    }
     item.receivedAt = now;
     item.deadline = now + timeout;
-
     entry.itemId = item.id;
 
     const std::string itemId = item.id;
@@ -222,8 +244,23 @@ void Broker::handleToolResult(ConnectionId cid, Session &session, const ToolResu
                          "call_id: \"" + result.callId + "\" is still waiting for a decision; send tool_result "
                                                          "after the tool ran",
                          result.callId);
-    // No after-call guardrails are configured, so the result is accepted as is.
-    sendJson(cid, Json {{"type", "after_call"}, {"call_id", result.callId}, {"action", "allow"}, {"reason", ""}});
+    Json answer {{"type", "after_call"}, {"call_id", result.callId}, {"action", "allow"}, {"reason", ""}};
+    // The after-call checks run once per call that ran; a repeated result,
+    // or one for a call that was never allowed, has nothing to check.
+    if (std::unique_ptr<RanCall> ran = std::move(it->second.ran)) {
+        const CallView view {session.id, session.agent, result.callId, ran->toolName, ran->args,
+                             ran->annotations, ran->context, ran->turnId};
+        const AfterOutcome after = m_policy.chain->afterCall(view, {result.ok, result.result}, {m_queue->clock()->now()});
+        answer["action"] = actionName(after.action);
+        answer["reason"] = after.reason;
+        Json warnings = Json::array();
+        for (const auto &w : after.warnings)
+            warnings.push_back(warningToJson(w));
+        answer["warnings"] = std::move(warnings);
+    } else {
+        answer["warnings"] = Json::array();
+    }
+    sendJson(cid, answer);
 }
 
 void Broker::handleCancel(ConnectionId cid, Session &session, const Cancel &cancel)
@@ -258,8 +295,9 @@ ReviewOutcome Broker::review(const Review &review, const std::string &decidedBy)
     d.warnings = item->warnings;
     switch (review.action) {
     case ReviewAction::Approve:
-        d.kind = DecisionKind::Allow;
-        d.args = item->args;
+        // What the guardrails proposed is what the reviewer saw and approves.
+        d.kind = item->proposedArgs ? DecisionKind::Modify : DecisionKind::Allow;
+        d.args = item->proposedArgs.value_or(item->args);
         if (d.reason.empty())
             d.reason = "approved by a reviewer";
         break;
@@ -269,12 +307,12 @@ ReviewOutcome Broker::review(const Review &review, const std::string &decidedBy)
             out.message = "args: required for edit, expected an object";
             return out;
         }
-        if (*review.args == item->args) {
+        if (*review.args == item->proposedArgs.value_or(item->args)) {
             out.code = ErrorCode::InvalidField;
             out.message = "args: identical to the call's own args; use action approve";
             return out;
         }
-        d.kind = DecisionKind::Modify;
+        d.kind = *review.args == item->args ? DecisionKind::Allow : DecisionKind::Modify;
         d.args = *review.args;
         if (d.reason.empty())
             d.reason = "approved with edited arguments by a reviewer";
@@ -356,12 +394,17 @@ void Broker::onResolved(const QueueItem &item)
         m_orphans.erase({call.orphanedAt, item.id});
         rearmGrace();
     }
-    finishCall(session, item.callId, d);
+    std::unique_ptr<RanCall> ran;
+    if (d.kind == DecisionKind::Allow || d.kind == DecisionKind::Modify)
+        ran = std::make_unique<RanCall>(RanCall {item.toolName, d.args, item.annotations, item.context, item.turnId});
+    finishCall(session, item.callId, d, std::move(ran));
 }
 
-void Broker::finishCall(Session &session, const std::string &callId, const Decision &decision)
+void Broker::finishCall(Session &session, const std::string &callId, const Decision &decision,
+                        std::unique_ptr<RanCall> ran)
 {
     Call &call = session.calls[callId];
+    call.ran = std::move(ran);
     call.decisionText = dumpJson(decisionToJson(callId, decision));
     call.itemId.clear();
     call.orphanedAt = NoDeadline;

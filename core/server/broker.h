@@ -9,6 +9,7 @@
 #include <QObject>
 
 #include <deque>
+#include <memory>
 #include <set>
 #include <string>
 #include <unordered_map>
@@ -67,9 +68,20 @@ Q_SIGNALS:
     void connectionsChanged();
 
 private:
+    // What after-call guardrails need about a call that was allowed to run;
+    // kept only until its tool_result arrives.
+    struct RanCall
+    {
+        std::string toolName;
+        Json args; // as the agent was told to run it
+        Json annotations;
+        Json context;
+        std::optional<std::string> turnId;
+    };
     struct Call
     {
         QByteArray digest;              // SHA-256 of tool_name and args, for conflict checks
+        std::unique_ptr<RanCall> ran;
         std::string itemId;             // while pending
         std::string decisionText;       // once decided: the exact message sent
         std::unordered_set<ConnectionId> waiters;
@@ -99,7 +111,8 @@ private:
     void onResolved(const QueueItem &item);
     // Records a call's decision, sends it to whoever waits, and keeps the
     // session's memory of decided calls bounded.
-    void finishCall(Session &session, const std::string &callId, const protocol::Decision &decision);
+    void finishCall(Session &session, const std::string &callId, const protocol::Decision &decision,
+                    std::unique_ptr<RanCall> ran = nullptr);
     void onAdded(int row);
     void abandonOrphans();
     void rearmGrace();

@@ -510,7 +510,7 @@ void TestBroker::toolResult()
     QCOMPARE(f.out.last(a, "error")["code"], Json("call_pending"));
     QVERIFY(f.review(f.itemOf("c1"), ReviewAction::Approve).ok);
     f.broker.onMessage(a, Message(ToolResult {"c1", false, Json("boom")}));
-    QCOMPARE(f.out.last(a, "after_call"), Json::parse(R"({"type":"after_call","call_id":"c1","action":"allow","reason":""})"));
+    QCOMPARE(f.out.last(a, "after_call"), Json::parse(R"({"type":"after_call","call_id":"c1","action":"allow","reason":"","warnings":[]})"));
     f.broker.onMessage(a, Message(ToolResult {"nope", true, {}}));
     QCOMPARE(f.out.last(a, "error")["code"], Json("unknown_call"));
 }

@@ -1,0 +1,37 @@
+#pragma once
+
+#include "guardrails/guardrail.h"
+#include "guardrails/matchers.h"
+
+#include <set>
+#include <vector>
+
+namespace holdpoint {
+
+// Denies (or asks about) calls whose path-like arguments fall under
+// protected locations. README.md "protected_paths" documents it.
+class ProtectedPathsGuardrail final : public Guardrail
+{
+public:
+    ProtectedPathsGuardrail(std::string name, const SpecReader &spec);
+    std::string_view name() const override { return m_name; }
+    Verdict beforeCall(const CallView &call, const GuardContext &context) override;
+
+    static std::vector<std::string> defaultKeys();
+
+private:
+    struct Pattern
+    {
+        std::string text;
+        std::optional<QRegularExpression> glob; // else: the path itself and everything under it
+        std::string base;
+    };
+    bool protectedPath(const std::string &normalized, const Pattern **which) const;
+
+    std::string m_name;
+    Action m_action = Action::Deny;
+    std::vector<Pattern> m_patterns;
+    std::set<std::string> m_keys;
+};
+
+} // namespace holdpoint

@@ -1,0 +1,29 @@
+#include "registry.h"
+
+#include "guardrails/protectedpaths.h"
+#include "guardrails/rules.h"
+
+namespace holdpoint {
+
+std::initializer_list<const char *> builtinGuardrailTypes()
+{
+    static constexpr std::initializer_list<const char *> types {"rules", "protected_paths"};
+    return types;
+}
+
+ChainEntry createGuardrail(const Json &spec, const std::string &path)
+{
+    const SpecReader r(spec, path);
+    const std::string type = r.oneOf("type", builtinGuardrailTypes(), nullptr);
+    const std::string name = r.string("name", type);
+    ChainEntry entry;
+    entry.failOpen = r.boolean("fail_open", false);
+    entry.budget = std::chrono::microseconds(qint64(r.number("budget_ms", 100, 0.001, 60'000) * 1000));
+    if (type == "rules")
+        entry.guardrail = std::make_shared<RulesGuardrail>(name, r);
+    else
+        entry.guardrail = std::make_shared<ProtectedPathsGuardrail>(name, r);
+    return entry;
+}
+
+} // namespace holdpoint

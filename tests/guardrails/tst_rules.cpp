@@ -1,0 +1,344 @@
+// The rules and protected_paths guardrails, their matchers, and the policy
+// validation messages for them, word for word.
+
+#include "common/jsoncompare.h"
+#include "guardrails/chain.h"
+#include "guardrails/matchers.h"
+#include "guardrails/rules.h"
+#include "policy/policy.h"
+
+#include <QDir>
+#include <QTest>
+
+using namespace holdpoint;
+
+namespace {
+
+struct Call
+{
+    std::string tool = "write_file";
+    Json args = Json::object();
+    std::string agentName = "coder";
+    Json context = Json::object();
+
+    ChainOutcome run(const Policy &p) const
+    {
+        const std::string session = "s1", callId = "c1";
+        const protocol::AgentInfo agent {agentName, {}};
+        const Json annotations = Json::object();
+        const std::optional<std::string> turn;
+        const CallView view {session, agent, callId, tool, args, annotations, context, turn};
+        return p.chain->beforeCall(view, {0}, p.defaultAction);
+    }
+};
+
+Policy policyOf(const std::string &text)
+{
+    PolicyResult r = parsePolicy(text, QStringLiteral("policy.json"));
+    if (!r.policy)
+        qFatal("policy did not parse: %s", qPrintable(r.error));
+    return std::move(*r.policy);
+}
+
+} // namespace
+
+class TestRules : public QObject
+{
+    Q_OBJECT
+private Q_SLOTS:
+    void globs_data();
+    void globs();
+    void normalizePath_data();
+    void normalizePath();
+    void valueMatchers_data();
+    void valueMatchers();
+    void compactSyntax_data();
+    void compactSyntax();
+    void firstMatchWins();
+    void toolAgentAndArgsTogether();
+    void reasonQuotesMatchedValues();
+    void modifySetRemoveClamp();
+    void protectedPaths_data();
+    void protectedPaths();
+    void protectedPathsAsk();
+    void validationMessages_data();
+    void validationMessages();
+};
+
+void TestRules::globs_data()
+{
+    QTest::addColumn<QString>("glob");
+    QTest::addColumn<bool>("path");
+    QTest::addColumn<QString>("subject");
+    QTest::addColumn<bool>("matches");
+    QTest::newRow("star stays in a segment") << "/etc/*" << true << "/etc/passwd" << true;
+    QTest::newRow("star does not cross /") << "/etc/*" << true << "/etc/ssh/sshd_config" << false;
+    QTest::newRow("double star crosses /") << "/etc/**" << true << "/etc/ssh/sshd_config" << true;
+    QTest::newRow("/**/ matches zero dirs") << "/home/**/.ssh/*" << true << "/home/.ssh/id_rsa" << true;
+    QTest::newRow("/**/ matches many dirs") << "/home/**/.ssh/*" << true << "/home/a/b/.ssh/id_rsa" << true;
+    QTest::newRow("question mark") << "/tmp/?.txt" << true << "/tmp/a.txt" << true;
+    QTest::newRow("regex characters are literal") << "/tmp/a+b(1).txt" << true << "/tmp/a+b(1).txt" << true;
+    QTest::newRow("anchored") << "/etc/*" << true << "/x/etc/passwd" << false;
+    QTest::newRow("text star crosses /") << "rm -rf *" << false << "rm -rf /" << true;
+    QTest::newRow("tool glob") << "mcp__github__*" << false << "mcp__github__create_issue" << true;
+    QTest::newRow("tool glob other server") << "mcp__github__*" << false << "mcp__gitlab__create_issue" << false;
+}
+
+void TestRules::globs()
+{
+    QFETCH(QString, glob);
+    QFETCH(bool, path);
+    QFETCH(QString, subject);
+    QFETCH(bool, matches);
+    QCOMPARE(compileGlob(glob.toStdString(), path ? GlobMode::Path : GlobMode::Text).match(subject).hasMatch(), matches);
+}
+
+void TestRules::normalizePath_data()
+{
+    QTest::addColumn<QString>("path");
+    QTest::addColumn<QString>("cwd");
+    QTest::addColumn<QString>("normalized");
+    QTest::newRow("dot-dot climbs") << "/tmp/../etc/passwd" << "" << "/etc/passwd";
+    QTest::newRow("duplicate slashes") << "//etc///passwd" << "" << "/etc/passwd";
+    QTest::newRow("dot") << "/etc/./passwd" << "" << "/etc/passwd";
+    QTest::newRow("relative against cwd") << "../secrets.txt" << "/home/dev/app" << "/home/dev/secrets.txt";
+    QTest::newRow("relative without cwd is under /") << "../../etc/passwd" << "" << "/etc/passwd";
+    QTest::newRow("cannot climb above /") << "/../../etc" << "" << "/etc";
+    QTest::newRow("home") << "~/.ssh/id_rsa" << "" << QDir::homePath() + QStringLiteral("/.ssh/id_rsa");
+}
+
+void TestRules::normalizePath()
+{
+    QFETCH(QString, path);
+    QFETCH(QString, cwd);
+    QFETCH(QString, normalized);
+    QCOMPARE(QString::fromStdString(holdpoint::normalizePath(path.toStdString(), cwd.toStdString())), normalized);
+}
+
+void TestRules::valueMatchers_data()
+{
+    QTest::addColumn<QString>("matcher");
+    QTest::addColumn<QString>("value"); // empty: absent
+    QTest::addColumn<bool>("matches");
+    QTest::newRow("equals") << R"({"equals":"w"})" << R"("w")" << true;
+    QTest::newRow("equals other") << R"({"equals":"w"})" << R"("r")" << false;
+    QTest::newRow("bare value is equals") << R"(5)" << R"(5)" << true;
+    QTest::newRow("equals object") << R"({"equals":{"a":[1,2]}})" << R"({"a":[1,2]})" << true;
+    QTest::newRow("glob") << R"({"glob":"/etc/**"})" << R"("/etc/hosts")" << true;
+    QTest::newRow("glob on a number") << R"({"glob":"*"})" << R"(5)" << false;
+    QTest::newRow("regex unanchored") << R"({"regex":"rm\\s+-rf"})" << R"("sudo rm  -rf /")" << true;
+    QTest::newRow("prefix") << R"({"prefix":"git "})" << R"("git push")" << true;
+    QTest::newRow("prefix no") << R"({"prefix":"git "})" << R"("gitk")" << false;
+    QTest::newRow("exists") << R"({"exists":true})" << R"(null)" << false;
+    QTest::newRow("exists present") << R"({"exists":true})" << R"(0)" << true;
+    QTest::newRow("absent") << R"({"exists":false})" << "" << true;
+    QTest::newRow("absent but required") << R"({"glob":"*"})" << "" << false;
+    QTest::newRow("min max inside") << R"({"min":1,"max":10})" << R"(10)" << true;
+    QTest::newRow("max exceeded") << R"({"min":1,"max":10})" << R"(10.5)" << false;
+    QTest::newRow("min on a string") << R"({"min":1})" << R"("5")" << false;
+    QTest::newRow("path_under traversal") << R"({"path_under":"/etc"})" << R"("/tmp/../etc/passwd")" << true;
+    QTest::newRow("path_under sibling") << R"({"path_under":"/etc"})" << R"("/etcetera/x")" << false;
+    QTest::newRow("path_under list") << R"({"path_under":["/etc","/root"]})" << R"("/root/.bashrc")" << true;
+    QTest::newRow("path_under relative") << R"({"path_under":"/home/dev"})" << R"("notes/a.md")" << true; // cwd /home/dev/app
+    QTest::newRow("all operators must hold") << R"({"prefix":"/etc","glob":"**.conf"})" << R"("/etc/hosts")" << false;
+}
+
+void TestRules::valueMatchers()
+{
+    QFETCH(QString, matcher);
+    QFETCH(QString, value);
+    QFETCH(bool, matches);
+    const ValueMatcher m = ValueMatcher::compile(Json::parse(matcher.toStdString()), "m");
+    Json v;
+    if (!value.isEmpty())
+        v = Json::parse(value.toStdString());
+    const Json *p = value.isEmpty() || v.is_null() ? nullptr : &v;
+    QCOMPARE(m.matches(p, "/home/dev/app"), matches);
+}
+
+void TestRules::compactSyntax_data()
+{
+    QTest::addColumn<QString>("rule");
+    QTest::addColumn<QString>("tool");
+    QTest::addColumn<QString>("args");
+    QTest::addColumn<bool>("matches");
+    QTest::newRow("Bash glob") << "Bash(rm -rf *)" << "Bash" << R"({"command":"rm -rf /"})" << true;
+    QTest::newRow("Bash glob other command") << "Bash(rm -rf *)" << "Bash" << R"({"command":"ls -la"})" << false;
+    QTest::newRow("Bash prefix") << "Bash(npm run test:*)" << "Bash" << R"({"command":"npm run test -- --watch"})" << true;
+    QTest::newRow("Bash other tool") << "Bash(rm -rf *)" << "Write" << R"({"command":"rm -rf /"})" << false;
+    QTest::newRow("Write path") << "Write(/etc/**)" << "Write" << R"({"file_path":"/etc/cron.d/x"})" << true;
+    QTest::newRow("Write traversal") << "Write(/etc/**)" << "Write" << R"({"file_path":"/tmp/../etc/x"})" << true;
+    QTest::newRow("Write absolute //") << "Write(//etc/**)" << "Write" << R"({"file_path":"/etc/x"})" << true;
+    QTest::newRow("Edit elsewhere") << "Edit(/etc/**)" << "Edit" << R"({"file_path":"/home/x"})" << false;
+    QTest::newRow("mcp glob") << "mcp__github__*" << "mcp__github__delete_repo" << R"({})" << true;
+    QTest::newRow("WebFetch domain") << "WebFetch(domain:example.com)" << "WebFetch" << R"({"url":"https://api.example.com/x"})" << true;
+    QTest::newRow("WebFetch lookalike") << "WebFetch(domain:example.com)" << "WebFetch" << R"({"url":"https://badexample.com/"})" << false;
+    QTest::newRow("bare tool") << "Read" << "Read" << R"({"file_path":"/x"})" << true;
+    QTest::newRow("Tool(*)") << "Read(*)" << "Read" << R"({"file_path":"/x"})" << true;
+}
+
+void TestRules::compactSyntax()
+{
+    QFETCH(QString, rule);
+    QFETCH(QString, tool);
+    QFETCH(QString, args);
+    QFETCH(bool, matches);
+    const CompactMatcher m = CompactMatcher::compile(rule.toStdString(), "r");
+    QCOMPARE(m.matches(tool.toStdString(), Json::parse(args.toStdString()), "/"), matches);
+}
+
+void TestRules::firstMatchWins()
+{
+    const Policy p = policyOf(R"({"guardrails":[{"type":"rules","rules":[
+        {"when":{"tool":"read_file"},"action":"allow","reason":"reads are fine"},
+        {"when":{"tool":["read_file","write_file"]},"action":"deny","reason":"never"}]}]})");
+    Call c;
+    c.tool = "read_file";
+    ChainOutcome o = c.run(p);
+    QCOMPARE(o.action, Action::Allow);
+    QCOMPARE(o.decidedBy, std::string("guardrail:rules"));
+    QCOMPARE(o.trail[0]["metadata"], Json({{"rule", 0}}));
+    c.tool = "write_file";
+    o = c.run(p);
+    QCOMPARE(o.action, Action::Deny);
+    QCOMPARE(o.code, std::string("guardrails[0].rules[1]"));
+    c.tool = "bash";
+    QCOMPARE(c.run(p).action, Action::Ask); // no match: the default
+}
+
+void TestRules::toolAgentAndArgsTogether()
+{
+    const Policy p = policyOf(R"({"guardrails":[{"type":"rules","rules":[
+        {"when":{"tool":"bash","agent":"intern*","args":{"command":{"regex":"\\bsudo\\b"}}},"action":"deny","reason":"no sudo for interns"}]}]})");
+    Call c;
+    c.tool = "bash";
+    c.args = {{"command", "sudo apt install x"}};
+    c.agentName = "intern-2";
+    QCOMPARE(c.run(p).action, Action::Deny);
+    c.agentName = "senior";
+    QCOMPARE(c.run(p).action, Action::Ask);
+    c.agentName = "intern-2";
+    c.args = {{"command", "apt list"}};
+    QCOMPARE(c.run(p).action, Action::Ask);
+}
+
+void TestRules::reasonQuotesMatchedValues()
+{
+    const Policy p = policyOf(R"js({"guardrails":[{"type":"rules","rules":[
+        {"when":{"args":{"path":{"path_under":"/etc"}}},"action":"deny","reason":"{agent} may not {tool} {args.path} (mode {args.opts.mode}, {args.missing}, {unknown})"}]}]})js");
+    Call c;
+    c.args = {{"path", "/etc/hosts"}, {"opts", {{"mode", 420}}}};
+    QCOMPARE(c.run(p).reason, std::string("coder may not write_file /etc/hosts (mode 420, (absent), {unknown})"));
+}
+
+void TestRules::modifySetRemoveClamp()
+{
+    const Policy p = policyOf(R"({"default":"allow","guardrails":[{"type":"rules","rules":[
+        {"when":{"tool":"bash"},"action":"modify","reason":"sandboxed","set":{"env.SANDBOX":"1","cwd":"/sandbox"},"remove":["sudo"],"clamp":{"timeout":{"max":60},"retries":{"min":0,"max":3}}}]}]})");
+    Call c;
+    c.tool = "bash";
+    c.args = {{"command", "make"}, {"timeout", 600}, {"retries", 1}, {"sudo", true}};
+    const ChainOutcome o = c.run(p);
+    QCOMPARE(o.action, Action::Allow);
+    QCOMPARE(o.decidedBy, std::string("policy:default"));
+    QCOMPARE(o.args.value(), Json::parse(R"({"command":"make","timeout":60,"retries":1,"cwd":"/sandbox","env":{"SANDBOX":"1"}})"));
+    QCOMPARE(o.patch, Json::diff(c.args, *o.args));
+}
+
+void TestRules::protectedPaths_data()
+{
+    QTest::addColumn<QString>("args");
+    QTest::addColumn<QString>("reason"); // empty: not protected
+    QTest::newRow("path under /etc") << R"({"path":"/etc/passwd"})" << "path /etc/passwd is protected (/etc)";
+    QTest::newRow("traversal") << R"({"file_path":"/tmp/../etc/shadow"})" << "file_path /tmp/../etc/shadow is protected (/etc)";
+    QTest::newRow("relative to cwd") << R"({"target":"../.ssh/id_rsa"})" << "target ../.ssh/id_rsa is protected (/home/dev/.ssh/**)";
+    QTest::newRow("relative climbing past it") << R"({"target":"../../.ssh/id_rsa"})" << "";
+    QTest::newRow("nested key") << R"({"edits":[{"file_path":"/etc/hosts","text":"x"}]})" << "file_path /etc/hosts is protected (/etc)";
+    QTest::newRow("array of paths") << R"({"paths":["a"],"destination":["/tmp/x","/etc/x"]})" << "destination /etc/x is protected (/etc)";
+    QTest::newRow("not path-like key") << R"({"content":"/etc/passwd"})" << "";
+    QTest::newRow("sibling") << R"({"path":"/etcetera"})" << "";
+    QTest::newRow("glob miss") << R"({"path":"/home/dev/.sshx/key"})" << "";
+}
+
+void TestRules::protectedPaths()
+{
+    QFETCH(QString, args);
+    QFETCH(QString, reason);
+    const Policy p = policyOf(R"({"guardrails":[{"type":"protected_paths","paths":["/etc","/home/dev/.ssh/**"]}]})");
+    Call c;
+    c.args = Json::parse(args.toStdString());
+    c.context = {{"cwd", "/home/dev/app"}};
+    const ChainOutcome o = c.run(p);
+    if (reason.isEmpty()) {
+        QCOMPARE(o.action, Action::Ask);
+        QCOMPARE(o.decidedBy, std::string("policy:default"));
+    } else {
+        QCOMPARE(o.action, Action::Deny);
+        QCOMPARE(o.code, std::string("protected_path"));
+        QCOMPARE(toQString(o.reason), reason);
+    }
+}
+
+void TestRules::protectedPathsAsk()
+{
+    const Policy p = policyOf(R"({"default":"allow","guardrails":[{"type":"protected_paths","name":"home","paths":["~/.aws"],"action":"ask","keys":["where"]}]})");
+    Call c;
+    c.args = {{"where", "~/.aws/credentials"}};
+    const ChainOutcome o = c.run(p);
+    QCOMPARE(o.action, Action::Ask);
+    QCOMPARE(o.decidedBy, std::string("guardrail:home"));
+    c.args = {{"path", "~/.aws/credentials"}}; // not one of the configured keys
+    QCOMPARE(c.run(p).action, Action::Allow);
+}
+
+void TestRules::validationMessages_data()
+{
+    QTest::addColumn<QString>("policy");
+    QTest::addColumn<QString>("error");
+    QTest::newRow("guardrails not an array") << R"({"guardrails":{}})" << "policy.json: guardrails: expected an array, got object";
+    QTest::newRow("guardrail not an object") << R"({"guardrails":[5]})" << "policy.json: guardrails[0]: expected an object, got number";
+    QTest::newRow("no type") << R"({"guardrails":[{}]})" << "policy.json: guardrails[0].type: required, expected one of: rules, protected_paths";
+    QTest::newRow("unknown type") << R"({"guardrails":[{"type":"magic"}]})"
+                                  << "policy.json: guardrails[0].type: unknown value \"magic\" (expected one of: rules, protected_paths)";
+    QTest::newRow("unknown matcher")
+        << R"({"guardrails":[{"type":"rules","rules":[{"action":"deny","when":{}}]},{"type":"rules","name":"r2","rules":[{"action":"deny","when":{"args":{"path":{"globb":"/etc/**"}}}}]},{"type":"rules","name":"r3","rules":[{"when":{"args":{"path":{"globb":"x"}}},"action":"deny"}]}]})"
+        << "policy.json: guardrails[1].rules[0].when.args.path: unknown matcher \"globb\" (expected one of: equals, glob, regex, prefix, path_under, min, max, exists)";
+    QTest::newRow("bad regex") << R"({"guardrails":[{"type":"rules","rules":[{"action":"deny","when":{"args":{"c":{"regex":"(unclosed"}}}}]}]})"
+                               << "policy.json: guardrails[0].rules[0].when.args.c.regex: invalid regex: missing closing parenthesis at offset 9";
+    QTest::newRow("unknown rule key") << R"({"guardrails":[{"type":"rules","rules":[{"action":"deny","whenn":{}}]}]})"
+                                      << "policy.json: guardrails[0].rules[0].whenn: unknown key (expected one of: when, match, action, reason, code, set, remove, clamp)";
+    QTest::newRow("rule without condition") << R"({"guardrails":[{"type":"rules","rules":[{"action":"deny"}]}]})"
+                                            << "policy.json: guardrails[0].rules[0]: a rule needs \"when\", \"match\" or both";
+    QTest::newRow("unknown action") << R"({"guardrails":[{"type":"rules","rules":[{"match":"Bash","action":"nuke"}]}]})"
+                                    << "policy.json: guardrails[0].rules[0].action: unknown value \"nuke\" (expected one of: allow, warn, modify, ask, deny, halt)";
+    QTest::newRow("modify without ops") << R"({"guardrails":[{"type":"rules","rules":[{"match":"Bash","action":"modify"}]}]})"
+                                        << "policy.json: guardrails[0].rules[0].action: modify needs at least one of: set, remove, clamp";
+    QTest::newRow("set on deny") << R"({"guardrails":[{"type":"rules","rules":[{"match":"Bash","action":"deny","set":{"a":1}}]}]})"
+                                 << "policy.json: guardrails[0].rules[0].set: only a modify rule may rewrite arguments";
+    QTest::newRow("bad compact") << R"({"guardrails":[{"type":"rules","rules":[{"match":"Bash(rm","action":"deny"}]}]})"
+                                 << "policy.json: guardrails[0].rules[0].match: missing \")\" in \"Bash(rm\" (expected Tool(specifier))";
+    QTest::newRow("relative path_under") << R"({"guardrails":[{"type":"rules","rules":[{"action":"deny","when":{"args":{"p":{"path_under":"etc"}}}}]}]})"
+                                         << "policy.json: guardrails[0].rules[0].when.args.p.path_under: expected an absolute path or one starting with ~, got \"etc\"";
+    QTest::newRow("fail_open not bool") << R"({"guardrails":[{"type":"protected_paths","paths":["/etc"],"fail_open":"yes"}]})"
+                                        << "policy.json: guardrails[0].fail_open: expected true or false, got string";
+    QTest::newRow("budget out of range") << R"({"guardrails":[{"type":"protected_paths","paths":["/etc"],"budget_ms":0}]})"
+                                         << "policy.json: guardrails[0].budget_ms: expected a number from 0.001 to 60000, got 0";
+    QTest::newRow("relative protected path") << R"({"guardrails":[{"type":"protected_paths","paths":["etc"]}]})"
+                                             << "policy.json: guardrails[0].paths[0]: expected an absolute path or one starting with ~, got \"etc\"";
+    QTest::newRow("protected action") << R"({"guardrails":[{"type":"protected_paths","paths":["/etc"],"action":"allow"}]})"
+                                      << "policy.json: guardrails[0].action: unknown value \"allow\" (expected one of: deny, ask, halt)";
+    QTest::newRow("duplicate name") << R"({"guardrails":[{"type":"protected_paths","paths":["/etc"]},{"type":"protected_paths","paths":["/root"]}]})"
+                                    << "policy.json: guardrails[1].name: duplicate name \"protected_paths\" (give each guardrail its own \"name\")";
+}
+
+void TestRules::validationMessages()
+{
+    QFETCH(QString, policy);
+    QFETCH(QString, error);
+    const PolicyResult r = parsePolicy(policy.toStdString(), QStringLiteral("policy.json"));
+    QVERIFY(!r.policy);
+    QCOMPARE(r.error, error);
+}
+
+QTEST_GUILESS_MAIN(TestRules)
+#include "tst_rules.moc"
