@@ -1,3 +1,4 @@
+#include "guardrails/chain.h"
 #include "server/broker.h"
 
 #include <QSignalSpy>
@@ -112,6 +113,33 @@ struct Fixture
     ConnectionId next = 1;
 };
 
+Policy policyOf(const std::string &text)
+{
+    PolicyResult r = parsePolicy(text, QStringLiteral("policy.json"));
+    if (!r.policy)
+        qFatal("policy did not parse: %s", qPrintable(r.error));
+    return std::move(*r.policy);
+}
+
+// Warns after a failed call, and records the turn markers it sees.
+class AfterWatcher final : public Guardrail
+{
+public:
+    std::string_view name() const override { return "watcher"; }
+    Verdict beforeCall(const CallView &, const GuardContext &) override { return Verdict::pass(); }
+    Verdict afterCall(const CallView &call, const ResultView &result, const GuardContext &) override
+    {
+        ++afterCalls;
+        lastArgs = call.args;
+        return result.ok ? Verdict::pass() : Verdict::make(Action::Warn, "failed", call.toolName + " failed");
+    }
+    void onTurnStart(const std::string &session, const std::string &turn) override { turns.push_back("start " + session + " " + turn); }
+    void onTurnEnd(const std::string &session, const std::string &turn) override { turns.push_back("end " + session + " " + turn); }
+    int afterCalls = 0;
+    Json lastArgs;
+    std::vector<std::string> turns;
+};
+
 } // namespace
 
 class TestBroker : public QObject
@@ -145,6 +173,13 @@ private Q_SLOTS:
     void decidedCallMemoryIsBounded();
     void policyDefaultDecidesWithoutAPerson_data();
     void policyDefaultDecidesWithoutAPerson();
+    void guardrailAllowAnswersAtOnce();
+    void guardrailDenyReasonAndCodeReachTheAgent();
+    void guardrailRewriteIsReturned();
+    void laterDenyBeatsEarlierAsk();
+    void escalationCarriesTrailAndProposedArgs();
+    void afterCallChecksRunOncePerCallThatRan();
+    void turnMarkersReachGuardrails();
 };
 
 void TestBroker::welcomeAssignsOrKeepsSession()
@@ -612,6 +647,131 @@ void TestBroker::policyDefaultDecidesWithoutAPerson()
     QCOMPARE(f.out.raw[a].back(), f.out.raw[a][f.out.raw[a].size() - 2]);
     f.call(a, "c1", {{"path", "b.txt"}});
     QCOMPARE(f.out.last(a, "error")["code"], Json("call_id_conflict"));
+}
+
+void TestBroker::guardrailAllowAnswersAtOnce()
+{
+    Fixture f;
+    f.broker.setPolicy(policyOf(R"({"guardrails":[{"type":"rules","rules":[{"when":{"tool":"read_file"},"action":"allow","reason":"reads are fine"}]}]})"));
+    const ConnectionId a = f.agent();
+    f.call(a, "c1", {{"path", "README.md"}}, "read_file");
+    QCOMPARE(f.queue.size(), 0);
+    QCOMPARE(f.out.last(a, "decision"),
+             Json::parse(R"({"type":"decision","call_id":"c1","decision":"allow","args":{"path":"README.md"},"reason":"reads are fine","decided_by":"guardrail:rules","warnings":[]})"));
+    f.call(a, "c2", {{"path", "x"}}, "write_file"); // no rule: the default asks
+    QCOMPARE(f.queue.size(), 1);
+}
+
+void TestBroker::guardrailDenyReasonAndCodeReachTheAgent()
+{
+    Fixture f;
+    f.broker.setPolicy(policyOf(R"({"guardrails":[{"type":"protected_paths","paths":["/etc"]}]})"));
+    const ConnectionId a = f.agent();
+    f.call(a, "c1", {{"path", "/tmp/../etc/passwd"}});
+    QCOMPARE(f.out.last(a, "decision"),
+             Json::parse(R"js({"type":"decision","call_id":"c1","decision":"deny","reason":"path /tmp/../etc/passwd is protected (/etc)","decided_by":"guardrail:protected_paths","code":"protected_path","warnings":[]})js"));
+    QCOMPARE(f.queue.size(), 0);
+}
+
+void TestBroker::guardrailRewriteIsReturned()
+{
+    Fixture f;
+    f.broker.setPolicy(policyOf(R"({"default":"allow","guardrails":[{"type":"rules","rules":[{"when":{"tool":"bash"},"action":"modify","clamp":{"timeout":{"max":60}},"reason":"timeout clamped","code":"clamp"}]}]})"));
+    const ConnectionId a = f.agent();
+    f.call(a, "c1", {{"command", "make"}, {"timeout", 900}}, "bash");
+    const Json d = f.out.last(a, "decision");
+    QCOMPARE(d["decision"], Json("modify"));
+    QCOMPARE(d["args"], Json({{"command", "make"}, {"timeout", 60}}));
+    QCOMPARE(d["decided_by"], Json("policy:default"));
+}
+
+void TestBroker::laterDenyBeatsEarlierAsk()
+{
+    Fixture f;
+    f.broker.setPolicy(policyOf(R"({"default":"allow","guardrails":[
+        {"type":"rules","name":"ask-writes","rules":[{"when":{"tool":"write_file"},"action":"ask","reason":"writes need a look"}]},
+        {"type":"protected_paths","paths":["/etc"]}]})"));
+    const ConnectionId a = f.agent();
+    f.call(a, "c1", {{"path", "/etc/hosts"}});
+    QCOMPARE(f.out.last(a, "decision")["decision"], Json("deny"));
+    QCOMPARE(f.out.last(a, "decision")["decided_by"], Json("guardrail:protected_paths"));
+    f.call(a, "c2", {{"path", "/home/x"}});
+    QCOMPARE(f.queue.size(), 1);
+    QCOMPARE(f.queue.at(0).reason, std::string("writes need a look"));
+}
+
+void TestBroker::escalationCarriesTrailAndProposedArgs()
+{
+    Fixture f;
+    f.broker.setPolicy(policyOf(R"({"guardrails":[{"type":"rules","rules":[{"when":{"tool":"bash"},"action":"modify","clamp":{"timeout":{"max":60}},"reason":"timeout clamped","code":"clamp_timeout"}]}]})"));
+    const ConnectionId a = f.agent();
+    const ConnectionId r = f.reviewer();
+    f.call(a, "c1", {{"command", "make"}, {"timeout", 900}}, "bash");
+    const Json item = f.out.last(r, "escalated")["item"];
+    QCOMPARE(item["args"], Json({{"command", "make"}, {"timeout", 900}}));
+    QCOMPARE(item["proposed_args"], Json({{"command", "make"}, {"timeout", 60}}));
+    QCOMPARE(item["patch"], Json::parse(R"([{"op":"replace","path":"/timeout","value":60}])"));
+    QCOMPARE(item["trail"][0]["action"], Json("modify"));
+    QCOMPARE(item["trail"][0]["code"], Json("clamp_timeout"));
+    QCOMPARE(item["reason"], Json("no guardrail decided; the default policy is ask"));
+
+    QVERIFY(f.review(item["id"].get<std::string>(), ReviewAction::Approve).ok);
+    const Json d = f.out.last(a, "decision");
+    QCOMPARE(d["decision"], Json("modify"));
+    QCOMPARE(d["args"], Json({{"command", "make"}, {"timeout", 60}}));
+
+    // A reviewer may put the agent's own arguments back: that is a plain allow.
+    f.call(a, "c2", {{"command", "make"}, {"timeout", 900}}, "bash");
+    QVERIFY(f.review(f.itemOf("c2"), ReviewAction::Edit, {}, Json {{"command", "make"}, {"timeout", 900}}).ok);
+    QCOMPARE(f.out.last(a, "decision")["decision"], Json("allow"));
+    // Editing to what the guardrails proposed is no edit at all.
+    f.call(a, "c3", {{"command", "make"}, {"timeout", 900}}, "bash");
+    const ReviewOutcome same = f.review(f.itemOf("c3"), ReviewAction::Edit, {}, Json {{"command", "make"}, {"timeout", 60}});
+    QVERIFY(!same.ok);
+    QCOMPARE(same.code, ErrorCode::InvalidField);
+}
+
+void TestBroker::afterCallChecksRunOncePerCallThatRan()
+{
+    Fixture f;
+    auto watcher = std::make_shared<AfterWatcher>();
+    Policy p = policyOf(R"({"default":"allow","guardrails":[{"type":"rules","rules":[{"when":{"tool":"bash"},"action":"modify","set":{"cwd":"/sandbox"},"reason":"sandboxed"}]}]})");
+    p.chain->add({watcher, false, std::chrono::microseconds(100'000)});
+    f.broker.setPolicy(p);
+    const ConnectionId a = f.agent();
+    f.call(a, "c1", {{"command", "make"}}, "bash");
+    f.broker.onMessage(a, Message(ToolResult {"c1", false, Json("exit 2")}));
+    QCOMPARE(f.out.last(a, "after_call"),
+             Json::parse(R"({"type":"after_call","call_id":"c1","action":"warn","reason":"bash failed","warnings":[{"guardrail":"watcher","code":"failed","message":"bash failed"}]})"));
+    QCOMPARE(watcher->lastArgs, Json({{"command", "make"}, {"cwd", "/sandbox"}})); // the args it ran with
+    f.broker.onMessage(a, Message(ToolResult {"c1", false, Json("exit 2")}));
+    QCOMPARE(watcher->afterCalls, 1);
+    QCOMPARE(f.out.last(a, "after_call")["action"], Json("allow"));
+
+    // A call a person approved is checked too; a denied one never ran.
+    Policy ask = policyOf(R"({})");
+    ask.chain->add({watcher, false, std::chrono::microseconds(100'000)});
+    f.broker.setPolicy(ask);
+    f.call(a, "c2", {{"command", "ls"}}, "bash");
+    f.call(a, "c3", {{"command", "rm"}}, "bash");
+    QVERIFY(f.review(f.itemOf("c2"), ReviewAction::Approve).ok);
+    QVERIFY(f.review(f.itemOf("c3"), ReviewAction::Deny, "no").ok);
+    f.broker.onMessage(a, Message(ToolResult {"c2", true, Json("ok")}));
+    f.broker.onMessage(a, Message(ToolResult {"c3", true, Json("ok")}));
+    QCOMPARE(watcher->afterCalls, 2);
+}
+
+void TestBroker::turnMarkersReachGuardrails()
+{
+    Fixture f;
+    auto watcher = std::make_shared<AfterWatcher>();
+    Policy p;
+    p.chain->add({watcher, false, std::chrono::microseconds(100'000)});
+    f.broker.setPolicy(p);
+    const ConnectionId a = f.agent(std::string("s9"));
+    f.broker.onMessage(a, Message(TurnStart {"t1"}));
+    f.broker.onMessage(a, Message(TurnEnd {"t1"}));
+    QCOMPARE(watcher->turns, (std::vector<std::string> {"start s9 t1", "end s9 t1"}));
 }
 
 QTEST_GUILESS_MAIN(TestBroker)
