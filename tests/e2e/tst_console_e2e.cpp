@@ -138,6 +138,7 @@ private Q_SLOTS:
     void policyDefaultAnswersWithoutAPerson();
     void invalidPolicyStopsTheConsole();
     void restartAfterKillTakesOverTheDataDir();
+    void guardrailsDecideOnTheWire();
 };
 
 void TestConsoleE2E::reviewerDecisionsReachTheSubmitter_data()
@@ -475,6 +476,54 @@ void TestConsoleE2E::restartAfterKillTakesOverTheDataDir()
     QCOMPARE(alive.out, QByteArray("no pending calls\n"));
     again.terminate();
     QVERIFY(again.waitForFinished(WaitMs));
+}
+
+void TestConsoleE2E::guardrailsDecideOnTheWire()
+{
+    QTemporaryDir dir;
+    const QString policy = dir.filePath(QStringLiteral("policy.json"));
+    QFile f(policy);
+    QVERIFY(f.open(QIODevice::WriteOnly));
+    f.write(R"js({
+      "version": 1,
+      "default": "ask",
+      "guardrails": [
+        {"type": "rules", "name": "triage", "rules": [
+          {"when": {"tool": "read_file"}, "action": "allow", "reason": "reads are fine"},
+          {"match": "Bash(rm -rf *)", "action": "deny", "reason": "refusing {args.command}"},
+          {"when": {"tool": "bash"}, "action": "modify", "clamp": {"timeout": {"max": 60}}, "reason": "timeout clamped"},
+          {"when": {"tool": "write_file"}, "action": "ask", "reason": "writes need a look"}
+        ]},
+        {"type": "rules", "name": "allow-bash", "rules": [{"when": {"tool": "bash"}, "action": "allow", "reason": "bash is fine once clamped"}]},
+        {"type": "protected_paths", "paths": ["/etc"]}
+      ]})js");
+    f.close();
+    ConsoleProcess console({QStringLiteral("--policy"), policy});
+    QVERIFY(console.ready());
+    auto submit = [&](const char *tool, const char *args) {
+        return console.ctl({QStringLiteral("submit"), QStringLiteral("--tool"), QString::fromLatin1(tool),
+                            QStringLiteral("--args"), QString::fromLatin1(args), QStringLiteral("--timeout"), QStringLiteral("5")});
+    };
+
+    CtlResult r = submit("read_file", R"({"path":"README.md"})");
+    QCOMPARE(r.exitCode, 0);
+    QCOMPARE(r.json()["decided_by"], Json("guardrail:triage"));
+
+    r = submit("Bash", R"({"command":"rm -rf /"})");
+    QCOMPARE(r.exitCode, 3);
+    QCOMPARE(r.json()["reason"], Json("refusing rm -rf /"));
+
+    r = submit("bash", R"({"command":"make","timeout":900})");
+    QCOMPARE(r.exitCode, 0);
+    QCOMPARE(r.json()["decision"], Json("modify"));
+    QCOMPARE(r.json()["args"], Json({{"command", "make"}, {"timeout", 60}}));
+    QCOMPARE(r.json()["decided_by"], Json("guardrail:allow-bash"));
+
+    // triage asks about writes, but protected_paths later denies: deny wins.
+    r = submit("write_file", R"({"path":"/etc/hosts"})");
+    QCOMPARE(r.exitCode, 3);
+    QCOMPARE(r.json()["decided_by"], Json("guardrail:protected_paths"));
+    QVERIFY(!r.err.contains("waiting for a reviewer"));
 }
 
 QTEST_GUILESS_MAIN(TestConsoleE2E)
