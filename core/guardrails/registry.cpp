@@ -1,5 +1,6 @@
 #include "registry.h"
 
+#include "guardrails/loopdetection.h"
 #include "guardrails/protectedpaths.h"
 #include "guardrails/rules.h"
 
@@ -7,7 +8,7 @@ namespace holdpoint {
 
 std::initializer_list<const char *> builtinGuardrailTypes()
 {
-    static constexpr std::initializer_list<const char *> types {"rules", "protected_paths"};
+    static constexpr std::initializer_list<const char *> types {"rules", "protected_paths", "loop_detection"};
     return types;
 }
 
@@ -21,8 +22,10 @@ ChainEntry createGuardrail(const Json &spec, const std::string &path)
     entry.budget = std::chrono::microseconds(qint64(r.number("budget_ms", 100, 0.001, 60'000) * 1000));
     if (type == "rules")
         entry.guardrail = std::make_shared<RulesGuardrail>(name, r);
-    else
+    else if (type == "protected_paths")
         entry.guardrail = std::make_shared<ProtectedPathsGuardrail>(name, r);
+    else
+        entry.guardrail = std::make_shared<LoopDetectionGuardrail>(name, r);
     return entry;
 }
 

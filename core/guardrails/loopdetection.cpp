@@ -1,0 +1,172 @@
+#include "loopdetection.h"
+
+#include <QtGlobal>
+
+namespace holdpoint {
+
+namespace {
+
+LoopDetectionGuardrail::Thresholds readThresholds(const SpecReader &spec, const char *key, const char *stopKey,
+                                                  LoopDetectionGuardrail::Thresholds fallback)
+{
+    const Json *v = spec.optional(key);
+    if (!v)
+        return fallback;
+    const SpecReader t(*v, spec.pathOf(key));
+    t.onlyKeys({"warn", stopKey});
+    LoopDetectionGuardrail::Thresholds out;
+    out.warn = int(t.number("warn", fallback.warn, 1, 1'000'000));
+    out.stop = int(t.number(stopKey, fallback.stop, 1, 1'000'000));
+    if (out.stop < out.warn)
+        t.fail(stopKey, "must not be below warn (" + std::to_string(out.warn) + ")");
+    return out;
+}
+
+} // namespace
+
+std::string LoopDetectionGuardrail::normalizeToolName(const std::string &name)
+{
+    // "web_search", "WebSearch" and "web-search" are the same tool here.
+    std::string out;
+    out.reserve(name.size());
+    for (char c : name) {
+        if (c == '_' || c == '-')
+            continue;
+        out += char(c >= 'A' && c <= 'Z' ? c - 'A' + 'a' : c);
+    }
+    return out;
+}
+
+LoopDetectionGuardrail::LoopDetectionGuardrail(std::string name, const SpecReader &spec)
+    : m_name(std::move(name))
+{
+    spec.onlyKeys({"type", "name", "fail_open", "budget_ms", "exact_failure", "same_tool_failure", "no_progress",
+                   "read_only_tools"});
+    m_exact = readThresholds(spec, "exact_failure", "block", m_exact);
+    m_sameTool = readThresholds(spec, "same_tool_failure", "halt", m_sameTool);
+    m_noProgress = readThresholds(spec, "no_progress", "block", m_noProgress);
+    std::vector<std::string> tools {"read", "glob", "grep", "ls", "web_search", "web_fetch", "knowledge", "memory"};
+    if (const Json *list = spec.optional("read_only_tools")) {
+        if (!list->is_array())
+            spec.fail("read_only_tools", std::string("expected an array of tool names, got ") + list->type_name());
+        tools.clear();
+        for (std::size_t i = 0; i < list->size(); ++i) {
+            if (!(*list)[i].is_string())
+                throw SpecError(spec.pathOf("read_only_tools") + "[" + std::to_string(i) + "]", "expected a string");
+            tools.push_back((*list)[i].get<std::string>());
+        }
+    }
+    for (const auto &t : tools)
+        m_readOnlyTools.insert(normalizeToolName(t));
+}
+
+bool LoopDetectionGuardrail::readOnly(const CallView &call) const
+{
+    if (call.annotations.is_object()) {
+        auto it = call.annotations.find("readOnlyHint");
+        if (it != call.annotations.end() && it->is_boolean())
+            return it->get<bool>();
+    }
+    return m_readOnlyTools.contains(normalizeToolName(call.toolName));
+}
+
+std::size_t LoopDetectionGuardrail::callHash(const CallView &call)
+{
+    return std::hash<std::string> {}(call.toolName + '\0' + dumpJson(call.args));
+}
+
+LoopDetectionGuardrail::TurnState &LoopDetectionGuardrail::state(const CallView &call)
+{
+    // A session that never sends turn markers has one implicit turn, "".
+    Key key {call.sessionId, call.turnId.value_or(std::string())};
+    auto [it, inserted] = m_turns.try_emplace(key);
+    if (inserted) {
+        m_turnOrder.push_back(key);
+        while (m_turnOrder.size() > MaxTurnsKept) {
+            m_turns.erase(m_turnOrder.front());
+            m_turnOrder.pop_front();
+        }
+    }
+    return it->second;
+}
+
+void LoopDetectionGuardrail::onTurnStart(const std::string &sessionId, const std::string &turnId)
+{
+    // Counters start again with the turn; the old turn's events stay for review.
+    auto it = m_turns.find({sessionId, turnId});
+    if (it != m_turns.end()) {
+        it->second.exactFailures.clear();
+        it->second.toolFailures.clear();
+        it->second.lastResult.clear();
+    }
+}
+
+Verdict LoopDetectionGuardrail::fire(TurnState &s, const CallView &call, const GuardContext &ctx, const char *pattern,
+                                     const char *action, int count, int threshold, const std::string &message)
+{
+    s.events.push_back({pattern, action, call.toolName, count, threshold, message, ctx.now});
+    const Action a = std::string_view(action) == "warn" ? Action::Warn
+                     : std::string_view(action) == "halt" ? Action::Halt
+                                                          : Action::Deny;
+    Verdict v = Verdict::make(a, pattern, message);
+    v.metadata = {{"pattern", pattern}, {"count", count}, {"threshold", threshold}, {"loop_action", action},
+                  {"turn", call.turnId.value_or(std::string())}};
+    return v;
+}
+
+Verdict LoopDetectionGuardrail::beforeCall(const CallView &call, const GuardContext &context)
+{
+    TurnState &s = state(call);
+    const std::size_t h = callHash(call);
+    if (auto it = s.toolFailures.find(call.toolName); it != s.toolFailures.end() && it->second >= m_sameTool.stop)
+        return fire(s, call, context, "same_tool_failure", "halt", it->second, m_sameTool.stop,
+                    call.toolName + " failed " + std::to_string(it->second) + " times in this turn; halting the turn");
+    if (auto it = s.exactFailures.find(h); it != s.exactFailures.end() && it->second >= m_exact.stop)
+        return fire(s, call, context, "exact_failure", "block", it->second, m_exact.stop,
+                    "blocked: this exact " + call.toolName + " call failed " + std::to_string(it->second)
+                        + " times in this turn");
+    if (auto it = s.lastResult.find(h); it != s.lastResult.end() && it->second.second >= m_noProgress.stop)
+        return fire(s, call, context, "no_progress", "block", it->second.second, m_noProgress.stop,
+                    "blocked: " + call.toolName + " returned the same result " + std::to_string(it->second.second)
+                        + " times in this turn");
+    return Verdict::pass();
+}
+
+Verdict LoopDetectionGuardrail::afterCall(const CallView &call, const ResultView &result, const GuardContext &context)
+{
+    TurnState &s = state(call);
+    const std::size_t h = callHash(call);
+    if (!result.ok) {
+        const int exact = ++s.exactFailures[h];
+        const int sameTool = ++s.toolFailures[call.toolName];
+        if (sameTool >= m_sameTool.stop)
+            return fire(s, call, context, "same_tool_failure", "halt", sameTool, m_sameTool.stop,
+                        call.toolName + " failed " + std::to_string(sameTool) + " times in this turn; halting the turn");
+        if (exact >= m_exact.warn)
+            return fire(s, call, context, "exact_failure", "warn", exact, m_exact.warn,
+                        "this exact " + call.toolName + " call failed " + std::to_string(exact) + " times in this turn");
+        if (sameTool >= m_sameTool.warn)
+            return fire(s, call, context, "same_tool_failure", "warn", sameTool, m_sameTool.warn,
+                        call.toolName + " failed " + std::to_string(sameTool) + " times in this turn");
+        return Verdict::pass();
+    }
+    if (!readOnly(call))
+        return Verdict::pass();
+    const std::size_t r = std::hash<std::string> {}(dumpJson(result.result));
+    auto &[lastHash, repeats] = s.lastResult[h];
+    repeats = (repeats > 0 && lastHash == r) ? repeats + 1 : 1;
+    lastHash = r;
+    if (repeats >= m_noProgress.warn)
+        return fire(s, call, context, "no_progress", "warn", repeats, m_noProgress.warn,
+                    call.toolName + " returned the same result " + std::to_string(repeats) + " times in this turn");
+    return Verdict::pass();
+}
+
+std::vector<LoopDetectionGuardrail::Event> LoopDetectionGuardrail::events(const std::string &sessionId,
+                                                                          const std::string &turnId) const
+{
+    auto it = m_turns.find({sessionId, turnId});
+    return it == m_turns.end() ? std::vector<Event> {} : it->second.events;
+}
+
+} // namespace holdpoint

@@ -1,0 +1,72 @@
+#pragma once
+
+#include "guardrails/guardrail.h"
+#include "guardrails/spec.h"
+
+#include <deque>
+#include <map>
+#include <set>
+#include <unordered_map>
+
+namespace holdpoint {
+
+// Per-turn loop detection with Operator's three patterns (README.md
+// "loop_detection"). Counts come from tool_result messages.
+class LoopDetectionGuardrail final : public Guardrail
+{
+public:
+    struct Thresholds
+    {
+        int warn = 0;
+        int stop = 0; // block (deny the next identical call) or halt the turn
+    };
+    // One warning, block or halt, kept against its turn for later review.
+    struct Event
+    {
+        std::string pattern; // exact_failure, same_tool_failure, no_progress
+        std::string action;  // warn, block, halt
+        std::string toolName;
+        int count = 0;
+        int threshold = 0;
+        std::string message;
+        TimeMs at = 0;
+    };
+
+    LoopDetectionGuardrail(std::string name, const SpecReader &spec);
+    std::string_view name() const override { return m_name; }
+    Verdict beforeCall(const CallView &call, const GuardContext &context) override;
+    Verdict afterCall(const CallView &call, const ResultView &result, const GuardContext &context) override;
+    void onTurnStart(const std::string &sessionId, const std::string &turnId) override;
+
+    // Everything that fired in a session's turn ("" is the implicit turn of
+    // a session that sends no turn markers), oldest first.
+    std::vector<Event> events(const std::string &sessionId, const std::string &turnId) const;
+    static std::string normalizeToolName(const std::string &name);
+
+private:
+    struct TurnState
+    {
+        std::unordered_map<std::size_t, int> exactFailures;     // by tool+args
+        std::unordered_map<std::string, int> toolFailures;      // by tool
+        std::unordered_map<std::size_t, std::pair<std::size_t, int>> lastResult; // tool+args -> (result hash, repeats)
+        std::vector<Event> events;
+    };
+    using Key = std::pair<std::string, std::string>; // session, turn
+
+    bool readOnly(const CallView &call) const;
+    TurnState &state(const CallView &call);
+    static std::size_t callHash(const CallView &call);
+    Verdict fire(TurnState &s, const CallView &call, const GuardContext &ctx, const char *pattern, const char *action,
+                 int count, int threshold, const std::string &message);
+
+    std::string m_name;
+    Thresholds m_exact {2, 5};
+    Thresholds m_sameTool {3, 8};
+    Thresholds m_noProgress {2, 5};
+    std::set<std::string> m_readOnlyTools;
+    std::map<Key, TurnState> m_turns;
+    std::deque<Key> m_turnOrder; // oldest first, to bound memory
+    static constexpr std::size_t MaxTurnsKept = 1000;
+};
+
+} // namespace holdpoint
