@@ -2,13 +2,15 @@
 
 #include "guardrails/loopdetection.h"
 #include "guardrails/protectedpaths.h"
+#include "guardrails/ratelimit.h"
 #include "guardrails/rules.h"
 
 namespace holdpoint {
 
 std::initializer_list<const char *> builtinGuardrailTypes()
 {
-    static constexpr std::initializer_list<const char *> types {"rules", "protected_paths", "loop_detection"};
+    static constexpr std::initializer_list<const char *> types {"rules", "protected_paths", "loop_detection",
+                                                                                "rate_limit", "annotations"};
     return types;
 }
 
@@ -24,8 +26,12 @@ ChainEntry createGuardrail(const Json &spec, const std::string &path)
         entry.guardrail = std::make_shared<RulesGuardrail>(name, r);
     else if (type == "protected_paths")
         entry.guardrail = std::make_shared<ProtectedPathsGuardrail>(name, r);
-    else
+    else if (type == "loop_detection")
         entry.guardrail = std::make_shared<LoopDetectionGuardrail>(name, r);
+    else if (type == "rate_limit")
+        entry.guardrail = std::make_shared<RateLimitGuardrail>(name, r);
+    else
+        entry.guardrail = std::make_shared<AnnotationsGuardrail>(name, r);
     return entry;
 }
 

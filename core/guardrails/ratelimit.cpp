@@ -1,0 +1,149 @@
+#include "ratelimit.h"
+
+namespace holdpoint {
+
+namespace {
+
+Action actionFrom(const std::string &s)
+{
+    if (s == "deny") return Action::Deny;
+    if (s == "ask") return Action::Ask;
+    if (s == "warn") return Action::Warn;
+    if (s == "halt") return Action::Halt;
+    return Action::Pass;
+}
+
+std::string showSeconds(TimeMs ms)
+{
+    return ms % 1000 == 0 ? std::to_string(ms / 1000) : dumpJson(Json(double(ms) / 1000));
+}
+
+int severity(Action a)
+{
+    switch (a) {
+    case Action::Halt: return 4;
+    case Action::Deny: return 3;
+    case Action::Ask: return 2;
+    case Action::Warn: return 1;
+    default: return 0;
+    }
+}
+
+} // namespace
+
+RateLimitGuardrail::RateLimitGuardrail(std::string name, const SpecReader &spec)
+    : m_name(std::move(name))
+{
+    spec.onlyKeys({"type", "name", "fail_open", "budget_ms", "limit", "window_s", "per", "tools", "action"});
+    if (!spec.has("limit"))
+        spec.fail("limit", "required, expected the number of calls allowed per window");
+    m_limit = int(spec.number("limit", 0, 1, 1e9));
+    if (!spec.has("window_s"))
+        spec.fail("window_s", "required, expected the window in seconds");
+    m_windowMs = TimeMs(spec.number("window_s", 0, 0.001, 30 * 24 * 3600) * 1000);
+    Json per = spec.has("per") ? *spec.optional("per") : Json("session");
+    if (per.is_string())
+        per = Json::array({per});
+    if (!per.is_array() || per.empty())
+        spec.fail("per", "expected one of session, agent, tool, or a list of them");
+    const bool perIsList = spec.optional("per") && spec.optional("per")->is_array();
+    for (std::size_t i = 0; i < per.size(); ++i) {
+        std::string at = spec.pathOf("per");
+        if (perIsList)
+            at += '[' + std::to_string(i) + ']';
+        const std::string s = per[i].is_string() ? per[i].get<std::string>() : std::string();
+        if (s == "session")
+            m_perSession = true;
+        else if (s == "agent")
+            m_perAgent = true;
+        else if (s == "tool")
+            m_perTool = true;
+        else
+            throw SpecError(at, "unknown value " + dumpJson(per[i]) + " (expected one of: session, agent, tool)");
+        if (!m_perText.empty())
+            m_perText += " and ";
+        m_perText += s;
+    }
+    if (const Json *tools = spec.optional("tools"))
+        m_tools = NameMatcher::compile(*tools, spec.pathOf("tools"));
+    m_action = actionFrom(spec.oneOf("action", {"deny", "ask", "halt"}, "deny"));
+}
+
+Verdict RateLimitGuardrail::beforeCall(const CallView &call, const GuardContext &context)
+{
+    if (m_tools && !m_tools->matches(call.toolName))
+        return Verdict::pass();
+    std::string key;
+    if (m_perSession)
+        key += "s:" + call.sessionId + '\0';
+    if (m_perAgent)
+        key += "a:" + call.agent.name + '\0';
+    if (m_perTool)
+        key += "t:" + call.toolName + '\0';
+
+    std::deque<TimeMs> &window = m_windows[key];
+    // Sliding window: a call counts for exactly window_s after it was admitted.
+    while (!window.empty() && window.front() <= context.now - m_windowMs)
+        window.pop_front();
+    if (int(window.size()) >= m_limit) {
+        const TimeMs retryInMs = window.front() + m_windowMs - context.now;
+        Verdict v = Verdict::make(m_action, "rate_limited",
+                                  "rate limit: at most " + std::to_string(m_limit) + (m_limit == 1 ? " call per " : " calls per ") + showSeconds(m_windowMs)
+                                      + " s per " + m_perText + "; the next call is possible in " + showSeconds(retryInMs)
+                                      + " s");
+        v.metadata = {{"limit", m_limit}, {"window_s", double(m_windowMs) / 1000}, {"per", m_perText},
+                      {"retry_in_ms", retryInMs}};
+        return v;
+    }
+    window.push_back(context.now);
+    // Forget idle keys now and then so many sessions do not grow the map forever.
+    if (m_windows.size() > 10'000) {
+        std::erase_if(m_windows, [&](const auto &kv) {
+            return kv.second.empty() || kv.second.back() <= context.now - m_windowMs;
+        });
+    }
+    return Verdict::pass();
+}
+
+AnnotationsGuardrail::AnnotationsGuardrail(std::string name, const SpecReader &spec)
+    : m_name(std::move(name))
+{
+    spec.onlyKeys({"type", "name", "fail_open", "budget_ms", "destructive", "open_world"});
+    m_destructive = actionFrom(spec.oneOf("destructive", {"ask", "deny", "warn", "pass"}, "ask"));
+    m_openWorld = actionFrom(spec.oneOf("open_world", {"ask", "deny", "warn", "pass"}, "pass"));
+}
+
+Verdict AnnotationsGuardrail::beforeCall(const CallView &call, const GuardContext &)
+{
+    // MCP 2025-06-18 "ToolAnnotations": readOnlyHint defaults to false;
+    // destructiveHint and openWorldHint default to true and mean something
+    // only for a tool that is not read-only.
+    auto hint = [&](const char *key) -> std::optional<bool> {
+        if (!call.annotations.is_object())
+            return std::nullopt;
+        auto it = call.annotations.find(key);
+        if (it == call.annotations.end() || !it->is_boolean())
+            return std::nullopt;
+        return it->get<bool>();
+    };
+    if (hint("readOnlyHint").value_or(false))
+        return Verdict::pass();
+    Verdict out = Verdict::pass();
+    const std::optional<bool> destructive = hint("destructiveHint");
+    if (destructive.value_or(true) && m_destructive != Action::Pass) {
+        out = Verdict::make(m_destructive, "destructive",
+                            call.toolName
+                                + (destructive ? " is marked destructive (destructiveHint: true)"
+                                               : " may be destructive (no destructiveHint; MCP's default is true)"));
+    }
+    const std::optional<bool> openWorld = hint("openWorldHint");
+    if (openWorld.value_or(true) && m_openWorld != Action::Pass && severity(m_openWorld) > severity(out.action)) {
+        out = Verdict::make(m_openWorld, "open_world",
+                            call.toolName
+                                + (openWorld ? " reaches outside systems (openWorldHint: true)"
+                                             : " may reach outside systems (no openWorldHint; MCP's default is true)"));
+    }
+    return out;
+}
+
+} // namespace holdpoint

@@ -1,0 +1,45 @@
+#pragma once
+
+#include "guardrails/guardrail.h"
+#include "guardrails/matchers.h"
+
+#include <deque>
+#include <unordered_map>
+
+namespace holdpoint {
+
+// N calls per sliding window, counted per session, agent, tool or any mix
+// of them (README.md "rate_limit"). Time comes from the console's clock.
+class RateLimitGuardrail final : public Guardrail
+{
+public:
+    RateLimitGuardrail(std::string name, const SpecReader &spec);
+    std::string_view name() const override { return m_name; }
+    Verdict beforeCall(const CallView &call, const GuardContext &context) override;
+
+private:
+    std::string m_name;
+    int m_limit = 0;
+    TimeMs m_windowMs = 0;
+    bool m_perSession = false, m_perAgent = false, m_perTool = false;
+    std::string m_perText;
+    std::optional<NameMatcher> m_tools;
+    Action m_action = Action::Deny;
+    std::unordered_map<std::string, std::deque<TimeMs>> m_windows;
+};
+
+// Escalates or denies by MCP tool annotations (README.md "annotations").
+class AnnotationsGuardrail final : public Guardrail
+{
+public:
+    AnnotationsGuardrail(std::string name, const SpecReader &spec);
+    std::string_view name() const override { return m_name; }
+    Verdict beforeCall(const CallView &call, const GuardContext &context) override;
+
+private:
+    std::string m_name;
+    Action m_destructive = Action::Ask;
+    Action m_openWorld = Action::Pass;
+};
+
+} // namespace holdpoint

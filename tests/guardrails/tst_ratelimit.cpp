@@ -1,0 +1,183 @@
+// rate_limit and annotations, with time moved by hand.
+
+#include "common/jsoncompare.h"
+#include "guardrails/chain.h"
+#include "policy/policy.h"
+
+#include <QTest>
+
+using namespace holdpoint;
+
+namespace {
+
+struct Harness
+{
+    explicit Harness(const std::string &text)
+    {
+        PolicyResult r = parsePolicy(text, QStringLiteral("p.json"));
+        if (!r.policy)
+            qFatal("%s", qPrintable(r.error));
+        policy = std::move(*r.policy);
+    }
+    ChainOutcome call(TimeMs now, const std::string &tool = "bash", const std::string &session = "s1",
+                      const std::string &agentName = "coder", const Json &annotations = Json::object())
+    {
+        const protocol::AgentInfo agent {agentName, {}};
+        const std::string callId = "c";
+        const Json args = Json::object(), context = Json::object();
+        const std::optional<std::string> turn;
+        const CallView view {session, agent, callId, tool, args, annotations, context, turn};
+        return policy.chain->beforeCall(view, {now}, policy.defaultAction);
+    }
+    Policy policy;
+};
+
+} // namespace
+
+class TestRateLimit : public QObject
+{
+    Q_OBJECT
+private Q_SLOTS:
+    void slidingWindow();
+    void countsPerKey_data();
+    void countsPerKey();
+    void onlyListedTools();
+    void askInsteadOfDeny();
+    void rateLimitErrors_data();
+    void rateLimitErrors();
+    void annotations_data();
+    void annotations();
+};
+
+void TestRateLimit::slidingWindow()
+{
+    Harness h(R"({"default":"allow","guardrails":[{"type":"rate_limit","limit":3,"window_s":10}]})");
+    QCOMPARE(h.call(0).action, Action::Allow);
+    QCOMPARE(h.call(1000).action, Action::Allow);
+    QCOMPARE(h.call(2000).action, Action::Allow);
+    const ChainOutcome over = h.call(3000);
+    QCOMPARE(over.action, Action::Deny);
+    QCOMPARE(over.code, std::string("rate_limited"));
+    QCOMPARE(over.reason, std::string("rate limit: at most 3 calls per 10 s per session; the next call is possible in 7 s"));
+    QCOMPARE(over.trail[0]["metadata"]["retry_in_ms"], Json(7000));
+    QCOMPARE(h.call(9999).action, Action::Deny);  // the first call still counts
+    QCOMPARE(h.call(10000).action, Action::Allow); // it left the window exactly now
+    QCOMPARE(h.call(10500).action, Action::Deny);  // calls at 1 s, 2 s and 10 s count
+    QCOMPARE(h.call(11000).action, Action::Allow);
+}
+
+void TestRateLimit::countsPerKey_data()
+{
+    QTest::addColumn<QString>("per");
+    QTest::addColumn<bool>("otherSessionLimited");
+    QTest::addColumn<bool>("otherAgentLimited");
+    QTest::addColumn<bool>("otherToolLimited");
+    QTest::newRow("session") << R"("session")" << false << true << true;
+    QTest::newRow("agent") << R"("agent")" << true << false << true;
+    QTest::newRow("tool") << R"("tool")" << true << true << false;
+    QTest::newRow("agent and tool") << R"(["agent","tool"])" << true << false << false;
+}
+
+void TestRateLimit::countsPerKey()
+{
+    QFETCH(QString, per);
+    QFETCH(bool, otherSessionLimited);
+    QFETCH(bool, otherAgentLimited);
+    QFETCH(bool, otherToolLimited);
+    Harness h(R"({"default":"allow","guardrails":[{"type":"rate_limit","limit":1,"window_s":60,"per":)" + per.toStdString() + "}]}");
+    QCOMPARE(h.call(0, "bash", "s1", "coder").action, Action::Allow);
+    QCOMPARE(h.call(1, "bash", "s1", "coder").action, Action::Deny);
+    // The same session and agent, or the same agent and tool, depending on `per`.
+    QCOMPARE(h.call(2, "bash", "s2", "coder").action == Action::Deny, otherSessionLimited);
+    Harness g(R"({"default":"allow","guardrails":[{"type":"rate_limit","limit":1,"window_s":60,"per":)" + per.toStdString() + "}]}");
+    g.call(0, "bash", "s1", "coder");
+    QCOMPARE(g.call(2, "bash", "s1", "reviewer-bot").action == Action::Deny, otherAgentLimited);
+    Harness k(R"({"default":"allow","guardrails":[{"type":"rate_limit","limit":1,"window_s":60,"per":)" + per.toStdString() + "}]}");
+    k.call(0, "bash", "s1", "coder");
+    QCOMPARE(k.call(2, "read", "s1", "coder").action == Action::Deny, otherToolLimited);
+}
+
+void TestRateLimit::onlyListedTools()
+{
+    Harness h(R"({"default":"allow","guardrails":[{"type":"rate_limit","limit":1,"window_s":60,"tools":["slack_*"]}]})");
+    QCOMPARE(h.call(0, "slack_post").action, Action::Allow);
+    QCOMPARE(h.call(1, "slack_post").action, Action::Deny);
+    QCOMPARE(h.call(2, "read").action, Action::Allow);
+    QCOMPARE(h.call(3, "read").action, Action::Allow);
+}
+
+void TestRateLimit::askInsteadOfDeny()
+{
+    Harness h(R"({"default":"allow","guardrails":[{"type":"rate_limit","limit":1,"window_s":1.5,"action":"ask"}]})");
+    h.call(0);
+    const ChainOutcome o = h.call(500);
+    QCOMPARE(o.action, Action::Ask);
+    QCOMPARE(o.reason, std::string("rate limit: at most 1 call per 1.5 s per session; the next call is possible in 1 s"));
+}
+
+void TestRateLimit::rateLimitErrors_data()
+{
+    QTest::addColumn<QString>("policy");
+    QTest::addColumn<QString>("error");
+    QTest::newRow("no limit") << R"({"guardrails":[{"type":"rate_limit","window_s":1}]})"
+                              << "p.json: guardrails[0].limit: required, expected the number of calls allowed per window";
+    QTest::newRow("no window") << R"({"guardrails":[{"type":"rate_limit","limit":1}]})"
+                               << "p.json: guardrails[0].window_s: required, expected the window in seconds";
+    QTest::newRow("bad per") << R"({"guardrails":[{"type":"rate_limit","limit":1,"window_s":1,"per":["agent","user"]}]})"
+                             << "p.json: guardrails[0].per[1]: unknown value \"user\" (expected one of: session, agent, tool)";
+    QTest::newRow("zero limit") << R"({"guardrails":[{"type":"rate_limit","limit":0,"window_s":1}]})"
+                                << "p.json: guardrails[0].limit: expected a number from 1 to 1000000000, got 0";
+    QTest::newRow("annotations action") << R"({"guardrails":[{"type":"annotations","destructive":"allow"}]})"
+                                        << "p.json: guardrails[0].destructive: unknown value \"allow\" (expected one of: ask, deny, warn, pass)";
+}
+
+void TestRateLimit::rateLimitErrors()
+{
+    QFETCH(QString, policy);
+    QFETCH(QString, error);
+    const PolicyResult r = parsePolicy(policy.toStdString(), QStringLiteral("p.json"));
+    QVERIFY(!r.policy);
+    QCOMPARE(r.error, error);
+}
+
+void TestRateLimit::annotations_data()
+{
+    QTest::addColumn<QString>("config");
+    QTest::addColumn<QString>("hints");
+    QTest::addColumn<int>("action");
+    QTest::addColumn<QString>("reason");
+    const QString defaults = QStringLiteral("{}");
+    QTest::newRow("no hints: destructive by MCP's default") << defaults << "{}" << int(Action::Ask)
+                                                             << "deploy may be destructive (no destructiveHint; MCP's default is true)";
+    QTest::newRow("marked destructive") << defaults << R"({"destructiveHint":true})" << int(Action::Ask)
+                                        << "deploy is marked destructive (destructiveHint: true)";
+    QTest::newRow("not destructive") << defaults << R"({"destructiveHint":false})" << int(Action::Allow) << "";
+    QTest::newRow("read-only clears destructive") << defaults << R"({"readOnlyHint":true,"destructiveHint":true})"
+                                                  << int(Action::Allow) << "";
+    QTest::newRow("deny destructive") << R"({"destructive":"deny"})" << "{}" << int(Action::Deny)
+                                      << "deploy may be destructive (no destructiveHint; MCP's default is true)";
+    QTest::newRow("open world asks") << R"({"destructive":"pass","open_world":"ask"})" << R"({"destructiveHint":false})"
+                                     << int(Action::Ask) << "deploy may reach outside systems (no openWorldHint; MCP's default is true)";
+    QTest::newRow("closed world") << R"({"open_world":"deny"})" << R"({"destructiveHint":false,"openWorldHint":false})"
+                                  << int(Action::Allow) << "";
+    QTest::newRow("the stronger wins") << R"({"destructive":"warn","open_world":"deny"})" << R"({"openWorldHint":true})"
+                                       << int(Action::Deny) << "deploy reaches outside systems (openWorldHint: true)";
+}
+
+void TestRateLimit::annotations()
+{
+    QFETCH(QString, config);
+    QFETCH(QString, hints);
+    QFETCH(int, action);
+    QFETCH(QString, reason);
+    Json spec = Json::parse(config.toStdString());
+    spec["type"] = "annotations";
+    Harness h(dumpJson(Json {{"default", "allow"}, {"guardrails", Json::array({spec})}}));
+    const ChainOutcome o = h.call(0, "deploy", "s1", "coder", Json::parse(hints.toStdString()));
+    QCOMPARE(int(o.action), action);
+    if (!reason.isEmpty())
+        QCOMPARE(toQString(o.reason), reason);
+}
+
+QTEST_GUILESS_MAIN(TestRateLimit)
+#include "tst_ratelimit.moc"
