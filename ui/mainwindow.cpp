@@ -1,6 +1,7 @@
 #include "mainwindow.h"
 
 #include "console/consolecore.h"
+#include "guardrails/chain.h"
 #include "denydialog.h"
 #include "queuemodel.h"
 
@@ -257,16 +258,18 @@ void MainWindow::showDetail(const QueueItem *item)
     if (!item->agentConnected)
         meta << tr("AGENT DISCONNECTED");
     m_meta->setText(meta.join(QStringLiteral("  \u00b7  ")));
-    m_reason->setText(tr("Why: %1").arg(toQString(item->reason)));
+    m_reason->setText(tr("Why: %1").arg(toQString(maskText(item->reason, item->redactions))));
     Json ctx = Json::object();
     if (!item->context.empty())
         ctx["context"] = item->context;
     if (!item->annotations.empty())
         ctx["annotations"] = item->annotations;
-    m_context->setPlainText(toQString(dumpJson(ctx, 2)));
+    m_context->setPlainText(toQString(dumpJson(masked(*item, ctx), 2)));
     {
+        // What the guardrails proposed is what approving runs, so that is what
+        // the editor starts from; secrets stay masked.
         const QSignalBlocker block(m_argsEditor);
-        m_argsEditor->setPlainText(toQString(dumpJson(item->args, 2)));
+        m_argsEditor->setPlainText(toQString(dumpJson(masked(*item, item->proposedArgs.value_or(item->args)), 2)));
     }
     onArgsEdited();
 }
@@ -286,7 +289,7 @@ void MainWindow::onArgsEdited()
         Json parsed = Json::parse(text);
         if (!parsed.is_object()) {
             m_argsStatus->setText(tr("\u2716 Arguments must be a JSON object, not %1").arg(QLatin1String(parsed.type_name())));
-        } else if (parsed == item->args) {
+        } else if (parsed == masked(*item, item->proposedArgs.value_or(item->args))) {
             m_argsStatus->setText(tr("\u2714 Valid JSON, unchanged"));
         } else {
             m_argsStatus->setText(tr("\u2714 Valid JSON, edited: Ctrl+Enter approves with these arguments"));

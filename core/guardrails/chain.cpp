@@ -1,5 +1,7 @@
 #include "chain.h"
 
+#include <algorithm>
+
 namespace holdpoint {
 
 std::string_view actionName(Action action)
@@ -76,7 +78,92 @@ std::optional<std::string> GuardrailChain::run(const ChainEntry &entry, Run &&fn
     return std::nullopt;
 }
 
+std::string maskText(std::string text, const std::vector<Redaction> &redactions)
+{
+    for (const Redaction &r : redactions) {
+        if (r.secret.empty())
+            continue;
+        for (std::size_t pos = text.find(r.secret); pos != std::string::npos; pos = text.find(r.secret, pos + r.placeholder.size()))
+            text.replace(pos, r.secret.size(), r.placeholder);
+    }
+    return text;
+}
+
+namespace {
+
+template<typename Fn>
+Json mapStrings(const Json &j, const Fn &fn)
+{
+    if (j.is_string())
+        return fn(j.get<std::string>());
+    if (j.is_object()) {
+        Json out = Json::object();
+        for (auto it = j.begin(); it != j.end(); ++it)
+            out[fn(it.key())] = mapStrings(it.value(), fn);
+        return out;
+    }
+    if (j.is_array()) {
+        Json out = Json::array();
+        for (const auto &e : j)
+            out.push_back(mapStrings(e, fn));
+        return out;
+    }
+    return j;
+}
+
+} // namespace
+
+Json maskJson(const Json &j, const std::vector<Redaction> &redactions)
+{
+    if (redactions.empty())
+        return j;
+    return mapStrings(j, [&](const std::string &s) { return maskText(s, redactions); });
+}
+
+Json unmaskJson(const Json &j, const std::vector<Redaction> &redactions)
+{
+    if (redactions.empty())
+        return j;
+    return mapStrings(j, [&](std::string s) {
+        for (const Redaction &r : redactions)
+            for (std::size_t pos = s.find(r.placeholder); pos != std::string::npos; pos = s.find(r.placeholder, pos + r.secret.size()))
+                s.replace(pos, r.placeholder.size(), r.secret);
+        return s;
+    });
+}
+
+void GuardrailChain::collectRedactions(const CallView &call, std::vector<Redaction> *out) const
+{
+    for (const ChainEntry &entry : m_entries) {
+        std::vector<Redaction> found;
+        try {
+            found = entry.guardrail->redactions(call);
+        } catch (...) {
+            continue; // the guardrail's own verdict reports its failure
+        }
+        for (Redaction &r : found) {
+            const bool known = std::any_of(out->begin(), out->end(), [&](const Redaction &o) { return o.secret == r.secret; });
+            if (!known && !r.secret.empty())
+                out->push_back(std::move(r));
+        }
+    }
+    // Longest first, so a secret that contains another is masked whole.
+    std::stable_sort(out->begin(), out->end(), [](const Redaction &a, const Redaction &b) { return a.secret.size() > b.secret.size(); });
+}
+
 ChainOutcome GuardrailChain::beforeCall(const CallView &call, const GuardContext &context, DefaultAction fallback) const
+{
+    ChainOutcome out = decide(call, context, fallback);
+    collectRedactions(call, &out.redactions);
+    if (out.args) {
+        const CallView rewritten {call.sessionId, call.agent,       call.callId,  call.toolName,
+                                  *out.args,     call.annotations, call.context, call.turnId};
+        collectRedactions(rewritten, &out.redactions);
+    }
+    return out;
+}
+
+ChainOutcome GuardrailChain::decide(const CallView &call, const GuardContext &context, DefaultAction fallback) const
 {
     ChainOutcome out;
     std::optional<Json> current; // set once a guardrail rewrote the arguments

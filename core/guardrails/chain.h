@@ -28,7 +28,14 @@ struct ChainOutcome
     std::string code;
     std::vector<protocol::Warning> warnings;
     Json trail = Json::array();    // every guardrail's verdict, in order
+    std::vector<Redaction> redactions; // to mask before a person or a log sees the call
 };
+
+// Replaces every redacted value inside every string of `j`.
+Json maskJson(const Json &j, const std::vector<Redaction> &redactions);
+std::string maskText(std::string text, const std::vector<Redaction> &redactions);
+// Puts the real values back where placeholders stand (a reviewer's edit).
+Json unmaskJson(const Json &j, const std::vector<Redaction> &redactions);
 
 // The chain's answer to a tool_result (README.md "After the call").
 struct AfterOutcome
@@ -61,6 +68,8 @@ public:
 private:
     template<typename Run>
     std::optional<std::string> run(const ChainEntry &entry, Run &&fn, Verdict *out) const;
+    void collectRedactions(const CallView &call, std::vector<Redaction> *out) const;
+    ChainOutcome decide(const CallView &call, const GuardContext &context, DefaultAction fallback) const;
 
     std::vector<ChainEntry> m_entries;
     MonotonicNs m_now;

@@ -10,6 +10,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace holdpoint {
 
@@ -68,6 +69,15 @@ struct GuardContext
     TimeMs now = 0;
 };
 
+// A value people must not see, and what they see instead. Placeholders are
+// unique within a call, so an edit that keeps one can be restored.
+struct Redaction
+{
+    std::string secret;
+    std::string placeholder;
+    std::string kind;
+};
+
 struct Health
 {
     bool ok = true;
@@ -99,6 +109,14 @@ public:
         Q_UNUSED(turnId);
     }
     virtual Health health() const { return {}; }
+    // Values in the call to mask wherever a person or a log sees it. Asked
+    // of every guardrail whatever the verdicts, so masking never depends on
+    // where a guardrail stands in the chain.
+    virtual std::vector<Redaction> redactions(const CallView &call) const
+    {
+        Q_UNUSED(call);
+        return {};
+    }
 };
 
 } // namespace holdpoint

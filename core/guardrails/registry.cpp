@@ -3,6 +3,7 @@
 #include "guardrails/loopdetection.h"
 #include "guardrails/protectedpaths.h"
 #include "guardrails/ratelimit.h"
+#include "guardrails/secrets.h"
 #include "guardrails/rules.h"
 
 namespace holdpoint {
@@ -10,7 +11,7 @@ namespace holdpoint {
 std::initializer_list<const char *> builtinGuardrailTypes()
 {
     static constexpr std::initializer_list<const char *> types {"rules", "protected_paths", "loop_detection",
-                                                                                "rate_limit", "annotations"};
+                                                                                "rate_limit", "annotations", "secrets"};
     return types;
 }
 
@@ -30,8 +31,10 @@ ChainEntry createGuardrail(const Json &spec, const std::string &path)
         entry.guardrail = std::make_shared<LoopDetectionGuardrail>(name, r);
     else if (type == "rate_limit")
         entry.guardrail = std::make_shared<RateLimitGuardrail>(name, r);
-    else
+    else if (type == "annotations")
         entry.guardrail = std::make_shared<AnnotationsGuardrail>(name, r);
+    else
+        entry.guardrail = std::make_shared<SecretsGuardrail>(name, r);
     return entry;
 }
 

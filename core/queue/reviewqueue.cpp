@@ -1,5 +1,7 @@
 #include "reviewqueue.h"
 
+#include "guardrails/chain.h"
+
 #include <QDateTime>
 #include <QRandomGenerator>
 
@@ -53,7 +55,19 @@ Json itemToJson(const QueueItem &item)
         j["proposed_args"] = *item.proposedArgs;
         j["patch"] = item.patch;
     }
+    if (!item.redactions.empty()) {
+        Json kinds = Json::array();
+        for (const auto &r : item.redactions)
+            kinds.push_back({{"placeholder", r.placeholder}, {"kind", r.kind}});
+        j = maskJson(j, item.redactions);
+        j["redacted"] = std::move(kinds);
+    }
     return j;
+}
+
+Json masked(const QueueItem &item, const Json &value)
+{
+    return maskJson(value, item.redactions);
 }
 
 ReviewQueue::ReviewQueue(Clock *clock, QObject *parent)

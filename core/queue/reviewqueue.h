@@ -1,6 +1,7 @@
 #pragma once
 
 #include "common/clock.h"
+#include "guardrails/guardrail.h"
 #include "protocol/protocol.h"
 
 #include <QObject>
@@ -34,6 +35,9 @@ struct QueueItem
     // RFC 6902 patch from `args` to them. Approving runs these.
     std::optional<Json> proposedArgs;
     Json patch;
+    // Secrets found in the call: everything people see of the item is
+    // masked with these; the agent still runs with the real values.
+    std::vector<Redaction> redactions;
     std::string reason;   // why it was escalated
     Json trail = Json::array(); // each guardrail's verdict, in order
     std::vector<protocol::Warning> warnings;
@@ -45,8 +49,11 @@ struct QueueItem
     std::optional<protocol::Decision> decision; // set once no longer pending
 };
 
-// The item as reviewers see it on the wire (PROTOCOL.md "Queue items").
+// The item as reviewers see it on the wire (PROTOCOL.md "Reviewer role"),
+// with its secrets masked.
 Json itemToJson(const QueueItem &item);
+// A value of the item as a person may see it.
+Json masked(const QueueItem &item, const Json &value);
 std::string formatTimestamp(TimeMs ms);
 
 // Pending escalations in arrival order. Rows are indices into that order;

@@ -216,6 +216,7 @@ void Broker::handleToolCall(ConnectionId cid, Session &session, ToolCall &&call)
     item.context = std::move(call.context);
     item.annotations = std::move(call.annotations);
     item.turnId = turnId;
+    item.redactions = std::move(outcome.redactions);
     item.reason = std::move(outcome.reason);
     item.trail = std::move(outcome.trail);
     item.warnings = std::move(outcome.warnings);
@@ -301,22 +302,26 @@ ReviewOutcome Broker::review(const Review &review, const std::string &decidedBy)
         if (d.reason.empty())
             d.reason = "approved by a reviewer";
         break;
-    case ReviewAction::Edit:
+    case ReviewAction::Edit: {
         if (!review.args || !review.args->is_object()) {
             out.code = ErrorCode::MissingField;
             out.message = "args: required for edit, expected an object";
             return out;
         }
-        if (*review.args == item->proposedArgs.value_or(item->args)) {
+        // The reviewer saw placeholders for secrets; whatever placeholders
+        // the edit kept stand for the real values again.
+        const Json edited = unmaskJson(*review.args, item->redactions);
+        if (edited == item->proposedArgs.value_or(item->args)) {
             out.code = ErrorCode::InvalidField;
             out.message = "args: identical to the call's own args; use action approve";
             return out;
         }
-        d.kind = *review.args == item->args ? DecisionKind::Allow : DecisionKind::Modify;
-        d.args = *review.args;
+        d.kind = edited == item->args ? DecisionKind::Allow : DecisionKind::Modify;
+        d.args = edited;
         if (d.reason.empty())
             d.reason = "approved with edited arguments by a reviewer";
         break;
+    }
     case ReviewAction::Deny:
         if (d.reason.find_first_not_of(" \t\r\n") == std::string::npos) {
             out.code = ErrorCode::MissingField;

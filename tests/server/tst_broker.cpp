@@ -180,6 +180,7 @@ private Q_SLOTS:
     void escalationCarriesTrailAndProposedArgs();
     void afterCallChecksRunOncePerCallThatRan();
     void turnMarkersReachGuardrails();
+    void secretsAreMaskedForReviewersNotForTheAgent();
 };
 
 void TestBroker::welcomeAssignsOrKeepsSession()
@@ -772,6 +773,38 @@ void TestBroker::turnMarkersReachGuardrails()
     f.broker.onMessage(a, Message(TurnStart {"t1"}));
     f.broker.onMessage(a, Message(TurnEnd {"t1"}));
     QCOMPARE(watcher->turns, (std::vector<std::string> {"start s9 t1", "end s9 t1"}));
+}
+
+void TestBroker::secretsAreMaskedForReviewersNotForTheAgent()
+{
+    Fixture f;
+    f.broker.setPolicy(policyOf(R"({"guardrails":[{"type":"secrets"}]})"));
+    const ConnectionId a = f.agent();
+    const ConnectionId r = f.reviewer();
+    const Json args = {{"url", "https://deploy.test/"}, {"headers", {{"Authorization", "Bearer AKIAIOSFODNN7EXAMPLE"}}}};
+    f.call(a, "c1", args, "http_request");
+    const std::string wire = f.out.raw[r].back();
+    QVERIFY2(wire.find("AKIAIOSFODNN7EXAMPLE") == std::string::npos, wire.c_str());
+    const Json item = Json::parse(wire)["item"];
+    QCOMPARE(item["args"]["headers"]["Authorization"], Json("Bearer [secret:aws_access_key_id:1]"));
+    QCOMPARE(item["redacted"], Json::parse(R"([{"placeholder":"[secret:aws_access_key_id:1]","kind":"aws_access_key_id"}])"));
+    QCOMPARE(item["reason"], Json("arguments contain secrets: aws_access_key_id in headers.Authorization, bearer_token in headers.Authorization"));
+
+    // A reviewer's queue snapshot is masked too.
+    const ConnectionId r2 = f.reviewer();
+    QVERIFY(f.out.raw[r2].back().find("AKIAIOSFODNN7EXAMPLE") == std::string::npos);
+
+    QVERIFY(f.review(item["id"].get<std::string>(), ReviewAction::Approve).ok);
+    QCOMPARE(f.out.last(a, "decision")["args"], args); // the agent runs with the real value
+
+    // An edit made on the masked view keeps the real value where the placeholder stayed.
+    f.call(a, "c2", args, "http_request");
+    Json edited = Json::parse(f.out.raw[r].back())["item"]["args"];
+    edited["url"] = "https://staging.test/";
+    QVERIFY(f.review(f.itemOf("c2"), ReviewAction::Edit, {}, edited).ok);
+    const Json d = f.out.last(a, "decision");
+    QCOMPARE(d["args"]["url"], Json("https://staging.test/"));
+    QCOMPARE(d["args"]["headers"]["Authorization"], Json("Bearer AKIAIOSFODNN7EXAMPLE"));
 }
 
 QTEST_GUILESS_MAIN(TestBroker)

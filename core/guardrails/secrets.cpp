@@ -1,0 +1,126 @@
+#include "secrets.h"
+
+#include <functional>
+
+namespace holdpoint {
+
+namespace {
+
+constexpr std::size_t MinSecretLength = 6; // masking shorter values would garble what people read
+
+QRegularExpression compiled(const QString &pattern)
+{
+    QRegularExpression re(pattern);
+    re.optimize();
+    return re;
+}
+
+} // namespace
+
+SecretsGuardrail::SecretsGuardrail(std::string name, const SpecReader &spec)
+    : m_name(std::move(name))
+{
+    spec.onlyKeys({"type", "name", "fail_open", "budget_ms", "action", "builtin", "credential_keys", "patterns"});
+    const std::string action = spec.oneOf("action", {"ask", "deny", "halt", "warn"}, "ask");
+    m_action = action == "deny" ? Action::Deny : action == "halt" ? Action::Halt : action == "warn" ? Action::Warn : Action::Ask;
+    if (spec.boolean("builtin", true)) {
+        m_detectors = {
+            {"aws_access_key_id", compiled(QStringLiteral(R"(\b((?:AKIA|ASIA|ABIA|ACCA)[0-9A-Z]{16})\b)"))},
+            {"private_key", compiled(QStringLiteral(R"((-----BEGIN (?:[A-Z0-9]+ )*PRIVATE KEY-----(?:[\s\S]*?-----END (?:[A-Z0-9]+ )*PRIVATE KEY-----|[\s\S]*)))"))},
+            {"github_token", compiled(QStringLiteral(R"(\b((?:ghp|gho|ghu|ghs|ghr)_[A-Za-z0-9]{36,255}|github_pat_[A-Za-z0-9_]{22,255})\b)"))},
+            {"slack_token", compiled(QStringLiteral(R"(\b(xox[abposre]-[A-Za-z0-9-]{10,}))"))},
+            {"slack_webhook", compiled(QStringLiteral(R"((https://hooks\.slack\.com/services/[A-Za-z0-9_/]+))"))},
+            {"jwt", compiled(QStringLiteral(R"(\b(eyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}))"))},
+            {"bearer_token", compiled(QStringLiteral(R"((?i)\bbearer\s+([A-Za-z0-9\-._~+/]{16,}=*))"))},
+        };
+    }
+    m_credentialKeys = spec.boolean("credential_keys", true);
+    m_credentialKey = compiled(QStringLiteral(R"((?i)(secret|passw(or)?d|passwd|api[_-]?key|access[_-]?key|private[_-]?key|auth[_-]?token|access[_-]?token|refresh[_-]?token|client[_-]?secret|^token$))"));
+    if (const Json *patterns = spec.optional("patterns")) {
+        if (!patterns->is_array())
+            spec.fail("patterns", std::string("expected an array of {name, regex}, got ") + patterns->type_name());
+        for (std::size_t i = 0; i < patterns->size(); ++i) {
+            const SpecReader p((*patterns)[i], spec.pathOf("patterns") + "[" + std::to_string(i) + "]");
+            p.onlyKeys({"name", "regex"});
+            const std::string kind = p.string("name");
+            QRegularExpression re(toQString(p.string("regex")));
+            if (!re.isValid())
+                p.fail("regex", "invalid regex: " + re.errorString().toStdString() + " at offset "
+                                    + std::to_string(re.patternErrorOffset()));
+            re.optimize();
+            m_detectors.push_back({kind, std::move(re)});
+        }
+    }
+}
+
+void SecretsGuardrail::scanString(const std::string &text, const std::string &path, std::vector<Finding> *out) const
+{
+    const QString q = toQString(text);
+    for (const Detector &d : m_detectors) {
+        for (auto it = d.regex.globalMatch(q); it.hasNext();) {
+            const QRegularExpressionMatch m = it.next();
+            const QString secret = d.regex.captureCount() >= 1 && m.capturedLength(1) > 0 ? m.captured(1) : m.captured(0);
+            const std::string s = secret.toStdString();
+            if (s.size() >= MinSecretLength)
+                out->push_back({d.kind, path, s});
+        }
+    }
+}
+
+std::vector<SecretsGuardrail::Finding> SecretsGuardrail::scan(const Json &args) const
+{
+    std::vector<Finding> out;
+    std::function<void(const Json &, const std::string &, const std::string &)> walk =
+        [&](const Json &node, const std::string &path, const std::string &key) {
+            if (node.is_string()) {
+                const std::string &s = node.get_ref<const std::string &>();
+                const std::size_t before = out.size();
+                scanString(s, path, &out);
+                // A value under a credential-like key is a secret whatever it looks like.
+                if (out.size() == before && m_credentialKeys && s.size() >= MinSecretLength
+                    && m_credentialKey.match(toQString(key)).hasMatch())
+                    out.push_back({"credential", path, s});
+            } else if (node.is_object()) {
+                for (auto it = node.begin(); it != node.end(); ++it)
+                    walk(it.value(), path.empty() ? it.key() : path + "." + it.key(), it.key());
+            } else if (node.is_array()) {
+                for (std::size_t i = 0; i < node.size(); ++i)
+                    walk(node[i], path + "." + std::to_string(i), key);
+            }
+        };
+    walk(args, {}, {});
+    return out;
+}
+
+std::vector<Redaction> SecretsGuardrail::redactions(const CallView &call) const
+{
+    std::vector<Redaction> out;
+    int n = 0;
+    for (Finding &f : scan(call.args)) {
+        const bool known = std::any_of(out.begin(), out.end(), [&](const Redaction &r) { return r.secret == f.secret; });
+        if (!known)
+            out.push_back({std::move(f.secret), "[secret:" + f.kind + ":" + std::to_string(++n) + "]", f.kind});
+    }
+    return out;
+}
+
+Verdict SecretsGuardrail::beforeCall(const CallView &call, const GuardContext &)
+{
+    const std::vector<Finding> findings = scan(call.args);
+    if (findings.empty())
+        return Verdict::pass();
+    // The reason names kinds and places, never the values.
+    std::string where;
+    Json list = Json::array();
+    for (const Finding &f : findings) {
+        if (!where.empty())
+            where += ", ";
+        where += f.kind + " in " + (f.path.empty() ? std::string("args") : f.path);
+        list.push_back({{"kind", f.kind}, {"path", f.path}});
+    }
+    Verdict v = Verdict::make(m_action, "secret_detected", "arguments contain secrets: " + where);
+    v.metadata = {{"findings", std::move(list)}};
+    return v;
+}
+
+} // namespace holdpoint

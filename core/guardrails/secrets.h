@@ -1,0 +1,45 @@
+#pragma once
+
+#include "guardrails/guardrail.h"
+#include "guardrails/spec.h"
+
+#include <QRegularExpression>
+
+#include <vector>
+
+namespace holdpoint {
+
+// Finds credentials in arguments (README.md "secrets"): asks or denies, and
+// has them masked wherever a person or a log sees the call.
+class SecretsGuardrail final : public Guardrail
+{
+public:
+    SecretsGuardrail(std::string name, const SpecReader &spec);
+    std::string_view name() const override { return m_name; }
+    Verdict beforeCall(const CallView &call, const GuardContext &context) override;
+    std::vector<Redaction> redactions(const CallView &call) const override;
+
+    struct Finding
+    {
+        std::string kind;
+        std::string path;   // where in the arguments, e.g. headers.Authorization
+        std::string secret;
+    };
+    std::vector<Finding> scan(const Json &args) const;
+
+private:
+    struct Detector
+    {
+        std::string kind;
+        QRegularExpression regex; // capture group 1, when present, is the secret part
+    };
+    void scanString(const std::string &text, const std::string &path, std::vector<Finding> *out) const;
+
+    std::string m_name;
+    Action m_action = Action::Ask;
+    std::vector<Detector> m_detectors;
+    bool m_credentialKeys = true;
+    QRegularExpression m_credentialKey;
+};
+
+} // namespace holdpoint

@@ -1,0 +1,140 @@
+// secrets: detection, masking for people, the real values for the agent.
+
+#include "common/jsoncompare.h"
+#include "guardrails/chain.h"
+#include "guardrails/secrets.h"
+#include "policy/policy.h"
+
+#include <QTest>
+
+using namespace holdpoint;
+
+namespace {
+
+Policy policyOf(const std::string &text)
+{
+    PolicyResult r = parsePolicy(text, QStringLiteral("p.json"));
+    if (!r.policy)
+        qFatal("%s", qPrintable(r.error));
+    return std::move(*r.policy);
+}
+
+ChainOutcome run(const Policy &p, const Json &args)
+{
+    const std::string session = "s1", callId = "c1", tool = "http_request";
+    const protocol::AgentInfo agent {"coder", {}};
+    const Json annotations = Json::object(), context = Json::object();
+    const std::optional<std::string> turn;
+    const CallView view {session, agent, callId, tool, args, annotations, context, turn};
+    return p.chain->beforeCall(view, {0}, p.defaultAction);
+}
+
+} // namespace
+
+class TestSecrets : public QObject
+{
+    Q_OBJECT
+private Q_SLOTS:
+    void detects_data();
+    void detects();
+    void reasonNamesKindsAndPlacesNeverValues();
+    void maskingDoesNotDependOnChainOrder();
+    void maskAndUnmaskRoundTrip();
+    void customPatternsAndConfiguration();
+};
+
+void TestSecrets::detects_data()
+{
+    QTest::addColumn<QString>("value");
+    QTest::addColumn<QString>("kind"); // empty: nothing found
+    QTest::addColumn<QString>("secret");
+    QTest::newRow("aws access key") << "key AKIAIOSFODNN7EXAMPLE here" << "aws_access_key_id" << "AKIAIOSFODNN7EXAMPLE";
+    QTest::newRow("pem block") << "-----BEGIN RSA PRIVATE KEY-----\nMIIEow\n-----END RSA PRIVATE KEY-----\ntrailer"
+                               << "private_key" << "-----BEGIN RSA PRIVATE KEY-----\nMIIEow\n-----END RSA PRIVATE KEY-----";
+    QTest::newRow("pem without end") << "-----BEGIN PRIVATE KEY-----\nMIIEvQ..." << "private_key" << "-----BEGIN PRIVATE KEY-----\nMIIEvQ...";
+    QTest::newRow("github classic") << QString(QStringLiteral("ghp_") + QString(36, u'a')) << "github_token" << QString(QStringLiteral("ghp_") + QString(36, u'a'));
+    QTest::newRow("github fine-grained") << QString(QStringLiteral("github_pat_") + QString(30, u'B')) << "github_token" << QString(QStringLiteral("github_pat_") + QString(30, u'B'));
+    QTest::newRow("slack bot token") << "xoxb-1234567890-abcdefghij" << "slack_token" << "xoxb-1234567890-abcdefghij";
+    QTest::newRow("slack webhook") << "post to https://hooks.slack.com/services/T000/B000/XXXXXXXX now" << "slack_webhook"
+                                   << "https://hooks.slack.com/services/T000/B000/XXXXXXXX";
+    QTest::newRow("jwt") << "eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0.dozjgNryP4J3jVmNHl0w5N_XgL0n3I9PlFUP0THsR8U"
+                         << "jwt" << "eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0.dozjgNryP4J3jVmNHl0w5N_XgL0n3I9PlFUP0THsR8U";
+    QTest::newRow("bearer") << "Bearer abcdefghijklmnop1234" << "bearer_token" << "abcdefghijklmnop1234";
+    QTest::newRow("plain text") << "just a normal sentence with AKIA in it" << "" << "";
+    QTest::newRow("short bearer") << "Bearer abc" << "" << "";
+}
+
+void TestSecrets::detects()
+{
+    QFETCH(QString, value);
+    QFETCH(QString, kind);
+    QFETCH(QString, secret);
+    const Policy p = policyOf(R"({"guardrails":[{"type":"secrets"}]})");
+    const ChainOutcome o = run(p, {{"text", value.toStdString()}});
+    if (kind.isEmpty()) {
+        QVERIFY(o.redactions.empty());
+        QCOMPARE(o.decidedBy, std::string("policy:default"));
+        return;
+    }
+    QCOMPARE(o.redactions.size(), std::size_t(1));
+    QCOMPARE(toQString(o.redactions[0].kind), kind);
+    QCOMPARE(toQString(o.redactions[0].secret), secret);
+    QCOMPARE(o.redactions[0].placeholder, "[secret:" + kind.toStdString() + ":1]");
+    QCOMPARE(o.action, Action::Ask);
+    QCOMPARE(o.code, std::string("secret_detected"));
+}
+
+void TestSecrets::reasonNamesKindsAndPlacesNeverValues()
+{
+    const Policy p = policyOf(R"({"guardrails":[{"type":"secrets","action":"deny"}]})");
+    const Json args = {{"headers", {{"Authorization", "Bearer AKIAIOSFODNN7EXAMPLE"}}},
+                       {"body", {{"aws_secret_access_key", "wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY"}}}};
+    const ChainOutcome o = run(p, args);
+    QCOMPARE(o.action, Action::Deny);
+    QCOMPARE(o.reason, std::string("arguments contain secrets: credential in body.aws_secret_access_key, "
+                                   "aws_access_key_id in headers.Authorization, bearer_token in headers.Authorization"));
+    QVERIFY(dumpJson(o.trail).find("EXAMPLE") == std::string::npos);
+    QCOMPARE(o.redactions.size(), std::size_t(2)); // the bearer token is the access key itself
+}
+
+void TestSecrets::maskingDoesNotDependOnChainOrder()
+{
+    const Policy p = policyOf(R"({"guardrails":[
+        {"type":"rules","rules":[{"when":{"tool":"http_request"},"action":"deny","reason":"no requests: {args.url}"}]},
+        {"type":"secrets"}]})");
+    const ChainOutcome o = run(p, {{"url", "https://x.test/?t=AKIAIOSFODNN7EXAMPLE"}});
+    QCOMPARE(o.action, Action::Deny);
+    QCOMPARE(o.trail.size(), std::size_t(1)); // secrets never ran as a verdict...
+    QCOMPARE(o.redactions.size(), std::size_t(1)); // ...but still says what to mask
+    QCOMPARE(maskText(o.reason, o.redactions), std::string("no requests: https://x.test/?t=[secret:aws_access_key_id:1]"));
+}
+
+void TestSecrets::maskAndUnmaskRoundTrip()
+{
+    const std::vector<Redaction> r {{"AKIAIOSFODNN7EXAMPLE", "[secret:aws_access_key_id:1]", "aws_access_key_id"}};
+    const Json args = {{"auth", "Bearer AKIAIOSFODNN7EXAMPLE"}, {"list", {"AKIAIOSFODNN7EXAMPLE", 5}}};
+    const Json m = maskJson(args, r);
+    QCOMPARE(m, Json({{"auth", "Bearer [secret:aws_access_key_id:1]"}, {"list", {"[secret:aws_access_key_id:1]", 5}}}));
+    QCOMPARE(unmaskJson(m, r), args);
+    Json edited = m;
+    edited["url"] = "https://other.test/";
+    edited["auth"] = "Token [secret:aws_access_key_id:1]";
+    const Json restored = unmaskJson(edited, r);
+    QCOMPARE(restored["auth"], Json("Token AKIAIOSFODNN7EXAMPLE"));
+    QCOMPARE(restored["url"], Json("https://other.test/"));
+}
+
+void TestSecrets::customPatternsAndConfiguration()
+{
+    const Policy p = policyOf(R"({"guardrails":[{"type":"secrets","builtin":false,"credential_keys":false,
+        "patterns":[{"name":"internal_token","regex":"itk_[A-Za-z0-9]{12}"}]}]})");
+    ChainOutcome o = run(p, {{"x", "use itk_abcdefABCDEF1 please"}, {"password", "hunter2hunter2"}, {"k", "AKIAIOSFODNN7EXAMPLE"}});
+    QCOMPARE(o.redactions.size(), std::size_t(1));
+    QCOMPARE(o.redactions[0].secret, std::string("itk_abcdefABCDEF"));
+
+    const PolicyResult bad = parsePolicy(R"({"guardrails":[{"type":"secrets","patterns":[{"name":"x","regex":"[unclosed"}]}]})", QStringLiteral("p.json"));
+    QCOMPARE(bad.error, QStringLiteral("p.json: guardrails[0].patterns[0].regex: invalid regex: missing terminating ] for character class at offset 9"));
+}
+
+QTEST_GUILESS_MAIN(TestSecrets)
+#include "tst_secrets.moc"
