@@ -148,7 +148,9 @@ ValueMatcher ValueMatcher::compile(const Json &spec, const std::string &path)
         const std::string &op = it.key();
         const std::string at = path + "." + op;
         const Json &v = it.value();
-        if (op == "equals") {
+        if (op == "comment" && isComment(v)) {
+            continue;
+        } else if (op == "equals") {
             m.m_equals = v;
         } else if (op == "glob") {
             m.m_glob = compileGlob(requireString(v, at), GlobMode::Path);

@@ -1,5 +1,7 @@
 #include "spec.h"
 
+#include <algorithm>
+
 namespace holdpoint {
 
 std::string joinChoices(std::initializer_list<const char *> choices)
@@ -113,9 +115,23 @@ std::string SpecReader::oneOf(const char *key, std::initializer_list<const char 
     fail(key, "unknown value " + dumpJson(*v) + " (expected one of: " + joinChoices(choices) + ")");
 }
 
+bool isComment(const Json &v)
+{
+    if (v.is_string())
+        return true;
+    return v.is_array() && std::all_of(v.begin(), v.end(), [](const Json &line) { return line.is_string(); });
+}
+
 void SpecReader::onlyKeys(std::initializer_list<const char *> keys) const
 {
     for (auto it = m_object.begin(); it != m_object.end(); ++it) {
+        // JSON has no comments; "comment" (a string or a list of lines) is
+        // allowed on every object of a policy and means nothing.
+        if (it.key() == "comment") {
+            if (!isComment(it.value()))
+                fail("comment", std::string("expected a string or a list of strings, got ") + it.value().type_name());
+            continue;
+        }
         bool known = false;
         for (const char *k : keys)
             known = known || it.key() == k;

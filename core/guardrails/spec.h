@@ -51,5 +51,6 @@ private:
 };
 
 std::string joinChoices(std::initializer_list<const char *> choices);
+bool isComment(const Json &value);
 
 } // namespace holdpoint

@@ -1,6 +1,7 @@
 #include "policy.h"
 
 #include "guardrails/registry.h"
+#include "guardrails/spec.h"
 #include "protocol/protocol.h"
 
 #include <QFile>
@@ -68,6 +69,11 @@ PolicyResult parsePolicy(std::string_view text, const QString &file, Policy base
         if (key == "version") {
             if (!v.is_number_integer() || v.get<long long>() != 1) {
                 r.error = fail(file, key, "unsupported version " + dumpJson(v) + " (expected 1)");
+                return r;
+            }
+        } else if (key == "comment") {
+            if (!isComment(v)) {
+                r.error = fail(file, key, std::string("expected a string or a list of strings, got ") + v.type_name());
                 return r;
             }
         } else if (key == "description") {

@@ -1,6 +1,8 @@
 #include "common/jsoncompare.h"
+#include "guardrails/chain.h"
 #include "policy/policy.h"
 
+#include <QDir>
 #include <QFile>
 #include <QTemporaryDir>
 #include <QTest>
@@ -18,6 +20,9 @@ private Q_SLOTS:
     void shippedDefaultAsks();
     void laterFilesOverrideEarlierOnes();
     void unreadableFileNamesIt();
+    void shippedExamplesAreValid_data();
+    void shippedExamplesAreValid();
+    void commentsAreAllowedEverywhere();
 };
 
 void TestPolicy::validPolicies_data()
@@ -107,6 +112,37 @@ void TestPolicy::unreadableFileNamesIt()
     const PolicyResult r = loadPolicyFiles({QStringLiteral("/nonexistent/policy.json")});
     QVERIFY(!r.policy);
     QCOMPARE(r.error, QStringLiteral("/nonexistent/policy.json: cannot read: No such file or directory"));
+}
+
+void TestPolicy::shippedExamplesAreValid_data()
+{
+    QTest::addColumn<QString>("file");
+    QTest::addColumn<int>("guardrails");
+    QTest::newRow("default") << "default.json" << 0;
+    QTest::newRow("coding-agent") << "coding-agent.json" << 5;
+    QTest::newRow("read-only") << "read-only.json" << 4;
+    QTest::newRow("strict") << "strict.json" << 6;
+}
+
+void TestPolicy::shippedExamplesAreValid()
+{
+    QFETCH(QString, file);
+    QFETCH(int, guardrails);
+    const PolicyResult r = loadPolicyFiles({QStringLiteral(HOLDPOINT_SOURCE_DIR "/resources/policies/") + file});
+    QVERIFY2(r.policy, qPrintable(r.error));
+    QCOMPARE(r.policy->chain->size(), guardrails);
+    QDir dir(QStringLiteral(HOLDPOINT_SOURCE_DIR "/resources/policies"));
+    QCOMPARE(dir.entryList({QStringLiteral("*.json")}, QDir::Files).size(), 4); // a new example needs a row here
+}
+
+void TestPolicy::commentsAreAllowedEverywhere()
+{
+    const PolicyResult r = parsePolicy(R"({"comment":"top","guardrails":[{"type":"rules","comment":["a","b"],"rules":[
+        {"comment":"why","match":"Bash","action":"ask","when":{"comment":"x","args":{"a":{"equals":1}}}}]}]})",
+                                       QStringLiteral("p.json"));
+    QVERIFY2(r.policy, qPrintable(r.error));
+    const PolicyResult bad = parsePolicy(R"({"guardrails":[{"type":"rules","comment":5,"rules":[]}]})", QStringLiteral("p.json"));
+    QCOMPARE(bad.error, QStringLiteral("p.json: guardrails[0].comment: expected a string or a list of strings, got number"));
 }
 
 QTEST_GUILESS_MAIN(TestPolicy)
