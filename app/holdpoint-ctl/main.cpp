@@ -9,6 +9,8 @@
 #include "client/consoleclient.h"
 #include "client/endpointinfo.h"
 #include "common/datadir.h"
+#include "guardrails/chain.h"
+#include "policy/policy.h"
 #include "protocol/protocol.h"
 
 #include <QCommandLineParser>
@@ -28,6 +30,7 @@ using namespace holdpoint;
 namespace {
 
 constexpr int ExitOk = 0;
+constexpr int ExitInvalid = 1;
 constexpr int ExitUsage = 2;
 constexpr int ExitDeny = 3;
 constexpr int ExitHalt = 4;
@@ -58,6 +61,9 @@ Commands:
   edit ID --args JSON [--reason TEXT]
   halt ID [--reason TEXT]
                          Decide a pending item as the reviewer.
+  policy check FILE...   Validate policy files as the console would load them
+                         (later files add to earlier ones). Exit 0 valid,
+                         1 invalid with the console's message, 2 usage.
 
 The console is found through endpoint.json in --data-dir, else
 $HOLDPOINT_DATA_DIR, else the platform's app data directory.
@@ -362,6 +368,21 @@ int main(int argc, char **argv)
         return usageError(QStringLiteral("no command given\n%1").arg(QString::fromLatin1(Usage)));
 
     const QString command = args.first();
+    if (command == u"policy") {
+        if (args.size() < 2 || args.at(1) != u"check")
+            return usageError(QStringLiteral("policy: expected `policy check FILE...`"));
+        const QStringList files = args.mid(2);
+        if (files.isEmpty())
+            return usageError(QStringLiteral("policy check: give at least one policy file"));
+        const PolicyResult r = loadPolicyFiles(files);
+        if (!r.policy) {
+            std::fprintf(stderr, "%s\n", qPrintable(r.error));
+            return ExitInvalid;
+        }
+        std::printf("ok: %d guardrail(s), default %s, from %s\n", r.policy->chain->size(),
+                    std::string(defaultActionName(r.policy->defaultAction)).c_str(), qPrintable(files.join(QStringLiteral(", "))));
+        return ExitOk;
+    }
     // QCommandLineParser expects the program name first.
     args.first() = QStringLiteral("holdpoint-ctl ") + command;
     const bool reviewer = command == u"pending" || command == u"approve" || command == u"deny" || command == u"edit"

@@ -4,6 +4,7 @@
 #include "common/datadir.h"
 #include "console/consolecore.h"
 #include "demo/demoagent.h"
+#include "guardrails/chain.h"
 #include "mainwindow.h"
 
 #include <QApplication>
@@ -124,12 +125,19 @@ int main(int argc, char **argv)
     if (!loaded.policy)
         return fail(loaded.error);
     options.policy = std::move(*loaded.policy);
+    options.policyFiles = parser.values(policy);
 
     ConsoleCore core(options);
     QString error;
     if (!core.start(&error))
         return fail(error);
     installQuitOnSignals(app.get());
+    QObject::connect(&core, &ConsoleCore::policyReloaded, app.get(), [&core] {
+        std::fprintf(stderr, "holdpoint: policy reloaded (%d guardrails)\n", core.policy().chain->size());
+    });
+    QObject::connect(&core, &ConsoleCore::policyReloadFailed, app.get(), [](const QString &why) {
+        std::fprintf(stderr, "holdpoint: policy edit refused, the previous policy stays in force: %s\n", qPrintable(why));
+    });
     std::fprintf(stderr, "holdpoint %s listening on %s (data dir %s)\n", HOLDPOINT_VERSION, qPrintable(core.url()),
                  qPrintable(core.dataDir()));
 

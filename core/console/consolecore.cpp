@@ -1,6 +1,7 @@
 #include "consolecore.h"
 
 #include "common/datadir.h"
+#include "policy/policywatcher.h"
 
 #include <QCoreApplication>
 #include <QDir>
@@ -41,6 +42,21 @@ ConsoleCore::ConsoleCore(ConsoleOptions options, Clock *clock, QObject *parent)
     m_broker = std::make_unique<Broker>(m_queue.get(), m_endpoint.get(), m_options.broker);
     m_broker->setPolicy(m_options.policy);
     m_endpoint->setHandler(m_broker.get());
+
+    if (!m_options.policyFiles.isEmpty()) {
+        // A valid edit takes effect for the next call; an invalid one keeps
+        // the policy in force. Never falls open.
+        m_policyWatcher = std::make_unique<PolicyWatcher>(m_options.policyFiles);
+        connect(m_policyWatcher.get(), &PolicyWatcher::reloaded, this, [this](const Policy &policy) {
+            m_broker->setPolicy(policy);
+            m_lastPolicyError.clear();
+            Q_EMIT policyReloaded();
+        });
+        connect(m_policyWatcher.get(), &PolicyWatcher::reloadFailed, this, [this](const QString &error) {
+            m_lastPolicyError = error;
+            Q_EMIT policyReloadFailed(error);
+        });
+    }
 }
 
 ConsoleCore::~ConsoleCore()

@@ -139,6 +139,7 @@ private Q_SLOTS:
     void invalidPolicyStopsTheConsole();
     void restartAfterKillTakesOverTheDataDir();
     void guardrailsDecideOnTheWire();
+    void policyCheck();
 };
 
 void TestConsoleE2E::reviewerDecisionsReachTheSubmitter_data()
@@ -524,6 +525,37 @@ void TestConsoleE2E::guardrailsDecideOnTheWire()
     QCOMPARE(r.exitCode, 3);
     QCOMPARE(r.json()["decided_by"], Json("guardrail:protected_paths"));
     QVERIFY(!r.err.contains("waiting for a reviewer"));
+}
+
+void TestConsoleE2E::policyCheck()
+{
+    const QString strict = QStringLiteral(HOLDPOINT_SOURCE_DIR "/resources/policies/strict.json");
+    QProcess ok;
+    ok.start(QStringLiteral(HOLDPOINT_CTL_BIN), {QStringLiteral("policy"), QStringLiteral("check"), strict});
+    QVERIFY(ok.waitForFinished(WaitMs));
+    QCOMPARE(ok.exitCode(), 0);
+    QCOMPARE(ok.readAllStandardOutput(), QByteArray("ok: 6 guardrail(s), default ask, from " + strict.toUtf8() + "\n"));
+
+    QTemporaryDir dir;
+    const QString bad = dir.filePath(QStringLiteral("bad.json"));
+    QFile f(bad);
+    QVERIFY(f.open(QIODevice::WriteOnly));
+    f.write(R"({"guardrails":[{"type":"rules","rules":[{"when":{"args":{"path":{"globb":"/etc/**"}}},"action":"deny"}]}]})");
+    f.close();
+    QProcess invalid;
+    invalid.start(QStringLiteral(HOLDPOINT_CTL_BIN), {QStringLiteral("policy"), QStringLiteral("check"), strict, bad});
+    QVERIFY(invalid.waitForFinished(WaitMs));
+    QCOMPARE(invalid.exitCode(), 1);
+    QCOMPARE(invalid.readAllStandardError(),
+             QByteArray(bad.toUtf8() + ": guardrails[0].rules[0].when.args.path: unknown matcher \"globb\" (expected one of: "
+                                       "equals, glob, regex, prefix, path_under, min, max, exists)\n"));
+    // The console says the same when it starts with that file.
+    QProcess console;
+    console.start(QStringLiteral(HOLDPOINT_BIN), {QStringLiteral("--headless"), QStringLiteral("--data-dir"), dir.filePath(QStringLiteral("d")),
+                                                  QStringLiteral("--policy"), bad});
+    QVERIFY(console.waitForFinished(WaitMs));
+    QCOMPARE(console.exitCode(), 1);
+    QVERIFY(console.readAllStandardError().endsWith("unknown matcher \"globb\" (expected one of: equals, glob, regex, prefix, path_under, min, max, exists)\n"));
 }
 
 QTEST_GUILESS_MAIN(TestConsoleE2E)
