@@ -145,6 +145,22 @@ MainWindow::MainWindow(ConsoleCore *core, QWidget *parent)
 
     m_statusLabel = new QLabel(this);
     statusBar()->addPermanentWidget(m_statusLabel, 1);
+    // A refused policy edit stays on screen until a good one replaces it.
+    m_policyError = new QLabel(this);
+    m_policyError->setObjectName(QStringLiteral("policyError"));
+    m_policyError->setTextFormat(Qt::PlainText);
+    m_policyError->setStyleSheet(QStringLiteral("color: #c0392b; font-weight: bold;"));
+    m_policyError->setVisible(false);
+    statusBar()->addPermanentWidget(m_policyError);
+    connect(m_core, &ConsoleCore::policyReloadFailed, this, [this](const QString &why) {
+        m_policyError->setText(tr("Policy edit refused; the previous policy stays in force: %1").arg(why));
+        m_policyError->setToolTip(why);
+        m_policyError->setVisible(true);
+    });
+    connect(m_core, &ConsoleCore::policyReloaded, this, [this] {
+        m_policyError->setVisible(false);
+        statusBar()->showMessage(tr("Policy reloaded"), 5000);
+    });
 
     connect(m_approveButton, &QPushButton::clicked, this, &MainWindow::approve);
     connect(m_editButton, &QPushButton::clicked, this, &MainWindow::approveWithEdits);

@@ -66,6 +66,7 @@ private:
     QPushButton *m_denyButton;
     QPushButton *m_haltButton;
     QLabel *m_statusLabel;
+    QLabel *m_policyError;
     QPointer<DenyDialog> m_denyDialog;
     std::string m_currentId;
     std::optional<Json> m_editedArgs; // valid, differing args in the editor

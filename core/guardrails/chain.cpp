@@ -132,44 +132,62 @@ Json unmaskJson(const Json &j, const std::vector<Redaction> &redactions)
     });
 }
 
-void GuardrailChain::collectRedactions(const CallView &call, std::vector<Redaction> *out) const
+namespace {
+
+void mergeRedactions(std::vector<Redaction> &&found, std::vector<Redaction> *out)
 {
-    for (const ChainEntry &entry : m_entries) {
+    for (Redaction &r : found) {
+        const bool known = std::any_of(out->begin(), out->end(), [&](const Redaction &o) { return o.secret == r.secret; });
+        if (!known && !r.secret.empty())
+            out->push_back(std::move(r));
+    }
+}
+
+} // namespace
+
+void GuardrailChain::collectRedactions(const CallView &call, const std::vector<char> *ran, std::vector<Redaction> *out) const
+{
+    for (std::size_t i = 0; i < m_entries.size(); ++i) {
+        if (ran && (*ran)[i])
+            continue;
+        const ChainEntry &entry = m_entries[i];
         std::vector<Redaction> found;
         try {
             found = entry.guardrail->redactions(call);
         } catch (...) {
             continue; // the guardrail's own verdict reports its failure
         }
-        for (Redaction &r : found) {
-            const bool known = std::any_of(out->begin(), out->end(), [&](const Redaction &o) { return o.secret == r.secret; });
-            if (!known && !r.secret.empty())
-                out->push_back(std::move(r));
-        }
+        mergeRedactions(std::move(found), out);
     }
-    // Longest first, so a secret that contains another is masked whole.
-    std::stable_sort(out->begin(), out->end(), [](const Redaction &a, const Redaction &b) { return a.secret.size() > b.secret.size(); });
 }
 
 ChainOutcome GuardrailChain::beforeCall(const CallView &call, const GuardContext &context, DefaultAction fallback) const
 {
-    ChainOutcome out = decide(call, context, fallback);
-    collectRedactions(call, &out.redactions);
+    std::vector<char> ran(m_entries.size(), 0);
+    ChainOutcome out = decide(call, context, fallback, &ran);
+    collectRedactions(call, &ran, &out.redactions);
     if (out.args) {
         const CallView rewritten {call.sessionId, call.agent,       call.callId,  call.toolName,
                                   *out.args,     call.annotations, call.context, call.turnId};
-        collectRedactions(rewritten, &out.redactions);
+        collectRedactions(rewritten, nullptr, &out.redactions);
+    }
+    if (!out.redactions.empty()) {
+        // Longest first, so a secret that contains another is masked whole.
+        std::stable_sort(out.redactions.begin(), out.redactions.end(),
+                         [](const Redaction &a, const Redaction &b) { return a.secret.size() > b.secret.size(); });
     }
     return out;
 }
 
-ChainOutcome GuardrailChain::decide(const CallView &call, const GuardContext &context, DefaultAction fallback) const
+ChainOutcome GuardrailChain::decide(const CallView &call, const GuardContext &context, DefaultAction fallback,
+                                    std::vector<char> *ran) const
 {
     ChainOutcome out;
     std::optional<Json> current; // set once a guardrail rewrote the arguments
     std::string allowedBy, allowReason, askedBy, askReason, askCode;
 
-    for (const ChainEntry &entry : m_entries) {
+    for (std::size_t index = 0; index < m_entries.size(); ++index) {
+        const ChainEntry &entry = m_entries[index];
         const std::string name = guardrailName(entry);
         const CallView view {call.sessionId, call.agent,       call.callId,  call.toolName,
                              current ? *current : call.args, call.annotations, call.context, call.turnId};
@@ -185,6 +203,11 @@ ChainOutcome GuardrailChain::decide(const CallView &call, const GuardContext &co
             out.code = "guardrail_error";
             out.reason = "guardrail " + name + " failed: " + *failure;
             return out;
+        }
+        // Redactions found on rewritten arguments are collected separately.
+        if (!current) {
+            (*ran)[index] = 1;
+            mergeRedactions(std::move(v.redactions), &out.redactions);
         }
         Json entryJson = trailEntry(name, v);
         switch (v.action) {

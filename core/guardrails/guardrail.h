@@ -14,6 +14,15 @@
 
 namespace holdpoint {
 
+// A value people must not see, and what they see instead. Placeholders are
+// unique within a call, so an edit that keeps one can be restored.
+struct Redaction
+{
+    std::string secret;
+    std::string placeholder;
+    std::string kind;
+};
+
 // What one guardrail says about one call. `Pass` means it has nothing to
 // say: it neither allows nor objects.
 enum class Action { Pass, Allow, Warn, Modify, Ask, Deny, Halt };
@@ -26,6 +35,8 @@ struct Verdict
     std::string code;            // machine-readable, e.g. "protected_path"
     Json args;                   // Modify: the new arguments (an object)
     Json metadata = Json::object(); // for the reviewer and the audit log
+    // Values to mask, found while deciding; saves the chain asking again.
+    std::vector<Redaction> redactions;
 
     static Verdict pass() { return {}; }
     static Verdict make(Action action, std::string code, std::string reason)
@@ -69,14 +80,6 @@ struct GuardContext
     TimeMs now = 0;
 };
 
-// A value people must not see, and what they see instead. Placeholders are
-// unique within a call, so an edit that keeps one can be restored.
-struct Redaction
-{
-    std::string secret;
-    std::string placeholder;
-    std::string kind;
-};
 
 struct Health
 {

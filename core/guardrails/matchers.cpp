@@ -38,20 +38,39 @@ QRegularExpression compileGlob(const std::string &glob, GlobMode mode)
 
 std::string normalizePath(const std::string &path, const std::string &cwd)
 {
-    QString p = toQString(path);
-    if (p == u"~" || p.startsWith(QStringLiteral("~/")))
-        p = QDir::homePath() + p.mid(1);
-    if (!p.startsWith(u'/')) {
-        QString base = toQString(cwd);
-        if (!base.startsWith(u'/'))
-            base = QStringLiteral("/");
-        p = base + u'/' + p;
+    std::string p;
+    if (path == "~" || path.starts_with("~/")) {
+        p = QDir::homePath().toStdString() + path.substr(1);
+    } else if (!path.starts_with('/')) {
+        p = cwd.starts_with('/') ? cwd : std::string("/");
+        p += '/';
+        p += path;
+    } else {
+        p = path;
     }
-    // cleanPath keeps a leading "/.." on an absolute path; above / is / itself.
-    QString clean = QDir::cleanPath(p);
-    while (clean.startsWith(QStringLiteral("/..")) && (clean.size() == 3 || clean[3] == u'/'))
-        clean = clean.size() == 3 ? QStringLiteral("/") : clean.mid(3);
-    return clean.toStdString();
+    // Resolve ".", ".." and repeated slashes in one pass; above / is / itself.
+    std::string out;
+    out.reserve(p.size());
+    std::size_t i = 0;
+    while (i < p.size()) {
+        while (i < p.size() && p[i] == '/')
+            ++i;
+        const std::size_t end = p.find('/', i);
+        const std::size_t len = (end == std::string::npos ? p.size() : end) - i;
+        if (len == 0)
+            break;
+        if (len == 1 && p[i] == '.') {
+            // stays
+        } else if (len == 2 && p[i] == '.' && p[i + 1] == '.') {
+            const std::size_t slash = out.rfind('/');
+            out.erase(slash == std::string::npos ? 0 : slash);
+        } else {
+            out += '/';
+            out.append(p, i, len);
+        }
+        i += len;
+    }
+    return out.empty() ? std::string("/") : out;
 }
 
 bool isPathUnder(const std::string &p, const std::string &base)
@@ -230,13 +249,21 @@ NameMatcher NameMatcher::compile(const Json &spec, const std::string &path)
         const std::string s = requireString(list[i], at);
         if (s.empty())
             throw SpecError(at, "expected a non-empty name or glob");
-        m.m_patterns.push_back(compileGlob(s, GlobMode::Text));
+        if (s.find_first_of("*?") == std::string::npos)
+            m.m_exact.push_back(s);
+        else
+            m.m_patterns.push_back(compileGlob(s, GlobMode::Text));
     }
     return m;
 }
 
 bool NameMatcher::matches(const std::string &name) const
 {
+    for (const auto &e : m_exact)
+        if (e == name)
+            return true;
+    if (m_patterns.empty())
+        return false;
     const QString n = toQString(name);
     for (const auto &p : m_patterns)
         if (p.match(n).hasMatch())
@@ -251,7 +278,10 @@ CompactMatcher CompactMatcher::compile(const std::string &rule, const std::strin
     const std::string tool = rule.substr(0, open);
     if (tool.empty())
         throw SpecError(path, "expected Tool or Tool(specifier), got \"" + rule + "\"");
-    m.m_tool = compileGlob(tool, GlobMode::Text);
+    if (tool.find_first_of("*?") == std::string::npos)
+        m.m_toolExact = tool;
+    else
+        m.m_tool = compileGlob(tool, GlobMode::Text);
     if (open == std::string::npos)
         return m;
     if (rule.back() != ')')
@@ -288,7 +318,7 @@ CompactMatcher CompactMatcher::compile(const std::string &rule, const std::strin
 
 bool CompactMatcher::matches(const std::string &toolName, const Json &args, const std::string &cwd) const
 {
-    if (!m_tool.match(toQString(toolName)).hasMatch())
+    if (!m_toolExact.empty() ? toolName != m_toolExact : !m_tool.match(toQString(toolName)).hasMatch())
         return false;
     auto stringArg = [&](std::initializer_list<const char *> keys) -> std::optional<std::string> {
         for (const char *k : keys) {

@@ -57,6 +57,7 @@ public:
     bool matches(const std::string &name) const;
 
 private:
+    std::vector<std::string> m_exact; // names without wildcards: compared as they are
     std::vector<QRegularExpression> m_patterns;
 };
 
@@ -70,6 +71,7 @@ public:
 
 private:
     enum class Kind { ToolOnly, Command, CommandPrefix, Path, Domain, AnyString };
+    std::string m_toolExact;
     QRegularExpression m_tool;
     Kind m_kind = Kind::ToolOnly;
     QRegularExpression m_spec;

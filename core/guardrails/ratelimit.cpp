@@ -96,11 +96,14 @@ Verdict RateLimitGuardrail::beforeCall(const CallView &call, const GuardContext 
         return v;
     }
     window.push_back(context.now);
-    // Forget idle keys now and then so many sessions do not grow the map forever.
-    if (m_windows.size() > 10'000) {
+    // Forget idle keys so many sessions do not grow the map forever. The
+    // threshold doubles after each sweep: with many keys live at once a
+    // sweep on every call would make each call cost O(keys).
+    if (m_windows.size() > m_sweepAt) {
         std::erase_if(m_windows, [&](const auto &kv) {
             return kv.second.empty() || kv.second.back() <= context.now - m_windowMs;
         });
+        m_sweepAt = std::max<std::size_t>(MinSweepAt, m_windows.size() * 2);
     }
     return Verdict::pass();
 }

@@ -16,9 +16,13 @@ public:
     RateLimitGuardrail(std::string name, const SpecReader &spec);
     std::string_view name() const override { return m_name; }
     Verdict beforeCall(const CallView &call, const GuardContext &context) override;
+    std::size_t trackedKeys() const { return m_windows.size(); }
+
+    static constexpr std::size_t MinSweepAt = 10'000;
 
 private:
     std::string m_name;
+    std::size_t m_sweepAt = MinSweepAt;
     int m_limit = 0;
     TimeMs m_windowMs = 0;
     bool m_perSession = false, m_perAgent = false, m_perTool = false;

@@ -92,11 +92,13 @@ std::vector<SecretsGuardrail::Finding> SecretsGuardrail::scan(const Json &args) 
     return out;
 }
 
-std::vector<Redaction> SecretsGuardrail::redactions(const CallView &call) const
+namespace {
+
+std::vector<Redaction> toRedactions(std::vector<SecretsGuardrail::Finding> findings)
 {
     std::vector<Redaction> out;
     int n = 0;
-    for (Finding &f : scan(call.args)) {
+    for (SecretsGuardrail::Finding &f : findings) {
         const bool known = std::any_of(out.begin(), out.end(), [&](const Redaction &r) { return r.secret == f.secret; });
         if (!known)
             out.push_back({std::move(f.secret), "[secret:" + f.kind + ":" + std::to_string(++n) + "]", f.kind});
@@ -104,9 +106,16 @@ std::vector<Redaction> SecretsGuardrail::redactions(const CallView &call) const
     return out;
 }
 
+} // namespace
+
+std::vector<Redaction> SecretsGuardrail::redactions(const CallView &call) const
+{
+    return toRedactions(scan(call.args));
+}
+
 Verdict SecretsGuardrail::beforeCall(const CallView &call, const GuardContext &)
 {
-    const std::vector<Finding> findings = scan(call.args);
+    std::vector<Finding> findings = scan(call.args);
     if (findings.empty())
         return Verdict::pass();
     // The reason names kinds and places, never the values.
@@ -120,6 +129,7 @@ Verdict SecretsGuardrail::beforeCall(const CallView &call, const GuardContext &)
     }
     Verdict v = Verdict::make(m_action, "secret_detected", "arguments contain secrets: " + where);
     v.metadata = {{"findings", std::move(list)}};
+    v.redactions = toRedactions(findings);
     return v;
 }
 

@@ -2,6 +2,7 @@
 
 #include "common/jsoncompare.h"
 #include "guardrails/chain.h"
+#include "guardrails/ratelimit.h"
 #include "policy/policy.h"
 
 #include <QTest>
@@ -43,6 +44,7 @@ private Q_SLOTS:
     void countsPerKey();
     void onlyListedTools();
     void askInsteadOfDeny();
+    void idleKeysAreForgotten();
     void rateLimitErrors_data();
     void rateLimitErrors();
     void annotations_data();
@@ -113,6 +115,21 @@ void TestRateLimit::askInsteadOfDeny()
     const ChainOutcome o = h.call(500);
     QCOMPARE(o.action, Action::Ask);
     QCOMPARE(o.reason, std::string("rate limit: at most 1 call per 1.5 s per session; the next call is possible in 1 s"));
+}
+
+void TestRateLimit::idleKeysAreForgotten()
+{
+    Harness h(R"({"default":"allow","guardrails":[{"type":"rate_limit","limit":5,"window_s":1}]})");
+    auto &g = static_cast<RateLimitGuardrail &>(*h.policy.chain->entries().at(0).guardrail);
+    const int many = int(RateLimitGuardrail::MinSweepAt) + 10;
+    for (int i = 0; i < many; ++i)
+        h.call(0, "bash", "s" + std::to_string(i));
+    QCOMPARE(g.trackedKeys(), std::size_t(many)); // all live: nothing to forget yet
+    // A second later they are idle; the next sweep forgets them.
+    for (int i = 0; i < many + 1; ++i)
+        h.call(2000, "bash", "t" + std::to_string(i));
+    QVERIFY2(g.trackedKeys() <= std::size_t(many + 1), qPrintable(QString::number(g.trackedKeys())));
+    QVERIFY(g.trackedKeys() < std::size_t(2 * many)); // the s-keys are gone
 }
 
 void TestRateLimit::rateLimitErrors_data()
