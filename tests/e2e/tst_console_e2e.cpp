@@ -140,6 +140,9 @@ private Q_SLOTS:
     void restartAfterKillTakesOverTheDataDir();
     void guardrailsDecideOnTheWire();
     void policyCheck();
+    void loopDetectionOnTheWire();
+    void rateLimitOnTheWire();
+    void secretsAreMaskedForTheReviewerChannel();
 };
 
 void TestConsoleE2E::reviewerDecisionsReachTheSubmitter_data()
@@ -556,6 +559,111 @@ void TestConsoleE2E::policyCheck()
     QVERIFY(console.waitForFinished(WaitMs));
     QCOMPARE(console.exitCode(), 1);
     QVERIFY(console.readAllStandardError().endsWith("unknown matcher \"globb\" (expected one of: equals, glob, regex, prefix, path_under, min, max, exists)\n"));
+}
+
+namespace {
+
+QString writePolicy(QTemporaryDir &dir, const char *text)
+{
+    const QString path = dir.filePath(QStringLiteral("policy.json"));
+    QFile f(path);
+    if (f.open(QIODevice::WriteOnly))
+        f.write(text);
+    return path;
+}
+
+} // namespace
+
+void TestConsoleE2E::loopDetectionOnTheWire()
+{
+    QTemporaryDir dir;
+    ConsoleProcess console({QStringLiteral("--policy"),
+                            writePolicy(dir, R"({"default":"allow","guardrails":[{"type":"loop_detection"}]})")});
+    QVERIFY(console.ready());
+    auto agent = console.agent();
+    QVERIFY(agent);
+    int n = 0;
+    // One failing attempt: returns the decision, and the after_call if it ran.
+    auto attempt = [&](const Json &args) {
+        const std::string id = "c" + std::to_string(++n);
+        agent->send({{"type", "tool_call"}, {"call_id", id}, {"tool_name", "bash"}, {"args", args}});
+        const Json d = agent->next("decision");
+        Json after;
+        if (d["decision"] == Json("allow")) {
+            agent->send({{"type", "tool_result"}, {"call_id", id}, {"ok", false}, {"result", "exit 1"}});
+            after = agent->next("after_call");
+        }
+        return std::pair {d, after};
+    };
+    agent->send({{"type", "turn_start"}, {"turn_id", "t1"}});
+    const Json same = {{"command", "pytest -x"}};
+    QCOMPARE(attempt(same).second["action"], Json("allow")); // 1st failure
+    for (int i = 2; i <= 5; ++i) {
+        const Json after = attempt(same).second;
+        QCOMPARE(after["action"], Json("warn"));
+        QCOMPARE(after["warnings"][0]["code"], Json("exact_failure"));
+        QCOMPARE(after["reason"], Json("this exact bash call failed " + std::to_string(i) + " times in this turn"));
+    }
+    const Json blocked = attempt(same).first;
+    QCOMPARE(blocked["decision"], Json("deny"));
+    QCOMPARE(blocked["code"], Json("exact_failure"));
+    QCOMPARE(blocked["decided_by"], Json("guardrail:loop_detection"));
+    // Three more failures with other arguments make 8 for the tool: halt.
+    attempt({{"command", "pytest -k a"}});
+    attempt({{"command", "pytest -k b"}});
+    QCOMPARE(attempt({{"command", "pytest -k c"}}).second["action"], Json("halt"));
+    QCOMPARE(attempt({{"command", "ls"}}).first["decision"], Json("halt"));
+
+    agent->send({{"type", "turn_start"}, {"turn_id", "t2"}}); // a new turn starts counting afresh
+    const auto fresh = attempt(same);
+    QCOMPARE(fresh.first["decision"], Json("allow"));
+    QCOMPARE(fresh.second["action"], Json("allow"));
+}
+
+void TestConsoleE2E::rateLimitOnTheWire()
+{
+    QTemporaryDir dir;
+    ConsoleProcess console({QStringLiteral("--policy"),
+                            writePolicy(dir, R"({"default":"allow","guardrails":[{"type":"rate_limit","limit":2,"window_s":3600}]})")});
+    QVERIFY(console.ready());
+    auto agent = console.agent();
+    QVERIFY(agent);
+    for (int i = 1; i <= 3; ++i)
+        agent->send({{"type", "tool_call"}, {"call_id", "r" + std::to_string(i)}, {"tool_name", "post"}, {"args", {{"i", i}}}});
+    QCOMPARE(agent->next("decision")["decision"], Json("allow"));
+    QCOMPARE(agent->next("decision")["decision"], Json("allow"));
+    const Json third = agent->next("decision");
+    QCOMPARE(third["decision"], Json("deny"));
+    QCOMPARE(third["code"], Json("rate_limited"));
+    QVERIFY(third["reason"].get<std::string>().starts_with("rate limit: at most 2 calls per 3600 s per session"));
+    auto other = console.agent(); // another session has its own window
+    QVERIFY(other);
+    other->send({{"type", "tool_call"}, {"call_id", "r1"}, {"tool_name", "post"}, {"args", {{"i", 1}}}});
+    QCOMPARE(other->next("decision")["decision"], Json("allow"));
+}
+
+void TestConsoleE2E::secretsAreMaskedForTheReviewerChannel()
+{
+    QTemporaryDir dir;
+    ConsoleProcess console({QStringLiteral("--policy"), writePolicy(dir, R"({"guardrails":[{"type":"secrets"}]})")});
+    QVERIFY(console.ready());
+    auto reviewer = console.reviewer();
+    QVERIFY(reviewer);
+    const std::string secret = "ghp_0123456789abcdefghijABCDEFGHIJ012345";
+    QString raw;
+    connect(&reviewer->socket(), &QWebSocket::textMessageReceived, this, [&](const QString &t) { raw += t; });
+    auto agent = console.agent();
+    QVERIFY(agent);
+    const Json args = {{"repo", "acme/app"}, {"token", secret}, {"note", "uses " + secret}};
+    agent->send({{"type", "tool_call"}, {"call_id", "s1"}, {"tool_name", "github_api"}, {"args", args}});
+    const Json item = reviewer->next("escalated")["item"];
+    QCOMPARE(item["args"]["token"], Json("[secret:github_token:1]"));
+    QCOMPARE(item["args"]["note"], Json("uses [secret:github_token:1]"));
+    QVERIFY(!raw.contains(QString::fromStdString(secret)));
+    const CtlResult pending = console.ctl({QStringLiteral("pending"), QStringLiteral("--json")});
+    QVERIFY(!pending.out.contains(QByteArray::fromStdString(secret)));
+    QCOMPARE(console.ctl({QStringLiteral("approve"), QString::fromStdString(item["id"].get<std::string>())}).exitCode, 0);
+    QCOMPARE(agent->next("decision")["args"], args); // the agent gets the real value back
 }
 
 QTEST_GUILESS_MAIN(TestConsoleE2E)
