@@ -339,4 +339,29 @@ std::vector<std::string> GuardrailChain::takeTurnFailures() const
     return std::exchange(m_turnFailures, {});
 }
 
+std::vector<GuardrailChain::GuardrailHealth> GuardrailChain::health() const
+{
+    std::vector<GuardrailHealth> out;
+    for (const ChainEntry &e : m_entries) {
+        GuardrailHealth h {guardrailName(e), true, {}};
+        try {
+            const Health own = e.guardrail->health();
+            h.ok = own.ok;
+            h.detail = own.detail;
+        } catch (const std::exception &ex) {
+            h.ok = false;
+            h.detail = std::string("health check threw: ") + ex.what();
+        } catch (...) {
+            h.ok = false;
+            h.detail = "health check threw an unknown exception";
+        }
+        if (std::find(m_turnFailures.begin(), m_turnFailures.end(), h.name) != m_turnFailures.end()) {
+            h.ok = false;
+            h.detail += std::string(h.detail.empty() ? "" : "; ") + "threw on a turn marker";
+        }
+        out.push_back(std::move(h));
+    }
+    return out;
+}
+
 } // namespace holdpoint

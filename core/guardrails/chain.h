@@ -65,6 +65,16 @@ public:
     // Names of guardrails that threw on a turn marker since the last call.
     std::vector<std::string> takeTurnFailures() const;
 
+    struct GuardrailHealth
+    {
+        std::string name;
+        bool ok = true;
+        std::string detail;
+    };
+    // Each guardrail's own health check; one whose check throws, or that
+    // threw on a turn marker, is reported unhealthy.
+    std::vector<GuardrailHealth> health() const;
+
 private:
     template<typename Run>
     std::optional<std::string> run(const ChainEntry &entry, Run &&fn, Verdict *out) const;

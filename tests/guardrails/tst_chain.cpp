@@ -370,8 +370,13 @@ void TestChain::failures_turnMarkerThrowIsContained()
     auto g = h.add("fragile", [](const CallView &) { return Verdict::pass(); });
     g->throwOnTurn = true;
     h.chain.onTurnStart("s1", "t1");
+    const auto health = h.chain.health();
+    QCOMPARE(health.size(), std::size_t(1));
+    QVERIFY(!health[0].ok);
+    QCOMPARE(health[0].detail, std::string("threw on a turn marker"));
     QCOMPARE(h.chain.takeTurnFailures(), std::vector<std::string> {"fragile"});
     QVERIFY(h.chain.takeTurnFailures().empty());
+    QVERIFY(h.chain.health()[0].ok);
 }
 
 void TestChain::afterTheCall_allowWarnHalt()

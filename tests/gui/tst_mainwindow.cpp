@@ -9,6 +9,7 @@
 
 #include <QAbstractItemModelTester>
 #include <QApplication>
+#include <QFile>
 #include <QComboBox>
 #include <QLabel>
 #include <QLineEdit>
@@ -85,6 +86,7 @@ private Q_SLOTS:
     void lettersTypedInTheEditorDecideNothing();
     void titleShowsPendingCount();
     void controlCharactersAreEscapedForDisplay();
+    void refusedPolicyEditIsShownUntilAGoodOne();
 };
 
 void TestMainWindow::queueModelPassesTheModelTester()
@@ -332,6 +334,36 @@ void TestMainWindow::controlCharactersAreEscapedForDisplay()
     QCOMPARE(QueueModel::displaySafe(QStringLiteral("a\u202eb"), 100), QStringLiteral("a\\u202eb")); // RTL override
     QCOMPARE(QueueModel::displaySafe(QStringLiteral("abcdef"), 3), QStringLiteral("abc\u2026"));
     QCOMPARE(QueueModel::summarizeArgs(Json {{"cmd", "ls"}, {"n", 2}}), QStringLiteral("cmd=ls  n=2"));
+}
+
+void TestMainWindow::refusedPolicyEditIsShownUntilAGoodOne()
+{
+    QTemporaryDir dir;
+    const QString file = dir.filePath(QStringLiteral("policy.json"));
+    auto write = [&](const QByteArray &text) {
+        QFile f(file);
+        QVERIFY(f.open(QIODevice::WriteOnly | QIODevice::Truncate));
+        f.write(text);
+    };
+    write(R"({"default":"ask"})");
+    ConsoleOptions o;
+    o.dataDir = dir.filePath(QStringLiteral("data"));
+    o.policyFiles = {file};
+    o.policy = *loadPolicyFiles(o.policyFiles).policy;
+    ConsoleCore core(o);
+    QString error;
+    QVERIFY(core.start(&error));
+    MainWindow window(&core);
+    window.show();
+    auto *banner = window.findChild<QLabel *>(QStringLiteral("policyError"));
+    QVERIFY(banner);
+    QVERIFY(!banner->isVisible());
+    write(R"({"default":"sometimes"})");
+    QTRY_VERIFY_WITH_TIMEOUT(banner->isVisible(), WaitMs);
+    QCOMPARE(banner->text(), QStringLiteral("Policy edit refused; the previous policy stays in force: ") + file
+                                 + QStringLiteral(": default: unknown action \"sometimes\" (expected one of: ask, allow, deny)"));
+    write(R"({"default":"deny"})");
+    QTRY_VERIFY_WITH_TIMEOUT(!banner->isVisible(), WaitMs);
 }
 
 QTEST_MAIN(TestMainWindow)
