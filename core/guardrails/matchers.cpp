@@ -278,10 +278,14 @@ CompactMatcher CompactMatcher::compile(const std::string &rule, const std::strin
     const std::string tool = rule.substr(0, open);
     if (tool.empty())
         throw SpecError(path, "expected Tool or Tool(specifier), got \"" + rule + "\"");
-    if (tool.find_first_of("*?") == std::string::npos)
-        m.m_toolExact = tool;
-    else
+    // Tool names compare without case: Bash(...) written for Claude Code
+    // also covers an MCP server's or a framework's "bash" tool.
+    if (tool.find_first_of("*?") == std::string::npos) {
+        m.m_toolExact = QString::fromStdString(tool).toLower().toStdString();
+    } else {
         m.m_tool = compileGlob(tool, GlobMode::Text);
+        m.m_tool.setPatternOptions(m.m_tool.patternOptions() | QRegularExpression::CaseInsensitiveOption);
+    }
     if (open == std::string::npos)
         return m;
     if (rule.back() != ')')
@@ -289,7 +293,8 @@ CompactMatcher CompactMatcher::compile(const std::string &rule, const std::strin
     std::string spec = rule.substr(open + 1, rule.size() - open - 2);
     if (spec.empty() || spec == "*")
         return m;
-    if (tool == "Bash") {
+    const std::string kind = QString::fromStdString(tool).toLower().toStdString();
+    if (kind == "bash") {
         if (spec.size() > 2 && spec.ends_with(":*")) {
             m.m_kind = Kind::CommandPrefix;
             m.m_text = spec.substr(0, spec.size() - 2);
@@ -297,8 +302,8 @@ CompactMatcher CompactMatcher::compile(const std::string &rule, const std::strin
             m.m_kind = Kind::Command;
             m.m_spec = compileGlob(spec, GlobMode::Text);
         }
-    } else if (tool == "Read" || tool == "Write" || tool == "Edit" || tool == "MultiEdit" || tool == "NotebookEdit"
-               || tool == "Glob" || tool == "Grep" || tool == "LS") {
+    } else if (kind == "read" || kind == "write" || kind == "edit" || kind == "multiedit" || kind == "notebookedit"
+               || kind == "glob" || kind == "grep" || kind == "ls") {
         m.m_kind = Kind::Path;
         // Claude Code writes absolute paths as //path; a single / is taken as absolute too.
         if (spec.starts_with("//"))
@@ -306,7 +311,7 @@ CompactMatcher CompactMatcher::compile(const std::string &rule, const std::strin
         if (spec == "~" || spec.starts_with("~/"))
             spec = QDir::homePath().toStdString() + spec.substr(1);
         m.m_spec = compileGlob(spec, GlobMode::Path);
-    } else if (tool == "WebFetch" && spec.starts_with("domain:")) {
+    } else if (kind == "webfetch" && spec.starts_with("domain:")) {
         m.m_kind = Kind::Domain;
         m.m_text = QString::fromStdString(spec.substr(7)).toLower().toStdString();
     } else {
@@ -318,8 +323,14 @@ CompactMatcher CompactMatcher::compile(const std::string &rule, const std::strin
 
 bool CompactMatcher::matches(const std::string &toolName, const Json &args, const std::string &cwd) const
 {
-    if (!m_toolExact.empty() ? toolName != m_toolExact : !m_tool.match(toQString(toolName)).hasMatch())
+    if (!m_toolExact.empty()) {
+        if (toolName.size() != m_toolExact.size()
+            || !std::equal(toolName.begin(), toolName.end(), m_toolExact.begin(),
+                           [](char a, char b) { return (a >= 'A' && a <= 'Z' ? char(a - 'A' + 'a') : a) == b; }))
+            return false;
+    } else if (!m_tool.match(toQString(toolName)).hasMatch()) {
         return false;
+    }
     auto stringArg = [&](std::initializer_list<const char *> keys) -> std::optional<std::string> {
         for (const char *k : keys) {
             auto it = args.find(k);

@@ -166,6 +166,9 @@ void TestRules::compactSyntax_data()
     QTest::newRow("Bash glob other command") << "Bash(rm -rf *)" << "Bash" << R"({"command":"ls -la"})" << false;
     QTest::newRow("Bash prefix") << "Bash(npm run test:*)" << "Bash" << R"({"command":"npm run test -- --watch"})" << true;
     QTest::newRow("Bash other tool") << "Bash(rm -rf *)" << "Write" << R"({"command":"rm -rf /"})" << false;
+    QTest::newRow("tool name without case") << "Bash(rm -rf *)" << "bash" << R"({"command":"rm -rf /"})" << true;
+    QTest::newRow("tool glob without case") << "MCP__github__*" << "mcp__GitHub__x" << R"({})" << true;
+    QTest::newRow("specifier keeps its case") << "Bash(RM -rf *)" << "bash" << R"({"command":"rm -rf /"})" << false;
     QTest::newRow("Write path") << "Write(/etc/**)" << "Write" << R"({"file_path":"/etc/cron.d/x"})" << true;
     QTest::newRow("Write traversal") << "Write(/etc/**)" << "Write" << R"({"file_path":"/tmp/../etc/x"})" << true;
     QTest::newRow("Write absolute //") << "Write(//etc/**)" << "Write" << R"({"file_path":"/etc/x"})" << true;
