@@ -9,6 +9,7 @@
 #include "client/consoleclient.h"
 #include "client/endpointinfo.h"
 #include "common/datadir.h"
+#include "common/signals.h"
 #include "guardrails/chain.h"
 #include "policy/policy.h"
 #include "protocol/protocol.h"
@@ -16,14 +17,9 @@
 #include <QCommandLineParser>
 #include <QCoreApplication>
 #include <QRandomGenerator>
-#include <QSocketNotifier>
 #include <QTimer>
 
-#include <csignal>
 #include <cstdio>
-
-#include <sys/socket.h>
-#include <unistd.h>
 
 using namespace holdpoint;
 
@@ -143,32 +139,6 @@ private:
 };
 
 Command *g_command = nullptr;
-int g_signalFd[2] = {-1, -1};
-
-void onSignal(int)
-{
-    const char c = 1;
-    [[maybe_unused]] const auto n = ::write(g_signalFd[1], &c, 1);
-}
-
-void installInterruptHandler(QCoreApplication *app)
-{
-    if (::socketpair(AF_UNIX, SOCK_STREAM, 0, g_signalFd) != 0)
-        return;
-    auto *notifier = new QSocketNotifier(g_signalFd[0], QSocketNotifier::Read, app);
-    QObject::connect(notifier, &QSocketNotifier::activated, app, [] {
-        char c;
-        [[maybe_unused]] const auto n = ::read(g_signalFd[0], &c, 1);
-        if (g_command)
-            g_command->interrupt();
-    });
-    struct sigaction sa = {};
-    sa.sa_handler = onSignal;
-    sigemptyset(&sa.sa_mask);
-    sigaction(SIGINT, &sa, nullptr);
-    sigaction(SIGTERM, &sa, nullptr);
-}
-
 void reportError(const Json &m)
 {
     std::fprintf(stderr, "holdpoint-ctl: %s: %s\n", m.value("code", std::string("error")).c_str(),
@@ -394,6 +364,9 @@ int main(int argc, char **argv)
     QString error;
     if (!readEndpointInfo(resolveDataDir(dataDirFlag), reviewer, &endpoint, &error))
         return usageError(error);
-    installInterruptHandler(&app);
+    onTerminationSignal(&app, [] {
+        if (g_command)
+            g_command->interrupt();
+    });
     return command == u"submit" ? runSubmit(args, endpoint) : runReviewer(command, args, endpoint);
 }

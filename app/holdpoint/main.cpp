@@ -2,6 +2,7 @@
 // without one (reviewers then decide through the reviewer role).
 
 #include "common/datadir.h"
+#include "common/signals.h"
 #include "console/consolecore.h"
 #include "demo/demoagent.h"
 #include "guardrails/chain.h"
@@ -9,46 +10,12 @@
 
 #include <QApplication>
 #include <QCommandLineParser>
-#include <QSocketNotifier>
-
-#include <csignal>
 #include <cstdio>
 #include <memory>
-
-#include <sys/socket.h>
-#include <unistd.h>
 
 using namespace holdpoint;
 
 namespace {
-
-int g_signalFd[2] = {-1, -1};
-
-void onSignal(int)
-{
-    const char c = 1;
-    [[maybe_unused]] const auto n = ::write(g_signalFd[1], &c, 1);
-}
-
-// SIGINT and SIGTERM end the event loop normally, so the endpoint and token
-// files are removed as on any clean exit.
-void installQuitOnSignals(QCoreApplication *app)
-{
-    if (::socketpair(AF_UNIX, SOCK_STREAM, 0, g_signalFd) != 0)
-        return;
-    auto *notifier = new QSocketNotifier(g_signalFd[0], QSocketNotifier::Read, app);
-    QObject::connect(notifier, &QSocketNotifier::activated, app, [app] {
-        char c;
-        [[maybe_unused]] const auto n = ::read(g_signalFd[0], &c, 1);
-        app->quit();
-    });
-    struct sigaction sa = {};
-    sa.sa_handler = onSignal;
-    sigemptyset(&sa.sa_mask);
-    sa.sa_flags = SA_RESTART;
-    sigaction(SIGINT, &sa, nullptr);
-    sigaction(SIGTERM, &sa, nullptr);
-}
 
 bool wantsHeadless(int argc, char **argv)
 {
@@ -131,7 +98,9 @@ int main(int argc, char **argv)
     QString error;
     if (!core.start(&error))
         return fail(error);
-    installQuitOnSignals(app.get());
+    // SIGINT and SIGTERM end the event loop normally, so the endpoint and
+    // token files are removed as on any clean exit.
+    onTerminationSignal(app.get(), [app = app.get()] { app->quit(); });
     QObject::connect(&core, &ConsoleCore::policyReloaded, app.get(), [&core] {
         std::fprintf(stderr, "holdpoint: policy reloaded (%d guardrails)\n", core.policy().chain->size());
     });

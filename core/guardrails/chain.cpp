@@ -18,6 +18,14 @@ std::string_view actionName(Action action)
     return "pass";
 }
 
+std::optional<Action> actionFromName(std::string_view name)
+{
+    for (Action a : {Action::Pass, Action::Allow, Action::Warn, Action::Modify, Action::Ask, Action::Deny, Action::Halt})
+        if (actionName(a) == name)
+            return a;
+    return std::nullopt;
+}
+
 namespace {
 
 std::string guardrailName(const ChainEntry &e)

@@ -27,6 +27,7 @@ struct Redaction
 // say: it neither allows nor objects.
 enum class Action { Pass, Allow, Warn, Modify, Ask, Deny, Halt };
 std::string_view actionName(Action action);
+std::optional<Action> actionFromName(std::string_view name);
 
 struct Verdict
 {

@@ -14,8 +14,7 @@ ProtectedPathsGuardrail::ProtectedPathsGuardrail(std::string name, const SpecRea
     : m_name(std::move(name))
 {
     spec.onlyKeys({"type", "name", "fail_open", "budget_ms", "paths", "action", "keys"});
-    const std::string action = spec.oneOf("action", {"deny", "ask", "halt"}, "deny");
-    m_action = action == "ask" ? Action::Ask : action == "halt" ? Action::Halt : Action::Deny;
+    m_action = *actionFromName(spec.oneOf("action", {"deny", "ask", "halt"}, "deny"));
     const Json &paths = spec.array("paths");
     if (paths.empty())
         spec.fail("paths", "expected at least one path or glob");

@@ -4,15 +4,6 @@ namespace holdpoint {
 
 namespace {
 
-Action actionFrom(const std::string &s)
-{
-    if (s == "deny") return Action::Deny;
-    if (s == "ask") return Action::Ask;
-    if (s == "warn") return Action::Warn;
-    if (s == "halt") return Action::Halt;
-    return Action::Pass;
-}
-
 std::string showSeconds(TimeMs ms)
 {
     return ms % 1000 == 0 ? std::to_string(ms / 1000) : dumpJson(Json(double(ms) / 1000));
@@ -66,7 +57,7 @@ RateLimitGuardrail::RateLimitGuardrail(std::string name, const SpecReader &spec)
     }
     if (const Json *tools = spec.optional("tools"))
         m_tools = NameMatcher::compile(*tools, spec.pathOf("tools"));
-    m_action = actionFrom(spec.oneOf("action", {"deny", "ask", "halt"}, "deny"));
+    m_action = *actionFromName(spec.oneOf("action", {"deny", "ask", "halt"}, "deny"));
 }
 
 Verdict RateLimitGuardrail::beforeCall(const CallView &call, const GuardContext &context)
@@ -112,8 +103,8 @@ AnnotationsGuardrail::AnnotationsGuardrail(std::string name, const SpecReader &s
     : m_name(std::move(name))
 {
     spec.onlyKeys({"type", "name", "fail_open", "budget_ms", "destructive", "open_world"});
-    m_destructive = actionFrom(spec.oneOf("destructive", {"ask", "deny", "warn", "pass"}, "ask"));
-    m_openWorld = actionFrom(spec.oneOf("open_world", {"ask", "deny", "warn", "pass"}, "pass"));
+    m_destructive = *actionFromName(spec.oneOf("destructive", {"ask", "deny", "warn", "pass"}, "ask"));
+    m_openWorld = *actionFromName(spec.oneOf("open_world", {"ask", "deny", "warn", "pass"}, "pass"));
 }
 
 Verdict AnnotationsGuardrail::beforeCall(const CallView &call, const GuardContext &)

@@ -6,16 +6,6 @@ namespace holdpoint {
 
 namespace {
 
-Action parseAction(const std::string &s)
-{
-    if (s == "allow") return Action::Allow;
-    if (s == "warn") return Action::Warn;
-    if (s == "ask") return Action::Ask;
-    if (s == "deny") return Action::Deny;
-    if (s == "halt") return Action::Halt;
-    return Action::Modify;
-}
-
 // Sets `value` at a dotted path, creating objects on the way.
 void setAt(Json &root, const std::string &dotted, const Json &value)
 {
@@ -92,7 +82,7 @@ RulesGuardrail::Rule RulesGuardrail::compileRule(const Json &json, const std::st
         rule.compact = CompactMatcher::compile(r.string("match"), r.pathOf("match"));
 
     const std::string action = r.oneOf("action", {"allow", "warn", "modify", "ask", "deny", "halt"}, nullptr);
-    rule.action = parseAction(action);
+    rule.action = *actionFromName(action);
     rule.reason = r.string("reason", "matched " + path);
     rule.code = r.string("code", path);
 

@@ -21,8 +21,7 @@ SecretsGuardrail::SecretsGuardrail(std::string name, const SpecReader &spec)
     : m_name(std::move(name))
 {
     spec.onlyKeys({"type", "name", "fail_open", "budget_ms", "action", "builtin", "credential_keys", "patterns"});
-    const std::string action = spec.oneOf("action", {"ask", "deny", "halt", "warn"}, "ask");
-    m_action = action == "deny" ? Action::Deny : action == "halt" ? Action::Halt : action == "warn" ? Action::Warn : Action::Ask;
+    m_action = *actionFromName(spec.oneOf("action", {"ask", "deny", "halt", "warn"}, "ask"));
     if (spec.boolean("builtin", true)) {
         m_detectors = {
             {"aws_access_key_id", compiled(QStringLiteral(R"(\b((?:AKIA|ASIA|ABIA|ACCA)[0-9A-Z]{16})\b)"))},

@@ -3,6 +3,7 @@
 #include "common/jsoncompare.h"
 #include "guardrails/chain.h"
 #include "guardrails/loopdetection.h"
+#include "common/policies.h"
 #include "policy/policy.h"
 
 #include <QTest>
@@ -14,11 +15,8 @@ namespace {
 struct Turn
 {
     explicit Turn(const std::string &policyText = R"({"default":"allow","guardrails":[{"type":"loop_detection"}]})")
+        : policy(test::policyOf(policyText))
     {
-        PolicyResult r = parsePolicy(policyText, QStringLiteral("p.json"));
-        if (!r.policy)
-            qFatal("%s", qPrintable(r.error));
-        policy = std::move(*r.policy);
     }
     // One call: the before-call outcome, and if it ran, the after-call one.
     std::pair<ChainOutcome, std::optional<AfterOutcome>> call(const std::string &tool, const Json &args, bool ok,
@@ -222,9 +220,7 @@ void TestLoopDetection::configurationErrors()
 {
     QFETCH(QString, policy);
     QFETCH(QString, error);
-    const PolicyResult r = parsePolicy(policy.toStdString(), QStringLiteral("p.json"));
-    QVERIFY(!r.policy);
-    QCOMPARE(r.error, error);
+    QCOMPARE(test::policyError(policy.toStdString()), error);
 }
 
 QTEST_GUILESS_MAIN(TestLoopDetection)

@@ -3,6 +3,7 @@
 #include "common/jsoncompare.h"
 #include "guardrails/chain.h"
 #include "guardrails/ratelimit.h"
+#include "common/policies.h"
 #include "policy/policy.h"
 
 #include <QTest>
@@ -14,11 +15,8 @@ namespace {
 struct Harness
 {
     explicit Harness(const std::string &text)
+        : policy(test::policyOf(text))
     {
-        PolicyResult r = parsePolicy(text, QStringLiteral("p.json"));
-        if (!r.policy)
-            qFatal("%s", qPrintable(r.error));
-        policy = std::move(*r.policy);
     }
     ChainOutcome call(TimeMs now, const std::string &tool = "bash", const std::string &session = "s1",
                       const std::string &agentName = "coder", const Json &annotations = Json::object())
@@ -152,9 +150,7 @@ void TestRateLimit::rateLimitErrors()
 {
     QFETCH(QString, policy);
     QFETCH(QString, error);
-    const PolicyResult r = parsePolicy(policy.toStdString(), QStringLiteral("p.json"));
-    QVERIFY(!r.policy);
-    QCOMPARE(r.error, error);
+    QCOMPARE(test::policyError(policy.toStdString()), error);
 }
 
 void TestRateLimit::annotations_data()

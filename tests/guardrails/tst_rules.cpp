@@ -5,12 +5,15 @@
 #include "guardrails/chain.h"
 #include "guardrails/matchers.h"
 #include "guardrails/rules.h"
+#include "common/policies.h"
 #include "policy/policy.h"
 
 #include <QDir>
 #include <QTest>
 
 using namespace holdpoint;
+using holdpoint::test::policyError;
+using holdpoint::test::policyOf;
 
 namespace {
 
@@ -32,13 +35,6 @@ struct Call
     }
 };
 
-Policy policyOf(const std::string &text)
-{
-    PolicyResult r = parsePolicy(text, QStringLiteral("policy.json"));
-    if (!r.policy)
-        qFatal("policy did not parse: %s", qPrintable(r.error));
-    return std::move(*r.policy);
-}
 
 } // namespace
 
@@ -338,9 +334,7 @@ void TestRules::validationMessages()
 {
     QFETCH(QString, policy);
     QFETCH(QString, error);
-    const PolicyResult r = parsePolicy(policy.toStdString(), QStringLiteral("policy.json"));
-    QVERIFY(!r.policy);
-    QCOMPARE(r.error, error);
+    QCOMPARE(policyError(policy.toStdString(), QStringLiteral("policy.json")), error);
 }
 
 QTEST_GUILESS_MAIN(TestRules)

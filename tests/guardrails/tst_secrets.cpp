@@ -3,21 +3,17 @@
 #include "common/jsoncompare.h"
 #include "guardrails/chain.h"
 #include "guardrails/secrets.h"
+#include "common/policies.h"
 #include "policy/policy.h"
 
 #include <QTest>
 
 using namespace holdpoint;
+using holdpoint::test::policyError;
+using holdpoint::test::policyOf;
 
 namespace {
 
-Policy policyOf(const std::string &text)
-{
-    PolicyResult r = parsePolicy(text, QStringLiteral("p.json"));
-    if (!r.policy)
-        qFatal("%s", qPrintable(r.error));
-    return std::move(*r.policy);
-}
 
 ChainOutcome run(const Policy &p, const Json &args)
 {
@@ -132,8 +128,7 @@ void TestSecrets::customPatternsAndConfiguration()
     QCOMPARE(o.redactions.size(), std::size_t(1));
     QCOMPARE(o.redactions[0].secret, std::string("itk_abcdefABCDEF"));
 
-    const PolicyResult bad = parsePolicy(R"({"guardrails":[{"type":"secrets","patterns":[{"name":"x","regex":"[unclosed"}]}]})", QStringLiteral("p.json"));
-    QCOMPARE(bad.error, QStringLiteral("p.json: guardrails[0].patterns[0].regex: invalid regex: missing terminating ] for character class at offset 9"));
+    QCOMPARE(policyError(R"({"guardrails":[{"type":"secrets","patterns":[{"name":"x","regex":"[unclosed"}]}]})"), QStringLiteral("p.json: guardrails[0].patterns[0].regex: invalid regex: missing terminating ] for character class at offset 9"));
 }
 
 QTEST_GUILESS_MAIN(TestSecrets)

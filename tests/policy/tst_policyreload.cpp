@@ -60,19 +60,19 @@ void TestPolicyReload::validEditTakesEffectInvalidEditIsRefused()
     int n = 0;
     auto decide = [&] {
         const std::string id = "c" + std::to_string(++n);
-        agent.send({{"type", "tool_call"}, {"call_id", id}, {"tool_name", "bash"}, {"args", {{"command", "ls"}}}});
+        agent.send({{"type", "tool_call"}, {"call_id", id}, {"tool_name", "bash"}, {"args", {{"command", "make"}}}});
         return agent.next("decision")["decision"];
     };
     QCOMPARE(decide(), Json("allow"));
 
     QSignalSpy reloaded(&core, &ConsoleCore::policyReloaded);
     QSignalSpy failed(&core, &ConsoleCore::policyReloadFailed);
-    writeFile(file, R"({"default":"deny","guardrails":[{"type":"rules","rules":[{"match":"Bash","action":"allow","reason":"ok"}]}]})");
+    writeFile(file, R"js({"default":"deny","guardrails":[{"type":"rules","rules":[{"match":"Bash(ls*)","action":"allow","reason":"ok"}]}]})js");
     QTRY_COMPARE_WITH_TIMEOUT(reloaded.count(), 1, WaitMs);
     QCOMPARE(core.policy().chain->size(), 1);
     agent.send({{"type", "tool_call"}, {"call_id", "x1"}, {"tool_name", "Bash"}, {"args", {{"command", "ls"}}}});
     QCOMPARE(agent.next("decision")["decided_by"], Json("guardrail:rules"));
-    QCOMPARE(decide(), Json("deny")); // "bash" is not "Bash": the new default
+    QCOMPARE(decide(), Json("deny")); // make is not ls: the new default
 
     writeFile(file, R"({"default":"allow","guardrails":[{"type":"rulez"}]})");
     QTRY_COMPARE_WITH_TIMEOUT(failed.count(), 1, WaitMs);

@@ -1,3 +1,4 @@
+#include "common/policies.h"
 #include "guardrails/chain.h"
 #include "server/broker.h"
 
@@ -10,6 +11,7 @@
 
 using namespace holdpoint;
 using namespace holdpoint::protocol;
+using holdpoint::test::policyOf;
 
 namespace {
 
@@ -113,13 +115,6 @@ struct Fixture
     ConnectionId next = 1;
 };
 
-Policy policyOf(const std::string &text)
-{
-    PolicyResult r = parsePolicy(text, QStringLiteral("policy.json"));
-    if (!r.policy)
-        qFatal("policy did not parse: %s", qPrintable(r.error));
-    return std::move(*r.policy);
-}
 
 // Warns after a failed call, and records the turn markers it sees.
 class AfterWatcher final : public Guardrail
