@@ -176,6 +176,7 @@ private Q_SLOTS:
     void afterCallChecksRunOncePerCallThatRan();
     void turnMarkersReachGuardrails();
     void secretsAreMaskedForReviewersNotForTheAgent();
+    void rateLimitOnTheConsoleClock();
 };
 
 void TestBroker::welcomeAssignsOrKeepsSession()
@@ -800,6 +801,26 @@ void TestBroker::secretsAreMaskedForReviewersNotForTheAgent()
     const Json d = f.out.last(a, "decision");
     QCOMPARE(d["args"]["url"], Json("https://staging.test/"));
     QCOMPARE(d["args"]["headers"]["Authorization"], Json("Bearer AKIAIOSFODNN7EXAMPLE"));
+}
+
+void TestBroker::rateLimitOnTheConsoleClock()
+{
+    Fixture f; // its clock is a ManualClock: time moves only when the test says
+    f.broker.setPolicy(policyOf(R"({"default":"allow","guardrails":[{"type":"rate_limit","limit":2,"window_s":60}]})"));
+    const ConnectionId a = f.agent();
+    f.call(a, "c1", {{"n", 1}});
+    f.clock.advance(30'000);
+    f.call(a, "c2", {{"n", 2}});
+    f.call(a, "c3", {{"n", 3}});
+    QCOMPARE(f.out.last(a, "decision")["decision"], Json("deny"));
+    QCOMPARE(f.out.last(a, "decision")["reason"],
+             Json("rate limit: at most 2 calls per 60 s per session; the next call is possible in 30 s"));
+    f.clock.advance(29'999);
+    f.call(a, "c4", {{"n", 4}});
+    QCOMPARE(f.out.last(a, "decision")["decision"], Json("deny"));
+    f.clock.advance(1); // c1 leaves the window
+    f.call(a, "c5", {{"n", 5}});
+    QCOMPARE(f.out.last(a, "decision")["decision"], Json("allow"));
 }
 
 QTEST_GUILESS_MAIN(TestBroker)
