@@ -1,5 +1,6 @@
 #include "mainwindow.h"
 
+#include "common/jsonparse.h"
 #include "console/consolecore.h"
 #include "guardrails/chain.h"
 #include "denydialog.h"
@@ -299,25 +300,17 @@ void MainWindow::onArgsEdited()
         return;
     }
     const std::string text = m_argsEditor->toPlainText().toStdString();
-    try {
-        if (protocol::nestingDepth(text, protocol::MaxDepth) > protocol::MaxDepth)
-            throw std::runtime_error("nested deeper than " + std::to_string(protocol::MaxDepth) + " levels");
-        Json parsed = Json::parse(text);
-        if (!parsed.is_object()) {
-            m_argsStatus->setText(tr("\u2716 Arguments must be a JSON object, not %1").arg(QLatin1String(parsed.type_name())));
-        } else if (parsed == masked(*item, item->proposedArgs.value_or(item->args))) {
-            m_argsStatus->setText(tr("\u2714 Valid JSON, unchanged"));
-        } else {
-            m_argsStatus->setText(tr("\u2714 Valid JSON, edited: Ctrl+Enter approves with these arguments"));
-            m_editedArgs = std::move(parsed);
-        }
-    } catch (const Json::parse_error &e) {
-        std::string what = e.what();
-        if (auto pos = what.find("] "); pos != std::string::npos)
-            what.erase(0, pos + 2);
-        m_argsStatus->setText(tr("\u2716 Invalid JSON: %1").arg(toQString(what)));
-    } catch (const std::exception &e) {
-        m_argsStatus->setText(tr("\u2716 Invalid JSON: %1").arg(QString::fromUtf8(e.what())));
+    Json parsed;
+    std::string why;
+    if (!parseStrictJson(text, protocol::MaxDepth, &parsed, &why)) {
+        m_argsStatus->setText(tr("\u2716 Invalid JSON: %1").arg(toQString(why)));
+    } else if (!parsed.is_object()) {
+        m_argsStatus->setText(tr("\u2716 Arguments must be a JSON object, not %1").arg(QLatin1String(parsed.type_name())));
+    } else if (parsed == masked(*item, item->proposedArgs.value_or(item->args))) {
+        m_argsStatus->setText(tr("\u2714 Valid JSON, unchanged"));
+    } else {
+        m_argsStatus->setText(tr("\u2714 Valid JSON, edited: Ctrl+Enter approves with these arguments"));
+        m_editedArgs = std::move(parsed);
     }
     m_editButton->setEnabled(m_editedArgs.has_value());
 }

@@ -9,6 +9,7 @@
 #include "client/consoleclient.h"
 #include "client/endpointinfo.h"
 #include "common/datadir.h"
+#include "common/jsonparse.h"
 #include "common/signals.h"
 #include "guardrails/chain.h"
 #include "policy/policy.h"
@@ -67,25 +68,17 @@ $HOLDPOINT_DATA_DIR, else the platform's app data directory.
 
 std::optional<Json> parseJsonOption(const QString &text, const char *what, bool requireObject, QString *error)
 {
-    const std::string s = text.toStdString();
-    if (protocol::nestingDepth(s, protocol::MaxDepth) > protocol::MaxDepth) {
-        *error = QStringLiteral("--%1: nested deeper than %2 levels").arg(QLatin1String(what)).arg(protocol::MaxDepth);
+    Json j;
+    std::string why;
+    if (!parseStrictJson(text.toStdString(), protocol::MaxDepth, &j, &why)) {
+        *error = QStringLiteral("--%1: invalid JSON: %2").arg(QLatin1String(what), toQString(why));
         return std::nullopt;
     }
-    try {
-        Json j = Json::parse(s);
-        if (requireObject && !j.is_object()) {
-            *error = QStringLiteral("--%1: expected a JSON object, got %2").arg(QLatin1String(what), QLatin1String(j.type_name()));
-            return std::nullopt;
-        }
-        return j;
-    } catch (const Json::parse_error &e) {
-        std::string m = e.what();
-        if (auto p = m.find("] "); p != std::string::npos)
-            m.erase(0, p + 2);
-        *error = QStringLiteral("--%1: invalid JSON: %2").arg(QLatin1String(what), toQString(m));
+    if (requireObject && !j.is_object()) {
+        *error = QStringLiteral("--%1: expected a JSON object, got %2").arg(QLatin1String(what), QLatin1String(j.type_name()));
         return std::nullopt;
     }
+    return j;
 }
 
 // One run of one command: connects, does its exchange, sets the exit code.

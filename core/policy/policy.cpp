@@ -1,5 +1,6 @@
 #include "policy.h"
 
+#include "common/jsonparse.h"
 #include "guardrails/registry.h"
 #include "guardrails/spec.h"
 #include "protocol/protocol.h"
@@ -50,13 +51,9 @@ PolicyResult parsePolicy(std::string_view text, const QString &file, Policy base
         return r;
     }
     Json doc;
-    try {
-        doc = Json::parse(text.begin(), text.end());
-    } catch (const Json::parse_error &e) {
-        std::string what = e.what();
-        if (auto pos = what.find("] "); pos != std::string::npos)
-            what.erase(0, pos + 2);
-        r.error = fail(file, {}, "invalid JSON: " + what);
+    std::string parseError;
+    if (!parseStrictJson(text, protocol::MaxDepth, &doc, &parseError)) {
+        r.error = fail(file, {}, "invalid JSON: " + parseError);
         return r;
     }
     if (!doc.is_object()) {

@@ -1,5 +1,7 @@
 #include "protocol.h"
 
+#include "common/jsonparse.h"
+
 #include <array>
 #include <cmath>
 
@@ -408,15 +410,6 @@ ParseResult parseReview(const Json &o)
     return success(std::move(r));
 }
 
-std::string describeParseError(const Json::parse_error &e)
-{
-    // nlohmann prefixes "[json.exception.parse_error.101] "; people need only the rest.
-    std::string what = e.what();
-    if (auto pos = what.find("] "); pos != std::string::npos && what.rfind("[json.exception", 0) == 0)
-        what.erase(0, pos + 2);
-    return what;
-}
-
 } // namespace
 
 ParseResult parseMessage(std::string_view text)
@@ -427,13 +420,9 @@ ParseResult parseMessage(std::string_view text)
         return failure(ErrorCode::TooDeep, "JSON nested deeper than " + std::to_string(MaxDepth) + " levels");
 
     Json doc;
-    try {
-        doc = Json::parse(text.begin(), text.end());
-    } catch (const Json::parse_error &e) {
-        return failure(ErrorCode::InvalidJson, describeParseError(e));
-    } catch (const std::exception &e) {
-        return failure(ErrorCode::InvalidJson, e.what());
-    }
+    std::string parseError;
+    if (!parseStrictJson(text, MaxDepth, &doc, &parseError))
+        return failure(ErrorCode::InvalidJson, parseError);
     if (!doc.is_object())
         return failure(ErrorCode::InvalidMessage, std::string("expected a JSON object, got ") + doc.type_name());
 

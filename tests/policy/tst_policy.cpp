@@ -51,6 +51,7 @@ void TestPolicy::validationMessages_data()
     QTest::addColumn<QString>("error");
     QTest::newRow("not JSON") << "{\"default\": " << "policy.json: invalid JSON: parse error at line 1, column 13: syntax error while parsing value - unexpected end of input; expected '[', '{', or a literal";
     QTest::newRow("not an object") << "[]" << "policy.json: expected a JSON object, got array";
+    QTest::newRow("duplicate key") << R"({"default":"deny","default":"allow"})" << "policy.json: invalid JSON: duplicate key \"default\"";
     QTest::newRow("unknown action") << R"({"default":"maybe"})" << "policy.json: default: unknown action \"maybe\" (expected one of: ask, allow, deny)";
     QTest::newRow("action not a string") << R"({"default":true})" << "policy.json: default: unknown action true (expected one of: ask, allow, deny)";
     QTest::newRow("unknown key") << R"({"defualt":"allow"})" << "policy.json: defualt: unknown key (expected one of: version, description, default, guardrails)";

@@ -22,6 +22,7 @@ private Q_SLOTS:
     void nestingDepthIgnoresBracketsInStrings_data();
     void nestingDepthIgnoresBracketsInStrings();
     void unknownFieldsAreIgnored();
+    void numbersComeBackExactly();
     void errorNamesTheCallId();
     void decisionSerialisation();
     void everyErrorCodeHasAName();
@@ -73,6 +74,20 @@ void TestProtocol::rejectsBadMessages_data()
         << "parse error at line 1, column 9: syntax error while parsing value - unexpected end of input; expected '[', '{', or a literal";
     QTest::newRow("NaN literal") << R"({"type":"tool_call","x":NaN})" << "invalid_json"
                                  << "parse error at line 1, column 25: syntax error while parsing value - invalid literal; last read: '\"x\":N'";
+    QTest::newRow("duplicate key") << R"({"type":"cancel","type":"tool_call"})" << "invalid_json" << "duplicate key \"type\"";
+    QTest::newRow("duplicate arg")
+        << R"({"type":"tool_call","call_id":"c1","tool_name":"w","args":{"path":"a","path":"/etc/passwd"}})"
+        << "invalid_json" << "args: duplicate key \"path\"";
+    QTest::newRow("30-digit integer")
+        << R"({"type":"tool_call","call_id":"c1","tool_name":"w","args":{"id":123456789012345678901234567890}})"
+        << "invalid_json" << "args.id: integer 123456789012345678901234567890 does not fit in 64 bits; send it as a string";
+    QTest::newRow("integer in an array")
+        << R"({"type":"tool_call","call_id":"c1","tool_name":"w","args":{"ids":[1,-99999999999999999999]}})"
+        << "invalid_json" << "args.ids[1]: integer -99999999999999999999 does not fit in 64 bits; send it as a string";
+    QTest::newRow("huge float") << R"({"type":"tool_call","call_id":"c1","tool_name":"w","args":{"x":1e400}})"
+                                << "invalid_json" << "args.x: number 1e400 is out of range";
+    QTest::newRow("Infinity literal") << R"({"type":"tool_call","x":Infinity})" << "invalid_json"
+                                      << "parse error at line 1, column 25: syntax error while parsing value - invalid literal; last read: '\"x\":I'";
     QTest::newRow("array") << "[1,2]" << "invalid_message" << "expected a JSON object, got array";
     QTest::newRow("string") << "\"hello\"" << "invalid_message" << "expected a JSON object, got string";
     QTest::newRow("number") << "42" << "invalid_message" << "expected a JSON object, got number";
@@ -225,6 +240,22 @@ void TestProtocol::unknownFieldsAreIgnored()
     const ParseResult r = parseMessage(R"({"type":"cancel","call_id":"c1","future_field":{"x":1}})");
     QVERIFY(r.ok());
     QCOMPARE(std::get<Cancel>(*r.message).callId, std::string("c1"));
+}
+
+void TestProtocol::numbersComeBackExactly()
+{
+    // What the console accepts it hands back unchanged: the limits of 64-bit
+    // integers, and doubles at full precision.
+    const std::string args = R"({"a":9223372036854775807,"b":-9223372036854775808,"c":18446744073709551615,"d":0.1,"e":1.7976931348623157e+308,"f":-0.0})";
+    const ParseResult r = parseMessage(R"({"type":"tool_call","call_id":"c1","tool_name":"t","args":)" + args + "}");
+    QVERIFY2(r.ok(), r.error.message.c_str());
+    const Json &parsed = std::get<ToolCall>(*r.message).args;
+    QCOMPARE(Json::parse(dumpJson(parsed)), parsed);
+    QCOMPARE(dumpJson(parsed["a"]), std::string("9223372036854775807"));
+    QCOMPARE(dumpJson(parsed["b"]), std::string("-9223372036854775808"));
+    QCOMPARE(dumpJson(parsed["c"]), std::string("18446744073709551615"));
+    QCOMPARE(dumpJson(parsed["d"]), std::string("0.1"));
+    QCOMPARE(dumpJson(parsed["e"]), std::string("1.7976931348623157e+308"));
 }
 
 void TestProtocol::errorNamesTheCallId()

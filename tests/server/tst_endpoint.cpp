@@ -291,6 +291,10 @@ void TestEndpoint::badInputGetsPreciseErrorAndConnectionStaysUsable_data()
     QByteArray deep = R"({"type":"tool_call","call_id":"c9","tool_name":"x","args":{"a":)";
     deep += QByteArray(100'000, '[') + QByteArray(100'000, ']') + "}}";
     QTest::newRow("100,000 levels deep") << deep << false << "too_deep" << "JSON nested deeper than 64 levels";
+    QTest::newRow("duplicate keys") << QByteArray(R"({"type":"tool_call","call_id":"c9","tool_name":"x","args":{"p":1,"p":2}})")
+                                    << false << "invalid_json" << "args: duplicate key \"p\"";
+    QTest::newRow("30-digit integer") << QByteArray(R"({"type":"tool_call","call_id":"c9","tool_name":"x","args":{"n":123456789012345678901234567890}})")
+                                      << false << "invalid_json" << "args.n: integer 123456789012345678901234567890 does not fit in 64 bits; send it as a string";
     QTest::newRow("binary frame") << QByteArray("\x01\x02", 2) << true << "invalid_message"
                                   << "binary frames are not accepted; send each message as a JSON text frame";
     QTest::newRow("second hello") << QByteArray(R"({"type":"hello","protocol":1,"token":"x"})") << false << "duplicate_hello"
