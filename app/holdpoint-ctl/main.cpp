@@ -12,10 +12,12 @@
 #include "common/jsonparse.h"
 #include "common/signals.h"
 #include "guardrails/chain.h"
+#include "integrations/claudecode.h"
 #include "policy/policy.h"
 #include "protocol/protocol.h"
 
 #include <QCommandLineParser>
+#include <QFile>
 #include <QCoreApplication>
 #include <QRandomGenerator>
 #include <QTimer>
@@ -58,6 +60,11 @@ Commands:
   edit ID --args JSON [--reason TEXT]
   halt ID [--reason TEXT]
                          Decide a pending item as the reviewer.
+  hook claude-code [--fail-open]
+                         Claude Code command hook for PreToolUse and PostToolUse:
+                         reads the hook's JSON on stdin, answers on stdout.
+                         Console unreachable or any failure: exit 2 (Claude
+                         Code blocks the call); --fail-open prints nothing, exit 0.
   policy check FILE...   Validate policy files as the console would load them
                          (later files add to earlier ones). Exit 0 valid,
                          1 invalid with the console's message, 2 usage.
@@ -88,7 +95,13 @@ public:
     Command(EndpointInfo endpoint)
         : m_endpoint(std::move(endpoint))
     {
-        connect(&m_client, &ConsoleClient::failed, this, [this](const QString &why) { finish(usageError(why)); });
+        connect(&m_client, &ConsoleClient::failed, this, [this](const QString &why) {
+            if (onFailed) {
+                onFailed(why);
+                return finish(ExitUsage);
+            }
+            finish(usageError(why));
+        });
         connect(&m_client, &ConsoleClient::message, this, [this](const Json &m) { onMessage(m); });
         connect(&m_client, &ConsoleClient::welcomed, this, [this](const Json &) { onWelcome(); });
     }
@@ -111,6 +124,7 @@ public:
 
     std::function<void()> onWelcome;
     std::function<void(const Json &)> onMessage;
+    std::function<void(const QString &)> onFailed; // else: report and exit 2
     std::string m_callId;
 
     void finish(int code)
@@ -299,6 +313,76 @@ int runReviewer(const QString &command, const QStringList &args, const EndpointI
     return rc;
 }
 
+// Claude Code runs this as a command hook (resources/integrations/claude-code).
+// Exit 2 is Claude Code's blocking code, so every failure blocks the call,
+// unless --fail-open asks for the opposite.
+int runClaudeHook(const QStringList &args, const QString &dataDirFlag)
+{
+    bool failOpen = false;
+    for (const QString &a : args.mid(2)) {
+        if (a == u"--fail-open")
+            failOpen = true;
+        else
+            return usageError(QStringLiteral("hook claude-code: unknown option %1").arg(a));
+    }
+    auto fail = [&](const QString &why) {
+        if (failOpen)
+            return ExitOk;
+        std::fprintf(stderr, "Holdpoint blocked this call: %s\n", qPrintable(why));
+        return ExitUsage;
+    };
+
+    QFile in;
+    if (!in.open(stdin, QIODevice::ReadOnly))
+        return fail(QStringLiteral("cannot read the hook input"));
+    const QByteArray bytes = in.read(qint64(claudecode::MaxHookInputBytes) + 1);
+    const claudecode::ParseResult parsed = claudecode::parseHookInput(std::string_view(bytes.constData(), std::size_t(bytes.size())));
+    if (!parsed.input)
+        return fail(toQString(parsed.error));
+    const claudecode::HookInput &hook = *parsed.input;
+
+    EndpointInfo endpoint;
+    QString error;
+    if (!readEndpointInfo(resolveDataDir(dataDirFlag), false, &endpoint, &error))
+        return fail(error);
+
+    // Without a tool_use_id the call gets an id of its own; deriving one from
+    // the input would let a second identical call inherit the first's decision.
+    std::string callId = hook.toolUseId;
+    if (callId.empty())
+        callId = "cc-" + QByteArray::number(QRandomGenerator::system()->generate64(), 16).toStdString();
+    const bool pre = hook.event == claudecode::Event::PreToolUse;
+
+    Command cmd(endpoint);
+    int rc = ExitOk;
+    cmd.onFailed = [&](const QString &why) { rc = fail(why); };
+    cmd.onWelcome = [&] {
+        cmd.send(pre ? claudecode::toolCallMessage(hook, callId) : claudecode::toolResultMessage(hook, callId));
+    };
+    cmd.onMessage = [&](const Json &m) {
+        const std::string type = m.value("type", std::string());
+        if (pre && type == "decision" && m.value("call_id", std::string()) == callId) {
+            printLine(stdout, claudecode::preToolUseOutput(m));
+            cmd.finish(ExitOk);
+        } else if (!pre && type == "after_call" && m.value("call_id", std::string()) == callId) {
+            const std::string out = claudecode::postToolUseOutput(m);
+            if (!out.empty())
+                printLine(stdout, out);
+            cmd.finish(ExitOk);
+        } else if (type == "error") {
+            // A result for a call the console never saw (no PreToolUse hook,
+            // or a console restarted since) has nothing to check.
+            if (!pre && m.value("code", std::string()) == "unknown_call")
+                return cmd.finish(ExitOk);
+            rc = fail(toQString(m.value("code", std::string()) + ": " + m.value("message", std::string())));
+            cmd.finish(rc);
+        }
+    };
+    const std::string agentName = hook.context.value("agent_type", std::string("claude-code"));
+    const int code = cmd.run(protocol::Role::Agent, {agentName, "claude-code"}, hook.sessionId);
+    return code == ExitUsage ? rc : code;
+}
+
 } // namespace
 
 int main(int argc, char **argv)
@@ -331,6 +415,11 @@ int main(int argc, char **argv)
         return usageError(QStringLiteral("no command given\n%1").arg(QString::fromLatin1(Usage)));
 
     const QString command = args.first();
+    if (command == u"hook") {
+        if (args.size() < 2 || args.at(1) != u"claude-code")
+            return usageError(QStringLiteral("hook: expected `hook claude-code`"));
+        return runClaudeHook(args, dataDirFlag);
+    }
     if (command == u"policy") {
         if (args.size() < 2 || args.at(1) != u"check")
             return usageError(QStringLiteral("policy: expected `policy check FILE...`"));

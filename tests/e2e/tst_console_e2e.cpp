@@ -1,8 +1,7 @@
 // End to end with real processes: `holdpoint --headless` on a temporary
 // data dir, driven by `holdpoint-ctl` and by protocol clients.
 
-#include "client/endpointinfo.h"
-#include "common/testsocket.h"
+#include "common/consoleprocess.h"
 
 #include <QFileInfo>
 #include <QProcess>
@@ -15,102 +14,6 @@ using namespace holdpoint;
 using namespace holdpoint::test;
 
 namespace {
-
-struct CtlResult
-{
-    int exitCode = -1;
-    QByteArray out;
-    QByteArray err;
-    Json json() const { return Json::parse(out.toStdString(), nullptr, false); }
-};
-
-class ConsoleProcess
-{
-public:
-    explicit ConsoleProcess(const QStringList &extra = {})
-    {
-        m_data = m_dir.path() + QStringLiteral("/data");
-        m_proc.setProgram(QStringLiteral(HOLDPOINT_BIN));
-        m_proc.setArguments(QStringList {QStringLiteral("--headless"), QStringLiteral("--port"), QStringLiteral("0"),
-                                         QStringLiteral("--data-dir"), m_data}
-                            + extra);
-        m_proc.setProcessChannelMode(QProcess::ForwardedErrorChannel);
-        m_proc.start();
-    }
-    ~ConsoleProcess()
-    {
-        if (m_proc.state() != QProcess::NotRunning) {
-            m_proc.kill();
-            m_proc.waitForFinished(WaitMs);
-        }
-    }
-    // Waits until the console has written its endpoint file.
-    bool ready()
-    {
-        QString error;
-        const bool ok = QTest::qWaitFor([&] { return readEndpointInfo(m_data, true, &m_info, &error); }, WaitMs);
-        return ok;
-    }
-    const EndpointInfo &info() const { return m_info; }
-    QString dataDir() const { return m_data; }
-    QProcess &process() { return m_proc; }
-
-    QStringList ctlArgs(const QStringList &args) const { return QStringList {QStringLiteral("--data-dir"), m_data} + args; }
-
-    CtlResult ctl(const QStringList &args) const
-    {
-        QProcess p;
-        p.start(QStringLiteral(HOLDPOINT_CTL_BIN), ctlArgs(args));
-        CtlResult r;
-        if (!p.waitForFinished(WaitMs * 3))
-            return r;
-        r.exitCode = p.exitStatus() == QProcess::NormalExit ? p.exitCode() : -1;
-        r.out = p.readAllStandardOutput();
-        r.err = p.readAllStandardError();
-        return r;
-    }
-
-    std::unique_ptr<QProcess> startCtl(const QStringList &args) const
-    {
-        auto p = std::make_unique<QProcess>();
-        p->start(QStringLiteral(HOLDPOINT_CTL_BIN), ctlArgs(args));
-        return p;
-    }
-
-    std::unique_ptr<TestSocket> reviewer() const
-    {
-        auto s = std::make_unique<TestSocket>();
-        if (!s->hello(m_info.url, m_info.reviewerToken.toStdString(), "reviewer").is_object())
-            return nullptr;
-        if (!s->next("queue").is_object())
-            return nullptr;
-        return s;
-    }
-    std::unique_ptr<TestSocket> agent(const std::optional<std::string> &session = std::nullopt) const
-    {
-        auto s = std::make_unique<TestSocket>();
-        if (!s->hello(m_info.url, m_info.agentToken.toStdString(), "agent", session).is_object())
-            return nullptr;
-        return s;
-    }
-
-private:
-    QTemporaryDir m_dir;
-    QString m_data;
-    QProcess m_proc;
-    EndpointInfo m_info;
-};
-
-CtlResult finish(QProcess &p)
-{
-    CtlResult r;
-    if (!p.waitForFinished(WaitMs * 3))
-        return r;
-    r.exitCode = p.exitStatus() == QProcess::NormalExit ? p.exitCode() : -1;
-    r.out = p.readAllStandardOutput();
-    r.err = p.readAllStandardError();
-    return r;
-}
 
 Json call(const std::string &id, const Json &args = {{"path", "notes.txt"}})
 {

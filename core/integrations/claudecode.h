@@ -1,0 +1,52 @@
+#pragma once
+
+// Claude Code's command hooks (resources/integrations/claude-code/README.md):
+// the hook's JSON input in, protocol messages out, and the console's answer
+// back into the JSON Claude Code reads. Pure functions, no I/O.
+
+#include "common/json.h"
+
+#include <optional>
+#include <string>
+#include <string_view>
+
+namespace holdpoint::claudecode {
+
+inline constexpr std::size_t MaxHookInputBytes = 16 * 1024 * 1024;
+
+enum class Event { PreToolUse, PostToolUse };
+
+struct HookInput
+{
+    Event event = Event::PreToolUse;
+    std::string sessionId;
+    std::string toolName;
+    std::string toolUseId;            // empty when Claude Code sent none
+    Json toolInput = Json::object();
+    std::optional<std::string> promptId;
+    Json context = Json::object();    // cwd, permission_mode, transcript_path, agent_type
+    Json toolResponse;                // PostToolUse
+    bool failed = false;              // the tool reported an error
+};
+
+struct ParseResult
+{
+    std::optional<HookInput> input;
+    std::string error;
+};
+
+// Unknown fields are ignored: Claude Code adds fields between versions.
+ParseResult parseHookInput(std::string_view text);
+
+// Whether a PostToolUse tool_response reports an error.
+bool responseIsError(const Json &toolResponse);
+
+// The protocol messages the hook sends.
+Json toolCallMessage(const HookInput &input, const std::string &callId);
+Json toolResultMessage(const HookInput &input, const std::string &callId);
+
+// What the hook prints for the console's answer; empty prints nothing.
+std::string preToolUseOutput(const Json &decision);
+std::string postToolUseOutput(const Json &afterCall);
+
+} // namespace holdpoint::claudecode
