@@ -13,11 +13,13 @@
 #include "common/signals.h"
 #include "guardrails/chain.h"
 #include "integrations/claudecode.h"
+#include "integrations/mcpproxy.h"
 #include "policy/policy.h"
 #include "protocol/protocol.h"
 
 #include <QCommandLineParser>
 #include <QFile>
+#include <QFileInfo>
 #include <QCoreApplication>
 #include <QRandomGenerator>
 #include <QTimer>
@@ -65,6 +67,10 @@ Commands:
                          reads the hook's JSON on stdin, answers on stdout.
                          Console unreachable or any failure: exit 2 (Claude
                          Code blocks the call); --fail-open prints nothing, exit 0.
+  mcp-proxy [--server-name NAME] [--fail-open] -- COMMAND [ARGS...]
+                         Run the MCP server COMMAND and sit between it and the
+                         MCP client on stdin/stdout: every tools/call goes to
+                         the console first. Exits with the server's exit code.
   policy check FILE...   Validate policy files as the console would load them
                          (later files add to earlier ones). Exit 0 valid,
                          1 invalid with the console's message, 2 usage.
@@ -419,6 +425,37 @@ int main(int argc, char **argv)
         if (args.size() < 2 || args.at(1) != u"claude-code")
             return usageError(QStringLiteral("hook: expected `hook claude-code`"));
         return runClaudeHook(args, dataDirFlag);
+    }
+    if (command == u"mcp-proxy") {
+        McpProxyOptions options;
+        int i = 1;
+        for (; i < args.size() && args.at(i) != u"--"; ++i) {
+            if (args.at(i) == u"--fail-open")
+                options.failOpen = true;
+            else if (args.at(i) == u"--server-name" && i + 1 < args.size())
+                options.serverName = args.at(++i);
+            else
+                return usageError(QStringLiteral("mcp-proxy: unknown option %1 (expected --server-name NAME, --fail-open, then -- COMMAND)").arg(args.at(i)));
+        }
+        options.command = args.mid(i + 1);
+        if (options.command.isEmpty())
+            return usageError(QStringLiteral("mcp-proxy: give the server to run after --, e.g. mcp-proxy -- npx @modelcontextprotocol/server-filesystem /tmp"));
+        if (options.serverName.isEmpty())
+            options.serverName = QFileInfo(options.command.first()).fileName();
+        EndpointInfo endpoint;
+        QString why;
+        if (readEndpointInfo(resolveDataDir(dataDirFlag), false, &endpoint, &why))
+            options.endpoint = endpoint;
+        else
+            options.endpointError = why;
+        McpProxy proxy(options);
+        QString error;
+        if (!proxy.start(&error))
+            return usageError(error);
+        QObject::connect(&proxy, &McpProxy::finished, &app, [](int code) { QCoreApplication::exit(code); });
+        // The client closing stdin or a signal ends the server too.
+        onTerminationSignal(&app, [] { QCoreApplication::exit(130); });
+        return QCoreApplication::exec();
     }
     if (command == u"policy") {
         if (args.size() < 2 || args.at(1) != u"check")

@@ -1,0 +1,327 @@
+#include "mcpproxy.h"
+
+#include <QRandomGenerator>
+
+#include <cerrno>
+#include <cstdio>
+
+#include <fcntl.h>
+#include <unistd.h>
+
+namespace holdpoint {
+
+namespace {
+
+void logLine(const QString &text)
+{
+    std::fprintf(stderr, "holdpoint-ctl mcp-proxy: %s\n", qPrintable(text));
+}
+
+} // namespace
+
+McpProxy::McpProxy(McpProxyOptions options, QObject *parent)
+    : QObject(parent)
+    , m_options(std::move(options))
+{
+    m_sessionId = "mcp-" + QByteArray::number(QRandomGenerator::system()->generate64(), 16).toStdString();
+    // The server's stderr is ours; its stdout is the protocol.
+    m_server.setProcessChannelMode(QProcess::ForwardedErrorChannel);
+    connect(&m_server, &QProcess::readyReadStandardOutput, this, &McpProxy::onServerOutput);
+    connect(&m_server, &QProcess::finished, this, &McpProxy::onServerFinished);
+}
+
+McpProxy::~McpProxy()
+{
+    if (m_server.state() != QProcess::NotRunning) {
+        m_server.kill();
+        m_server.waitForFinished(2000);
+    }
+}
+
+bool McpProxy::start(QString *error)
+{
+    if (m_options.command.isEmpty()) {
+        *error = QStringLiteral("no server command given (expected: mcp-proxy [--server-name NAME] -- COMMAND [ARGS...])");
+        return false;
+    }
+    m_server.start(m_options.command.first(), m_options.command.mid(1));
+    if (!m_server.waitForStarted(10'000)) {
+        *error = QStringLiteral("cannot start the MCP server %1: %2").arg(m_options.command.first(), m_server.errorString());
+        return false;
+    }
+    m_stdin = std::make_unique<QSocketNotifier>(STDIN_FILENO, QSocketNotifier::Read);
+    connect(m_stdin.get(), &QSocketNotifier::activated, this, &McpProxy::onClientReadable);
+    if (m_options.endpoint)
+        connectConsole();
+    else
+        onConsoleDown(m_options.endpointError);
+    return true;
+}
+
+void McpProxy::connectConsole()
+{
+    m_state = ConsoleState::Connecting;
+    m_console = std::make_unique<ConsoleClient>();
+    connect(m_console.get(), &ConsoleClient::welcomed, this, [this] {
+        m_state = ConsoleState::Ready;
+        for (auto &[callId, w] : m_waiting)
+            if (!w.sent)
+                sendToConsole(callId);
+    });
+    connect(m_console.get(), &ConsoleClient::message, this, &McpProxy::onConsoleMessage);
+    connect(m_console.get(), &ConsoleClient::failed, this, &McpProxy::onConsoleDown);
+    const std::string name = "mcp:" + (m_options.serverName.isEmpty() ? std::string("server") : m_options.serverName.toStdString());
+    m_console->connectTo(*m_options.endpoint, protocol::Role::Agent, {name, "mcp-proxy"}, m_sessionId);
+}
+
+void McpProxy::onConsoleDown(const QString &why)
+{
+    m_state = ConsoleState::Down;
+    m_downReason = why;
+    logLine(QStringLiteral("console unreachable: %1").arg(why));
+    // Calls still waiting will not get a decision: fail them closed (or open).
+    std::vector<std::string> ids;
+    for (const auto &[callId, w] : m_waiting)
+        ids.push_back(callId);
+    for (const auto &id : ids)
+        refuseOrForward(id, "Holdpoint console unreachable (" + why.toStdString() + "); the call was not run");
+}
+
+void McpProxy::onClientReadable()
+{
+    char buf[256 * 1024];
+    const ssize_t n = ::read(STDIN_FILENO, buf, sizeof buf);
+    if (n < 0 && (errno == EINTR || errno == EAGAIN))
+        return;
+    if (n <= 0) {
+        // The client is gone: let the server finish and pass its code on.
+        m_stdin->setEnabled(false);
+        m_clientClosed = true;
+        const QByteArray rest = m_fromClient.takeRest();
+        if (!rest.trimmed().isEmpty())
+            handleClientLine(rest);
+        closeServerInputWhenSettled();
+        return;
+    }
+    std::vector<QByteArray> lines;
+    int dropped = 0;
+    m_fromClient.feed(buf, n, &lines, &dropped);
+    if (dropped)
+        logLine(QStringLiteral("dropped %1 oversized message(s) from the client").arg(dropped));
+    for (const QByteArray &line : lines)
+        handleClientLine(line);
+}
+
+void McpProxy::handleClientLine(const QByteArray &line)
+{
+    const mcp::Message m = mcp::classify(line);
+    if (m.kind == mcp::Kind::Request && m.method == "tools/call") {
+        const Json *params = m.json.contains("params") ? &m.json["params"] : nullptr;
+        if (params && params->is_object() && params->contains("name") && (*params)["name"].is_string())
+            return submit(m, line);
+    }
+    if (m.kind == mcp::Kind::Request && m.method == "tools/list")
+        m_toolsList.insert(idKey(m.id));
+    if (m.kind == mcp::Kind::Notification && m.method == "notifications/cancelled") {
+        // MCP 2025-06-18 "Cancellation": a call still waiting at the console
+        // was never sent to the server, so it is cancelled there instead.
+        const Json &params = m.json.value("params", Json::object());
+        if (params.is_object() && params.contains("requestId")) {
+            const std::string key = idKey(params["requestId"]);
+            for (auto it = m_waiting.begin(); it != m_waiting.end(); ++it) {
+                if (idKey(it->second.rpcId) != key)
+                    continue;
+                if (it->second.sent && m_console && m_state == ConsoleState::Ready)
+                    m_console->send(Json {{"type", "cancel"}, {"call_id", it->first}});
+                m_waiting.erase(it);
+                closeServerInputWhenSettled();
+                return; // the receiver of a cancelled request sends no response
+            }
+        }
+    }
+    writeToServer(line);
+}
+
+void McpProxy::submit(const mcp::Message &m, const QByteArray &raw)
+{
+    const std::string callId = "mcp-" + std::to_string(++m_nextCall);
+    m_waiting[callId] = Waiting {m.id, m.json, raw, false};
+    switch (m_state) {
+    case ConsoleState::Ready:
+        sendToConsole(callId);
+        break;
+    case ConsoleState::Connecting:
+        break; // sent once welcomed
+    case ConsoleState::Down:
+        if (m_options.endpoint && !m_options.failOpen) {
+            connectConsole(); // it may be back; the call waits for the answer
+            break;
+        }
+        refuseOrForward(callId, "Holdpoint console unreachable (" + m_downReason.toStdString() + "); the call was not run");
+        break;
+    }
+}
+
+void McpProxy::sendToConsole(const std::string &callId)
+{
+    Waiting &w = m_waiting.at(callId);
+    const Json &params = w.request["params"];
+    const std::string tool = params["name"].get<std::string>();
+    Json args = params.contains("arguments") && params["arguments"].is_object() ? params["arguments"] : Json::object();
+    Json call {{"type", "tool_call"}, {"call_id", callId}, {"tool_name", tool}, {"args", std::move(args)},
+               {"context", {{"mcp_server", m_options.serverName.toStdString()}}}};
+    if (auto it = m_annotations.find(tool); it != m_annotations.end())
+        call["annotations"] = it->second;
+    w.sent = true;
+    m_console->send(call);
+}
+
+void McpProxy::onConsoleMessage(const Json &message)
+{
+    const std::string type = message.value("type", std::string());
+    const std::string callId = message.value("call_id", std::string());
+    auto it = m_waiting.find(callId);
+    if (type == "decision" && it != m_waiting.end()) {
+        const std::string decision = message.value("decision", std::string());
+        if (decision == "allow")
+            return forward(callId, nullptr);
+        if (decision == "modify" && message.contains("args"))
+            return forward(callId, &message["args"]);
+        const Json id = it->second.rpcId;
+        m_waiting.erase(it);
+        writeToClient(QByteArray::fromStdString(
+            dumpJson(mcp::errorResult(id, "Denied by Holdpoint: " + message.value("reason", std::string())))));
+        closeServerInputWhenSettled();
+    } else if (type == "error" && it != m_waiting.end()) {
+        const Json id = it->second.rpcId;
+        m_waiting.erase(it);
+        writeToClient(QByteArray::fromStdString(dumpJson(mcp::errorResult(
+            id, "Holdpoint refused the call: " + message.value("code", std::string()) + ": " + message.value("message", std::string())))));
+        closeServerInputWhenSettled();
+    } else if (type == "after_call" && message.value("action", std::string()) != "allow") {
+        logLine(QStringLiteral("%1: %2").arg(toQString(message.value("action", std::string())),
+                                             toQString(message.value("reason", std::string()))));
+    }
+}
+
+void McpProxy::forward(const std::string &callId, const Json *newArguments)
+{
+    Waiting w = std::move(m_waiting.at(callId));
+    m_waiting.erase(callId);
+    if (m_server.state() != QProcess::Running) {
+        writeToClient(QByteArray::fromStdString(dumpJson(mcp::errorResult(w.rpcId, "the MCP server exited"))));
+    } else {
+        m_forwarded[idKey(w.rpcId)] = callId;
+        if (newArguments) {
+            Json request = std::move(w.request);
+            request["params"]["arguments"] = *newArguments;
+            writeToServer(QByteArray::fromStdString(dumpJson(request)));
+        } else {
+            writeToServer(w.raw);
+        }
+    }
+    closeServerInputWhenSettled();
+}
+
+void McpProxy::refuseOrForward(const std::string &callId, const std::string &why)
+{
+    if (m_options.failOpen)
+        return forward(callId, nullptr);
+    const Json id = m_waiting.at(callId).rpcId;
+    m_waiting.erase(callId);
+    writeToClient(QByteArray::fromStdString(dumpJson(mcp::errorResult(id, why))));
+    closeServerInputWhenSettled();
+}
+
+void McpProxy::onServerOutput()
+{
+    const QByteArray data = m_server.readAllStandardOutput();
+    std::vector<QByteArray> lines;
+    int dropped = 0;
+    m_fromServer.feed(data.constData(), data.size(), &lines, &dropped);
+    if (dropped)
+        logLine(QStringLiteral("dropped %1 oversized message(s) from the server").arg(dropped));
+    for (const QByteArray &line : lines)
+        handleServerLine(line);
+}
+
+void McpProxy::handleServerLine(const QByteArray &line)
+{
+    const mcp::Message m = mcp::classify(line);
+    if (m.kind == mcp::Kind::Response) {
+        const std::string key = idKey(m.id);
+        if (auto it = m_forwarded.find(key); it != m_forwarded.end()) {
+            // The result feeds the after-call checks (loop detection).
+            const Json *result = m.json.contains("result") ? &m.json["result"] : nullptr;
+            const bool ok = result && !(result->is_object() && result->value("isError", false));
+            if (m_console && m_state == ConsoleState::Ready)
+                m_console->send(Json {{"type", "tool_result"}, {"call_id", it->second}, {"ok", ok},
+                                      {"result", result ? *result : m.json.value("error", Json())}});
+            m_forwarded.erase(it);
+        } else if (m_toolsList.erase(key)) {
+            // MCP 2025-06-18 "tools": remember each tool's annotations.
+            const Json &tools = m.json.contains("result") ? m.json["result"].value("tools", Json::array()) : Json::array();
+            if (tools.is_array())
+                for (const Json &t : tools)
+                    if (t.is_object() && t.contains("name") && t["name"].is_string())
+                        m_annotations[t["name"].get<std::string>()] = t.value("annotations", Json::object());
+        }
+    }
+    writeToClient(line);
+}
+
+void McpProxy::writeToClient(const QByteArray &line)
+{
+    QByteArray out = line;
+    out.append('\n');
+    const char *p = out.constData();
+    qsizetype left = out.size();
+    while (left > 0) {
+        const ssize_t n = ::write(STDOUT_FILENO, p, std::size_t(left));
+        if (n < 0) {
+            if (errno == EINTR)
+                continue;
+            return; // the client is gone; its EOF on stdin ends us
+        }
+        p += n;
+        left -= n;
+    }
+}
+
+void McpProxy::writeToServer(const QByteArray &line)
+{
+    if (m_server.state() != QProcess::Running)
+        return;
+    m_server.write(line);
+    m_server.write("\n", 1);
+}
+
+void McpProxy::onServerFinished(int code, QProcess::ExitStatus status)
+{
+    onServerOutput();
+    const QByteArray rest = m_fromServer.takeRest();
+    if (!rest.trimmed().isEmpty())
+        handleServerLine(rest);
+    m_serverDone = true;
+    m_serverExit = status == QProcess::NormalExit ? code : 1;
+    // Calls the server will never answer get an answer from us.
+    std::vector<std::string> ids;
+    for (const auto &[callId, w] : m_waiting)
+        ids.push_back(callId);
+    for (const auto &id : ids) {
+        const Json rpcId = m_waiting.at(id).rpcId;
+        m_waiting.erase(id);
+        writeToClient(QByteArray::fromStdString(dumpJson(mcp::errorResult(rpcId, "the MCP server exited"))));
+    }
+    Q_EMIT finished(m_serverExit);
+}
+
+void McpProxy::closeServerInputWhenSettled()
+{
+    // A client may close its input and still read the answers: calls still
+    // waiting for a person go to the server first, then its input closes.
+    if (m_clientClosed && m_waiting.empty() && m_server.state() == QProcess::Running)
+        m_server.closeWriteChannel();
+}
+
+} // namespace holdpoint

@@ -1,0 +1,87 @@
+#pragma once
+
+#include "client/consoleclient.h"
+#include "integrations/mcp.h"
+
+#include <QObject>
+#include <QProcess>
+#include <QSocketNotifier>
+
+#include <map>
+#include <memory>
+#include <set>
+
+namespace holdpoint {
+
+struct McpProxyOptions
+{
+    QString serverName;
+    QStringList command;             // the real MCP server and its arguments
+    bool failOpen = false;           // console unreachable: forward instead of refusing
+    std::optional<EndpointInfo> endpoint; // empty: no console found
+    QString endpointError;
+};
+
+// Sits between an MCP client (our stdin/stdout) and the real server (a child
+// process), and sends every tools/call to the console first
+// (resources/integrations/mcp/README.md). Everything else passes through
+// byte for byte, in both directions, while calls wait.
+class McpProxy final : public QObject
+{
+    Q_OBJECT
+public:
+    explicit McpProxy(McpProxyOptions options, QObject *parent = nullptr);
+    ~McpProxy() override;
+    bool start(QString *error);
+
+Q_SIGNALS:
+    // Both sides are done; the server's exit code, to pass on.
+    void finished(int exitCode);
+
+private:
+    struct Waiting
+    {
+        Json rpcId;
+        Json request;     // the client's tools/call
+        QByteArray raw;   // as the client sent it
+        bool sent = false;
+    };
+    enum class ConsoleState { Connecting, Ready, Down };
+
+    void onClientReadable();
+    void onServerOutput();
+    void onServerFinished(int code, QProcess::ExitStatus status);
+    void handleClientLine(const QByteArray &line);
+    void handleServerLine(const QByteArray &line);
+    void submit(const mcp::Message &message, const QByteArray &raw);
+    void sendToConsole(const std::string &callId);
+    void onConsoleMessage(const Json &message);
+    void onConsoleDown(const QString &why);
+    void connectConsole();
+    void refuseOrForward(const std::string &callId, const std::string &why);
+    void forward(const std::string &callId, const Json *newArguments);
+    void writeToClient(const QByteArray &line);
+    void writeToServer(const QByteArray &line);
+    void closeServerInputWhenSettled();
+    static std::string idKey(const Json &id) { return dumpJson(id); }
+
+    McpProxyOptions m_options;
+    QProcess m_server;
+    std::unique_ptr<QSocketNotifier> m_stdin;
+    mcp::LineFramer m_fromClient;
+    mcp::LineFramer m_fromServer;
+    std::unique_ptr<ConsoleClient> m_console;
+    ConsoleState m_state = ConsoleState::Down;
+    QString m_downReason;
+    std::string m_sessionId;
+    int m_nextCall = 0;
+    std::map<std::string, Waiting> m_waiting;           // call_id -> waiting tools/call
+    std::map<std::string, std::string> m_forwarded;     // JSON-RPC id -> call_id, awaiting the server's result
+    std::set<std::string> m_toolsList;                  // ids of tools/list requests
+    std::map<std::string, Json> m_annotations;          // tool name -> MCP annotations
+    bool m_clientClosed = false;
+    bool m_serverDone = false;
+    int m_serverExit = 0;
+};
+
+} // namespace holdpoint

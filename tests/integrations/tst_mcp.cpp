@@ -1,0 +1,100 @@
+// The MCP proxy's framing and message classification.
+
+#include "common/jsoncompare.h"
+#include "integrations/mcp.h"
+
+#include <QTest>
+
+using namespace holdpoint;
+using namespace holdpoint::mcp;
+
+class TestMcp : public QObject
+{
+    Q_OBJECT
+private Q_SLOTS:
+    void framesLinesAcrossChunks();
+    void dropsOversizedLinesAndRecovers();
+    void passesTenMebibyteLines();
+    void classify_data();
+    void classify();
+    void errorResultShape();
+};
+
+void TestMcp::framesLinesAcrossChunks()
+{
+    LineFramer f;
+    std::vector<QByteArray> lines;
+    int dropped = 0;
+    const QByteArray stream = "{\"a\":1}\r\n\n{\"b\":2}\n{\"c\"";
+    for (char c : stream) // one byte at a time: the worst split
+        f.feed(&c, 1, &lines, &dropped);
+    QCOMPARE(lines, (std::vector<QByteArray> {"{\"a\":1}", "{\"b\":2}"}));
+    QCOMPARE(f.takeRest(), QByteArray("{\"c\""));
+    QCOMPARE(dropped, 0);
+}
+
+void TestMcp::dropsOversizedLinesAndRecovers()
+{
+    LineFramer f(16);
+    std::vector<QByteArray> lines;
+    int dropped = 0;
+    const QByteArray big(40, 'x');
+    f.feed(big.constData(), 20, &lines, &dropped);
+    f.feed(big.constData() + 20, 20, &lines, &dropped);
+    const QByteArray tail = "\nshort\n";
+    f.feed(tail.constData(), tail.size(), &lines, &dropped);
+    QCOMPARE(dropped, 1);
+    QCOMPARE(lines, std::vector<QByteArray> {"short"});
+}
+
+void TestMcp::passesTenMebibyteLines()
+{
+    LineFramer f; // default cap: 64 MiB
+    std::vector<QByteArray> lines;
+    int dropped = 0;
+    QByteArray line(10 * 1024 * 1024, 'y');
+    line.append('\n');
+    for (qsizetype at = 0; at < line.size(); at += 65536)
+        f.feed(line.constData() + at, std::min<qsizetype>(65536, line.size() - at), &lines, &dropped);
+    QCOMPARE(dropped, 0);
+    QCOMPARE(lines.size(), std::size_t(1));
+    QCOMPARE(lines[0].size(), qsizetype(10 * 1024 * 1024));
+}
+
+void TestMcp::classify_data()
+{
+    QTest::addColumn<QByteArray>("line");
+    QTest::addColumn<int>("kind");
+    QTest::addColumn<QString>("method");
+    QTest::addColumn<QString>("id");
+    QTest::newRow("request, numeric id") << QByteArray(R"({"jsonrpc":"2.0","id":7,"method":"tools/call","params":{}})") << int(Kind::Request) << "tools/call" << "7";
+    QTest::newRow("request, string id") << QByteArray(R"({"jsonrpc":"2.0","id":"a-1","method":"tools/list"})") << int(Kind::Request) << "tools/list" << "\"a-1\"";
+    QTest::newRow("notification") << QByteArray(R"({"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":7}})") << int(Kind::Notification) << "notifications/cancelled" << "null";
+    QTest::newRow("result") << QByteArray(R"({"jsonrpc":"2.0","id":7,"result":{}})") << int(Kind::Response) << "" << "7";
+    QTest::newRow("error response") << QByteArray(R"({"jsonrpc":"2.0","id":7,"error":{"code":-32601,"message":"no"}})") << int(Kind::Response) << "" << "7";
+    QTest::newRow("server-to-client request") << QByteArray(R"({"jsonrpc":"2.0","id":0,"method":"sampling/createMessage","params":{}})") << int(Kind::Request) << "sampling/createMessage" << "0";
+    QTest::newRow("not JSON") << QByteArray("hello") << int(Kind::Invalid) << "" << "null";
+    QTest::newRow("array (batch)") << QByteArray("[1]") << int(Kind::Invalid) << "" << "null";
+    QTest::newRow("id of wrong type") << QByteArray(R"({"jsonrpc":"2.0","id":{},"result":1})") << int(Kind::Invalid) << "" << "null";
+}
+
+void TestMcp::classify()
+{
+    QFETCH(QByteArray, line);
+    QFETCH(int, kind);
+    QFETCH(QString, method);
+    QFETCH(QString, id);
+    const Message m = mcp::classify(line);
+    QCOMPARE(int(m.kind), kind);
+    QCOMPARE(toQString(m.method), method);
+    QCOMPARE(toQString(dumpJson(m.id)), id);
+}
+
+void TestMcp::errorResultShape()
+{
+    QCOMPARE(errorResult("x", "Denied by Holdpoint: no"),
+             Json::parse(R"({"jsonrpc":"2.0","id":"x","result":{"content":[{"type":"text","text":"Denied by Holdpoint: no"}],"isError":true}})"));
+}
+
+QTEST_GUILESS_MAIN(TestMcp)
+#include "tst_mcp.moc"
