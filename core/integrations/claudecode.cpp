@@ -118,7 +118,7 @@ Json toolCallMessage(const HookInput &in, const std::string &callId)
 
 Json toolResultMessage(const HookInput &in, const std::string &callId)
 {
-    return Json {{"type", "tool_result"}, {"call_id", callId}, {"ok", !in.failed}, {"result", in.toolResponse}};
+    return Json {{"type", "tool_result"}, {"call_id", callId}, {"ok", !in.failed}, {"result", protocol::compactResult(in.toolResponse)}};
 }
 
 std::string preToolUseOutput(const Json &d)

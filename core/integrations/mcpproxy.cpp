@@ -256,7 +256,7 @@ void McpProxy::handleServerLine(const QByteArray &line)
             const bool ok = result && !(result->is_object() && result->value("isError", false));
             if (m_console && m_state == ConsoleState::Ready)
                 m_console->send(Json {{"type", "tool_result"}, {"call_id", it->second}, {"ok", ok},
-                                      {"result", result ? *result : m.json.value("error", Json())}});
+                                      {"result", protocol::compactResult(result ? *result : m.json.value("error", Json()))}});
             m_forwarded.erase(it);
         } else if (m_toolsList.erase(key)) {
             // MCP 2025-06-18 "tools": remember each tool's annotations.

@@ -2,6 +2,8 @@
 
 #include "common/jsonparse.h"
 
+#include <QCryptographicHash>
+
 #include <array>
 #include <cmath>
 
@@ -458,6 +460,16 @@ ParseResult parseMessage(std::string_view text)
                         + "\" (expected one of: hello, turn_start, turn_end, tool_call, tool_result, cancel, review)",
                     {}},
                    &doc);
+}
+
+Json compactResult(const Json &result, std::size_t maxBytes)
+{
+    const std::string text = dumpJson(result);
+    if (text.size() <= maxBytes)
+        return result;
+    const QByteArray digest = QCryptographicHash::hash(QByteArrayView(text.data(), qsizetype(text.size())),
+                                                       QCryptographicHash::Sha256).toHex();
+    return Json {{"truncated", true}, {"bytes", text.size()}, {"sha256", digest.toStdString()}};
 }
 
 Json warningToJson(const Warning &w)

@@ -160,6 +160,12 @@ Json warningToJson(const Warning &w);
 Json decisionToJson(std::string_view callId, const Decision &d);
 Json errorToJson(ErrorCode code, std::string_view message, std::string_view callId = {});
 
+// A tool's result as sent in tool_result: as it is when small, otherwise a
+// digest (after-call checks compare results, so equal results still compare
+// equal) that keeps the message far below the console's size limit.
+inline constexpr std::size_t MaxResultBytes = 256 * 1024;
+Json compactResult(const Json &result, std::size_t maxBytes = MaxResultBytes);
+
 // True for printable ids: no control characters, 1..MaxIdLength bytes.
 bool isValidId(std::string_view id);
 

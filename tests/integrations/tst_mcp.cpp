@@ -3,6 +3,7 @@
 #include "common/jsoncompare.h"
 #include "integrations/mcp.h"
 
+#include <QFile>
 #include <QTest>
 
 using namespace holdpoint;
@@ -18,6 +19,7 @@ private Q_SLOTS:
     void classify_data();
     void classify();
     void errorResultShape();
+    void shippedClientConfig();
 };
 
 void TestMcp::framesLinesAcrossChunks()
@@ -94,6 +96,21 @@ void TestMcp::errorResultShape()
 {
     QCOMPARE(errorResult("x", "Denied by Holdpoint: no"),
              Json::parse(R"({"jsonrpc":"2.0","id":"x","result":{"content":[{"type":"text","text":"Denied by Holdpoint: no"}],"isError":true}})"));
+}
+
+void TestMcp::shippedClientConfig()
+{
+    QFile f(QStringLiteral(HOLDPOINT_SOURCE_DIR "/resources/integrations/mcp/mcpServers.json"));
+    QVERIFY(f.open(QIODevice::ReadOnly));
+    const Json config = Json::parse(f.readAll().toStdString());
+    QVERIFY(!config["mcpServers"].empty());
+    for (const auto &[name, server] : config["mcpServers"].items()) {
+        QCOMPARE(server["command"], Json("holdpoint-ctl"));
+        const Json &args = server["args"];
+        QCOMPARE(args.at(0), Json("mcp-proxy"));
+        const auto dashes = std::find(args.begin(), args.end(), Json("--"));
+        QVERIFY2(dashes != args.end() && dashes + 1 != args.end(), name.c_str()); // a server command follows --
+    }
 }
 
 QTEST_GUILESS_MAIN(TestMcp)

@@ -23,6 +23,7 @@ private Q_SLOTS:
     void nestingDepthIgnoresBracketsInStrings();
     void unknownFieldsAreIgnored();
     void numbersComeBackExactly();
+    void largeResultsAreDigested();
     void errorNamesTheCallId();
     void decisionSerialisation();
     void everyErrorCodeHasAName();
@@ -256,6 +257,21 @@ void TestProtocol::numbersComeBackExactly()
     QCOMPARE(dumpJson(parsed["c"]), std::string("18446744073709551615"));
     QCOMPARE(dumpJson(parsed["d"]), std::string("0.1"));
     QCOMPARE(dumpJson(parsed["e"]), std::string("1.7976931348623157e+308"));
+}
+
+void TestProtocol::largeResultsAreDigested()
+{
+    const Json small = {{"stdout", "ok"}};
+    QCOMPARE(compactResult(small), small);
+    const Json big = {{"stdout", std::string(300 * 1024, 'x')}};
+    const Json digest = compactResult(big);
+    QCOMPARE(digest["truncated"], Json(true));
+    QCOMPARE(digest["bytes"], Json(dumpJson(big).size()));
+    QCOMPARE(digest["sha256"].get<std::string>().size(), std::size_t(64));
+    QCOMPARE(compactResult(big), digest); // equal results stay equal for the after-call checks
+    Json other = big;
+    other["stdout"] = std::string(300 * 1024, 'y');
+    QVERIFY(compactResult(other) != digest);
 }
 
 void TestProtocol::errorNamesTheCallId()
