@@ -1,0 +1,274 @@
+"""A client for the Holdpoint console's protocol v1 (core/protocol/PROTOCOL.md)."""
+
+from __future__ import annotations
+
+import asyncio
+import itertools
+import json
+import os
+import secrets
+import threading
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Optional
+
+import websockets
+
+
+class HoldpointError(Exception):
+    """The console refused a message; ``code`` is the protocol's error code."""
+
+    def __init__(self, code: str, message: str):
+        super().__init__(f"{code}: {message}")
+        self.code = code
+        self.message = message
+
+
+class ConsoleUnavailable(HoldpointError):
+    """No console could be reached, or the connection was lost."""
+
+    def __init__(self, message: str):
+        super().__init__("console_unavailable", message)
+
+
+@dataclass
+class Decision:
+    """The console's decision on one tool call."""
+
+    decision: str  # allow, modify, deny, halt
+    args: Optional[dict]  # what to run with (allow and modify only)
+    reason: str
+    decided_by: str
+    code: str = ""
+    warnings: list = field(default_factory=list)
+    raw: dict = field(default_factory=dict)
+
+    @property
+    def allowed(self) -> bool:
+        return self.decision in ("allow", "modify")
+
+
+@dataclass
+class AfterCall:
+    """The console's answer to a tool result: allow, warn or halt."""
+
+    action: str
+    reason: str
+    warnings: list = field(default_factory=list)
+
+
+def find_endpoint(data_dir: Optional[str] = None) -> dict:
+    """Reads endpoint.json like holdpoint-ctl: data_dir, else
+    $HOLDPOINT_DATA_DIR, else ~/.local/share/holdpoint."""
+    directory = data_dir or os.environ.get("HOLDPOINT_DATA_DIR") or str(
+        Path(os.environ.get("XDG_DATA_HOME", Path.home() / ".local" / "share")) / "holdpoint")
+    path = Path(directory) / "endpoint.json"
+    try:
+        endpoint = json.loads(path.read_text())
+    except (OSError, ValueError) as e:
+        raise ConsoleUnavailable(f"no console found: cannot read {path} ({e}); start holdpoint, "
+                                 "or pass data_dir / set HOLDPOINT_DATA_DIR") from None
+    if not isinstance(endpoint.get("url"), str) or not isinstance(endpoint.get("agent_token"), str):
+        raise ConsoleUnavailable(f"{path} is not a valid endpoint file (expected url and agent_token)")
+    return endpoint
+
+
+class HoldpointClient:
+    """One agent connection to the console (asyncio).
+
+    ``submit`` sends a tool call and waits for its decision; several calls may
+    wait at once. ``report_result`` sends what the tool returned and waits for
+    the after-call verdict. ``session_id`` resumes a session across
+    connections.
+    """
+
+    def __init__(self, agent_name: str = "python-agent", framework: str = "", *,
+                 data_dir: Optional[str] = None, session_id: Optional[str] = None):
+        self.agent_name = agent_name
+        self.framework = framework
+        self.data_dir = data_dir
+        self.session_id = session_id
+        self._ws = None
+        self._reader: Optional[asyncio.Task] = None
+        self._waiting: dict[tuple[str, str], asyncio.Future] = {}
+        self._ids = itertools.count(1)
+        self._prefix = secrets.token_hex(4)
+        self._closed_reason: Optional[str] = None
+
+    async def connect(self) -> "HoldpointClient":
+        endpoint = find_endpoint(self.data_dir)
+        try:
+            self._ws = await websockets.connect(endpoint["url"], max_size=16 * 1024 * 1024, ping_interval=None)
+        except (OSError, websockets.exceptions.WebSocketException) as e:
+            raise ConsoleUnavailable(f"cannot connect to the console at {endpoint['url']}: {e}") from None
+        hello = {"type": "hello", "protocol": 1, "token": endpoint["agent_token"],
+                 "agent": {"name": self.agent_name, **({"framework": self.framework} if self.framework else {})}}
+        if self.session_id:
+            hello["session_id"] = self.session_id
+        await self._ws.send(json.dumps(hello))
+        while True:
+            try:
+                message = json.loads(await self._ws.recv())
+            except websockets.exceptions.ConnectionClosed as e:
+                raise ConsoleUnavailable(f"the console refused the connection ({e.code} {e.reason})") from None
+            if message.get("type") == "welcome":
+                self.session_id = message["session_id"]
+                break
+            if message.get("type") == "error":
+                raise HoldpointError(message.get("code", ""), message.get("message", ""))
+        self._closed_reason = None
+        self._reader = asyncio.get_running_loop().create_task(self._read())
+        return self
+
+    async def __aenter__(self):
+        return await self.connect()
+
+    async def __aexit__(self, *exc):
+        await self.close()
+
+    async def close(self) -> None:
+        if self._ws is not None:
+            await self._ws.close()
+        if self._reader is not None:
+            await asyncio.gather(self._reader, return_exceptions=True)
+
+    def new_call_id(self) -> str:
+        return f"py-{self._prefix}-{next(self._ids)}"
+
+    async def submit(self, tool_name: str, args: dict, *, call_id: Optional[str] = None,
+                     turn_id: Optional[str] = None, context: Optional[dict] = None,
+                     annotations: Optional[dict] = None, timeout_s: Optional[float] = None) -> Decision:
+        """Sends a tool call and returns the console's decision."""
+        call_id = call_id or self.new_call_id()
+        message = {"type": "tool_call", "call_id": call_id, "tool_name": tool_name, "args": args}
+        if turn_id:
+            message["turn_id"] = turn_id
+        if context:
+            message["context"] = context
+        if annotations:
+            message["annotations"] = annotations
+        if timeout_s:
+            message["timeout_s"] = timeout_s
+        raw = await self._request(("decision", call_id), message)
+        return Decision(decision=raw["decision"], args=raw.get("args"), reason=raw.get("reason", ""),
+                        decided_by=raw.get("decided_by", ""), code=raw.get("code", ""),
+                        warnings=raw.get("warnings", []), raw=raw)
+
+    async def report_result(self, call_id: str, ok: bool, result: Any = None) -> AfterCall:
+        """Sends what the tool returned; returns the after-call verdict."""
+        raw = await self._request(("after_call", call_id),
+                                  {"type": "tool_result", "call_id": call_id, "ok": ok, "result": result})
+        return AfterCall(action=raw.get("action", "allow"), reason=raw.get("reason", ""),
+                         warnings=raw.get("warnings", []))
+
+    async def cancel(self, call_id: str) -> None:
+        """Gives up on a waiting call; its submit() returns a deny."""
+        await self._send({"type": "cancel", "call_id": call_id})
+
+    async def turn_start(self, turn_id: str) -> None:
+        await self._send({"type": "turn_start", "turn_id": turn_id})
+
+    async def turn_end(self, turn_id: str) -> None:
+        await self._send({"type": "turn_end", "turn_id": turn_id})
+
+    async def _send(self, message: dict) -> None:
+        if self._ws is None or self._closed_reason is not None:
+            raise ConsoleUnavailable(self._closed_reason or "not connected")
+        try:
+            await self._ws.send(json.dumps(message))
+        except websockets.exceptions.ConnectionClosed as e:
+            raise ConsoleUnavailable(f"the console closed the connection ({e.code} {e.reason})") from None
+
+    async def _request(self, key: tuple[str, str], message: dict) -> dict:
+        future = asyncio.get_running_loop().create_future()
+        self._waiting[key] = future
+        try:
+            await self._send(message)
+            return await future
+        finally:
+            self._waiting.pop(key, None)
+
+    async def _read(self) -> None:
+        try:
+            async for text in self._ws:
+                message = json.loads(text)
+                kind = message.get("type")
+                call_id = message.get("call_id", "")
+                if kind in ("decision", "after_call"):
+                    future = self._waiting.get((kind, call_id))
+                    if future and not future.done():
+                        future.set_result(message)
+                elif kind == "error":
+                    error = HoldpointError(message.get("code", ""), message.get("message", ""))
+                    for (waiting_kind, waiting_id), future in list(self._waiting.items()):
+                        if waiting_id == call_id and not future.done():
+                            future.set_exception(error)
+            self._closed_reason = "the console closed the connection"
+        except websockets.exceptions.ConnectionClosed as e:
+            self._closed_reason = f"the console closed the connection ({e.code} {e.reason})"
+        finally:
+            reason = self._closed_reason or "the connection ended"
+            for future in self._waiting.values():
+                if not future.done():
+                    future.set_exception(ConsoleUnavailable(reason))
+
+
+class HoldpointSyncClient:
+    """The same client for synchronous code: runs its own event loop in a
+    background thread."""
+
+    def __init__(self, agent_name: str = "python-agent", framework: str = "", **kwargs):
+        self._loop = asyncio.new_event_loop()
+        self._thread = threading.Thread(target=self._loop.run_forever, name="holdpoint", daemon=True)
+        self._thread.start()
+        self.client = HoldpointClient(agent_name, framework, **kwargs)
+        self._connected = False
+
+    def _run(self, coroutine):
+        return asyncio.run_coroutine_threadsafe(coroutine, self._loop).result()
+
+    def connect(self) -> "HoldpointSyncClient":
+        self._run(self.client.connect())
+        self._connected = True
+        return self
+
+    def ensure_connected(self) -> None:
+        if not self._connected or self.client._closed_reason is not None:
+            self.connect()
+
+    def submit(self, tool_name: str, args: dict, **kwargs) -> Decision:
+        self.ensure_connected()
+        return self._run(self.client.submit(tool_name, args, **kwargs))
+
+    def report_result(self, call_id: str, ok: bool, result: Any = None) -> AfterCall:
+        self.ensure_connected()
+        return self._run(self.client.report_result(call_id, ok, result))
+
+    def turn_start(self, turn_id: str) -> None:
+        self.ensure_connected()
+        self._run(self.client.turn_start(turn_id))
+
+    def turn_end(self, turn_id: str) -> None:
+        self.ensure_connected()
+        self._run(self.client.turn_end(turn_id))
+
+    def cancel(self, call_id: str) -> None:
+        self._run(self.client.cancel(call_id))
+
+    def new_call_id(self) -> str:
+        return self.client.new_call_id()
+
+    def close(self) -> None:
+        if self._connected:
+            self._run(self.client.close())
+            self._connected = False
+        self._loop.call_soon_threadsafe(self._loop.stop)
+        self._thread.join(timeout=5)
+        if not self._thread.is_alive():
+            self._loop.close()
+
+    def __enter__(self):
+        return self.connect()
+
+    def __exit__(self, *exc):
+        self.close()
