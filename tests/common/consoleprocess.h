@@ -19,6 +19,18 @@ struct CtlResult
     Json json() const { return Json::parse(out.toStdString(), nullptr, false); }
 };
 
+// Waits for a holdpoint-ctl process and collects what it said.
+inline CtlResult finish(QProcess &p)
+{
+    CtlResult r;
+    if (!p.waitForFinished(WaitMs * 3))
+        return r;
+    r.exitCode = p.exitStatus() == QProcess::NormalExit ? p.exitCode() : -1;
+    r.out = p.readAllStandardOutput();
+    r.err = p.readAllStandardError();
+    return r;
+}
+
 class ConsoleProcess
 {
 public:
@@ -56,13 +68,7 @@ public:
     {
         QProcess p;
         p.start(QStringLiteral(HOLDPOINT_CTL_BIN), ctlArgs(args));
-        CtlResult r;
-        if (!p.waitForFinished(WaitMs * 3))
-            return r;
-        r.exitCode = p.exitStatus() == QProcess::NormalExit ? p.exitCode() : -1;
-        r.out = p.readAllStandardOutput();
-        r.err = p.readAllStandardError();
-        return r;
+        return finish(p);
     }
 
     std::unique_ptr<QProcess> startCtl(const QStringList &args) const
@@ -95,16 +101,5 @@ private:
     QProcess m_proc;
     EndpointInfo m_info;
 };
-
-inline CtlResult finish(QProcess &p)
-{
-    CtlResult r;
-    if (!p.waitForFinished(WaitMs * 3))
-        return r;
-    r.exitCode = p.exitStatus() == QProcess::NormalExit ? p.exitCode() : -1;
-    r.out = p.readAllStandardOutput();
-    r.err = p.readAllStandardError();
-    return r;
-}
 
 } // namespace holdpoint::test
