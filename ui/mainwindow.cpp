@@ -100,6 +100,11 @@ MainWindow::MainWindow(ConsoleCore *core, QWidget *parent)
     m_reason = new QLabel(detail);
     m_reason->setTextFormat(Qt::PlainText);
     m_reason->setWordWrap(true);
+    m_trail = new QLabel(detail);
+    m_trail->setObjectName(QStringLiteral("trail"));
+    m_trail->setTextFormat(Qt::RichText);
+    m_trail->setWordWrap(true);
+    m_trail->setTextInteractionFlags(Qt::TextSelectableByMouse);
     m_context = new QPlainTextEdit(detail);
     m_context->setReadOnly(true);
     m_context->setFocusPolicy(Qt::ClickFocus);
@@ -130,6 +135,7 @@ MainWindow::MainWindow(ConsoleCore *core, QWidget *parent)
     d->addWidget(m_title);
     d->addWidget(m_meta);
     d->addWidget(m_reason);
+    d->addWidget(m_trail);
     d->addWidget(contextLabel);
     d->addWidget(m_context);
     d->addWidget(argsLabel);
@@ -255,6 +261,7 @@ void MainWindow::showDetail(const QueueItem *item)
         m_meta->setText(m_model->rowCount() == 0 ? tr("Calls that need a person appear here as agents make them.")
                                                  : QString());
         m_reason->clear();
+        m_trail->clear();
         m_context->clear();
         const QSignalBlocker block(m_argsEditor);
         m_argsEditor->clear();
@@ -276,6 +283,7 @@ void MainWindow::showDetail(const QueueItem *item)
         meta << tr("AGENT DISCONNECTED");
     m_meta->setText(meta.join(QStringLiteral("  \u00b7  ")));
     m_reason->setText(tr("Why: %1").arg(toQString(maskText(item->reason, item->redactions))));
+    m_trail->setText(trailHtml(*item));
     Json ctx = Json::object();
     if (!item->context.empty())
         ctx["context"] = item->context;
@@ -289,6 +297,34 @@ void MainWindow::showDetail(const QueueItem *item)
         m_argsEditor->setPlainText(toQString(dumpJson(masked(*item, item->proposedArgs.value_or(item->args)), 2)));
     }
     onArgsEdited();
+}
+
+QString MainWindow::trailHtml(const QueueItem &item)
+{
+    // What each guardrail said, then the warnings and any rewrite, masked
+    // like everything else a person sees of the call.
+    auto text = [&](const Json &j) { return toQString(maskText(j.is_string() ? j.get<std::string>() : dumpJson(j), item.redactions)).toHtmlEscaped(); };
+    QStringList lines;
+    for (const Json &v : item.trail) {
+        const std::string action = v.value("action", std::string());
+        const char *colour = action == "deny" || action == "halt" || action == "error" ? "#c0392b"
+                             : action == "ask" || action == "warn"                    ? "#b9770e"
+                             : action == "pass"                                       ? "#7f8c8d"
+                                                                                      : "#1e8449";
+        QString line = QStringLiteral("<b>%1</b> <span style=\"color:%2\">%3</span>")
+                           .arg(text(v.value("guardrail", Json(""))), QLatin1String(colour), text(Json(action)));
+        if (!v.value("reason", std::string()).empty())
+            line += QStringLiteral(" \u2014 ") + text(v["reason"]);
+        if (!v.value("code", std::string()).empty())
+            line += QStringLiteral(" <i>(%1)</i>").arg(text(v["code"]));
+        lines << line;
+    }
+    for (const protocol::Warning &w : item.warnings)
+        lines << QStringLiteral("<span style=\"color:#b9770e\">\u26a0 %1</span> %2")
+                     .arg(text(Json(w.guardrail)), text(Json(w.message)));
+    if (item.proposedArgs)
+        lines << tr("Guardrails rewrote the arguments: %1").arg(text(item.patch));
+    return lines.isEmpty() ? QString() : tr("Guardrails:") + QStringLiteral("<br>") + lines.join(QStringLiteral("<br>"));
 }
 
 void MainWindow::onArgsEdited()

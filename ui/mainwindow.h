@@ -51,6 +51,7 @@ private:
     void selectRow(int row);
     void updateTitleAndStatus();
     void showDetail(const QueueItem *item);
+    static QString trailHtml(const QueueItem &item);
 
     ConsoleCore *m_core;
     QueueModel *m_model;
@@ -59,6 +60,7 @@ private:
     QLabel *m_meta;
     QLabel *m_reason;
     QPlainTextEdit *m_context;
+    QLabel *m_trail; // each guardrail's verdict, the warnings, and a rewrite
     QPlainTextEdit *m_argsEditor;
     QLabel *m_argsStatus;
     QPushButton *m_approveButton;

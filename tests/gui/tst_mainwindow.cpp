@@ -3,6 +3,7 @@
 
 #include "common/testsocket.h"
 #include "console/consolecore.h"
+#include "policy/policy.h"
 #include "denydialog.h"
 #include "mainwindow.h"
 #include "queuemodel.h"
@@ -87,6 +88,7 @@ private Q_SLOTS:
     void titleShowsPendingCount();
     void controlCharactersAreEscapedForDisplay();
     void refusedPolicyEditIsShownUntilAGoodOne();
+    void trailWarningsAndRewriteAreShownMasked();
 };
 
 void TestMainWindow::queueModelPassesTheModelTester()
@@ -364,6 +366,38 @@ void TestMainWindow::refusedPolicyEditIsShownUntilAGoodOne()
                                  + QStringLiteral(": default: unknown action \"sometimes\" (expected one of: ask, allow, deny)"));
     write(R"({"default":"deny"})");
     QTRY_VERIFY_WITH_TIMEOUT(!banner->isVisible(), WaitMs);
+}
+
+void TestMainWindow::trailWarningsAndRewriteAreShownMasked()
+{
+    QTemporaryDir dir;
+    ConsoleOptions o;
+    o.dataDir = dir.filePath(QStringLiteral("data"));
+    o.policy = *parsePolicy(R"js({"guardrails":[
+        {"type":"rules","rules":[{"when":{"tool":"deploy"},"action":"modify","clamp":{"replicas":{"max":3}},"reason":"at most 3 replicas","code":"clamp"}]},
+        {"type":"rules","name":"note","rules":[{"when":{"tool":"deploy"},"action":"warn","reason":"deploying {args.token}","code":"fyi"}]},
+        {"type":"secrets"}]})js", QStringLiteral("p.json")).policy;
+    ConsoleCore core(o);
+    QString error;
+    QVERIFY(core.start(&error));
+    MainWindow window(&core);
+    window.show();
+    TestSocket agent;
+    QVERIFY(agent.hello(QUrl(core.url()), core.agentToken().toStdString()).is_object());
+    agent.send({{"type", "tool_call"}, {"call_id", "c1"}, {"tool_name", "deploy"},
+                {"args", {{"replicas", 10}, {"token", "ghp_0123456789abcdefghijABCDEFGHIJ012345"}}}});
+    QTRY_COMPARE(core.queue()->size(), 1);
+    QTRY_VERIFY(!window.findChild<QLabel *>(QStringLiteral("trail"))->text().isEmpty());
+    const QString trail = window.findChild<QLabel *>(QStringLiteral("trail"))->text();
+    QVERIFY2(trail.contains(QStringLiteral("at most 3 replicas")), qPrintable(trail));
+    QVERIFY(trail.contains(QStringLiteral("<i>(clamp)</i>")));
+    QVERIFY(trail.contains(QStringLiteral("deploying [secret:github_token:1]")));
+    QVERIFY(trail.contains(QStringLiteral("secret_detected")));
+    QVERIFY(trail.contains(QStringLiteral("Guardrails rewrote the arguments")));
+    QVERIFY(!trail.contains(QStringLiteral("ghp_0123456789")));
+    // The editor starts from what approving runs: the clamped, masked arguments.
+    const Json shown = Json::parse(window.argsEditor()->toPlainText().toStdString());
+    QCOMPARE(shown, Json({{"replicas", 3}, {"token", "[secret:github_token:1]"}}));
 }
 
 QTEST_MAIN(TestMainWindow)
