@@ -24,15 +24,7 @@ struct Call
     std::string agentName = "coder";
     Json context = Json::object();
 
-    ChainOutcome run(const Policy &p) const
-    {
-        const std::string session = "s1", callId = "c1";
-        const protocol::AgentInfo agent {agentName, {}};
-        const Json annotations = Json::object();
-        const std::optional<std::string> turn;
-        const CallView view {session, agent, callId, tool, args, annotations, context, turn};
-        return p.chain->beforeCall(view, {0}, p.defaultAction);
-    }
+    ChainOutcome run(const Policy &p) const { return test::runBeforeCall(p, tool, args, agentName, context); }
 };
 
 

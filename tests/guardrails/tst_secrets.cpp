@@ -17,12 +17,7 @@ namespace {
 
 ChainOutcome run(const Policy &p, const Json &args)
 {
-    const std::string session = "s1", callId = "c1", tool = "http_request";
-    const protocol::AgentInfo agent {"coder", {}};
-    const Json annotations = Json::object(), context = Json::object();
-    const std::optional<std::string> turn;
-    const CallView view {session, agent, callId, tool, args, annotations, context, turn};
-    return p.chain->beforeCall(view, {0}, p.defaultAction);
+    return holdpoint::test::runBeforeCall(p, "http_request", args);
 }
 
 } // namespace
