@@ -273,7 +273,6 @@ ChainOutcome GuardrailChain::decide(const CallView &call, const GuardContext &co
                      : fallback == DefaultAction::Deny ? Action::Deny
                                                        : Action::Ask;
         out.decidedBy = "policy:default";
-        out.code = "default";
         out.reason = "no guardrail decided; the default policy is " + std::string(defaultActionName(fallback));
     }
     return out;

@@ -25,7 +25,7 @@ struct ChainOutcome
     Json patch;                    // RFC 6902 patch from the original to `args`
     std::string decidedBy;         // guardrail:<name> or policy:default
     std::string reason;
-    std::string code;
+    std::string code;              // the deciding guardrail's; empty for the default
     std::vector<protocol::Warning> warnings;
     Json trail = Json::array();    // every guardrail's verdict, in order
     std::vector<Redaction> redactions; // to mask before a person or a log sees the call

@@ -472,9 +472,12 @@ Json compactResult(const Json &result, std::size_t maxBytes)
     return Json {{"truncated", true}, {"bytes", text.size()}, {"sha256", digest.toStdString()}};
 }
 
-Json warningToJson(const Warning &w)
+Json warningsToJson(const std::vector<Warning> &warnings)
 {
-    return Json {{"guardrail", w.guardrail}, {"code", w.code}, {"message", w.message}};
+    Json out = Json::array();
+    for (const Warning &w : warnings)
+        out.push_back(Json {{"guardrail", w.guardrail}, {"code", w.code}, {"message", w.message}});
+    return out;
 }
 
 Json decisionToJson(std::string_view callId, const Decision &d)
@@ -488,10 +491,7 @@ Json decisionToJson(std::string_view callId, const Decision &d)
         j["args"] = d.args.is_null() ? Json::object() : d.args;
     if (!d.code.empty())
         j["code"] = d.code;
-    Json warnings = Json::array();
-    for (const auto &w : d.warnings)
-        warnings.push_back(warningToJson(w));
-    j["warnings"] = std::move(warnings);
+    j["warnings"] = warningsToJson(d.warnings);
     return j;
 }
 

@@ -156,7 +156,7 @@ struct Decision
     std::vector<Warning> warnings;
 };
 
-Json warningToJson(const Warning &w);
+Json warningsToJson(const std::vector<Warning> &warnings);
 Json decisionToJson(std::string_view callId, const Decision &d);
 Json errorToJson(ErrorCode code, std::string_view message, std::string_view callId = {});
 

@@ -31,9 +31,6 @@ Json itemToJson(const QueueItem &item)
     Json agent {{"name", item.agent.name}};
     if (!item.agent.framework.empty())
         agent["framework"] = item.agent.framework;
-    Json warnings = Json::array();
-    for (const auto &w : item.warnings)
-        warnings.push_back(protocol::warningToJson(w));
     Json j {{"id", item.id},
             {"call_id", item.callId},
             {"session_id", item.sessionId},
@@ -44,7 +41,7 @@ Json itemToJson(const QueueItem &item)
             {"annotations", item.annotations},
             {"reason", item.reason},
             {"trail", item.trail},
-            {"warnings", std::move(warnings)},
+            {"warnings", protocol::warningsToJson(item.warnings)},
             {"received_at", formatTimestamp(item.receivedAt)},
             {"deadline", formatTimestamp(item.deadline)},
             {"state", itemStateName(item.state)},

@@ -89,6 +89,11 @@ HelloOutcome Broker::onHello(ConnectionId cid, const Hello &hello)
     return out;
 }
 
+void Broker::sendPending(ConnectionId cid, const QueueItem &item)
+{
+    sendJson(cid, Json {{"type", "pending"}, {"call_id", item.callId}, {"id", item.id}, {"reason", item.reason}});
+}
+
 void Broker::sendWelcome(ConnectionId cid, const HelloOutcome &outcome)
 {
     sendJson(cid, Json {{"type", "welcome"},
@@ -168,7 +173,7 @@ void Broker::handleToolCall(ConnectionId cid, Session &session, ToolCall &&call)
         }
         m_queue->setAgentConnected(existing.itemId, true);
         if (const QueueItem *item = m_queue->find(existing.itemId))
-            sendJson(cid, Json {{"type", "pending"}, {"call_id", call.callId}, {"id", item->id}, {"reason", item->reason}});
+            sendPending(cid, *item);
         return;
     }
 
@@ -196,8 +201,7 @@ void Broker::handleToolCall(ConnectionId cid, Session &session, ToolCall &&call)
             ran = std::make_unique<RanCall>(RanCall {call.toolName, d.args, call.annotations, call.context, turnId});
         } else {
             d.kind = outcome.action == Action::Halt ? DecisionKind::Halt : DecisionKind::Deny;
-            if (outcome.code != "default")
-                d.code = std::move(outcome.code);
+            d.code = std::move(outcome.code);
         }
         return finishCall(session, call.callId, d, std::move(ran));
     }
@@ -228,9 +232,7 @@ void Broker::handleToolCall(ConnectionId cid, Session &session, ToolCall &&call)
     item.deadline = now + timeout;
     entry.itemId = item.id;
 
-    const std::string itemId = item.id;
-    const std::string reason = item.reason;
-    sendJson(cid, Json {{"type", "pending"}, {"call_id", call.callId}, {"id", itemId}, {"reason", reason}});
+    sendPending(cid, item);
     m_queue->add(std::move(item));
 }
 
@@ -254,10 +256,7 @@ void Broker::handleToolResult(ConnectionId cid, Session &session, const ToolResu
         const AfterOutcome after = m_policy.chain->afterCall(view, {result.ok, result.result}, {m_queue->clock()->now()});
         answer["action"] = actionName(after.action);
         answer["reason"] = after.reason;
-        Json warnings = Json::array();
-        for (const auto &w : after.warnings)
-            warnings.push_back(warningToJson(w));
-        answer["warnings"] = std::move(warnings);
+        answer["warnings"] = warningsToJson(after.warnings);
     } else {
         answer["warnings"] = Json::array();
     }

@@ -117,6 +117,7 @@ private:
     void abandonOrphans();
     void rearmGrace();
     void sendWelcome(ConnectionId cid, const HelloOutcome &outcome);
+    void sendPending(ConnectionId cid, const QueueItem &item);
     void sendJson(ConnectionId cid, const Json &j);
     void sendError(ConnectionId cid, protocol::ErrorCode code, const std::string &message,
                    const std::string &callId = {});
