@@ -36,17 +36,18 @@ QRegularExpression compileGlob(const std::string &glob, GlobMode mode)
     return compiled;
 }
 
+std::string expandHome(const std::string &path)
+{
+    if (path == "~" || path.starts_with("~/"))
+        return QDir::homePath().toStdString() + path.substr(1);
+    return path;
+}
+
 std::string normalizePath(const std::string &path, const std::string &cwd)
 {
-    std::string p;
-    if (path == "~" || path.starts_with("~/")) {
-        p = QDir::homePath().toStdString() + path.substr(1);
-    } else if (!path.starts_with('/')) {
-        p = cwd.starts_with('/') ? cwd : std::string("/");
-        p += '/';
-        p += path;
-    } else {
-        p = path;
+    std::string p = expandHome(path);
+    if (!p.starts_with('/')) {
+        p = (cwd.starts_with('/') ? cwd : std::string("/")) + '/' + p;
     }
     // Resolve ".", ".." and repeated slashes in one pass; above / is / itself.
     std::string out;
@@ -308,9 +309,7 @@ CompactMatcher CompactMatcher::compile(const std::string &rule, const std::strin
         // Claude Code writes absolute paths as //path; a single / is taken as absolute too.
         if (spec.starts_with("//"))
             spec.erase(0, 1);
-        if (spec == "~" || spec.starts_with("~/"))
-            spec = QDir::homePath().toStdString() + spec.substr(1);
-        m.m_spec = compileGlob(spec, GlobMode::Path);
+        m.m_spec = compileGlob(expandHome(spec), GlobMode::Path);
     } else if (kind == "webfetch" && spec.starts_with("domain:")) {
         m.m_kind = Kind::Domain;
         m.m_text = QString::fromStdString(spec.substr(7)).toLower().toStdString();

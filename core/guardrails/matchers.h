@@ -24,6 +24,8 @@ QRegularExpression compileGlob(const std::string &glob, GlobMode mode);
 // climb out of view), and `.`, `..` and repeated slashes are resolved.
 // Symlinks are not followed.
 std::string normalizePath(const std::string &path, const std::string &cwd);
+// `~` or `~/...` with the home directory; anything else as it is.
+std::string expandHome(const std::string &path);
 bool isPathUnder(const std::string &normalized, const std::string &normalizedBase);
 
 // `a.b.0` inside `root`; null when absent.

@@ -17,11 +17,18 @@ PolicyWatcher::PolicyWatcher(QStringList files, QObject *parent)
     connect(&m_watcher, &QFileSystemWatcher::fileChanged, this, [this] { m_debounce.start(); });
     connect(&m_watcher, &QFileSystemWatcher::directoryChanged, this, [this] { m_debounce.start(); });
     rewatch();
+    m_lastContent = currentContent();
+}
+
+QByteArray PolicyWatcher::currentContent() const
+{
+    QByteArray content;
     for (const QString &f : m_files) {
         QFile file(f);
         if (file.open(QIODevice::ReadOnly))
-            m_lastContent += file.readAll() + '\0';
+            content += file.readAll() + '\0';
     }
+    return content;
 }
 
 void PolicyWatcher::rewatch()
@@ -46,16 +53,11 @@ void PolicyWatcher::rewatch()
 void PolicyWatcher::reload()
 {
     rewatch(); // a renamed-over file is a new inode to watch
-    QByteArray content;
-    for (const QString &f : m_files) {
-        QFile file(f);
-        if (file.open(QIODevice::ReadOnly))
-            content += file.readAll() + '\0';
-    }
+    QByteArray content = currentContent();
     // A directory event for some other file changes nothing here.
     if (content == m_lastContent)
         return;
-    m_lastContent = content;
+    m_lastContent = std::move(content);
     PolicyResult r = loadPolicyFiles(m_files);
     if (r.policy)
         Q_EMIT reloaded(*r.policy);

@@ -26,6 +26,8 @@ Q_SIGNALS:
 
 private:
     void rewatch();
+    // The files' bytes, to tell a real edit from an unrelated directory event.
+    QByteArray currentContent() const;
 
     QStringList m_files;
     QFileSystemWatcher m_watcher;
