@@ -80,10 +80,7 @@ void McpProxy::onConsoleDown(const QString &why)
     m_downReason = why;
     logLine(QStringLiteral("console unreachable: %1").arg(why));
     // Calls still waiting will not get a decision: fail them closed (or open).
-    std::vector<std::string> ids;
-    for (const auto &[callId, w] : m_waiting)
-        ids.push_back(callId);
-    for (const auto &id : ids)
+    for (const std::string &id : waitingIds())
         refuseOrForward(id, "Holdpoint console unreachable (" + why.toStdString() + "); the call was not run");
 }
 
@@ -187,17 +184,10 @@ void McpProxy::onConsoleMessage(const Json &message)
             return forward(callId, nullptr);
         if (decision == "modify" && message.contains("args"))
             return forward(callId, &message["args"]);
-        const Json id = it->second.rpcId;
-        m_waiting.erase(it);
-        writeToClient(QByteArray::fromStdString(
-            dumpJson(mcp::errorResult(id, "Denied by Holdpoint: " + message.value("reason", std::string())))));
-        closeServerInputWhenSettled();
+        refuse(callId, "Denied by Holdpoint: " + message.value("reason", std::string()));
     } else if (type == "error" && it != m_waiting.end()) {
-        const Json id = it->second.rpcId;
-        m_waiting.erase(it);
-        writeToClient(QByteArray::fromStdString(dumpJson(mcp::errorResult(
-            id, "Holdpoint refused the call: " + message.value("code", std::string()) + ": " + message.value("message", std::string())))));
-        closeServerInputWhenSettled();
+        refuse(callId, "Holdpoint refused the call: " + message.value("code", std::string()) + ": "
+                           + message.value("message", std::string()));
     } else if (type == "after_call" && message.value("action", std::string()) != "allow") {
         logLine(QStringLiteral("%1: %2").arg(toQString(message.value("action", std::string())),
                                              toQString(message.value("reason", std::string()))));
@@ -227,10 +217,23 @@ void McpProxy::refuseOrForward(const std::string &callId, const std::string &why
 {
     if (m_options.failOpen)
         return forward(callId, nullptr);
+    refuse(callId, why);
+}
+
+void McpProxy::refuse(const std::string &callId, const std::string &text)
+{
     const Json id = m_waiting.at(callId).rpcId;
     m_waiting.erase(callId);
-    writeToClient(QByteArray::fromStdString(dumpJson(mcp::errorResult(id, why))));
+    writeToClient(QByteArray::fromStdString(dumpJson(mcp::errorResult(id, text))));
     closeServerInputWhenSettled();
+}
+
+std::vector<std::string> McpProxy::waitingIds() const
+{
+    std::vector<std::string> ids;
+    for (const auto &[callId, w] : m_waiting)
+        ids.push_back(callId);
+    return ids;
 }
 
 void McpProxy::onServerOutput()
@@ -305,14 +308,8 @@ void McpProxy::onServerFinished(int code, QProcess::ExitStatus status)
     m_serverDone = true;
     m_serverExit = status == QProcess::NormalExit ? code : 1;
     // Calls the server will never answer get an answer from us.
-    std::vector<std::string> ids;
-    for (const auto &[callId, w] : m_waiting)
-        ids.push_back(callId);
-    for (const auto &id : ids) {
-        const Json rpcId = m_waiting.at(id).rpcId;
-        m_waiting.erase(id);
-        writeToClient(QByteArray::fromStdString(dumpJson(mcp::errorResult(rpcId, "the MCP server exited"))));
-    }
+    for (const std::string &id : waitingIds())
+        refuse(id, "the MCP server exited");
     Q_EMIT finished(m_serverExit);
 }
 

@@ -59,6 +59,10 @@ private:
     void onConsoleDown(const QString &why);
     void connectConsole();
     void refuseOrForward(const std::string &callId, const std::string &why);
+    // Answers a waiting call with isError and the text; it never reaches the server.
+    void refuse(const std::string &callId, const std::string &text);
+    // A snapshot: refusing a call removes it from m_waiting.
+    std::vector<std::string> waitingIds() const;
     void forward(const std::string &callId, const Json *newArguments);
     void writeToClient(const QByteArray &line);
     void writeToServer(const QByteArray &line);
