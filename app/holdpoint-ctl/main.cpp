@@ -6,6 +6,7 @@
 //
 // Exit codes: 0 allow/modify or success, 3 deny, 4 halt, 2 usage or connection error.
 
+#include "auditcommands.h"
 #include "client/consoleclient.h"
 #include "client/endpointinfo.h"
 #include "common/datadir.h"
@@ -71,6 +72,16 @@ Commands:
                          Run the MCP server COMMAND and sit between it and the
                          MCP client on stdin/stdout: every tools/call goes to
                          the console first. Exits with the server's exit code.
+  audit verify [--json]  Check the audit log's hash chain. Exit 0 intact,
+                         1 tampered, 3 cut off at the end, 4 torn last record.
+  audit query [--agent A] [--tool T] [--decision D] [--event E]
+              [--decided-by X] [--since T] [--until T] [--text S]
+              [--limit N] [--json]
+                         Find audit records, newest first.
+  audit export [--format jsonl|csv] [same filters]
+                         Stream the audit log, oldest first.
+                         The audit commands read the data directory's files
+                         and work with or without a console running.
   policy check FILE...   Validate policy files as the console would load them
                          (later files add to earlier ones). Exit 0 valid,
                          1 invalid with the console's message, 2 usage.
@@ -457,6 +468,8 @@ int main(int argc, char **argv)
         onTerminationSignal(&app, [] { QCoreApplication::exit(130); });
         return QCoreApplication::exec();
     }
+    if (command == u"audit")
+        return runAudit(args, dataDirFlag);
     if (command == u"policy") {
         if (args.size() < 2 || args.at(1) != u"check")
             return usageError(QStringLiteral("policy: expected `policy check FILE...`"));

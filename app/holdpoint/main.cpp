@@ -60,7 +60,10 @@ int main(int argc, char **argv)
     const QCommandLineOption maxConnections(QStringLiteral("max-connections"), QStringLiteral("Most simultaneous connections (default 512)."), QStringLiteral("n"), QStringLiteral("512"));
     const QCommandLineOption policy(QStringLiteral("policy"), QStringLiteral("Policy file (repeatable; later files add to and override earlier ones). Default: the shipped default policy, which asks a person."), QStringLiteral("file"));
     const QCommandLineOption helloTimeout(QStringLiteral("hello-timeout-ms"), QStringLiteral("Milliseconds a new connection has to send hello (default 5000)."), QStringLiteral("ms"), QStringLiteral("5000"));
-    parser.addOptions({headless, demo, port, dataDir, policy, timeout, grace, origin, maxMessage, maxConnections, helloTimeout});
+    const QCommandLineOption auditMaxMb(QStringLiteral("audit-max-mb"), QStringLiteral("Start a new audit log file once one passes this many MiB (default 64)."), QStringLiteral("MiB"), QStringLiteral("64"));
+    const QCommandLineOption auditKeep(QStringLiteral("audit-keep"), QStringLiteral("Keep this many audit log files, deleting the oldest (default 0: keep all)."), QStringLiteral("n"), QStringLiteral("0"));
+    parser.addOptions({headless, demo, port, dataDir, policy, timeout, grace, origin, maxMessage, maxConnections, helloTimeout,
+                       auditMaxMb, auditKeep});
     parser.process(*app);
 
     if (!parser.positionalArguments().isEmpty())
@@ -84,6 +87,8 @@ int main(int argc, char **argv)
     if (ok) options.endpoint.maxMessageBytes = number(maxMessage, 1024, 256LL * 1024 * 1024, &ok);
     if (ok) options.endpoint.maxConnections = int(number(maxConnections, 1, 100000, &ok));
     if (ok) options.endpoint.helloTimeoutMs = int(number(helloTimeout, 10, 600000, &ok));
+    if (ok) options.audit.maxSegmentBytes = number(auditMaxMb, 1, 1024 * 1024, &ok) * 1024 * 1024;
+    if (ok) options.audit.keepSegments = int(number(auditKeep, 0, 1000000, &ok));
     if (!ok)
         return 1;
     options.endpoint.allowedOrigins = parser.values(origin);
@@ -109,6 +114,25 @@ int main(int argc, char **argv)
     });
     std::fprintf(stderr, "holdpoint %s listening on %s (data dir %s)\n", HOLDPOINT_VERSION, qPrintable(core.url()),
                  qPrintable(core.dataDir()));
+    if (core.recovery().pending || core.recovery().decided)
+        std::fprintf(stderr, "holdpoint: restored %d pending and %d decided calls from the audit log\n",
+                     core.recovery().pending, core.recovery().decided);
+    if (core.auditOpen().tornBytes)
+        std::fprintf(stderr, "holdpoint: removed an incomplete last audit record (%lld bytes) left by a crash\n",
+                     qlonglong(core.auditOpen().tornBytes));
+    if (!core.auditOpen().problem.empty())
+        std::fprintf(stderr, "holdpoint: WARNING: the audit log failed its check: %s (recorded; run `holdpoint-ctl audit verify`)\n",
+                     core.auditOpen().problem.c_str());
+    if (!core.audit()->available())
+        std::fprintf(stderr, "holdpoint: the audit log cannot be written, so every call is refused until it can: %s\n",
+                     qPrintable(core.audit()->lastError()));
+    QObject::connect(&core, &ConsoleCore::auditAvailabilityChanged, app.get(), [](bool available, const QString &why) {
+        if (available)
+            std::fprintf(stderr, "holdpoint: the audit log takes writes again; calls are decided normally\n");
+        else
+            std::fprintf(stderr, "holdpoint: the audit log cannot be written, so every call is refused until it can: %s\n",
+                         qPrintable(why));
+    });
 
     std::unique_ptr<MainWindow> window;
     if (!parser.isSet(headless)) {

@@ -1,12 +1,14 @@
 #include "consolecore.h"
 
 #include "common/datadir.h"
+#include "guardrails/chain.h"
 #include "policy/policywatcher.h"
 
 #include <QCoreApplication>
 #include <QDir>
 #include <QFile>
 
+#include <csignal>
 #include <pwd.h>
 #include <unistd.h>
 
@@ -37,11 +39,24 @@ ConsoleCore::ConsoleCore(ConsoleOptions options, Clock *clock, QObject *parent)
     if (m_options.broker.serverName.empty())
         m_options.broker.serverName = std::string("holdpoint/") + HOLDPOINT_VERSION;
 
+    if (m_options.audit.dir.isEmpty())
+        m_options.audit.dir = m_options.dataDir + u'/' + QLatin1String(audit::DirName);
+
     m_queue = std::make_unique<ReviewQueue>(m_clock);
+    m_audit = std::make_unique<AuditLog>(m_options.audit, m_clock);
     m_endpoint = std::make_unique<Endpoint>(m_options.endpoint);
     m_broker = std::make_unique<Broker>(m_queue.get(), m_endpoint.get(), m_options.broker);
     m_broker->setPolicy(m_options.policy);
+    m_broker->setAuditLog(m_audit.get());
     m_endpoint->setHandler(m_broker.get());
+    connect(m_endpoint.get(), &Endpoint::rejected, this, [this](const QString &peer, const QString &why) {
+        m_audit->append("connection_rejected", Json {{"peer", peer.toStdString()}, {"why", why.toStdString()}});
+    });
+    connect(m_audit.get(), &AuditLog::availabilityChanged, this, [this](bool available, const QString &error) {
+        if (available)
+            m_audit->append("audit_available", Json::object());
+        Q_EMIT auditAvailabilityChanged(available, error);
+    });
 
     if (!m_options.policyFiles.isEmpty()) {
         // A valid edit takes effect for the next call; an invalid one keeps
@@ -50,10 +65,15 @@ ConsoleCore::ConsoleCore(ConsoleOptions options, Clock *clock, QObject *parent)
         connect(m_policyWatcher.get(), &PolicyWatcher::reloaded, this, [this](const Policy &policy) {
             m_broker->setPolicy(policy);
             m_lastPolicyError.clear();
+            Json files = Json::array();
+            for (const QString &f : m_options.policyFiles)
+                files.push_back(f.toStdString());
+            m_audit->append("policy_reload", Json {{"files", files}, {"guardrails", policy.chain->size()}});
             Q_EMIT policyReloaded();
         });
         connect(m_policyWatcher.get(), &PolicyWatcher::reloadFailed, this, [this](const QString &error) {
             m_lastPolicyError = error;
+            m_audit->append("policy_reload_failed", Json {{"error", error.toStdString()}, {"kept", "the previous policy"}});
             Q_EMIT policyReloadFailed(error);
         });
     }
@@ -69,6 +89,9 @@ ConsoleCore::~ConsoleCore()
 
 bool ConsoleCore::start(QString *error)
 {
+    // A write past RLIMIT_FSIZE must fail like a full disk (and fail
+    // closed), not kill the console.
+    std::signal(SIGXFSZ, SIG_IGN);
     const QString dir = m_options.dataDir;
     if (!ensurePrivateDir(dir, error))
         return false;
@@ -85,6 +108,30 @@ bool ConsoleCore::start(QString *error)
         m_lock.reset();
         return false;
     }
+
+    // The log opens first: what it restores is in the queue before any
+    // agent can connect. A log that cannot be written does not stop the
+    // console; it refuses every call until the log works (fail closed).
+    m_auditOpen = m_audit->open();
+    const TimeMs now = m_clock->now();
+    // Older records cannot hold anything pending or worth answering again.
+    const TimeMs window = m_options.broker.defaultTimeoutMs + m_options.broker.graceMs + 3'600'000;
+    m_recovery = m_broker->recover(m_options.audit.dir, now - window);
+    Json started {{"version", HOLDPOINT_VERSION},
+                  {"pid", qint64(QCoreApplication::applicationPid())},
+                  {"os_user", m_options.broker.reviewerName},
+                  {"restored", Json {{"pending", m_recovery.pending}, {"decided", m_recovery.decided},
+                                     {"sessions", m_recovery.sessions}}}};
+    if (m_auditOpen.tornBytes > 0)
+        started["torn_record_removed"] = Json {{"bytes", m_auditOpen.tornBytes}, {"found", m_auditOpen.tornMessage}};
+    if (!m_auditOpen.problem.empty())
+        started["integrity_problem"] = m_auditOpen.problem;
+    Json files = Json::array();
+    for (const QString &f : m_options.policyFiles)
+        files.push_back(f.toStdString());
+    started["policy_files"] = files;
+    started["guardrails"] = m_broker->policy().chain->size();
+    m_audit->append("console_started", started);
 
     if (!m_endpoint->listen(error)) {
         m_lock.reset();
@@ -108,6 +155,10 @@ bool ConsoleCore::start(QString *error)
 
 void ConsoleCore::stop()
 {
+    if (m_filesWritten && m_audit) {
+        m_audit->append("console_stopped", Json {{"pending", m_queue->size()}});
+        m_audit->waitDurable(5000);
+    }
     if (m_filesWritten) {
         QFile::remove(m_options.dataDir + u'/' + QLatin1String(EndpointFileName));
         QFile::remove(m_options.dataDir + u'/' + QLatin1String(ReviewerTokenFileName));

@@ -1,5 +1,6 @@
 #pragma once
 
+#include "audit/auditlog.h"
 #include "common/clock.h"
 #include "queue/reviewqueue.h"
 #include "server/broker.h"
@@ -22,6 +23,7 @@ struct ConsoleOptions
     BrokerConfig broker;
     Policy policy;            // loaded already (loadPolicyFiles)
     QStringList policyFiles;  // watched for edits; empty: the built-in default, not watched
+    AuditConfig audit;        // dir empty: <dataDir>/audit
 };
 
 // The console without any window: what `holdpoint --headless` runs and the
@@ -44,6 +46,10 @@ public:
     Broker *broker() const { return m_broker.get(); }
     Endpoint *endpoint() const { return m_endpoint.get(); }
     Clock *clock() const { return m_clock; }
+    AuditLog *audit() const { return m_audit.get(); }
+    // What start() restored from the audit log, and what it had to repair.
+    const RecoveryReport &recovery() const { return m_recovery; }
+    const AuditOpenReport &auditOpen() const { return m_auditOpen; }
     QString dataDir() const { return m_options.dataDir; }
     QString url() const { return m_endpoint->url(); }
     QByteArray agentToken() const { return m_options.endpoint.agentToken; }
@@ -56,12 +62,16 @@ public:
 Q_SIGNALS:
     void policyReloaded();
     void policyReloadFailed(const QString &error);
+    void auditAvailabilityChanged(bool available, const QString &error);
 
 private:
     ConsoleOptions m_options;
     std::unique_ptr<SystemClock> m_ownClock;
     Clock *m_clock;
     std::unique_ptr<ReviewQueue> m_queue;
+    std::unique_ptr<AuditLog> m_audit;
+    RecoveryReport m_recovery;
+    AuditOpenReport m_auditOpen;
     std::unique_ptr<Endpoint> m_endpoint;
     std::unique_ptr<Broker> m_broker;
     std::unique_ptr<QLockFile> m_lock;

@@ -169,6 +169,15 @@ void GuardrailChain::collectRedactions(const CallView &call, const std::vector<c
     }
 }
 
+std::vector<Redaction> GuardrailChain::redactions(const CallView &call) const
+{
+    std::vector<Redaction> out;
+    collectRedactions(call, nullptr, &out);
+    std::stable_sort(out.begin(), out.end(),
+                     [](const Redaction &a, const Redaction &b) { return a.secret.size() > b.secret.size(); });
+    return out;
+}
+
 ChainOutcome GuardrailChain::beforeCall(const CallView &call, const GuardContext &context, DefaultAction fallback) const
 {
     std::vector<char> ran(m_entries.size(), 0);

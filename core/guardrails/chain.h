@@ -60,6 +60,9 @@ public:
 
     ChainOutcome beforeCall(const CallView &call, const GuardContext &context, DefaultAction fallback) const;
     AfterOutcome afterCall(const CallView &call, const ResultView &result, const GuardContext &context) const;
+    // The values every guardrail would mask in `call`, longest first, without
+    // deciding anything (a call's secrets found again after a restart).
+    std::vector<Redaction> redactions(const CallView &call) const;
     void onTurnStart(const std::string &sessionId, const std::string &turnId) const;
     void onTurnEnd(const std::string &sessionId, const std::string &turnId) const;
     // Names of guardrails that threw on a turn marker since the last call.

@@ -155,6 +155,20 @@ void ReviewQueue::setAgentConnected(const std::string &id, bool connected)
     Q_EMIT changed(rowOf(id));
 }
 
+void ReviewQueue::restoreSecrets(const std::string &id, const Json &args, std::vector<Redaction> redactions)
+{
+    auto it = m_byId.find(id);
+    if (it == m_byId.end())
+        return;
+    QueueItem &item = *it->second;
+    item.args = args;
+    if (item.proposedArgs)
+        item.proposedArgs = unmaskJson(*item.proposedArgs, redactions);
+    item.redactions = std::move(redactions);
+    item.secretsPending = false;
+    Q_EMIT changed(rowOf(id));
+}
+
 void ReviewQueue::expireDue()
 {
     const TimeMs now = m_clock->now();

@@ -46,6 +46,9 @@ struct QueueItem
 
     ItemState state = ItemState::Pending;
     bool agentConnected = true;
+    // Restored from the audit log after a restart with its secrets masked:
+    // `args` hold placeholders until the agent re-sends the call.
+    bool secretsPending = false;
     std::optional<protocol::Decision> decision; // set once no longer pending
 };
 
@@ -79,6 +82,8 @@ public:
     // Returns false when `id` is not pending.
     bool resolve(const std::string &id, ItemState state, protocol::Decision decision);
     void setAgentConnected(const std::string &id, bool connected);
+    // The real values of a restored item's masked args, from the re-sent call.
+    void restoreSecrets(const std::string &id, const Json &args, std::vector<Redaction> redactions);
 
     // Ids unique across the console's lifetime (and, being random, across restarts).
     std::string newId() const;

@@ -1,6 +1,10 @@
 #include "broker.h"
 
+#include "audit/auditfile.h"
+#include "audit/auditlog.h"
 #include "guardrails/chain.h"
+
+#include <QDateTime>
 
 #include <QCryptographicHash>
 #include <QRandomGenerator>
@@ -26,6 +30,39 @@ QByteArray callDigest(const std::string &toolName, const Json &args)
     return h.result();
 }
 
+// The decision message as first sent, from its record and its call's.
+Json decisionFromRecord(const Json &decision, const Json &call)
+{
+    Json j {{"type", "decision"},
+            {"call_id", decision.value("call_id", std::string())},
+            {"decision", decision.value("decision", std::string("deny"))},
+            {"reason", decision.value("reason", std::string())},
+            {"decided_by", decision.value("decided_by", std::string())}};
+    const std::string kind = j["decision"];
+    if (kind == "modify")
+        j["args"] = decision.value("args", Json::object());
+    else if (kind == "allow")
+        j["args"] = call.value("args", Json::object());
+    if (decision.contains("code"))
+        j["code"] = decision["code"];
+    j["warnings"] = decision.value("warnings", Json::array());
+    return j;
+}
+
+Json auditStateJson(bool available, const QString &error)
+{
+    Json j {{"type", "audit"}, {"available", available}};
+    if (!available)
+        j["error"] = error.toStdString();
+    return j;
+}
+
+TimeMs recordTime(const Json &record)
+{
+    return QDateTime::fromString(QString::fromStdString(record.value("ts", std::string())), Qt::ISODateWithMs)
+        .toMSecsSinceEpoch();
+}
+
 } // namespace
 
 Broker::Broker(ReviewQueue *queue, Outbound *outbound, BrokerConfig config, QObject *parent)
@@ -40,6 +77,37 @@ Broker::Broker(ReviewQueue *queue, Outbound *outbound, BrokerConfig config, QObj
 }
 
 Broker::~Broker() = default;
+
+void Broker::setAuditLog(AuditLog *audit)
+{
+    m_audit = audit;
+    // Reviewers learn at once when decisions start being refused, and when
+    // they stop.
+    connect(audit, &AuditLog::availabilityChanged, this, [this](bool available, const QString &error) {
+        broadcastToReviewers(auditStateJson(available, error));
+    });
+}
+
+bool Broker::auditUnavailable() const
+{
+    return m_audit && !m_audit->available();
+}
+
+void Broker::audit(std::string_view event, const Session &session, Json fields, std::function<void(bool)> done,
+                   TimeMs at)
+{
+    if (at < 0)
+        at = m_queue->clock()->now();
+    fields["session"] = session.id;
+    fields["agent"] = session.agent.name;
+    if (m_audit)
+        m_audit->append(at, event, fields, std::move(done));
+    fields["event"] = event;
+    fields["ts"] = formatTimestamp(at);
+    Q_EMIT activity(fields);
+    if (!m_audit && done)
+        done(true);
+}
 
 int Broker::agentConnections() const
 {
@@ -68,6 +136,8 @@ HelloOutcome Broker::onHello(ConnectionId cid, const Hello &hello)
         for (int row = 0; row < m_queue->size(); ++row)
             items.push_back(itemToJson(m_queue->at(row)));
         sendJson(cid, Json {{"type", "queue"}, {"items", std::move(items)}});
+        if (m_audit && !m_audit->available())
+            sendJson(cid, auditStateJson(false, m_audit->lastError()));
         Q_EMIT connectionsChanged();
         return out;
     }
@@ -154,6 +224,8 @@ void Broker::handleToolCall(ConnectionId cid, Session &session, ToolCall &&call)
     const QByteArray digest = callDigest(call.toolName, call.args);
     if (auto it = session.calls.find(call.callId); it != session.calls.end()) {
         Call &existing = it->second;
+        if (existing.masked)
+            return void(attachMasked(cid, session, existing, call));
         if (existing.digest != digest)
             return sendError(cid, ErrorCode::CallIdConflict,
                              "call_id: \"" + call.callId
@@ -161,7 +233,15 @@ void Broker::handleToolCall(ConnectionId cid, Session &session, ToolCall &&call)
                                    "use a new call_id for a new call",
                              call.callId);
         if (existing.decided()) {
-            m_outbound->send(cid, existing.decisionText);
+            // Sent again once its record is on disk, never before.
+            if (existing.durable) {
+                m_outbound->send(cid, existing.decisionText);
+                audit("delivered", session, Json {{"call_id", call.callId}, {"tool", call.toolName},
+                                                  {"decision", decisionKindName(existing.kind)},
+                                                  {"connections", 1}, {"again", true}});
+            } else {
+                existing.waiters.insert(cid);
+            }
             return;
         }
         // Still pending: the same item, never a second one.
@@ -179,15 +259,45 @@ void Broker::handleToolCall(ConnectionId cid, Session &session, ToolCall &&call)
 
     Call &entry = session.calls[call.callId];
     entry.digest = digest;
+    entry.toolName = call.toolName;
     entry.waiters.insert(cid);
 
-    // The guardrail chain decides first; only what it escalates reaches a
-    // person (core/guardrails/README.md).
     const TimeMs now = m_queue->clock()->now();
     const std::optional<std::string> turnId = call.turnId ? call.turnId : session.currentTurn;
     const CallView view {session.id, session.agent, call.callId, call.toolName, call.args,
                          call.annotations, call.context, turnId};
-    ChainOutcome outcome = m_policy.chain->beforeCall(view, {now}, m_policy.defaultAction);
+
+    // The guardrail chain decides first; only what it escalates reaches a
+    // person (core/guardrails/README.md). With no audit log to write to,
+    // nothing may run: the call is refused without asking anyone.
+    ChainOutcome outcome;
+    if (auditUnavailable()) {
+        outcome.action = Action::Deny;
+        outcome.decidedBy = "audit";
+        outcome.code = "audit_unavailable";
+        outcome.reason = "the audit log cannot be written, so nothing may run: "
+            + m_audit->lastError().toStdString();
+        outcome.redactions = m_policy.chain->redactions(view);
+    } else {
+        outcome = m_policy.chain->beforeCall(view, {now}, m_policy.defaultAction);
+    }
+
+    Json record {{"call_id", call.callId},
+                 {"tool", call.toolName},
+                 {"args", maskJson(call.args, outcome.redactions)},
+                 {"outcome", outcome.action == Action::Ask ? std::string("ask") : std::string(actionName(outcome.action))},
+                 {"trail", maskJson(outcome.trail, outcome.redactions)}};
+    if (!session.agent.framework.empty())
+        record["framework"] = session.agent.framework;
+    if (!call.annotations.is_null() && !call.annotations.empty())
+        record["annotations"] = call.annotations;
+    if (!call.context.is_null() && !call.context.empty())
+        record["context"] = maskJson(call.context, outcome.redactions);
+    if (turnId)
+        record["turn"] = *turnId;
+    if (!outcome.redactions.empty())
+        record["masked"] = true;
+    audit("call", session, std::move(record), {}, now);
 
     if (outcome.action != Action::Ask) {
         Decision d;
@@ -195,15 +305,18 @@ void Broker::handleToolCall(ConnectionId cid, Session &session, ToolCall &&call)
         d.reason = std::move(outcome.reason);
         d.warnings = std::move(outcome.warnings);
         std::unique_ptr<RanCall> ran;
+        Json fields {{"tool", call.toolName}, {"state", "auto"}};
         if (outcome.action == Action::Allow) {
             d.kind = outcome.args ? DecisionKind::Modify : DecisionKind::Allow;
             d.args = outcome.args ? std::move(*outcome.args) : call.args;
+            if (d.kind == DecisionKind::Modify)
+                fields["args"] = maskJson(d.args, outcome.redactions);
             ran = std::make_unique<RanCall>(RanCall {call.toolName, d.args, call.annotations, call.context, turnId});
         } else {
             d.kind = outcome.action == Action::Halt ? DecisionKind::Halt : DecisionKind::Deny;
             d.code = std::move(outcome.code);
         }
-        return finishCall(session, call.callId, d, std::move(ran));
+        return finishCall(session, call.callId, d, std::move(ran), std::move(fields));
     }
 
     TimeMs timeout = m_config.defaultTimeoutMs;
@@ -232,8 +345,236 @@ void Broker::handleToolCall(ConnectionId cid, Session &session, ToolCall &&call)
     item.deadline = now + timeout;
     entry.itemId = item.id;
 
-    sendPending(cid, item);
+    Json escalated {{"call_id", item.callId},
+                    {"tool", item.toolName},
+                    {"item", item.id},
+                    {"reason", item.reason},
+                    {"deadline", formatTimestamp(item.deadline)},
+                    {"warnings", warningsToJson(item.warnings)}};
+    if (item.proposedArgs) {
+        escalated["proposed_args"] = masked(item, *item.proposedArgs);
+        escalated["patch"] = masked(item, item.patch);
+    }
+    // The agent hears "pending" once the escalation is on disk, so whatever
+    // it was told survives a crash. Unrecorded, the call is refused.
+    const std::string itemId = item.id;
+    const std::string sessionId = session.id;
+    const std::string callId = item.callId;
     m_queue->add(std::move(item));
+    audit("escalated", session, std::move(escalated), [this, itemId, sessionId, callId](bool durable) {
+        const QueueItem *pending = m_queue->find(itemId);
+        if (!pending)
+            return; // decided, cancelled or timed out meanwhile
+        if (!durable) {
+            Decision d;
+            d.kind = DecisionKind::Deny;
+            d.decidedBy = "audit";
+            d.code = "audit_unavailable";
+            d.reason = "the audit log cannot be written, so nothing may run: " + m_audit->lastError().toStdString();
+            d.warnings = pending->warnings;
+            m_queue->resolve(itemId, ItemState::Decided, std::move(d));
+            return;
+        }
+        auto s = m_sessions.find(sessionId);
+        if (s == m_sessions.end())
+            return;
+        auto c = s->second.calls.find(callId);
+        if (c == s->second.calls.end())
+            return;
+        for (ConnectionId waiter : c->second.waiters)
+            sendPending(waiter, *pending);
+    });
+}
+
+bool Broker::attachMasked(ConnectionId cid, Session &session, Call &call, const ToolCall &resent)
+{
+    // The log kept this call with its secrets masked: find them again in
+    // the re-sent args, and accept the re-send only if it masks to the same.
+    const std::optional<std::string> turnId = resent.turnId;
+    const CallView view {session.id, session.agent, resent.callId, resent.toolName, resent.args,
+                         resent.annotations, resent.context, turnId};
+    const std::vector<Redaction> redactions = m_policy.chain->redactions(view);
+    if (resent.toolName != call.toolName || maskJson(resent.args, redactions) != call.masked->maskedArgs) {
+        sendError(cid, ErrorCode::CallIdConflict,
+                  "call_id: \"" + resent.callId
+                      + "\" was already used in this session for a different tool_name or args; "
+                        "use a new call_id for a new call",
+                  resent.callId);
+        return false;
+    }
+    call.digest = callDigest(resent.toolName, resent.args);
+    if (call.decided()) {
+        Json decision = call.masked->decision;
+        if (decision["decision"] == "allow")
+            decision["args"] = resent.args;
+        else if (decision["decision"] == "modify")
+            decision["args"] = unmaskJson(decision["args"], redactions);
+        call.decisionText = dumpJson(decision);
+        call.masked.reset();
+        m_outbound->send(cid, call.decisionText);
+        audit("delivered", session, Json {{"call_id", resent.callId}, {"tool", resent.toolName},
+                                          {"decision", decision["decision"]}, {"connections", 1}, {"again", true}});
+        return true;
+    }
+    call.masked.reset();
+    m_queue->restoreSecrets(call.itemId, resent.args, redactions);
+    call.waiters.insert(cid);
+    if (call.orphanedAt != NoDeadline) {
+        m_orphans.erase({call.orphanedAt, call.itemId});
+        call.orphanedAt = NoDeadline;
+        rearmGrace();
+    }
+    m_queue->setAgentConnected(call.itemId, true);
+    if (const QueueItem *item = m_queue->find(call.itemId))
+        sendPending(cid, *item);
+    return true;
+}
+
+namespace {
+
+std::vector<Warning> warningsFromJson(const Json &j)
+{
+    std::vector<Warning> out;
+    if (!j.is_array())
+        return out;
+    for (const Json &w : j)
+        if (w.is_object())
+            out.push_back({w.value("guardrail", std::string()), w.value("code", std::string()),
+                           w.value("message", std::string())});
+    return out;
+}
+
+std::optional<DecisionKind> kindFromName(const std::string &name)
+{
+    for (DecisionKind k : {DecisionKind::Allow, DecisionKind::Deny, DecisionKind::Modify, DecisionKind::Halt})
+        if (decisionKindName(k) == name)
+            return k;
+    return std::nullopt;
+}
+
+} // namespace
+
+RecoveryReport Broker::recover(const QString &auditDir, TimeMs recordsSince)
+{
+    // What the log says about each call, latest incarnation only: a call
+    // received again after a crash that left it unanswered starts afresh.
+    struct Seen
+    {
+        Json call, escalated, decision;
+        bool listed = false;
+    };
+    std::unordered_map<std::string, std::unordered_map<std::string, Seen>> seen;
+    std::vector<std::pair<std::string, std::string>> order;
+    audit::forEachRecord(
+        auditDir,
+        [&](std::string_view, const Json &r) {
+            const std::string &event = r["event"].get_ref<const std::string &>();
+            if (event != "call" && event != "escalated" && event != "decision")
+                return true;
+            const std::string sid = r.value("session", std::string());
+            const std::string cid = r.value("call_id", std::string());
+            if (sid.empty() || cid.empty())
+                return true;
+            Seen &s = seen[sid][cid];
+            if (event == "call") {
+                if (!s.decision.is_null())
+                    return true;
+                s.call = r;
+                s.escalated = Json();
+                if (!s.listed) {
+                    s.listed = true;
+                    order.emplace_back(sid, cid);
+                }
+            } else if (event == "escalated") {
+                s.escalated = r;
+            } else {
+                s.decision = r;
+            }
+            return true;
+        },
+        recordsSince);
+
+    RecoveryReport report;
+    const TimeMs now = m_queue->clock()->now();
+    for (const auto &[sid, cid] : order) {
+        Seen &s = seen[sid][cid];
+        if (s.call.is_null() || (s.decision.is_null() && s.escalated.is_null()))
+            continue; // never answered: the agent's re-send starts it again
+        auto [sessionIt, inserted] = m_sessions.try_emplace(sid);
+        Session &session = sessionIt->second;
+        if (inserted) {
+            session.id = sid;
+            session.agent.name = s.call.value("agent", std::string());
+            session.agent.framework = s.call.value("framework", std::string());
+            session.lastActivity = now;
+            ++report.sessions;
+        }
+        if (session.calls.contains(cid))
+            continue;
+        Call &call = session.calls[cid];
+        call.toolName = s.call.value("tool", std::string());
+        const Json &args = s.call["args"];
+        const bool isMasked = s.call.value("masked", false);
+        if (isMasked)
+            call.masked = std::make_unique<MaskedCall>(MaskedCall {args, Json()});
+        else
+            call.digest = callDigest(call.toolName, args);
+
+        if (!s.decision.is_null()) {
+            const Json decision = decisionFromRecord(s.decision, s.call);
+            call.decisionText = dumpJson(decision);
+            call.kind = kindFromName(decision["decision"]).value_or(DecisionKind::Deny);
+            if (call.masked)
+                call.masked->decision = decision;
+            session.decidedOrder.push_back(cid);
+            ++report.decided;
+            continue;
+        }
+
+        QueueItem item;
+        item.id = s.escalated.value("item", m_queue->newId());
+        item.callId = cid;
+        item.sessionId = sid;
+        item.agent = session.agent;
+        item.toolName = call.toolName;
+        item.args = args;
+        item.context = s.call.value("context", Json::object());
+        item.annotations = s.call.value("annotations", Json::object());
+        if (s.call.contains("turn"))
+            item.turnId = s.call["turn"].get<std::string>();
+        item.reason = s.escalated.value("reason", std::string());
+        item.trail = s.call.value("trail", Json::array());
+        item.warnings = warningsFromJson(s.escalated.value("warnings", Json::array()));
+        if (s.escalated.contains("proposed_args")) {
+            item.proposedArgs = s.escalated["proposed_args"];
+            item.patch = s.escalated.value("patch", Json::array());
+        }
+        item.receivedAt = recordTime(s.call);
+        item.deadline = recordTime(s.escalated);
+        if (const TimeMs d = QDateTime::fromString(QString::fromStdString(s.escalated.value("deadline", std::string())),
+                                                   Qt::ISODateWithMs)
+                                 .toMSecsSinceEpoch();
+            d > 0)
+            item.deadline = d;
+        item.agentConnected = false;
+        item.secretsPending = isMasked;
+        if (m_queue->find(item.id))
+            continue;
+        call.itemId = item.id;
+        // Nobody waits for it yet: the grace period starts now.
+        call.orphanedAt = now;
+        m_orphans.emplace(now, item.id);
+        m_queue->add(std::move(item));
+        ++report.pending;
+    }
+    for (auto &[sid, session] : m_sessions) {
+        while (session.decidedOrder.size() > m_config.rememberedCallsPerSession) {
+            session.calls.erase(session.decidedOrder.front());
+            session.decidedOrder.pop_front();
+        }
+    }
+    rearmGrace();
+    return report;
 }
 
 void Broker::handleToolResult(ConnectionId cid, Session &session, const ToolResult &result)
@@ -257,6 +598,14 @@ void Broker::handleToolResult(ConnectionId cid, Session &session, const ToolResu
         answer["action"] = actionName(after.action);
         answer["reason"] = after.reason;
         answer["warnings"] = warningsToJson(after.warnings);
+        const std::vector<Redaction> redactions = m_policy.chain->redactions(view);
+        audit("after_call", session, Json {{"call_id", result.callId},
+                                           {"tool", ran->toolName},
+                                           {"ok", result.ok},
+                                           {"action", answer["action"]},
+                                           {"reason", maskText(after.reason, redactions)},
+                                           {"warnings", maskJson(answer["warnings"], redactions)},
+                                           {"trail", maskJson(after.trail, redactions)}});
     } else {
         answer["warnings"] = Json::array();
     }
@@ -287,6 +636,12 @@ ReviewOutcome Broker::review(const Review &review, const std::string &decidedBy)
     if (!item) {
         out.code = ErrorCode::UnknownItem;
         out.message = "id: no pending item \"" + review.id + "\"; it may have been decided, timed out or cancelled";
+        return out;
+    }
+    if (item->secretsPending && (review.action == ReviewAction::Approve || review.action == ReviewAction::Edit)) {
+        out.code = ErrorCode::InvalidField;
+        out.message = "id: \"" + review.id + "\" came back from the audit log after a restart, and the log keeps no "
+            "secrets; its real arguments return when the agent re-sends the call. Deny or halt it now, or approve it then";
         return out;
     }
     Decision d;
@@ -398,29 +753,93 @@ void Broker::onResolved(const QueueItem &item)
         m_orphans.erase({call.orphanedAt, item.id});
         rearmGrace();
     }
+    Json fields {{"tool", item.toolName}, {"item", item.id}, {"state", itemStateName(item.state)}};
     std::unique_ptr<RanCall> ran;
-    if (d.kind == DecisionKind::Allow || d.kind == DecisionKind::Modify)
+    if (d.kind == DecisionKind::Allow || d.kind == DecisionKind::Modify) {
         ran = std::make_unique<RanCall>(RanCall {item.toolName, d.args, item.annotations, item.context, item.turnId});
-    finishCall(session, item.callId, d, std::move(ran));
+        const Json &shown = item.proposedArgs.value_or(item.args);
+        if (d.kind == DecisionKind::Modify)
+            fields["args"] = masked(item, d.args);
+        if (d.args != shown)
+            fields["edited"] = true;
+    }
+    if (d.decidedBy.rfind("human:", 0) == 0)
+        fields["os_user"] = m_config.reviewerName;
+    finishCall(session, item.callId, d, std::move(ran), std::move(fields));
 }
 
 void Broker::finishCall(Session &session, const std::string &callId, const Decision &decision,
-                        std::unique_ptr<RanCall> ran)
+                        std::unique_ptr<RanCall> ran, Json record)
 {
     Call &call = session.calls[callId];
     call.ran = std::move(ran);
     call.decisionText = dumpJson(decisionToJson(callId, decision));
+    call.kind = decision.kind;
     call.itemId.clear();
     call.orphanedAt = NoDeadline;
-    for (ConnectionId waiter : call.waiters)
-        m_outbound->send(waiter, call.decisionText);
-    call.waiters.clear();
+    call.durable = false;
+    if (call.toolName.empty() && record.contains("tool"))
+        call.toolName = record["tool"].get<std::string>();
+
+    record["call_id"] = callId;
+    record["decision"] = decisionKindName(decision.kind);
+    record["decided_by"] = decision.decidedBy;
+    record["reason"] = decision.reason;
+    if (!decision.code.empty())
+        record["code"] = decision.code;
+    if (!decision.warnings.empty())
+        record["warnings"] = warningsToJson(decision.warnings);
+    // Refusing needs no record first; anything else waits for the disk.
+    const bool refusedForAudit = decision.code == "audit_unavailable";
+    audit("decision", session, std::move(record),
+          [this, sessionId = session.id, callId, refusedForAudit](bool durable) {
+              deliver(sessionId, callId, durable || refusedForAudit, refusedForAudit);
+          });
 
     session.decidedOrder.push_back(callId);
     while (session.decidedOrder.size() > m_config.rememberedCallsPerSession) {
-        session.calls.erase(session.decidedOrder.front());
+        auto oldest = session.calls.find(session.decidedOrder.front());
+        if (oldest != session.calls.end() && !oldest->second.durable)
+            break; // still on its way to the disk and its agent
+        if (oldest != session.calls.end())
+            session.calls.erase(oldest);
         session.decidedOrder.pop_front();
     }
+}
+
+void Broker::deliver(const std::string &sessionId, const std::string &callId, bool durable, bool refusedForAudit)
+{
+    auto sessionIt = m_sessions.find(sessionId);
+    if (sessionIt == m_sessions.end())
+        return;
+    Session &session = sessionIt->second;
+    auto callIt = session.calls.find(callId);
+    if (callIt == session.calls.end() || !callIt->second.decided())
+        return;
+    Call &call = callIt->second;
+    if (!durable) {
+        // The decision could not be recorded, so it must not be delivered:
+        // the agent gets a refusal instead, and that is recorded too.
+        Decision d;
+        d.kind = DecisionKind::Deny;
+        d.decidedBy = "audit";
+        d.code = "audit_unavailable";
+        d.reason = "the audit log cannot be written, so nothing may run: " + m_audit->lastError().toStdString();
+        call.decisionText = dumpJson(decisionToJson(callId, d));
+        call.kind = d.kind;
+        call.ran.reset();
+    }
+    call.durable = true;
+    for (ConnectionId waiter : call.waiters)
+        m_outbound->send(waiter, call.decisionText);
+    Json delivered {{"call_id", callId},
+                    {"tool", call.toolName},
+                    {"decision", decisionKindName(call.kind)},
+                    {"connections", call.waiters.size()}};
+    if (!durable || refusedForAudit)
+        delivered["code"] = "audit_unavailable";
+    call.waiters.clear();
+    audit("delivered", session, std::move(delivered));
 }
 
 void Broker::onDisconnected(ConnectionId cid)

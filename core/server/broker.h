@@ -9,6 +9,7 @@
 #include <QObject>
 
 #include <deque>
+#include <functional>
 #include <memory>
 #include <set>
 #include <string>
@@ -16,6 +17,8 @@
 #include <unordered_set>
 
 namespace holdpoint {
+
+class AuditLog;
 
 struct BrokerConfig
 {
@@ -26,6 +29,14 @@ struct BrokerConfig
     std::string serverName;
     // Decided calls remembered per session for idempotent re-sends.
     std::size_t rememberedCallsPerSession = 10'000;
+};
+
+// What recover() restored from the audit log.
+struct RecoveryReport
+{
+    int sessions = 0;
+    int pending = 0;   // back in the queue
+    int decided = 0;   // answerable again to a re-send
 };
 
 struct ReviewOutcome
@@ -55,6 +66,14 @@ public:
     ReviewOutcome review(const protocol::Review &review, const std::string &decidedBy);
     std::string humanDecider() const { return "human:" + m_config.reviewerName; }
 
+    // Every call and decision is recorded there, and a decision reaches the
+    // agent only once its record is on disk. Without one (unit tests),
+    // decisions go out at once.
+    void setAuditLog(AuditLog *audit);
+    // Rebuilds sessions, pending items and decided calls from the records in
+    // `auditDir` (after a crash or a restart). Before any connection.
+    RecoveryReport recover(const QString &auditDir, TimeMs recordsSince);
+
     // Takes effect for calls received from now on.
     void setPolicy(Policy policy) { m_policy = std::move(policy); }
     const Policy &policy() const { return m_policy; }
@@ -66,6 +85,9 @@ public:
 
 Q_SIGNALS:
     void connectionsChanged();
+    // A call, decision or after-call record as written to the audit log
+    // (with "event" and "ts"), for views of turns and history.
+    void activity(const Json &record);
 
 private:
     // What after-call guardrails need about a call that was allowed to run;
@@ -78,14 +100,25 @@ private:
         Json context;
         std::optional<std::string> turnId;
     };
+    // A call restored from the audit log whose args held secrets: the log
+    // has them masked, so the real values come back with the agent's re-send.
+    struct MaskedCall
+    {
+        Json maskedArgs;
+        Json decision; // decided: the decision message with masked args
+    };
     struct Call
     {
         QByteArray digest;              // SHA-256 of tool_name and args, for conflict checks
         std::unique_ptr<RanCall> ran;
+        std::string toolName;
         std::string itemId;             // while pending
         std::string decisionText;       // once decided: the exact message sent
+        protocol::DecisionKind kind = protocol::DecisionKind::Deny;
+        bool durable = true;            // the decision's record is on disk
         std::unordered_set<ConnectionId> waiters;
         TimeMs orphanedAt = NoDeadline; // pending and nobody waiting since then
+        std::unique_ptr<MaskedCall> masked;
         bool decided() const { return !decisionText.empty(); }
     };
     struct Session
@@ -111,8 +144,16 @@ private:
     void onResolved(const QueueItem &item);
     // Records a call's decision, sends it to whoever waits, and keeps the
     // session's memory of decided calls bounded.
+    // `record` holds the audit fields only the caller knows (tool, item,
+    // state, masked args...).
     void finishCall(Session &session, const std::string &callId, const protocol::Decision &decision,
-                    std::unique_ptr<RanCall> ran = nullptr);
+                    std::unique_ptr<RanCall> ran, Json record);
+    void deliver(const std::string &sessionId, const std::string &callId, bool durable, bool refusedForAudit);
+    // Appends a record about a call; `done` as in AuditLog::append.
+    void audit(std::string_view event, const Session &session, Json fields, std::function<void(bool)> done = {},
+               TimeMs at = -1);
+    bool auditUnavailable() const;
+    bool attachMasked(ConnectionId cid, Session &session, Call &call, const protocol::ToolCall &resent);
     void onAdded(int row);
     void abandonOrphans();
     void rearmGrace();
@@ -126,6 +167,7 @@ private:
 
     ReviewQueue *m_queue;
     Outbound *m_outbound;
+    AuditLog *m_audit = nullptr;
     BrokerConfig m_config;
     Policy m_policy;
     Alarm m_graceAlarm;

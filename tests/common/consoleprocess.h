@@ -35,8 +35,13 @@ class ConsoleProcess
 {
 public:
     explicit ConsoleProcess(const QStringList &extra = {})
+        : ConsoleProcess(QString(), extra)
     {
-        m_data = m_dir.path() + QStringLiteral("/data");
+    }
+    // On `dataDir` (kept after this object goes), e.g. to restart a console.
+    ConsoleProcess(const QString &dataDir, const QStringList &extra)
+    {
+        m_data = dataDir.isEmpty() ? m_dir.path() + QStringLiteral("/data") : dataDir;
         m_proc.setProgram(QStringLiteral(HOLDPOINT_BIN));
         m_proc.setArguments(QStringList {QStringLiteral("--headless"), QStringLiteral("--port"), QStringLiteral("0"),
                                          QStringLiteral("--data-dir"), m_data}
@@ -51,12 +56,17 @@ public:
             m_proc.waitForFinished(WaitMs);
         }
     }
-    // Waits until the console has written its endpoint file.
+    // Waits until this console (not one killed before it) has written its
+    // endpoint file.
     bool ready()
     {
         QString error;
-        const bool ok = QTest::qWaitFor([&] { return readEndpointInfo(m_data, true, &m_info, &error); }, WaitMs);
-        return ok;
+        return QTest::qWaitFor(
+            [&] {
+                return m_proc.state() == QProcess::Running && readEndpointInfo(m_data, true, &m_info, &error)
+                    && m_info.pid == m_proc.processId();
+            },
+            WaitMs);
     }
     const EndpointInfo &info() const { return m_info; }
     QString dataDir() const { return m_data; }

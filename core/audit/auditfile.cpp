@@ -1,0 +1,560 @@
+#include "auditfile.h"
+
+#include <QCryptographicHash>
+#include <QDateTime>
+#include <QDir>
+#include <QFile>
+#include <QFileInfo>
+#include <QRegularExpression>
+
+#include <algorithm>
+#include <cctype>
+#include <cstring>
+#include <map>
+
+namespace holdpoint::audit {
+
+namespace {
+
+constexpr char SegmentPrefix[] = "audit-";
+constexpr char SegmentSuffix[] = ".jsonl";
+
+// A file's bytes, mapped when it can be, read otherwise.
+class FileBytes
+{
+public:
+    explicit FileBytes(const QString &path)
+        : m_file(path)
+    {
+        if (!m_file.open(QIODevice::ReadOnly)) {
+            m_error = m_file.errorString();
+            return;
+        }
+        m_ok = true;
+        const qint64 size = m_file.size();
+        if (size == 0)
+            return;
+        if (uchar *p = m_file.map(0, size)) {
+            m_view = std::string_view(reinterpret_cast<const char *>(p), std::size_t(size));
+        } else {
+            m_copy = m_file.readAll().toStdString();
+            m_view = m_copy;
+        }
+    }
+    bool ok() const { return m_ok; }
+    QString error() const { return m_error; }
+    std::string_view view() const { return m_view; }
+
+private:
+    QFile m_file;
+    bool m_ok = false;
+    QString m_error;
+    std::string m_copy;
+    std::string_view m_view;
+};
+
+bool parseRecord(std::string_view line, Json *out)
+{
+    *out = Json::parse(line.begin(), line.end(), nullptr, false);
+    return out->is_object() && (*out)["seq"].is_number_unsigned() && (*out)["prev"].is_string()
+        && (*out)["event"].is_string() && (*out)["ts"].is_string();
+}
+
+std::string where(const QString &file, quint64 line)
+{
+    return QFileInfo(file).fileName().toStdString() + ":" + std::to_string(line);
+}
+
+bool containsNoCase(std::string_view hay, std::string_view needle)
+{
+    if (needle.empty())
+        return true;
+    auto it = std::search(hay.begin(), hay.end(), needle.begin(), needle.end(), [](char a, char b) {
+        return std::tolower(static_cast<unsigned char>(a)) == std::tolower(static_cast<unsigned char>(b));
+    });
+    return it != hay.end();
+}
+
+// The `ts` of a line as written by formatRecord: `{"seq":N,"ts":"...",`.
+std::string_view lineTimestamp(std::string_view line)
+{
+    const std::size_t at = line.find("\"ts\":\"");
+    if (at == std::string_view::npos || at > 32)
+        return {};
+    const std::size_t start = at + 6;
+    const std::size_t end = line.find('"', start);
+    return end == std::string_view::npos ? std::string_view {} : line.substr(start, end - start);
+}
+
+// What a JSON string looks like inside a line, without its quotes.
+std::string escaped(const std::string &s)
+{
+    const std::string dumped = dumpJson(Json(s));
+    return dumped.substr(1, dumped.size() - 2);
+}
+
+} // namespace
+
+QString segmentFileName(quint64 index)
+{
+    return QLatin1String(SegmentPrefix) + QString::number(index).rightJustified(6, u'0') + QLatin1String(SegmentSuffix);
+}
+
+std::vector<Segment> listSegments(const QString &dir)
+{
+    static const QRegularExpression pattern(QStringLiteral("^audit-(\\d{6,})\\.jsonl$"));
+    std::vector<Segment> out;
+    const QStringList names = QDir(dir).entryList({QStringLiteral("audit-*.jsonl")}, QDir::Files);
+    for (const QString &name : names) {
+        const auto m = pattern.match(name);
+        if (m.hasMatch())
+            out.push_back({dir + u'/' + name, m.captured(1).toULongLong()});
+    }
+    std::sort(out.begin(), out.end(), [](const Segment &a, const Segment &b) { return a.index < b.index; });
+    return out;
+}
+
+std::string formatRecord(quint64 seq, TimeMs ts, std::string_view event, const Json &fields, std::string_view prev)
+{
+    const std::string body = dumpJson(fields);
+    std::string line;
+    line.reserve(body.size() + 160);
+    line += "{\"seq\":";
+    line += std::to_string(seq);
+    line += ",\"ts\":\"";
+    line += QDateTime::fromMSecsSinceEpoch(ts, Qt::UTC).toString(Qt::ISODateWithMs).toStdString();
+    line += "\",\"event\":";
+    line += dumpJson(Json(event));
+    if (body.size() > 2) {
+        line += ',';
+        line.append(body, 1, body.size() - 2);
+    }
+    line += ",\"prev\":\"";
+    line += prev;
+    line += "\"}";
+    return line;
+}
+
+std::string hashRecord(std::string_view line)
+{
+    return QCryptographicHash::hash(QByteArrayView(line.data(), qsizetype(line.size())), QCryptographicHash::Sha256)
+        .toHex()
+        .toStdString();
+}
+
+QByteArray formatHead(const Head &head)
+{
+    Json j {{"seq", head.seq}, {"hash", head.hash}, {"segment", head.segment.toStdString()}};
+    if (head.prunedThrough) {
+        j["pruned_through"] = head.prunedThrough;
+        j["pruned_hash"] = head.prunedHash;
+    }
+    QByteArray bytes = QByteArray::fromStdString(dumpJson(j));
+    // A fixed size, rewritten in place with one write.
+    bytes = bytes.leftJustified(HeadFileBytes - 1, ' ');
+    bytes += '\n';
+    return bytes;
+}
+
+std::optional<Head> readHead(const QString &dir, QString *error)
+{
+    QFile f(dir + u'/' + QLatin1String(HeadFileName));
+    if (!f.exists())
+        return std::nullopt;
+    if (!f.open(QIODevice::ReadOnly)) {
+        *error = QStringLiteral("%1: %2").arg(f.fileName(), f.errorString());
+        return std::nullopt;
+    }
+    const QByteArray bytes = f.readAll().trimmed();
+    const Json j = Json::parse(bytes.begin(), bytes.end(), nullptr, false);
+    if (!j.is_object() || !j.value("seq", Json()).is_number_unsigned() || !j.value("hash", Json()).is_string()) {
+        *error = QStringLiteral("%1: not a head file written by Holdpoint").arg(f.fileName());
+        return std::nullopt;
+    }
+    Head head;
+    head.seq = j["seq"].get<quint64>();
+    head.hash = j["hash"].get<std::string>();
+    head.segment = QString::fromStdString(j.value("segment", std::string()));
+    head.prunedThrough = j.value("pruned_through", quint64(0));
+    head.prunedHash = j.value("pruned_hash", std::string());
+    return head;
+}
+
+std::string_view verifyStatusName(VerifyStatus status)
+{
+    switch (status) {
+    case VerifyStatus::Intact: return "intact";
+    case VerifyStatus::Tampered: return "tampered";
+    case VerifyStatus::CutOff: return "cut off";
+    case VerifyStatus::TornTail: return "torn tail";
+    case VerifyStatus::Unreadable: return "unreadable";
+    }
+    return "unknown";
+}
+
+namespace {
+
+// Walks a chain of segments. `trustFirstPrev`: the first record's prev is
+// taken as given (its predecessor is elsewhere or was pruned).
+class ChainWalker
+{
+public:
+    ChainWalker(quint64 expectedSeq, std::string prevHash, bool trustFirstPrev)
+        : m_expected(expectedSeq)
+        , m_prevHash(std::move(prevHash))
+        , m_trustPrev(trustFirstPrev)
+    {
+    }
+
+    // Returns false when the walk must stop (a finding in `report`).
+    bool walk(const Segment &segment, bool last, VerifyReport *report, quint64 headSeq, std::string *hashAtHead)
+    {
+        FileBytes file(segment.path);
+        if (!file.ok()) {
+            report->status = VerifyStatus::Unreadable;
+            report->message = segment.path.toStdString() + ": " + file.error().toStdString();
+            report->file = segment.path;
+            return false;
+        }
+        const std::string_view all = file.view();
+        std::size_t pos = 0;
+        quint64 lineNo = 0;
+        while (pos < all.size()) {
+            const std::size_t nl = all.find('\n', pos);
+            const bool complete = nl != std::string_view::npos;
+            const std::string_view line = all.substr(pos, (complete ? nl : all.size()) - pos);
+            ++lineNo;
+            const bool finalLine = !complete || nl + 1 == all.size();
+            Json record;
+            const bool parsed = complete && parseRecord(line, &record);
+            if (!parsed) {
+                report->file = segment.path;
+                report->line = lineNo;
+                if (last && finalLine) {
+                    report->status = VerifyStatus::TornTail;
+                    report->tornOffset = qint64(pos);
+                    report->message = where(segment.path, lineNo) + ": the last record is incomplete ("
+                        + std::to_string(all.size() - pos)
+                        + " bytes): a write cut short by a crash; it was never acknowledged, and the next "
+                          "start removes it";
+                } else {
+                    report->status = VerifyStatus::Tampered;
+                    report->message = where(segment.path, lineNo) + ": not a valid record; the log was edited";
+                }
+                return false;
+            }
+            const quint64 seq = record["seq"].get<quint64>();
+            const std::string prev = record["prev"].get<std::string>();
+            if (seq != m_expected && !(m_trustPrev && report->records == 0)) {
+                report->status = VerifyStatus::Tampered;
+                report->file = segment.path;
+                report->line = lineNo;
+                if (seq > m_expected) {
+                    // Deleted, or moved further down?
+                    const std::string needle = "{\"seq\":" + std::to_string(m_expected) + ",";
+                    const bool later = all.find("\n" + needle, pos) != std::string_view::npos;
+                    report->message = where(segment.path, lineNo) + ": expected record " + std::to_string(m_expected)
+                        + " but found record " + std::to_string(seq) + "; record " + std::to_string(m_expected)
+                        + (later ? " comes later: records were reordered" : " was deleted");
+                } else {
+                    report->message = where(segment.path, lineNo) + ": record " + std::to_string(seq)
+                        + " appears again or out of order after record " + std::to_string(m_expected - 1)
+                        + "; records were reordered or duplicated";
+                }
+                return false;
+            }
+            if (report->records == 0 && m_trustPrev) {
+                m_expected = seq;
+            } else if (prev != m_prevHash) {
+                report->status = VerifyStatus::Tampered;
+                report->file = m_prevFile.isEmpty() ? segment.path : m_prevFile;
+                report->line = m_prevFile.isEmpty() ? lineNo : m_prevLine;
+                if (seq == 1 || m_prevFile.isEmpty())
+                    report->message = where(segment.path, lineNo) + ": record " + std::to_string(seq)
+                        + " does not continue the chain (its prev does not match); the log was edited";
+                else
+                    report->message = where(m_prevFile, m_prevLine) + ": record " + std::to_string(seq - 1)
+                        + " was altered: record " + std::to_string(seq) + " (" + where(segment.path, lineNo)
+                        + ") holds a different hash for it";
+                return false;
+            }
+            const std::string hash = hashRecord(line);
+            if (seq == headSeq)
+                *hashAtHead = hash;
+            if (report->records == 0)
+                report->firstSeq = seq;
+            ++report->records;
+            report->lastSeq = seq;
+            report->lastHash = hash;
+            report->file = segment.path;
+            report->line = lineNo;
+            m_prevHash = hash;
+            m_prevFile = segment.path;
+            m_prevLine = lineNo;
+            m_expected = seq + 1;
+            pos = nl + 1;
+        }
+        return true;
+    }
+
+private:
+    quint64 m_expected;
+    std::string m_prevHash;
+    bool m_trustPrev;
+    QString m_prevFile;
+    quint64 m_prevLine = 0;
+};
+
+} // namespace
+
+VerifyReport verify(const QString &dir)
+{
+    VerifyReport report;
+    QString headError;
+    const std::optional<Head> head = readHead(dir, &headError);
+    if (!headError.isEmpty()) {
+        report.status = VerifyStatus::Tampered;
+        report.message = headError.toStdString();
+        return report;
+    }
+    const std::vector<Segment> segments = listSegments(dir);
+    if (segments.empty()) {
+        if (head && head->seq > 0) {
+            report.status = VerifyStatus::CutOff;
+            report.message = "no log files, but the head file records " + std::to_string(head->seq)
+                + " records: the log was removed";
+        } else {
+            report.message = "the log is empty";
+        }
+        return report;
+    }
+
+    // Where the chain starts: record 1, or just after what retention pruned.
+    quint64 expected = 1;
+    std::string prev {GenesisHash};
+    bool trustFirst = false;
+    if (head && head->prunedThrough > 0) {
+        expected = head->prunedThrough + 1;
+        prev = head->prunedHash;
+        // A crash between writing the head and removing the pruned file
+        // leaves that file; its records are checked as they come.
+        if (QFileInfo(segments.front().path).size() > 0) {
+            FileBytes first(segments.front().path);
+            Json r;
+            const std::string_view v = first.view();
+            if (parseRecord(v.substr(0, v.find('\n')), &r) && r["seq"].get<quint64>() < expected)
+                trustFirst = true;
+        }
+    }
+    ChainWalker walker(expected, prev, trustFirst);
+    const quint64 headSeq = head ? head->seq : 0;
+    std::string hashAtHead;
+    for (std::size_t i = 0; i < segments.size(); ++i) {
+        if (!walker.walk(segments[i], i + 1 == segments.size(), &report, headSeq, &hashAtHead)
+            && report.status != VerifyStatus::TornTail)
+            return report;
+    }
+    if (head && head->seq > report.lastSeq) {
+        const std::string torn = report.status == VerifyStatus::TornTail ? " (and its last record is torn)" : "";
+        report.status = VerifyStatus::CutOff;
+        report.message = "the log ends at record " + std::to_string(report.lastSeq)
+            + (report.records ? " (" + where(report.file, report.line) + ")" : std::string())
+            + " but the head file vouches for record " + std::to_string(head->seq) + ": records "
+            + std::to_string(report.lastSeq + 1) + " to " + std::to_string(head->seq) + " were cut off" + torn;
+        return report;
+    }
+    if (head && head->seq > 0 && hashAtHead != head->hash) {
+        report.status = VerifyStatus::Tampered;
+        report.message = "record " + std::to_string(head->seq)
+            + " was altered: its hash differs from the one in the head file";
+        return report;
+    }
+    if (report.status == VerifyStatus::TornTail)
+        return report;
+    report.status = VerifyStatus::Intact;
+    report.message = std::to_string(report.records) + " records intact";
+    if (report.records)
+        report.message += " (records " + std::to_string(report.firstSeq) + " to " + std::to_string(report.lastSeq) + ")";
+    return report;
+}
+
+VerifyReport verifySegment(const QString &path)
+{
+    VerifyReport report;
+    ChainWalker walker(1, std::string(GenesisHash), true);
+    std::string unused;
+    if (walker.walk({path, 0}, true, &report, 0, &unused))
+        report.status = VerifyStatus::Intact;
+    return report;
+}
+
+void forEachRecord(const QString &dir, const RecordFn &fn, TimeMs modifiedSince)
+{
+    for (const Segment &segment : listSegments(dir)) {
+        if (modifiedSince > 0 && QFileInfo(segment.path).lastModified().toMSecsSinceEpoch() < modifiedSince)
+            continue;
+        FileBytes file(segment.path);
+        const std::string_view all = file.view();
+        std::size_t pos = 0;
+        while (pos < all.size()) {
+            const std::size_t nl = all.find('\n', pos);
+            if (nl == std::string_view::npos)
+                break; // a torn tail is not a record
+            const std::string_view line = all.substr(pos, nl - pos);
+            pos = nl + 1;
+            Json record;
+            if (parseRecord(line, &record) && !fn(line, record))
+                return;
+        }
+    }
+}
+
+bool Filter::empty() const
+{
+    return event.empty() && agent.empty() && tool.empty() && decision.empty() && decidedBy.empty() && text.empty()
+        && since.empty() && until.empty();
+}
+
+bool Filter::mayMatch(std::string_view line) const
+{
+    if (!since.empty() || !until.empty()) {
+        const std::string_view ts = lineTimestamp(line);
+        if (!since.empty() && ts < since)
+            return false;
+        if (!until.empty() && ts >= until)
+            return false;
+    }
+    if (!event.empty() && line.find("\"event\":\"" + escaped(event) + "\"") == std::string_view::npos)
+        return false;
+    if (!tool.empty() && line.find("\"tool\":\"" + escaped(tool) + "\"") == std::string_view::npos)
+        return false;
+    if (!agent.empty() && line.find("\"" + escaped(agent) + "\"") == std::string_view::npos)
+        return false;
+    if (!decision.empty() && line.find("\"decision\":\"" + escaped(decision) + "\"") == std::string_view::npos)
+        return false;
+    if (!text.empty() && !containsNoCase(line, escaped(text)))
+        return false;
+    return true;
+}
+
+bool Filter::matches(std::string_view line, const Json &record) const
+{
+    if (!mayMatch(line))
+        return false;
+    auto str = [&](const char *key) {
+        const auto it = record.find(key);
+        return it != record.end() && it->is_string() ? it->get<std::string>() : std::string();
+    };
+    if (!event.empty() && str("event") != event)
+        return false;
+    if (!tool.empty() && str("tool") != tool)
+        return false;
+    if (!agent.empty() && str("agent") != agent)
+        return false;
+    if (!decision.empty() && (str("event") != "decision" || str("decision") != decision))
+        return false;
+    if (!decidedBy.empty() && !containsNoCase(str("decided_by"), decidedBy))
+        return false;
+    return true;
+}
+
+std::optional<std::string> parseTimeBound(const std::string &text, TimeMs now)
+{
+    static const QRegularExpression age(QStringLiteral("^(\\d+)([smhd])$"));
+    const QString t = QString::fromStdString(text).trimmed();
+    TimeMs at = -1;
+    if (const auto m = age.match(t); m.hasMatch()) {
+        static const std::map<QChar, TimeMs> unit {{u's', 1000}, {u'm', 60'000}, {u'h', 3'600'000}, {u'd', 86'400'000}};
+        at = now - m.captured(1).toLongLong() * unit.at(m.captured(2).at(0));
+    } else {
+        QDateTime dt = QDateTime::fromString(t, Qt::ISODateWithMs);
+        if (!dt.isValid())
+            dt = QDateTime::fromString(t, Qt::ISODate);
+        if (!dt.isValid() && QDate::fromString(t, Qt::ISODate).isValid())
+            dt = QDate::fromString(t, Qt::ISODate).startOfDay(Qt::UTC);
+        if (!dt.isValid())
+            return std::nullopt;
+        if (dt.timeSpec() == Qt::LocalTime && !t.contains(u'+') && !t.endsWith(u'Z'))
+            dt.setTimeSpec(Qt::UTC); // no zone given: UTC, as the log is
+        at = dt.toMSecsSinceEpoch();
+    }
+    return QDateTime::fromMSecsSinceEpoch(at, Qt::UTC).toString(Qt::ISODateWithMs).toStdString();
+}
+
+void query(const QString &dir, const Filter &filter, std::size_t limit, const RecordFn &fn)
+{
+    std::size_t given = 0;
+    const std::vector<Segment> segments = listSegments(dir);
+    for (auto seg = segments.rbegin(); seg != segments.rend(); ++seg) {
+        FileBytes file(seg->path);
+        const std::string_view all = file.view();
+        // Newest first: walk the lines backwards, skipping a torn tail.
+        std::size_t end = all.rfind('\n');
+        while (end != std::string_view::npos) {
+            const std::size_t prevNl = end == 0 ? std::string_view::npos : all.rfind('\n', end - 1);
+            const std::size_t start = prevNl == std::string_view::npos ? 0 : prevNl + 1;
+            const std::string_view line = all.substr(start, end - start);
+            end = prevNl;
+            if (line.empty() || !filter.mayMatch(line))
+                continue;
+            Json record;
+            if (!parseRecord(line, &record) || !filter.matches(line, record))
+                continue;
+            if (!fn(line, record))
+                return;
+            if (limit && ++given >= limit)
+                return;
+        }
+    }
+}
+
+namespace {
+
+const char *const CsvColumns[] = {"seq", "ts", "event", "session", "agent", "call_id", "tool",
+                                  "decision", "decided_by", "code", "reason"};
+
+std::string csvField(const std::string &s)
+{
+    if (s.find_first_of(",\"\r\n") == std::string::npos)
+        return s;
+    std::string out = "\"";
+    for (char c : s) {
+        if (c == '"')
+            out += '"';
+        out += c;
+    }
+    out += '"';
+    return out;
+}
+
+} // namespace
+
+std::string csvHeader()
+{
+    std::string out;
+    for (const char *c : CsvColumns) {
+        out += c;
+        out += ',';
+    }
+    out += "details\r\n";
+    return out;
+}
+
+std::string csvRow(const Json &record)
+{
+    std::string out;
+    Json rest = record;
+    for (const char *c : CsvColumns) {
+        const auto it = record.find(c);
+        if (it != record.end())
+            out += csvField(it->is_string() ? it->get<std::string>() : dumpJson(*it));
+        out += ',';
+        rest.erase(c);
+    }
+    rest.erase("prev");
+    out += csvField(rest.empty() ? std::string() : dumpJson(rest));
+    out += "\r\n";
+    return out;
+}
+
+} // namespace holdpoint::audit

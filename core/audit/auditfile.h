@@ -1,0 +1,122 @@
+#pragma once
+
+// The audit log on disk (AUDIT.md beside this file): segments of JSON lines
+// forming one SHA-256 hash chain, and a head file naming the chain's end.
+// Everything here reads; AuditLog writes.
+
+#include "common/clock.h"
+#include "common/json.h"
+
+#include <QString>
+
+#include <functional>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace holdpoint::audit {
+
+inline constexpr std::string_view GenesisHash = "0000000000000000000000000000000000000000000000000000000000000000";
+inline constexpr char DirName[] = "audit";
+inline constexpr char HeadFileName[] = "head.json";
+inline constexpr qsizetype HeadFileBytes = 512;
+
+struct Segment
+{
+    QString path;
+    quint64 index = 0;
+};
+
+QString segmentFileName(quint64 index);
+// The segments in `dir`, oldest first.
+std::vector<Segment> listSegments(const QString &dir);
+
+// A record's line, without its newline. `fields` must not hold the keys the
+// line starts and ends with (seq, ts, event, prev).
+std::string formatRecord(quint64 seq, TimeMs ts, std::string_view event, const Json &fields, std::string_view prev);
+// Lowercase hex SHA-256 of a record's line: what the next record's `prev` holds.
+std::string hashRecord(std::string_view line);
+
+// What the writer last made durable; written after every sync.
+struct Head
+{
+    quint64 seq = 0;
+    std::string hash {GenesisHash};
+    QString segment;
+    // Retention removed records up to this one; its hash anchors the chain.
+    quint64 prunedThrough = 0;
+    std::string prunedHash;
+};
+QByteArray formatHead(const Head &head);
+// Missing file: nullopt with an empty error. Unreadable or garbled: nullopt and why.
+std::optional<Head> readHead(const QString &dir, QString *error);
+
+enum class VerifyStatus {
+    Intact,   // every record chains to the one before, up to the head
+    Tampered, // a record edited, deleted, reordered or inserted
+    CutOff,   // records the head file vouches for are gone from the end
+    TornTail, // the last record is incomplete: a write cut short by a crash
+    Unreadable,
+};
+std::string_view verifyStatusName(VerifyStatus status);
+
+struct VerifyReport
+{
+    VerifyStatus status = VerifyStatus::Intact;
+    std::string message;   // names the record, file and line
+    quint64 records = 0;   // complete records read
+    quint64 firstSeq = 0;
+    quint64 lastSeq = 0;   // of the last complete record
+    std::string lastHash {GenesisHash};
+    QString file;          // where the finding is
+    quint64 line = 0;
+    qint64 tornOffset = -1; // TornTail: where the last complete record ends
+};
+
+// Checks the whole chain in `dir` against the head file.
+VerifyReport verify(const QString &dir);
+// Checks one segment on its own, trusting its first `prev` (what a starting
+// console does with the newest segment).
+VerifyReport verifySegment(const QString &path);
+
+// A record's line and its parsed value.
+using RecordFn = std::function<bool(std::string_view line, const Json &record)>; // false stops
+
+// Calls `fn` with every complete record, oldest first. Segments last
+// modified before `modifiedSince` (ms since the epoch) are skipped.
+void forEachRecord(const QString &dir, const RecordFn &fn, TimeMs modifiedSince = 0);
+
+// What `holdpoint-ctl audit query` and the History view match on. Empty
+// fields match everything.
+struct Filter
+{
+    std::string event;     // exact
+    std::string agent;     // the agent's name, exact
+    std::string tool;      // exact
+    std::string decision;  // allow, modify, deny or halt: decision records only
+    std::string decidedBy; // substring of decided_by, case-insensitive
+    std::string text;      // case-insensitive substring of the record as written
+    std::string since;     // ISO 8601 UTC timestamp, inclusive
+    std::string until;     // exclusive
+
+    bool empty() const;
+    bool matches(std::string_view line, const Json &record) const;
+    // A cheap check on the line alone that never rejects a match.
+    bool mayMatch(std::string_view line) const;
+};
+
+// Parses --since/--until: an ISO 8601 date or date-time (UTC unless it
+// says otherwise), or an age such as 90s, 15m, 2h, 7d. Returns the ISO UTC
+// form the records use, or nullopt.
+std::optional<std::string> parseTimeBound(const std::string &text, TimeMs now);
+
+// Calls `fn` with matching records, newest first, until it returns false or
+// `limit` records were given (0: no limit).
+void query(const QString &dir, const Filter &filter, std::size_t limit, const RecordFn &fn);
+
+// The CSV columns of an export, and one record as a CSV row (RFC 4180).
+std::string csvHeader();
+std::string csvRow(const Json &record);
+
+} // namespace holdpoint::audit

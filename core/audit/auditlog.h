@@ -1,0 +1,124 @@
+#pragma once
+
+#include "audit/auditfile.h"
+#include "common/clock.h"
+#include "common/json.h"
+
+#include <QObject>
+#include <QTimer>
+
+#include <condition_variable>
+#include <deque>
+#include <functional>
+#include <mutex>
+#include <string>
+#include <thread>
+
+namespace holdpoint {
+
+struct AuditConfig
+{
+    QString dir;                           // <data dir>/audit
+    qint64 maxSegmentBytes = 64LL << 20;   // a new file once a file grows past this
+    int keepSegments = 0;                  // files kept; 0 keeps all
+    int retryMs = 1000;                    // after a failed write, try again this often
+    qint64 maxBacklogBytes = 256LL << 20;  // held in memory while the disk refuses
+};
+
+// What open() found.
+struct AuditOpenReport
+{
+    quint64 lastSeq = 0;
+    qint64 tornBytes = 0;        // cut from the end: a record a crash left incomplete
+    std::string tornMessage;
+    std::string problem;         // the newest file failed its own check
+};
+
+// The durable, hash-chained audit log (AUDIT.md). Records are appended on
+// the caller's thread, in order; a writer thread writes and syncs them in
+// batches, so concurrent decisions share one fdatasync (group commit).
+// `done` callbacks run on the caller's thread once the record is on disk,
+// or with false when the log cannot be written. While it cannot, records
+// wait in memory and the writer keeps trying; available() says which.
+class AuditLog final : public QObject
+{
+    Q_OBJECT
+public:
+    using Done = std::function<void(bool durable)>;
+
+    AuditLog(AuditConfig config, Clock *clock, QObject *parent = nullptr);
+    // Writes what it can of the backlog, then stops the writer.
+    ~AuditLog() override;
+
+    // Finds the chain's end, removes a torn last record, starts the writer.
+    // A log that cannot be opened leaves the console unavailable, retrying.
+    AuditOpenReport open();
+
+    quint64 append(std::string_view event, const Json &fields, Done done = {});
+    // With the time the event happened, when the caller took it already.
+    quint64 append(TimeMs at, std::string_view event, const Json &fields, Done done = {});
+    bool available() const { return m_available; }
+    QString lastError() const { return m_lastError; }
+    quint64 lastSeq() const { return m_nextSeq - 1; }
+    quint64 durableSeq() const { return m_durableSeq; }
+    QString dir() const { return m_config.dir; }
+    // Blocks until everything appended so far is durable, or the writer
+    // failed, or `timeoutMs` passed. Runs no callbacks. True if durable.
+    bool waitDurable(int timeoutMs);
+
+Q_SIGNALS:
+    void availabilityChanged(bool available, const QString &error);
+
+private:
+    struct Batch
+    {
+        std::string bytes;
+        quint64 lastSeq = 0;
+        std::string lastHash;
+    };
+    void writerLoop();
+    bool writeBatch(Batch &batch, std::string *error);
+    bool openSegment(std::string *error);
+    void rotateIfFull();
+    void pruneOld();
+    void writeHead(bool sync);
+    void onDurable(quint64 seq);
+    void onFailed(const QString &error);
+    void tryOpen();
+    void formatAndQueue(quint64 seq, TimeMs ts, std::string_view event, const Json &fields);
+
+    AuditConfig m_config;
+    Clock *m_clock;
+    bool m_opened = false;
+    bool m_available = true;
+    QString m_lastError;
+    QTimer m_openRetry;
+
+    // Caller's thread.
+    quint64 m_nextSeq = 1;
+    std::string m_lastHash {audit::GenesisHash};
+    quint64 m_durableSeq = 0;
+    std::deque<std::pair<quint64, Done>> m_waiting;
+    struct Unformatted { quint64 seq; TimeMs ts; std::string event; Json fields; };
+    std::vector<Unformatted> m_beforeOpen;
+    qint64 m_droppedRecords = 0;
+
+    // Shared with the writer.
+    std::mutex m_mutex;
+    std::condition_variable m_wake;
+    std::condition_variable m_progress;
+    Batch m_queued;
+    quint64 m_writtenSeq = 0;  // durable, as the writer knows it
+    bool m_failed = false;     // the writer's last attempt failed
+    bool m_stop = false;
+
+    // Writer thread only (and open() before it starts).
+    int m_fd = -1;
+    int m_headFd = -1;
+    quint64 m_segmentIndex = 0;
+    qint64 m_segmentSize = 0;  // durable bytes in the current segment
+    audit::Head m_head;
+    std::thread m_writer;
+};
+
+} // namespace holdpoint

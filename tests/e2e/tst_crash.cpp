@@ -1,0 +1,175 @@
+// The console killed with SIGKILL at random moments while an agent process
+// streams calls and a reviewer process decides some: nothing acknowledged
+// is lost, nothing is queued twice, and the log's chain stays whole.
+
+#include "audit/auditfile.h"
+#include "common/consoleprocess.h"
+
+#include <QFile>
+#include <QRandomGenerator>
+#include <QTemporaryDir>
+#include <QTest>
+
+#include <map>
+#include <set>
+
+using namespace holdpoint;
+using namespace holdpoint::test;
+
+namespace {
+
+int countLines(const QString &path)
+{
+    QFile f(path);
+    if (!f.open(QIODevice::ReadOnly))
+        return 0;
+    return int(f.readAll().count('\n'));
+}
+
+std::vector<Json> readLines(const QString &path)
+{
+    std::vector<Json> out;
+    QFile f(path);
+    if (!f.open(QIODevice::ReadOnly))
+        return out;
+    while (!f.atEnd()) {
+        const QByteArray line = f.readLine().trimmed();
+        if (!line.isEmpty())
+            out.push_back(Json::parse(line.toStdString()));
+    }
+    return out;
+}
+
+} // namespace
+
+class TestCrash : public QObject
+{
+    Q_OBJECT
+private Q_SLOTS:
+    void killedAtRandomMomentsLosesNothing();
+};
+
+void TestCrash::killedAtRandomMomentsLosesNothing()
+{
+    QTemporaryDir tmp;
+    QVERIFY(tmp.isValid());
+    const QString data = tmp.path() + QStringLiteral("/data");
+    const QString policy = tmp.path() + QStringLiteral("/policy.json");
+    QFile pf(policy);
+    QVERIFY(pf.open(QIODevice::WriteOnly));
+    pf.write(R"({"default": "ask", "guardrails": [{"type": "rules", "rules": [
+        {"when": {"tool": "auto_op"}, "action": "allow", "reason": "automatic"}]}]})");
+    pf.close();
+    const QStringList consoleArgs {QStringLiteral("--policy"), policy, QStringLiteral("--timeout"), QStringLiteral("3600"),
+                                   QStringLiteral("--grace"), QStringLiteral("600")};
+
+    // Every 3rd call escalates; the reviewer decides those with an even
+    // number and leaves the odd ones pending.
+    const int sessions = 4, calls = 240, every = 3;
+    int oddAsks = 0;
+    for (int i = every; i <= calls; i += every)
+        oddAsks += i % 2;
+
+    auto console = std::make_unique<ConsoleProcess>(data, consoleArgs);
+    QVERIFY(console->ready());
+
+    const QString agentOut = tmp.path() + QStringLiteral("/agent.jsonl");
+    QProcess agent;
+    agent.setProcessChannelMode(QProcess::ForwardedErrorChannel);
+    agent.start(QStringLiteral(HOLDPOINT_LOAD_BIN),
+                {QStringLiteral("--data-dir"), data, QStringLiteral("--sessions"), QString::number(sessions),
+                 QStringLiteral("--calls"), QString::number(calls), QStringLiteral("--window"), QStringLiteral("4"),
+                 QStringLiteral("--ask-every"), QString::number(every), QStringLiteral("--leave-odd-pending"),
+                 QStringLiteral("--out"), agentOut, QStringLiteral("--prefix"), QStringLiteral("crash")});
+    QProcess reviewer;
+    reviewer.setProcessChannelMode(QProcess::ForwardedErrorChannel);
+    reviewer.start(QStringLiteral(HOLDPOINT_LOAD_BIN),
+                   {QStringLiteral("--role"), QStringLiteral("reviewer"), QStringLiteral("--data-dir"), data});
+    QVERIFY(agent.waitForStarted(WaitMs));
+    QVERIFY(reviewer.waitForStarted(WaitMs));
+
+    // Kill after a random amount of progress, a bounded number of times.
+    const quint32 seed = QRandomGenerator::global()->generate();
+    qInfo("seed %u", seed);
+    QRandomGenerator rng(seed);
+    const int kills = 8;
+    int killed = 0;
+    for (int k = 0; k < kills; ++k) {
+        const int target = countLines(agentOut) + int(rng.bounded(5, 60));
+        QVERIFY2(QTest::qWaitFor(
+                     [&] { return countLines(agentOut) >= target || agent.state() == QProcess::NotRunning; }, WaitMs * 3),
+                 "the agent made no progress");
+        if (agent.state() == QProcess::NotRunning)
+            break;
+        console->process().kill(); // SIGKILL
+        QVERIFY(console->process().waitForFinished(WaitMs));
+        ++killed;
+        console = std::make_unique<ConsoleProcess>(data, consoleArgs);
+        QVERIFY2(console->ready(), "the console did not come back after SIGKILL");
+    }
+    qInfo("killed the console %d times", killed);
+    QVERIFY(killed >= 1);
+
+    QVERIFY2(agent.waitForFinished(120'000), "the agent never got all its decisions");
+    const QByteArray summary = agent.readAllStandardOutput();
+    QCOMPARE(agent.exitCode(), 0); // no call got two different answers
+    reviewer.kill();
+    reviewer.waitForFinished(WaitMs);
+
+    // Every decision the agent received, once each.
+    std::map<std::pair<std::string, std::string>, Json> received;
+    for (const Json &d : readLines(agentOut))
+        QVERIFY(received.emplace(std::pair {d["session"].get<std::string>(), d["call_id"].get<std::string>()}, d).second);
+    QCOMPARE(int(received.size()), sessions * (calls - oddAsks));
+
+    // ... each is in the log, as the same decision, exactly once; and no
+    // call was queued twice.
+    std::map<std::pair<std::string, std::string>, std::vector<Json>> decisions;
+    std::map<std::pair<std::string, std::string>, int> escalations;
+    std::map<std::pair<std::string, std::string>, std::string> receivedAt;
+    audit::forEachRecord(data + QStringLiteral("/audit"), [&](std::string_view, const Json &r) {
+        const std::string event = r["event"];
+        const auto key = std::pair {r.value("session", std::string()), r.value("call_id", std::string())};
+        if (event == "decision")
+            decisions[key].push_back(r);
+        else if (event == "escalated")
+            ++escalations[key];
+        else if (event == "call" && !receivedAt.contains(key))
+            receivedAt[key] = r["ts"];
+        return true;
+    });
+    for (const auto &[key, d] : received) {
+        const auto it = decisions.find(key);
+        QVERIFY2(it != decisions.end(), (key.second + ": delivered but not in the audit log").c_str());
+        QCOMPARE(it->second.size(), std::size_t(1));
+        QCOMPARE(it->second.front()["decision"], d["decision"]);
+        QCOMPARE(it->second.front()["decided_by"], d["decided_by"]);
+    }
+    for (const auto &[key, n] : escalations)
+        QVERIFY2(n == 1, (key.second + " was queued " + std::to_string(n) + " times").c_str());
+
+    // One more kill: every pending call is back, with its original time.
+    console->process().kill();
+    QVERIFY(console->process().waitForFinished(WaitMs));
+    console = std::make_unique<ConsoleProcess>(data, consoleArgs);
+    QVERIFY(console->ready());
+    const CtlResult pending = console->ctl({QStringLiteral("pending"), QStringLiteral("--json")});
+    QCOMPARE(pending.exitCode, 0);
+    const Json items = pending.json();
+    QCOMPARE(int(items.size()), sessions * oddAsks);
+    std::set<std::pair<std::string, std::string>> seen;
+    for (const Json &item : items) {
+        const auto key = std::pair {item["session_id"].get<std::string>(), item["call_id"].get<std::string>()};
+        QVERIFY(seen.insert(key).second);
+        QVERIFY(!received.contains(key));
+        QCOMPARE(item["tool_name"], Json("ask_op"));
+        QCOMPARE(item["received_at"], Json(receivedAt[key]));
+    }
+
+    const CtlResult verify = console->ctl({QStringLiteral("audit"), QStringLiteral("verify")});
+    QVERIFY2(verify.exitCode == 0, verify.out.constData());
+    qInfo("%s", summary.trimmed().constData());
+}
+
+QTEST_GUILESS_MAIN(TestCrash)
+#include "tst_crash.moc"
