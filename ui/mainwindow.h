@@ -1,39 +1,66 @@
 #pragma once
 
+#include "alwaysruledialog.h"
 #include "common/json.h"
 #include "denydialog.h"
+#include "protocol/protocol.h"
 
 #include <QMainWindow>
 #include <QPointer>
+#include <QTimer>
 
 #include <optional>
+#include <vector>
 
 QT_BEGIN_NAMESPACE
-class QAction;
+class QComboBox;
 class QLabel;
+class QLineEdit;
 class QPlainTextEdit;
 class QPushButton;
+class QSystemTrayIcon;
+class QTabWidget;
 class QTableView;
+class QTextBrowser;
+class QTreeView;
 QT_END_NAMESPACE
 
 namespace holdpoint {
 
+class AgentsModel;
 class ConsoleCore;
+class HistoryModel;
+class HistoryProxy;
+class PolicyModel;
 class QueueModel;
+class QueueProxy;
+class TurnsModel;
 struct QueueItem;
 
-// The review console's window over a running ConsoleCore.
+// The review console's window over a running ConsoleCore: the queue with
+// its detail and actions, and the Turns, History, Agents and Policy views.
 class MainWindow final : public QMainWindow
 {
     Q_OBJECT
 public:
+    // What a decision reaches (the scope selector, keys 1 to 4).
+    enum class Scope { Call, Turn, Session, Always };
+
     explicit MainWindow(ConsoleCore *core, QWidget *parent = nullptr);
     ~MainWindow() override;
 
     QTableView *queueView() const { return m_view; }
     QPlainTextEdit *argsEditor() const { return m_argsEditor; }
-    // The deny dialog while it is open, for keyboard flows and tests.
+    QueueProxy *queueProxy() const { return m_proxy; }
+    // The dialogs while they are open, for keyboard flows and tests.
     DenyDialog *denyDialog() const { return m_denyDialog; }
+    AlwaysRuleDialog *alwaysDialog() const { return m_alwaysDialog; }
+    QTabWidget *tabs() const { return m_tabs; }
+    TurnsModel *turnsModel() const { return m_turns; }
+    HistoryModel *historyModel() const { return m_history; }
+    HistoryProxy *historyProxy() const { return m_historyProxy; }
+    AgentsModel *agentsModel() const { return m_agents; }
+    PolicyModel *policyModel() const { return m_policyModel; }
 
     void approve();
     void approveWithEdits();
@@ -41,36 +68,89 @@ public:
     void halt();
     void editArgs();
     void backToQueue();
+    void focusFilter();
     void moveSelection(int delta);
+    void toggleSelection();
+    void setScope(Scope scope);
+    Scope scope() const;
+    void setSecretsRevealed(bool revealed);
 
 private:
     const QueueItem *currentItem() const;
+    bool dialogOpen() const;
+    std::vector<std::string> selectedIds() const;
     void onCurrentChanged();
     void onArgsEdited();
-    void decide(const std::string &id, int action, const QString &reason, const std::optional<Json> &args);
+    bool decide(const std::string &id, protocol::ReviewAction action, const QString &reason,
+                const std::optional<Json> &args, protocol::ReviewScope scope = protocol::ReviewScope::Call);
+    void decideAlways(bool allow, const QString &reason);
+    void afterDecision(int row);
     void selectRow(int row);
     void updateTitleAndStatus();
+    void updateAuditBanner();
     void showDetail(const QueueItem *item);
-    static QString trailHtml(const QueueItem &item);
+    void showDiff(const QueueItem *item);
+    void updateActions();
+    void notifyEscalated(int firstRow, int lastRow);
+    void applyHistoryFilter();
+    void loadRecentActivity();
+    Json shown(const QueueItem &item, const Json &value) const;
+    static QString trailHtml(const QueueItem &item, bool revealed);
+    QWidget *buildQueueTab();
+    QWidget *buildTurnsTab();
+    QWidget *buildHistoryTab();
+    QWidget *buildAgentsTab();
+    QWidget *buildPolicyTab();
 
     ConsoleCore *m_core;
     QueueModel *m_model;
-    QTableView *m_view;
-    QLabel *m_title;
-    QLabel *m_meta;
-    QLabel *m_reason;
-    QPlainTextEdit *m_context;
-    QLabel *m_trail; // each guardrail's verdict, the warnings, and a rewrite
-    QPlainTextEdit *m_argsEditor;
-    QLabel *m_argsStatus;
-    QPushButton *m_approveButton;
-    QPushButton *m_editButton;
-    QPushButton *m_denyButton;
-    QPushButton *m_haltButton;
-    QLabel *m_statusLabel;
-    QLabel *m_policyError;
+    QueueProxy *m_proxy;
+    QTabWidget *m_tabs = nullptr;
+    QLabel *m_auditBanner = nullptr;
+
+    // Queue tab.
+    QTableView *m_view = nullptr;
+    QLineEdit *m_filter = nullptr;
+    QComboBox *m_sort = nullptr;
+    QComboBox *m_scope = nullptr;
+    QLabel *m_title = nullptr;
+    QLabel *m_meta = nullptr;
+    QLabel *m_reason = nullptr;
+    QPlainTextEdit *m_context = nullptr;
+    QLabel *m_trail = nullptr;
+    QTextBrowser *m_diff = nullptr;
+    QPushButton *m_revealButton = nullptr;
+    QPlainTextEdit *m_argsEditor = nullptr;
+    QLabel *m_argsStatus = nullptr;
+    QPushButton *m_approveButton = nullptr;
+    QPushButton *m_editButton = nullptr;
+    QPushButton *m_denyButton = nullptr;
+    QPushButton *m_haltButton = nullptr;
+
+    // Other views.
+    TurnsModel *m_turns = nullptr;
+    QTreeView *m_turnsView = nullptr;
+    HistoryModel *m_history = nullptr;
+    HistoryProxy *m_historyProxy = nullptr;
+    QComboBox *m_historyAgent = nullptr;
+    QComboBox *m_historyTool = nullptr;
+    QComboBox *m_historyDecision = nullptr;
+    QLineEdit *m_historyDecidedBy = nullptr;
+    QComboBox *m_historySince = nullptr;
+    AgentsModel *m_agents = nullptr;
+    PolicyModel *m_policyModel = nullptr;
+    QLabel *m_policyFiles = nullptr;
+    QLabel *m_policyTabError = nullptr;
+
+    QLabel *m_statusLabel = nullptr;
+    QLabel *m_policyError = nullptr;
+    QSystemTrayIcon *m_tray = nullptr;
+    QTimer m_refresh;
     QPointer<DenyDialog> m_denyDialog;
+    QPointer<AlwaysRuleDialog> m_alwaysDialog;
     std::string m_currentId;
+    int m_lastRow = 0; // where the selection was, for when its row goes
+    bool m_revealed = false;
     std::optional<Json> m_editedArgs; // valid, differing args in the editor
     QStringList m_recentReasons;
 };

@@ -1,5 +1,7 @@
 #include "queuemodel.h"
 
+#include "guardrails/chain.h"
+
 #include <QColor>
 
 namespace holdpoint {
@@ -90,6 +92,10 @@ QVariant QueueModel::data(const QModelIndex &index, int role) const
         return {};
     if (role == ItemIdRole)
         return toQString(item->id);
+    if (role == SortKeyRole)
+        return qlonglong(item->receivedAt);
+    if (role == RiskRole)
+        return item->risk;
     const TimeMs now = m_queue->clock()->now();
     if (role == Qt::DisplayRole) {
         switch (Column(index.column())) {
@@ -100,9 +106,22 @@ QVariant QueueModel::data(const QModelIndex &index, int role) const
         case Reason:
             return item->agentConnected ? toQString(item->reason)
                                         : QStringLiteral("agent disconnected \u2014 ") + toQString(item->reason);
+        case Warnings: {
+            if (item->warnings.empty())
+                return QString();
+            const QString first = displaySafe(toQString(maskText(item->warnings.front().message, item->redactions)), 60);
+            return item->warnings.size() == 1 ? QStringLiteral("\u26a0 ") + first
+                                              : QStringLiteral("\u26a0 %1 (+%2)").arg(first).arg(item->warnings.size() - 1);
+        }
         case TimeLeft: return item->deadline == NoDeadline ? QString() : formatDuration(item->deadline - now);
         case ColumnCount: break;
         }
+    }
+    if (role == Qt::ToolTipRole && index.column() == Warnings && !item->warnings.empty()) {
+        QStringList lines;
+        for (const protocol::Warning &w : item->warnings)
+            lines << toQString(w.guardrail) + QStringLiteral(": ") + toQString(maskText(w.message, item->redactions));
+        return lines.join(u'\n');
     }
     if (role == Qt::ToolTipRole && index.column() == Arguments)
         return toQString(dumpJson(masked(*item, item->proposedArgs.value_or(item->args)), 2)).left(4000);
@@ -125,6 +144,7 @@ QVariant QueueModel::headerData(int section, Qt::Orientation orientation, int ro
     case Tool: return tr("Tool");
     case Arguments: return tr("Arguments");
     case Reason: return tr("Why");
+    case Warnings: return tr("Warnings");
     case TimeLeft: return tr("Time left");
     case ColumnCount: break;
     }

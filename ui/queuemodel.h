@@ -13,8 +13,14 @@ class QueueModel final : public QAbstractTableModel
 {
     Q_OBJECT
 public:
-    enum Column { Waiting, Agent, Tool, Arguments, Reason, TimeLeft, ColumnCount };
-    enum Roles { ItemIdRole = Qt::UserRole + 1 };
+    enum Column { Waiting, Agent, Tool, Arguments, Reason, Warnings, TimeLeft, ColumnCount };
+    enum Roles {
+        ItemIdRole = Qt::UserRole + 1,
+        // Never in a dataChanged: a proxy sorting by it is not re-sorted by
+        // the live columns' ticks (QueueProxy sorts by the items themselves).
+        SortKeyRole,
+        RiskRole,
+    };
 
     explicit QueueModel(ReviewQueue *queue, QObject *parent = nullptr);
 

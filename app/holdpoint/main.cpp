@@ -10,6 +10,7 @@
 
 #include <QApplication>
 #include <QCommandLineParser>
+#include <QFileInfo>
 #include <cstdio>
 #include <memory>
 
@@ -93,11 +94,16 @@ int main(int argc, char **argv)
         return 1;
     options.endpoint.allowedOrigins = parser.values(origin);
     // An invalid policy stops the console: it never runs on a policy it could not read.
-    PolicyResult loaded = loadPolicyFiles(parser.values(policy));
+    QStringList policyFiles = parser.values(policy);
+    // Without --policy: the built-in default, then the rules a reviewer made
+    // "always" in the console (policy.json in the data dir), if any.
+    if (const QString own = options.dataDir + QStringLiteral("/policy.json"); policyFiles.isEmpty() && QFileInfo::exists(own))
+        policyFiles = QStringList {defaultPolicyPath(), own};
+    PolicyResult loaded = loadPolicyFiles(policyFiles);
     if (!loaded.policy)
         return fail(loaded.error);
     options.policy = std::move(*loaded.policy);
-    options.policyFiles = parser.values(policy);
+    options.policyFiles = policyFiles;
 
     ConsoleCore core(options);
     QString error;

@@ -437,9 +437,25 @@ bool Filter::mayMatch(std::string_view line) const
     return true;
 }
 
+bool Filter::matchesRecord(const Json &record) const
+{
+    if (!since.empty() || !until.empty()) {
+        const std::string ts = record.value("ts", std::string());
+        if ((!since.empty() && ts < since) || (!until.empty() && ts >= until))
+            return false;
+    }
+    if (!text.empty() && !containsNoCase(dumpJson(record), escaped(text)))
+        return false;
+    Filter rest = *this;
+    rest.text.clear();
+    rest.since.clear();
+    rest.until.clear();
+    return rest.matches({}, record);
+}
+
 bool Filter::matches(std::string_view line, const Json &record) const
 {
-    if (!mayMatch(line))
+    if (!line.empty() && !mayMatch(line))
         return false;
     auto str = [&](const char *key) {
         const auto it = record.find(key);

@@ -102,6 +102,8 @@ struct Filter
 
     bool empty() const;
     bool matches(std::string_view line, const Json &record) const;
+    // For a record already parsed, without its line (the History view).
+    bool matchesRecord(const Json &record) const;
     // A cheap check on the line alone that never rejects a match.
     bool mayMatch(std::string_view line) const;
 };

@@ -1,12 +1,19 @@
 #include "consoleclient.h"
 
+#include <QAbstractSocket>
+
 namespace holdpoint {
 
 ConsoleClient::ConsoleClient(QObject *parent)
     : QObject(parent)
 {
     m_timeout.setSingleShot(true);
-    connect(&m_socket, &QWebSocket::connected, this, [this] { m_socket.sendTextMessage(toQString(dumpJson(m_hello))); });
+    connect(&m_socket, &QWebSocket::connected, this, [this] {
+        // Small messages go out at once, not after the peer's delayed ACK.
+        for (QAbstractSocket *tcp : m_socket.findChildren<QAbstractSocket *>())
+            tcp->setSocketOption(QAbstractSocket::LowDelayOption, 1);
+        m_socket.sendTextMessage(toQString(dumpJson(m_hello)));
+    });
     connect(&m_socket, &QWebSocket::textMessageReceived, this, &ConsoleClient::onText);
     connect(&m_socket, &QWebSocket::disconnected, this, &ConsoleClient::onClosed);
     connect(&m_timeout, &QTimer::timeout, this, [this] {

@@ -2,6 +2,7 @@
 
 #include "common/datadir.h"
 #include "guardrails/chain.h"
+#include "policy/policyedit.h"
 #include "policy/policywatcher.h"
 
 #include <QCoreApplication>
@@ -58,25 +59,68 @@ ConsoleCore::ConsoleCore(ConsoleOptions options, Clock *clock, QObject *parent)
         Q_EMIT auditAvailabilityChanged(available, error);
     });
 
-    if (!m_options.policyFiles.isEmpty()) {
-        // A valid edit takes effect for the next call; an invalid one keeps
-        // the policy in force. Never falls open.
-        m_policyWatcher = std::make_unique<PolicyWatcher>(m_options.policyFiles);
-        connect(m_policyWatcher.get(), &PolicyWatcher::reloaded, this, [this](const Policy &policy) {
-            m_broker->setPolicy(policy);
-            m_lastPolicyError.clear();
-            Json files = Json::array();
-            for (const QString &f : m_options.policyFiles)
-                files.push_back(f.toStdString());
-            m_audit->append("policy_reload", Json {{"files", files}, {"guardrails", policy.chain->size()}});
-            Q_EMIT policyReloaded();
-        });
-        connect(m_policyWatcher.get(), &PolicyWatcher::reloadFailed, this, [this](const QString &error) {
-            m_lastPolicyError = error;
-            m_audit->append("policy_reload_failed", Json {{"error", error.toStdString()}, {"kept", "the previous policy"}});
-            Q_EMIT policyReloadFailed(error);
-        });
+    watchPolicy();
+}
+
+void ConsoleCore::watchPolicy()
+{
+    const QStringList files = m_options.policyFiles;
+    if (files.isEmpty())
+        return; // the built-in default: nothing on disk to watch
+    // A valid edit takes effect for the next call; an invalid one keeps the
+    // policy in force. Never falls open.
+    m_policyWatcher = std::make_unique<PolicyWatcher>(files);
+    connect(m_policyWatcher.get(), &PolicyWatcher::reloaded, this, [this](const Policy &policy) {
+        m_broker->setPolicy(policy);
+        m_lastPolicyError.clear();
+        Json list = Json::array();
+        for (const QString &f : m_options.policyFiles)
+            list.push_back(f.toStdString());
+        m_audit->append("policy_reload", Json {{"files", list}, {"guardrails", policy.chain->size()}});
+        Q_EMIT policyReloaded();
+    });
+    connect(m_policyWatcher.get(), &PolicyWatcher::reloadFailed, this, [this](const QString &error) {
+        m_lastPolicyError = error;
+        m_audit->append("policy_reload_failed", Json {{"error", error.toStdString()}, {"kept", "the previous policy"}});
+        Q_EMIT policyReloadFailed(error);
+    });
+}
+
+QString ConsoleCore::userPolicyFile() const
+{
+    for (auto it = m_options.policyFiles.rbegin(); it != m_options.policyFiles.rend(); ++it)
+        if (!it->startsWith(u':'))
+            return *it;
+    return m_options.dataDir + QStringLiteral("/policy.json");
+}
+
+bool ConsoleCore::addAlwaysRule(const Json &rule, QString *error)
+{
+    const QString file = userPolicyFile();
+    if (!addRuleToPolicyFile(file, rule, error))
+        return false;
+    m_audit->append("policy_rule_added", Json {{"file", file.toStdString()}, {"rule", rule}});
+    if (!m_options.policyFiles.contains(file)) {
+        // The data dir's policy.json, new: from now on it is loaded after
+        // the built-in default and watched like any policy file.
+        if (m_options.policyFiles.isEmpty())
+            m_options.policyFiles << defaultPolicyPath();
+        m_options.policyFiles << file;
+        m_policyWatcher.reset();
+        watchPolicy();
     }
+    m_policyWatcher->reloadNow();
+    if (!m_lastPolicyError.isEmpty()) {
+        *error = m_lastPolicyError;
+        return false;
+    }
+    return true;
+}
+
+void ConsoleCore::reloadPolicy()
+{
+    if (m_policyWatcher)
+        m_policyWatcher->reloadNow();
 }
 
 ConsoleCore::~ConsoleCore()

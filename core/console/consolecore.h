@@ -57,6 +57,14 @@ public:
     static std::string currentOsUser();
     // The policy in force and, when the last edit was refused, why.
     const Policy &policy() const { return m_broker->policy(); }
+    QStringList policyFiles() const { return m_options.policyFiles; }
+    // Where "always" rules go: the last --policy file, else policy.json in
+    // the data dir (loaded after the built-in default once it exists).
+    QString userPolicyFile() const;
+    // Writes `rule` there (policyedit.h) and puts the result in force now.
+    bool addAlwaysRule(const Json &rule, QString *error);
+    // Reads the policy files again, changed or not.
+    void reloadPolicy();
     QString lastPolicyError() const { return m_lastPolicyError; }
 
 Q_SIGNALS:
@@ -76,6 +84,7 @@ private:
     std::unique_ptr<Broker> m_broker;
     std::unique_ptr<QLockFile> m_lock;
     std::unique_ptr<PolicyWatcher> m_policyWatcher;
+    void watchPolicy();
     QString m_lastPolicyError;
     bool m_filesWritten = false;
 };

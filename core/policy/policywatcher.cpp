@@ -35,6 +35,8 @@ void PolicyWatcher::rewatch()
 {
     QStringList paths;
     for (const QString &f : m_files) {
+        if (f.startsWith(u':'))
+            continue; // compiled in: never changes
         const QFileInfo info(f);
         if (info.exists())
             paths << info.absoluteFilePath();
@@ -52,10 +54,20 @@ void PolicyWatcher::rewatch()
 
 void PolicyWatcher::reload()
 {
+    reloadIf(false);
+}
+
+void PolicyWatcher::reloadNow()
+{
+    reloadIf(true);
+}
+
+void PolicyWatcher::reloadIf(bool force)
+{
     rewatch(); // a renamed-over file is a new inode to watch
     QByteArray content = currentContent();
     // A directory event for some other file changes nothing here.
-    if (content == m_lastContent)
+    if (content == m_lastContent && !force)
         return;
     m_lastContent = std::move(content);
     PolicyResult r = loadPolicyFiles(m_files);

@@ -17,8 +17,10 @@ class PolicyWatcher final : public QObject
 public:
     explicit PolicyWatcher(QStringList files, QObject *parent = nullptr);
     const QStringList &files() const { return m_files; }
-    // Loads now, as a change would.
+    // Loads now if the files changed, as a change would.
     void reload();
+    // Loads now, changed or not (a person asked for it).
+    void reloadNow();
 
 Q_SIGNALS:
     void reloaded(const holdpoint::Policy &policy);
@@ -26,6 +28,7 @@ Q_SIGNALS:
 
 private:
     void rewatch();
+    void reloadIf(bool force);
     // The files' bytes, to tell a real edit from an unrelated directory event.
     QByteArray currentContent() const;
 

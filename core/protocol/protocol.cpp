@@ -380,6 +380,20 @@ ParseResult parseCancel(const Json &o)
     return success(std::move(c));
 }
 
+} // namespace
+
+std::string_view reviewScopeName(ReviewScope scope)
+{
+    switch (scope) {
+    case ReviewScope::Call: return "call";
+    case ReviewScope::Turn: return "turn";
+    case ReviewScope::Session: return "session";
+    }
+    return "call";
+}
+
+namespace {
+
 ParseResult parseReview(const Json &o)
 {
     FieldReader f(o);
@@ -403,6 +417,19 @@ ParseResult parseReview(const Json &o)
     Json args;
     if (f.object("args", args, false))
         r.args = std::move(args);
+    std::string scope;
+    if (f.string("scope", scope, 16, false, false)) {
+        if (scope == "call")
+            r.scope = ReviewScope::Call;
+        else if (scope == "turn")
+            r.scope = ReviewScope::Turn;
+        else if (scope == "session")
+            r.scope = ReviewScope::Session;
+        else
+            f.fail(ErrorCode::InvalidField, "scope: expected one of call, turn, session, got \"" + scope + "\"");
+    }
+    if (!f.failed() && r.scope != ReviewScope::Call && r.action != ReviewAction::Approve && r.action != ReviewAction::Deny)
+        f.fail(ErrorCode::InvalidField, "scope: only approve and deny reach beyond one call");
     if (!f.failed() && r.action == ReviewAction::Deny && r.reason.find_first_not_of(" \t\r\n") == std::string::npos)
         f.fail(ErrorCode::MissingField, "reason: required for deny, expected a non-empty string");
     if (!f.failed() && r.action == ReviewAction::Edit && !r.args)

@@ -102,12 +102,18 @@ struct Cancel
 enum class ReviewAction { Approve, Deny, Edit, Halt };
 std::string_view reviewActionName(ReviewAction action);
 
+// How far a reviewer's approve or deny reaches: this call, or also the
+// same tool's later calls in this turn or this agent session.
+enum class ReviewScope { Call, Turn, Session };
+std::string_view reviewScopeName(ReviewScope scope);
+
 struct Review
 {
     std::string id;
     ReviewAction action = ReviewAction::Approve;
     std::string reason;
     std::optional<Json> args;
+    ReviewScope scope = ReviewScope::Call;
 };
 
 using Message = std::variant<Hello, TurnStart, TurnEnd, ToolCall, ToolResult, Cancel, Review>;

@@ -1,6 +1,7 @@
 #include "reviewqueue.h"
 
 #include "guardrails/chain.h"
+#include "queue/queuefilter.h"
 
 #include <QDateTime>
 #include <QRandomGenerator>
@@ -97,6 +98,8 @@ const QueueItem &ReviewQueue::add(QueueItem item)
 {
     Q_ASSERT(!m_byId.contains(item.id));
     item.state = ItemState::Pending;
+    item.searchText = queueSearchText(item);
+    item.risk = riskScore(item);
     const int row = size();
     Q_EMIT aboutToAdd(row);
     auto owned = std::make_unique<QueueItem>(std::move(item));
@@ -166,6 +169,7 @@ void ReviewQueue::restoreSecrets(const std::string &id, const Json &args, std::v
         item.proposedArgs = unmaskJson(*item.proposedArgs, redactions);
     item.redactions = std::move(redactions);
     item.secretsPending = false;
+    item.searchText = queueSearchText(item);
     Q_EMIT changed(rowOf(id));
 }
 

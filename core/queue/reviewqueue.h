@@ -49,6 +49,9 @@ struct QueueItem
     // Restored from the audit log after a restart with its secrets masked:
     // `args` hold placeholders until the agent re-sends the call.
     bool secretsPending = false;
+    // Kept by ReviewQueue for filtering (queuefilter.h); lowercase.
+    std::string searchText;
+    int risk = 0;
     std::optional<protocol::Decision> decision; // set once no longer pending
 };
 

@@ -114,6 +114,36 @@ int Broker::agentConnections() const
     return int(m_connections.size() - m_reviewers.size());
 }
 
+std::vector<SessionInfo> Broker::sessionsInfo() const
+{
+    std::unordered_map<std::string, int> pending;
+    for (int row = 0; row < m_queue->size(); ++row)
+        ++pending[m_queue->at(row).sessionId];
+    std::vector<SessionInfo> out;
+    out.reserve(m_sessions.size());
+    for (const auto &[id, s] : m_sessions) {
+        SessionInfo info {id, s.agent, int(s.connections.size()), 0, s.lastActivity, s.currentTurn, {}};
+        if (auto it = pending.find(id); it != pending.end())
+            info.pending = it->second;
+        for (const Grant &g : m_grants)
+            if (g.sessionId == id)
+                info.grants.push_back(std::string(decisionKindName(g.kind)) + " " + g.toolName
+                                      + (g.turnId ? " for turn " + *g.turnId : std::string(" for the session")));
+        out.push_back(std::move(info));
+    }
+    std::sort(out.begin(), out.end(), [](const SessionInfo &a, const SessionInfo &b) { return a.lastActivity > b.lastActivity; });
+    return out;
+}
+
+const Broker::Grant *Broker::findGrant(const std::string &sessionId, const std::optional<std::string> &turnId,
+                                       const std::string &toolName) const
+{
+    for (const Grant &g : m_grants)
+        if (g.sessionId == sessionId && g.toolName == toolName && (!g.turnId || g.turnId == turnId))
+            return &g;
+    return nullptr;
+}
+
 std::string Broker::newSessionId() const
 {
     for (;;) {
@@ -213,6 +243,7 @@ void Broker::onMessage(ConnectionId cid, Message &&message)
             } else if constexpr (std::is_same_v<T, TurnEnd>) {
                 if (session.currentTurn == m.turnId)
                     session.currentTurn.reset();
+                std::erase_if(m_grants, [&](const Grant &g) { return g.sessionId == session.id && g.turnId == m.turnId; });
                 m_policy.chain->onTurnEnd(session.id, m.turnId);
             }
         },
@@ -280,6 +311,21 @@ void Broker::handleToolCall(ConnectionId cid, Session &session, ToolCall &&call)
         outcome.redactions = m_policy.chain->redactions(view);
     } else {
         outcome = m_policy.chain->beforeCall(view, {now}, m_policy.defaultAction);
+        // What a reviewer decided for the rest of this turn or session
+        // answers what would have asked; a denial also overrides an allow.
+        // Nothing overrides a guardrail's deny or halt.
+        if (const Grant *g = findGrant(session.id, turnId, call.toolName)) {
+            const bool deny = g->kind == DecisionKind::Deny && outcome.action != Action::Deny && outcome.action != Action::Halt;
+            const bool allow = g->kind != DecisionKind::Deny && outcome.action == Action::Ask;
+            if (deny || allow) {
+                outcome.action = deny ? Action::Deny : Action::Allow;
+                outcome.decidedBy = g->decidedBy;
+                outcome.reason = g->reason;
+                outcome.code = deny ? "reviewer_scope" : "";
+                if (deny)
+                    outcome.args.reset();
+            }
+        }
     }
 
     Json record {{"call_id", call.callId},
@@ -702,10 +748,59 @@ ReviewOutcome Broker::review(const Review &review, const std::string &decidedBy)
         }
     }
 
+    // Approve or deny for the rest of the turn or session: later calls of
+    // the same tool are answered the same way, and so are those waiting now.
+    if (review.scope != ReviewScope::Call) {
+        if (review.action != ReviewAction::Approve && review.action != ReviewAction::Deny) {
+            out.code = ErrorCode::InvalidField;
+            out.message = "scope: only approve and deny reach beyond one call";
+            return out;
+        }
+        if (review.scope == ReviewScope::Turn && !item->turnId) {
+            out.code = ErrorCode::InvalidField;
+            out.message = "scope: this call belongs to no turn; use scope session or call";
+            return out;
+        }
+        Grant g;
+        g.sessionId = item->sessionId;
+        if (review.scope == ReviewScope::Turn)
+            g.turnId = item->turnId;
+        g.toolName = item->toolName;
+        g.kind = review.action == ReviewAction::Deny ? DecisionKind::Deny : DecisionKind::Allow;
+        g.reason = d.reason + (review.scope == ReviewScope::Turn ? " (for the rest of turn " + *item->turnId + ")"
+                                                                 : std::string(" (for the rest of the session)"));
+        g.decidedBy = decidedBy;
+        for (int row = 0; row < m_queue->size(); ++row) {
+            const QueueItem &other = m_queue->at(row);
+            if (other.id != item->id && other.sessionId == g.sessionId && other.toolName == g.toolName
+                && (!g.turnId || other.turnId == g.turnId) && !other.secretsPending)
+                sameTurn.push_back(other.id);
+        }
+        m_grants.push_back(std::move(g));
+    }
+
     out.ok = true;
     out.decision = d;
     const std::string callId = item->callId;
+    const ReviewScope scope = review.scope;
+    const std::string grantReason = m_grants.empty() || scope == ReviewScope::Call ? std::string() : m_grants.back().reason;
     m_queue->resolve(review.id, ItemState::Decided, d);
+    if (scope != ReviewScope::Call) {
+        for (const auto &id : sameTurn) {
+            const QueueItem *other = m_queue->find(id);
+            if (!other)
+                continue;
+            Decision o = d;
+            o.reason = grantReason;
+            o.warnings = other->warnings;
+            if (o.kind != DecisionKind::Deny) {
+                o.kind = other->proposedArgs ? DecisionKind::Modify : DecisionKind::Allow;
+                o.args = other->proposedArgs.value_or(other->args);
+            }
+            m_queue->resolve(id, ItemState::Decided, std::move(o));
+        }
+        return out;
+    }
     for (const auto &id : sameTurn) {
         Decision h = d;
         h.reason = d.reason + " (turn halted with call " + callId + ")";

@@ -39,6 +39,18 @@ struct RecoveryReport
     int decided = 0;   // answerable again to a re-send
 };
 
+// An agent session as the Agents view shows it.
+struct SessionInfo
+{
+    std::string id;
+    protocol::AgentInfo agent;
+    int connections = 0;
+    int pending = 0;
+    TimeMs lastActivity = 0;
+    std::optional<std::string> currentTurn;
+    std::vector<std::string> grants; // what reviewers decided for the rest of a turn or the session
+};
+
 struct ReviewOutcome
 {
     bool ok = false;
@@ -79,6 +91,7 @@ public:
     const Policy &policy() const { return m_policy; }
 
     int agentConnections() const;
+    std::vector<SessionInfo> sessionsInfo() const;
     int reviewerConnections() const { return int(m_reviewers.size()); }
     int sessionCount() const { return int(m_sessions.size()); }
     const BrokerConfig &config() const { return m_config; }
@@ -131,6 +144,17 @@ private:
         std::optional<std::string> currentTurn;
         TimeMs lastActivity = 0;
     };
+    // A reviewer's approve or deny for the same tool's later calls in a
+    // turn (turnId set) or a whole session.
+    struct Grant
+    {
+        std::string sessionId;
+        std::optional<std::string> turnId;
+        std::string toolName;
+        protocol::DecisionKind kind = protocol::DecisionKind::Deny;
+        std::string reason;
+        std::string decidedBy;
+    };
     struct Connection
     {
         protocol::Role role = protocol::Role::Agent;
@@ -153,6 +177,8 @@ private:
     void audit(std::string_view event, const Session &session, Json fields, std::function<void(bool)> done = {},
                TimeMs at = -1);
     bool auditUnavailable() const;
+    const Grant *findGrant(const std::string &sessionId, const std::optional<std::string> &turnId,
+                           const std::string &toolName) const;
     bool attachMasked(ConnectionId cid, Session &session, Call &call, const protocol::ToolCall &resent);
     void onAdded(int row);
     void abandonOrphans();
@@ -175,6 +201,7 @@ private:
     std::unordered_set<ConnectionId> m_reviewers;
     std::unordered_map<std::string, Session> m_sessions;
     std::set<std::pair<TimeMs, std::string>> m_orphans; // (orphaned at, item id)
+    std::vector<Grant> m_grants;
 };
 
 } // namespace holdpoint

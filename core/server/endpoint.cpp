@@ -1,6 +1,8 @@
 #include "endpoint.h"
 
 #include <QHostAddress>
+#include <QTcpServer>
+#include <QTcpSocket>
 #include <QTimer>
 #include <QWebSocket>
 #include <QWebSocketCorsAuthenticator>
@@ -14,8 +16,15 @@ Endpoint::Endpoint(EndpointConfig config, QObject *parent)
     : QObject(parent)
     , m_config(std::move(config))
     , m_server(std::make_unique<QWebSocketServer>(QStringLiteral("holdpoint"), QWebSocketServer::NonSecureMode))
+    , m_tcp(std::make_unique<QTcpServer>())
 {
     m_server->setHandshakeTimeout(m_config.handshakeTimeoutMs);
+    connect(m_tcp.get(), &QTcpServer::newConnection, this, [this] {
+        while (QTcpSocket *socket = m_tcp->nextPendingConnection()) {
+            socket->setSocketOption(QAbstractSocket::LowDelayOption, 1);
+            m_server->handleConnection(socket);
+        }
+    });
     connect(m_server.get(), &QWebSocketServer::newConnection, this, &Endpoint::onNewConnection);
     connect(m_server.get(), &QWebSocketServer::originAuthenticationRequired, this, &Endpoint::onOriginCheck);
 }
@@ -33,9 +42,12 @@ Endpoint::~Endpoint()
 bool Endpoint::listen(QString *error)
 {
     // Loopback only: the console must never be reachable from the network.
-    if (!m_server->listen(QHostAddress::LocalHost, m_config.port)) {
+    // Our own TCP server accepts, so every socket gets TCP_NODELAY before the
+    // WebSocket handshake: small decisions must not wait on Nagle's
+    // algorithm for the peer's delayed ACK (40 ms on Linux).
+    if (!m_tcp->listen(QHostAddress::LocalHost, m_config.port)) {
         if (error)
-            *error = QStringLiteral("cannot listen on 127.0.0.1:%1: %2").arg(m_config.port).arg(m_server->errorString());
+            *error = QStringLiteral("cannot listen on 127.0.0.1:%1: %2").arg(m_config.port).arg(m_tcp->errorString());
         return false;
     }
     return true;
@@ -43,7 +55,7 @@ bool Endpoint::listen(QString *error)
 
 quint16 Endpoint::port() const
 {
-    return m_server->serverPort();
+    return m_tcp->serverPort();
 }
 
 QString Endpoint::url() const

@@ -12,6 +12,7 @@
 QT_BEGIN_NAMESPACE
 class QWebSocket;
 class QWebSocketServer;
+class QTcpServer;
 class QWebSocketCorsAuthenticator;
 class QTimer;
 QT_END_NAMESPACE
@@ -78,6 +79,7 @@ private:
     EndpointConfig m_config;
     MessageHandler *m_handler = nullptr;
     std::unique_ptr<QWebSocketServer> m_server;
+    std::unique_ptr<QTcpServer> m_tcp;
     std::unordered_map<ConnectionId, Connection> m_connections;
     ConnectionId m_nextId = 1;
 };

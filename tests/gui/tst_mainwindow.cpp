@@ -17,9 +17,11 @@
 #include <QPlainTextEdit>
 #include <QPushButton>
 #include <QSignalSpy>
+#include <QStatusBar>
 #include <QTableView>
 #include <QTemporaryDir>
 #include <QTest>
+#include <QTextBrowser>
 
 using namespace holdpoint;
 using namespace holdpoint::test;
@@ -393,7 +395,11 @@ void TestMainWindow::trailWarningsAndRewriteAreShownMasked()
     QVERIFY(trail.contains(QStringLiteral("<i>(clamp)</i>")));
     QVERIFY(trail.contains(QStringLiteral("deploying [secret:github_token:1]")));
     QVERIFY(trail.contains(QStringLiteral("secret_detected")));
-    QVERIFY(trail.contains(QStringLiteral("Guardrails rewrote the arguments")));
+    // The rewrite shows as a change from the agent's own arguments.
+    const QString diff = window.findChild<QTextBrowser *>(QStringLiteral("argsDiff"))->toPlainText();
+    QVERIFY2(diff.contains(QStringLiteral("rewritten by guardrails")), qPrintable(diff));
+    QVERIFY2(diff.contains(QStringLiteral("~ /replicas: 10 \u2192 3")), qPrintable(diff));
+    QVERIFY(!diff.contains(QStringLiteral("ghp_0123456789")));
     QVERIFY(!trail.contains(QStringLiteral("ghp_0123456789")));
     // The editor starts from what approving runs: the clamped, masked arguments.
     const Json shown = Json::parse(window.argsEditor()->toPlainText().toStdString());

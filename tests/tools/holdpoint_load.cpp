@@ -21,6 +21,7 @@
 #include "client/endpointinfo.h"
 #include "common/json.h"
 
+#include <QAbstractSocket>
 #include <QCommandLineParser>
 #include <QCoreApplication>
 #include <QElapsedTimer>
@@ -129,6 +130,8 @@ private:
 
     void onConnected()
     {
+        for (QAbstractSocket *tcp : m_ws.findChildren<QAbstractSocket *>())
+            tcp->setSocketOption(QAbstractSocket::LowDelayOption, 1);
         Json hello {{"type", "hello"}, {"protocol", 1}, {"token", m_info.agentToken.toStdString()}, {"role", "agent"},
                     {"agent", {{"name", "load-agent"}, {"framework", "holdpoint-load"}}}, {"session_id", m_id}};
         sendJson(hello);

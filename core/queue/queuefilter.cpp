@@ -1,0 +1,106 @@
+#include "queuefilter.h"
+
+#include <algorithm>
+#include <cctype>
+
+namespace holdpoint {
+
+namespace {
+
+std::string lower(std::string s)
+{
+    std::transform(s.begin(), s.end(), s.begin(), [](unsigned char c) { return char(std::tolower(c)); });
+    return s;
+}
+
+bool nameHas(const std::string &tool, std::initializer_list<const char *> words)
+{
+    return std::any_of(words.begin(), words.end(), [&](const char *w) { return tool.find(w) != std::string::npos; });
+}
+
+} // namespace
+
+std::string queueSearchText(const QueueItem &item)
+{
+    std::string s;
+    s.reserve(256);
+    s += item.agent.name;
+    s += '\n';
+    s += item.agent.framework;
+    s += '\n';
+    s += item.toolName;
+    s += '\n';
+    s += item.reason;
+    s += '\n';
+    s += item.sessionId;
+    s += '\n';
+    s += item.callId;
+    s += '\n';
+    for (const protocol::Warning &w : item.warnings) {
+        s += w.message;
+        s += '\n';
+    }
+    // The args as shown, bounded: a filter is for finding, not for reading
+    // megabytes.
+    std::string args = dumpJson(masked(item, item.proposedArgs.value_or(item.args)));
+    if (args.size() > 2048)
+        args.resize(2048);
+    s += args;
+    return lower(std::move(s));
+}
+
+int riskScore(const QueueItem &item)
+{
+    int score = 0;
+    auto hint = [&](const char *name) {
+        const auto it = item.annotations.is_object() ? item.annotations.find(name) : item.annotations.end();
+        return item.annotations.is_object() && it != item.annotations.end() && it->is_boolean() && it->get<bool>();
+    };
+    if (hint("destructiveHint"))
+        score += 30;
+    if (hint("openWorldHint"))
+        score += 10;
+    if (hint("readOnlyHint"))
+        score -= 20;
+    for (const Json &v : item.trail) {
+        const std::string code = v.value("code", std::string());
+        if (code == "secret_detected")
+            score += 25;
+        else if (code == "protected_path")
+            score += 25;
+    }
+    for (const protocol::Warning &w : item.warnings)
+        score += w.guardrail == "loop_detection" ? 15 : 5;
+    const std::string tool = lower(item.toolName);
+    if (nameHas(tool, {"bash", "shell", "exec", "run", "terminal", "rm", "delete", "remove", "push", "deploy", "drop", "kill"}))
+        score += 20;
+    else if (nameHas(tool, {"write", "edit", "create", "update", "move", "rename", "post", "send"}))
+        score += 10;
+    return std::clamp(score, 0, 100);
+}
+
+void QueueFilter::setText(std::string_view text)
+{
+    m_text = std::string(text);
+    m_words.clear();
+    std::string word;
+    for (char c : lower(m_text) + " ") {
+        if (std::isspace(static_cast<unsigned char>(c))) {
+            if (!word.empty())
+                m_words.push_back(std::move(word));
+            word.clear();
+        } else {
+            word += c;
+        }
+    }
+}
+
+bool QueueFilter::matches(const QueueItem &item) const
+{
+    for (const std::string &w : m_words)
+        if (item.searchText.find(w) == std::string::npos)
+            return false;
+    return true;
+}
+
+} // namespace holdpoint

@@ -1,0 +1,83 @@
+#pragma once
+
+// What the benchmark's scenarios share: the table, timing, and the helper
+// processes they measure against.
+
+#include "common/json.h"
+
+#include <QProcess>
+#include <QString>
+#include <QTemporaryDir>
+#include <QUrl>
+
+#include <chrono>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace holdpoint::bench {
+
+using SteadyClock = std::chrono::steady_clock;
+
+// One figure next to its baseline. `lowerIsBetter` decides how the ratio reads.
+struct Row
+{
+    std::string scenario;
+    std::string variant;
+    std::string figure;   // e.g. "p50", "calls/s"
+    std::string unit;     // e.g. "µs"
+    double value = 0;
+    std::string baseline; // what was measured alongside
+    double baselineValue = 0;
+    std::string target;   // the goal, for people; never asserted
+};
+
+class Table
+{
+public:
+    void add(Row row) { m_rows.push_back(std::move(row)); }
+    void skip(const std::string &scenario, const std::string &why) { m_skipped.push_back({scenario, why}); }
+    void fail(const std::string &scenario, const std::string &why);
+    bool failed() const { return !m_failures.empty(); }
+    void print(bool quick) const;
+    Json json(bool quick) const;
+
+private:
+    std::vector<Row> m_rows;
+    std::vector<std::pair<std::string, std::string>> m_skipped;
+    std::vector<std::pair<std::string, std::string>> m_failures;
+};
+
+double percentile(std::vector<double> values, double p);
+// Resident memory of this process, in bytes (Linux /proc).
+qint64 residentBytes();
+
+// A process that must be killed when the scenario ends.
+struct Child
+{
+    std::unique_ptr<QProcess> process;
+    QString dataDir;
+    QUrl url;
+    QByteArray agentToken;
+    ~Child();
+};
+
+// A real `holdpoint --headless` on a temporary data dir under `root`, with a
+// policy that allows the tool "bench_op" at once.
+std::unique_ptr<Child> startConsole(const QString &root, QString *error);
+// This binary in --serve-echo mode; `syncFile` non-empty adds one
+// fdatasync per message to that file.
+std::unique_ptr<Child> startEcho(const QString &syncFile, QString *error);
+int serveEcho(int argc, char **argv);
+
+// Sequential tool calls over one connection; latencies in µs.
+std::vector<double> sequentialCalls(const QUrl &url, const QByteArray &token, int calls, QString *error);
+
+void rttScenario(bool quick, Table *table);
+void throughputScenario(bool quick, Table *table);
+void chainScenario(bool quick, Table *table);
+void queueScenario(bool quick, Table *table);
+void auditScenario(bool quick, Table *table);
+void mcpScenario(bool quick, Table *table);
+
+} // namespace holdpoint::bench

@@ -1,0 +1,138 @@
+// Scenarios over real sockets and processes: rtt, throughput, mcp.
+
+#include "bench.h"
+
+#include <QDir>
+#include <QFileInfo>
+#include <QStandardPaths>
+#include <QTemporaryDir>
+
+namespace holdpoint::bench {
+
+namespace {
+
+// Temporary dirs on the disk the console would use, not a RAM disk, so the
+// syncs are real.
+QString benchRoot(QTemporaryDir &dir)
+{
+    return dir.path();
+}
+
+} // namespace
+
+void rttScenario(bool quick, Table *table)
+{
+    const int calls = quick ? 500 : 20'000;
+    QTemporaryDir tmp;
+    QString error;
+    auto console = startConsole(benchRoot(tmp), &error);
+    auto echo = startEcho(QString(), &error);
+    auto echoSync = startEcho(benchRoot(tmp) + QStringLiteral("/echo-sync.log"), &error);
+    if (!console || !echo || !echoSync)
+        return table->fail("rtt", error.toStdString());
+
+    // Warm up each, then measure them interleaved in thirds so drift on a
+    // noisy machine hits all three alike.
+    sequentialCalls(console->url, console->agentToken, calls / 10 + 1, &error);
+    sequentialCalls(echo->url, echo->agentToken, calls / 10 + 1, &error);
+    sequentialCalls(echoSync->url, echoSync->agentToken, calls / 10 + 1, &error);
+    std::vector<double> full, bare, synced;
+    for (int part = 0; part < 3 && error.isEmpty(); ++part) {
+        auto add = [&](std::vector<double> *to, const Child &c) {
+            const std::vector<double> v = sequentialCalls(c.url, c.agentToken, calls / 3, &error);
+            to->insert(to->end(), v.begin(), v.end());
+        };
+        add(&full, *console);
+        add(&bare, *echo);
+        add(&synced, *echoSync);
+    }
+    if (!error.isEmpty())
+        return table->fail("rtt", error.toStdString());
+
+    const std::string variant = std::to_string(full.size()) + " sequential calls";
+    for (const auto &[name, p] : {std::pair {"p50", 0.5}, std::pair {"p99", 0.99}, std::pair {"p99.9", 0.999}}) {
+        const double v = percentile(full, p);
+        table->add({"rtt", variant, name, "µs", v, "echo + fdatasync", percentile(synced, p),
+                    std::string(name) == "p50" ? "p50 within 1.25 x echo + fdatasync" : ""});
+        table->add({"rtt", variant, name, "µs", v, "bare echo", percentile(bare, p), ""});
+    }
+}
+
+void throughputScenario(bool quick, Table *table)
+{
+    QTemporaryDir tmp;
+    QString error;
+    auto console = startConsole(benchRoot(tmp), &error);
+    auto echoSync = startEcho(benchRoot(tmp) + QStringLiteral("/echo-sync.log"), &error);
+    if (!console || !echoSync)
+        return table->fail("throughput", error.toStdString());
+
+    auto load = [&](const Child &target, int agents, int callsEach, Json *summary) {
+        QProcess p;
+        p.setProcessChannelMode(QProcess::ForwardedErrorChannel);
+        // The load process finds the server through a data dir's endpoint
+        // file; for the echo server, write one.
+        QString dataDir = target.dataDir;
+        if (dataDir.isEmpty()) {
+            dataDir = tmp.path() + QStringLiteral("/echo-endpoint");
+            QDir().mkpath(dataDir);
+            QFile f(dataDir + QStringLiteral("/endpoint.json"));
+            if (!f.open(QIODevice::WriteOnly))
+                return false;
+            f.write(QByteArray::fromStdString(dumpJson(Json {{"url", target.url.toString().toStdString()},
+                                                             {"agent_token", "echo"}, {"pid", 0}, {"protocol", 1}})));
+        }
+        p.start(QStringLiteral(HOLDPOINT_LOAD_BIN),
+                {QStringLiteral("--data-dir"), dataDir, QStringLiteral("--sessions"), QString::number(agents),
+                 QStringLiteral("--calls"), QString::number(callsEach), QStringLiteral("--window"), QStringLiteral("1"),
+                 QStringLiteral("--prefix"), QStringLiteral("tp%1").arg(agents)});
+        if (!p.waitForFinished(600'000) || p.exitCode() != 0)
+            return false;
+        *summary = Json::parse(p.readAllStandardOutput().toStdString(), nullptr, false);
+        return summary->is_object();
+    };
+    const int total = quick ? 2'000 : 60'000;
+    for (int agents : {1, 16, 64, 256}) {
+        const int each = std::max(quick ? 5 : 100, total / agents);
+        Json ours, floor;
+        if (!load(*console, agents, each, &ours) || !load(*echoSync, agents, each, &floor))
+            return table->fail("throughput", "the load process failed at " + std::to_string(agents) + " agents");
+        const std::string variant = std::to_string(agents) + " agents x " + std::to_string(each);
+        table->add({"throughput", variant, "calls/s", "1/s", ours["calls_per_s"], "echo + fdatasync",
+                    floor["calls_per_s"], agents == 64 ? "at least 25,000 calls/s" : ""});
+        table->add({"throughput", variant, "p99", "ms", ours["p99_ms"], "echo + fdatasync", floor["p99_ms"], ""});
+    }
+}
+
+void mcpScenario(bool quick, Table *table)
+{
+    const QString node = QStandardPaths::findExecutable(QStringLiteral("node"));
+    const QString script = QStringLiteral(HOLDPOINT_SOURCE_DIR "/tests/mcp/bench.mjs");
+    if (node.isEmpty())
+        return table->skip("mcp", "node is not installed");
+    if (!QFileInfo::exists(QStringLiteral(HOLDPOINT_SOURCE_DIR "/tests/mcp/node_modules/@modelcontextprotocol/sdk/package.json")))
+        return table->skip("mcp", "tests/mcp/node_modules is missing (cd tests/mcp && npm ci)");
+    QProcess p;
+    p.setProcessChannelMode(QProcess::ForwardedErrorChannel);
+    p.setWorkingDirectory(QStringLiteral(HOLDPOINT_SOURCE_DIR "/tests/mcp"));
+    QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
+    env.insert(QStringLiteral("HOLDPOINT_BIN"), QStringLiteral(HOLDPOINT_BIN));
+    env.insert(QStringLiteral("HOLDPOINT_CTL_BIN"), QStringLiteral(HOLDPOINT_CTL_BIN));
+    env.insert(QStringLiteral("BENCH_CALLS"), QString::number(quick ? 100 : 2000));
+    p.setProcessEnvironment(env);
+    p.start(node, {script});
+    if (!p.waitForFinished(600'000) || p.exitCode() != 0)
+        return table->fail("mcp", "tests/mcp/bench.mjs failed");
+    const Json r = Json::parse(p.readAllStandardOutput().toStdString(), nullptr, false);
+    if (!r.is_object())
+        return table->fail("mcp", "tests/mcp/bench.mjs printed no JSON");
+    const std::string variant = std::to_string(r.value("calls", 0)) + " tools/call";
+    for (const char *figure : {"p50", "p99"}) {
+        const double proxied = r["proxied_ms"][figure];
+        const double direct = r["direct_ms"][figure];
+        table->add({"mcp", variant, figure, "ms", proxied, "direct to the server", direct, ""});
+        table->add({"mcp", variant, std::string(figure) + " added", "ms", proxied - direct, "direct to the server", direct, ""});
+    }
+}
+
+} // namespace holdpoint::bench
