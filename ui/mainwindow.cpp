@@ -389,6 +389,8 @@ QWidget *MainWindow::buildQueueTab()
     queueShortcut(QKeySequence(Qt::Key_E), m_view, [this] { editArgs(); });
     queueShortcut(QKeySequence(Qt::Key_J), m_view, [this] { moveSelection(1); });
     queueShortcut(QKeySequence(Qt::Key_K), m_view, [this] { moveSelection(-1); });
+    queueShortcut(QKeySequence(Qt::SHIFT | Qt::Key_J), m_view, [this] { moveSelection(1, true); });
+    queueShortcut(QKeySequence(Qt::SHIFT | Qt::Key_K), m_view, [this] { moveSelection(-1, true); });
     queueShortcut(QKeySequence(Qt::Key_X), m_view, [this] { toggleSelection(); });
     queueShortcut(QKeySequence(Qt::Key_R), m_view, [this] { m_revealButton->toggle(); });
     queueShortcut(QKeySequence(Qt::Key_Slash), m_view, [this] { focusFilter(); });
@@ -634,13 +636,18 @@ void MainWindow::selectRow(int row)
     m_view->scrollTo(index);
 }
 
-void MainWindow::moveSelection(int delta)
+void MainWindow::moveSelection(int delta, bool extend)
 {
     const int rows = m_proxy->rowCount();
     if (rows == 0)
         return;
-    const int row = m_view->currentIndex().isValid() ? m_view->currentIndex().row() + delta : 0;
-    selectRow(std::clamp(row, 0, rows - 1));
+    const int row = std::clamp(m_view->currentIndex().isValid() ? m_view->currentIndex().row() + delta : 0, 0, rows - 1);
+    if (!extend)
+        return selectRow(row);
+    // Shift+J/K: the selection grows with the cursor, for a batch decision.
+    const QModelIndex index = m_proxy->index(row, 0);
+    m_view->selectionModel()->setCurrentIndex(index, QItemSelectionModel::Select | QItemSelectionModel::Rows);
+    m_view->scrollTo(index);
 }
 
 void MainWindow::toggleSelection()
@@ -1009,6 +1016,8 @@ void MainWindow::decideAlways(bool allow, const QString &reason)
     const Json rule = alwaysRule(*item, allow, reason.toStdString(), m_core->broker()->config().reviewerName,
                                  m_core->clock()->now());
     const std::size_t scanned = 5000;
+    // What the log holds must include the calls in the queue right now.
+    m_core->audit()->waitDurable(2000);
     const std::vector<Json> matches = pastMatches(m_core->audit()->dir(), rule, 50, scanned);
     auto *dialog = new AlwaysRuleDialog(rule, m_core->userPolicyFile(), matches, scanned, this);
     dialog->setAttribute(Qt::WA_DeleteOnClose);

@@ -69,7 +69,7 @@ public:
     void editArgs();
     void backToQueue();
     void focusFilter();
-    void moveSelection(int delta);
+    void moveSelection(int delta, bool extend = false);
     void toggleSelection();
     void setScope(Scope scope);
     Scope scope() const;

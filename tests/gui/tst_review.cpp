@@ -1,0 +1,526 @@
+// The review features beyond one call at a time, with real widgets
+// (offscreen) over a real ConsoleCore and real agent connections: batch
+// decisions, scopes, always rules, filtering and sorting, secrets revealed,
+// the audit banner, and the other views' models.
+
+#include "activitymodels.h"
+#include "alwaysruledialog.h"
+#include "audit/auditfile.h"
+#include "common/testsocket.h"
+#include "console/consolecore.h"
+#include "denydialog.h"
+#include "mainwindow.h"
+#include "policy/policy.h"
+#include "queuemodel.h"
+#include "queueproxy.h"
+
+#include <QAbstractItemModelTester>
+#include <QApplication>
+#include <QComboBox>
+#include <QFile>
+#include <QLabel>
+#include <QLineEdit>
+#include <QListWidget>
+#include <QPlainTextEdit>
+#include <QPushButton>
+#include <QTabWidget>
+#include <QTableView>
+#include <QTemporaryDir>
+#include <QTest>
+#include <QTextBrowser>
+
+using namespace holdpoint;
+using namespace holdpoint::test;
+
+namespace {
+
+struct Harness
+{
+    // `policy` empty: the built-in default (ask). `blockAudit`: a file
+    // stands where the audit directory goes, so the log cannot be written.
+    explicit Harness(const std::string &policy = {}, bool blockAudit = false)
+    {
+        ConsoleOptions o;
+        o.dataDir = dir.path() + QStringLiteral("/data");
+        o.broker.reviewerName = "tester";
+        o.audit.retryMs = 50;
+        if (!policy.empty()) {
+            policyFile = dir.path() + QStringLiteral("/policy.json");
+            QFile f(policyFile);
+            if (f.open(QIODevice::WriteOnly))
+                f.write(QByteArray::fromStdString(policy));
+            f.close();
+            o.policy = *loadPolicyFiles({policyFile}).policy;
+            o.policyFiles = {policyFile};
+        }
+        if (blockAudit) {
+            QDir().mkpath(o.dataDir);
+            QFile blocker(o.dataDir + QStringLiteral("/audit"));
+            blocker.open(QIODevice::WriteOnly);
+        }
+        core = std::make_unique<ConsoleCore>(o);
+        QString error;
+        started = core->start(&error);
+        window = std::make_unique<MainWindow>(core.get());
+        window->show();
+        window->activateWindow();
+        active = QTest::qWaitForWindowActive(window.get());
+        agent = std::make_unique<TestSocket>();
+        welcomed = agent->hello(QUrl(core->url()), core->agentToken().toStdString()).is_object();
+    }
+    Json call(const std::string &callId, const std::string &tool, const Json &args, const std::string &turn = {}) const
+    {
+        Json c {{"type", "tool_call"}, {"call_id", callId}, {"tool_name", tool}, {"args", args}};
+        if (!turn.empty())
+            c["turn_id"] = turn;
+        return c;
+    }
+    bool submit(const std::string &callId, const std::string &tool, const Json &args, const std::string &turn = {})
+    {
+        const int before = core->queue()->size();
+        agent->send(call(callId, tool, args, turn));
+        return QTest::qWaitFor([&] { return core->queue()->size() == before + 1; }, WaitMs);
+    }
+    // The decision the agent got for `callId`.
+    Json decisionFor(const std::string &callId)
+    {
+        if (auto it = decisions.find(callId); it != decisions.end())
+            return it->second;
+        for (;;) {
+            const Json d = agent->next("decision");
+            if (d.is_null())
+                return d;
+            decisions[d["call_id"].get<std::string>()] = d;
+            if (d["call_id"] == callId)
+                return d;
+        }
+    }
+    template<typename T>
+    T *child(const char *name) const
+    {
+        return window->findChild<T *>(QString::fromLatin1(name));
+    }
+    QTableView *view() const { return window->queueView(); }
+    void key(Qt::Key k, Qt::KeyboardModifiers m = Qt::NoModifier) { QTest::keyClick(QApplication::focusWidget(), k, m); }
+
+    QTemporaryDir dir;
+    QString policyFile;
+    std::unique_ptr<ConsoleCore> core;
+    std::unique_ptr<MainWindow> window;
+    std::unique_ptr<TestSocket> agent;
+    std::map<std::string, Json> decisions;
+    bool started = false;
+    bool welcomed = false;
+    bool active = false;
+};
+
+} // namespace
+
+class TestReview : public QObject
+{
+    Q_OBJECT
+private Q_SLOTS:
+    void batchDenyWithOneReasonByKeyboard();
+    void batchApproveByKeyboard();
+    void filterAndSortByKeyboard();
+    void approveForTheRestOfTheTurn();
+    void denyForTheRestOfTheSession();
+    void alwaysRuleIsShownThenWrittenToThePolicyFile();
+    void alwaysRuleWithoutAPolicyFileGoesToTheDataDir();
+    void invalidJsonIsUnderlinedWhereItBreaks();
+    void secretsAreRevealedOnlyOnRequestAndAudited();
+    void auditBannerBlocksApprovalUntilTheLogWorks();
+    void historyAndTurnsFollowDecisions();
+    void everyModelPassesTheModelTester();
+};
+
+void TestReview::batchDenyWithOneReasonByKeyboard()
+{
+    Harness h;
+    QVERIFY(h.started && h.welcomed);
+    for (const char *id : {"c1", "c2", "c3", "c4"})
+        QVERIFY(h.submit(id, "write_file", {{"path", id}}));
+    h.view()->setFocus();
+    QTRY_COMPARE(h.view()->currentIndex().row(), 0);
+    // Shift+J grows the selection; x toggles the row under the cursor.
+    h.key(Qt::Key_J, Qt::ShiftModifier);
+    h.key(Qt::Key_J, Qt::ShiftModifier);
+    QCOMPARE(h.view()->selectionModel()->selectedRows().size(), 3);
+    h.key(Qt::Key_X);
+    QCOMPARE(h.view()->selectionModel()->selectedRows().size(), 2);
+    h.key(Qt::Key_X);
+    QCOMPARE(h.view()->selectionModel()->selectedRows().size(), 3);
+    QCOMPARE(h.child<QPushButton>("denyButton")->text(), QStringLiteral("&Deny 3\u2026  [D]"));
+
+    h.key(Qt::Key_D);
+    DenyDialog *dialog = h.window->denyDialog();
+    QVERIFY(dialog);
+    auto *reason = dialog->findChild<QComboBox *>(QStringLiteral("denyReason"));
+    QTest::keyClicks(reason->lineEdit(), QStringLiteral("not during the freeze"));
+    QTest::keyClick(reason->lineEdit(), Qt::Key_Return);
+    QTRY_VERIFY(!h.window->denyDialog());
+    for (const char *id : {"c1", "c2", "c3"}) {
+        const Json d = h.decisionFor(id);
+        QCOMPARE(d["decision"], Json("deny"));
+        QCOMPARE(d["reason"], Json("not during the freeze"));
+        QCOMPARE(d["decided_by"], Json("human:tester"));
+    }
+    QCOMPARE(h.core->queue()->size(), 1);
+    QCOMPARE(h.core->queue()->at(0).callId, std::string("c4"));
+}
+
+void TestReview::batchApproveByKeyboard()
+{
+    Harness h;
+    for (const char *id : {"c1", "c2", "c3"})
+        QVERIFY(h.submit(id, "write_file", {{"path", id}}));
+    h.view()->setFocus();
+    QTRY_COMPARE(h.view()->currentIndex().row(), 0);
+    h.view()->selectAll();
+    QCOMPARE(h.child<QPushButton>("approveButton")->text(), QStringLiteral("&Approve 3  [A]"));
+    // Scopes are for one decision at a time.
+    QVERIFY(!h.child<QComboBox>("scope")->isEnabled());
+    h.key(Qt::Key_A);
+    for (const char *id : {"c1", "c2", "c3"})
+        QCOMPARE(h.decisionFor(id)["decision"], Json("allow"));
+    QCOMPARE(h.core->queue()->size(), 0);
+}
+
+void TestReview::filterAndSortByKeyboard()
+{
+    Harness h;
+    QVERIFY(h.submit("c1", "read_file", {{"path", "notes.txt"}}));
+    QVERIFY(h.submit("c2", "bash", {{"command", "git push --force origin main"}}));
+    QVERIFY(h.submit("c3", "write_file", {{"path", "src/main.cpp"}}));
+    h.view()->setFocus();
+    QTRY_COMPARE(h.view()->currentIndex().row(), 0);
+    h.key(Qt::Key_Slash);
+    QVERIFY(h.child<QLineEdit>("queueFilter")->hasFocus());
+    QTest::keyClicks(h.child<QLineEdit>("queueFilter"), QStringLiteral("MAIN"));
+    QCOMPARE(h.view()->model()->rowCount(), 2); // c2 (origin main) and c3 (src/main.cpp)
+    QTest::keyClicks(h.child<QLineEdit>("queueFilter"), QStringLiteral(" push"));
+    QCOMPARE(h.view()->model()->rowCount(), 1);
+    QCOMPARE(h.window->windowTitle(), QStringLiteral("(3) Holdpoint"));
+    h.key(Qt::Key_Return); // back to the queue, on the one match
+    QVERIFY(h.view()->hasFocus());
+    QCOMPARE(h.view()->currentIndex().data(QueueModel::ItemIdRole).toString().toStdString(),
+             h.core->queue()->at(1).id);
+    h.key(Qt::Key_Escape); // clears the filter
+    QCOMPARE(h.view()->model()->rowCount(), 3);
+
+    // Riskiest first: the shell command, then the write, then the read.
+    h.child<QComboBox>("queueSort")->setCurrentIndex(1);
+    auto toolAt = [&](int row) { return h.view()->model()->index(row, QueueModel::Tool).data().toString(); };
+    QCOMPARE(toolAt(0), QStringLiteral("bash"));
+    QCOMPARE(toolAt(1), QStringLiteral("write_file"));
+    QCOMPARE(toolAt(2), QStringLiteral("read_file"));
+    h.child<QComboBox>("queueSort")->setCurrentIndex(0);
+    QCOMPARE(toolAt(0), QStringLiteral("read_file"));
+}
+
+void TestReview::approveForTheRestOfTheTurn()
+{
+    Harness h;
+    QVERIFY(h.submit("c1", "write_file", {{"path", "a"}}, "t1"));
+    QVERIFY(h.submit("c2", "write_file", {{"path", "b"}}, "t1"));
+    QVERIFY(h.submit("c3", "bash", {{"command", "ls"}}, "t1"));
+    h.view()->setFocus();
+    QTRY_COMPARE(h.view()->currentIndex().row(), 0);
+    h.key(Qt::Key_2);
+    QCOMPARE(h.window->scope(), MainWindow::Scope::Turn);
+    h.key(Qt::Key_A);
+    // This call, the turn's other write waiting now, and later writes in
+    // the turn; not the other tool, and not another turn.
+    QCOMPARE(h.decisionFor("c1")["decision"], Json("allow"));
+    const Json c2 = h.decisionFor("c2");
+    QCOMPARE(c2["decision"], Json("allow"));
+    QCOMPARE(c2["reason"], Json("approved by a reviewer (for the rest of turn t1)"));
+    QCOMPARE(h.window->scope(), MainWindow::Scope::Call); // never lingers
+    QCOMPARE(h.core->queue()->size(), 1);
+    h.agent->send(h.call("c4", "write_file", {{"path", "c"}}, "t1"));
+    const Json c4 = h.decisionFor("c4");
+    QCOMPARE(c4["decision"], Json("allow"));
+    QCOMPARE(c4["decided_by"], Json("human:tester"));
+    h.agent->send(Json {{"type", "turn_end"}, {"turn_id", "t1"}});
+    QVERIFY(h.submit("c5", "write_file", {{"path", "d"}}, "t2"));
+    QCOMPARE(h.core->queue()->size(), 2);
+}
+
+void TestReview::denyForTheRestOfTheSession()
+{
+    Harness h;
+    QVERIFY(h.submit("c1", "deploy", {{"env", "prod"}}));
+    h.view()->setFocus();
+    QTRY_COMPARE(h.view()->currentIndex().row(), 0);
+    h.key(Qt::Key_3);
+    h.key(Qt::Key_D);
+    QVERIFY(h.window->denyDialog());
+    auto *reason = h.window->denyDialog()->findChild<QComboBox *>(QStringLiteral("denyReason"));
+    QTest::keyClicks(reason->lineEdit(), QStringLiteral("no deploys from agents"));
+    QTest::keyClick(reason->lineEdit(), Qt::Key_Return);
+    QCOMPARE(h.decisionFor("c1")["decision"], Json("deny"));
+    h.agent->send(h.call("c2", "deploy", {{"env", "staging"}}));
+    const Json c2 = h.decisionFor("c2");
+    QCOMPARE(c2["decision"], Json("deny"));
+    QCOMPARE(c2["code"], Json("reviewer_scope"));
+    QCOMPARE(c2["reason"], Json("no deploys from agents (for the rest of the session)"));
+    // The Agents view shows the standing decision.
+    h.window->agentsModel()->refresh();
+    bool shown = false;
+    for (int r = 0; r < h.window->agentsModel()->rowCount(); ++r)
+        shown |= h.window->agentsModel()->index(r, AgentsModel::Standing).data().toString() == QStringLiteral("deny deploy for the session");
+    QVERIFY(shown);
+}
+
+void TestReview::alwaysRuleIsShownThenWrittenToThePolicyFile()
+{
+    Harness h(R"({"version": 1, "comment": "mine", "default": "ask", "guardrails": [{"type": "secrets"}]})");
+    QVERIFY(h.started);
+    // A first call, decided by hand, that the rule would have matched.
+    QVERIFY(h.submit("c0", "read_file", {{"path", "old.txt"}}));
+    h.view()->setFocus();
+    QTRY_COMPARE(h.view()->currentIndex().row(), 0);
+    h.key(Qt::Key_A);
+    QCOMPARE(h.decisionFor("c0")["decision"], Json("allow"));
+
+    QVERIFY(h.submit("c1", "read_file", {{"path", "new.txt"}}));
+    QTRY_COMPARE(h.view()->currentIndex().row(), 0);
+    h.key(Qt::Key_4);
+    h.key(Qt::Key_A);
+    AlwaysRuleDialog *dialog = h.window->alwaysDialog();
+    QVERIFY(dialog);
+    const Json proposed = Json::parse(dialog->findChild<QPlainTextEdit *>(QStringLiteral("proposedRule"))->toPlainText().toStdString());
+    QCOMPARE(proposed["when"], Json({{"tool", "read_file"}}));
+    QCOMPARE(proposed["action"], Json("allow"));
+    // Past calls it would have matched: both read_file calls so far.
+    QCOMPARE(dialog->matchList()->count(), 2);
+    QVERIFY(dialog->matchList()->item(1)->text().contains(QStringLiteral("path=old.txt")));
+    QVERIFY(h.agent->noneOf("decision")); // nothing decided before the rule is confirmed
+    QTest::mouseClick(dialog->findChild<QPushButton *>(QStringLiteral("addRuleButton")), Qt::LeftButton);
+    QTRY_VERIFY(!h.window->alwaysDialog());
+    QCOMPARE(h.decisionFor("c1")["decision"], Json("allow"));
+
+    // The file: the author's keys in their order, the rule first in a
+    // "console" rules guardrail at the front, and it loads.
+    QFile f(h.policyFile);
+    QVERIFY(f.open(QIODevice::ReadOnly));
+    const QByteArray text = f.readAll();
+    QVERIFY(text.indexOf("\"version\"") < text.indexOf("\"comment\""));
+    const Json doc = Json::parse(text.toStdString());
+    QCOMPARE(doc["guardrails"][0]["name"], Json("console"));
+    QCOMPARE(doc["guardrails"][0]["rules"][0]["when"], Json({{"tool", "read_file"}}));
+    QCOMPARE(doc["guardrails"][1]["type"], Json("secrets"));
+    QVERIFY(loadPolicyFiles({h.policyFile}).policy);
+    // In force at once: the next read runs without a person.
+    h.agent->send(h.call("c2", "read_file", {{"path", "later.txt"}}));
+    const Json c2 = h.decisionFor("c2");
+    QCOMPARE(c2["decision"], Json("allow"));
+    QCOMPARE(c2["decided_by"], Json("guardrail:console"));
+    QCOMPARE(h.core->queue()->size(), 0);
+}
+
+void TestReview::alwaysRuleWithoutAPolicyFileGoesToTheDataDir()
+{
+    Harness h;
+    QVERIFY(h.submit("c1", "bash", {{"command", "curl evil.example"}}));
+    h.view()->setFocus();
+    QTRY_COMPARE(h.view()->currentIndex().row(), 0);
+    h.key(Qt::Key_4);
+    h.key(Qt::Key_D);
+    auto *reason = h.window->denyDialog()->findChild<QComboBox *>(QStringLiteral("denyReason"));
+    QTest::keyClicks(reason->lineEdit(), QStringLiteral("no shell"));
+    QTest::keyClick(reason->lineEdit(), Qt::Key_Return);
+    QTRY_VERIFY(h.window->alwaysDialog());
+    QTest::keyClick(h.window->alwaysDialog(), Qt::Key_Return);
+    QTRY_VERIFY(!h.window->alwaysDialog());
+    QCOMPARE(h.decisionFor("c1")["reason"], Json("no shell"));
+    const QString file = h.core->dataDir() + QStringLiteral("/policy.json");
+    QCOMPARE(h.core->userPolicyFile(), file);
+    QVERIFY(QFile::exists(file));
+    // The built-in default stays first; the rule denies the next one.
+    QCOMPARE(h.core->policyFiles(), QStringList({defaultPolicyPath(), file}));
+    h.agent->send(h.call("c2", "bash", {{"command", "ls"}}));
+    const Json c2 = h.decisionFor("c2");
+    QCOMPARE(c2["decision"], Json("deny"));
+    QCOMPARE(c2["reason"], Json("no shell"));
+}
+
+void TestReview::invalidJsonIsUnderlinedWhereItBreaks()
+{
+    Harness h;
+    QVERIFY(h.submit("c1", "write_file", {{"path", "a"}}));
+    QTRY_COMPARE(h.view()->currentIndex().row(), 0);
+    QPlainTextEdit *editor = h.window->argsEditor();
+    editor->setPlainText(QStringLiteral("{\n  \"path\": \"a\",,\n}"));
+    const QString status = h.child<QLabel>("argsStatus")->text();
+    QVERIFY2(status.contains(QStringLiteral("line 2, column 15")), qPrintable(status));
+    QVERIFY(!h.child<QPushButton>("approveEditsButton")->isEnabled());
+    const auto marks = editor->extraSelections();
+    QCOMPARE(marks.size(), 1);
+    QCOMPARE(marks[0].cursor.blockNumber(), 1);
+    QCOMPARE(marks[0].cursor.selectedText(), QStringLiteral(","));
+    editor->setPlainText(QStringLiteral("{\"path\": \"b\"}"));
+    QVERIFY(editor->extraSelections().isEmpty());
+    QVERIFY(h.child<QPushButton>("approveEditsButton")->isEnabled());
+    QVERIFY(h.child<QTextBrowser>("argsDiff")->toPlainText().contains(QStringLiteral("~ /path: a \u2192 b")));
+}
+
+void TestReview::secretsAreRevealedOnlyOnRequestAndAudited()
+{
+    Harness h(R"({"default": "ask", "guardrails": [{"type": "secrets", "action": "ask"}]})");
+    const std::string token = "ghp_0123456789abcdefghijABCDEFGHIJ012345";
+    QVERIFY(h.submit("c1", "bash", {{"command", "curl -H 'Authorization: " + token + "' api"}}));
+    QVERIFY(h.submit("c2", "bash", {{"command", "ls"}}));
+    h.view()->setFocus();
+    QTRY_COMPARE(h.view()->currentIndex().row(), 0);
+    QPlainTextEdit *editor = h.window->argsEditor();
+    QVERIFY(!editor->toPlainText().contains(QString::fromStdString(token)));
+    QVERIFY(editor->toPlainText().contains(QStringLiteral("[secret:github_token:1]")));
+    QVERIFY(h.child<QPushButton>("revealButton")->isVisible());
+    h.key(Qt::Key_R);
+    QVERIFY(editor->toPlainText().contains(QString::fromStdString(token)));
+    // Moving on masks again; the other call has nothing to reveal.
+    h.key(Qt::Key_J);
+    QVERIFY(!h.child<QPushButton>("revealButton")->isVisible());
+    h.key(Qt::Key_K);
+    QVERIFY(!editor->toPlainText().contains(QString::fromStdString(token)));
+    QVERIFY(!h.child<QPushButton>("revealButton")->isChecked());
+    // Who looked is recorded, never what they saw.
+    QVERIFY(h.core->audit()->waitDurable(WaitMs));
+    int reveals = 0;
+    bool leaked = false;
+    Json reveal;
+    audit::forEachRecord(h.core->audit()->dir(), [&](std::string_view line, const Json &r) {
+        if (r["event"] == "secrets_revealed") {
+            ++reveals;
+            reveal = r;
+        }
+        leaked |= line.find(token) != std::string_view::npos;
+        return true;
+    });
+    QVERIFY2(!leaked, "a secret reached the audit log");
+    QCOMPARE(reveals, 1);
+    QCOMPARE(reveal["os_user"], Json("tester"));
+    QCOMPARE(reveal["kinds"], Json::array({"github_token"}));
+}
+
+void TestReview::auditBannerBlocksApprovalUntilTheLogWorks()
+{
+    Harness h({}, /*blockAudit=*/true);
+    QVERIFY(h.started);
+    QVERIFY(!h.core->audit()->available());
+    QLabel *banner = h.child<QLabel>("auditBanner");
+    QVERIFY(banner->isVisible());
+    QVERIFY(banner->text().startsWith(QStringLiteral("The audit log cannot be written")));
+    QVERIFY(h.child<QLabel>("statusLabel")->text().contains(QStringLiteral("CANNOT WRITE")));
+    // Nothing reaches the queue, nothing runs.
+    h.agent->send(h.call("c1", "write_file", {{"path", "a"}}));
+    const Json d = h.decisionFor("c1");
+    QCOMPARE(d["decision"], Json("deny"));
+    QCOMPARE(d["code"], Json("audit_unavailable"));
+    QCOMPARE(h.core->queue()->size(), 0);
+
+    QVERIFY(QFile::remove(h.core->dataDir() + QStringLiteral("/audit")));
+    QTRY_VERIFY_WITH_TIMEOUT(h.core->audit()->available(), WaitMs);
+    QTRY_VERIFY(!banner->isVisible());
+    QVERIFY(h.submit("c2", "write_file", {{"path", "b"}}));
+    QTRY_VERIFY(h.child<QPushButton>("approveButton")->isEnabled());
+    QTest::mouseClick(h.child<QPushButton>("approveButton"), Qt::LeftButton);
+    QCOMPARE(h.decisionFor("c2")["decision"], Json("allow"));
+}
+
+void TestReview::historyAndTurnsFollowDecisions()
+{
+    Harness h(R"({"default": "ask", "guardrails": [
+        {"type": "loop_detection", "exact_failure": {"warn": 2, "block": 5}},
+        {"type": "rules", "rules": [{"when": {"tool": "read_file"}, "action": "allow"}]}]})");
+    // The same read fails three times: loop detection warns from the second.
+    for (int i = 0; i < 3; ++i) {
+        const std::string id = "r" + std::to_string(i);
+        h.agent->send(h.call(id, "read_file", {{"path", "same.txt"}}, "t1"));
+        QCOMPARE(h.decisionFor(id)["decision"], Json("allow"));
+        h.agent->send(Json {{"type", "tool_result"}, {"call_id", id}, {"ok", false}, {"result", {{"error", "no such file"}}}});
+        const Json after = h.agent->next("after_call");
+        QCOMPARE(after["action"], Json(i == 0 ? "allow" : "warn"));
+    }
+    QVERIFY(h.submit("w1", "write_file", {{"path", "a"}}, "t1"));
+    h.view()->setFocus();
+    QTRY_COMPARE(h.view()->currentIndex().row(), 0);
+    h.key(Qt::Key_A);
+    QCOMPARE(h.decisionFor("w1")["decision"], Json("allow"));
+
+    // History: newest first, filtered with the audit query's predicate.
+    HistoryModel *history = h.window->historyModel();
+    QTRY_COMPARE(history->rowCount(), 4);
+    QCOMPARE(history->index(0, HistoryModel::DecidedBy).data().toString(), QStringLiteral("human:tester"));
+    audit::Filter byHuman;
+    byHuman.decidedBy = "human";
+    h.window->historyProxy()->setFilter(byHuman);
+    QCOMPARE(h.window->historyProxy()->rowCount(), 1);
+    auto *tools = h.child<QComboBox>("historyTool");
+    QTRY_VERIFY(tools->findData(QStringLiteral("read_file")) > 0);
+    tools->setCurrentIndex(tools->findData(QStringLiteral("read_file")));
+    QCOMPARE(h.window->historyProxy()->rowCount(), 3);
+
+    // Turns: one session, turn t1, four calls; loop detection's warning on
+    // the repeated read is tinted with its pattern and count.
+    TurnsModel *turns = h.window->turnsModel();
+    QCOMPARE(turns->rowCount(), 1);
+    const QModelIndex session = turns->index(0, 0);
+    QCOMPARE(turns->rowCount(session), 1);
+    const QModelIndex turn = turns->index(0, 0, session);
+    QCOMPARE(turn.data().toString(), QStringLiteral("turn t1"));
+    QCOMPARE(turns->rowCount(turn), 4);
+    QVERIFY(turn.data(TurnsModel::LoopLevelRole).toInt() >= 1);
+    QTRY_VERIFY(!turns->index(1, TurnsModel::Loop, turn).data().toString().isEmpty());
+    const QString loop = turns->index(1, TurnsModel::Loop, turn).data().toString();
+    QVERIFY2(loop.startsWith(QStringLiteral("warn: ")) && loop.contains(QStringLiteral("times")), qPrintable(loop));
+    QCOMPARE(turns->index(3, TurnsModel::Outcome, turn).data().toString(), QStringLiteral("allow"));
+    QCOMPARE(turns->index(3, TurnsModel::DecidedBy, turn).data().toString(), QStringLiteral("human:tester"));
+
+    // A restarted window starts from the audit log.
+    MainWindow again(h.core.get());
+    QCOMPARE(again.historyModel()->rowCount(), 4);
+    QCOMPARE(again.turnsModel()->rowCount(again.turnsModel()->index(0, 0, again.turnsModel()->index(0, 0))), 4);
+}
+
+void TestReview::everyModelPassesTheModelTester()
+{
+    Harness h(R"({"default": "ask", "guardrails": [{"type": "loop_detection"}, {"type": "secrets"}]})");
+    QAbstractItemModelTester proxyTester(h.window->queueProxy(), QAbstractItemModelTester::FailureReportingMode::QtTest);
+    QAbstractItemModelTester turnsTester(h.window->turnsModel(), QAbstractItemModelTester::FailureReportingMode::QtTest);
+    QAbstractItemModelTester historyTester(h.window->historyModel(), QAbstractItemModelTester::FailureReportingMode::QtTest);
+    QAbstractItemModelTester historyProxyTester(h.window->historyProxy(), QAbstractItemModelTester::FailureReportingMode::QtTest);
+    QAbstractItemModelTester agentsTester(h.window->agentsModel(), QAbstractItemModelTester::FailureReportingMode::QtTest);
+    QAbstractItemModelTester policyTester(h.window->policyModel(), QAbstractItemModelTester::FailureReportingMode::QtTest);
+    // Traffic through every model: escalations, decisions, filters, sorts,
+    // a second agent session, a disconnect, a policy refresh.
+    for (int i = 0; i < 6; ++i)
+        QVERIFY(h.submit("c" + std::to_string(i), i % 2 ? "bash" : "write_file", {{"n", i}}, i < 3 ? "t1" : "t2"));
+    TestSocket second;
+    QVERIFY(second.hello(QUrl(h.core->url()), h.core->agentToken().toStdString(), "agent", std::nullopt, "other").is_object());
+    h.window->agentsModel()->refresh();
+    QCOMPARE(h.window->agentsModel()->rowCount(), 2);
+    h.window->queueProxy()->setFilterText(QStringLiteral("bash"));
+    h.window->queueProxy()->setSortKey(QueueProxy::SortKey::Risk);
+    h.window->queueProxy()->setFilterText({});
+    h.window->queueProxy()->setSortKey(QueueProxy::SortKey::Agent);
+    h.view()->setFocus();
+    QTRY_VERIFY(h.view()->currentIndex().isValid());
+    h.view()->selectAll();
+    h.key(Qt::Key_A);
+    QTRY_COMPARE(h.core->queue()->size(), 0);
+    audit::Filter f;
+    f.tool = "bash";
+    h.window->historyProxy()->setFilter(f);
+    QCOMPARE(h.window->historyProxy()->rowCount(), 3);
+    second.close();
+    QTRY_VERIFY(h.core->broker()->agentConnections() == 1);
+    h.window->agentsModel()->refresh();
+    h.window->policyModel()->refresh();
+    QCOMPARE(h.window->policyModel()->rowCount(), 2);
+    QCOMPARE(h.window->policyModel()->index(0, PolicyModel::Health).data().toString(), QStringLiteral("ok"));
+}
+
+QTEST_MAIN(TestReview)
+#include "tst_review.moc"
