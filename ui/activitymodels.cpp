@@ -195,7 +195,8 @@ void TurnsModel::addRecord(const Json &r)
     auto loopNotes = [&](Node *call) {
         for (const Json &v : r.value("trail", Json::array())) {
             const Json meta = v.value("metadata", Json::object());
-            if (!meta.is_object() || !meta.contains("pattern"))
+            // Loop detection's metadata: the pattern with its count and threshold.
+            if (!meta.is_object() || !meta.contains("pattern") || !meta.contains("count") || !meta.contains("threshold"))
                 continue;
             const std::string action = v.value("action", std::string());
             const int level = loopLevelOf(action);

@@ -272,9 +272,9 @@ QWidget *MainWindow::buildQueueTab()
     };
     fit(QueueModel::Waiting, QStringLiteral("88m 88s"));
     fit(QueueModel::TimeLeft, QStringLiteral("88m 88s"));
-    m_view->setColumnWidth(QueueModel::Agent, 7 * em);
-    m_view->setColumnWidth(QueueModel::Tool, 7 * em);
-    m_view->setColumnWidth(QueueModel::Reason, 11 * em);
+    m_view->setColumnWidth(QueueModel::Agent, 9 * em);
+    m_view->setColumnWidth(QueueModel::Tool, 8 * em);
+    m_view->setColumnWidth(QueueModel::Reason, 15 * em);
     m_view->setColumnWidth(QueueModel::Warnings, 8 * em);
     m_view->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
 
@@ -526,7 +526,9 @@ QWidget *MainWindow::buildHistoryTab()
     view->setColumnWidth(HistoryModel::Time, 160);
     view->setColumnWidth(HistoryModel::Decision, 130);
     view->setColumnWidth(HistoryModel::DecidedBy, 170);
-    view->setColumnWidth(HistoryModel::Reason, 420);
+    view->horizontalHeader()->setStretchLastSection(false);
+    view->horizontalHeader()->setSectionResizeMode(HistoryModel::Reason, QHeaderView::Stretch);
+    view->setColumnWidth(HistoryModel::Call, 200);
     l->addWidget(view, 1);
     auto *note = new QLabel(tr("Decided calls from the audit log and this session. Export the full log with "
                                "`holdpoint-ctl audit export --format csv`."),
@@ -544,6 +546,7 @@ QWidget *MainWindow::buildAgentsTab()
     m_agents = new AgentsModel(m_core->broker(), this);
     auto *view = makeTable(m_agents, QStringLiteral("agentsView"), page);
     view->setColumnWidth(AgentsModel::Agent, 160);
+    view->setColumnWidth(AgentsModel::Framework, 150);
     view->setColumnWidth(AgentsModel::State, 220);
     view->setColumnWidth(AgentsModel::Standing, 260);
     l->addWidget(view, 1);
@@ -573,6 +576,7 @@ QWidget *MainWindow::buildPolicyTab()
                                   : tr("Last reload refused: %1").arg(m_core->lastPolicyError()));
     m_policyModel = new PolicyModel(m_core, this);
     auto *view = makeTable(m_policyModel, QStringLiteral("policyView"), page);
+    view->setColumnWidth(PolicyModel::Position, 40);
     view->setColumnWidth(PolicyModel::Name, 200);
     view->setColumnWidth(PolicyModel::OnFailure, 160);
     auto *reload = new QPushButton(tr("Reload policy files"), page);
