@@ -61,10 +61,12 @@ int main(int argc, char **argv)
     const QCommandLineOption maxConnections(QStringLiteral("max-connections"), QStringLiteral("Most simultaneous connections (default 512)."), QStringLiteral("n"), QStringLiteral("512"));
     const QCommandLineOption policy(QStringLiteral("policy"), QStringLiteral("Policy file (repeatable; later files add to and override earlier ones). Default: the shipped default policy, which asks a person."), QStringLiteral("file"));
     const QCommandLineOption helloTimeout(QStringLiteral("hello-timeout-ms"), QStringLiteral("Milliseconds a new connection has to send hello (default 5000)."), QStringLiteral("ms"), QStringLiteral("5000"));
+    const QCommandLineOption idleTimeout(QStringLiteral("idle-timeout-ms"), QStringLiteral("Close a connection silent this long: no message and no answer to pings (default 90000)."), QStringLiteral("ms"), QStringLiteral("90000"));
+    const QCommandLineOption retention(QStringLiteral("session-retention"), QStringLiteral("Seconds an agent session with no connection and nothing pending is remembered, so re-sent calls get their decisions (default 600)."), QStringLiteral("seconds"), QStringLiteral("600"));
     const QCommandLineOption auditMaxMb(QStringLiteral("audit-max-mb"), QStringLiteral("Start a new audit log file once one passes this many MiB (default 64)."), QStringLiteral("MiB"), QStringLiteral("64"));
     const QCommandLineOption auditKeep(QStringLiteral("audit-keep"), QStringLiteral("Keep this many audit log files, deleting the oldest (default 0: keep all)."), QStringLiteral("n"), QStringLiteral("0"));
     parser.addOptions({headless, demo, port, dataDir, policy, timeout, grace, origin, maxMessage, maxConnections, helloTimeout,
-                       auditMaxMb, auditKeep});
+                       auditMaxMb, auditKeep, idleTimeout, retention});
     parser.process(*app);
 
     if (!parser.positionalArguments().isEmpty())
@@ -88,6 +90,8 @@ int main(int argc, char **argv)
     if (ok) options.endpoint.maxMessageBytes = number(maxMessage, 1024, 256LL * 1024 * 1024, &ok);
     if (ok) options.endpoint.maxConnections = int(number(maxConnections, 1, 100000, &ok));
     if (ok) options.endpoint.helloTimeoutMs = int(number(helloTimeout, 10, 600000, &ok));
+    if (ok) options.broker.sessionRetentionMs = number(retention, 0, 7 * 24 * 3600, &ok) * 1000;
+    if (ok) options.endpoint.idleTimeoutMs = int(number(idleTimeout, 100, 3'600'000, &ok));
     if (ok) options.audit.maxSegmentBytes = number(auditMaxMb, 1, 1024 * 1024, &ok) * 1024 * 1024;
     if (ok) options.audit.keepSegments = int(number(auditKeep, 0, 1000000, &ok));
     if (!ok)

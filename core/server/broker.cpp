@@ -6,6 +6,10 @@
 
 #include <QDateTime>
 
+#ifdef __GLIBC__
+#include <malloc.h>
+#endif
+
 #include <QCryptographicHash>
 #include <QRandomGenerator>
 
@@ -71,6 +75,7 @@ Broker::Broker(ReviewQueue *queue, Outbound *outbound, BrokerConfig config, QObj
     , m_outbound(outbound)
     , m_config(std::move(config))
     , m_graceAlarm(queue->clock(), [this] { abandonOrphans(); }, this)
+    , m_expiryAlarm(queue->clock(), [this] { expireIdleSessions(); }, this)
 {
     connect(m_queue, &ReviewQueue::resolved, this, &Broker::onResolved);
     connect(m_queue, &ReviewQueue::added, this, &Broker::onAdded);
@@ -177,6 +182,8 @@ HelloOutcome Broker::onHello(ConnectionId cid, const Hello &hello)
         sid = newSessionId();
     auto [it, inserted] = m_sessions.try_emplace(sid);
     Session &session = it->second;
+    if (!inserted && session.connections.empty())
+        std::erase_if(m_idle, [&](const auto &p) { return p.second == sid; });
     session.id = sid;
     session.agent = hello.agent;
     session.connections.insert(cid);
@@ -614,12 +621,15 @@ RecoveryReport Broker::recover(const QString &auditDir, TimeMs recordsSince)
         ++report.pending;
     }
     for (auto &[sid, session] : m_sessions) {
+        if (session.connections.empty())
+            m_idle.emplace(now, sid); // forgotten like any idle session unless its agent returns
         while (session.decidedOrder.size() > m_config.rememberedCallsPerSession) {
             session.calls.erase(session.decidedOrder.front());
             session.decidedOrder.pop_front();
         }
     }
     rearmGrace();
+    rearmExpiry();
     return report;
 }
 
@@ -962,6 +972,10 @@ void Broker::onDisconnected(ConnectionId cid)
                 m_queue->setAgentConnected(call.itemId, false);
             }
             rearmGrace();
+            if (session.connections.empty()) {
+                m_idle.emplace(now, session.id);
+                rearmExpiry();
+            }
         }
     }
     Q_EMIT connectionsChanged();
@@ -987,6 +1001,46 @@ void Broker::abandonOrphans()
         m_queue->resolve(itemId, ItemState::Abandoned, std::move(d));
     }
     rearmGrace();
+}
+
+void Broker::rearmExpiry()
+{
+    m_expiryAlarm.setDeadline(m_idle.empty() ? NoDeadline : m_idle.begin()->first + m_config.sessionRetentionMs);
+}
+
+void Broker::expireIdleSessions()
+{
+    const TimeMs now = m_queue->clock()->now();
+    std::vector<std::pair<TimeMs, std::string>> later;
+    bool forgot = false;
+    while (!m_idle.empty() && m_idle.begin()->first + m_config.sessionRetentionMs <= now) {
+        const std::string id = m_idle.begin()->second;
+        m_idle.erase(m_idle.begin());
+        auto it = m_sessions.find(id);
+        if (it == m_sessions.end() || !it->second.connections.empty())
+            continue;
+        const Session &s = it->second;
+        const bool busy = std::any_of(s.calls.begin(), s.calls.end(),
+                                      [](const auto &c) { return !c.second.decided() || !c.second.durable; });
+        const TimeMs idleSince = std::max(s.lastActivity, now - m_config.sessionRetentionMs);
+        if (busy || s.lastActivity + m_config.sessionRetentionMs > now) {
+            // Something still waits (or it was active lately): look again later.
+            later.emplace_back(busy ? now : idleSince, id);
+            continue;
+        }
+        std::erase_if(m_grants, [&](const Grant &g) { return g.sessionId == id; });
+        m_sessions.erase(it);
+        forgot = true;
+    }
+    for (auto &l : later)
+        m_idle.insert(std::move(l));
+    if (forgot) {
+#ifdef __GLIBC__
+        // Give the freed decisions back to the system, not just to malloc.
+        malloc_trim(0);
+#endif
+    }
+    rearmExpiry();
 }
 
 void Broker::sendJson(ConnectionId cid, const Json &j)

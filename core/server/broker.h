@@ -29,6 +29,9 @@ struct BrokerConfig
     std::string serverName;
     // Decided calls remembered per session for idempotent re-sends.
     std::size_t rememberedCallsPerSession = 10'000;
+    // A session with no connection and nothing pending is forgotten this
+    // long after its last activity; its call_ids are new calls after that.
+    TimeMs sessionRetentionMs = 600'000;
 };
 
 // What recover() restored from the audit log.
@@ -183,6 +186,9 @@ private:
     void onAdded(int row);
     void abandonOrphans();
     void rearmGrace();
+    // Forgets idle sessions past their retention (bounded memory).
+    void expireIdleSessions();
+    void rearmExpiry();
     void sendWelcome(ConnectionId cid, const HelloOutcome &outcome);
     void sendPending(ConnectionId cid, const QueueItem &item);
     void sendJson(ConnectionId cid, const Json &j);
@@ -197,6 +203,8 @@ private:
     BrokerConfig m_config;
     Policy m_policy;
     Alarm m_graceAlarm;
+    Alarm m_expiryAlarm;
+    std::set<std::pair<TimeMs, std::string>> m_idle; // (idle since, session id)
     std::unordered_map<ConnectionId, Connection> m_connections;
     std::unordered_set<ConnectionId> m_reviewers;
     std::unordered_map<std::string, Session> m_sessions;

@@ -1,6 +1,8 @@
 #include "endpoint.h"
 
 #include <QHostAddress>
+
+#include <chrono>
 #include <QTcpServer>
 #include <QTcpSocket>
 #include <QTimer>
@@ -12,6 +14,15 @@ namespace holdpoint {
 
 using namespace protocol;
 
+namespace {
+
+qint64 steadyMs()
+{
+    return std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now().time_since_epoch()).count();
+}
+
+} // namespace
+
 Endpoint::Endpoint(EndpointConfig config, QObject *parent)
     : QObject(parent)
     , m_config(std::move(config))
@@ -19,9 +30,23 @@ Endpoint::Endpoint(EndpointConfig config, QObject *parent)
     , m_tcp(std::make_unique<QTcpServer>())
 {
     m_server->setHandshakeTimeout(m_config.handshakeTimeoutMs);
+    m_keepAlive = new QTimer(this);
+    m_keepAlive->setInterval(std::max(10, m_config.idleTimeoutMs / 3));
+    connect(m_keepAlive, &QTimer::timeout, this, &Endpoint::keepAlive);
+    m_keepAlive->start();
     connect(m_tcp.get(), &QTcpServer::newConnection, this, [this] {
         while (QTcpSocket *socket = m_tcp->nextPendingConnection()) {
             socket->setSocketOption(QAbstractSocket::LowDelayOption, 1);
+            // QWebSocketServer times out handshakes only on connections it
+            // accepted itself: a client that stalls mid-upgrade is ours to close.
+            const quint16 peer = socket->peerPort();
+            QTimer::singleShot(m_config.handshakeTimeoutMs, socket, [this, socket, peer] {
+                if (m_upgraded.erase(peer) == 0) {
+                    Q_EMIT rejected(socket->peerAddress().toString(),
+                                    QStringLiteral("handshake not completed within %1 ms").arg(m_config.handshakeTimeoutMs));
+                    socket->abort();
+                }
+            });
             m_server->handleConnection(socket);
         }
     });
@@ -101,6 +126,7 @@ void Endpoint::onNewConnection()
 {
     while (QWebSocket *socket = m_server->nextPendingConnection()) {
         const ConnectionId id = m_nextId++;
+        m_upgraded.insert(socket->peerPort());
         socket->setParent(nullptr);
         socket->setMaxAllowedIncomingMessageSize(quint64(m_config.maxMessageBytes));
         socket->setMaxAllowedIncomingFrameSize(quint64(m_config.maxMessageBytes));
@@ -111,7 +137,9 @@ void Endpoint::onNewConnection()
         c.helloTimer->setSingleShot(true);
         m_connections.emplace(id, c);
 
+        c.lastHeard = steadyMs();
         connect(socket, &QWebSocket::textMessageReceived, this, [this, id](const QString &t) { onText(id, t); });
+        connect(socket, &QWebSocket::pong, this, [this, id] { heard(id); });
         connect(socket, &QWebSocket::binaryMessageReceived, this, [this, id](const QByteArray &) { onBinary(id); });
         connect(socket, &QWebSocket::disconnected, this, [this, id] { onDisconnected(id); });
         connect(c.helloTimer, &QTimer::timeout, this, [this, id] {
@@ -155,6 +183,7 @@ void Endpoint::onText(ConnectionId id, const QString &text)
     auto it = m_connections.find(id);
     if (it == m_connections.end() || it->second.closing)
         return;
+    it->second.lastHeard = steadyMs();
     const std::string utf8 = text.toStdString();
     if (!it->second.authenticated)
         return handleHello(id, it->second, utf8);
@@ -194,8 +223,39 @@ void Endpoint::handleHello(ConnectionId id, Connection &c, const std::string &te
         m_handler->onHello(id, *hello);
 }
 
+void Endpoint::heard(ConnectionId id)
+{
+    if (auto it = m_connections.find(id); it != m_connections.end())
+        it->second.lastHeard = steadyMs();
+}
+
+void Endpoint::keepAlive()
+{
+    const qint64 now = steadyMs();
+    std::vector<ConnectionId> silent;
+    for (auto &[id, c] : m_connections) {
+        if (c.closing || !c.authenticated)
+            continue; // the hello timer covers the rest
+        if (now - c.lastHeard > m_config.idleTimeoutMs)
+            silent.push_back(id);
+        else
+            c.socket->ping();
+    }
+    for (ConnectionId id : silent) {
+        auto it = m_connections.find(id);
+        if (it == m_connections.end())
+            continue;
+        it->second.closing = true;
+        Q_EMIT rejected(it->second.socket->peerAddress().toString(),
+                        QStringLiteral("dropped: silent for %1 ms (no message, no pong)").arg(m_config.idleTimeoutMs));
+        it->second.socket->close(QWebSocketProtocol::CloseCodeGoingAway, QStringLiteral("idle"));
+        QMetaObject::invokeMethod(it->second.socket, &QWebSocket::abort, Qt::QueuedConnection);
+    }
+}
+
 void Endpoint::onBinary(ConnectionId id)
 {
+    heard(id);
     auto it = m_connections.find(id);
     if (it == m_connections.end() || it->second.closing)
         return;

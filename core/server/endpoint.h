@@ -8,6 +8,7 @@
 
 #include <memory>
 #include <unordered_map>
+#include <unordered_set>
 
 QT_BEGIN_NAMESPACE
 class QWebSocket;
@@ -26,6 +27,11 @@ struct EndpointConfig
     int maxConnections = 512;               // beyond it new connections close with 1008
     int handshakeTimeoutMs = 5000;          // HTTP upgrade must finish within this
     int helloTimeoutMs = 5000;              // hello must arrive within this, or 1008
+    // A connection silent this long (no message, no answer to our pings,
+    // e.g. stalled in the middle of a frame) is closed. Pings go out every
+    // third of it. An agent waiting for a person answers pings, so waiting
+    // is never silence.
+    int idleTimeoutMs = 90'000;
     qint64 maxBufferedBytes = 16 * 1024 * 1024; // unread output per client before it is dropped
     QStringList allowedOrigins;             // exact Origin values; empty admits none
     QByteArray agentToken;
@@ -63,6 +69,7 @@ private:
     {
         QWebSocket *socket = nullptr;
         QTimer *helloTimer = nullptr;
+        qint64 lastHeard = 0; // steady ms
         bool authenticated = false;
         bool closing = false;
     };
@@ -75,6 +82,8 @@ private:
     void handleHello(ConnectionId id, Connection &c, const std::string &text);
     void reject(ConnectionId id, CloseCode code, protocol::ErrorCode error, const std::string &message);
     bool hostAllowed(QWebSocket *socket) const;
+    void keepAlive();
+    void heard(ConnectionId id);
 
     EndpointConfig m_config;
     MessageHandler *m_handler = nullptr;
@@ -82,6 +91,8 @@ private:
     std::unique_ptr<QTcpServer> m_tcp;
     std::unordered_map<ConnectionId, Connection> m_connections;
     ConnectionId m_nextId = 1;
+    QTimer *m_keepAlive = nullptr;
+    std::unordered_set<quint16> m_upgraded; // peer ports upgraded since their handshake timer started
 };
 
 } // namespace holdpoint

@@ -158,6 +158,8 @@ private Q_SLOTS:
     void disconnectStartsGraceThenAbandons();
     void resumeWithinGraceReattaches();
     void decisionWhileDisconnectedIsKeptForTheResend();
+    void idleSessionsAreForgottenAfterTheirRetention();
+    void sessionWithAPendingCallIsKept();
     void otherConnectionOfSessionKeepsCallAttached();
     void cancel();
     void haltAbortsTheWholeTurn();
@@ -459,6 +461,52 @@ void TestBroker::decisionWhileDisconnectedIsKeptForTheResend()
     const ConnectionId b = f.agent(std::string("s1"));
     f.call(b, "c1");
     QCOMPARE(f.out.last(b, "decision")["reason"], Json("too risky"));
+}
+
+void TestBroker::idleSessionsAreForgottenAfterTheirRetention()
+{
+    BrokerConfig config;
+    config.sessionRetentionMs = 300'000;
+    config.graceMs = 60'000;
+    Fixture f(config);
+    const ConnectionId a = f.agent(std::string("s1"));
+    f.call(a, "c1", {{"path", "decided"}});
+    QVERIFY(f.review(f.itemOf("c1"), ReviewAction::Approve).ok);
+    f.call(a, "c2", {{"path", "pending"}});
+    f.broker.onDisconnected(a);
+    QCOMPARE(f.broker.sessionCount(), 1);
+    // c2 waits until its grace ends (abandoned at 60 s); the session is
+    // still remembered at 300 s, so re-sends get their decisions...
+    f.clock.advance(299'000);
+    QCOMPARE(f.broker.sessionCount(), 1);
+    const ConnectionId b = f.agent(std::string("s1"));
+    f.call(b, "c1", {{"path", "decided"}});
+    QCOMPARE(f.out.last(b, "decision")["decision"], Json("allow"));
+    f.broker.onDisconnected(b);
+    // ... and forgotten once idle for the whole retention.
+    f.clock.advance(299'000);
+    QCOMPARE(f.broker.sessionCount(), 1);
+    f.clock.advance(2'000);
+    QCOMPARE(f.broker.sessionCount(), 0);
+    const ConnectionId c = f.agent(std::string("s1"));
+    f.call(c, "c1", {{"path", "something else"}}); // a new call now, no conflict
+    QCOMPARE(f.queue.size(), 1);
+}
+
+void TestBroker::sessionWithAPendingCallIsKept()
+{
+    BrokerConfig config;
+    config.sessionRetentionMs = 1'000;
+    config.graceMs = 3'600'000;
+    Fixture f(config);
+    const ConnectionId a = f.agent(std::string("s1"));
+    f.call(a, "c1");
+    f.broker.onDisconnected(a);
+    f.clock.advance(10'000);
+    QCOMPARE(f.broker.sessionCount(), 1); // c1 is still waiting for its agent
+    const ConnectionId b = f.agent(std::string("s1"));
+    f.call(b, "c1");
+    QCOMPARE(f.out.last(b, "pending")["call_id"], Json("c1"));
 }
 
 void TestBroker::otherConnectionOfSessionKeepsCallAttached()
