@@ -10,6 +10,9 @@
 #include <QFile>
 
 #include <csignal>
+#ifdef __GLIBC__
+#include <malloc.h>
+#endif
 #include <pwd.h>
 #include <unistd.h>
 
@@ -136,6 +139,12 @@ bool ConsoleCore::start(QString *error)
     // A write past RLIMIT_FSIZE must fail like a full disk (and fail
     // closed), not kill the console.
     std::signal(SIGXFSZ, SIG_IGN);
+#ifdef __GLIBC__
+    // Large messages (up to the message limit) are mapped and unmapped on
+    // their own; glibc's default would raise this threshold after the first
+    // big free and grow the heap with them, where they fragment it.
+    mallopt(M_MMAP_THRESHOLD, 256 * 1024);
+#endif
     const QString dir = m_options.dataDir;
     if (!ensurePrivateDir(dir, error))
         return false;

@@ -77,6 +77,16 @@ Broker::Broker(ReviewQueue *queue, Outbound *outbound, BrokerConfig config, QObj
     , m_graceAlarm(queue->clock(), [this] { abandonOrphans(); }, this)
     , m_expiryAlarm(queue->clock(), [this] { expireIdleSessions(); }, this)
 {
+    // Once things go quiet after sessions were forgotten or connections
+    // closed, what they used goes back to the system, not just to malloc:
+    // a console that served a burst returns near its resting size.
+    m_trim.setSingleShot(true);
+    m_trim.setInterval(2000);
+    connect(&m_trim, &QTimer::timeout, this, [] {
+#ifdef __GLIBC__
+        malloc_trim(0);
+#endif
+    });
     connect(m_queue, &ReviewQueue::resolved, this, &Broker::onResolved);
     connect(m_queue, &ReviewQueue::added, this, &Broker::onAdded);
 }
@@ -976,6 +986,8 @@ void Broker::onDisconnected(ConnectionId cid)
                 m_idle.emplace(now, session.id);
                 rearmExpiry();
             }
+            if (m_connections.empty())
+                m_trim.start();
         }
     }
     Q_EMIT connectionsChanged();
@@ -1034,12 +1046,8 @@ void Broker::expireIdleSessions()
     }
     for (auto &l : later)
         m_idle.insert(std::move(l));
-    if (forgot) {
-#ifdef __GLIBC__
-        // Give the freed decisions back to the system, not just to malloc.
-        malloc_trim(0);
-#endif
-    }
+    if (forgot)
+        m_trim.start();
     rearmExpiry();
 }
 

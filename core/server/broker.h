@@ -7,6 +7,7 @@
 
 #include <QByteArray>
 #include <QObject>
+#include <QTimer>
 
 #include <deque>
 #include <functional>
@@ -204,6 +205,7 @@ private:
     Policy m_policy;
     Alarm m_graceAlarm;
     Alarm m_expiryAlarm;
+    QTimer m_trim;
     std::set<std::pair<TimeMs, std::string>> m_idle; // (idle since, session id)
     std::unordered_map<ConnectionId, Connection> m_connections;
     std::unordered_set<ConnectionId> m_reviewers;

@@ -12,9 +12,10 @@
 //             received is appended to FILE as one JSON line. The agent stops
 //             once every call has a decision, except ask calls whose number is
 //             odd when --leave-odd-pending is given.
-//   reviewer: [--out FILE] decides escalated calls: even call numbers are
-//             approved when divisible by 4 and denied otherwise; odd ones
-//             stay pending. Runs until killed.
+//   reviewer: [--out FILE] [--decide-all] decides escalated calls: even
+//             call numbers are approved when divisible by 4 and denied
+//             otherwise; odd ones stay pending, or with --decide-all are
+//             approved. Runs until killed.
 //
 // Prints a JSON summary on stdout: calls, decisions, seconds, p50/p99/p999 ms.
 
@@ -49,6 +50,7 @@ struct Options
     int window = 1;
     int askEvery = 0;
     bool leaveOddPending = false;
+    bool decideAll = false;
     double disconnectRate = 0;
     double cancelRate = 0;
     double duplicateRate = 0;
@@ -258,6 +260,8 @@ public:
         , m_log(log)
     {
         connect(&m_ws, &QWebSocket::connected, this, [this] {
+            for (QAbstractSocket *tcp : m_ws.findChildren<QAbstractSocket *>())
+                tcp->setSocketOption(QAbstractSocket::LowDelayOption, 1);
             sendJson(Json {{"type", "hello"}, {"protocol", 1}, {"token", m_info.reviewerToken.toStdString()},
                            {"role", "reviewer"}, {"agent", {{"name", "load-reviewer"}}}});
         });
@@ -281,9 +285,9 @@ private:
     void consider(const Json &item)
     {
         const int n = callNumber(item.value("call_id", std::string()));
-        if (n < 0 || n % 2 == 1)
+        if (n < 0 || (n % 2 == 1 && !m_o.decideAll))
             return;
-        const bool approve = n % 4 == 0;
+        const bool approve = n % 4 == 0 || n % 2 == 1;
         Json review {{"type", "review"}, {"id", item.value("id", std::string())}, {"action", approve ? "approve" : "deny"}};
         if (!approve)
             review["reason"] = "denied by the load reviewer";
@@ -344,7 +348,8 @@ int main(int argc, char **argv)
     const auto duplicate = opt("duplicate-rate", "Chance to send a call twice.", "0");
     const auto prefix = opt("prefix", "Session id prefix.", "load");
     const QCommandLineOption leaveOdd(QStringLiteral("leave-odd-pending"), QStringLiteral("Do not wait for odd escalated calls."));
-    p.addOption(leaveOdd);
+    const QCommandLineOption decideAll(QStringLiteral("decide-all"), QStringLiteral("Reviewer: decide odd calls too (approve)."));
+    p.addOptions({leaveOdd, decideAll});
     p.process(app);
 
     Options o;
@@ -360,6 +365,7 @@ int main(int argc, char **argv)
     o.duplicateRate = p.value(duplicate).toDouble();
     o.prefix = p.value(prefix);
     o.leaveOddPending = p.isSet(leaveOdd);
+    o.decideAll = p.isSet(decideAll);
     Log log(o.out);
 
     if (p.value(role) == u"reviewer") {
