@@ -205,7 +205,7 @@ quint64 AuditLog::append(TimeMs ts, std::string_view event, const Json &fields, 
         seq = 0;
     } else if (!m_opened) {
         // Numbered once the log opens; until then nothing can be durable.
-        m_beforeOpen.push_back({0, ts, std::string(event), fields});
+        m_beforeOpen.push_back({ts, std::string(event), fields});
         seq = 0;
     } else {
         seq = m_nextSeq++;

@@ -99,7 +99,7 @@ private:
     std::string m_lastHash {audit::GenesisHash};
     quint64 m_durableSeq = 0;
     std::deque<std::pair<quint64, Done>> m_waiting;
-    struct Unformatted { quint64 seq; TimeMs ts; std::string event; Json fields; };
+    struct Unformatted { TimeMs ts; std::string event; Json fields; }; // numbered once the log opens
     std::vector<Unformatted> m_beforeOpen;
     qint64 m_droppedRecords = 0;
 

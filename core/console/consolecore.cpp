@@ -76,10 +76,7 @@ void ConsoleCore::watchPolicy()
     connect(m_policyWatcher.get(), &PolicyWatcher::reloaded, this, [this](const Policy &policy) {
         m_broker->setPolicy(policy);
         m_lastPolicyError.clear();
-        Json list = Json::array();
-        for (const QString &f : m_options.policyFiles)
-            list.push_back(f.toStdString());
-        m_audit->append("policy_reload", Json {{"files", list}, {"guardrails", policy.chain->size()}});
+        m_audit->append("policy_reload", Json {{"files", policyFilesJson()}, {"guardrails", policy.chain->size()}});
         Q_EMIT policyReloaded();
     });
     connect(m_policyWatcher.get(), &PolicyWatcher::reloadFailed, this, [this](const QString &error) {
@@ -87,6 +84,14 @@ void ConsoleCore::watchPolicy()
         m_audit->append("policy_reload_failed", Json {{"error", error.toStdString()}, {"kept", "the previous policy"}});
         Q_EMIT policyReloadFailed(error);
     });
+}
+
+Json ConsoleCore::policyFilesJson() const
+{
+    Json files = Json::array();
+    for (const QString &f : m_options.policyFiles)
+        files.push_back(f.toStdString());
+    return files;
 }
 
 QString ConsoleCore::userPolicyFile() const
@@ -179,10 +184,7 @@ bool ConsoleCore::start(QString *error)
         started["torn_record_removed"] = Json {{"bytes", m_auditOpen.tornBytes}, {"found", m_auditOpen.tornMessage}};
     if (!m_auditOpen.problem.empty())
         started["integrity_problem"] = m_auditOpen.problem;
-    Json files = Json::array();
-    for (const QString &f : m_options.policyFiles)
-        files.push_back(f.toStdString());
-    started["policy_files"] = files;
+    started["policy_files"] = policyFilesJson();
     started["guardrails"] = m_broker->policy().chain->size();
     m_audit->append("console_started", started);
 

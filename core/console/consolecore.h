@@ -85,6 +85,7 @@ private:
     std::unique_ptr<QLockFile> m_lock;
     std::unique_ptr<PolicyWatcher> m_policyWatcher;
     void watchPolicy();
+    Json policyFilesJson() const; // for audit records
     QString m_lastPolicyError;
     bool m_filesWritten = false;
 };

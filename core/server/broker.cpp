@@ -108,6 +108,45 @@ bool Broker::auditUnavailable() const
     return m_audit && !m_audit->available();
 }
 
+Decision Broker::auditRefusal() const
+{
+    Decision d;
+    d.kind = DecisionKind::Deny;
+    d.decidedBy = "audit";
+    d.code = "audit_unavailable";
+    d.reason = "the audit log cannot be written, so nothing may run: " + m_audit->lastError().toStdString();
+    return d;
+}
+
+void Broker::sendConflict(ConnectionId cid, const std::string &callId)
+{
+    sendError(cid, ErrorCode::CallIdConflict,
+              "call_id: \"" + callId
+                  + "\" was already used in this session for a different tool_name or args; "
+                    "use a new call_id for a new call",
+              callId);
+}
+
+void Broker::redeliver(ConnectionId cid, Session &session, const std::string &callId, const Call &call)
+{
+    m_outbound->send(cid, call.decisionText);
+    audit("delivered", session, Json {{"call_id", callId}, {"tool", call.toolName}, {"decision", decisionKindName(call.kind)},
+                                      {"connections", 1}, {"again", true}});
+}
+
+void Broker::reattach(ConnectionId cid, Call &call)
+{
+    call.waiters.insert(cid);
+    if (call.orphanedAt != NoDeadline) {
+        m_orphans.erase({call.orphanedAt, call.itemId});
+        call.orphanedAt = NoDeadline;
+        rearmGrace();
+    }
+    m_queue->setAgentConnected(call.itemId, true);
+    if (const QueueItem *item = m_queue->find(call.itemId))
+        sendPending(cid, *item);
+}
+
 void Broker::audit(std::string_view event, const Session &session, Json fields, std::function<void(bool)> done,
                    TimeMs at)
 {
@@ -275,34 +314,17 @@ void Broker::handleToolCall(ConnectionId cid, Session &session, ToolCall &&call)
         if (existing.masked)
             return void(attachMasked(cid, session, existing, call));
         if (existing.digest != digest)
-            return sendError(cid, ErrorCode::CallIdConflict,
-                             "call_id: \"" + call.callId
-                                 + "\" was already used in this session for a different tool_name or args; "
-                                   "use a new call_id for a new call",
-                             call.callId);
+            return sendConflict(cid, call.callId);
         if (existing.decided()) {
             // Sent again once its record is on disk, never before.
-            if (existing.durable) {
-                m_outbound->send(cid, existing.decisionText);
-                audit("delivered", session, Json {{"call_id", call.callId}, {"tool", call.toolName},
-                                                  {"decision", decisionKindName(existing.kind)},
-                                                  {"connections", 1}, {"again", true}});
-            } else {
+            if (existing.durable)
+                redeliver(cid, session, call.callId, existing);
+            else
                 existing.waiters.insert(cid);
-            }
             return;
         }
         // Still pending: the same item, never a second one.
-        existing.waiters.insert(cid);
-        if (existing.orphanedAt != NoDeadline) {
-            m_orphans.erase({existing.orphanedAt, existing.itemId});
-            existing.orphanedAt = NoDeadline;
-            rearmGrace();
-        }
-        m_queue->setAgentConnected(existing.itemId, true);
-        if (const QueueItem *item = m_queue->find(existing.itemId))
-            sendPending(cid, *item);
-        return;
+        return reattach(cid, existing);
     }
 
     Call &entry = session.calls[call.callId];
@@ -320,11 +342,11 @@ void Broker::handleToolCall(ConnectionId cid, Session &session, ToolCall &&call)
     // nothing may run: the call is refused without asking anyone.
     ChainOutcome outcome;
     if (auditUnavailable()) {
+        Decision refusal = auditRefusal();
         outcome.action = Action::Deny;
-        outcome.decidedBy = "audit";
-        outcome.code = "audit_unavailable";
-        outcome.reason = "the audit log cannot be written, so nothing may run: "
-            + m_audit->lastError().toStdString();
+        outcome.decidedBy = std::move(refusal.decidedBy);
+        outcome.code = std::move(refusal.code);
+        outcome.reason = std::move(refusal.reason);
         outcome.redactions = m_policy.chain->redactions(view);
     } else {
         outcome = m_policy.chain->beforeCall(view, {now}, m_policy.defaultAction);
@@ -429,11 +451,7 @@ void Broker::handleToolCall(ConnectionId cid, Session &session, ToolCall &&call)
         if (!pending)
             return; // decided, cancelled or timed out meanwhile
         if (!durable) {
-            Decision d;
-            d.kind = DecisionKind::Deny;
-            d.decidedBy = "audit";
-            d.code = "audit_unavailable";
-            d.reason = "the audit log cannot be written, so nothing may run: " + m_audit->lastError().toStdString();
+            Decision d = auditRefusal();
             d.warnings = pending->warnings;
             m_queue->resolve(itemId, ItemState::Decided, std::move(d));
             return;
@@ -458,11 +476,7 @@ bool Broker::attachMasked(ConnectionId cid, Session &session, Call &call, const 
                          resent.annotations, resent.context, turnId};
     const std::vector<Redaction> redactions = m_policy.chain->redactions(view);
     if (resent.toolName != call.toolName || maskJson(resent.args, redactions) != call.masked->maskedArgs) {
-        sendError(cid, ErrorCode::CallIdConflict,
-                  "call_id: \"" + resent.callId
-                      + "\" was already used in this session for a different tool_name or args; "
-                        "use a new call_id for a new call",
-                  resent.callId);
+        sendConflict(cid, resent.callId);
         return false;
     }
     call.digest = callDigest(resent.toolName, resent.args);
@@ -474,22 +488,12 @@ bool Broker::attachMasked(ConnectionId cid, Session &session, Call &call, const 
             decision["args"] = unmaskJson(decision["args"], redactions);
         call.decisionText = dumpJson(decision);
         call.masked.reset();
-        m_outbound->send(cid, call.decisionText);
-        audit("delivered", session, Json {{"call_id", resent.callId}, {"tool", resent.toolName},
-                                          {"decision", decision["decision"]}, {"connections", 1}, {"again", true}});
+        redeliver(cid, session, resent.callId, call);
         return true;
     }
     call.masked.reset();
     m_queue->restoreSecrets(call.itemId, resent.args, redactions);
-    call.waiters.insert(cid);
-    if (call.orphanedAt != NoDeadline) {
-        m_orphans.erase({call.orphanedAt, call.itemId});
-        call.orphanedAt = NoDeadline;
-        rearmGrace();
-    }
-    m_queue->setAgentConnected(call.itemId, true);
-    if (const QueueItem *item = m_queue->find(call.itemId))
-        sendPending(cid, *item);
+    reattach(cid, call);
     return true;
 }
 
@@ -935,11 +939,7 @@ void Broker::deliver(const std::string &sessionId, const std::string &callId, bo
     if (!durable) {
         // The decision could not be recorded, so it must not be delivered:
         // the agent gets a refusal instead, and that is recorded too.
-        Decision d;
-        d.kind = DecisionKind::Deny;
-        d.decidedBy = "audit";
-        d.code = "audit_unavailable";
-        d.reason = "the audit log cannot be written, so nothing may run: " + m_audit->lastError().toStdString();
+        const Decision d = auditRefusal();
         call.decisionText = dumpJson(decisionToJson(callId, d));
         call.kind = d.kind;
         call.ran.reset();

@@ -181,6 +181,13 @@ private:
     void audit(std::string_view event, const Session &session, Json fields, std::function<void(bool)> done = {},
                TimeMs at = -1);
     bool auditUnavailable() const;
+    // The deny every decision becomes while the audit log cannot be written.
+    protocol::Decision auditRefusal() const;
+    void sendConflict(ConnectionId cid, const std::string &callId);
+    // A decided call asked for again: its recorded decision, and a record of that.
+    void redeliver(ConnectionId cid, Session &session, const std::string &callId, const Call &call);
+    // Another connection of the session waits for a pending call.
+    void reattach(ConnectionId cid, Call &call);
     const Grant *findGrant(const std::string &sessionId, const std::optional<std::string> &turnId,
                            const std::string &toolName) const;
     bool attachMasked(ConnectionId cid, Session &session, Call &call, const protocol::ToolCall &resent);
