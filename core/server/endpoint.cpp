@@ -1,14 +1,15 @@
 #include "endpoint.h"
 
 #include <QHostAddress>
-
-#include <chrono>
+#include <QPointer>
 #include <QTcpServer>
 #include <QTcpSocket>
 #include <QTimer>
 #include <QWebSocket>
 #include <QWebSocketCorsAuthenticator>
 #include <QWebSocketServer>
+
+#include <chrono>
 
 namespace holdpoint {
 
@@ -168,14 +169,17 @@ void Endpoint::reject(ConnectionId id, CloseCode code, ErrorCode error, const st
     auto it = m_connections.find(id);
     if (it == m_connections.end() || it->second.closing)
         return;
-    Connection &c = it->second;
-    c.closing = true;
-    c.helloTimer->stop();
-    Q_EMIT rejected(c.socket->peerAddress().toString(),
+    it->second.closing = true;
+    it->second.helloTimer->stop();
+    // Writing or closing may report the disconnect synchronously, which
+    // erases the entry: only the socket, deleted later, outlives it.
+    QPointer<QWebSocket> socket = it->second.socket;
+    Q_EMIT rejected(socket->peerAddress().toString(),
                     QString::fromLatin1(errorCodeName(error)) + u": " + toQString(message));
-    c.socket->sendTextMessage(toQString(dumpJson(errorToJson(error, message))));
+    socket->sendTextMessage(toQString(dumpJson(errorToJson(error, message))));
     // A close reason must fit in a control frame (RFC 6455 §5.5: 125 bytes).
-    c.socket->close(QWebSocketProtocol::CloseCode(quint16(code)), QString::fromLatin1(errorCodeName(error)));
+    if (socket)
+        socket->close(QWebSocketProtocol::CloseCode(quint16(code)), QString::fromLatin1(errorCodeName(error)));
 }
 
 void Endpoint::onText(ConnectionId id, const QString &text)
@@ -246,10 +250,15 @@ void Endpoint::keepAlive()
         if (it == m_connections.end())
             continue;
         it->second.closing = true;
-        Q_EMIT rejected(it->second.socket->peerAddress().toString(),
+        // close() may report the disconnect synchronously, which erases the
+        // entry: keep only the socket pointer past this point.
+        QWebSocket *socket = it->second.socket;
+        Q_EMIT rejected(socket->peerAddress().toString(),
                         QStringLiteral("dropped: silent for %1 ms (no message, no pong)").arg(m_config.idleTimeoutMs));
-        it->second.socket->close(QWebSocketProtocol::CloseCodeGoingAway, QStringLiteral("idle"));
-        QMetaObject::invokeMethod(it->second.socket, &QWebSocket::abort, Qt::QueuedConnection);
+        socket->close(QWebSocketProtocol::CloseCodeGoingAway, QStringLiteral("idle"));
+        // The socket itself is deleted later, so this queued call either
+        // runs or is discarded with it.
+        QMetaObject::invokeMethod(socket, &QWebSocket::abort, Qt::QueuedConnection);
     }
 }
 
