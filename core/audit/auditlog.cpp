@@ -159,7 +159,7 @@ AuditOpenReport AuditLog::open()
     std::vector<Unformatted> early = std::move(m_beforeOpen);
     m_beforeOpen.clear();
     for (Unformatted &u : early)
-        formatAndQueue(m_nextSeq++, u.ts, u.event, u.fields);
+        formatAndQueue(m_nextSeq++, u.ts, u.event, u.fields, true);
     m_writer = std::thread([this] { writerLoop(); });
     if (!early.empty())
         m_wake.notify_one();
@@ -174,15 +174,21 @@ void AuditLog::tryOpen()
         open();
 }
 
-void AuditLog::formatAndQueue(quint64 seq, TimeMs ts, std::string_view event, const Json &fields)
+bool AuditLog::formatAndQueue(quint64 seq, TimeMs ts, std::string_view event, const Json &fields, bool awaited)
 {
     std::string line = audit::formatRecord(seq, ts, event, fields, m_lastHash);
     m_lastHash = audit::hashRecord(line);
     line += '\n';
     std::lock_guard lock(m_mutex);
+    const bool first = m_queued.bytes.empty();
+    if (first)
+        m_queued.since = std::chrono::steady_clock::now();
     m_queued.bytes += line;
     m_queued.lastSeq = seq;
     m_queued.lastHash = m_lastHash;
+    const bool wake = (awaited && !m_queued.awaited) || first;
+    m_queued.awaited = m_queued.awaited || awaited;
+    return wake;
 }
 
 quint64 AuditLog::append(std::string_view event, const Json &fields, Done done)
@@ -209,8 +215,8 @@ quint64 AuditLog::append(TimeMs ts, std::string_view event, const Json &fields, 
         seq = 0;
     } else {
         seq = m_nextSeq++;
-        formatAndQueue(seq, ts, event, fields);
-        m_wake.notify_one();
+        if (formatAndQueue(seq, ts, event, fields, bool(done)))
+            m_wake.notify_one();
     }
     if (done) {
         if (!m_available || seq == 0)
@@ -227,6 +233,10 @@ bool AuditLog::waitDurable(int timeoutMs)
         return false;
     const quint64 target = m_nextSeq - 1;
     std::unique_lock lock(m_mutex);
+    if (!m_queued.bytes.empty() && !m_queued.awaited) {
+        m_queued.awaited = true;
+        m_wake.notify_one();
+    }
     m_progress.wait_for(lock, std::chrono::milliseconds(timeoutMs), [&] { return m_writtenSeq >= target || m_failed; });
     return m_writtenSeq >= target;
 }
@@ -331,6 +341,7 @@ bool AuditLog::writeBatch(Batch &batch, std::string *error)
     }
     if (left == 0 && ::fdatasync(m_fd) == 0) {
         m_segmentSize += qint64(batch.bytes.size());
+        m_syncs.fetch_add(1, std::memory_order_relaxed);
         return true;
     }
     if (left == 0)
@@ -394,7 +405,19 @@ void AuditLog::writerLoop()
         Batch batch;
         {
             std::unique_lock lock(m_mutex);
-            m_wake.wait(lock, [&] { return m_stop || !m_queued.bytes.empty(); });
+            // Awaited records go at once; the others when one comes, when
+            // they have lingered long enough, or at the stop.
+            for (;;) {
+                if (m_stop || m_queued.awaited)
+                    break;
+                if (m_queued.bytes.empty()) {
+                    m_wake.wait(lock);
+                    continue;
+                }
+                const auto due = m_queued.since + std::chrono::milliseconds(m_config.lingerMs);
+                if (m_wake.wait_until(lock, due) == std::cv_status::timeout)
+                    break;
+            }
             if (m_queued.bytes.empty())
                 return; // stopping with nothing left
             batch = std::move(m_queued);
@@ -424,6 +447,7 @@ void AuditLog::writerLoop()
                 batch.bytes += m_queued.bytes;
                 batch.lastSeq = m_queued.lastSeq;
                 batch.lastHash = m_queued.lastHash;
+                batch.awaited = batch.awaited || m_queued.awaited;
             }
             m_queued = std::move(batch);
             m_failed = true;

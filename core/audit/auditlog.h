@@ -7,6 +7,8 @@
 #include <QObject>
 #include <QTimer>
 
+#include <atomic>
+#include <chrono>
 #include <condition_variable>
 #include <deque>
 #include <functional>
@@ -23,6 +25,9 @@ struct AuditConfig
     int keepSegments = 0;                  // files kept; 0 keeps all
     int retryMs = 1000;                    // after a failed write, try again this often
     qint64 maxBacklogBytes = 256LL << 20;  // held in memory while the disk refuses
+    // A record nobody waits for rides along with the next awaited one, so
+    // one fdatasync covers both; it waits at most this long on its own.
+    int lingerMs = 20;
 };
 
 // What open() found.
@@ -37,6 +42,8 @@ struct AuditOpenReport
 // The durable, hash-chained audit log (AUDIT.md). Records are appended on
 // the caller's thread, in order; a writer thread writes and syncs them in
 // batches, so concurrent decisions share one fdatasync (group commit).
+// Records appended without a callback wait up to AuditConfig::lingerMs for
+// one with a callback, so they share its sync instead of costing their own.
 // `done` callbacks run on the caller's thread once the record is on disk,
 // or with false when the log cannot be written. While it cannot, records
 // wait in memory and the writer keeps trying; available() says which.
@@ -65,6 +72,8 @@ public:
     // Blocks until everything appended so far is durable, or the writer
     // failed, or `timeoutMs` passed. Runs no callbacks. True if durable.
     bool waitDurable(int timeoutMs);
+    // How many batches were synced so far (for tests and benchmarks).
+    quint64 syncs() const { return m_syncs.load(std::memory_order_relaxed); }
 
 Q_SIGNALS:
     void availabilityChanged(bool available, const QString &error);
@@ -75,6 +84,8 @@ private:
         std::string bytes;
         quint64 lastSeq = 0;
         std::string lastHash;
+        bool awaited = false; // someone waits: write it now
+        std::chrono::steady_clock::time_point since; // when the first record came
     };
     void writerLoop();
     bool writeBatch(Batch &batch, std::string *error);
@@ -85,7 +96,8 @@ private:
     void onDurable(quint64 seq);
     void onFailed(const QString &error);
     void tryOpen();
-    void formatAndQueue(quint64 seq, TimeMs ts, std::string_view event, const Json &fields);
+    // True if the writer must be woken.
+    bool formatAndQueue(quint64 seq, TimeMs ts, std::string_view event, const Json &fields, bool awaited);
 
     AuditConfig m_config;
     Clock *m_clock;
@@ -108,6 +120,7 @@ private:
     std::condition_variable m_wake;
     std::condition_variable m_progress;
     Batch m_queued;
+    std::atomic<quint64> m_syncs {0};
     quint64 m_writtenSeq = 0;  // durable, as the writer knows it
     bool m_failed = false;     // the writer's last attempt failed
     bool m_stop = false;

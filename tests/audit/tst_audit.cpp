@@ -104,6 +104,8 @@ private Q_SLOTS:
     void queryFiltersNewestFirst();
     void queryThroughCtl();
     void exportJsonlAndCsv();
+    void unawaitedRecordsShareTheNextSync();
+    void unawaitedRecordGoesOnItsOwnAfterLingering();
     void unopenableLogRefusesThenRecovers();
     void consoleFailsClosedWhenTheDiskRefuses();
 };
@@ -386,6 +388,47 @@ void TestAudit::exportJsonlAndCsv()
              QStringLiteral("--format"), QStringLiteral("xml")});
     QCOMPARE(r.exitCode, 2);
     QCOMPARE(r.err.trimmed(), QByteArray("holdpoint-ctl audit: export: --format: expected jsonl or csv, got \"xml\""));
+}
+
+void TestAudit::unawaitedRecordsShareTheNextSync()
+{
+    QTemporaryDir tmp;
+    ManualClock clock(1'700'000'000'000);
+    AuditConfig config;
+    config.dir = tmp.path();
+    config.lingerMs = 600'000; // never on their own within this test
+    {
+        AuditLog log(config, &clock);
+        log.open();
+        for (int i = 0; i < 5; ++i)
+            log.append("delivered", Json {{"n", i}});
+        bool durable = false;
+        log.append("decision", Json {{"n", 5}}, [&](bool d) { durable = d; });
+        QVERIFY(QTest::qWaitFor([&] { return durable; }, 10'000));
+        QCOMPARE(log.syncs(), quint64(1)); // six records, one fdatasync
+        QCOMPARE(log.durableSeq(), quint64(6));
+        // One more nobody waits for is written at the stop.
+        log.append("console_stopped", Json::object());
+    }
+    const QByteArrayList lines = readLines(tmp.path() + u'/' + audit::segmentFileName(1));
+    QCOMPARE(lines.size(), 7);
+    QVERIFY(lines.last().contains("\"event\":\"console_stopped\""));
+    QCOMPARE(audit::verify(tmp.path()).status, audit::VerifyStatus::Intact);
+}
+
+void TestAudit::unawaitedRecordGoesOnItsOwnAfterLingering()
+{
+    QTemporaryDir tmp;
+    ManualClock clock(1'700'000'000'000);
+    AuditConfig config;
+    config.dir = tmp.path();
+    config.lingerMs = 30;
+    AuditLog log(config, &clock);
+    log.open();
+    log.append("secrets_revealed", Json {{"item", "i1"}});
+    QVERIFY(QTest::qWaitFor([&] { return log.durableSeq() == 1; }, 10'000));
+    QCOMPARE(log.syncs(), quint64(1));
+    QCOMPARE(readLines(tmp.path() + u'/' + audit::segmentFileName(1)).size(), 1);
 }
 
 void TestAudit::unopenableLogRefusesThenRecovers()
