@@ -2,6 +2,7 @@
 
 #include "common/datadir.h"
 
+#include <QAbstractEventDispatcher>
 #include <QDir>
 #include <QFile>
 #include <QFileInfo>
@@ -41,6 +42,21 @@ AuditLog::AuditLog(AuditConfig config, Clock *clock, QObject *parent)
 {
     m_openRetry.setInterval(m_config.retryMs);
     connect(&m_openRetry, &QTimer::timeout, this, &AuditLog::tryOpen);
+    // An inline flush runs when the event loop is about to wait, after
+    // everything this iteration brought; the zero timer is for loops that
+    // never wait (processEvents() without WaitForMoreEvents).
+    m_flushSoon.setSingleShot(true);
+    m_flushSoon.setInterval(0);
+    connect(&m_flushSoon, &QTimer::timeout, this, &AuditLog::flushInline);
+    m_linger.setSingleShot(true);
+    m_linger.setInterval(m_config.lingerMs);
+    connect(&m_linger, &QTimer::timeout, this, [this] {
+        std::lock_guard lock(m_mutex);
+        if (!m_queued.bytes.empty()) {
+            m_handOff = true;
+            m_wake.notify_one();
+        }
+    });
 }
 
 AuditLog::~AuditLog()
@@ -159,10 +175,14 @@ AuditOpenReport AuditLog::open()
     std::vector<Unformatted> early = std::move(m_beforeOpen);
     m_beforeOpen.clear();
     for (Unformatted &u : early)
-        formatAndQueue(m_nextSeq++, u.ts, u.event, u.fields, true);
+        formatAndQueue(m_nextSeq++, u.ts, u.event, u.fields);
+    if (!early.empty()) {
+        std::lock_guard lock(m_mutex);
+        m_handOff = true;
+    }
     m_writer = std::thread([this] { writerLoop(); });
-    if (!early.empty())
-        m_wake.notify_one();
+    if (QAbstractEventDispatcher *dispatcher = QAbstractEventDispatcher::instance(thread()))
+        connect(dispatcher, &QAbstractEventDispatcher::aboutToBlock, this, &AuditLog::flushInline);
     return report;
 }
 
@@ -174,21 +194,15 @@ void AuditLog::tryOpen()
         open();
 }
 
-bool AuditLog::formatAndQueue(quint64 seq, TimeMs ts, std::string_view event, const Json &fields, bool awaited)
+void AuditLog::formatAndQueue(quint64 seq, TimeMs ts, std::string_view event, const Json &fields)
 {
     std::string line = audit::formatRecord(seq, ts, event, fields, m_lastHash);
     m_lastHash = audit::hashRecord(line);
     line += '\n';
     std::lock_guard lock(m_mutex);
-    const bool first = m_queued.bytes.empty();
-    if (first)
-        m_queued.since = std::chrono::steady_clock::now();
     m_queued.bytes += line;
     m_queued.lastSeq = seq;
     m_queued.lastHash = m_lastHash;
-    const bool wake = (awaited && !m_queued.awaited) || first;
-    m_queued.awaited = m_queued.awaited || awaited;
-    return wake;
 }
 
 quint64 AuditLog::append(std::string_view event, const Json &fields, Done done)
@@ -215,8 +229,14 @@ quint64 AuditLog::append(TimeMs ts, std::string_view event, const Json &fields, 
         seq = 0;
     } else {
         seq = m_nextSeq++;
-        if (formatAndQueue(seq, ts, event, fields, bool(done)))
-            m_wake.notify_one();
+        formatAndQueue(seq, ts, event, fields);
+        if (done && !m_flushScheduled) {
+            m_flushScheduled = true;
+            m_flushSoon.start();
+        } else if (!done && !m_linger.isActive()) {
+            // A timer already running bounds this record's wait as well.
+            m_linger.start();
+        }
     }
     if (done) {
         if (!m_available || seq == 0)
@@ -233,8 +253,8 @@ bool AuditLog::waitDurable(int timeoutMs)
         return false;
     const quint64 target = m_nextSeq - 1;
     std::unique_lock lock(m_mutex);
-    if (!m_queued.bytes.empty() && !m_queued.awaited) {
-        m_queued.awaited = true;
+    if (!m_queued.bytes.empty()) {
+        m_handOff = true;
         m_wake.notify_one();
     }
     m_progress.wait_for(lock, std::chrono::milliseconds(timeoutMs), [&] { return m_writtenSeq >= target || m_failed; });
@@ -399,65 +419,103 @@ void AuditLog::pruneOld()
     }
 }
 
+bool AuditLog::commit(Batch &batch, std::string *error)
+{
+    if (writeBatch(batch, error)) {
+        m_head.seq = batch.lastSeq;
+        m_head.hash = batch.lastHash;
+        writeHead(false);
+        rotateIfFull();
+        bool writerWaits;
+        {
+            std::lock_guard lock(m_mutex);
+            m_writtenSeq = batch.lastSeq;
+            m_failed = false;
+            m_busy = false;
+            writerWaits = m_handOff || m_stop;
+        }
+        m_progress.notify_all();
+        if (writerWaits) // else waking it would only put it back to sleep
+            m_wake.notify_one();
+        return true;
+    }
+    {
+        std::lock_guard lock(m_mutex);
+        if (!m_queued.bytes.empty()) {
+            batch.bytes += m_queued.bytes;
+            batch.lastSeq = m_queued.lastSeq;
+            batch.lastHash = m_queued.lastHash;
+        }
+        m_queued = std::move(batch);
+        m_failed = true;
+        m_busy = false;
+        m_handOff = true; // the writer retries
+    }
+    m_progress.notify_all();
+    m_wake.notify_one();
+    return false;
+}
+
+void AuditLog::flushInline()
+{
+    if (!m_flushScheduled)
+        return;
+    m_flushScheduled = false;
+    m_flushSoon.stop();
+    Batch batch;
+    {
+        std::lock_guard lock(m_mutex);
+        if (m_queued.bytes.empty())
+            return; // the writer took it
+        if (m_busy || m_failed || m_stop) {
+            // The writer is syncing (or retrying): this batch follows,
+            // collecting whatever comes meanwhile.
+            m_handOff = true;
+            m_wake.notify_one();
+            return;
+        }
+        batch = std::move(m_queued);
+        m_queued = Batch {};
+        m_busy = true;
+    }
+    std::string error;
+    if (commit(batch, &error))
+        onDurable(batch.lastSeq);
+    else
+        onFailed(QString::fromStdString(error)); // the writer retries
+}
+
 void AuditLog::writerLoop()
 {
     for (;;) {
         Batch batch;
         {
             std::unique_lock lock(m_mutex);
-            // Awaited records go at once; the others when one comes, when
-            // they have lingered long enough, or at the stop.
-            for (;;) {
-                if (m_stop || m_queued.awaited)
-                    break;
-                if (m_queued.bytes.empty()) {
-                    m_wake.wait(lock);
-                    continue;
-                }
-                const auto due = m_queued.since + std::chrono::milliseconds(m_config.lingerMs);
-                if (m_wake.wait_until(lock, due) == std::cv_status::timeout)
-                    break;
+            // Whatever is handed off, and everything at the stop, once an
+            // inline flush is done.
+            m_wake.wait(lock, [&] { return !m_busy && (m_stop || m_handOff); });
+            m_handOff = false;
+            if (m_queued.bytes.empty()) {
+                if (m_stop)
+                    return; // stopping with nothing left
+                continue;
             }
-            if (m_queued.bytes.empty())
-                return; // stopping with nothing left
             batch = std::move(m_queued);
             m_queued = Batch {};
+            m_busy = true;
         }
         std::string error;
-        if (writeBatch(batch, &error)) {
-            m_head.seq = batch.lastSeq;
-            m_head.hash = batch.lastHash;
-            writeHead(false);
-            {
-                std::lock_guard lock(m_mutex);
-                m_writtenSeq = batch.lastSeq;
-                m_failed = false;
-            }
-            m_progress.notify_all();
+        if (commit(batch, &error)) {
             QMetaObject::invokeMethod(this, [this, seq = batch.lastSeq] { onDurable(seq); }, Qt::QueuedConnection);
-            rotateIfFull();
             continue;
         }
-        // Put the batch back in front of what came since, tell the caller's
-        // thread, and try again after a pause (or once more when stopping).
-        bool stopping;
-        {
-            std::unique_lock lock(m_mutex);
-            if (!m_queued.bytes.empty()) {
-                batch.bytes += m_queued.bytes;
-                batch.lastSeq = m_queued.lastSeq;
-                batch.lastHash = m_queued.lastHash;
-                batch.awaited = batch.awaited || m_queued.awaited;
-            }
-            m_queued = std::move(batch);
-            m_failed = true;
-            stopping = m_stop;
-        }
-        m_progress.notify_all();
+        // Tell the caller's thread, and try again after a pause (or once
+        // more when stopping).
         QMetaObject::invokeMethod(this, [this, e = QString::fromStdString(error)] { onFailed(e); }, Qt::QueuedConnection);
-        if (stopping)
-            return;
         std::unique_lock lock(m_mutex);
+        if (m_stop)
+            return;
+        // commit() put the batch back and handed it off again.
         m_wake.wait_for(lock, std::chrono::milliseconds(m_config.retryMs), [&] { return m_stop; });
     }
 }

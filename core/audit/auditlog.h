@@ -44,6 +44,9 @@ struct AuditOpenReport
 // batches, so concurrent decisions share one fdatasync (group commit).
 // Records appended without a callback wait up to AuditConfig::lingerMs for
 // one with a callback, so they share its sync instead of costing their own.
+// When the writer is idle, a record with a callback is written and synced on
+// the caller's thread as soon as its event loop gets to it, sparing two
+// thread hand-offs; while the writer is busy, the next batch waits for it.
 // `done` callbacks run on the caller's thread once the record is on disk,
 // or with false when the log cannot be written. While it cannot, records
 // wait in memory and the writer keeps trying; available() says which.
@@ -84,10 +87,12 @@ private:
         std::string bytes;
         quint64 lastSeq = 0;
         std::string lastHash;
-        bool awaited = false; // someone waits: write it now
-        std::chrono::steady_clock::time_point since; // when the first record came
     };
     void writerLoop();
+    void flushInline();
+    // Writes and syncs a batch taken with m_busy set, then clears m_busy;
+    // a batch that failed goes back in front of the queue.
+    bool commit(Batch &batch, std::string *error);
     bool writeBatch(Batch &batch, std::string *error);
     bool openSegment(std::string *error);
     void rotateIfFull();
@@ -96,8 +101,7 @@ private:
     void onDurable(quint64 seq);
     void onFailed(const QString &error);
     void tryOpen();
-    // True if the writer must be woken.
-    bool formatAndQueue(quint64 seq, TimeMs ts, std::string_view event, const Json &fields, bool awaited);
+    void formatAndQueue(quint64 seq, TimeMs ts, std::string_view event, const Json &fields);
 
     AuditConfig m_config;
     Clock *m_clock;
@@ -114,12 +118,17 @@ private:
     struct Unformatted { TimeMs ts; std::string event; Json fields; }; // numbered once the log opens
     std::vector<Unformatted> m_beforeOpen;
     qint64 m_droppedRecords = 0;
+    bool m_flushScheduled = false;
+    QTimer m_flushSoon; // an inline flush, if the loop does not wait first
+    QTimer m_linger;    // hands records nobody waits for to the writer
 
     // Shared with the writer.
     std::mutex m_mutex;
     std::condition_variable m_wake;
     std::condition_variable m_progress;
     Batch m_queued;
+    bool m_busy = false;    // a batch is being written, by the writer or inline
+    bool m_handOff = false; // the writer takes the queue as soon as it can
     std::atomic<quint64> m_syncs {0};
     quint64 m_writtenSeq = 0;  // durable, as the writer knows it
     bool m_failed = false;     // the writer's last attempt failed
