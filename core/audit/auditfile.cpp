@@ -1,6 +1,7 @@
 #include "auditfile.h"
 
-#include <QCryptographicHash>
+#include "common/sha256.h"
+
 #include <QDateTime>
 #include <QDir>
 #include <QFile>
@@ -122,7 +123,7 @@ std::string formatRecord(quint64 seq, TimeMs ts, std::string_view event, const J
     line += "{\"seq\":";
     line += std::to_string(seq);
     line += ",\"ts\":\"";
-    line += QDateTime::fromMSecsSinceEpoch(ts, Qt::UTC).toString(Qt::ISODateWithMs).toStdString();
+    line += formatTimestamp(ts);
     line += "\",\"event\":";
     line += dumpJson(Json(event));
     if (body.size() > 2) {
@@ -137,22 +138,26 @@ std::string formatRecord(quint64 seq, TimeMs ts, std::string_view event, const J
 
 std::string hashRecord(std::string_view line)
 {
-    return QCryptographicHash::hash(QByteArrayView(line.data(), qsizetype(line.size())), QCryptographicHash::Sha256)
-        .toHex()
-        .toStdString();
+    return sha256Hex(line);
 }
 
 QByteArray formatHead(const Head &head)
 {
-    Json j {{"seq", head.seq}, {"hash", head.hash}, {"segment", head.segment.toStdString()}};
+    // Written after every synced batch, so built by hand; the keys in the
+    // order a JSON object dump would give them.
+    std::string text = "{\"hash\":" + dumpJson(Json(head.hash));
     if (head.prunedThrough) {
-        j["pruned_through"] = head.prunedThrough;
-        j["pruned_hash"] = head.prunedHash;
+        text += ",\"pruned_hash\":" + dumpJson(Json(head.prunedHash));
+        text += ",\"pruned_through\":" + std::to_string(head.prunedThrough);
     }
-    QByteArray bytes = QByteArray::fromStdString(dumpJson(j));
+    text += ",\"segment\":" + dumpJson(Json(head.segment.toStdString()));
+    text += ",\"seq\":" + std::to_string(head.seq) + '}';
     // A fixed size, rewritten in place with one write.
-    bytes = bytes.leftJustified(HeadFileBytes - 1, ' ');
-    bytes += '\n';
+    QByteArray bytes(HeadFileBytes, ' ');
+    if (text.size() > std::size_t(HeadFileBytes - 1))
+        return QByteArray::fromStdString(text + '\n'); // cannot happen with our file names
+    std::memcpy(bytes.data(), text.data(), text.size());
+    bytes[HeadFileBytes - 1] = '\n';
     return bytes;
 }
 
@@ -494,7 +499,7 @@ std::optional<std::string> parseTimeBound(const std::string &text, TimeMs now)
             dt.setTimeSpec(Qt::UTC); // no zone given: UTC, as the log is
         at = dt.toMSecsSinceEpoch();
     }
-    return QDateTime::fromMSecsSinceEpoch(at, Qt::UTC).toString(Qt::ISODateWithMs).toStdString();
+    return formatTimestamp(at);
 }
 
 void query(const QString &dir, const Filter &filter, std::size_t limit, const RecordFn &fn)

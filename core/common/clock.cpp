@@ -3,8 +3,34 @@
 #include <QDateTime>
 
 #include <algorithm>
+#include <chrono>
 
 namespace holdpoint {
+
+std::string formatTimestamp(TimeMs ms)
+{
+    using namespace std::chrono;
+    const sys_time<milliseconds> t {milliseconds(ms)};
+    const sys_days day = floor<days>(t);
+    const year_month_day date(day);
+    const int y = int(date.year());
+    if (y < 1 || y > 9999) // outside what Qt writes in four digits: its own form
+        return QDateTime::fromMSecsSinceEpoch(ms, Qt::UTC).toString(Qt::ISODateWithMs).toStdString();
+    const hh_mm_ss<milliseconds> time(t - day);
+    std::string text = "0000-00-00T00:00:00.000Z";
+    auto put = [&text](std::size_t end, int value) { // right-aligned digits ending before `end`
+        for (std::size_t i = end; value > 0; value /= 10)
+            text[--i] = char('0' + value % 10);
+    };
+    put(4, y);
+    put(7, int(unsigned(date.month())));
+    put(10, int(unsigned(date.day())));
+    put(13, int(time.hours().count()));
+    put(16, int(time.minutes().count()));
+    put(19, int(time.seconds().count()));
+    put(23, int(time.subseconds().count()));
+    return text;
+}
 
 TimeMs SystemClock::now() const
 {

@@ -5,12 +5,18 @@
 
 #include <functional>
 #include <limits>
+#include <string>
 
 namespace holdpoint {
 
 // Milliseconds since the Unix epoch, UTC.
 using TimeMs = qint64;
 inline constexpr TimeMs NoDeadline = std::numeric_limits<TimeMs>::max();
+
+// ISO 8601 in UTC with milliseconds, "2026-11-22T06:25:11.026Z", exactly
+// as QDateTime's Qt::ISODateWithMs writes it, without its cost: every
+// audit record and reviewer event carries one.
+std::string formatTimestamp(TimeMs ms);
 
 // The seam through which all protocol-level time flows (timeouts, grace
 // periods, rate windows), so tests move time by hand instead of sleeping.

@@ -1,8 +1,7 @@
 #include "protocol.h"
 
 #include "common/jsonparse.h"
-
-#include <QCryptographicHash>
+#include "common/sha256.h"
 
 #include <array>
 #include <cmath>
@@ -494,9 +493,7 @@ Json compactResult(const Json &result, std::size_t maxBytes)
     const std::string text = dumpJson(result);
     if (text.size() <= maxBytes)
         return result;
-    const QByteArray digest = QCryptographicHash::hash(QByteArrayView(text.data(), qsizetype(text.size())),
-                                                       QCryptographicHash::Sha256).toHex();
-    return Json {{"truncated", true}, {"bytes", text.size()}, {"sha256", digest.toStdString()}};
+    return Json {{"truncated", true}, {"bytes", text.size()}, {"sha256", sha256Hex(text)}};
 }
 
 Json warningsToJson(const std::vector<Warning> &warnings)

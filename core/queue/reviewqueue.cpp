@@ -3,7 +3,6 @@
 #include "guardrails/chain.h"
 #include "queue/queuefilter.h"
 
-#include <QDateTime>
 #include <QRandomGenerator>
 
 #include <algorithm>
@@ -20,11 +19,6 @@ std::string_view itemStateName(ItemState state)
     case ItemState::Abandoned: return "abandoned";
     }
     return "pending";
-}
-
-std::string formatTimestamp(TimeMs ms)
-{
-    return QDateTime::fromMSecsSinceEpoch(ms, Qt::UTC).toString(Qt::ISODateWithMs).toStdString();
 }
 
 Json itemToJson(const QueueItem &item)

@@ -60,7 +60,6 @@ struct QueueItem
 Json itemToJson(const QueueItem &item);
 // A value of the item as a person may see it.
 Json masked(const QueueItem &item, const Json &value);
-std::string formatTimestamp(TimeMs ms);
 
 // Pending escalations in arrival order. Rows are indices into that order;
 // the about-to/done signal pairs let a model stay in step without resets.

@@ -2,16 +2,16 @@
 
 #include "audit/auditfile.h"
 #include "audit/auditlog.h"
+#include "common/sha256.h"
 #include "guardrails/chain.h"
 
 #include <QDateTime>
+#include <QMetaMethod>
+#include <QRandomGenerator>
 
 #ifdef __GLIBC__
 #include <malloc.h>
 #endif
-
-#include <QCryptographicHash>
-#include <QRandomGenerator>
 
 #include <algorithm>
 #include <cmath>
@@ -26,12 +26,11 @@ QByteArray callDigest(const std::string &toolName, const Json &args)
 {
     // nlohmann's default object keeps keys sorted, so dump() is canonical:
     // the same arguments in another key order give the same digest.
-    QCryptographicHash h(QCryptographicHash::Sha256);
-    h.addData(QByteArrayView(toolName.data(), qsizetype(toolName.size())));
-    h.addData(QByteArrayView("\0", 1));
-    const std::string dumped = dumpJson(args);
-    h.addData(QByteArrayView(dumped.data(), qsizetype(dumped.size())));
-    return h.result();
+    std::string text = toolName;
+    text += '\0';
+    text += dumpJson(args);
+    const Sha256Digest digest = sha256(text);
+    return QByteArray(reinterpret_cast<const char *>(digest.data()), qsizetype(digest.size()));
 }
 
 // The decision message as first sent, from its record and its call's.
@@ -156,9 +155,12 @@ void Broker::audit(std::string_view event, const Session &session, Json fields, 
     fields["agent"] = session.agent.name;
     if (m_audit)
         m_audit->append(at, event, fields, std::move(done));
-    fields["event"] = event;
-    fields["ts"] = formatTimestamp(at);
-    Q_EMIT activity(fields);
+    // Headless, nobody listens: skip building the event.
+    if (isSignalConnected(QMetaMethod::fromSignal(&Broker::activity))) {
+        fields["event"] = event;
+        fields["ts"] = formatTimestamp(at);
+        Q_EMIT activity(fields);
+    }
     if (!m_audit && done)
         done(true);
 }

@@ -89,6 +89,7 @@ class TestAudit : public QObject
     Q_OBJECT
 private Q_SLOTS:
     void initTestCase() { std::signal(SIGXFSZ, SIG_IGN); }
+    void hashIsSha256OfTheLine();
     void recordsFormAHashChain();
     void filesArePrivate();
     void intactLogVerifies();
@@ -109,6 +110,15 @@ private Q_SLOTS:
     void unopenableLogRefusesThenRecovers();
     void consoleFailsClosedWhenTheDiskRefuses();
 };
+
+void TestAudit::hashIsSha256OfTheLine()
+{
+    // FIPS 180-2's examples: anyone can check a record with sha256sum.
+    QCOMPARE(audit::hashRecord(""), std::string("e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855"));
+    QCOMPARE(audit::hashRecord("abc"), std::string("ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad"));
+    QCOMPARE(audit::hashRecord("abcdbcdecdefdefgefghfghighijhijkijkljklmklmnlmnomnopnopq"),
+             std::string("248d6a61d20638b8e5c026930c3e6039a33ce45964ff2167f6ecedd419db06c1"));
+}
 
 void TestAudit::recordsFormAHashChain()
 {

@@ -1,8 +1,9 @@
 #include "queue/reviewqueue.h"
 
-#include <QSignalSpy>
 #include "common/jsoncompare.h"
 
+#include <QDateTime>
+#include <QSignalSpy>
 #include <QTest>
 
 using namespace holdpoint;
@@ -47,6 +48,7 @@ private Q_SLOTS:
     void agentConnectedChangeEmitsChanged();
     void idsAreUnique();
     void itemJson();
+    void timestampsAreWhatQtWrites();
 };
 
 void TestReviewQueue::addEmitsAroundInsertion()
@@ -213,6 +215,21 @@ void TestReviewQueue::itemJson()
     QCOMPARE(j["state"], Json("pending"));
     for (const char *key : {"id", "session_id", "tool_name", "args", "context", "annotations", "reason", "trail", "warnings"})
         QVERIFY2(j.contains(key), key);
+}
+
+void TestReviewQueue::timestampsAreWhatQtWrites()
+{
+    // Every record and event carries one; readers parse them with Qt.
+    std::vector<TimeMs> at {0, 1, 999, -1, -86'400'000, 951'782'400'000 /* 2000-02-29 */, 1'700'000'000'123,
+                            4'102'444'800'000 /* 2100-01-01 */, 253'402'300'799'999 /* 9999-12-31T23:59:59.999 */,
+                            -62'167'219'200'000 /* 0000-01-01 */};
+    for (TimeMs t = -3'000'000'000'000; t < 4'000'000'000'000; t += 7'777'777'777)
+        at.push_back(t);
+    for (TimeMs t : at) {
+        const QString qt = QDateTime::fromMSecsSinceEpoch(t, Qt::UTC).toString(Qt::ISODateWithMs);
+        QCOMPARE(QString::fromStdString(formatTimestamp(t)), qt);
+    }
+    QCOMPARE(formatTimestamp(1'700'000'000'123), std::string("2023-11-14T22:13:20.123Z"));
 }
 
 QTEST_GUILESS_MAIN(TestReviewQueue)

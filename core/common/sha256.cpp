@@ -1,0 +1,39 @@
+#include "sha256.h"
+
+#include <openssl/evp.h>
+
+#include <cstdlib>
+
+namespace holdpoint {
+
+Sha256Digest sha256(std::string_view data)
+{
+    // Fetched once: an implicit fetch on every call costs as much as the
+    // hash of a record.
+    static EVP_MD *const md = EVP_MD_fetch(nullptr, "SHA256", nullptr);
+    Sha256Digest digest {};
+    unsigned int size = 0;
+    // Fails only when libcrypto itself is broken (no SHA-256, no memory):
+    // a log that cannot hash must not pretend to, so stop.
+    if (!md || EVP_Digest(data.data(), data.size(), digest.data(), &size, md, nullptr) != 1 || size != digest.size())
+        std::abort();
+    return digest;
+}
+
+std::string toHex(const Sha256Digest &digest)
+{
+    static constexpr char Digits[] = "0123456789abcdef";
+    std::string hex(digest.size() * 2, '\0');
+    for (std::size_t i = 0; i < digest.size(); ++i) {
+        hex[2 * i] = Digits[digest[i] >> 4];
+        hex[2 * i + 1] = Digits[digest[i] & 0xf];
+    }
+    return hex;
+}
+
+std::string sha256Hex(std::string_view data)
+{
+    return toHex(sha256(data));
+}
+
+} // namespace holdpoint
