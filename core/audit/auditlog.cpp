@@ -422,21 +422,12 @@ void AuditLog::pruneOld()
 bool AuditLog::commit(Batch &batch, std::string *error)
 {
     if (writeBatch(batch, error)) {
-        m_head.seq = batch.lastSeq;
-        m_head.hash = batch.lastHash;
-        writeHead(false);
-        rotateIfFull();
-        bool writerWaits;
         {
             std::lock_guard lock(m_mutex);
             m_writtenSeq = batch.lastSeq;
             m_failed = false;
-            m_busy = false;
-            writerWaits = m_handOff || m_stop;
         }
         m_progress.notify_all();
-        if (writerWaits) // else waking it would only put it back to sleep
-            m_wake.notify_one();
         return true;
     }
     {
@@ -454,6 +445,22 @@ bool AuditLog::commit(Batch &batch, std::string *error)
     m_progress.notify_all();
     m_wake.notify_one();
     return false;
+}
+
+void AuditLog::afterCommit(const Batch &batch)
+{
+    m_head.seq = batch.lastSeq;
+    m_head.hash = batch.lastHash;
+    writeHead(false);
+    rotateIfFull();
+    bool writerWaits;
+    {
+        std::lock_guard lock(m_mutex);
+        m_busy = false;
+        writerWaits = m_handOff || m_stop;
+    }
+    if (writerWaits) // else waking it would only put it back to sleep
+        m_wake.notify_one();
 }
 
 void AuditLog::flushInline()
@@ -479,10 +486,12 @@ void AuditLog::flushInline()
         m_busy = true;
     }
     std::string error;
-    if (commit(batch, &error))
-        onDurable(batch.lastSeq);
-    else
-        onFailed(QString::fromStdString(error)); // the writer retries
+    if (!commit(batch, &error))
+        return onFailed(QString::fromStdString(error)); // the writer retries
+    // The decisions go out first; the head may lag a moment behind the
+    // log, never run ahead of it.
+    onDurable(batch.lastSeq);
+    afterCommit(batch);
 }
 
 void AuditLog::writerLoop()
@@ -507,6 +516,7 @@ void AuditLog::writerLoop()
         std::string error;
         if (commit(batch, &error)) {
             QMetaObject::invokeMethod(this, [this, seq = batch.lastSeq] { onDurable(seq); }, Qt::QueuedConnection);
+            afterCommit(batch);
             continue;
         }
         // Tell the caller's thread, and try again after a pause (or once

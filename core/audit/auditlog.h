@@ -90,9 +90,11 @@ private:
     };
     void writerLoop();
     void flushInline();
-    // Writes and syncs a batch taken with m_busy set, then clears m_busy;
-    // a batch that failed goes back in front of the queue.
+    // Writes and syncs a batch taken with m_busy set. A batch that failed
+    // goes back in front of the queue and m_busy is cleared; after success
+    // afterCommit() updates the head, rotates, and clears it.
     bool commit(Batch &batch, std::string *error);
+    void afterCommit(const Batch &batch);
     bool writeBatch(Batch &batch, std::string *error);
     bool openSegment(std::string *error);
     void rotateIfFull();

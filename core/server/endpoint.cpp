@@ -295,6 +295,13 @@ void Endpoint::send(ConnectionId id, const std::string &text)
         return;
     QWebSocket *socket = it->second.socket;
     socket->sendTextMessage(toQString(text));
+    // Out now, not on the event loop's next turn: someone is waiting for
+    // it. A failed write reports the disconnect synchronously, which
+    // erases the entry (the socket itself is deleted later).
+    socket->flush();
+    it = m_connections.find(id);
+    if (it == m_connections.end() || it->second.closing)
+        return;
     // A client that does not read would make us buffer without bound.
     if (socket->bytesToWrite() > m_config.maxBufferedBytes) {
         it->second.closing = true;
