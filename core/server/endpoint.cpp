@@ -136,9 +136,9 @@ void Endpoint::onNewConnection()
         c.socket = socket;
         c.helloTimer = new QTimer(socket);
         c.helloTimer->setSingleShot(true);
+        c.lastHeard = steadyMs();
         m_connections.emplace(id, c);
 
-        c.lastHeard = steadyMs();
         connect(socket, &QWebSocket::textMessageReceived, this, [this, id](const QString &t) { onText(id, t); });
         connect(socket, &QWebSocket::pong, this, [this, id] { heard(id); });
         connect(socket, &QWebSocket::binaryMessageReceived, this, [this, id](const QByteArray &) { onBinary(id); });
@@ -280,6 +280,13 @@ void Endpoint::onDisconnected(ConnectionId id)
     auto it = m_connections.find(id);
     if (it == m_connections.end())
         return;
+    if (m_outboundDepth > 0) {
+        // The handler is iterating its own state (the waiters of a call,
+        // the reviewers) while it sends: tell it once it is done.
+        it->second.closing = true;
+        QMetaObject::invokeMethod(this, [this, id] { onDisconnected(id); }, Qt::QueuedConnection);
+        return;
+    }
     const bool wasAuthenticated = it->second.authenticated;
     QWebSocket *socket = it->second.socket;
     m_connections.erase(it);
@@ -294,13 +301,14 @@ void Endpoint::send(ConnectionId id, const std::string &text)
     if (it == m_connections.end() || it->second.closing)
         return;
     QWebSocket *socket = it->second.socket;
+    ++m_outboundDepth;
     socket->sendTextMessage(toQString(text));
     // Out now, not on the event loop's next turn: someone is waiting for
-    // it. A failed write reports the disconnect synchronously, which
-    // erases the entry (the socket itself is deleted later).
+    // it. A failed write reports the disconnect synchronously, and
+    // onDisconnected() defers it.
     socket->flush();
-    it = m_connections.find(id);
-    if (it == m_connections.end() || it->second.closing)
+    --m_outboundDepth;
+    if (it->second.closing)
         return;
     // A client that does not read would make us buffer without bound.
     if (socket->bytesToWrite() > m_config.maxBufferedBytes) {
@@ -319,7 +327,9 @@ void Endpoint::close(ConnectionId id, CloseCode code, const std::string &reason)
     if (it == m_connections.end() || it->second.closing)
         return;
     it->second.closing = true;
+    ++m_outboundDepth;
     it->second.socket->close(QWebSocketProtocol::CloseCode(quint16(code)), toQString(reason.substr(0, 120)));
+    --m_outboundDepth;
 }
 
 } // namespace holdpoint

@@ -93,6 +93,9 @@ private:
     ConnectionId m_nextId = 1;
     QTimer *m_keepAlive = nullptr;
     std::unordered_set<quint16> m_upgraded; // peer ports upgraded since their handshake timer started
+    // Inside send() or close(), called by the handler: a disconnect they
+    // cause reaches the handler later, never in the middle of its own call.
+    int m_outboundDepth = 0;
 };
 
 } // namespace holdpoint

@@ -20,7 +20,8 @@ enum class CloseCode : quint16 {
 };
 
 // What decision logic may do to a connection. Implemented by the Endpoint
-// over real sockets and by tests over a recorder.
+// over real sockets and by tests over a recorder. Neither call re-enters the
+// handler: a disconnect they cause is reported after they return.
 class Outbound
 {
 public:

@@ -1,14 +1,18 @@
 // The endpoint over real loopback sockets: security checks, limits and bad
 // input, with a real ConsoleCore behind it.
 
+#include "common/rawws.h"
 #include "common/testsocket.h"
 #include "console/consolecore.h"
+#include "server/endpoint.h"
 
 #include <QFile>
 #include <QFileInfo>
 #include <QSignalSpy>
 #include <QTemporaryDir>
 #include <QTest>
+
+#include <sys/socket.h>
 
 using namespace holdpoint;
 using namespace holdpoint::test;
@@ -48,6 +52,43 @@ Json toolCall(const std::string &callId)
     return {{"type", "tool_call"}, {"call_id", callId}, {"tool_name", "write_file"}, {"args", {{"path", "a.txt"}}}};
 }
 
+// A handler that answers hello and records disconnects, noting any that
+// arrive while it is itself sending.
+class RecordingHandler final : public MessageHandler
+{
+public:
+    explicit RecordingHandler(Endpoint *endpoint)
+        : m_endpoint(endpoint)
+    {
+    }
+    HelloOutcome onHello(ConnectionId connection, const protocol::Hello &) override
+    {
+        connected.push_back(connection);
+        m_endpoint->send(connection, R"({"type":"welcome","protocol":1,"server":"test","session_id":"s","resumed":false})");
+        return {"s", false};
+    }
+    void onMessage(ConnectionId, protocol::Message &&) override {}
+    void onDisconnected(ConnectionId connection) override
+    {
+        disconnected.push_back(connection);
+        if (sending)
+            disconnectedWhileSending = true;
+    }
+    void send(ConnectionId connection, const std::string &text)
+    {
+        sending = true;
+        m_endpoint->send(connection, text);
+        sending = false;
+    }
+
+    std::vector<ConnectionId> connected, disconnected;
+    bool sending = false;
+    bool disconnectedWhileSending = false;
+
+private:
+    Endpoint *m_endpoint;
+};
+
 } // namespace
 
 class TestEndpoint : public QObject
@@ -72,6 +113,7 @@ private Q_SLOTS:
     void badInputGetsPreciseErrorAndConnectionStaysUsable();
     void connectionCapIsEnforced();
     void rejectionsAreReportedWithoutSecrets();
+    void disconnectCausedBySendIsReportedAfterIt();
 };
 
 void TestEndpoint::listensOnLoopbackOnly()
@@ -365,4 +407,34 @@ void TestEndpoint::rejectionsAreReportedWithoutSecrets()
 }
 
 QTEST_GUILESS_MAIN(TestEndpoint)
+void TestEndpoint::disconnectCausedBySendIsReportedAfterIt()
+{
+    // The broker sends while it walks its own lists (a call's waiters, the
+    // reviewers). A send that finds the peer gone must not call back into
+    // it in the middle of that walk.
+    EndpointConfig config;
+    config.agentToken = "agent-token";
+    config.reviewerToken = "reviewer-token";
+    Endpoint endpoint(config);
+    RecordingHandler handler(&endpoint);
+    endpoint.setHandler(&handler);
+    QString error;
+    QVERIFY2(endpoint.listen(&error), qPrintable(error));
+    RawWebSocket raw;
+    QVERIFY(raw.open(endpoint.port()));
+    QVERIFY(raw.hello("agent-token"));
+    QCOMPARE(handler.connected.size(), std::size_t(1));
+
+    // The peer resets the connection (linger 0 sends RST); the endpoint's
+    // event loop has not seen it yet, so the next write fails at once.
+    const struct linger reset {1, 0};
+    QCOMPARE(::setsockopt(int(raw.socket().socketDescriptor()), SOL_SOCKET, SO_LINGER, &reset, sizeof reset), 0);
+    raw.socket().abort();
+    handler.send(handler.connected[0], R"({"type":"decision","call_id":"c1","decision":"allow"})");
+    QVERIFY(!handler.disconnectedWhileSending);
+    QVERIFY(QTest::qWaitFor([&] { return handler.disconnected.size() == 1; }, WaitMs));
+    QCOMPARE(handler.disconnected[0], handler.connected[0]);
+    QCOMPARE(endpoint.connectionCount(), 0);
+}
+
 #include "tst_endpoint.moc"
