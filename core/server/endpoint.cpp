@@ -9,6 +9,7 @@
 #include <QWebSocketCorsAuthenticator>
 #include <QWebSocketServer>
 
+#include <algorithm>
 #include <chrono>
 
 namespace holdpoint {
@@ -70,7 +71,10 @@ bool Endpoint::listen(QString *error)
     // Loopback only: the console must never be reachable from the network.
     // Our own TCP server accepts, so every socket gets TCP_NODELAY before the
     // WebSocket handshake: small decisions must not wait on Nagle's
-    // algorithm for the peer's delayed ACK (40 ms on Linux).
+    // algorithm for the peer's delayed ACK (40 ms on Linux). The accept
+    // queue holds a burst of agents connecting at once: with Qt's default
+    // of 50 the kernel drops the rest's SYNs, and they retry after 1 s.
+    m_tcp->setListenBacklogSize(std::max(m_config.maxConnections, 128));
     if (!m_tcp->listen(QHostAddress::LocalHost, m_config.port)) {
         if (error)
             *error = QStringLiteral("cannot listen on 127.0.0.1:%1: %2").arg(m_config.port).arg(m_tcp->errorString());
