@@ -7,6 +7,8 @@
 #include <QEventLoop>
 #include <QFile>
 #include <QHostAddress>
+#include <QTcpServer>
+#include <QTcpSocket>
 #include <QThread>
 #include <QTimer>
 #include <QWebSocket>
@@ -156,9 +158,20 @@ int serveEcho(int argc, char **argv)
         if (fd < 0)
             return 1;
     }
+    // The same socket handling as the console's endpoint (a deep accept
+    // queue, TCP_NODELAY, a flush after each answer), so the floor is the
+    // floor and not Qt's defaults.
     QWebSocketServer server(QStringLiteral("echo"), QWebSocketServer::NonSecureMode);
-    if (!server.listen(QHostAddress::LocalHost, 0))
+    QTcpServer tcp;
+    tcp.setListenBacklogSize(2048);
+    if (!tcp.listen(QHostAddress::LocalHost, 0))
         return 1;
+    QObject::connect(&tcp, &QTcpServer::newConnection, &tcp, [&] {
+        while (QTcpSocket *socket = tcp.nextPendingConnection()) {
+            socket->setSocketOption(QAbstractSocket::LowDelayOption, 1);
+            server.handleConnection(socket);
+        }
+    });
     QObject::connect(&server, &QWebSocketServer::newConnection, &server, [&] {
         while (QWebSocket *s = server.nextPendingConnection()) {
             QObject::connect(s, &QWebSocket::disconnected, s, &QObject::deleteLater);
@@ -182,10 +195,11 @@ int serveEcho(int argc, char **argv)
                         return;
                 }
                 s->sendTextMessage(QString::fromStdString(dumpJson(answer)));
+                s->flush();
             });
         }
     });
-    std::printf("ws://127.0.0.1:%d/\n", server.serverPort());
+    std::printf("ws://127.0.0.1:%d/\n", tcp.serverPort());
     std::fflush(stdout);
     return app.exec();
 }
