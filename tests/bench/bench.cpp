@@ -17,6 +17,9 @@
 #include <algorithm>
 #include <cstdio>
 #include <fcntl.h>
+#ifdef __GLIBC__
+#include <malloc.h>
+#endif
 #include <unistd.h>
 
 namespace holdpoint::bench {
@@ -69,13 +72,18 @@ double percentile(std::vector<double> values, double p)
     return values[i];
 }
 
-qint64 residentBytes()
+qint64 heapBytes()
 {
+#ifdef __GLIBC__
+    const struct mallinfo2 m = mallinfo2();
+    return qint64(m.uordblks + m.hblkhd);
+#else
     QFile f(QStringLiteral("/proc/self/statm"));
     if (!f.open(QIODevice::ReadOnly))
         return 0;
     const QList<QByteArray> parts = f.readAll().split(' ');
     return parts.size() > 1 ? parts[1].toLongLong() * sysconf(_SC_PAGESIZE) : 0;
+#endif
 }
 
 Child::~Child()

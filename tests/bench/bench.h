@@ -49,8 +49,10 @@ private:
 };
 
 double percentile(std::vector<double> values, double p);
-// Resident memory of this process, in bytes (Linux /proc).
-qint64 residentBytes();
+// Heap bytes this process has allocated and not freed (glibc's own count,
+// so memory freed earlier and reused does not hide what a structure holds;
+// resident memory elsewhere).
+qint64 heapBytes();
 
 // A process that must be killed when the scenario ends.
 struct Child

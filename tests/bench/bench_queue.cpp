@@ -46,14 +46,14 @@ void queueScenario(bool quick, Table *table)
         // Baseline memory: the args alone, as the agent sent them.
         qint64 argsBytes = 0;
         {
-            const qint64 before = residentBytes();
+            const qint64 before = heapBytes();
             std::vector<Json> args;
             args.reserve(std::size_t(n));
             for (int i = 0; i < n; ++i)
                 args.push_back(makeItem(i, 0).args);
-            argsBytes = residentBytes() - before;
+            argsBytes = heapBytes() - before;
         }
-        const qint64 before = residentBytes();
+        const qint64 before = heapBytes();
         auto queue = std::make_unique<ReviewQueue>(&clock);
         auto model = std::make_unique<QueueModel>(queue.get());
         auto proxy = std::make_unique<QueueProxy>(model.get());
@@ -64,7 +64,7 @@ void queueScenario(bool quick, Table *table)
         for (int i = 0; i < n; ++i)
             queue->add(makeItem(i, clock.now()));
         const double enqueueMs = std::chrono::duration<double, std::milli>(SteadyClock::now() - start).count();
-        const qint64 used = residentBytes() - before;
+        const qint64 used = heapBytes() - before;
         const std::string variant = std::to_string(n) + " pending";
         table->add({"queue", variant, "enqueue", "ms", enqueueMs, "", 0, ""});
         table->add({"queue", variant, "memory/call", "bytes", double(used - argsBytes) / n, "args alone / call",

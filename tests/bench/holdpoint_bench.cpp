@@ -11,8 +11,9 @@
 //              durable auto-allowed calls; baseline: the echo-plus-sync server.
 //  chain       the guardrail chain alone, ns per call; baseline: one copy of
 //              the call's args.
-//  queue       10,000 and 100,000 pending escalations: enqueue time, memory
-//              per pending call beyond its args, the UI filter proxy's
+//  queue       10,000 and 100,000 pending escalations: enqueue time, heap
+//              per pending call beyond its args (glibc's count of bytes in
+//              use, which freed memory reused cannot blur), the UI filter proxy's
 //              refilter time, approving one item in the middle.
 //  audit       query time over 100,000 records; baseline: reading the log
 //              once, line by line, without parsing.
