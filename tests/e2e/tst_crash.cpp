@@ -54,18 +54,14 @@ void TestCrash::killedAtRandomMomentsLosesNothing()
     QTemporaryDir tmp;
     QVERIFY(tmp.isValid());
     const QString data = tmp.path() + QStringLiteral("/data");
-    const QString policy = tmp.path() + QStringLiteral("/policy.json");
-    QFile pf(policy);
-    QVERIFY(pf.open(QIODevice::WriteOnly));
-    pf.write(R"({"default": "ask", "guardrails": [{"type": "rules", "rules": [
-        {"when": {"tool": "auto_op"}, "action": "allow", "reason": "automatic"}]}]})");
-    pf.close();
+    const QString policy = writeAutoAllowPolicy(tmp.path());
+    QVERIFY(!policy.isEmpty());
     const QStringList consoleArgs {QStringLiteral("--policy"), policy, QStringLiteral("--timeout"), QStringLiteral("3600"),
                                    QStringLiteral("--grace"), QStringLiteral("600")};
 
     // Every 3rd call escalates; the reviewer decides those with an even
     // number and leaves the odd ones pending.
-    const int sessions = 4, calls = 240, every = 3;
+    const int sessions = 4, calls = 600, every = 3;
     int oddAsks = 0;
     for (int i = every; i <= calls; i += every)
         oddAsks += i % 2;
