@@ -6,6 +6,7 @@
 #include "client/endpointinfo.h"
 #include "common/testsocket.h"
 
+#include <QFile>
 #include <QProcess>
 #include <QTemporaryDir>
 
@@ -111,5 +112,19 @@ private:
     QProcess m_proc;
     EndpointInfo m_info;
 };
+
+// Writes `<dir>/policy.json`: everything asks a person, except the tool
+// auto_op, which the rules allow (the load and crash tests' mix). Returns
+// its path, or an empty string if it cannot be written.
+inline QString writeAutoAllowPolicy(const QString &dir)
+{
+    const QString path = dir + QStringLiteral("/policy.json");
+    QFile f(path);
+    if (!f.open(QIODevice::WriteOnly))
+        return {};
+    f.write(R"({"default": "ask", "guardrails": [{"type": "rules", "rules": [
+        {"when": {"tool": "auto_op"}, "action": "allow", "reason": "automatic"}]}]})");
+    return f.flush() ? path : QString();
+}
 
 } // namespace holdpoint::test

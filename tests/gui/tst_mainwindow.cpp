@@ -7,6 +7,7 @@
 #include "denydialog.h"
 #include "mainwindow.h"
 #include "queuemodel.h"
+#include "windowharness.h"
 
 #include <QAbstractItemModelTester>
 #include <QApplication>
@@ -25,53 +26,6 @@
 
 using namespace holdpoint;
 using namespace holdpoint::test;
-
-namespace {
-
-struct Harness
-{
-    Harness()
-    {
-        ConsoleOptions o;
-        o.dataDir = dir.path() + QStringLiteral("/data");
-        o.broker.reviewerName = "tester";
-        core = std::make_unique<ConsoleCore>(o);
-        QString error;
-        started = core->start(&error);
-        window = std::make_unique<MainWindow>(core.get());
-        window->show();
-        window->activateWindow();
-        active = QTest::qWaitForWindowActive(window.get());
-        agent = std::make_unique<TestSocket>();
-        welcomed = agent->hello(QUrl(core->url()), core->agentToken().toStdString()).is_object();
-    }
-    // Sends a call and waits until the window lists it.
-    bool submit(const std::string &callId, const Json &args, const std::string &turn = {})
-    {
-        Json c {{"type", "tool_call"}, {"call_id", callId}, {"tool_name", "write_file"}, {"args", args}};
-        if (!turn.empty())
-            c["turn_id"] = turn;
-        const int before = core->queue()->size();
-        agent->send(c);
-        return QTest::qWaitFor([&] { return core->queue()->size() == before + 1; }, WaitMs);
-    }
-    template<typename T>
-    T *child(const char *name) const
-    {
-        return window->findChild<T *>(QString::fromLatin1(name));
-    }
-    QTableView *view() const { return window->queueView(); }
-
-    QTemporaryDir dir;
-    std::unique_ptr<ConsoleCore> core;
-    std::unique_ptr<MainWindow> window;
-    std::unique_ptr<TestSocket> agent;
-    bool started = false;
-    bool welcomed = false;
-    bool active = false;
-};
-
-} // namespace
 
 class TestMainWindow : public QObject
 {
@@ -160,9 +114,9 @@ void TestMainWindow::queueModelSignalsFollowTheQueue()
 
 void TestMainWindow::approveByClick()
 {
-    Harness h;
+    WindowHarness h;
     QVERIFY(h.started && h.welcomed && h.active);
-    QVERIFY(h.submit("c1", {{"path", "a.txt"}}));
+    QVERIFY(h.submit("c1", "write_file", {{"path", "a.txt"}}));
     QTRY_COMPARE(h.view()->currentIndex().row(), 0);
     QTest::mouseClick(h.child<QPushButton>("approveButton"), Qt::LeftButton);
     const Json d = h.agent->next("decision");
@@ -175,8 +129,8 @@ void TestMainWindow::approveByClick()
 
 void TestMainWindow::denyRequiresAReason()
 {
-    Harness h;
-    QVERIFY(h.submit("c1", {{"path", "a.txt"}}));
+    WindowHarness h;
+    QVERIFY(h.submit("c1", "write_file", {{"path", "a.txt"}}));
     QTest::mouseClick(h.child<QPushButton>("denyButton"), Qt::LeftButton);
     DenyDialog *dialog = h.window->denyDialog();
     QVERIFY(dialog);
@@ -195,8 +149,8 @@ void TestMainWindow::denyRequiresAReason()
 
 void TestMainWindow::denyWithReasonByKeyboard()
 {
-    Harness h;
-    QVERIFY(h.submit("c1", {{"path", "/etc/passwd"}}));
+    WindowHarness h;
+    QVERIFY(h.submit("c1", "write_file", {{"path", "/etc/passwd"}}));
     h.view()->setFocus();
     QTest::keyClick(h.view(), Qt::Key_D);
     DenyDialog *dialog = h.window->denyDialog();
@@ -213,7 +167,7 @@ void TestMainWindow::denyWithReasonByKeyboard()
     // The reason is offered first next time.
     h.window->activateWindow(); // as the window manager does when a dialog closes
     QVERIFY(QTest::qWaitForWindowActive(h.window.get()));
-    QVERIFY(h.submit("c2", {{"path", "/etc/shadow"}}));
+    QVERIFY(h.submit("c2", "write_file", {{"path", "/etc/shadow"}}));
     QTest::keyClick(h.view(), Qt::Key_D);
     QVERIFY(h.window->denyDialog());
     QCOMPARE(h.window->denyDialog()->findChild<QComboBox *>(QStringLiteral("denyReason"))->itemText(0),
@@ -222,8 +176,8 @@ void TestMainWindow::denyWithReasonByKeyboard()
 
 void TestMainWindow::editThenApprove()
 {
-    Harness h;
-    QVERIFY(h.submit("c1", {{"path", "a.txt"}}));
+    WindowHarness h;
+    QVERIFY(h.submit("c1", "write_file", {{"path", "a.txt"}}));
     h.view()->setFocus();
     QTest::keyClick(h.view(), Qt::Key_E);
     QPlainTextEdit *editor = h.window->argsEditor();
@@ -241,8 +195,8 @@ void TestMainWindow::editThenApprove()
 
 void TestMainWindow::invalidJsonBlocksApproveWithEdits()
 {
-    Harness h;
-    QVERIFY(h.submit("c1", {{"path", "a.txt"}}));
+    WindowHarness h;
+    QVERIFY(h.submit("c1", "write_file", {{"path", "a.txt"}}));
     QPlainTextEdit *editor = h.window->argsEditor();
     auto *approveEdits = h.child<QPushButton>("approveEditsButton");
     editor->setFocus();
@@ -267,10 +221,10 @@ void TestMainWindow::invalidJsonBlocksApproveWithEdits()
 
 void TestMainWindow::haltTurnByKeyboard()
 {
-    Harness h;
-    QVERIFY(h.submit("c1", {{"n", 1}}, "turn-1"));
-    QVERIFY(h.submit("c2", {{"n", 2}}, "turn-1"));
-    QVERIFY(h.submit("c3", {{"n", 3}}, "turn-2"));
+    WindowHarness h;
+    QVERIFY(h.submit("c1", "write_file", {{"n", 1}}, "turn-1"));
+    QVERIFY(h.submit("c2", "write_file", {{"n", 2}}, "turn-1"));
+    QVERIFY(h.submit("c3", "write_file", {{"n", 3}}, "turn-2"));
     h.view()->setFocus();
     QTest::keyClick(h.view(), Qt::Key_H);
     const Json first = h.agent->next("decision");
@@ -284,9 +238,9 @@ void TestMainWindow::haltTurnByKeyboard()
 
 void TestMainWindow::keyboardMovesThroughTheQueue()
 {
-    Harness h;
+    WindowHarness h;
     for (const char *id : {"c1", "c2", "c3"})
-        QVERIFY(h.submit(id, {{"id", id}}));
+        QVERIFY(h.submit(id, "write_file", {{"id", id}}));
     h.view()->setFocus();
     QTRY_COMPARE(h.view()->currentIndex().row(), 0);
     QTest::keyClick(h.view(), Qt::Key_J);
@@ -310,8 +264,8 @@ void TestMainWindow::keyboardMovesThroughTheQueue()
 
 void TestMainWindow::lettersTypedInTheEditorDecideNothing()
 {
-    Harness h;
-    QVERIFY(h.submit("c1", {{"path", "a.txt"}}));
+    WindowHarness h;
+    QVERIFY(h.submit("c1", "write_file", {{"path", "a.txt"}}));
     h.window->argsEditor()->setFocus();
     QTest::keyClicks(h.window->argsEditor(), QStringLiteral("adhe"));
     QVERIFY(!h.window->denyDialog());
@@ -323,10 +277,10 @@ void TestMainWindow::lettersTypedInTheEditorDecideNothing()
 
 void TestMainWindow::titleShowsPendingCount()
 {
-    Harness h;
+    WindowHarness h;
     QCOMPARE(h.window->windowTitle(), QStringLiteral("Holdpoint"));
-    QVERIFY(h.submit("c1", {{"a", 1}}));
-    QVERIFY(h.submit("c2", {{"a", 2}}));
+    QVERIFY(h.submit("c1", "write_file", {{"a", 1}}));
+    QVERIFY(h.submit("c2", "write_file", {{"a", 2}}));
     QCOMPARE(h.window->windowTitle(), QStringLiteral("(2) Holdpoint"));
     QTest::mouseClick(h.child<QPushButton>("approveButton"), Qt::LeftButton);
     QCOMPARE(h.window->windowTitle(), QStringLiteral("(1) Holdpoint"));

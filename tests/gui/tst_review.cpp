@@ -13,6 +13,7 @@
 #include "policy/policy.h"
 #include "queuemodel.h"
 #include "queueproxy.h"
+#include "windowharness.h"
 
 #include <QAbstractItemModelTester>
 #include <QApplication>
@@ -31,90 +32,6 @@
 
 using namespace holdpoint;
 using namespace holdpoint::test;
-
-namespace {
-
-struct Harness
-{
-    // `policy` empty: the built-in default (ask). `blockAudit`: a file
-    // stands where the audit directory goes, so the log cannot be written.
-    explicit Harness(const std::string &policy = {}, bool blockAudit = false)
-    {
-        ConsoleOptions o;
-        o.dataDir = dir.path() + QStringLiteral("/data");
-        o.broker.reviewerName = "tester";
-        o.audit.retryMs = 50;
-        if (!policy.empty()) {
-            policyFile = dir.path() + QStringLiteral("/policy.json");
-            QFile f(policyFile);
-            if (f.open(QIODevice::WriteOnly))
-                f.write(QByteArray::fromStdString(policy));
-            f.close();
-            o.policy = *loadPolicyFiles({policyFile}).policy;
-            o.policyFiles = {policyFile};
-        }
-        if (blockAudit) {
-            QDir().mkpath(o.dataDir);
-            QFile blocker(o.dataDir + QStringLiteral("/audit"));
-            blocker.open(QIODevice::WriteOnly);
-        }
-        core = std::make_unique<ConsoleCore>(o);
-        QString error;
-        started = core->start(&error);
-        window = std::make_unique<MainWindow>(core.get());
-        window->show();
-        window->activateWindow();
-        active = QTest::qWaitForWindowActive(window.get());
-        agent = std::make_unique<TestSocket>();
-        welcomed = agent->hello(QUrl(core->url()), core->agentToken().toStdString()).is_object();
-    }
-    Json call(const std::string &callId, const std::string &tool, const Json &args, const std::string &turn = {}) const
-    {
-        Json c {{"type", "tool_call"}, {"call_id", callId}, {"tool_name", tool}, {"args", args}};
-        if (!turn.empty())
-            c["turn_id"] = turn;
-        return c;
-    }
-    bool submit(const std::string &callId, const std::string &tool, const Json &args, const std::string &turn = {})
-    {
-        const int before = core->queue()->size();
-        agent->send(call(callId, tool, args, turn));
-        return QTest::qWaitFor([&] { return core->queue()->size() == before + 1; }, WaitMs);
-    }
-    // The decision the agent got for `callId`.
-    Json decisionFor(const std::string &callId)
-    {
-        if (auto it = decisions.find(callId); it != decisions.end())
-            return it->second;
-        for (;;) {
-            const Json d = agent->next("decision");
-            if (d.is_null())
-                return d;
-            decisions[d["call_id"].get<std::string>()] = d;
-            if (d["call_id"] == callId)
-                return d;
-        }
-    }
-    template<typename T>
-    T *child(const char *name) const
-    {
-        return window->findChild<T *>(QString::fromLatin1(name));
-    }
-    QTableView *view() const { return window->queueView(); }
-    void key(Qt::Key k, Qt::KeyboardModifiers m = Qt::NoModifier) { QTest::keyClick(QApplication::focusWidget(), k, m); }
-
-    QTemporaryDir dir;
-    QString policyFile;
-    std::unique_ptr<ConsoleCore> core;
-    std::unique_ptr<MainWindow> window;
-    std::unique_ptr<TestSocket> agent;
-    std::map<std::string, Json> decisions;
-    bool started = false;
-    bool welcomed = false;
-    bool active = false;
-};
-
-} // namespace
 
 class TestReview : public QObject
 {
@@ -136,7 +53,7 @@ private Q_SLOTS:
 
 void TestReview::batchDenyWithOneReasonByKeyboard()
 {
-    Harness h;
+    WindowHarness h;
     QVERIFY(h.started && h.welcomed);
     for (const char *id : {"c1", "c2", "c3", "c4"})
         QVERIFY(h.submit(id, "write_file", {{"path", id}}));
@@ -171,7 +88,7 @@ void TestReview::batchDenyWithOneReasonByKeyboard()
 
 void TestReview::batchApproveByKeyboard()
 {
-    Harness h;
+    WindowHarness h;
     for (const char *id : {"c1", "c2", "c3"})
         QVERIFY(h.submit(id, "write_file", {{"path", id}}));
     h.view()->setFocus();
@@ -188,7 +105,7 @@ void TestReview::batchApproveByKeyboard()
 
 void TestReview::filterAndSortByKeyboard()
 {
-    Harness h;
+    WindowHarness h;
     QVERIFY(h.submit("c1", "read_file", {{"path", "notes.txt"}}));
     QVERIFY(h.submit("c2", "bash", {{"command", "git push --force origin main"}}));
     QVERIFY(h.submit("c3", "write_file", {{"path", "src/main.cpp"}}));
@@ -220,7 +137,7 @@ void TestReview::filterAndSortByKeyboard()
 
 void TestReview::approveForTheRestOfTheTurn()
 {
-    Harness h;
+    WindowHarness h;
     QVERIFY(h.submit("c1", "write_file", {{"path", "a"}}, "t1"));
     QVERIFY(h.submit("c2", "write_file", {{"path", "b"}}, "t1"));
     QVERIFY(h.submit("c3", "bash", {{"command", "ls"}}, "t1"));
@@ -248,7 +165,7 @@ void TestReview::approveForTheRestOfTheTurn()
 
 void TestReview::denyForTheRestOfTheSession()
 {
-    Harness h;
+    WindowHarness h;
     QVERIFY(h.submit("c1", "deploy", {{"env", "prod"}}));
     h.view()->setFocus();
     QTRY_COMPARE(h.view()->currentIndex().row(), 0);
@@ -274,7 +191,7 @@ void TestReview::denyForTheRestOfTheSession()
 
 void TestReview::alwaysRuleIsShownThenWrittenToThePolicyFile()
 {
-    Harness h(R"({"version": 1, "comment": "mine", "default": "ask", "guardrails": [{"type": "secrets"}]})");
+    WindowHarness h(R"({"version": 1, "comment": "mine", "default": "ask", "guardrails": [{"type": "secrets"}]})");
     QVERIFY(h.started);
     // A first call, decided by hand, that the rule would have matched.
     QVERIFY(h.submit("c0", "read_file", {{"path", "old.txt"}}));
@@ -321,7 +238,7 @@ void TestReview::alwaysRuleIsShownThenWrittenToThePolicyFile()
 
 void TestReview::alwaysRuleWithoutAPolicyFileGoesToTheDataDir()
 {
-    Harness h;
+    WindowHarness h;
     QVERIFY(h.submit("c1", "bash", {{"command", "curl evil.example"}}));
     h.view()->setFocus();
     QTRY_COMPARE(h.view()->currentIndex().row(), 0);
@@ -347,7 +264,7 @@ void TestReview::alwaysRuleWithoutAPolicyFileGoesToTheDataDir()
 
 void TestReview::invalidJsonIsUnderlinedWhereItBreaks()
 {
-    Harness h;
+    WindowHarness h;
     QVERIFY(h.submit("c1", "write_file", {{"path", "a"}}));
     QTRY_COMPARE(h.view()->currentIndex().row(), 0);
     QPlainTextEdit *editor = h.window->argsEditor();
@@ -367,7 +284,7 @@ void TestReview::invalidJsonIsUnderlinedWhereItBreaks()
 
 void TestReview::secretsAreRevealedOnlyOnRequestAndAudited()
 {
-    Harness h(R"({"default": "ask", "guardrails": [{"type": "secrets", "action": "ask"}]})");
+    WindowHarness h(R"({"default": "ask", "guardrails": [{"type": "secrets", "action": "ask"}]})");
     const std::string token = "ghp_0123456789abcdefghijABCDEFGHIJ012345";
     QVERIFY(h.submit("c1", "bash", {{"command", "curl -H 'Authorization: " + token + "' api"}}));
     QVERIFY(h.submit("c2", "bash", {{"command", "ls"}}));
@@ -406,7 +323,7 @@ void TestReview::secretsAreRevealedOnlyOnRequestAndAudited()
 
 void TestReview::auditBannerBlocksApprovalUntilTheLogWorks()
 {
-    Harness h({}, /*blockAudit=*/true);
+    WindowHarness h({}, /*blockAudit=*/true);
     QVERIFY(h.started);
     QVERIFY(!h.core->audit()->available());
     QLabel *banner = h.child<QLabel>("auditBanner");
@@ -431,7 +348,7 @@ void TestReview::auditBannerBlocksApprovalUntilTheLogWorks()
 
 void TestReview::historyAndTurnsFollowDecisions()
 {
-    Harness h(R"({"default": "ask", "guardrails": [
+    WindowHarness h(R"({"default": "ask", "guardrails": [
         {"type": "loop_detection", "exact_failure": {"warn": 2, "block": 5}},
         {"type": "rules", "rules": [{"when": {"tool": "read_file"}, "action": "allow"}]}]})");
     // The same read fails three times: loop detection warns from the second.
@@ -486,7 +403,7 @@ void TestReview::historyAndTurnsFollowDecisions()
 
 void TestReview::everyModelPassesTheModelTester()
 {
-    Harness h(R"({"default": "ask", "guardrails": [{"type": "loop_detection"}, {"type": "secrets"}]})");
+    WindowHarness h(R"({"default": "ask", "guardrails": [{"type": "loop_detection"}, {"type": "secrets"}]})");
     QAbstractItemModelTester proxyTester(h.window->queueProxy(), QAbstractItemModelTester::FailureReportingMode::QtTest);
     QAbstractItemModelTester turnsTester(h.window->turnsModel(), QAbstractItemModelTester::FailureReportingMode::QtTest);
     QAbstractItemModelTester historyTester(h.window->historyModel(), QAbstractItemModelTester::FailureReportingMode::QtTest);

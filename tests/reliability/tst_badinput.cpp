@@ -3,6 +3,7 @@
 // well-behaved client served all the while.
 
 #include "audit/auditfile.h"
+#include "common/inprocessconsole.h"
 #include "common/rawws.h"
 #include "common/testsocket.h"
 #include "console/consolecore.h"
@@ -16,25 +17,14 @@ using namespace holdpoint::test;
 
 namespace {
 
-struct Console
+struct Console : InProcessConsole
 {
-    explicit Console(EndpointConfig endpoint = {})
-    {
-        ConsoleOptions o;
-        o.dataDir = dir.path() + QStringLiteral("/data");
-        o.endpoint = std::move(endpoint);
-        core = std::make_unique<ConsoleCore>(o);
-        QString error;
-        started = core->start(&error);
-    }
-    QUrl url() const { return QUrl(core->url()); }
-    quint16 port() const { return core->endpoint()->port(); }
-    std::string token() const { return core->agentToken().toStdString(); }
+    using InProcessConsole::InProcessConsole;
     // A well-behaved agent still gets served.
     bool stillServes()
     {
         TestSocket s;
-        if (!s.hello(url(), token()).is_object())
+        if (!s.hello(url(), agentToken()).is_object())
             return false;
         s.send(Json {{"type", "tool_call"}, {"call_id", "ok-" + std::to_string(++probes)}, {"tool_name", "read_file"},
                      {"args", {{"path", "a"}}}});
@@ -61,9 +51,6 @@ struct Console
         return out;
     }
 
-    QTemporaryDir dir;
-    std::unique_ptr<ConsoleCore> core;
-    bool started = false;
     int probes = 0;
 };
 
@@ -95,7 +82,7 @@ void TestBadInput::invalidUtf8ClosesWith1007()
     QVERIFY(c.started);
     RawWebSocket raw;
     QVERIFY(raw.open(c.port()));
-    QVERIFY(raw.hello(c.token()));
+    QVERIFY(raw.hello(c.agentToken()));
     raw.sendText(QByteArray(R"({"type":"tool_call","call_id":"c1","tool_name":"x","args":{"p":")") + "\xff\xfe\xc0" + "\"}}");
     // RFC 6455 section 8.1: a text frame that is not UTF-8 fails the connection with 1007.
     QVERIFY(raw.waitClosed());
@@ -128,7 +115,7 @@ void TestBadInput::jsonErrors()
     QFETCH(QString, message);
     Console c;
     TestSocket s;
-    QVERIFY(s.hello(c.url(), c.token()).is_object());
+    QVERIFY(s.hello(c.url(), c.agentToken()).is_object());
     s.sendRaw(QString::fromUtf8(payload));
     const Json err = s.next("error");
     QCOMPARE(err["code"], Json(code.toStdString()));
@@ -146,7 +133,7 @@ void TestBadInput::oneMebibyteStringInAField()
         Console c;
         RawWebSocket raw;
         QVERIFY(raw.open(c.port()));
-        QVERIFY(raw.hello(c.token()));
+        QVERIFY(raw.hello(c.agentToken()));
         raw.sendText(QByteArray::fromStdString(dumpJson(callWithContent(mib))));
         QVERIFY(raw.waitClosed());
         QCOMPARE(raw.closeCode(), 1009);
@@ -159,7 +146,7 @@ void TestBadInput::oneMebibyteStringInAField()
         big.maxMessageBytes = 4 * 1024 * 1024;
         Console c(big);
         TestSocket s;
-        QVERIFY(s.hello(c.url(), c.token()).is_object());
+        QVERIFY(s.hello(c.url(), c.agentToken()).is_object());
         s.send(callWithContent(mib));
         QVERIFY(s.next("pending").is_object());
         QCOMPARE(c.core->queue()->at(0).args["content"].get<std::string>().size(), mib.size());
@@ -174,7 +161,7 @@ void TestBadInput::emptyToolName()
 {
     Console c;
     TestSocket s;
-    QVERIFY(s.hello(c.url(), c.token()).is_object());
+    QVERIFY(s.hello(c.url(), c.agentToken()).is_object());
     s.sendRaw(QStringLiteral(R"({"type":"tool_call","call_id":"c1","tool_name":"","args":{}})"));
     const Json err = s.next("error");
     QCOMPARE(err["code"], Json("invalid_field"));
@@ -187,7 +174,7 @@ void TestBadInput::controlCharactersInToolNames()
 {
     Console c;
     TestSocket s;
-    QVERIFY(s.hello(c.url(), c.token()).is_object());
+    QVERIFY(s.hello(c.url(), c.agentToken()).is_object());
     // An escape sequence that would clear a terminal, a bidi override that
     // would reverse what follows, and a newline that would fake a row.
     const std::string tool = "read\x1b[2J\u202e\nfile";
@@ -220,7 +207,7 @@ void TestBadInput::stalledFrameIsClosedWhenSilent()
     Console c(config);
     RawWebSocket raw;
     QVERIFY(raw.open(c.port()));
-    QVERIFY(raw.hello(c.token()));
+    QVERIFY(raw.hello(c.agentToken()));
     // Half a frame, then silence; pings go unanswered.
     raw.sendFrame(0x1, QByteArray(R"({"type":"tool_call","call_id":"c1","tool_name":"x","args":{}})"), 9);
     QVERIFY(c.stillServes());
@@ -243,7 +230,7 @@ void TestBadInput::silentButAnsweringPingsIsKept()
     // five keepalive rounds, not for a guessed time.
     RawWebSocket raw;
     QVERIFY(raw.open(c.port()));
-    QVERIFY(raw.hello(c.token()));
+    QVERIFY(raw.hello(c.agentToken()));
     raw.sendText(R"({"type":"tool_call","call_id":"c1","tool_name":"x","args":{}})");
     qsizetype answered = 0;
     QVERIFY(raw.waitFor([&](const QByteArray &d) {

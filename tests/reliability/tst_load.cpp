@@ -72,12 +72,8 @@ void TestLoad::loadAndFaults()
     const int cap = 400;
     QTemporaryDir tmp;
     const QString data = tmp.path() + QStringLiteral("/data");
-    const QString policy = tmp.path() + QStringLiteral("/policy.json");
-    QFile pf(policy);
-    QVERIFY(pf.open(QIODevice::WriteOnly));
-    pf.write(R"({"default": "ask", "guardrails": [{"type": "rules", "rules": [
-        {"when": {"tool": "auto_op"}, "action": "allow", "reason": "automatic"}]}]})");
-    pf.close();
+    const QString policy = writeAutoAllowPolicy(tmp.path());
+    QVERIFY(!policy.isEmpty());
     ConsoleProcess console(data, {QStringLiteral("--policy"), policy, QStringLiteral("--max-connections"),
                                   QString::number(cap), QStringLiteral("--timeout"), QStringLiteral("3600"),
                                   QStringLiteral("--session-retention"), QStringLiteral("1"),

@@ -1,6 +1,7 @@
 // The endpoint over real loopback sockets: security checks, limits and bad
 // input, with a real ConsoleCore behind it.
 
+#include "common/inprocessconsole.h"
 #include "common/rawws.h"
 #include "common/testsocket.h"
 #include "console/consolecore.h"
@@ -19,33 +20,7 @@ using namespace holdpoint::test;
 
 namespace {
 
-struct Console
-{
-    explicit Console(EndpointConfig endpoint = {})
-    {
-        ConsoleOptions o;
-        o.dataDir = dir.path() + QStringLiteral("/data");
-        o.endpoint = std::move(endpoint);
-        core = std::make_unique<ConsoleCore>(o);
-        QString error;
-        started = core->start(&error);
-        if (!started)
-            qWarning("start failed: %s", qPrintable(error));
-    }
-    QUrl url() const { return QUrl(core->url()); }
-    quint16 port() const { return core->endpoint()->port(); }
-    std::string agentToken() const { return core->agentToken().toStdString(); }
-    std::string reviewerToken() const
-    {
-        QFile f(core->dataDir() + QStringLiteral("/reviewer.token"));
-        f.open(QIODevice::ReadOnly);
-        return f.readAll().trimmed().toStdString();
-    }
-
-    QTemporaryDir dir;
-    std::unique_ptr<ConsoleCore> core;
-    bool started = false;
-};
+using Console = InProcessConsole;
 
 Json toolCall(const std::string &callId)
 {
