@@ -1,7 +1,6 @@
 #include "endpoint.h"
 
 #include <QHostAddress>
-#include <QPointer>
 #include <QTcpServer>
 #include <QTcpSocket>
 #include <QTimer>
@@ -15,6 +14,28 @@
 namespace holdpoint {
 
 using namespace protocol;
+
+namespace {
+
+// Writing to or closing a socket may report its disconnect synchronously;
+// for as long as one of these lives, Endpoint::onDisconnected() defers it.
+class HoldDisconnects
+{
+public:
+    explicit HoldDisconnects(int &holds)
+        : m_holds(holds)
+    {
+        ++m_holds;
+    }
+    ~HoldDisconnects() { --m_holds; }
+    HoldDisconnects(const HoldDisconnects &) = delete;
+    HoldDisconnects &operator=(const HoldDisconnects &) = delete;
+
+private:
+    int &m_holds;
+};
+
+} // namespace
 
 namespace {
 
@@ -173,17 +194,15 @@ void Endpoint::reject(ConnectionId id, CloseCode code, ErrorCode error, const st
     auto it = m_connections.find(id);
     if (it == m_connections.end() || it->second.closing)
         return;
-    it->second.closing = true;
-    it->second.helloTimer->stop();
-    // Writing or closing may report the disconnect synchronously, which
-    // erases the entry: only the socket, deleted later, outlives it.
-    QPointer<QWebSocket> socket = it->second.socket;
-    Q_EMIT rejected(socket->peerAddress().toString(),
+    const HoldDisconnects hold(m_disconnectHolds);
+    Connection &c = it->second;
+    c.closing = true;
+    c.helloTimer->stop();
+    Q_EMIT rejected(c.socket->peerAddress().toString(),
                     QString::fromLatin1(errorCodeName(error)) + u": " + toQString(message));
-    socket->sendTextMessage(toQString(dumpJson(errorToJson(error, message))));
+    c.socket->sendTextMessage(toQString(dumpJson(errorToJson(error, message))));
     // A close reason must fit in a control frame (RFC 6455 §5.5: 125 bytes).
-    if (socket)
-        socket->close(QWebSocketProtocol::CloseCode(quint16(code)), QString::fromLatin1(errorCodeName(error)));
+    c.socket->close(QWebSocketProtocol::CloseCode(quint16(code)), QString::fromLatin1(errorCodeName(error)));
 }
 
 void Endpoint::onText(ConnectionId id, const QString &text)
@@ -239,6 +258,9 @@ void Endpoint::heard(ConnectionId id)
 
 void Endpoint::keepAlive()
 {
+    // A ping or close that finds the peer gone must not erase entries of
+    // the map being walked.
+    const HoldDisconnects hold(m_disconnectHolds);
     const qint64 now = steadyMs();
     std::vector<ConnectionId> silent;
     for (auto &[id, c] : m_connections) {
@@ -250,19 +272,14 @@ void Endpoint::keepAlive()
             c.socket->ping();
     }
     for (ConnectionId id : silent) {
-        auto it = m_connections.find(id);
-        if (it == m_connections.end())
-            continue;
-        it->second.closing = true;
-        // close() may report the disconnect synchronously, which erases the
-        // entry: keep only the socket pointer past this point.
-        QWebSocket *socket = it->second.socket;
-        Q_EMIT rejected(socket->peerAddress().toString(),
+        Connection &c = m_connections.at(id);
+        c.closing = true;
+        Q_EMIT rejected(c.socket->peerAddress().toString(),
                         QStringLiteral("dropped: silent for %1 ms (no message, no pong)").arg(m_config.idleTimeoutMs));
-        socket->close(QWebSocketProtocol::CloseCodeGoingAway, QStringLiteral("idle"));
-        // The socket itself is deleted later, so this queued call either
-        // runs or is discarded with it.
-        QMetaObject::invokeMethod(socket, &QWebSocket::abort, Qt::QueuedConnection);
+        c.socket->close(QWebSocketProtocol::CloseCodeGoingAway, QStringLiteral("idle"));
+        // The socket is deleted later, so this queued call either runs or
+        // is discarded with it.
+        QMetaObject::invokeMethod(c.socket, &QWebSocket::abort, Qt::QueuedConnection);
     }
 }
 
@@ -284,9 +301,9 @@ void Endpoint::onDisconnected(ConnectionId id)
     auto it = m_connections.find(id);
     if (it == m_connections.end())
         return;
-    if (m_outboundDepth > 0) {
-        // The handler is iterating its own state (the waiters of a call,
-        // the reviewers) while it sends: tell it once it is done.
+    if (m_disconnectHolds > 0) {
+        // Reported once the caller is done: it may hold this entry, or be
+        // the handler walking its own state (a call's waiters, the reviewers).
         it->second.closing = true;
         QMetaObject::invokeMethod(this, [this, id] { onDisconnected(id); }, Qt::QueuedConnection);
         return;
@@ -304,16 +321,13 @@ void Endpoint::send(ConnectionId id, const std::string &text)
     auto it = m_connections.find(id);
     if (it == m_connections.end() || it->second.closing)
         return;
+    const HoldDisconnects hold(m_disconnectHolds);
     QWebSocket *socket = it->second.socket;
-    ++m_outboundDepth;
     socket->sendTextMessage(toQString(text));
-    // Out now, not on the event loop's next turn: someone is waiting for
-    // it. A failed write reports the disconnect synchronously, and
-    // onDisconnected() defers it.
+    // Out now, not on the event loop's next turn: someone is waiting for it.
     socket->flush();
-    --m_outboundDepth;
     if (it->second.closing)
-        return;
+        return; // the write failed
     // A client that does not read would make us buffer without bound.
     if (socket->bytesToWrite() > m_config.maxBufferedBytes) {
         it->second.closing = true;
@@ -330,10 +344,9 @@ void Endpoint::close(ConnectionId id, CloseCode code, const std::string &reason)
     auto it = m_connections.find(id);
     if (it == m_connections.end() || it->second.closing)
         return;
+    const HoldDisconnects hold(m_disconnectHolds);
     it->second.closing = true;
-    ++m_outboundDepth;
     it->second.socket->close(QWebSocketProtocol::CloseCode(quint16(code)), toQString(reason.substr(0, 120)));
-    --m_outboundDepth;
 }
 
 } // namespace holdpoint

@@ -93,9 +93,11 @@ private:
     ConnectionId m_nextId = 1;
     QTimer *m_keepAlive = nullptr;
     std::unordered_set<quint16> m_upgraded; // peer ports upgraded since their handshake timer started
-    // Inside send() or close(), called by the handler: a disconnect they
-    // cause reaches the handler later, never in the middle of its own call.
-    int m_outboundDepth = 0;
+    // While send(), close(), reject() or keepAlive() runs, a disconnect it
+    // causes is reported from the event loop: the connection entry stays
+    // valid under it, and the handler is never called back in the middle of
+    // its own send(). See HoldDisconnects.
+    int m_disconnectHolds = 0;
 };
 
 } // namespace holdpoint
