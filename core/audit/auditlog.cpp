@@ -52,10 +52,7 @@ AuditLog::AuditLog(AuditConfig config, Clock *clock, QObject *parent)
     m_linger.setInterval(m_config.lingerMs);
     connect(&m_linger, &QTimer::timeout, this, [this] {
         std::lock_guard lock(m_mutex);
-        if (!m_queued.bytes.empty()) {
-            m_handOff = true;
-            m_wake.notify_one();
-        }
+        handOffLocked();
     });
 }
 
@@ -253,10 +250,7 @@ bool AuditLog::waitDurable(int timeoutMs)
         return false;
     const quint64 target = m_nextSeq - 1;
     std::unique_lock lock(m_mutex);
-    if (!m_queued.bytes.empty()) {
-        m_handOff = true;
-        m_wake.notify_one();
-    }
+    handOffLocked();
     m_progress.wait_for(lock, std::chrono::milliseconds(timeoutMs), [&] { return m_writtenSeq >= target || m_failed; });
     return m_writtenSeq >= target;
 }
@@ -463,6 +457,14 @@ void AuditLog::afterCommit(const Batch &batch)
         m_wake.notify_one();
 }
 
+void AuditLog::handOffLocked()
+{
+    if (m_queued.bytes.empty())
+        return;
+    m_handOff = true;
+    m_wake.notify_one();
+}
+
 void AuditLog::flushInline()
 {
     if (!m_flushScheduled)
@@ -477,9 +479,7 @@ void AuditLog::flushInline()
         if (m_busy || m_failed || m_stop) {
             // The writer is syncing (or retrying): this batch follows,
             // collecting whatever comes meanwhile.
-            m_handOff = true;
-            m_wake.notify_one();
-            return;
+            return handOffLocked();
         }
         batch = std::move(m_queued);
         m_queued = Batch {};

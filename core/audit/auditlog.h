@@ -8,7 +8,6 @@
 #include <QTimer>
 
 #include <atomic>
-#include <chrono>
 #include <condition_variable>
 #include <deque>
 #include <functional>
@@ -90,6 +89,8 @@ private:
     };
     void writerLoop();
     void flushInline();
+    // With m_mutex held: the writer takes whatever is queued.
+    void handOffLocked();
     // Writes and syncs a batch taken with m_busy set. A batch that failed
     // goes back in front of the queue and m_busy is cleared; after success
     // afterCommit() updates the head, rotates, and clears it.

@@ -20,20 +20,16 @@ Sha256Digest sha256(std::string_view data)
     return digest;
 }
 
-std::string toHex(const Sha256Digest &digest)
+std::string sha256Hex(std::string_view data)
 {
     static constexpr char Digits[] = "0123456789abcdef";
+    const Sha256Digest digest = sha256(data);
     std::string hex(digest.size() * 2, '\0');
     for (std::size_t i = 0; i < digest.size(); ++i) {
         hex[2 * i] = Digits[digest[i] >> 4];
         hex[2 * i + 1] = Digits[digest[i] & 0xf];
     }
     return hex;
-}
-
-std::string sha256Hex(std::string_view data)
-{
-    return toHex(sha256(data));
 }
 
 } // namespace holdpoint

@@ -14,6 +14,5 @@ using Sha256Digest = std::array<unsigned char, 32>;
 Sha256Digest sha256(std::string_view data);
 // Lowercase hex, 64 characters.
 std::string sha256Hex(std::string_view data);
-std::string toHex(const Sha256Digest &digest);
 
 } // namespace holdpoint
