@@ -1,9 +1,7 @@
 #include "activitymodels.h"
 
-#include "console/consolecore.h"
-#include "guardrails/chain.h"
+#include "engine/consolecore.h"
 #include "queuemodel.h"
-#include "server/broker.h"
 
 #include <QColor>
 #include <QDateTime>
@@ -391,9 +389,9 @@ bool HistoryProxy::filterAcceptsRow(int sourceRow, const QModelIndex &) const
     return m_filter.empty() || m_filter.matchesRecord(m_source->record(sourceRow));
 }
 
-AgentsModel::AgentsModel(Broker *broker, QObject *parent)
+AgentsModel::AgentsModel(ConsoleCore *core, QObject *parent)
     : QAbstractTableModel(parent)
-    , m_broker(broker)
+    , m_core(core)
 {
     refresh();
 }
@@ -401,7 +399,7 @@ AgentsModel::AgentsModel(Broker *broker, QObject *parent)
 void AgentsModel::refresh()
 {
     std::vector<Row> rows;
-    for (const SessionInfo &s : m_broker->sessionsInfo()) {
+    for (const SessionInfo &s : m_core->sessions()) {
         Row r;
         r.id = toQString(s.id);
         r.agent = QueueModel::displaySafe(toQString(s.agent.name), 80);
@@ -496,20 +494,15 @@ void PolicyModel::refresh()
 {
     beginResetModel();
     m_rows.clear();
-    const GuardrailChain &chain = *m_core->policy().chain;
-    const auto health = chain.health();
-    for (std::size_t i = 0; i < chain.entries().size(); ++i) {
-        const ChainEntry &e = chain.entries()[i];
+    for (const GuardrailSummary &g : m_core->guardrails()) {
         Row r;
-        r.name = toQString(i < health.size() ? health[i].name : std::string(e.guardrail->name()));
-        r.onFailure = e.failOpen ? tr("warn (fail open)") : tr("deny (fail closed)");
-        r.budget = tr("%1 ms").arg(double(e.budget.count()) / 1000.0);
-        if (i < health.size()) {
-            r.healthy = health[i].ok;
-            r.health = health[i].ok ? tr("ok") : tr("unhealthy: %1").arg(toQString(health[i].detail));
-            if (health[i].ok && !health[i].detail.empty())
-                r.health += QStringLiteral(" \u2014 ") + toQString(health[i].detail);
-        }
+        r.name = toQString(g.name);
+        r.onFailure = g.failOpen ? tr("warn (fail open)") : tr("deny (fail closed)");
+        r.budget = tr("%1 ms").arg(double(g.budget.count()) / 1000.0);
+        r.healthy = g.healthy;
+        r.health = g.healthy ? tr("ok") : tr("unhealthy: %1").arg(toQString(g.detail));
+        if (g.healthy && !g.detail.empty())
+            r.health += QStringLiteral(" \u2014 ") + toQString(g.detail);
         m_rows.push_back(std::move(r));
     }
     endResetModel();

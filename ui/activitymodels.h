@@ -3,7 +3,7 @@
 // The console's other views, as models over what core records and knows:
 // turns as timelines, decided calls, agent sessions, the policy's guardrails.
 
-#include "audit/auditfile.h"
+#include "audit/auditfilter.h"
 #include "common/json.h"
 
 #include <QAbstractItemModel>
@@ -16,11 +16,10 @@
 
 namespace holdpoint {
 
-class Broker;
 class ConsoleCore;
 
 // Each agent session's turns as a timeline of calls and their outcomes,
-// from call, decision and after_call records (Broker::activity, and the
+// from call, decision and after_call records (ConsoleCore::activity, and the
 // audit log at start). Loop-detection findings are highlighted with their
 // pattern and counts: this is where a person reviews a turn after the fact.
 class TurnsModel final : public QAbstractItemModel
@@ -105,7 +104,7 @@ class AgentsModel final : public QAbstractTableModel
 public:
     enum Column { Agent, Framework, State, Pending, LastActivity, Turn, Standing, Session, ColumnCount };
 
-    AgentsModel(Broker *broker, QObject *parent = nullptr);
+    AgentsModel(ConsoleCore *core, QObject *parent = nullptr);
     void refresh();
 
     int rowCount(const QModelIndex &parent = {}) const override;
@@ -121,7 +120,7 @@ private:
         qint64 lastActivity = 0;
         bool connected = false;
     };
-    Broker *m_broker;
+    ConsoleCore *m_core;
     std::vector<Row> m_rows;
 };
 

@@ -2,14 +2,12 @@
 
 #include "activitymodels.h"
 #include "alwaysruledialog.h"
-#include "audit/auditfile.h"
+#include "audit/auditfilter.h"
 #include "common/jsondiff.h"
 #include "common/jsonparse.h"
-#include "console/consolecore.h"
+#include "engine/consolecore.h"
 #include "denydialog.h"
-#include "guardrails/chain.h"
 #include "jsonhighlighter.h"
-#include "policy/policyedit.h"
 #include "queuemodel.h"
 #include "queueproxy.h"
 
@@ -196,11 +194,11 @@ MainWindow::MainWindow(ConsoleCore *core, QWidget *parent)
         m_tray->show();
     }
 
-    connect(m_core->broker(), &Broker::activity, this, [this](const Json &record) {
+    connect(m_core, &ConsoleCore::activity, this, [this](const Json &record) {
         m_turns->addRecord(record);
         m_history->addRecord(record);
     });
-    connect(m_core->broker(), &Broker::connectionsChanged, this, [this] {
+    connect(m_core, &ConsoleCore::connectionsChanged, this, [this] {
         updateTitleAndStatus();
         m_agents->refresh();
     });
@@ -543,7 +541,7 @@ QWidget *MainWindow::buildAgentsTab()
     auto *page = new QWidget(this);
     auto *l = new QVBoxLayout(page);
     l->setContentsMargins(6, 6, 6, 6);
-    m_agents = new AgentsModel(m_core->broker(), this);
+    m_agents = new AgentsModel(m_core, this);
     auto *view = makeTable(m_agents, QStringLiteral("agentsView"), page);
     view->setColumnWidth(AgentsModel::Agent, 160);
     view->setColumnWidth(AgentsModel::Framework, 150);
@@ -599,16 +597,9 @@ void MainWindow::loadRecentActivity()
 {
     // The views start with what the audit log remembers, so a restart does
     // not blank a turn under review.
-    std::vector<Json> records;
-    audit::query(m_core->audit()->dir(), {}, 20'000, [&](std::string_view, const Json &r) {
-        const std::string event = r["event"];
-        if (event == "call" || event == "decision" || event == "after_call")
-            records.push_back(r);
-        return true;
-    });
-    for (auto it = records.rbegin(); it != records.rend(); ++it) {
-        m_turns->addRecord(*it);
-        m_history->addRecord(*it);
+    for (const Json &r : m_core->recentActivity(20'000)) {
+        m_turns->addRecord(r);
+        m_history->addRecord(r);
     }
 }
 
@@ -691,7 +682,7 @@ void MainWindow::onCurrentChanged()
 
 Json MainWindow::shown(const QueueItem &item, const Json &value) const
 {
-    return m_revealed ? value : masked(item, value);
+    return m_revealed ? value : item.masked(value);
 }
 
 void MainWindow::setSecretsRevealed(bool revealed)
@@ -704,14 +695,7 @@ void MainWindow::setSecretsRevealed(bool revealed)
     }
     m_revealed = revealed;
     if (revealed) {
-        // Who looked at which secrets is part of the record.
-        Json kinds = Json::array();
-        for (const Redaction &r : item->redactions)
-            kinds.push_back(r.kind);
-        m_core->audit()->append("secrets_revealed", Json {{"item", item->id}, {"call_id", item->callId},
-                                                          {"session", item->sessionId}, {"agent", item->agent.name},
-                                                          {"tool", item->toolName}, {"kinds", kinds},
-                                                          {"os_user", m_core->broker()->config().reviewerName}});
+        m_core->recordReveal(*item);
     }
     {
         const QSignalBlocker block(m_revealButton);
@@ -882,7 +866,7 @@ void MainWindow::onArgsEdited()
 void MainWindow::updateActions()
 {
     const bool has = currentItem() != nullptr;
-    const bool recording = m_core->audit()->available();
+    const bool recording = m_core->auditAvailable();
     const std::size_t selected = has ? selectedIds().size() : 0;
     // While the log cannot be written nothing can be approved: the banner
     // says why. Denying and halting stay possible (they are refused anyway).
@@ -907,7 +891,7 @@ bool MainWindow::decide(const std::string &id, ReviewAction action, const QStrin
     r.reason = reason.toStdString();
     r.args = args;
     r.scope = scope;
-    const ReviewOutcome out = m_core->broker()->review(r, m_core->broker()->humanDecider());
+    const ReviewOutcome out = m_core->review(r);
     if (!out.ok) {
         statusBar()->showMessage(toQString(out.message), 8000);
         return false;
@@ -933,7 +917,7 @@ bool MainWindow::dialogOpen() const
 void MainWindow::approve()
 {
     const std::vector<std::string> ids = selectedIds();
-    if (ids.empty() || !m_core->audit()->available() || dialogOpen())
+    if (ids.empty() || !m_core->auditAvailable() || dialogOpen())
         return;
     const int row = m_view->currentIndex().row();
     if (ids.size() > 1) {
@@ -954,7 +938,7 @@ void MainWindow::approve()
 
 void MainWindow::approveWithEdits()
 {
-    if (!m_editedArgs || !m_core->audit()->available() || dialogOpen())
+    if (!m_editedArgs || !m_core->auditAvailable() || dialogOpen())
         return;
     const int row = m_view->currentIndex().row();
     decide(m_currentId, ReviewAction::Edit, {}, m_editedArgs);
@@ -968,7 +952,7 @@ void MainWindow::halt()
     const std::vector<std::string> ids = selectedIds();
     const int row = m_view->currentIndex().row();
     for (const std::string &id : ids)
-        decide(id, ReviewAction::Halt, tr("turn halted by %1").arg(toQString(m_core->broker()->config().reviewerName)),
+        decide(id, ReviewAction::Halt, tr("turn halted by %1").arg(toQString(m_core->reviewerName())),
                std::nullopt);
     if (!ids.empty())
         afterDecision(row);
@@ -1017,12 +1001,9 @@ void MainWindow::decideAlways(bool allow, const QString &reason)
     const QueueItem *item = currentItem();
     if (!item || m_alwaysDialog)
         return;
-    const Json rule = alwaysRule(*item, allow, reason.toStdString(), m_core->broker()->config().reviewerName,
-                                 m_core->clock()->now());
+    const Json rule = m_core->alwaysRuleFor(*item, allow, reason.toStdString());
     const std::size_t scanned = 5000;
-    // What the log holds must include the calls in the queue right now.
-    m_core->audit()->waitDurable(2000);
-    const std::vector<Json> matches = pastMatches(m_core->audit()->dir(), rule, 50, scanned);
+    const std::vector<Json> matches = m_core->pastMatches(rule, 50, scanned);
     auto *dialog = new AlwaysRuleDialog(rule, m_core->userPolicyFile(), matches, scanned, this);
     dialog->setAttribute(Qt::WA_DeleteOnClose);
     m_alwaysDialog = dialog;
@@ -1079,12 +1060,12 @@ void MainWindow::notifyEscalated(int firstRow, int lastRow)
 
 void MainWindow::updateAuditBanner()
 {
-    AuditLog *audit = m_core->audit();
-    m_auditBanner->setVisible(!audit->available());
-    if (!audit->available())
+    const bool available = m_core->auditAvailable();
+    m_auditBanner->setVisible(!available);
+    if (!available)
         m_auditBanner->setText(tr("The audit log cannot be written: %1. Every call is refused until it can; Holdpoint "
                                   "keeps trying every second.")
-                                   .arg(audit->lastError()));
+                                   .arg(m_core->auditError()));
 }
 
 void MainWindow::applyHistoryFilter()
@@ -1107,13 +1088,11 @@ void MainWindow::updateTitleAndStatus()
 {
     const int pending = m_model->rowCount();
     setWindowTitle(pending > 0 ? tr("(%1) Holdpoint").arg(pending) : tr("Holdpoint"));
-    const Broker *b = m_core->broker();
-    QString status = tr("Listening on %1   \u00b7   %n agent connection(s)", nullptr, b->agentConnections()).arg(m_core->url())
+    QString status = tr("Listening on %1   \u00b7   %n agent connection(s)", nullptr, m_core->agentConnections()).arg(m_core->url())
                      + tr("   \u00b7   %n pending", nullptr, pending);
     if (m_proxy->rowCount() != pending)
         status += tr(" (%1 shown)").arg(m_proxy->rowCount());
-    const AuditLog *audit = m_core->audit();
-    status += audit->available() ? tr("   \u00b7   audit log: recording (%1 records)").arg(audit->durableSeq())
+    status += m_core->auditAvailable() ? tr("   \u00b7   audit log: recording (%1 records)").arg(m_core->auditRecords())
                                  : tr("   \u00b7   audit log: CANNOT WRITE, refusing every call");
     m_statusLabel->setText(status);
     if (m_tray) {

@@ -1,6 +1,5 @@
 #include "queuemodel.h"
 
-#include "guardrails/chain.h"
 
 #include <QColor>
 
@@ -102,7 +101,7 @@ QVariant QueueModel::data(const QModelIndex &index, int role) const
         case Waiting: return formatDuration(now - item->receivedAt);
         case Agent: return toQString(item->agent.name);
         case Tool: return displaySafe(toQString(item->toolName), 60);
-        case Arguments: return summarizeArgs(masked(*item, item->proposedArgs.value_or(item->args)));
+        case Arguments: return summarizeArgs(item->masked(item->proposedArgs.value_or(item->args)));
         case Reason:
             return item->agentConnected ? toQString(item->reason)
                                         : QStringLiteral("agent disconnected \u2014 ") + toQString(item->reason);
@@ -124,7 +123,7 @@ QVariant QueueModel::data(const QModelIndex &index, int role) const
         return lines.join(u'\n');
     }
     if (role == Qt::ToolTipRole && index.column() == Arguments)
-        return toQString(dumpJson(masked(*item, item->proposedArgs.value_or(item->args)), 2)).left(4000);
+        return toQString(dumpJson(item->masked(item->proposedArgs.value_or(item->args)), 2)).left(4000);
     if (role == Qt::ToolTipRole && index.column() == Reason)
         return data(index, Qt::DisplayRole);
     if (role == Qt::ForegroundRole && !item->agentConnected)

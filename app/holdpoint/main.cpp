@@ -3,8 +3,8 @@
 
 #include "common/datadir.h"
 #include "common/signals.h"
-#include "console/consolecore.h"
-#include "demo/demoagent.h"
+#include "engine/consolecore.h"
+#include "client/demoagent.h"
 #include "guardrails/chain.h"
 #include "mainwindow.h"
 

@@ -4,6 +4,7 @@
 // forming one SHA-256 hash chain, and a head file naming the chain's end.
 // Everything here reads; AuditLog writes.
 
+#include "audit/auditfilter.h"
 #include "common/clock.h"
 #include "common/json.h"
 
@@ -86,32 +87,6 @@ using RecordFn = std::function<bool(std::string_view line, const Json &record)>;
 // Calls `fn` with every complete record, oldest first. Segments last
 // modified before `modifiedSince` (ms since the epoch) are skipped.
 void forEachRecord(const QString &dir, const RecordFn &fn, TimeMs modifiedSince = 0);
-
-// What `holdpoint-ctl audit query` and the History view match on. Empty
-// fields match everything.
-struct Filter
-{
-    std::string event;     // exact
-    std::string agent;     // the agent's name, exact
-    std::string tool;      // exact
-    std::string decision;  // allow, modify, deny or halt: decision records only
-    std::string decidedBy; // substring of decided_by, case-insensitive
-    std::string text;      // case-insensitive substring of the record as written
-    std::string since;     // ISO 8601 UTC timestamp, inclusive
-    std::string until;     // exclusive
-
-    bool empty() const;
-    bool matches(std::string_view line, const Json &record) const;
-    // For a record already parsed, without its line (the History view).
-    bool matchesRecord(const Json &record) const;
-    // A cheap check on the line alone that never rejects a match.
-    bool mayMatch(std::string_view line) const;
-};
-
-// Parses --since/--until: an ISO 8601 date or date-time (UTC unless it
-// says otherwise), or an age such as 90s, 15m, 2h, 7d. Returns the ISO UTC
-// form the records use, or nullopt.
-std::optional<std::string> parseTimeBound(const std::string &text, TimeMs now);
 
 // Calls `fn` with matching records, newest first, until it returns false or
 // `limit` records were given (0: no limit).

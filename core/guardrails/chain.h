@@ -1,7 +1,6 @@
 #pragma once
 
 #include "guardrails/guardrail.h"
-#include "policy/policy.h"
 
 #include <chrono>
 #include <functional>
@@ -9,6 +8,11 @@
 #include <vector>
 
 namespace holdpoint {
+
+// What happens to a call no guardrail decides (README.md "Outcome"): the
+// chain's own fallback, which a policy file sets with "default".
+enum class DefaultAction { Ask, Allow, Deny };
+std::string_view defaultActionName(DefaultAction action);
 
 struct ChainEntry
 {
@@ -30,12 +34,6 @@ struct ChainOutcome
     Json trail = Json::array();    // every guardrail's verdict, in order
     std::vector<Redaction> redactions; // to mask before a person or a log sees the call
 };
-
-// Replaces every redacted value inside every string of `j`.
-Json maskJson(const Json &j, const std::vector<Redaction> &redactions);
-std::string maskText(std::string text, const std::vector<Redaction> &redactions);
-// Puts the real values back where placeholders stand (a reviewer's edit).
-Json unmaskJson(const Json &j, const std::vector<Redaction> &redactions);
 
 // The chain's answer to a tool_result (README.md "After the call").
 struct AfterOutcome

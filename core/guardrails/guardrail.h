@@ -5,6 +5,7 @@
 
 #include "common/clock.h"
 #include "common/json.h"
+#include "common/redaction.h"
 #include "protocol/protocol.h"
 
 #include <optional>
@@ -13,15 +14,6 @@
 #include <vector>
 
 namespace holdpoint {
-
-// A value people must not see, and what they see instead. Placeholders are
-// unique within a call, so an edit that keeps one can be restored.
-struct Redaction
-{
-    std::string secret;
-    std::string placeholder;
-    std::string kind;
-};
 
 // What one guardrail says about one call. `Pass` means it has nothing to
 // say: it neither allows nor objects.

@@ -28,16 +28,6 @@ Policy::Policy()
 {
 }
 
-std::string_view defaultActionName(DefaultAction action)
-{
-    switch (action) {
-    case DefaultAction::Ask: return "ask";
-    case DefaultAction::Allow: return "allow";
-    case DefaultAction::Deny: return "deny";
-    }
-    return "ask";
-}
-
 QString defaultPolicyPath()
 {
     return QStringLiteral(":/holdpoint/policies/default.json");

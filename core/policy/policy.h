@@ -1,6 +1,7 @@
 #pragma once
 
 #include "common/json.h"
+#include "guardrails/chain.h"
 
 #include <QString>
 #include <QStringList>
@@ -10,12 +11,6 @@
 #include <string>
 
 namespace holdpoint {
-
-class GuardrailChain;
-
-// What happens to a call no guardrail decides (core/guardrails/README.md).
-enum class DefaultAction { Ask, Allow, Deny };
-std::string_view defaultActionName(DefaultAction action);
 
 struct Policy
 {

@@ -42,7 +42,7 @@ std::string queueSearchText(const QueueItem &item)
     }
     // The args as shown, bounded: a filter is for finding, not for reading
     // megabytes.
-    std::string args = dumpJson(masked(item, item.proposedArgs.value_or(item.args)));
+    std::string args = dumpJson(item.masked(item.proposedArgs.value_or(item.args)));
     if (args.size() > 2048)
         args.resize(2048);
     s += args;

@@ -3,7 +3,7 @@
 // What the review UI sorts and filters the queue by. It lives in core so
 // the same predicate serves the window, tests and benchmarks.
 
-#include "queue/reviewqueue.h"
+#include "queue/queueitem.h"
 
 #include <string>
 #include <string_view>

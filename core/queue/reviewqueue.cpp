@@ -1,6 +1,5 @@
 #include "reviewqueue.h"
 
-#include "guardrails/chain.h"
 #include "queue/queuefilter.h"
 
 #include <QRandomGenerator>
@@ -9,61 +8,8 @@
 
 namespace holdpoint {
 
-std::string_view itemStateName(ItemState state)
-{
-    switch (state) {
-    case ItemState::Pending: return "pending";
-    case ItemState::Decided: return "decided";
-    case ItemState::TimedOut: return "timed_out";
-    case ItemState::Cancelled: return "cancelled";
-    case ItemState::Abandoned: return "abandoned";
-    }
-    return "pending";
-}
-
-Json itemToJson(const QueueItem &item)
-{
-    Json agent {{"name", item.agent.name}};
-    if (!item.agent.framework.empty())
-        agent["framework"] = item.agent.framework;
-    Json j {{"id", item.id},
-            {"call_id", item.callId},
-            {"session_id", item.sessionId},
-            {"agent", std::move(agent)},
-            {"tool_name", item.toolName},
-            {"args", item.args},
-            {"context", item.context},
-            {"annotations", item.annotations},
-            {"reason", item.reason},
-            {"trail", item.trail},
-            {"warnings", protocol::warningsToJson(item.warnings)},
-            {"received_at", formatTimestamp(item.receivedAt)},
-            {"deadline", formatTimestamp(item.deadline)},
-            {"state", itemStateName(item.state)},
-            {"agent_connected", item.agentConnected}};
-    if (item.turnId)
-        j["turn_id"] = *item.turnId;
-    if (item.proposedArgs) {
-        j["proposed_args"] = *item.proposedArgs;
-        j["patch"] = item.patch;
-    }
-    if (!item.redactions.empty()) {
-        Json kinds = Json::array();
-        for (const auto &r : item.redactions)
-            kinds.push_back({{"placeholder", r.placeholder}, {"kind", r.kind}});
-        j = maskJson(j, item.redactions);
-        j["redacted"] = std::move(kinds);
-    }
-    return j;
-}
-
-Json masked(const QueueItem &item, const Json &value)
-{
-    return maskJson(value, item.redactions);
-}
-
 ReviewQueue::ReviewQueue(Clock *clock, QObject *parent)
-    : QObject(parent)
+    : QueueStore(parent)
     , m_clock(clock)
     , m_alarm(clock, [this] { expireDue(); }, this)
 {
@@ -106,6 +52,7 @@ const QueueItem &ReviewQueue::add(QueueItem item)
             m_alarm.setDeadline(raw->deadline);
     }
     Q_EMIT added(row);
+    Q_EMIT itemAdded(*raw);
     return *raw;
 }
 
@@ -165,6 +112,31 @@ void ReviewQueue::restoreSecrets(const std::string &id, const Json &args, std::v
     item.secretsPending = false;
     item.searchText = queueSearchText(item);
     Q_EMIT changed(rowOf(id));
+}
+
+std::vector<std::string> ReviewQueue::pendingIds(const PendingQuery &query) const
+{
+    std::vector<std::string> ids;
+    for (const auto &item : m_items) {
+        if (item->sessionId == query.sessionId && (!query.turnId || item->turnId == query.turnId)
+            && (!query.toolName || item->toolName == *query.toolName))
+            ids.push_back(item->id);
+    }
+    return ids;
+}
+
+std::unordered_map<std::string, int> ReviewQueue::pendingPerSession() const
+{
+    std::unordered_map<std::string, int> counts;
+    for (const auto &item : m_items)
+        ++counts[item->sessionId];
+    return counts;
+}
+
+void ReviewQueue::forEachPending(const std::function<void(const QueueItem &)> &fn) const
+{
+    for (const auto &item : m_items)
+        fn(*item);
 }
 
 void ReviewQueue::expireDue()

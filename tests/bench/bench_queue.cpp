@@ -3,11 +3,11 @@
 
 #include "bench.h"
 
-#include "console/consolecore.h"
+#include "engine/consolecore.h"
 #include "queue/reviewqueue.h"
 #include "queuemodel.h"
 #include "queueproxy.h"
-#include "server/broker.h"
+#include "engine/broker.h"
 
 #include <QDir>
 
@@ -58,7 +58,7 @@ void queueScenario(bool quick, Table *table)
         auto model = std::make_unique<QueueModel>(queue.get());
         auto proxy = std::make_unique<QueueProxy>(model.get());
         NullOutbound outbound;
-        Broker broker(queue.get(), &outbound, BrokerConfig {});
+        Broker broker(queue.get(), queue->clock(), &outbound, BrokerConfig {});
 
         const auto start = SteadyClock::now();
         for (int i = 0; i < n; ++i)

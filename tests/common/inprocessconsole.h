@@ -4,7 +4,7 @@
 // endpoint, broker, queue and audit log as the console runs them, without
 // a window, for suites that probe them over real loopback sockets.
 
-#include "console/consolecore.h"
+#include "engine/consolecore.h"
 
 #include <QFile>
 #include <QTemporaryDir>
@@ -29,7 +29,7 @@ struct InProcessConsole
             qWarning("start failed: %s", qPrintable(error));
     }
     QUrl url() const { return QUrl(core->url()); }
-    quint16 port() const { return core->endpoint()->port(); }
+    quint16 port() const { return core->port(); }
     std::string agentToken() const { return core->agentToken().toStdString(); }
     std::string reviewerToken() const
     {

@@ -2,7 +2,7 @@
 // ConsoleCore, with each decision checked at a real agent connection.
 
 #include "common/testsocket.h"
-#include "console/consolecore.h"
+#include "engine/consolecore.h"
 #include "policy/policy.h"
 #include "denydialog.h"
 #include "mainwindow.h"

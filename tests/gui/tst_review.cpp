@@ -7,7 +7,7 @@
 #include "alwaysruledialog.h"
 #include "audit/auditfile.h"
 #include "common/testsocket.h"
-#include "console/consolecore.h"
+#include "engine/consolecore.h"
 #include "denydialog.h"
 #include "mainwindow.h"
 #include "policy/policy.h"

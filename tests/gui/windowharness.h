@@ -1,7 +1,7 @@
 #pragma once
 
 #include "common/testsocket.h"
-#include "console/consolecore.h"
+#include "engine/consolecore.h"
 #include "mainwindow.h"
 #include "policy/policy.h"
 

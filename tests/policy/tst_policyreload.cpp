@@ -2,7 +2,7 @@
 // for the next call, an invalid one keeps the previous policy.
 
 #include "common/testsocket.h"
-#include "console/consolecore.h"
+#include "engine/consolecore.h"
 #include "guardrails/chain.h"
 #include "policy/policywatcher.h"
 

@@ -6,7 +6,7 @@
 #include "common/inprocessconsole.h"
 #include "common/rawws.h"
 #include "common/testsocket.h"
-#include "console/consolecore.h"
+#include "engine/consolecore.h"
 #include "queuemodel.h"
 
 #include <QTemporaryDir>

@@ -4,7 +4,7 @@
 #include "common/inprocessconsole.h"
 #include "common/rawws.h"
 #include "common/testsocket.h"
-#include "console/consolecore.h"
+#include "engine/consolecore.h"
 #include "server/endpoint.h"
 
 #include <QFile>
@@ -361,7 +361,7 @@ void TestEndpoint::connectionCapIsEnforced()
 
     // Room again once one leaves.
     admitted.back()->close();
-    QTRY_COMPARE(c.core->endpoint()->connectionCount(), 2);
+    QTRY_COMPARE(c.core->connectionCount(), 2);
     TestSocket again;
     QVERIFY(again.hello(c.url(), c.agentToken()).is_object());
 }
@@ -369,7 +369,7 @@ void TestEndpoint::connectionCapIsEnforced()
 void TestEndpoint::rejectionsAreReportedWithoutSecrets()
 {
     Console c;
-    QSignalSpy rejected(c.core->endpoint(), &Endpoint::rejected);
+    QSignalSpy rejected(c.core.get(), &ConsoleCore::connectionRejected);
     TestSocket s;
     QVERIFY(s.open(c.url()));
     const std::string almost = c.agentToken().substr(0, 60) + "ffff";

@@ -1,13 +1,15 @@
 #include "consolecore.h"
 
 #include "common/datadir.h"
+#include "engine/alwaysrule.h"
 #include "guardrails/chain.h"
-#include "policy/policyedit.h"
 #include "policy/policywatcher.h"
 
 #include <QCoreApplication>
 #include <QDir>
 #include <QFile>
+
+#include <algorithm>
 
 #include <csignal>
 #ifdef __GLIBC__
@@ -49,13 +51,16 @@ ConsoleCore::ConsoleCore(ConsoleOptions options, Clock *clock, QObject *parent)
     m_queue = std::make_unique<ReviewQueue>(m_clock);
     m_audit = std::make_unique<AuditLog>(m_options.audit, m_clock);
     m_endpoint = std::make_unique<Endpoint>(m_options.endpoint);
-    m_broker = std::make_unique<Broker>(m_queue.get(), m_endpoint.get(), m_options.broker);
+    m_broker = std::make_unique<Broker>(m_queue.get(), m_clock, m_endpoint.get(), m_options.broker);
     m_broker->setPolicy(m_options.policy);
     m_broker->setAuditLog(m_audit.get());
     m_endpoint->setHandler(m_broker.get());
     connect(m_endpoint.get(), &Endpoint::rejected, this, [this](const QString &peer, const QString &why) {
         m_audit->append("connection_rejected", Json {{"peer", peer.toStdString()}, {"why", why.toStdString()}});
+        Q_EMIT connectionRejected(peer, why);
     });
+    connect(m_broker.get(), &Broker::activity, this, &ConsoleCore::activity);
+    connect(m_broker.get(), &Broker::connectionsChanged, this, &ConsoleCore::connectionsChanged);
     connect(m_audit.get(), &AuditLog::availabilityChanged, this, [this](bool available, const QString &error) {
         if (available)
             m_audit->append("audit_available", Json::object());
@@ -92,6 +97,86 @@ Json ConsoleCore::policyFilesJson() const
     for (const QString &f : m_options.policyFiles)
         files.push_back(f.toStdString());
     return files;
+}
+
+QString ConsoleCore::url() const
+{
+    return m_endpoint->url();
+}
+
+quint16 ConsoleCore::port() const
+{
+    return m_endpoint->port();
+}
+
+int ConsoleCore::connectionCount() const
+{
+    return m_endpoint->connectionCount();
+}
+
+ReviewOutcome ConsoleCore::review(const protocol::Review &review)
+{
+    return m_broker->review(review, m_broker->humanDecider());
+}
+
+void ConsoleCore::recordReveal(const QueueItem &item)
+{
+    // Who looked at which secrets is part of the record.
+    Json kinds = Json::array();
+    for (const Redaction &r : item.redactions)
+        kinds.push_back(r.kind);
+    m_audit->append("secrets_revealed", Json {{"item", item.id},
+                                              {"call_id", item.callId},
+                                              {"session", item.sessionId},
+                                              {"agent", item.agent.name},
+                                              {"tool", item.toolName},
+                                              {"kinds", kinds},
+                                              {"os_user", reviewerName()}});
+}
+
+std::vector<Json> ConsoleCore::recentActivity(std::size_t scanned) const
+{
+    std::vector<Json> records;
+    audit::query(m_audit->dir(), {}, scanned, [&](std::string_view, const Json &r) {
+        const std::string &event = r["event"].get_ref<const std::string &>();
+        if (event == "call" || event == "decision" || event == "after_call")
+            records.push_back(r);
+        return true;
+    });
+    std::reverse(records.begin(), records.end());
+    return records;
+}
+
+std::vector<GuardrailSummary> ConsoleCore::guardrails() const
+{
+    const GuardrailChain &chain = *policy().chain;
+    const auto health = chain.health();
+    std::vector<GuardrailSummary> out;
+    for (std::size_t i = 0; i < chain.entries().size(); ++i) {
+        const ChainEntry &e = chain.entries()[i];
+        GuardrailSummary g;
+        g.name = i < health.size() ? health[i].name : std::string(e.guardrail->name());
+        g.failOpen = e.failOpen;
+        g.budget = e.budget;
+        if (i < health.size()) {
+            g.healthy = health[i].ok;
+            g.detail = health[i].detail;
+        }
+        out.push_back(std::move(g));
+    }
+    return out;
+}
+
+Json ConsoleCore::alwaysRuleFor(const QueueItem &item, bool allow, const std::string &reason) const
+{
+    return alwaysRule(item, allow, reason, reviewerName(), m_clock->now());
+}
+
+std::vector<Json> ConsoleCore::pastMatches(const Json &rule, std::size_t limit, std::size_t scanned) const
+{
+    // The call being decided is in the log, but maybe not on disk yet.
+    m_audit->waitDurable(2000);
+    return holdpoint::pastMatches(m_audit->dir(), rule, limit, scanned);
 }
 
 QString ConsoleCore::userPolicyFile() const

@@ -1,4 +1,4 @@
-#include "policyedit.h"
+#include "alwaysrule.h"
 
 #include "audit/auditfile.h"
 #include "guardrails/chain.h"

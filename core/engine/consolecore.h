@@ -2,18 +2,29 @@
 
 #include "audit/auditlog.h"
 #include "common/clock.h"
+#include "engine/broker.h"
 #include "queue/reviewqueue.h"
-#include "server/broker.h"
 #include "server/endpoint.h"
 
 #include <QLockFile>
 #include <QObject>
 
+#include <chrono>
 #include <memory>
 
 namespace holdpoint {
 
 class PolicyWatcher;
+
+// One guardrail of the policy in force, as the Policy view lists it.
+struct GuardrailSummary
+{
+    std::string name;
+    bool failOpen = false;
+    std::chrono::microseconds budget {0};
+    bool healthy = true;
+    std::string detail;
+};
 
 struct ConsoleOptions
 {
@@ -28,6 +39,8 @@ struct ConsoleOptions
 
 // The console without any window: what `holdpoint --headless` runs and the
 // GUI sits on. Owns the data-dir files that let clients find and trust it.
+// It is the engine's face to the window: everything the UI asks of the
+// broker, the audit log and the policy goes through here.
 class ConsoleCore final : public QObject
 {
     Q_OBJECT
@@ -43,31 +56,62 @@ public:
     void stop();
 
     ReviewQueue *queue() const { return m_queue.get(); }
-    Broker *broker() const { return m_broker.get(); }
-    Endpoint *endpoint() const { return m_endpoint.get(); }
     Clock *clock() const { return m_clock; }
-    AuditLog *audit() const { return m_audit.get(); }
     // What start() restored from the audit log, and what it had to repair.
     const RecoveryReport &recovery() const { return m_recovery; }
     const AuditOpenReport &auditOpen() const { return m_auditOpen; }
     QString dataDir() const { return m_options.dataDir; }
-    QString url() const { return m_endpoint->url(); }
+    QString url() const;
+    quint16 port() const;
     QByteArray agentToken() const { return m_options.endpoint.agentToken; }
-
     static std::string currentOsUser();
+
+    // Connections and sessions.
+    int connectionCount() const;
+    int agentConnections() const { return m_broker->agentConnections(); }
+    int reviewerConnections() const { return m_broker->reviewerConnections(); }
+    std::vector<SessionInfo> sessions() const { return m_broker->sessionsInfo(); }
+
+    // Deciding, as this console's reviewer: decided_by "human:<name>".
+    ReviewOutcome review(const protocol::Review &review);
+    std::string reviewerName() const { return m_options.broker.reviewerName; }
+    // Records that the reviewer looked at the item's masked secrets.
+    void recordReveal(const QueueItem &item);
+
+    // The audit log.
+    bool auditAvailable() const { return m_audit->available(); }
+    QString auditError() const { return m_audit->lastError(); }
+    quint64 auditRecords() const { return m_audit->durableSeq(); }
+    // The newest call, decision and after_call records among the last
+    // `scanned`, oldest first: what the Turns and History views start with.
+    std::vector<Json> recentActivity(std::size_t scanned) const;
+
     // The policy in force and, when the last edit was refused, why.
     const Policy &policy() const { return m_broker->policy(); }
+    std::vector<GuardrailSummary> guardrails() const;
     QStringList policyFiles() const { return m_options.policyFiles; }
     // Where "always" rules go: the last --policy file, else policy.json in
     // the data dir (loaded after the built-in default once it exists).
     QString userPolicyFile() const;
-    // Writes `rule` there (policyedit.h) and puts the result in force now.
+    // The rule that decides `item`'s tool the same way from now on
+    // (alwaysrule.h), and the past calls it would have matched, newest first.
+    Json alwaysRuleFor(const QueueItem &item, bool allow, const std::string &reason) const;
+    std::vector<Json> pastMatches(const Json &rule, std::size_t limit, std::size_t scanned) const;
+    // Writes `rule` there and puts the result in force now.
     bool addAlwaysRule(const Json &rule, QString *error);
     // Reads the policy files again, changed or not.
     void reloadPolicy();
     QString lastPolicyError() const { return m_lastPolicyError; }
 
+    // For tests and the composition root only; the window uses the above.
+    Broker *broker() const { return m_broker.get(); }
+    AuditLog *audit() const { return m_audit.get(); }
+
 Q_SIGNALS:
+    // A call, decision or after-call record as written to the audit log.
+    void activity(const Json &record);
+    void connectionsChanged();
+    void connectionRejected(const QString &peer, const QString &why);
     void policyReloaded();
     void policyReloadFailed(const QString &error);
     void auditAvailabilityChanged(bool available, const QString &error);

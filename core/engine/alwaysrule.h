@@ -4,7 +4,7 @@
 // user's policy file.
 
 #include "common/json.h"
-#include "queue/reviewqueue.h"
+#include "queue/queueitem.h"
 
 #include <QString>
 

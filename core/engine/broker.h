@@ -1,18 +1,23 @@
 #pragma once
 
+// The engine's message handling: what the endpoint's authenticated messages
+// do (PROTOCOL.md "Calls and decisions", "Reviewer role"). The rooms it
+// composes each own one concern: sessiontable.h (sessions, calls, grace and
+// idle expiry), grants.h (standing decisions), reviewdecision.h (a
+// reviewer's answer, pure), recovery.h (the audit log read back) and
+// callrecords.h (every record and queue item of a call).
+
 #include "common/clock.h"
+#include "engine/grants.h"
+#include "engine/sessiontable.h"
 #include "policy/policy.h"
-#include "queue/reviewqueue.h"
+#include "queue/queuestore.h"
 #include "server/messagehandler.h"
 
-#include <QByteArray>
 #include <QObject>
 #include <QTimer>
 
-#include <deque>
 #include <functional>
-#include <memory>
-#include <set>
 #include <string>
 #include <unordered_map>
 #include <unordered_set>
@@ -63,14 +68,11 @@ struct ReviewOutcome
     protocol::Decision decision;
 };
 
-// The decision logic behind the endpoint: sessions, call_id idempotency,
-// escalation to the queue, delivery of decisions, and the reviewer role
-// (PROTOCOL.md "Calls and decisions", "Reviewer role").
 class Broker final : public QObject, public MessageHandler
 {
     Q_OBJECT
 public:
-    Broker(ReviewQueue *queue, Outbound *outbound, BrokerConfig config, QObject *parent = nullptr);
+    Broker(QueueStore *queue, Clock *clock, Outbound *outbound, BrokerConfig config, QObject *parent = nullptr);
     ~Broker() override;
 
     HelloOutcome onHello(ConnectionId connection, const protocol::Hello &hello) override;
@@ -107,58 +109,6 @@ Q_SIGNALS:
     void activity(const Json &record);
 
 private:
-    // What after-call guardrails need about a call that was allowed to run;
-    // kept only until its tool_result arrives.
-    struct RanCall
-    {
-        std::string toolName;
-        Json args; // as the agent was told to run it
-        Json annotations;
-        Json context;
-        std::optional<std::string> turnId;
-    };
-    // A call restored from the audit log whose args held secrets: the log
-    // has them masked, so the real values come back with the agent's re-send.
-    struct MaskedCall
-    {
-        Json maskedArgs;
-        Json decision; // decided: the decision message with masked args
-    };
-    struct Call
-    {
-        QByteArray digest;              // SHA-256 of tool_name and args, for conflict checks
-        std::unique_ptr<RanCall> ran;
-        std::string toolName;
-        std::string itemId;             // while pending
-        std::string decisionText;       // once decided: the exact message sent
-        protocol::DecisionKind kind = protocol::DecisionKind::Deny;
-        bool durable = true;            // the decision's record is on disk
-        std::unordered_set<ConnectionId> waiters;
-        TimeMs orphanedAt = NoDeadline; // pending and nobody waiting since then
-        std::unique_ptr<MaskedCall> masked;
-        bool decided() const { return !decisionText.empty(); }
-    };
-    struct Session
-    {
-        std::string id;
-        protocol::AgentInfo agent;
-        std::unordered_set<ConnectionId> connections;
-        std::unordered_map<std::string, Call> calls;
-        std::deque<std::string> decidedOrder;
-        std::optional<std::string> currentTurn;
-        TimeMs lastActivity = 0;
-    };
-    // A reviewer's approve or deny for the same tool's later calls in a
-    // turn (turnId set) or a whole session.
-    struct Grant
-    {
-        std::string sessionId;
-        std::optional<std::string> turnId;
-        std::string toolName;
-        protocol::DecisionKind kind = protocol::DecisionKind::Deny;
-        std::string reason;
-        std::string decidedBy;
-    };
     struct Connection
     {
         protocol::Role role = protocol::Role::Agent;
@@ -166,20 +116,26 @@ private:
     };
 
     void handleToolCall(ConnectionId cid, Session &session, protocol::ToolCall &&call);
+    // A call_id the session used before: re-sent, conflicting, or restored.
+    void handleKnownCall(ConnectionId cid, Session &session, Call &existing, const protocol::ToolCall &call,
+                         const QByteArray &digest);
+    ChainOutcome screen(const Session &session, const protocol::ToolCall &call, TimeMs now) const;
+    void escalate(Session &session, protocol::ToolCall &&call, ChainOutcome &&outcome, TimeMs now);
     void handleToolResult(ConnectionId cid, Session &session, const protocol::ToolResult &result);
     void handleCancel(ConnectionId cid, Session &session, const protocol::Cancel &cancel);
     void handleReview(ConnectionId cid, const protocol::Review &review);
+    void onItemAdded(const QueueItem &item);
     void onResolved(const QueueItem &item);
+    void onAbandoned(const std::string &itemId);
     // Records a call's decision, sends it to whoever waits, and keeps the
-    // session's memory of decided calls bounded.
-    // `record` holds the audit fields only the caller knows (tool, item,
-    // state, masked args...).
+    // session's memory of decided calls bounded. `fields` holds the audit
+    // fields only the caller knows (tool, item, state, masked args...).
     void finishCall(Session &session, const std::string &callId, const protocol::Decision &decision,
-                    std::unique_ptr<RanCall> ran, Json record);
+                    std::unique_ptr<RanCall> ran, Json fields);
     void deliver(const std::string &sessionId, const std::string &callId, bool durable, bool refusedForAudit);
-    // Appends a record about a call; `done` as in AuditLog::append.
-    void audit(std::string_view event, const Session &session, Json fields, std::function<void(bool)> done = {},
-               TimeMs at = -1);
+    // Appends a record about a call of `session`; `done` as in AuditLog::append.
+    void appendRecord(std::string_view event, const Session &session, Json fields,
+                      std::function<void(bool)> done = {}, TimeMs at = -1);
     bool auditUnavailable() const;
     // The deny every decision becomes while the audit log cannot be written.
     protocol::Decision auditRefusal() const;
@@ -188,37 +144,25 @@ private:
     void redeliver(ConnectionId cid, Session &session, const std::string &callId, const Call &call);
     // Another connection of the session waits for a pending call.
     void reattach(ConnectionId cid, Call &call);
-    const Grant *findGrant(const std::string &sessionId, const std::optional<std::string> &turnId,
-                           const std::string &toolName) const;
-    bool attachMasked(ConnectionId cid, Session &session, Call &call, const protocol::ToolCall &resent);
-    void onAdded(int row);
-    void abandonOrphans();
-    void rearmGrace();
-    // Forgets idle sessions past their retention (bounded memory).
-    void expireIdleSessions();
-    void rearmExpiry();
+    void attachMasked(ConnectionId cid, Session &session, Call &call, const protocol::ToolCall &resent);
     void sendWelcome(ConnectionId cid, const HelloOutcome &outcome);
     void sendPending(ConnectionId cid, const QueueItem &item);
     void sendJson(ConnectionId cid, const Json &j);
     void sendError(ConnectionId cid, protocol::ErrorCode code, const std::string &message,
                    const std::string &callId = {});
     void broadcastToReviewers(const Json &j);
-    std::string newSessionId() const;
 
-    ReviewQueue *m_queue;
+    QueueStore *m_queue;
+    Clock *m_clock;
     Outbound *m_outbound;
     AuditLog *m_audit = nullptr;
     BrokerConfig m_config;
     Policy m_policy;
-    Alarm m_graceAlarm;
-    Alarm m_expiryAlarm;
+    SessionTable m_sessions;
+    Grants m_grants;
     QTimer m_trim;
-    std::set<std::pair<TimeMs, std::string>> m_idle; // (idle since, session id)
     std::unordered_map<ConnectionId, Connection> m_connections;
     std::unordered_set<ConnectionId> m_reviewers;
-    std::unordered_map<std::string, Session> m_sessions;
-    std::set<std::pair<TimeMs, std::string>> m_orphans; // (orphaned at, item id)
-    std::vector<Grant> m_grants;
 };
 
 } // namespace holdpoint

@@ -1,0 +1,666 @@
+#include "broker.h"
+
+#include "audit/auditlog.h"
+#include "engine/callrecords.h"
+#include "engine/recovery.h"
+#include "engine/reviewdecision.h"
+#include "guardrails/chain.h"
+
+#include <QMetaMethod>
+
+#ifdef __GLIBC__
+#include <malloc.h>
+#endif
+
+#include <algorithm>
+#include <cmath>
+
+namespace holdpoint {
+
+using namespace protocol;
+
+namespace {
+
+Json auditStateJson(bool available, const QString &error)
+{
+    Json j {{"type", "audit"}, {"available", available}};
+    if (!available)
+        j["error"] = error.toStdString();
+    return j;
+}
+
+std::optional<DecisionKind> kindFromName(const std::string &name)
+{
+    for (DecisionKind k : {DecisionKind::Allow, DecisionKind::Deny, DecisionKind::Modify, DecisionKind::Halt})
+        if (decisionKindName(k) == name)
+            return k;
+    return std::nullopt;
+}
+
+SessionLimits limitsOf(const BrokerConfig &config)
+{
+    return SessionLimits {config.graceMs, config.rememberedCallsPerSession, config.sessionRetentionMs};
+}
+
+} // namespace
+
+Broker::Broker(QueueStore *queue, Clock *clock, Outbound *outbound, BrokerConfig config, QObject *parent)
+    : QObject(parent)
+    , m_queue(queue)
+    , m_clock(clock)
+    , m_outbound(outbound)
+    , m_config(std::move(config))
+    , m_sessions(clock, limitsOf(m_config))
+{
+    // Once things go quiet after sessions were forgotten or connections
+    // closed, what they used goes back to the system, not just to malloc:
+    // a console that served a burst returns near its resting size.
+    m_trim.setSingleShot(true);
+    m_trim.setInterval(2000);
+    connect(&m_trim, &QTimer::timeout, this, [] {
+#ifdef __GLIBC__
+        malloc_trim(0);
+#endif
+    });
+    connect(m_queue, &QueueStore::resolved, this, &Broker::onResolved);
+    connect(m_queue, &QueueStore::itemAdded, this, &Broker::onItemAdded);
+    connect(&m_sessions, &SessionTable::abandoned, this, &Broker::onAbandoned);
+    connect(&m_sessions, &SessionTable::forgotten, this, [this](const std::string &sessionId) {
+        m_grants.forgetSession(sessionId);
+        m_trim.start();
+    });
+}
+
+Broker::~Broker() = default;
+
+void Broker::setAuditLog(AuditLog *audit)
+{
+    m_audit = audit;
+    // Reviewers learn at once when decisions start being refused, and when
+    // they stop.
+    connect(audit, &AuditLog::availabilityChanged, this, [this](bool available, const QString &error) {
+        broadcastToReviewers(auditStateJson(available, error));
+    });
+}
+
+bool Broker::auditUnavailable() const
+{
+    return m_audit && !m_audit->available();
+}
+
+Decision Broker::auditRefusal() const
+{
+    Decision d;
+    d.kind = DecisionKind::Deny;
+    d.decidedBy = "audit";
+    d.code = "audit_unavailable";
+    d.reason = "the audit log cannot be written, so nothing may run: " + m_audit->lastError().toStdString();
+    return d;
+}
+
+void Broker::sendConflict(ConnectionId cid, const std::string &callId)
+{
+    sendError(cid, ErrorCode::CallIdConflict,
+              "call_id: \"" + callId
+                  + "\" was already used in this session for a different tool_name or args; "
+                    "use a new call_id for a new call",
+              callId);
+}
+
+void Broker::redeliver(ConnectionId cid, Session &session, const std::string &callId, const Call &call)
+{
+    m_outbound->send(cid, call.decisionText);
+    Json delivered = deliveredRecord(callId, call.toolName, call.kind, 1);
+    delivered["again"] = true;
+    appendRecord("delivered", session, std::move(delivered));
+}
+
+void Broker::reattach(ConnectionId cid, Call &call)
+{
+    call.waiters.insert(cid);
+    m_sessions.adopt(call);
+    m_queue->setAgentConnected(call.itemId, true);
+    if (const QueueItem *item = m_queue->find(call.itemId))
+        sendPending(cid, *item);
+}
+
+void Broker::appendRecord(std::string_view event, const Session &session, Json fields, std::function<void(bool)> done,
+                          TimeMs at)
+{
+    if (at < 0)
+        at = m_clock->now();
+    fields["session"] = session.id;
+    fields["agent"] = session.agent.name;
+    if (m_audit)
+        m_audit->append(at, event, fields, std::move(done));
+    // Headless, nobody listens: skip building the event.
+    if (isSignalConnected(QMetaMethod::fromSignal(&Broker::activity))) {
+        fields["event"] = event;
+        fields["ts"] = formatTimestamp(at);
+        Q_EMIT activity(fields);
+    }
+    if (!m_audit && done)
+        done(true);
+}
+
+int Broker::agentConnections() const
+{
+    return int(m_connections.size() - m_reviewers.size());
+}
+
+std::vector<SessionInfo> Broker::sessionsInfo() const
+{
+    const std::unordered_map<std::string, int> pending = m_queue->pendingPerSession();
+    std::vector<SessionInfo> out;
+    out.reserve(m_sessions.size());
+    for (const auto &[id, s] : m_sessions.all()) {
+        SessionInfo info {id, s.agent, int(s.connections.size()), 0, s.lastActivity, s.currentTurn, m_grants.describe(id)};
+        if (auto it = pending.find(id); it != pending.end())
+            info.pending = it->second;
+        out.push_back(std::move(info));
+    }
+    std::sort(out.begin(), out.end(), [](const SessionInfo &a, const SessionInfo &b) { return a.lastActivity > b.lastActivity; });
+    return out;
+}
+
+HelloOutcome Broker::onHello(ConnectionId cid, const Hello &hello)
+{
+    HelloOutcome out;
+    if (hello.role == Role::Reviewer) {
+        m_connections[cid] = Connection {Role::Reviewer, {}};
+        m_reviewers.insert(cid);
+        out.sessionId = "reviewer-" + std::to_string(cid);
+        sendWelcome(cid, out);
+        Json items = Json::array();
+        m_queue->forEachPending([&](const QueueItem &item) { items.push_back(itemToJson(item)); });
+        sendJson(cid, Json {{"type", "queue"}, {"items", std::move(items)}});
+        if (auditUnavailable())
+            sendJson(cid, auditStateJson(false, m_audit->lastError()));
+        Q_EMIT connectionsChanged();
+        return out;
+    }
+
+    auto [session, resumed] = m_sessions.open(hello.sessionId.value_or(std::string()));
+    session->agent = hello.agent;
+    session->connections.insert(cid);
+    session->lastActivity = m_clock->now();
+    m_connections[cid] = Connection {Role::Agent, session->id};
+    out.sessionId = session->id;
+    out.resumed = resumed;
+    sendWelcome(cid, out);
+    Q_EMIT connectionsChanged();
+    return out;
+}
+
+void Broker::sendPending(ConnectionId cid, const QueueItem &item)
+{
+    sendJson(cid, Json {{"type", "pending"}, {"call_id", item.callId}, {"id", item.id}, {"reason", item.reason}});
+}
+
+void Broker::sendWelcome(ConnectionId cid, const HelloOutcome &outcome)
+{
+    sendJson(cid, Json {{"type", "welcome"},
+                        {"protocol", Version},
+                        {"server", m_config.serverName},
+                        {"session_id", outcome.sessionId},
+                        {"resumed", outcome.resumed}});
+}
+
+void Broker::onMessage(ConnectionId cid, Message &&message)
+{
+    auto connIt = m_connections.find(cid);
+    if (connIt == m_connections.end())
+        return; // not through hello: the endpoint never lets this happen
+    const Connection &conn = connIt->second;
+
+    if (auto *review = std::get_if<Review>(&message)) {
+        if (conn.role != Role::Reviewer)
+            return sendError(cid, ErrorCode::Forbidden, "review: only a connection that said hello as role "
+                                                         "\"reviewer\" with the reviewer token may decide");
+        return handleReview(cid, *review);
+    }
+    if (std::holds_alternative<Hello>(message))
+        return sendError(cid, ErrorCode::DuplicateHello, "hello: this connection already said hello");
+    if (conn.role != Role::Agent)
+        return sendError(cid, ErrorCode::Forbidden,
+                         "type: a reviewer connection may only send review messages");
+
+    Session *session = m_sessions.find(conn.sessionId);
+    if (!session)
+        return;
+    session->lastActivity = m_clock->now();
+
+    std::visit(
+        [&](auto &&m) {
+            using T = std::decay_t<decltype(m)>;
+            if constexpr (std::is_same_v<T, ToolCall>) {
+                handleToolCall(cid, *session, std::move(m));
+            } else if constexpr (std::is_same_v<T, ToolResult>) {
+                handleToolResult(cid, *session, m);
+            } else if constexpr (std::is_same_v<T, Cancel>) {
+                handleCancel(cid, *session, m);
+            } else if constexpr (std::is_same_v<T, TurnStart>) {
+                session->currentTurn = m.turnId;
+                m_policy.chain->onTurnStart(session->id, m.turnId);
+            } else if constexpr (std::is_same_v<T, TurnEnd>) {
+                if (session->currentTurn == m.turnId)
+                    session->currentTurn.reset();
+                m_grants.endTurn(session->id, m.turnId);
+                m_policy.chain->onTurnEnd(session->id, m.turnId);
+            }
+        },
+        message);
+}
+
+void Broker::handleKnownCall(ConnectionId cid, Session &session, Call &existing, const ToolCall &call,
+                             const QByteArray &digest)
+{
+    if (existing.masked)
+        return attachMasked(cid, session, existing, call);
+    if (existing.digest != digest)
+        return sendConflict(cid, call.callId);
+    if (existing.decided()) {
+        // Sent again once its record is on disk, never before.
+        if (existing.durable)
+            redeliver(cid, session, call.callId, existing);
+        else
+            existing.waiters.insert(cid);
+        return;
+    }
+    // Still pending: the same item, never a second one.
+    reattach(cid, existing);
+}
+
+ChainOutcome Broker::screen(const Session &session, const ToolCall &call, TimeMs now) const
+{
+    const CallView view {session.id, session.agent, call.callId, call.toolName, call.args,
+                         call.annotations, call.context, call.turnId};
+    // With no audit log to write to, nothing may run: the call is refused
+    // without asking anyone.
+    if (auditUnavailable()) {
+        Decision refusal = auditRefusal();
+        ChainOutcome outcome;
+        outcome.action = Action::Deny;
+        outcome.decidedBy = std::move(refusal.decidedBy);
+        outcome.code = std::move(refusal.code);
+        outcome.reason = std::move(refusal.reason);
+        outcome.redactions = m_policy.chain->redactions(view);
+        return outcome;
+    }
+    ChainOutcome outcome = m_policy.chain->beforeCall(view, {now}, m_policy.defaultAction);
+    m_grants.apply(session.id, call.turnId, call.toolName, &outcome);
+    return outcome;
+}
+
+void Broker::handleToolCall(ConnectionId cid, Session &session, ToolCall &&call)
+{
+    const QByteArray digest = callDigest(call.toolName, call.args);
+    if (auto it = session.calls.find(call.callId); it != session.calls.end())
+        return handleKnownCall(cid, session, it->second, call, digest);
+
+    Call &entry = session.calls[call.callId];
+    entry.digest = digest;
+    entry.toolName = call.toolName;
+    entry.waiters.insert(cid);
+
+    const TimeMs now = m_clock->now();
+    if (!call.turnId)
+        call.turnId = session.currentTurn;
+    // The guardrail chain decides first; only what it escalates reaches a
+    // person (core/guardrails/README.md).
+    ChainOutcome outcome = screen(session, call, now);
+    appendRecord("call", session, callRecord(call, session.agent, outcome), {}, now);
+    if (outcome.action == Action::Ask)
+        return escalate(session, std::move(call), std::move(outcome), now);
+
+    Decision d;
+    d.decidedBy = std::move(outcome.decidedBy);
+    d.reason = std::move(outcome.reason);
+    d.warnings = std::move(outcome.warnings);
+    std::unique_ptr<RanCall> ran;
+    Json fields {{"tool", call.toolName}, {"state", "auto"}};
+    if (outcome.action == Action::Allow) {
+        d.kind = outcome.args ? DecisionKind::Modify : DecisionKind::Allow;
+        d.args = outcome.args ? std::move(*outcome.args) : call.args;
+        if (d.kind == DecisionKind::Modify)
+            fields["args"] = maskJson(d.args, outcome.redactions);
+        ran = std::make_unique<RanCall>(RanCall {call.toolName, d.args, call.annotations, call.context, call.turnId});
+    } else {
+        d.kind = outcome.action == Action::Halt ? DecisionKind::Halt : DecisionKind::Deny;
+        d.code = std::move(outcome.code);
+    }
+    finishCall(session, call.callId, d, std::move(ran), std::move(fields));
+}
+
+void Broker::escalate(Session &session, ToolCall &&call, ChainOutcome &&outcome, TimeMs now)
+{
+    TimeMs timeout = m_config.defaultTimeoutMs;
+    if (call.timeoutS)
+        timeout = std::min<TimeMs>(timeout, std::max<TimeMs>(1, TimeMs(std::llround(*call.timeoutS * 1000))));
+    const std::string callId = call.callId;
+    QueueItem item = makeQueueItem(m_queue->newId(), session.id, session.agent,
+                                   escalationOf(std::move(call), std::move(outcome)), now, now + timeout);
+    session.calls[callId].itemId = item.id;
+    Json escalated = escalatedRecord(item);
+
+    // The agent hears "pending" once the escalation is on disk, so whatever
+    // it was told survives a crash. Unrecorded, the call is refused.
+    const std::string itemId = item.id;
+    m_queue->enqueue(std::move(item));
+    appendRecord("escalated", session, std::move(escalated), [this, itemId, sessionId = session.id, callId](bool durable) {
+        const QueueItem *pending = m_queue->find(itemId);
+        if (!pending)
+            return; // decided, cancelled or timed out meanwhile
+        if (!durable) {
+            Decision d = auditRefusal();
+            d.warnings = pending->warnings;
+            m_queue->resolve(itemId, ItemState::Decided, std::move(d));
+            return;
+        }
+        Session *s = m_sessions.find(sessionId);
+        if (!s)
+            return;
+        auto c = s->calls.find(callId);
+        if (c == s->calls.end())
+            return;
+        for (ConnectionId waiter : c->second.waiters)
+            sendPending(waiter, *pending);
+    });
+}
+
+void Broker::attachMasked(ConnectionId cid, Session &session, Call &call, const ToolCall &resent)
+{
+    // The log kept this call with its secrets masked: find them again in
+    // the re-sent args, and accept the re-send only if it masks to the same.
+    const std::optional<std::string> turnId = resent.turnId;
+    const CallView view {session.id, session.agent, resent.callId, resent.toolName, resent.args,
+                         resent.annotations, resent.context, turnId};
+    const std::vector<Redaction> redactions = m_policy.chain->redactions(view);
+    if (resent.toolName != call.toolName || maskJson(resent.args, redactions) != call.masked->maskedArgs)
+        return sendConflict(cid, resent.callId);
+    call.digest = callDigest(resent.toolName, resent.args);
+    if (call.decided()) {
+        Json decision = call.masked->decision;
+        if (decision["decision"] == "allow")
+            decision["args"] = resent.args;
+        else if (decision["decision"] == "modify")
+            decision["args"] = unmaskJson(decision["args"], redactions);
+        call.decisionText = dumpJson(decision);
+        call.masked.reset();
+        return redeliver(cid, session, resent.callId, call);
+    }
+    call.masked.reset();
+    m_queue->restoreSecrets(call.itemId, resent.args, redactions);
+    reattach(cid, call);
+}
+
+RecoveryReport Broker::recover(const QString &auditDir, TimeMs recordsSince)
+{
+    RecoveryReport report;
+    const TimeMs now = m_clock->now();
+    for (RecoveredCall &r : recoverCalls(auditDir, recordsSince, [this] { return m_queue->newId(); })) {
+        auto [session, created] = m_sessions.restore(r.sessionId, r.agent);
+        report.sessions += created ? 1 : 0;
+        if (session->calls.contains(r.callId))
+            continue;
+        if (r.item && m_queue->find(r.item->id))
+            continue;
+        Call &call = session->calls[r.callId];
+        call.toolName = r.toolName;
+        if (r.masked)
+            call.masked = std::make_unique<MaskedCall>(MaskedCall {r.args, Json()});
+        else
+            call.digest = callDigest(call.toolName, r.args);
+
+        if (r.decision) {
+            call.decisionText = dumpJson(*r.decision);
+            call.kind = kindFromName((*r.decision)["decision"]).value_or(DecisionKind::Deny);
+            if (call.masked)
+                call.masked->decision = std::move(*r.decision);
+            session->decidedOrder.push_back(r.callId);
+            ++report.decided;
+            continue;
+        }
+        r.item->agent = session->agent;
+        call.itemId = r.item->id;
+        // Nobody waits for it yet: the grace period starts now.
+        m_sessions.orphan(call, now);
+        m_queue->enqueue(std::move(*r.item));
+        ++report.pending;
+    }
+    m_sessions.settle();
+    return report;
+}
+
+void Broker::handleToolResult(ConnectionId cid, Session &session, const ToolResult &result)
+{
+    auto it = session.calls.find(result.callId);
+    if (it == session.calls.end())
+        return sendError(cid, ErrorCode::UnknownCall,
+                         "call_id: no call \"" + result.callId + "\" in this session", result.callId);
+    if (!it->second.decided())
+        return sendError(cid, ErrorCode::CallPending,
+                         "call_id: \"" + result.callId + "\" is still waiting for a decision; send tool_result "
+                                                         "after the tool ran",
+                         result.callId);
+    Json answer {{"type", "after_call"}, {"call_id", result.callId}, {"action", "allow"}, {"reason", ""}};
+    // The after-call checks run once per call that ran; a repeated result,
+    // or one for a call that was never allowed, has nothing to check.
+    if (std::unique_ptr<RanCall> ran = std::move(it->second.ran)) {
+        const CallView view {session.id, session.agent, result.callId, ran->toolName, ran->args,
+                             ran->annotations, ran->context, ran->turnId};
+        const AfterOutcome after = m_policy.chain->afterCall(view, {result.ok, result.result}, {m_clock->now()});
+        answer["action"] = actionName(after.action);
+        answer["reason"] = after.reason;
+        answer["warnings"] = warningsToJson(after.warnings);
+        const std::vector<Redaction> redactions = m_policy.chain->redactions(view);
+        appendRecord("after_call", session, Json {{"call_id", result.callId},
+                                                  {"tool", ran->toolName},
+                                                  {"ok", result.ok},
+                                                  {"action", answer["action"]},
+                                                  {"reason", maskText(after.reason, redactions)},
+                                                  {"warnings", maskJson(answer["warnings"], redactions)},
+                                                  {"trail", maskJson(after.trail, redactions)}});
+    } else {
+        answer["warnings"] = Json::array();
+    }
+    sendJson(cid, answer);
+}
+
+void Broker::handleCancel(ConnectionId cid, Session &session, const Cancel &cancel)
+{
+    auto it = session.calls.find(cancel.callId);
+    if (it == session.calls.end())
+        return sendError(cid, ErrorCode::UnknownCall,
+                         "call_id: no call \"" + cancel.callId + "\" in this session", cancel.callId);
+    if (it->second.decided())
+        return sendError(cid, ErrorCode::AlreadyResolved,
+                         "call_id: \"" + cancel.callId + "\" was already decided; nothing to cancel", cancel.callId);
+    Decision d;
+    d.kind = DecisionKind::Deny;
+    d.decidedBy = "agent";
+    d.code = "cancelled";
+    d.reason = "cancelled by the agent";
+    m_queue->resolve(it->second.itemId, ItemState::Cancelled, std::move(d));
+}
+
+ReviewOutcome Broker::review(const Review &review, const std::string &decidedBy)
+{
+    ReviewOutcome out;
+    const QueueItem *item = m_queue->find(review.id);
+    if (!item) {
+        out.code = ErrorCode::UnknownItem;
+        out.message = "id: no pending item \"" + review.id + "\"; it may have been decided, timed out or cancelled";
+        return out;
+    }
+    ReviewPlan plan = planReview(review, *item, decidedBy);
+    if (!plan.ok) {
+        out.code = plan.code;
+        out.message = std::move(plan.message);
+        return out;
+    }
+    // Who else the decision reaches is settled before the queue changes.
+    std::vector<std::string> reached;
+    if (plan.reach)
+        for (const std::string &id : m_queue->pendingIds(*plan.reach))
+            if (const QueueItem *other = m_queue->find(id); other && planReaches(plan, *other))
+                reached.push_back(id);
+    if (plan.grant)
+        m_grants.add(*plan.grant);
+
+    out.ok = true;
+    out.decision = plan.decision;
+    m_queue->resolve(review.id, ItemState::Decided, plan.decision);
+    for (const std::string &id : reached)
+        if (const QueueItem *other = m_queue->find(id))
+            m_queue->resolve(id, ItemState::Decided, reachedDecision(plan, *other));
+    return out;
+}
+
+void Broker::handleReview(ConnectionId cid, const Review &review)
+{
+    const ReviewOutcome out = this->review(review, humanDecider());
+    if (!out.ok)
+        return sendError(cid, out.code, out.message);
+    sendJson(cid, Json {{"type", "reviewed"}, {"id", review.id}, {"decision", decisionKindName(out.decision.kind)}});
+}
+
+void Broker::onItemAdded(const QueueItem &item)
+{
+    if (m_reviewers.empty())
+        return;
+    broadcastToReviewers(Json {{"type", "escalated"}, {"item", itemToJson(item)}});
+}
+
+void Broker::onAbandoned(const std::string &itemId)
+{
+    Decision d;
+    d.kind = DecisionKind::Deny;
+    d.decidedBy = "timeout";
+    d.code = "abandoned";
+    d.reason = "abandoned: the agent disconnected and did not re-send the call within "
+               + std::to_string(m_config.graceMs / 1000) + " s";
+    m_queue->resolve(itemId, ItemState::Abandoned, std::move(d));
+}
+
+void Broker::onResolved(const QueueItem &item)
+{
+    const Decision &d = *item.decision;
+    broadcastToReviewers(Json {{"type", "resolved"},
+                               {"id", item.id},
+                               {"state", itemStateName(item.state)},
+                               {"decision", decisionKindName(d.kind)},
+                               {"decided_by", d.decidedBy}});
+
+    Session *session = m_sessions.find(item.sessionId);
+    if (!session)
+        return;
+    auto callIt = session->calls.find(item.callId);
+    if (callIt == session->calls.end())
+        return;
+    m_sessions.adopt(callIt->second);
+    Json fields {{"tool", item.toolName}, {"item", item.id}, {"state", itemStateName(item.state)}};
+    std::unique_ptr<RanCall> ran;
+    if (d.kind == DecisionKind::Allow || d.kind == DecisionKind::Modify) {
+        ran = std::make_unique<RanCall>(RanCall {item.toolName, d.args, item.annotations, item.context, item.turnId});
+        const Json &shown = item.proposedArgs.value_or(item.args);
+        if (d.kind == DecisionKind::Modify)
+            fields["args"] = item.masked(d.args);
+        if (d.args != shown)
+            fields["edited"] = true;
+    }
+    if (d.decidedBy.rfind("human:", 0) == 0)
+        fields["os_user"] = m_config.reviewerName;
+    finishCall(*session, item.callId, d, std::move(ran), std::move(fields));
+}
+
+void Broker::finishCall(Session &session, const std::string &callId, const Decision &decision,
+                        std::unique_ptr<RanCall> ran, Json fields)
+{
+    Call &call = session.calls[callId];
+    call.ran = std::move(ran);
+    call.decisionText = dumpJson(decisionToJson(callId, decision));
+    call.kind = decision.kind;
+    call.itemId.clear();
+    call.orphanedAt = NoDeadline;
+    call.durable = false;
+    if (call.toolName.empty() && fields.contains("tool"))
+        call.toolName = fields["tool"].get<std::string>();
+
+    // Refusing needs no record first; anything else waits for the disk.
+    const bool refusedForAudit = decision.code == "audit_unavailable";
+    appendRecord("decision", session, decisionRecord(std::move(fields), callId, decision),
+                 [this, sessionId = session.id, callId, refusedForAudit](bool durable) {
+                     deliver(sessionId, callId, durable || refusedForAudit, refusedForAudit);
+                 });
+    m_sessions.recordDecided(session, callId);
+}
+
+void Broker::deliver(const std::string &sessionId, const std::string &callId, bool durable, bool refusedForAudit)
+{
+    Session *session = m_sessions.find(sessionId);
+    if (!session)
+        return;
+    auto callIt = session->calls.find(callId);
+    if (callIt == session->calls.end() || !callIt->second.decided())
+        return;
+    Call &call = callIt->second;
+    if (!durable) {
+        // The decision could not be recorded, so it must not be delivered:
+        // the agent gets a refusal instead, and that is recorded too.
+        const Decision d = auditRefusal();
+        call.decisionText = dumpJson(decisionToJson(callId, d));
+        call.kind = d.kind;
+        call.ran.reset();
+    }
+    call.durable = true;
+    for (ConnectionId waiter : call.waiters)
+        m_outbound->send(waiter, call.decisionText);
+    Json delivered = deliveredRecord(callId, call.toolName, call.kind, call.waiters.size());
+    if (!durable || refusedForAudit)
+        delivered["code"] = "audit_unavailable";
+    call.waiters.clear();
+    appendRecord("delivered", *session, std::move(delivered));
+}
+
+void Broker::onDisconnected(ConnectionId cid)
+{
+    auto connIt = m_connections.find(cid);
+    if (connIt == m_connections.end())
+        return;
+    const Connection conn = connIt->second;
+    m_connections.erase(connIt);
+    m_reviewers.erase(cid);
+
+    if (conn.role == Role::Agent) {
+        if (Session *session = m_sessions.find(conn.sessionId)) {
+            // Calls nobody waits for any more show it in the queue.
+            for (const std::string &itemId : m_sessions.detach(*session, cid))
+                m_queue->setAgentConnected(itemId, false);
+            if (m_connections.empty())
+                m_trim.start();
+        }
+    }
+    Q_EMIT connectionsChanged();
+}
+
+void Broker::sendJson(ConnectionId cid, const Json &j)
+{
+    m_outbound->send(cid, dumpJson(j));
+}
+
+void Broker::sendError(ConnectionId cid, ErrorCode code, const std::string &message, const std::string &callId)
+{
+    sendJson(cid, errorToJson(code, message, callId));
+}
+
+void Broker::broadcastToReviewers(const Json &j)
+{
+    if (m_reviewers.empty())
+        return;
+    const std::string text = dumpJson(j);
+    for (ConnectionId r : m_reviewers)
+        m_outbound->send(r, text);
+}
+
+} // namespace holdpoint

@@ -1,0 +1,131 @@
+#include "callrecords.h"
+
+#include "common/sha256.h"
+
+namespace holdpoint {
+
+using namespace protocol;
+
+QByteArray callDigest(const std::string &toolName, const Json &args)
+{
+    // nlohmann's default object keeps keys sorted, so dump() is canonical:
+    // the same arguments in another key order give the same digest.
+    std::string text = toolName;
+    text += '\0';
+    text += dumpJson(args);
+    const Sha256Digest digest = sha256(text);
+    return QByteArray(reinterpret_cast<const char *>(digest.data()), qsizetype(digest.size()));
+}
+
+Escalation escalationOf(ToolCall call, ChainOutcome &&outcome)
+{
+    Escalation e;
+    e.call = std::move(call);
+    e.reason = std::move(outcome.reason);
+    e.trail = std::move(outcome.trail);
+    e.warnings = std::move(outcome.warnings);
+    if (outcome.args) {
+        e.proposedArgs = std::move(outcome.args);
+        e.patch = std::move(outcome.patch);
+    }
+    e.redactions = std::move(outcome.redactions);
+    return e;
+}
+
+QueueItem makeQueueItem(std::string id, const std::string &sessionId, const AgentInfo &agent, Escalation &&e,
+                        TimeMs receivedAt, TimeMs deadline)
+{
+    QueueItem item;
+    item.id = std::move(id);
+    item.callId = std::move(e.call.callId);
+    item.sessionId = sessionId;
+    item.agent = agent;
+    item.toolName = std::move(e.call.toolName);
+    item.args = std::move(e.call.args);
+    item.context = std::move(e.call.context);
+    item.annotations = std::move(e.call.annotations);
+    item.turnId = std::move(e.call.turnId);
+    item.redactions = std::move(e.redactions);
+    item.reason = std::move(e.reason);
+    item.trail = std::move(e.trail);
+    item.warnings = std::move(e.warnings);
+    item.proposedArgs = std::move(e.proposedArgs);
+    if (item.proposedArgs)
+        item.patch = std::move(e.patch);
+    item.receivedAt = receivedAt;
+    item.deadline = deadline;
+    return item;
+}
+
+Json callRecord(const ToolCall &call, const AgentInfo &agent, const ChainOutcome &outcome)
+{
+    Json record {{"call_id", call.callId},
+                 {"tool", call.toolName},
+                 {"args", maskJson(call.args, outcome.redactions)},
+                 {"outcome", outcome.action == Action::Ask ? std::string("ask") : std::string(actionName(outcome.action))},
+                 {"trail", maskJson(outcome.trail, outcome.redactions)}};
+    if (!agent.framework.empty())
+        record["framework"] = agent.framework;
+    if (!call.annotations.is_null() && !call.annotations.empty())
+        record["annotations"] = call.annotations;
+    if (!call.context.is_null() && !call.context.empty())
+        record["context"] = maskJson(call.context, outcome.redactions);
+    if (call.turnId)
+        record["turn"] = *call.turnId;
+    if (!outcome.redactions.empty())
+        record["masked"] = true;
+    return record;
+}
+
+Json escalatedRecord(const QueueItem &item)
+{
+    Json escalated {{"call_id", item.callId},
+                    {"tool", item.toolName},
+                    {"item", item.id},
+                    {"reason", item.reason},
+                    {"deadline", formatTimestamp(item.deadline)},
+                    {"warnings", warningsToJson(item.warnings)}};
+    if (item.proposedArgs) {
+        escalated["proposed_args"] = item.masked(*item.proposedArgs);
+        escalated["patch"] = item.masked(item.patch);
+    }
+    return escalated;
+}
+
+Json decisionRecord(Json fields, const std::string &callId, const Decision &decision)
+{
+    fields["call_id"] = callId;
+    fields["decision"] = decisionKindName(decision.kind);
+    fields["decided_by"] = decision.decidedBy;
+    fields["reason"] = decision.reason;
+    if (!decision.code.empty())
+        fields["code"] = decision.code;
+    if (!decision.warnings.empty())
+        fields["warnings"] = warningsToJson(decision.warnings);
+    return fields;
+}
+
+Json deliveredRecord(const std::string &callId, const std::string &toolName, DecisionKind kind, std::size_t connections)
+{
+    return Json {{"call_id", callId}, {"tool", toolName}, {"decision", decisionKindName(kind)}, {"connections", connections}};
+}
+
+Json decisionFromRecords(const Json &decision, const Json &call)
+{
+    Json j {{"type", "decision"},
+            {"call_id", decision.value("call_id", std::string())},
+            {"decision", decision.value("decision", std::string("deny"))},
+            {"reason", decision.value("reason", std::string())},
+            {"decided_by", decision.value("decided_by", std::string())}};
+    const std::string kind = j["decision"];
+    if (kind == "modify")
+        j["args"] = decision.value("args", Json::object());
+    else if (kind == "allow")
+        j["args"] = call.value("args", Json::object());
+    if (decision.contains("code"))
+        j["code"] = decision["code"];
+    j["warnings"] = decision.value("warnings", Json::array());
+    return j;
+}
+
+} // namespace holdpoint

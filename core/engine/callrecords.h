@@ -1,0 +1,55 @@
+#pragma once
+
+// One place that shapes what the engine writes about a call: its audit
+// records (AUDIT.md "Records") and its queue item, whether the call arrives
+// live or comes back from the log after a restart.
+
+#include "common/clock.h"
+#include "common/json.h"
+#include "guardrails/chain.h"
+#include "protocol/protocol.h"
+#include "queue/queueitem.h"
+
+#include <QByteArray>
+
+#include <string>
+
+namespace holdpoint {
+
+// SHA-256 of a call's tool_name and args, key order ignored: what tells a
+// re-send of the same call from a different call under the same call_id.
+QByteArray callDigest(const std::string &toolName, const Json &args);
+
+// What the queue needs to know of an escalated call, however it was learnt.
+struct Escalation
+{
+    protocol::ToolCall call;   // as the agent sent it (args real, or masked after a restart)
+    std::string reason;
+    Json trail = Json::array();
+    std::vector<protocol::Warning> warnings;
+    std::optional<Json> proposedArgs;
+    Json patch;
+    std::vector<Redaction> redactions;
+};
+
+// The chain's escalation of a live call.
+Escalation escalationOf(protocol::ToolCall call, ChainOutcome &&outcome);
+
+QueueItem makeQueueItem(std::string id, const std::string &sessionId, const protocol::AgentInfo &agent,
+                        Escalation &&escalation, TimeMs receivedAt, TimeMs deadline);
+
+// The "call" record: the call as received, masked, with every verdict.
+Json callRecord(const protocol::ToolCall &call, const protocol::AgentInfo &agent, const ChainOutcome &outcome);
+// The "escalated" record of a queued item.
+Json escalatedRecord(const QueueItem &item);
+// Completes a "decision" record: `fields` holds what only the caller knows
+// (tool, item, state, masked args...).
+Json decisionRecord(Json fields, const std::string &callId, const protocol::Decision &decision);
+// The "delivered" record: a decision left for `connections` waiters.
+Json deliveredRecord(const std::string &callId, const std::string &toolName, protocol::DecisionKind kind,
+                     std::size_t connections);
+
+// The decision message as first sent, rebuilt from its record and its call's.
+Json decisionFromRecords(const Json &decision, const Json &call);
+
+} // namespace holdpoint

@@ -1,0 +1,126 @@
+#include "recovery.h"
+
+#include "audit/auditfile.h"
+#include "engine/callrecords.h"
+
+#include <QDateTime>
+
+#include <unordered_map>
+
+namespace holdpoint {
+
+using namespace protocol;
+
+namespace {
+
+TimeMs parseTime(const std::string &text)
+{
+    return QDateTime::fromString(QString::fromStdString(text), Qt::ISODateWithMs).toMSecsSinceEpoch();
+}
+
+std::vector<Warning> warningsFromJson(const Json &j)
+{
+    std::vector<Warning> out;
+    if (!j.is_array())
+        return out;
+    for (const Json &w : j)
+        if (w.is_object())
+            out.push_back({w.value("guardrail", std::string()), w.value("code", std::string()),
+                           w.value("message", std::string())});
+    return out;
+}
+
+// The queue item a logged escalation stands for.
+QueueItem itemFromRecords(const RecoveredCall &c, const Json &call, const Json &escalated,
+                          const std::function<std::string()> &newId)
+{
+    Escalation e;
+    e.call.callId = c.callId;
+    e.call.toolName = c.toolName;
+    e.call.args = c.args;
+    e.call.context = call.value("context", Json::object());
+    e.call.annotations = call.value("annotations", Json::object());
+    if (call.contains("turn"))
+        e.call.turnId = call["turn"].get<std::string>();
+    e.reason = escalated.value("reason", std::string());
+    e.trail = call.value("trail", Json::array());
+    e.warnings = warningsFromJson(escalated.value("warnings", Json::array()));
+    if (escalated.contains("proposed_args")) {
+        e.proposedArgs = escalated["proposed_args"];
+        e.patch = escalated.value("patch", Json::array());
+    }
+    TimeMs deadline = parseTime(escalated.value("ts", std::string()));
+    if (const TimeMs d = parseTime(escalated.value("deadline", std::string())); d > 0)
+        deadline = d;
+    std::string id = escalated.contains("item") ? escalated["item"].get<std::string>() : newId();
+    QueueItem item = makeQueueItem(std::move(id), c.sessionId, c.agent, std::move(e),
+                                   parseTime(call.value("ts", std::string())), deadline);
+    item.agentConnected = false;
+    item.secretsPending = c.masked;
+    return item;
+}
+
+} // namespace
+
+std::vector<RecoveredCall> recoverCalls(const QString &auditDir, TimeMs recordsSince,
+                                        const std::function<std::string()> &newId)
+{
+    struct Seen
+    {
+        Json call, escalated, decision;
+        bool listed = false;
+    };
+    std::unordered_map<std::string, std::unordered_map<std::string, Seen>> seen;
+    std::vector<std::pair<std::string, std::string>> order;
+    audit::forEachRecord(
+        auditDir,
+        [&](std::string_view, const Json &r) {
+            const std::string &event = r["event"].get_ref<const std::string &>();
+            if (event != "call" && event != "escalated" && event != "decision")
+                return true;
+            const std::string sid = r.value("session", std::string());
+            const std::string cid = r.value("call_id", std::string());
+            if (sid.empty() || cid.empty())
+                return true;
+            Seen &s = seen[sid][cid];
+            if (event == "call") {
+                if (!s.decision.is_null())
+                    return true;
+                s.call = r;
+                s.escalated = Json();
+                if (!s.listed) {
+                    s.listed = true;
+                    order.emplace_back(sid, cid);
+                }
+            } else if (event == "escalated") {
+                s.escalated = r;
+            } else {
+                s.decision = r;
+            }
+            return true;
+        },
+        recordsSince);
+
+    std::vector<RecoveredCall> out;
+    for (const auto &[sid, cid] : order) {
+        const Seen &s = seen[sid][cid];
+        if (s.call.is_null() || (s.decision.is_null() && s.escalated.is_null()))
+            continue;
+        RecoveredCall c;
+        c.sessionId = sid;
+        c.callId = cid;
+        c.agent.name = s.call.value("agent", std::string());
+        c.agent.framework = s.call.value("framework", std::string());
+        c.toolName = s.call.value("tool", std::string());
+        c.args = s.call["args"];
+        c.masked = s.call.value("masked", false);
+        if (!s.decision.is_null())
+            c.decision = decisionFromRecords(s.decision, s.call);
+        else
+            c.item = itemFromRecords(c, s.call, s.escalated, newId);
+        out.push_back(std::move(c));
+    }
+    return out;
+}
+
+} // namespace holdpoint

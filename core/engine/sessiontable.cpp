@@ -1,0 +1,175 @@
+#include "sessiontable.h"
+
+#include <QRandomGenerator>
+
+#include <algorithm>
+
+namespace holdpoint {
+
+SessionTable::SessionTable(Clock *clock, SessionLimits limits, QObject *parent)
+    : QObject(parent)
+    , m_clock(clock)
+    , m_limits(limits)
+    , m_graceAlarm(clock, [this] { abandonOrphans(); }, this)
+    , m_expiryAlarm(clock, [this] { expireIdle(); }, this)
+{
+}
+
+SessionTable::~SessionTable() = default;
+
+Session *SessionTable::find(const std::string &id)
+{
+    auto it = m_sessions.find(id);
+    return it == m_sessions.end() ? nullptr : &it->second;
+}
+
+std::string SessionTable::newSessionId() const
+{
+    for (;;) {
+        const quint64 v = QRandomGenerator::system()->generate64();
+        std::string id = "s-" + QByteArray::number(v, 16).rightJustified(16, '0').toStdString();
+        if (!m_sessions.contains(id))
+            return id;
+    }
+}
+
+std::pair<Session *, bool> SessionTable::open(std::string id)
+{
+    if (id.empty())
+        id = newSessionId();
+    auto [it, inserted] = m_sessions.try_emplace(id);
+    Session &session = it->second;
+    if (!inserted && session.connections.empty())
+        std::erase_if(m_idle, [&](const auto &p) { return p.second == id; });
+    session.id = std::move(id);
+    return {&session, !inserted};
+}
+
+std::pair<Session *, bool> SessionTable::restore(const std::string &id, const protocol::AgentInfo &agent)
+{
+    auto [it, inserted] = m_sessions.try_emplace(id);
+    Session &session = it->second;
+    if (inserted) {
+        session.id = id;
+        session.agent = agent;
+        session.lastActivity = m_clock->now();
+    }
+    return {&session, inserted};
+}
+
+std::vector<std::string> SessionTable::detach(Session &session, ConnectionId connection)
+{
+    std::vector<std::string> orphaned;
+    session.connections.erase(connection);
+    const TimeMs now = m_clock->now();
+    for (auto &[callId, call] : session.calls) {
+        if (!call.waiters.erase(connection) || call.decided() || !call.waiters.empty())
+            continue;
+        orphan(call, now);
+        orphaned.push_back(call.itemId);
+    }
+    if (session.connections.empty()) {
+        m_idle.emplace(now, session.id);
+        rearmExpiry();
+    }
+    return orphaned;
+}
+
+void SessionTable::orphan(Call &call, TimeMs since)
+{
+    call.orphanedAt = since;
+    m_orphans.emplace(since, call.itemId);
+    rearmGrace();
+}
+
+void SessionTable::adopt(Call &call)
+{
+    if (call.orphanedAt == NoDeadline)
+        return;
+    m_orphans.erase({call.orphanedAt, call.itemId});
+    call.orphanedAt = NoDeadline;
+    rearmGrace();
+}
+
+void SessionTable::recordDecided(Session &session, const std::string &callId)
+{
+    session.decidedOrder.push_back(callId);
+    while (session.decidedOrder.size() > m_limits.rememberedCalls) {
+        auto oldest = session.calls.find(session.decidedOrder.front());
+        if (oldest != session.calls.end() && !oldest->second.durable)
+            break; // still on its way to the disk and its agent
+        if (oldest != session.calls.end())
+            session.calls.erase(oldest);
+        session.decidedOrder.pop_front();
+    }
+}
+
+void SessionTable::settle()
+{
+    const TimeMs now = m_clock->now();
+    for (auto &[id, session] : m_sessions) {
+        if (session.connections.empty())
+            m_idle.emplace(now, id); // forgotten like any idle session unless its agent returns
+        trim(session);
+    }
+    rearmGrace();
+    rearmExpiry();
+}
+
+void SessionTable::trim(Session &session)
+{
+    while (session.decidedOrder.size() > m_limits.rememberedCalls) {
+        session.calls.erase(session.decidedOrder.front());
+        session.decidedOrder.pop_front();
+    }
+}
+
+void SessionTable::rearmGrace()
+{
+    m_graceAlarm.setDeadline(m_orphans.empty() ? NoDeadline : m_orphans.begin()->first + m_limits.graceMs);
+}
+
+void SessionTable::abandonOrphans()
+{
+    const TimeMs now = m_clock->now();
+    while (!m_orphans.empty() && m_orphans.begin()->first + m_limits.graceMs <= now) {
+        const std::string itemId = m_orphans.begin()->second;
+        m_orphans.erase(m_orphans.begin());
+        Q_EMIT abandoned(itemId);
+    }
+    rearmGrace();
+}
+
+void SessionTable::rearmExpiry()
+{
+    m_expiryAlarm.setDeadline(m_idle.empty() ? NoDeadline : m_idle.begin()->first + m_limits.retentionMs);
+}
+
+void SessionTable::expireIdle()
+{
+    const TimeMs now = m_clock->now();
+    std::vector<std::pair<TimeMs, std::string>> later;
+    while (!m_idle.empty() && m_idle.begin()->first + m_limits.retentionMs <= now) {
+        const std::string id = m_idle.begin()->second;
+        m_idle.erase(m_idle.begin());
+        auto it = m_sessions.find(id);
+        if (it == m_sessions.end() || !it->second.connections.empty())
+            continue;
+        const Session &s = it->second;
+        const bool busy = std::any_of(s.calls.begin(), s.calls.end(),
+                                      [](const auto &c) { return !c.second.decided() || !c.second.durable; });
+        const TimeMs idleSince = std::max(s.lastActivity, now - m_limits.retentionMs);
+        if (busy || s.lastActivity + m_limits.retentionMs > now) {
+            // Something still waits (or it was active lately): look again later.
+            later.emplace_back(busy ? now : idleSince, id);
+            continue;
+        }
+        m_sessions.erase(it);
+        Q_EMIT forgotten(id);
+    }
+    for (auto &l : later)
+        m_idle.insert(std::move(l));
+    rearmExpiry();
+}
+
+} // namespace holdpoint

@@ -1,0 +1,63 @@
+#pragma once
+
+// One escalated call as the queue keeps it and reviewers see it.
+
+#include "common/clock.h"
+#include "common/redaction.h"
+#include "protocol/protocol.h"
+
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace holdpoint {
+
+enum class ItemState { Pending, Decided, TimedOut, Cancelled, Abandoned };
+std::string_view itemStateName(ItemState state);
+
+// One escalated call. `args` are the agent's original arguments; a
+// reviewer's edit travels in the decision, never overwrites them.
+struct QueueItem
+{
+    std::string id;
+    std::string callId;
+    std::string sessionId;
+    protocol::AgentInfo agent;
+    std::string toolName;
+    Json args;
+    Json context;
+    Json annotations;
+    std::optional<std::string> turnId;
+    // The arguments as guardrails left them, when they rewrote any, and the
+    // RFC 6902 patch from `args` to them. Approving runs these.
+    std::optional<Json> proposedArgs;
+    Json patch;
+    // Secrets found in the call: everything people see of the item is
+    // masked with these; the agent still runs with the real values.
+    std::vector<Redaction> redactions;
+    std::string reason;   // why it was escalated
+    Json trail = Json::array(); // each guardrail's verdict, in order
+    std::vector<protocol::Warning> warnings;
+    TimeMs receivedAt = 0;
+    TimeMs deadline = NoDeadline;
+
+    ItemState state = ItemState::Pending;
+    bool agentConnected = true;
+    // Restored from the audit log after a restart with its secrets masked:
+    // `args` hold placeholders until the agent re-sends the call.
+    bool secretsPending = false;
+    // Kept by ReviewQueue for filtering (queuefilter.h); lowercase.
+    std::string searchText;
+    int risk = 0;
+    std::optional<protocol::Decision> decision; // set once no longer pending
+
+    // A value of this item (its args, a patch, a decision's args) as a
+    // person may see it: with this item's secrets masked.
+    Json masked(const Json &value) const { return maskJson(value, redactions); }
+};
+
+// The item as reviewers see it on the wire (PROTOCOL.md "Reviewer role"),
+// with its secrets masked.
+Json itemToJson(const QueueItem &item);
+
+} // namespace holdpoint

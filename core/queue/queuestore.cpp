@@ -1,0 +1,7 @@
+#include "queuestore.h"
+
+namespace holdpoint {
+
+QueueStore::~QueueStore() = default;
+
+} // namespace holdpoint

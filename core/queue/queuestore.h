@@ -1,0 +1,60 @@
+#pragma once
+
+// Where escalated calls wait for a person. The engine asks the store by id
+// or by query and holds no item across calls, so the store can be this
+// process's memory (ReviewQueue) or a database that many consoles share.
+
+#include "queue/queueitem.h"
+
+#include <QObject>
+
+#include <functional>
+#include <optional>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+namespace holdpoint {
+
+// Which pending items a scoped decision or a halt reaches.
+struct PendingQuery
+{
+    std::string sessionId;
+    std::optional<std::string> turnId;   // set: only this turn's items
+    std::optional<std::string> toolName; // set: only this tool's items
+};
+
+class QueueStore : public QObject
+{
+    Q_OBJECT
+public:
+    using QObject::QObject;
+    ~QueueStore() override;
+
+    // An id no pending item has; short enough to type in `holdpoint-ctl approve ID`.
+    virtual std::string newId() const = 0;
+    // Adds a pending item whose id no pending item has.
+    virtual void enqueue(QueueItem item) = 0;
+    // The pending item, or null. Valid until the store next changes.
+    virtual const QueueItem *find(const std::string &id) const = 0;
+    // Moves a pending item to a final state and removes it. False when `id`
+    // is not pending: exactly one decision per item.
+    virtual bool resolve(const std::string &id, ItemState state, protocol::Decision decision) = 0;
+    virtual void setAgentConnected(const std::string &id, bool connected) = 0;
+    // The real values of a restored item's masked args, from the re-sent call.
+    virtual void restoreSecrets(const std::string &id, const Json &args, std::vector<Redaction> redactions) = 0;
+
+    // Ids of the pending items that match, in arrival order.
+    virtual std::vector<std::string> pendingIds(const PendingQuery &query) const = 0;
+    virtual int pendingCount() const = 0;
+    virtual std::unordered_map<std::string, int> pendingPerSession() const = 0;
+    // Every pending item, in arrival order.
+    virtual void forEachPending(const std::function<void(const QueueItem &)> &fn) const = 0;
+
+Q_SIGNALS:
+    void itemAdded(const QueueItem &item);
+    // After removal, with the final item (state and decision set).
+    void resolved(const QueueItem &item);
+};
+
+} // namespace holdpoint

@@ -1,0 +1,223 @@
+// The guardrail chain inside the broker: what it decides at once, what it escalates and how, after-call checks, masking, the console clock.
+
+#include "engine/enginefixture.h"
+
+using namespace holdpoint;
+using namespace holdpoint::protocol;
+using namespace holdpoint::test;
+
+class TestScreening : public QObject
+{
+    Q_OBJECT
+private Q_SLOTS:
+    void policyDefaultDecidesWithoutAPerson_data();
+    void policyDefaultDecidesWithoutAPerson();
+    void guardrailAllowAnswersAtOnce();
+    void guardrailDenyReasonAndCodeReachTheAgent();
+    void guardrailRewriteIsReturned();
+    void laterDenyBeatsEarlierAsk();
+    void escalationCarriesTrailAndProposedArgs();
+    void afterCallChecksRunOncePerCallThatRan();
+    void secretsAreMaskedForReviewersNotForTheAgent();
+    void rateLimitOnTheConsoleClock();
+};
+
+void TestScreening::policyDefaultDecidesWithoutAPerson_data()
+{
+    QTest::addColumn<int>("action");
+    QTest::addColumn<QString>("expected");
+    QTest::newRow("allow") << int(DefaultAction::Allow)
+                           << R"({"type":"decision","call_id":"c1","decision":"allow","args":{"path":"a.txt"},"reason":"no guardrail decided; the default policy is allow","decided_by":"policy:default","warnings":[]})";
+    QTest::newRow("deny") << int(DefaultAction::Deny)
+                          << R"({"type":"decision","call_id":"c1","decision":"deny","reason":"no guardrail decided; the default policy is deny","decided_by":"policy:default","warnings":[]})";
+}
+
+void TestScreening::policyDefaultDecidesWithoutAPerson()
+{
+    QFETCH(int, action);
+    QFETCH(QString, expected);
+    Fixture f;
+    Policy p;
+    p.defaultAction = DefaultAction(action);
+    f.broker.setPolicy(p);
+    const ConnectionId a = f.agent();
+    const ConnectionId r = f.reviewer();
+    f.call(a, "c1");
+    QCOMPARE(f.queue.size(), 0);
+    QVERIFY(f.out.ofType(a, "pending").empty());
+    QCOMPARE(f.out.last(a, "decision"), Json::parse(expected.toStdString()));
+    QVERIFY(f.out.ofType(r, "escalated").empty());
+    // Idempotent like any decision: the same answer, and conflicts still refused.
+    f.call(a, "c1");
+    QCOMPARE(f.out.ofType(a, "decision").size(), std::size_t(2));
+    QCOMPARE(f.out.raw[a].back(), f.out.raw[a][f.out.raw[a].size() - 2]);
+    f.call(a, "c1", {{"path", "b.txt"}});
+    QCOMPARE(f.out.last(a, "error")["code"], Json("call_id_conflict"));
+}
+
+void TestScreening::guardrailAllowAnswersAtOnce()
+{
+    Fixture f;
+    f.broker.setPolicy(policyOf(R"({"guardrails":[{"type":"rules","rules":[{"when":{"tool":"read_file"},"action":"allow","reason":"reads are fine"}]}]})"));
+    const ConnectionId a = f.agent();
+    f.call(a, "c1", {{"path", "README.md"}}, "read_file");
+    QCOMPARE(f.queue.size(), 0);
+    QCOMPARE(f.out.last(a, "decision"),
+             Json::parse(R"({"type":"decision","call_id":"c1","decision":"allow","args":{"path":"README.md"},"reason":"reads are fine","decided_by":"guardrail:rules","warnings":[]})"));
+    f.call(a, "c2", {{"path", "x"}}, "write_file"); // no rule: the default asks
+    QCOMPARE(f.queue.size(), 1);
+}
+
+void TestScreening::guardrailDenyReasonAndCodeReachTheAgent()
+{
+    Fixture f;
+    f.broker.setPolicy(policyOf(R"({"guardrails":[{"type":"protected_paths","paths":["/etc"]}]})"));
+    const ConnectionId a = f.agent();
+    f.call(a, "c1", {{"path", "/tmp/../etc/passwd"}});
+    QCOMPARE(f.out.last(a, "decision"),
+             Json::parse(R"js({"type":"decision","call_id":"c1","decision":"deny","reason":"path /tmp/../etc/passwd is protected (/etc)","decided_by":"guardrail:protected_paths","code":"protected_path","warnings":[]})js"));
+    QCOMPARE(f.queue.size(), 0);
+}
+
+void TestScreening::guardrailRewriteIsReturned()
+{
+    Fixture f;
+    f.broker.setPolicy(policyOf(R"({"default":"allow","guardrails":[{"type":"rules","rules":[{"when":{"tool":"bash"},"action":"modify","clamp":{"timeout":{"max":60}},"reason":"timeout clamped","code":"clamp"}]}]})"));
+    const ConnectionId a = f.agent();
+    f.call(a, "c1", {{"command", "make"}, {"timeout", 900}}, "bash");
+    const Json d = f.out.last(a, "decision");
+    QCOMPARE(d["decision"], Json("modify"));
+    QCOMPARE(d["args"], Json({{"command", "make"}, {"timeout", 60}}));
+    QCOMPARE(d["decided_by"], Json("policy:default"));
+}
+
+void TestScreening::laterDenyBeatsEarlierAsk()
+{
+    Fixture f;
+    f.broker.setPolicy(policyOf(R"({"default":"allow","guardrails":[
+        {"type":"rules","name":"ask-writes","rules":[{"when":{"tool":"write_file"},"action":"ask","reason":"writes need a look"}]},
+        {"type":"protected_paths","paths":["/etc"]}]})"));
+    const ConnectionId a = f.agent();
+    f.call(a, "c1", {{"path", "/etc/hosts"}});
+    QCOMPARE(f.out.last(a, "decision")["decision"], Json("deny"));
+    QCOMPARE(f.out.last(a, "decision")["decided_by"], Json("guardrail:protected_paths"));
+    f.call(a, "c2", {{"path", "/home/x"}});
+    QCOMPARE(f.queue.size(), 1);
+    QCOMPARE(f.queue.at(0).reason, std::string("writes need a look"));
+}
+
+void TestScreening::escalationCarriesTrailAndProposedArgs()
+{
+    Fixture f;
+    f.broker.setPolicy(policyOf(R"({"guardrails":[{"type":"rules","rules":[{"when":{"tool":"bash"},"action":"modify","clamp":{"timeout":{"max":60}},"reason":"timeout clamped","code":"clamp_timeout"}]}]})"));
+    const ConnectionId a = f.agent();
+    const ConnectionId r = f.reviewer();
+    f.call(a, "c1", {{"command", "make"}, {"timeout", 900}}, "bash");
+    const Json item = f.out.last(r, "escalated")["item"];
+    QCOMPARE(item["args"], Json({{"command", "make"}, {"timeout", 900}}));
+    QCOMPARE(item["proposed_args"], Json({{"command", "make"}, {"timeout", 60}}));
+    QCOMPARE(item["patch"], Json::parse(R"([{"op":"replace","path":"/timeout","value":60}])"));
+    QCOMPARE(item["trail"][0]["action"], Json("modify"));
+    QCOMPARE(item["trail"][0]["code"], Json("clamp_timeout"));
+    QCOMPARE(item["reason"], Json("no guardrail decided; the default policy is ask"));
+
+    QVERIFY(f.review(item["id"].get<std::string>(), ReviewAction::Approve).ok);
+    const Json d = f.out.last(a, "decision");
+    QCOMPARE(d["decision"], Json("modify"));
+    QCOMPARE(d["args"], Json({{"command", "make"}, {"timeout", 60}}));
+
+    // A reviewer may put the agent's own arguments back: that is a plain allow.
+    f.call(a, "c2", {{"command", "make"}, {"timeout", 900}}, "bash");
+    QVERIFY(f.review(f.itemOf("c2"), ReviewAction::Edit, {}, Json {{"command", "make"}, {"timeout", 900}}).ok);
+    QCOMPARE(f.out.last(a, "decision")["decision"], Json("allow"));
+    // Editing to what the guardrails proposed is no edit at all.
+    f.call(a, "c3", {{"command", "make"}, {"timeout", 900}}, "bash");
+    const ReviewOutcome same = f.review(f.itemOf("c3"), ReviewAction::Edit, {}, Json {{"command", "make"}, {"timeout", 60}});
+    QVERIFY(!same.ok);
+    QCOMPARE(same.code, ErrorCode::InvalidField);
+}
+
+void TestScreening::afterCallChecksRunOncePerCallThatRan()
+{
+    Fixture f;
+    auto watcher = std::make_shared<AfterWatcher>();
+    Policy p = policyOf(R"({"default":"allow","guardrails":[{"type":"rules","rules":[{"when":{"tool":"bash"},"action":"modify","set":{"cwd":"/sandbox"},"reason":"sandboxed"}]}]})");
+    p.chain->add({watcher, false, std::chrono::microseconds(100'000)});
+    f.broker.setPolicy(p);
+    const ConnectionId a = f.agent();
+    f.call(a, "c1", {{"command", "make"}}, "bash");
+    f.broker.onMessage(a, Message(ToolResult {"c1", false, Json("exit 2")}));
+    QCOMPARE(f.out.last(a, "after_call"),
+             Json::parse(R"({"type":"after_call","call_id":"c1","action":"warn","reason":"bash failed","warnings":[{"guardrail":"watcher","code":"failed","message":"bash failed"}]})"));
+    QCOMPARE(watcher->lastArgs, Json({{"command", "make"}, {"cwd", "/sandbox"}})); // the args it ran with
+    f.broker.onMessage(a, Message(ToolResult {"c1", false, Json("exit 2")}));
+    QCOMPARE(watcher->afterCalls, 1);
+    QCOMPARE(f.out.last(a, "after_call")["action"], Json("allow"));
+
+    // A call a person approved is checked too; a denied one never ran.
+    Policy ask = policyOf(R"({})");
+    ask.chain->add({watcher, false, std::chrono::microseconds(100'000)});
+    f.broker.setPolicy(ask);
+    f.call(a, "c2", {{"command", "ls"}}, "bash");
+    f.call(a, "c3", {{"command", "rm"}}, "bash");
+    QVERIFY(f.review(f.itemOf("c2"), ReviewAction::Approve).ok);
+    QVERIFY(f.review(f.itemOf("c3"), ReviewAction::Deny, "no").ok);
+    f.broker.onMessage(a, Message(ToolResult {"c2", true, Json("ok")}));
+    f.broker.onMessage(a, Message(ToolResult {"c3", true, Json("ok")}));
+    QCOMPARE(watcher->afterCalls, 2);
+}
+
+void TestScreening::secretsAreMaskedForReviewersNotForTheAgent()
+{
+    Fixture f;
+    f.broker.setPolicy(policyOf(R"({"guardrails":[{"type":"secrets"}]})"));
+    const ConnectionId a = f.agent();
+    const ConnectionId r = f.reviewer();
+    const Json args = {{"url", "https://deploy.test/"}, {"headers", {{"Authorization", "Bearer AKIAIOSFODNN7EXAMPLE"}}}};
+    f.call(a, "c1", args, "http_request");
+    const std::string wire = f.out.raw[r].back();
+    QVERIFY2(wire.find("AKIAIOSFODNN7EXAMPLE") == std::string::npos, wire.c_str());
+    const Json item = Json::parse(wire)["item"];
+    QCOMPARE(item["args"]["headers"]["Authorization"], Json("Bearer [secret:aws_access_key_id:1]"));
+    QCOMPARE(item["redacted"], Json::parse(R"([{"placeholder":"[secret:aws_access_key_id:1]","kind":"aws_access_key_id"}])"));
+    QCOMPARE(item["reason"], Json("arguments contain secrets: aws_access_key_id in headers.Authorization, bearer_token in headers.Authorization"));
+
+    // A reviewer's queue snapshot is masked too.
+    const ConnectionId r2 = f.reviewer();
+    QVERIFY(f.out.raw[r2].back().find("AKIAIOSFODNN7EXAMPLE") == std::string::npos);
+
+    QVERIFY(f.review(item["id"].get<std::string>(), ReviewAction::Approve).ok);
+    QCOMPARE(f.out.last(a, "decision")["args"], args); // the agent runs with the real value
+
+    // An edit made on the masked view keeps the real value where the placeholder stayed.
+    f.call(a, "c2", args, "http_request");
+    Json edited = Json::parse(f.out.raw[r].back())["item"]["args"];
+    edited["url"] = "https://staging.test/";
+    QVERIFY(f.review(f.itemOf("c2"), ReviewAction::Edit, {}, edited).ok);
+    const Json d = f.out.last(a, "decision");
+    QCOMPARE(d["args"]["url"], Json("https://staging.test/"));
+    QCOMPARE(d["args"]["headers"]["Authorization"], Json("Bearer AKIAIOSFODNN7EXAMPLE"));
+}
+
+void TestScreening::rateLimitOnTheConsoleClock()
+{
+    Fixture f; // its clock is a ManualClock: time moves only when the test says
+    f.broker.setPolicy(policyOf(R"({"default":"allow","guardrails":[{"type":"rate_limit","limit":2,"window_s":60}]})"));
+    const ConnectionId a = f.agent();
+    f.call(a, "c1", {{"n", 1}});
+    f.clock.advance(30'000);
+    f.call(a, "c2", {{"n", 2}});
+    f.call(a, "c3", {{"n", 3}});
+    QCOMPARE(f.out.last(a, "decision")["decision"], Json("deny"));
+    QCOMPARE(f.out.last(a, "decision")["reason"],
+             Json("rate limit: at most 2 calls per 60 s per session; the next call is possible in 30 s"));
+    f.clock.advance(29'999);
+    f.call(a, "c4", {{"n", 4}});
+    QCOMPARE(f.out.last(a, "decision")["decision"], Json("deny"));
+    f.clock.advance(1); // c1 leaves the window
+    f.call(a, "c5", {{"n", 5}});
+    QCOMPARE(f.out.last(a, "decision")["decision"], Json("allow"));
+}
+
+QTEST_GUILESS_MAIN(TestScreening)
+#include "tst_screening.moc"
