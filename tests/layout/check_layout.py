@@ -1,0 +1,178 @@
+#!/usr/bin/env python3
+"""Checks the README's layout table against the tree and the build.
+
+The table in README.md ("## Layout") says, for each part, its folder and what
+it may use. This checks that:
+  1. the table itself has no cycle among the parts;
+  2. every `#include "part/..."` in a part's folder names the part itself, a
+     part it may use (directly or through the parts those use), or a header
+     the table names file by file;
+  3. every library of ours links only parts the table allows (the link graph
+     CMake wrote at configure time);
+  4. holdpoint-ctl's link closure has neither the server nor the engine, and
+     its binary defines no function that those libraries define.
+Exit 0 when all hold; otherwise every violation is printed and it exits 1.
+"""
+
+import argparse
+import pathlib
+import re
+import subprocess
+import sys
+
+FORBIDDEN_FOR_CTL = ("server", "engine")
+INCLUDE = re.compile(r'^\s*#\s*include\s*"([^"]+)"', re.M)
+
+
+def parse_table(readme):
+    text = readme.read_text(encoding="utf-8")
+    section = text.split("\n## Layout\n", 1)[1].split("\n## ", 1)[0]
+    parts = {}
+    for line in section.splitlines():
+        cells = [c.strip() for c in line.strip().strip("|").split("|")]
+        if len(cells) != 3 or not cells[1].startswith("`"):
+            continue
+        name, folder, uses = cells[0], cells[1].strip("`"), cells[2]
+        parts[name] = {"folder": folder, "uses": uses.split(":", 1)[0]}
+    names = set(parts)
+    for p in parts.values():
+        words = [w.strip() for w in p["uses"].split(",")]
+        p["parts"] = {w for w in words if w in names}
+        p["files"] = {w.strip("`") for w in words if w.startswith("`") and w.endswith(".h`")}
+    return parts
+
+
+def closure(parts, name):
+    seen, todo = set(), list(parts[name]["parts"])
+    while todo:
+        p = todo.pop()
+        if p not in seen:
+            seen.add(p)
+            todo.extend(parts[p]["parts"])
+    return seen
+
+
+def find_cycle(parts):
+    state = {}
+
+    def visit(p, path):
+        if state.get(p) == 1:
+            return path[path.index(p):] + [p]
+        if state.get(p) == 2:
+            return None
+        state[p] = 1
+        for q in sorted(parts[p]["parts"]):
+            c = visit(q, path + [p])
+            if c:
+                return c
+        state[p] = 2
+        return None
+
+    for p in sorted(parts):
+        c = visit(p, [])
+        if c:
+            return c
+    return None
+
+
+def include_violation(parts, core_parts, part, header):
+    """Why `part` may not include `header`, or None when it may."""
+    head = header.split("/", 1)[0] if "/" in header else None
+    if head is None or head not in core_parts or head == part:
+        return None
+    if head in closure(parts, part) or header in parts[part]["files"]:
+        return None
+    return f"{part} may not include {header} (the table lets it use: " \
+           f"{', '.join(sorted(parts[part]['parts'] | parts[part]['files'])) or 'nothing of ours'})"
+
+
+def defined_functions(path):
+    out = subprocess.run(["nm", "--defined-only", "-C", str(path)], check=True, capture_output=True, text=True).stdout
+    syms = set()
+    for line in out.splitlines():
+        bits = line.split(" ", 2)
+        if len(bits) == 3 and bits[1] == "T" and bits[2].startswith("holdpoint::"):
+            syms.add(bits[2])
+    return syms
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--source", required=True, type=pathlib.Path)
+    ap.add_argument("--links", required=True, type=pathlib.Path)
+    ap.add_argument("--ctl", required=True, type=pathlib.Path)
+    ap.add_argument("--archive", action="append", default=[], help="part=path of its static library")
+    args = ap.parse_args()
+
+    parts = parse_table(args.source / "README.md")
+    core_parts = {n for n, p in parts.items() if p["folder"].startswith("core/")}
+    errors = []
+    if len(core_parts) < 10:
+        errors.append(f"the layout table lists {len(core_parts)} parts of core, expected at least 10")
+
+    # The checker must be able to say no: a server that includes the engine is refused.
+    if include_violation(parts, core_parts, "server", "engine/broker.h") is None:
+        errors.append("self-check: an include of engine/broker.h from server was not refused")
+
+    cycle = find_cycle(parts)
+    if cycle:
+        errors.append("the table has a cycle: " + " -> ".join(cycle))
+
+    checked = 0
+    for name, p in sorted(parts.items()):
+        folder = args.source / p["folder"]
+        if not folder.is_dir():
+            errors.append(f"{name}: folder {p['folder']} does not exist")
+            continue
+        for f in sorted(folder.rglob("*")):
+            if f.suffix not in (".h", ".cpp"):
+                continue
+            for header in INCLUDE.findall(f.read_text(encoding="utf-8")):
+                checked += 1
+                why = include_violation(parts, core_parts, name, header)
+                if why:
+                    errors.append(f"{f.relative_to(args.source)}: {why}")
+
+    # target: direct links, as CMake recorded them.
+    target_part = {f"holdpoint_{n}": n for n in core_parts}
+    target_part.update({"ui": "ui", "holdpoint": "holdpoint", "holdpoint-ctl": "holdpoint-ctl"})
+    links = {}
+    for line in args.links.read_text().splitlines():
+        target, _, deps = line.partition(":")
+        links[target.strip()] = [d for d in deps.split() if d in target_part]
+    for target, deps in sorted(links.items()):
+        part = target_part[target]
+        allowed = closure(parts, part) | {h.split("/", 1)[0] for h in parts[part]["files"]}
+        for d in deps:
+            if target_part[d] not in allowed:
+                errors.append(f"{target} links {d}, which the table does not let {part} use")
+    seen, todo = set(), list(links.get("holdpoint-ctl", []))
+    while todo:
+        t = todo.pop()
+        if t not in seen:
+            seen.add(t)
+            todo.extend(links.get(t, []))
+    for bad in FORBIDDEN_FOR_CTL:
+        if f"holdpoint_{bad}" in seen:
+            errors.append(f"holdpoint-ctl links the {bad} library (through {', '.join(sorted(seen))})")
+    if "holdpoint-ctl" not in links or not seen:
+        errors.append("the link graph has no entry for holdpoint-ctl")
+
+    ctl = defined_functions(args.ctl)
+    for spec in args.archive:
+        part, _, path = spec.partition("=")
+        shared = ctl & defined_functions(path)
+        if not defined_functions(path):
+            errors.append(f"{path}: no functions found; is it the {part} library?")
+        for s in sorted(shared)[:10]:
+            errors.append(f"holdpoint-ctl contains {s} from the {part} library")
+
+    print(f"layout: {len(parts)} parts, {checked} includes, {len(links)} libraries checked")
+    for e in errors:
+        print("layout: " + e)
+    print(f"{0 if errors else 1} passed, {1 if errors else 0} failed")
+    return 1 if errors else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
