@@ -1,4 +1,5 @@
 #include "auditcommands.h"
+#include "exitcodes.h"
 
 #include "audit/auditfile.h"
 #include "common/datadir.h"
@@ -14,16 +15,10 @@ namespace holdpoint {
 
 namespace {
 
-constexpr int ExitOk = 0;
-constexpr int ExitTampered = 1;
-constexpr int ExitUsage = 2;
-constexpr int ExitCutOff = 3;
-constexpr int ExitTorn = 4;
-
 int usage(const QString &message)
 {
     std::fprintf(stderr, "holdpoint-ctl audit: %s\n", qPrintable(message));
-    return ExitUsage;
+    return exitcode::Failed;
 }
 
 void writeAll(const std::string &s)
@@ -128,13 +123,13 @@ int runVerify(const QStringList &args, const QString &globalDataDir)
         std::printf("%s: %s\n", std::string(audit::verifyStatusName(r.status)).c_str(), r.message.c_str());
     }
     switch (r.status) {
-    case audit::VerifyStatus::Intact: return ExitOk;
-    case audit::VerifyStatus::Tampered: return ExitTampered;
-    case audit::VerifyStatus::CutOff: return ExitCutOff;
-    case audit::VerifyStatus::TornTail: return ExitTorn;
-    case audit::VerifyStatus::Unreadable: return ExitUsage;
+    case audit::VerifyStatus::Intact: return exitcode::auditverify::Intact;
+    case audit::VerifyStatus::Tampered: return exitcode::auditverify::Tampered;
+    case audit::VerifyStatus::CutOff: return exitcode::auditverify::CutOff;
+    case audit::VerifyStatus::TornTail: return exitcode::auditverify::TornTail;
+    case audit::VerifyStatus::Unreadable: return exitcode::auditverify::Unreadable;
     }
-    return ExitUsage;
+    return exitcode::auditverify::Unreadable;
 }
 
 int runQuery(const QStringList &args, const QString &globalDataDir)
@@ -180,7 +175,7 @@ int runQuery(const QStringList &args, const QString &globalDataDir)
     });
     if (!asJson)
         std::fprintf(stderr, "%zu record(s)\n", count);
-    return ExitOk;
+    return exitcode::auditquery::Done;
 }
 
 int runExport(const QStringList &args, const QString &globalDataDir)
@@ -214,7 +209,7 @@ int runExport(const QStringList &args, const QString &globalDataDir)
         return !std::ferror(stdout);
     });
     std::fflush(stdout);
-    return std::ferror(stdout) ? ExitUsage : ExitOk;
+    return std::ferror(stdout) ? exitcode::auditexport::Failed : exitcode::auditexport::Done;
 }
 
 } // namespace

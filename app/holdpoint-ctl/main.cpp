@@ -3,8 +3,10 @@
 //   submit   submit one tool call as an agent and wait for its decision
 //   pending  list the pending queue (reviewer)
 //   approve | deny | edit | halt   decide a queue item (reviewer)
+//   hook claude-code, mcp-proxy    the integrations' entry points
+//   audit, policy check            offline tools
 //
-// Exit codes: 0 allow/modify or success, 3 deny, 4 halt, 2 usage or connection error.
+// Every exit code is in exitcodes.h.
 
 #include "auditcommands.h"
 #include "client/consoleclient.h"
@@ -12,6 +14,7 @@
 #include "common/datadir.h"
 #include "common/jsonparse.h"
 #include "common/signals.h"
+#include "exitcodes.h"
 #include "guardrails/chain.h"
 #include "integrations/claudecode.h"
 #include "integrations/mcpproxy.h"
@@ -31,16 +34,10 @@ using namespace holdpoint;
 
 namespace {
 
-constexpr int ExitOk = 0;
-constexpr int ExitInvalid = 1;
-constexpr int ExitUsage = 2;
-constexpr int ExitDeny = 3;
-constexpr int ExitHalt = 4;
-
 int usageError(const QString &message)
 {
     std::fprintf(stderr, "holdpoint-ctl: %s\n", qPrintable(message));
-    return ExitUsage;
+    return exitcode::Failed;
 }
 
 void printLine(FILE *f, const std::string &s)
@@ -63,6 +60,7 @@ Commands:
   edit ID --args JSON [--reason TEXT]
   halt ID [--reason TEXT]
                          Decide a pending item as the reviewer.
+                         Exit 0 done, 2 error.
   hook claude-code [--fail-open]
                          Claude Code command hook for PreToolUse and PostToolUse:
                          reads the hook's JSON on stdin, answers on stdout.
@@ -71,9 +69,12 @@ Commands:
   mcp-proxy [--server-name NAME] [--fail-open] -- COMMAND [ARGS...]
                          Run the MCP server COMMAND and sit between it and the
                          MCP client on stdin/stdout: every tools/call goes to
-                         the console first. Exits with the server's exit code.
+                         the console first. Exits with the server's exit code,
+                         1 if a signal killed it, 130 on SIGINT or SIGTERM,
+                         2 if it cannot start.
   audit verify [--json]  Check the audit log's hash chain. Exit 0 intact,
-                         1 tampered, 3 cut off at the end, 4 torn last record.
+                         1 tampered, 3 cut off at the end, 4 torn last record,
+                         2 unreadable.
   audit query [--agent A] [--tool T] [--decision D] [--event E]
               [--decided-by X] [--since T] [--until T] [--text S]
               [--limit N] [--json]
@@ -84,7 +85,12 @@ Commands:
                          and work with or without a console running.
   policy check FILE...   Validate policy files as the console would load them
                          (later files add to earlier ones). Exit 0 valid,
-                         1 invalid with the console's message, 2 usage.
+                         1 invalid or unreadable, with the console's message,
+                         2 usage.
+
+Exit 2 means a usage error or a command that could not do its work (console
+unreachable, audit log unreadable); under mcp-proxy it may also be the
+server's own code.
 
 The console is found through endpoint.json in --data-dir, else
 $HOLDPOINT_DATA_DIR, else the platform's app data directory.
@@ -112,13 +118,8 @@ public:
     Command(EndpointInfo endpoint)
         : m_endpoint(std::move(endpoint))
     {
-        connect(&m_client, &ConsoleClient::failed, this, [this](const QString &why) {
-            if (onFailed) {
-                onFailed(why);
-                return finish(ExitUsage);
-            }
-            finish(usageError(why));
-        });
+        connect(&m_client, &ConsoleClient::failed, this,
+            [this](const QString &why) { finish(onFailed ? onFailed(why) : usageError(why)); });
         connect(&m_client, &ConsoleClient::message, this, [this](const Json &m) { onMessage(m); });
         connect(&m_client, &ConsoleClient::welcomed, this, [this](const Json &) { onWelcome(); });
     }
@@ -141,7 +142,8 @@ public:
 
     std::function<void()> onWelcome;
     std::function<void(const Json &)> onMessage;
-    std::function<void(const QString &)> onFailed; // else: report and exit 2
+    // Reports the failure and returns the exit code; unset: usageError().
+    std::function<int(const QString &)> onFailed;
     std::string m_callId;
 
     void finish(int code)
@@ -167,6 +169,16 @@ void reportError(const Json &m)
 {
     std::fprintf(stderr, "holdpoint-ctl: %s: %s\n", m.value("code", std::string("error")).c_str(),
                  m.value("message", std::string()).c_str());
+}
+
+// A decision this client does not know is a deny: the call must not run.
+int submitExitCode(const std::string &decision)
+{
+    if (decision == "allow" || decision == "modify")
+        return exitcode::submit::Allowed;
+    if (decision == "halt")
+        return exitcode::submit::Halted;
+    return exitcode::submit::Denied;
 }
 
 int runSubmit(const QStringList &args, const EndpointInfo &endpoint)
@@ -232,11 +244,10 @@ int runSubmit(const QStringList &args, const EndpointInfo &endpoint)
                          m.value("id", std::string()).c_str(), m.value("reason", std::string()).c_str());
         } else if (type == "decision" && m.value("call_id", std::string()) == id) {
             printLine(stdout, dumpJson(m));
-            const std::string d = m.value("decision", std::string());
-            cmd.finish(d == "allow" || d == "modify" ? ExitOk : d == "halt" ? ExitHalt : ExitDeny);
+            cmd.finish(submitExitCode(m.value("decision", std::string())));
         } else if (type == "error") {
             reportError(m);
-            cmd.finish(ExitUsage);
+            cmd.finish(exitcode::submit::Failed);
         }
     };
     std::optional<std::string> sid;
@@ -313,16 +324,16 @@ int runReviewer(const QString &command, const QStringList &args, const EndpointI
         if (type == "queue") {
             if (command == u"pending") {
                 printQueue(m.value("items", Json::array()), asJson);
-                cmd.finish(ExitOk);
+                cmd.finish(exitcode::review::Done);
             } else {
                 cmd.send(review);
             }
         } else if (type == "reviewed") {
             printLine(stdout, dumpJson(m));
-            cmd.finish(ExitOk);
+            cmd.finish(exitcode::review::Done);
         } else if (type == "error") {
             reportError(m);
-            cmd.finish(ExitUsage);
+            cmd.finish(exitcode::review::Failed);
         }
     };
     const int rc = cmd.run(protocol::Role::Reviewer, {"holdpoint-ctl", {}}, std::nullopt);
@@ -331,8 +342,7 @@ int runReviewer(const QString &command, const QStringList &args, const EndpointI
 }
 
 // Claude Code runs this as a command hook (resources/integrations/claude-code).
-// Exit 2 is Claude Code's blocking code, so every failure blocks the call,
-// unless --fail-open asks for the opposite.
+// Every failure blocks the call, unless --fail-open asks for the opposite.
 int runClaudeHook(const QStringList &args, const QString &dataDirFlag)
 {
     bool failOpen = false;
@@ -344,9 +354,9 @@ int runClaudeHook(const QStringList &args, const QString &dataDirFlag)
     }
     auto fail = [&](const QString &why) {
         if (failOpen)
-            return ExitOk;
+            return exitcode::claudehook::Answered;
         std::fprintf(stderr, "Holdpoint blocked this call: %s\n", qPrintable(why));
-        return ExitUsage;
+        return exitcode::claudehook::Blocked;
     };
 
     QFile in;
@@ -371,8 +381,7 @@ int runClaudeHook(const QStringList &args, const QString &dataDirFlag)
     const bool pre = hook.event == claudecode::Event::PreToolUse;
 
     Command cmd(endpoint);
-    int rc = ExitOk;
-    cmd.onFailed = [&](const QString &why) { rc = fail(why); };
+    cmd.onFailed = fail;
     cmd.onWelcome = [&] {
         cmd.send(pre ? claudecode::toolCallMessage(hook, callId) : claudecode::toolResultMessage(hook, callId));
     };
@@ -380,24 +389,23 @@ int runClaudeHook(const QStringList &args, const QString &dataDirFlag)
         const std::string type = m.value("type", std::string());
         if (pre && type == "decision" && m.value("call_id", std::string()) == callId) {
             printLine(stdout, claudecode::preToolUseOutput(m));
-            cmd.finish(ExitOk);
+            cmd.finish(exitcode::claudehook::Answered);
         } else if (!pre && type == "after_call" && m.value("call_id", std::string()) == callId) {
             const std::string out = claudecode::postToolUseOutput(m);
             if (!out.empty())
                 printLine(stdout, out);
-            cmd.finish(ExitOk);
+            cmd.finish(exitcode::claudehook::Answered);
         } else if (type == "error") {
             // A result for a call the console never saw (no PreToolUse hook,
             // or a console restarted since) has nothing to check.
             if (!pre && m.value("code", std::string()) == "unknown_call")
-                return cmd.finish(ExitOk);
-            rc = fail(toQString(m.value("code", std::string()) + ": " + m.value("message", std::string())));
-            cmd.finish(rc);
+                return cmd.finish(exitcode::claudehook::Answered);
+            const std::string why = m.value("code", std::string()) + ": " + m.value("message", std::string());
+            cmd.finish(fail(toQString(why)));
         }
     };
     const std::string agentName = hook.context.value("agent_type", std::string("claude-code"));
-    const int code = cmd.run(protocol::Role::Agent, {agentName, "claude-code"}, hook.sessionId);
-    return code == ExitUsage ? rc : code;
+    return cmd.run(protocol::Role::Agent, {agentName, "claude-code"}, hook.sessionId);
 }
 
 } // namespace
@@ -415,11 +423,11 @@ int main(int argc, char **argv)
         const QString a = args.takeFirst();
         if (a == u"--help" || a == u"-h") {
             std::fputs(Usage, stdout);
-            return ExitOk;
+            return exitcode::Ok;
         }
         if (a == u"--version" || a == u"-v") {
             std::printf("holdpoint-ctl %s\n", HOLDPOINT_VERSION);
-            return ExitOk;
+            return exitcode::Ok;
         }
         if (a == u"--data-dir" && !args.isEmpty())
             dataDirFlag = args.takeFirst();
@@ -463,9 +471,11 @@ int main(int argc, char **argv)
         QString error;
         if (!proxy.start(&error))
             return usageError(error);
-        QObject::connect(&proxy, &McpProxy::finished, &app, [](int code) { QCoreApplication::exit(code); });
+        QObject::connect(&proxy, &McpProxy::finished, &app, [](int code, QProcess::ExitStatus status) {
+            QCoreApplication::exit(status == QProcess::NormalExit ? code : exitcode::mcpproxy::ServerKilled);
+        });
         // The client closing stdin or a signal ends the server too.
-        onTerminationSignal(&app, [] { QCoreApplication::exit(130); });
+        onTerminationSignal(&app, [] { QCoreApplication::exit(exitcode::mcpproxy::Interrupted); });
         return QCoreApplication::exec();
     }
     if (command == u"audit")
@@ -479,11 +489,11 @@ int main(int argc, char **argv)
         const PolicyResult r = loadPolicyFiles(files);
         if (!r.policy) {
             std::fprintf(stderr, "%s\n", qPrintable(r.error));
-            return ExitInvalid;
+            return exitcode::policycheck::Invalid;
         }
         std::printf("ok: %d guardrail(s), default %s, from %s\n", r.policy->chain->size(),
                     std::string(defaultActionName(r.policy->defaultAction)).c_str(), qPrintable(files.join(QStringLiteral(", "))));
-        return ExitOk;
+        return exitcode::policycheck::Valid;
     }
     // QCommandLineParser expects the program name first.
     args.first() = QStringLiteral("holdpoint-ctl ") + command;

@@ -306,11 +306,10 @@ void McpProxy::onServerFinished(int code, QProcess::ExitStatus status)
     if (!rest.trimmed().isEmpty())
         handleServerLine(rest);
     m_serverDone = true;
-    m_serverExit = status == QProcess::NormalExit ? code : 1;
     // Calls the server will never answer get an answer from us.
     for (const std::string &id : waitingIds())
         refuse(id, "the MCP server exited");
-    Q_EMIT finished(m_serverExit);
+    Q_EMIT finished(code, status);
 }
 
 void McpProxy::closeServerInputWhenSettled()

@@ -35,8 +35,9 @@ public:
     bool start(QString *error);
 
 Q_SIGNALS:
-    // Both sides are done; the server's exit code, to pass on.
-    void finished(int exitCode);
+    // Both sides are done. How the server ended, as QProcess::finished says;
+    // holdpoint-ctl turns it into its own exit code (app/holdpoint-ctl/exitcodes.h).
+    void finished(int exitCode, QProcess::ExitStatus exitStatus);
 
 private:
     struct Waiting
@@ -85,7 +86,6 @@ private:
     std::map<std::string, Json> m_annotations;          // tool name -> MCP annotations
     bool m_clientClosed = false;
     bool m_serverDone = false;
-    int m_serverExit = 0;
 };
 
 } // namespace holdpoint

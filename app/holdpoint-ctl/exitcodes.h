@@ -1,0 +1,113 @@
+#pragma once
+
+// Every exit code holdpoint-ctl returns, per subcommand. Scripts, CI jobs and
+// agent frameworks branch on these numbers, so none of them may change. 1, 3
+// and 4 mean different things under different subcommands; that is safe only
+// because a caller reads the codes of the one subcommand it ran. `--help`
+// (main.cpp's Usage) and the README's "Exit codes" table repeat this table;
+// change all three together.
+//
+//   subcommand                      code  meaning
+//   ------------------------------  ----  ---------------------------------------------
+//   (none yet: global options)         0  --help, --version
+//                                      2  unknown option, no command, unknown command
+//   submit                             0  allowed, or allowed with modified args
+//                                      3  denied (a person, a guardrail, a timeout, or
+//                                         Ctrl+C once the console has the call)
+//                                      4  halted: the agent should stop
+//                                      2  usage, console unreachable, console error,
+//                                         Ctrl+C before the call was sent
+//   pending approve deny edit halt     0  done
+//                                      2  usage, console unreachable, console error,
+//                                         Ctrl+C
+//   hook claude-code                   0  answered on stdout (the decision is in the JSON);
+//                                         with --fail-open, also every failure
+//                                      2  blocked: Claude Code's blocking code, on any
+//                                         failure (usage errors block even with --fail-open)
+//   mcp-proxy                          *  the MCP server's own exit code
+//                                      1  the server was killed by a signal
+//                                      2  usage, or the server cannot start
+//                                    130  SIGINT or SIGTERM ended the proxy
+//   audit verify                       0  intact
+//                                      1  tampered: a record edited, deleted or reordered
+//                                      3  cut off at the end
+//                                      4  torn last record (a crash; the console's next
+//                                         start removes it)
+//                                      2  unreadable, no audit log, usage
+//   audit query, audit export          0  done
+//                                      2  no audit log, usage, stdout failed (export)
+//   policy check                       0  every file valid
+//                                      1  a file invalid or unreadable, with the
+//                                         console's message
+//                                      2  usage
+//
+// Unknown options of the audit subcommands are rejected by Qt's
+// QCommandLineParser::process(), which exits 1, not 2; `--help` there exits 0.
+
+namespace holdpoint::exitcode {
+
+inline constexpr int Ok = 0;
+// Every subcommand: the command line makes no sense, or the command could not
+// do its work at all (console unreachable, audit log unreadable).
+inline constexpr int Failed = 2;
+
+namespace submit {
+inline constexpr int Allowed = 0; // allow or modify: run the call with the decision's args
+inline constexpr int Denied = 3;
+inline constexpr int Halted = 4;
+inline constexpr int Failed = exitcode::Failed;
+} // namespace submit
+
+// pending, approve, deny, edit, halt
+namespace review {
+inline constexpr int Done = Ok;
+inline constexpr int Failed = exitcode::Failed;
+} // namespace review
+
+namespace claudehook {
+// Claude Code reads the hook's JSON from stdout only after exit 0; with
+// nothing on stdout (--fail-open) the call takes Claude Code's usual
+// permission path, as if there were no hook.
+inline constexpr int Answered = 0;
+// Claude Code's hooks reference: exit 2 is the blocking error, and stderr goes
+// to Claude as the reason. Any other non-zero code lets the call run.
+inline constexpr int Blocked = 2;
+static_assert(Blocked == exitcode::Failed, "a bad command line must block the call");
+} // namespace claudehook
+
+namespace mcpproxy {
+// Apart from these, the proxy exits with the server's own code, so the MCP
+// client sees the server end as if it had started the server itself. A server
+// killed by a signal has no code of its own.
+inline constexpr int ServerKilled = 1;
+inline constexpr int Failed = exitcode::Failed;
+// The shell's code for a command ended by SIGINT (128 + 2), for SIGTERM too:
+// either way the person or supervisor asked the proxy to stop.
+inline constexpr int Interrupted = 130;
+} // namespace mcpproxy
+
+namespace auditverify {
+inline constexpr int Intact = 0;
+inline constexpr int Tampered = 1;
+inline constexpr int Unreadable = exitcode::Failed;
+inline constexpr int CutOff = 3;
+inline constexpr int TornTail = 4;
+} // namespace auditverify
+
+namespace auditquery {
+inline constexpr int Done = Ok;
+inline constexpr int Failed = exitcode::Failed;
+} // namespace auditquery
+
+namespace auditexport {
+inline constexpr int Done = Ok;
+inline constexpr int Failed = exitcode::Failed; // also: writing to stdout failed
+} // namespace auditexport
+
+namespace policycheck {
+inline constexpr int Valid = 0;
+inline constexpr int Invalid = 1;
+inline constexpr int Failed = exitcode::Failed;
+} // namespace policycheck
+
+} // namespace holdpoint::exitcode
