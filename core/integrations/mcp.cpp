@@ -32,6 +32,19 @@ void LineFramer::feed(const char *data, qsizetype size, std::vector<QByteArray> 
     }
 }
 
+QByteArray LineFramer::takeRest()
+{
+    QByteArray rest = std::exchange(m_buffer, {});
+    if (rest.trimmed().isEmpty())
+        return {};
+    return rest;
+}
+
+QByteArray LineFramer::frame(const QByteArray &line)
+{
+    return line + '\n';
+}
+
 Message classify(const QByteArray &line)
 {
     Message m;

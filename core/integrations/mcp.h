@@ -13,21 +13,35 @@
 
 namespace holdpoint::mcp {
 
-// Splits a byte stream into lines. A line longer than `maxLine` is dropped
-// whole (its remainder too) and reported, so one huge message cannot make the
-// proxy buffer without bound.
+// MCP 2025-06-18 "Transports", stdio: messages are delimited by newlines and
+// must not contain embedded newlines. The proxy frames both directions, what
+// the client sends and what the server sends, reading and writing, through
+// this class alone, so the two directions cannot drift apart.
+//
+// Reading splits a byte stream into lines. A line longer than `maxLine` is
+// dropped whole (its remainder too) and reported, so one huge message cannot
+// make the proxy buffer without bound.
 class LineFramer
 {
 public:
-    explicit LineFramer(qsizetype maxLine = 64 * 1024 * 1024)
+    static constexpr qsizetype DefaultMaxLine = 64 * 1024 * 1024;
+
+    explicit LineFramer(qsizetype maxLine = DefaultMaxLine)
         : m_max(maxLine)
     {
     }
     // Appends bytes; complete lines (without the newline or a trailing \r)
     // go to `lines`, and each dropped oversized line adds one to `dropped`.
+    // Empty lines are no messages and are skipped.
     void feed(const char *data, qsizetype size, std::vector<QByteArray> *lines, int *dropped);
-    // What is left without a newline at the end of the stream.
-    QByteArray takeRest() { return std::exchange(m_buffer, {}); }
+    // What is left without a newline at the end of the stream, as it came (a
+    // peer may end its last message with EOF instead of a newline). Empty
+    // when only whitespace is left: that is no message.
+    QByteArray takeRest();
+
+    // Writing: one message as it goes on the wire. `line` is a message as
+    // feed() yields it or compact JSON, neither of which holds a newline.
+    static QByteArray frame(const QByteArray &line);
 
 private:
     QByteArray m_buffer;

@@ -84,6 +84,25 @@ void McpProxy::onConsoleDown(const QString &why)
         refuseOrForward(id, "Holdpoint console unreachable (" + why.toStdString() + "); the call was not run");
 }
 
+void McpProxy::receive(Inbound &from, const char *data, qsizetype size)
+{
+    std::vector<QByteArray> lines;
+    int dropped = 0;
+    from.framer.feed(data, size, &lines, &dropped);
+    if (dropped)
+        logLine(QStringLiteral("dropped %1 oversized message(s) from the %2")
+                    .arg(dropped)
+                    .arg(QLatin1String(from.sender)));
+    for (const QByteArray &line : lines)
+        (this->*from.handleLine)(line);
+}
+
+void McpProxy::endOfStream(Inbound &from)
+{
+    if (const QByteArray rest = from.framer.takeRest(); !rest.isEmpty())
+        (this->*from.handleLine)(rest);
+}
+
 void McpProxy::onClientReadable()
 {
     char buf[256 * 1024];
@@ -94,19 +113,11 @@ void McpProxy::onClientReadable()
         // The client is gone: let the server finish and pass its code on.
         m_stdin->setEnabled(false);
         m_clientClosed = true;
-        const QByteArray rest = m_fromClient.takeRest();
-        if (!rest.trimmed().isEmpty())
-            handleClientLine(rest);
+        endOfStream(m_fromClient);
         closeServerInputWhenSettled();
         return;
     }
-    std::vector<QByteArray> lines;
-    int dropped = 0;
-    m_fromClient.feed(buf, n, &lines, &dropped);
-    if (dropped)
-        logLine(QStringLiteral("dropped %1 oversized message(s) from the client").arg(dropped));
-    for (const QByteArray &line : lines)
-        handleClientLine(line);
+    receive(m_fromClient, buf, n);
 }
 
 void McpProxy::handleClientLine(const QByteArray &line)
@@ -239,13 +250,7 @@ std::vector<std::string> McpProxy::waitingIds() const
 void McpProxy::onServerOutput()
 {
     const QByteArray data = m_server.readAllStandardOutput();
-    std::vector<QByteArray> lines;
-    int dropped = 0;
-    m_fromServer.feed(data.constData(), data.size(), &lines, &dropped);
-    if (dropped)
-        logLine(QStringLiteral("dropped %1 oversized message(s) from the server").arg(dropped));
-    for (const QByteArray &line : lines)
-        handleServerLine(line);
+    receive(m_fromServer, data.constData(), data.size());
 }
 
 void McpProxy::handleServerLine(const QByteArray &line)
@@ -275,8 +280,7 @@ void McpProxy::handleServerLine(const QByteArray &line)
 
 void McpProxy::writeToClient(const QByteArray &line)
 {
-    QByteArray out = line;
-    out.append('\n');
+    const QByteArray out = mcp::LineFramer::frame(line);
     const char *p = out.constData();
     qsizetype left = out.size();
     while (left > 0) {
@@ -295,16 +299,13 @@ void McpProxy::writeToServer(const QByteArray &line)
 {
     if (m_server.state() != QProcess::Running)
         return;
-    m_server.write(line);
-    m_server.write("\n", 1);
+    m_server.write(mcp::LineFramer::frame(line));
 }
 
 void McpProxy::onServerFinished(int code, QProcess::ExitStatus status)
 {
     onServerOutput();
-    const QByteArray rest = m_fromServer.takeRest();
-    if (!rest.trimmed().isEmpty())
-        handleServerLine(rest);
+    endOfStream(m_fromServer);
     m_serverDone = true;
     // Calls the server will never answer get an answer from us.
     for (const std::string &id : waitingIds())

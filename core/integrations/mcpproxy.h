@@ -48,7 +48,17 @@ private:
         bool sent = false;
     };
     enum class ConsoleState { Connecting, Ready, Down };
+    // One direction's input: its framer, who sends it (for the log) and
+    // what handles each of its lines.
+    struct Inbound
+    {
+        const char *sender;
+        void (McpProxy::*handleLine)(const QByteArray &line);
+        mcp::LineFramer framer {};
+    };
 
+    void receive(Inbound &from, const char *data, qsizetype size);
+    void endOfStream(Inbound &from);
     void onClientReadable();
     void onServerOutput();
     void onServerFinished(int code, QProcess::ExitStatus status);
@@ -65,6 +75,7 @@ private:
     // A snapshot: refusing a call removes it from m_waiting.
     std::vector<std::string> waitingIds() const;
     void forward(const std::string &callId, const Json *newArguments);
+    // Both take one message without its newline; LineFramer::frame adds it.
     void writeToClient(const QByteArray &line);
     void writeToServer(const QByteArray &line);
     void closeServerInputWhenSettled();
@@ -73,8 +84,8 @@ private:
     McpProxyOptions m_options;
     QProcess m_server;
     std::unique_ptr<QSocketNotifier> m_stdin;
-    mcp::LineFramer m_fromClient;
-    mcp::LineFramer m_fromServer;
+    Inbound m_fromClient {"client", &McpProxy::handleClientLine};
+    Inbound m_fromServer {"server", &McpProxy::handleServerLine};
     std::unique_ptr<ConsoleClient> m_console;
     ConsoleState m_state = ConsoleState::Down;
     QString m_downReason;

@@ -16,6 +16,10 @@ private Q_SLOTS:
     void framesLinesAcrossChunks();
     void dropsOversizedLinesAndRecovers();
     void passesTenMebibyteLines();
+    void framesAnySplit_data();
+    void framesAnySplit();
+    void framedMessageReadsBack_data();
+    void framedMessageReadsBack();
     void classify_data();
     void classify();
     void errorResultShape();
@@ -61,6 +65,76 @@ void TestMcp::passesTenMebibyteLines()
     QCOMPARE(dropped, 0);
     QCOMPARE(lines.size(), std::size_t(1));
     QCOMPARE(lines[0].size(), qsizetype(10 * 1024 * 1024));
+}
+
+// The proxy reads the client and the server through the same framer, so one
+// table covers both directions. Every row is fed at every chunk size.
+void TestMcp::framesAnySplit_data()
+{
+    QTest::addColumn<QByteArray>("stream");
+    QTest::addColumn<int>("maxLine");
+    QTest::addColumn<QByteArrayList>("lines");
+    QTest::addColumn<QByteArray>("rest");
+    QTest::addColumn<int>("dropped");
+    const int cap = int(LineFramer::DefaultMaxLine);
+    QTest::newRow("newline-delimited") << QByteArray("{\"a\":1}\n{\"b\":2}\n") << cap << QByteArrayList {"{\"a\":1}", "{\"b\":2}"} << QByteArray() << 0;
+    QTest::newRow("CRLF: the \\r goes") << QByteArray("a\r\nb\r\n") << cap << QByteArrayList {"a", "b"} << QByteArray() << 0;
+    QTest::newRow("only one \\r goes") << QByteArray("a\r\r\n") << cap << QByteArrayList {"a\r"} << QByteArray() << 0;
+    QTest::newRow("a \\r inside stays") << QByteArray("a\rb\n") << cap << QByteArrayList {"a\rb"} << QByteArray() << 0;
+    QTest::newRow("empty lines are no messages") << QByteArray("\n\r\n\na\n\n") << cap << QByteArrayList {"a"} << QByteArray() << 0;
+    QTest::newRow("rest at end of stream") << QByteArray("a\n{\"b\"") << cap << QByteArrayList {"a"} << QByteArray("{\"b\"") << 0;
+    QTest::newRow("rest as it came") << QByteArray("a\n b\r") << cap << QByteArrayList {"a"} << QByteArray(" b\r") << 0;
+    QTest::newRow("blank rest is no message") << QByteArray("a\n \t\r") << cap << QByteArrayList {"a"} << QByteArray() << 0;
+    QTest::newRow("at the cap: kept") << QByteArray("abcd\n") << 4 << QByteArrayList {"abcd"} << QByteArray() << 0;
+    QTest::newRow("over the cap: dropped whole") << QByteArray("abcdefghij\nok\n") << 4 << QByteArrayList {"ok"} << QByteArray() << 1;
+    QTest::newRow("two over the cap") << QByteArray("abcde\nok\nvwxyz\n") << 4 << QByteArrayList {"ok"} << QByteArray() << 2;
+    QTest::newRow("rest over the cap") << QByteArray("ok\nabcdefgh") << 4 << QByteArrayList {"ok"} << QByteArray() << 1;
+}
+
+void TestMcp::framesAnySplit()
+{
+    QFETCH(QByteArray, stream);
+    QFETCH(int, maxLine);
+    QFETCH(QByteArrayList, lines);
+    QFETCH(QByteArray, rest);
+    QFETCH(int, dropped);
+    const std::vector<QByteArray> expected(lines.begin(), lines.end());
+    for (qsizetype chunk = 1; chunk <= stream.size(); ++chunk) {
+        LineFramer f(maxLine);
+        std::vector<QByteArray> got;
+        int gotDropped = 0;
+        for (qsizetype at = 0; at < stream.size(); at += chunk)
+            f.feed(stream.constData() + at, std::min(chunk, stream.size() - at), &got, &gotDropped);
+        const QByteArray context = "chunk " + QByteArray::number(chunk);
+        QVERIFY2(got == expected, context.constData());
+        QVERIFY2(f.takeRest() == rest, context.constData());
+        QVERIFY2(gotDropped == dropped, context.constData());
+    }
+}
+
+// What the proxy writes, to either side, reads back as the same one line.
+void TestMcp::framedMessageReadsBack_data()
+{
+    QTest::addColumn<QByteArray>("line");
+    QTest::newRow("compact JSON") << QByteArray(R"({"jsonrpc":"2.0","id":1,"method":"ping"})");
+    QTest::newRow("a server's spaced JSON, byte for byte") << QByteArray(R"({"jsonrpc": "2.0", "id": 1, "result": {}})");
+    QTest::newRow("newline escaped in a string") << QByteArray::fromStdString(dumpJson(errorResult(7, "first\nsecond")));
+    QTest::newRow("not JSON, passed through") << QByteArray("hello");
+}
+
+void TestMcp::framedMessageReadsBack()
+{
+    QFETCH(QByteArray, line);
+    const QByteArray framed = LineFramer::frame(line);
+    QCOMPARE(framed, line + '\n');
+    QCOMPARE(framed.count('\n'), qsizetype(1));
+    LineFramer f;
+    std::vector<QByteArray> lines;
+    int dropped = 0;
+    f.feed(framed.constData(), framed.size(), &lines, &dropped);
+    QCOMPARE(lines, std::vector<QByteArray> {line});
+    QCOMPARE(f.takeRest(), QByteArray());
+    QCOMPARE(dropped, 0);
 }
 
 void TestMcp::classify_data()
