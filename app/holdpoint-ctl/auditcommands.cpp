@@ -15,13 +15,13 @@ namespace holdpoint {
 
 namespace {
 
-int usage(const QString &message)
+int usageError(const QString &message)
 {
     std::fprintf(stderr, "holdpoint-ctl audit: %s\n", qPrintable(message));
     return exitcode::Failed;
 }
 
-void writeAll(const std::string &s)
+void writeStdout(const std::string &s)
 {
     std::fwrite(s.data(), 1, s.size(), stdout);
 }
@@ -106,7 +106,7 @@ int runVerify(const QStringList &args, const QString &globalDataDir)
     p.process(args);
     const QString dir = auditDir(p, o, globalDataDir);
     if (!QFileInfo(dir).isDir())
-        return usage(QStringLiteral("verify: no audit log at %1").arg(dir));
+        return usageError(QStringLiteral("verify: no audit log at %1").arg(dir));
     const audit::VerifyReport r = audit::verify(dir);
     if (p.isSet(json)) {
         Json j {{"status", audit::verifyStatusName(r.status)},
@@ -118,7 +118,7 @@ int runVerify(const QStringList &args, const QString &globalDataDir)
             j["file"] = QFileInfo(r.file).fileName().toStdString();
             j["line"] = r.line;
         }
-        writeAll(dumpJson(j) + "\n");
+        writeStdout(dumpJson(j) + "\n");
     } else {
         std::printf("%s: %s\n", std::string(audit::verifyStatusName(r.status)).c_str(), r.message.c_str());
     }
@@ -146,29 +146,29 @@ int runQuery(const QStringList &args, const QString &globalDataDir)
     audit::Filter filter;
     QString error;
     if (!o.read(p, &filter, &error))
-        return usage(QStringLiteral("query: ") + error);
+        return usageError(QStringLiteral("query: ") + error);
     bool ok = false;
     const qlonglong n = p.value(limit).toLongLong(&ok);
     if (!ok || n < 0)
-        return usage(QStringLiteral("query: --limit: expected a whole number, 0 for all"));
+        return usageError(QStringLiteral("query: --limit: expected a whole number, 0 for all"));
     const QString dir = auditDir(p, o, globalDataDir);
     if (!QFileInfo(dir).isDir())
-        return usage(QStringLiteral("query: no audit log at %1").arg(dir));
+        return usageError(QStringLiteral("query: no audit log at %1").arg(dir));
 
     const bool asJson = p.isSet(json);
     std::size_t count = 0;
     if (!asJson)
-        writeAll("SEQ      TIME                      EVENT           AGENT            TOOL             DECISION  DECIDED BY            REASON\n");
+        writeStdout("SEQ      TIME                      EVENT           AGENT            TOOL             DECISION  DECIDED BY            REASON\n");
     audit::query(dir, filter, std::size_t(n), [&](std::string_view line, const Json &r) {
         ++count;
         if (asJson) {
-            writeAll(std::string(line) + "\n");
+            writeStdout(std::string(line) + "\n");
             return true;
         }
         std::string reason = column(r, "reason", 0);
         if (reason.empty())
             reason = column(r, "why", 0);
-        writeAll(column(r, "seq", 8) + " " + column(r, "ts", 25) + " " + column(r, "event", 15) + " "
+        writeStdout(column(r, "seq", 8) + " " + column(r, "ts", 25) + " " + column(r, "event", 15) + " "
                  + column(r, "agent", 16) + " " + column(r, "tool", 16) + " " + column(r, "decision", 9) + " "
                  + column(r, "decided_by", 21) + " " + reason + "\n");
         return true;
@@ -191,21 +191,21 @@ int runExport(const QStringList &args, const QString &globalDataDir)
     audit::Filter filter;
     QString error;
     if (!o.read(p, &filter, &error))
-        return usage(QStringLiteral("export: ") + error);
+        return usageError(QStringLiteral("export: ") + error);
     const QString fmt = p.value(format);
     if (fmt != u"jsonl" && fmt != u"csv")
-        return usage(QStringLiteral("export: --format: expected jsonl or csv, got \"%1\"").arg(fmt));
+        return usageError(QStringLiteral("export: --format: expected jsonl or csv, got \"%1\"").arg(fmt));
     const QString dir = auditDir(p, o, globalDataDir);
     if (!QFileInfo(dir).isDir())
-        return usage(QStringLiteral("export: no audit log at %1").arg(dir));
+        return usageError(QStringLiteral("export: no audit log at %1").arg(dir));
     const bool csv = fmt == u"csv";
     if (csv)
-        writeAll(audit::csvHeader());
+        writeStdout(audit::csvHeader());
     const bool all = filter.empty();
     audit::forEachRecord(dir, [&](std::string_view line, const Json &r) {
         if (!all && !filter.matches(line, r))
             return true;
-        writeAll(csv ? audit::csvRow(r) : std::string(line) + "\n");
+        writeStdout(csv ? audit::csvRow(r) : std::string(line) + "\n");
         return !std::ferror(stdout);
     });
     std::fflush(stdout);
@@ -218,7 +218,7 @@ int runAudit(QStringList args, const QString &globalDataDir)
 {
     // args: audit SUBCOMMAND [OPTIONS]
     if (args.size() < 2)
-        return usage(QStringLiteral("expected `audit verify`, `audit query` or `audit export`"));
+        return usageError(QStringLiteral("expected `audit verify`, `audit query` or `audit export`"));
     const QString sub = args.at(1);
     args.removeFirst();
     args.first() = QStringLiteral("holdpoint-ctl audit ") + sub;
@@ -228,7 +228,7 @@ int runAudit(QStringList args, const QString &globalDataDir)
         return runQuery(args, globalDataDir);
     if (sub == u"export")
         return runExport(args, globalDataDir);
-    return usage(QStringLiteral("unknown subcommand \"%1\"; expected verify, query or export").arg(sub));
+    return usageError(QStringLiteral("unknown subcommand \"%1\"; expected verify, query or export").arg(sub));
 }
 
 } // namespace holdpoint

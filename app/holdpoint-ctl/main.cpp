@@ -111,11 +111,12 @@ std::optional<Json> parseJsonOption(const QString &text, const char *what, bool 
     return j;
 }
 
-// One run of one command: connects, does its exchange, sets the exit code.
-class Command : public QObject
+// One connection to the console for one subcommand: connects, does the
+// subcommand's exchange, sets the exit code.
+class ConsoleExchange : public QObject
 {
 public:
-    Command(EndpointInfo endpoint)
+    ConsoleExchange(EndpointInfo endpoint)
         : m_endpoint(std::move(endpoint))
     {
         connect(&m_client, &ConsoleClient::failed, this,
@@ -130,11 +131,13 @@ public:
         return QCoreApplication::exec();
     }
 
-    void cancelOnInterrupt() { m_cancelOnInterrupt = true; }
+    // A signal then cancels this call at the console instead of just exiting,
+    // so nobody decides a call whose agent is gone.
+    void cancelOnInterrupt(std::string callId) { m_cancelCallId = std::move(callId); }
     void interrupt()
     {
-        if (m_cancelOnInterrupt && m_client.isReady() && !m_callId.empty()) {
-            m_client.send(Json {{"type", "cancel"}, {"call_id", m_callId}});
+        if (!m_cancelCallId.empty() && m_client.isReady()) {
+            m_client.send(Json {{"type", "cancel"}, {"call_id", m_cancelCallId}});
             return; // the console answers with a deny; we exit on it
         }
         finish(usageError(QStringLiteral("interrupted")));
@@ -144,7 +147,6 @@ public:
     std::function<void(const Json &)> onMessage;
     // Reports the failure and returns the exit code; unset: usageError().
     std::function<int(const QString &)> onFailed;
-    std::string m_callId;
 
     void finish(int code)
     {
@@ -161,10 +163,10 @@ private:
     EndpointInfo m_endpoint;
     ConsoleClient m_client;
     bool m_done = false;
-    bool m_cancelOnInterrupt = false;
+    std::string m_cancelCallId;
 };
 
-Command *g_command = nullptr;
+ConsoleExchange *g_exchange = nullptr;
 void reportError(const Json &m)
 {
     std::fprintf(stderr, "holdpoint-ctl: %s: %s\n", m.value("code", std::string("error")).c_str(),
@@ -232,29 +234,28 @@ int runSubmit(const QStringList &args, const EndpointInfo &endpoint)
         id = "ctl-" + QByteArray::number(QRandomGenerator::system()->generate64(), 16).toStdString();
     call["call_id"] = id;
 
-    Command cmd(endpoint);
-    g_command = &cmd;
-    cmd.m_callId = id;
-    cmd.cancelOnInterrupt();
-    cmd.onWelcome = [&] { cmd.send(call); };
-    cmd.onMessage = [&](const Json &m) {
+    ConsoleExchange exchange(endpoint);
+    g_exchange = &exchange;
+    exchange.cancelOnInterrupt(id);
+    exchange.onWelcome = [&] { exchange.send(call); };
+    exchange.onMessage = [&](const Json &m) {
         const std::string type = m.value("type", std::string());
         if (type == "pending") {
             std::fprintf(stderr, "holdpoint-ctl: waiting for a reviewer (item %s): %s\n",
                          m.value("id", std::string()).c_str(), m.value("reason", std::string()).c_str());
         } else if (type == "decision" && m.value("call_id", std::string()) == id) {
             printLine(stdout, dumpJson(m));
-            cmd.finish(submitExitCode(m.value("decision", std::string())));
+            exchange.finish(submitExitCode(m.value("decision", std::string())));
         } else if (type == "error") {
             reportError(m);
-            cmd.finish(exitcode::submit::Failed);
+            exchange.finish(exitcode::submit::Failed);
         }
     };
     std::optional<std::string> sid;
     if (p.isSet(session))
         sid = p.value(session).toStdString();
-    const int rc = cmd.run(protocol::Role::Agent, {p.value(agent).toStdString(), p.value(framework).toStdString()}, sid);
-    g_command = nullptr;
+    const int rc = exchange.run(protocol::Role::Agent, {p.value(agent).toStdString(), p.value(framework).toStdString()}, sid);
+    g_exchange = nullptr;
     return rc;
 }
 
@@ -315,29 +316,29 @@ int runReviewer(const QString &command, const QStringList &args, const EndpointI
         return usageError(QStringLiteral("pending: unexpected argument \"%1\"").arg(p.positionalArguments().first()));
     }
 
-    Command cmd(endpoint);
-    g_command = &cmd;
+    ConsoleExchange exchange(endpoint);
+    g_exchange = &exchange;
     const bool asJson = command == u"pending" && p.isSet(json);
-    cmd.onWelcome = [] {};
-    cmd.onMessage = [&](const Json &m) {
+    exchange.onWelcome = [] {};
+    exchange.onMessage = [&](const Json &m) {
         const std::string type = m.value("type", std::string());
         if (type == "queue") {
             if (command == u"pending") {
                 printQueue(m.value("items", Json::array()), asJson);
-                cmd.finish(exitcode::review::Done);
+                exchange.finish(exitcode::review::Done);
             } else {
-                cmd.send(review);
+                exchange.send(review);
             }
         } else if (type == "reviewed") {
             printLine(stdout, dumpJson(m));
-            cmd.finish(exitcode::review::Done);
+            exchange.finish(exitcode::review::Done);
         } else if (type == "error") {
             reportError(m);
-            cmd.finish(exitcode::review::Failed);
+            exchange.finish(exitcode::review::Failed);
         }
     };
-    const int rc = cmd.run(protocol::Role::Reviewer, {"holdpoint-ctl", {}}, std::nullopt);
-    g_command = nullptr;
+    const int rc = exchange.run(protocol::Role::Reviewer, {"holdpoint-ctl", {}}, std::nullopt);
+    g_exchange = nullptr;
     return rc;
 }
 
@@ -380,32 +381,32 @@ int runClaudeHook(const QStringList &args, const QString &dataDirFlag)
         callId = "cc-" + QByteArray::number(QRandomGenerator::system()->generate64(), 16).toStdString();
     const bool pre = hook.event == claudecode::Event::PreToolUse;
 
-    Command cmd(endpoint);
-    cmd.onFailed = fail;
-    cmd.onWelcome = [&] {
-        cmd.send(pre ? claudecode::toolCallMessage(hook, callId) : claudecode::toolResultMessage(hook, callId));
+    ConsoleExchange exchange(endpoint);
+    exchange.onFailed = fail;
+    exchange.onWelcome = [&] {
+        exchange.send(pre ? claudecode::toolCallMessage(hook, callId) : claudecode::toolResultMessage(hook, callId));
     };
-    cmd.onMessage = [&](const Json &m) {
+    exchange.onMessage = [&](const Json &m) {
         const std::string type = m.value("type", std::string());
         if (pre && type == "decision" && m.value("call_id", std::string()) == callId) {
             printLine(stdout, claudecode::preToolUseOutput(m));
-            cmd.finish(exitcode::claudehook::Answered);
+            exchange.finish(exitcode::claudehook::Answered);
         } else if (!pre && type == "after_call" && m.value("call_id", std::string()) == callId) {
             const std::string out = claudecode::postToolUseOutput(m);
             if (!out.empty())
                 printLine(stdout, out);
-            cmd.finish(exitcode::claudehook::Answered);
+            exchange.finish(exitcode::claudehook::Answered);
         } else if (type == "error") {
             // A result for a call the console never saw (no PreToolUse hook,
             // or a console restarted since) has nothing to check.
             if (!pre && m.value("code", std::string()) == "unknown_call")
-                return cmd.finish(exitcode::claudehook::Answered);
+                return exchange.finish(exitcode::claudehook::Answered);
             const std::string why = m.value("code", std::string()) + ": " + m.value("message", std::string());
-            cmd.finish(fail(toQString(why)));
+            exchange.finish(fail(toQString(why)));
         }
     };
     const std::string agentName = hook.context.value("agent_type", std::string("claude-code"));
-    return cmd.run(protocol::Role::Agent, {agentName, "claude-code"}, hook.sessionId);
+    return exchange.run(protocol::Role::Agent, {agentName, "claude-code"}, hook.sessionId);
 }
 
 } // namespace
@@ -507,8 +508,8 @@ int main(int argc, char **argv)
     if (!readEndpointInfo(resolveDataDir(dataDirFlag), reviewer, &endpoint, &error))
         return usageError(error);
     onTerminationSignal(&app, [] {
-        if (g_command)
-            g_command->interrupt();
+        if (g_exchange)
+            g_exchange->interrupt();
     });
     return command == u"submit" ? runSubmit(args, endpoint) : runReviewer(command, args, endpoint);
 }

@@ -65,7 +65,7 @@ void McpProxy::connectConsole()
     connect(m_console.get(), &ConsoleClient::welcomed, this, [this] {
         m_state = ConsoleState::Ready;
         for (auto &[callId, w] : m_waiting)
-            if (!w.sent)
+            if (!w.sentToConsole)
                 sendToConsole(callId);
     });
     connect(m_console.get(), &ConsoleClient::message, this, &McpProxy::onConsoleMessage);
@@ -129,7 +129,7 @@ void McpProxy::handleClientLine(const QByteArray &line)
             return submit(m, line);
     }
     if (m.kind == mcp::Kind::Request && m.method == "tools/list")
-        m_toolsList.insert(idKey(m.id));
+        m_toolsListIds.insert(idKey(m.id));
     if (m.kind == mcp::Kind::Notification && m.method == "notifications/cancelled") {
         // MCP 2025-06-18 "Cancellation": a call still waiting at the console
         // was never sent to the server, so it is cancelled there instead.
@@ -139,7 +139,7 @@ void McpProxy::handleClientLine(const QByteArray &line)
             for (auto it = m_waiting.begin(); it != m_waiting.end(); ++it) {
                 if (idKey(it->second.rpcId) != key)
                     continue;
-                if (it->second.sent && m_console && m_state == ConsoleState::Ready)
+                if (it->second.sentToConsole && m_console && m_state == ConsoleState::Ready)
                     m_console->send(Json {{"type", "cancel"}, {"call_id", it->first}});
                 m_waiting.erase(it);
                 closeServerInputWhenSettled();
@@ -153,7 +153,7 @@ void McpProxy::handleClientLine(const QByteArray &line)
 void McpProxy::submit(const mcp::Message &m, const QByteArray &raw)
 {
     const std::string callId = "mcp-" + std::to_string(++m_nextCall);
-    m_waiting[callId] = Waiting {m.id, m.json, raw, false};
+    m_waiting[callId] = WaitingCall {m.id, m.json, raw, false};
     switch (m_state) {
     case ConsoleState::Ready:
         sendToConsole(callId);
@@ -172,7 +172,7 @@ void McpProxy::submit(const mcp::Message &m, const QByteArray &raw)
 
 void McpProxy::sendToConsole(const std::string &callId)
 {
-    Waiting &w = m_waiting.at(callId);
+    WaitingCall &w = m_waiting.at(callId);
     const Json &params = w.request["params"];
     const std::string tool = params["name"].get<std::string>();
     Json args = params.contains("arguments") && params["arguments"].is_object() ? params["arguments"] : Json::object();
@@ -180,7 +180,7 @@ void McpProxy::sendToConsole(const std::string &callId)
                {"context", {{"mcp_server", m_options.serverName.toStdString()}}}};
     if (auto it = m_annotations.find(tool); it != m_annotations.end())
         call["annotations"] = it->second;
-    w.sent = true;
+    w.sentToConsole = true;
     m_console->send(call);
 }
 
@@ -207,7 +207,7 @@ void McpProxy::onConsoleMessage(const Json &message)
 
 void McpProxy::forward(const std::string &callId, const Json *newArguments)
 {
-    Waiting w = std::move(m_waiting.at(callId));
+    WaitingCall w = std::move(m_waiting.at(callId));
     m_waiting.erase(callId);
     if (m_server.state() != QProcess::Running) {
         writeToClient(QByteArray::fromStdString(dumpJson(mcp::errorResult(w.rpcId, "the MCP server exited"))));
@@ -266,7 +266,7 @@ void McpProxy::handleServerLine(const QByteArray &line)
                 m_console->send(Json {{"type", "tool_result"}, {"call_id", it->second}, {"ok", ok},
                                       {"result", protocol::compactResult(result ? *result : m.json.value("error", Json()))}});
             m_forwarded.erase(it);
-        } else if (m_toolsList.erase(key)) {
+        } else if (m_toolsListIds.erase(key)) {
             // MCP 2025-06-18 "tools": remember each tool's annotations.
             const Json &tools = m.json.contains("result") ? m.json["result"].value("tools", Json::array()) : Json::array();
             if (tools.is_array())
@@ -306,7 +306,6 @@ void McpProxy::onServerFinished(int code, QProcess::ExitStatus status)
 {
     onServerOutput();
     endOfStream(m_fromServer);
-    m_serverDone = true;
     // Calls the server will never answer get an answer from us.
     for (const std::string &id : waitingIds())
         refuse(id, "the MCP server exited");

@@ -40,12 +40,12 @@ Q_SIGNALS:
     void finished(int exitCode, QProcess::ExitStatus exitStatus);
 
 private:
-    struct Waiting
+    struct WaitingCall
     {
         Json rpcId;
         Json request;     // the client's tools/call
         QByteArray raw;   // as the client sent it
-        bool sent = false;
+        bool sentToConsole = false;
     };
     enum class ConsoleState { Connecting, Ready, Down };
     // One direction's input: its framer, who sends it (for the log) and
@@ -91,12 +91,11 @@ private:
     QString m_downReason;
     std::string m_sessionId;
     int m_nextCall = 0;
-    std::map<std::string, Waiting> m_waiting;           // call_id -> waiting tools/call
+    std::map<std::string, WaitingCall> m_waiting;       // call_id -> waiting tools/call
     std::map<std::string, std::string> m_forwarded;     // JSON-RPC id -> call_id, awaiting the server's result
-    std::set<std::string> m_toolsList;                  // ids of tools/list requests
+    std::set<std::string> m_toolsListIds;               // ids of tools/list requests awaiting their result
     std::map<std::string, Json> m_annotations;          // tool name -> MCP annotations
     bool m_clientClosed = false;
-    bool m_serverDone = false;
 };
 
 } // namespace holdpoint
