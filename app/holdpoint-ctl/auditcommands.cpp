@@ -5,6 +5,8 @@
 #include "common/datadir.h"
 
 #include <QCommandLineParser>
+
+#include <optional>
 #include <QDateTime>
 #include <QDir>
 #include <QFileInfo>
@@ -24,6 +26,20 @@ int usageError(const QString &message)
 void writeStdout(const std::string &s)
 {
     std::fwrite(s.data(), 1, s.size(), stdout);
+}
+
+// QCommandLineParser::process() exits 1 on an unknown option, and under
+// `audit verify` 1 means "tampered": a typo must never read as a finding.
+// Returns the exit code when the command line ends the command here.
+std::optional<int> parseCommandLine(QCommandLineParser &p, const QStringList &args, const char *command)
+{
+    if (!p.parse(args))
+        return usageError(QStringLiteral("%1: %2").arg(QLatin1String(command), p.errorText()));
+    if (p.isSet(QStringLiteral("help"))) {
+        writeStdout(p.helpText().toStdString());
+        return exitcode::Ok;
+    }
+    return std::nullopt;
 }
 
 struct FilterOptions
@@ -103,7 +119,8 @@ int runVerify(const QStringList &args, const QString &globalDataDir)
     const QCommandLineOption json(QStringLiteral("json"), QStringLiteral("Print the report as JSON."));
     p.addOptions({o.dataDir, json});
     p.addHelpOption();
-    p.process(args);
+    if (const auto code = parseCommandLine(p, args, "verify"))
+        return *code;
     const QString dir = auditDir(p, o, globalDataDir);
     if (!QFileInfo(dir).isDir())
         return usageError(QStringLiteral("verify: no audit log at %1").arg(dir));
@@ -142,7 +159,8 @@ int runQuery(const QStringList &args, const QString &globalDataDir)
     const QCommandLineOption json(QStringLiteral("json"), QStringLiteral("Print the records as written (JSON lines)."));
     p.addOptions({limit, json});
     p.addHelpOption();
-    p.process(args);
+    if (const auto code = parseCommandLine(p, args, "query"))
+        return *code;
     audit::Filter filter;
     QString error;
     if (!o.read(p, &filter, &error))
@@ -187,7 +205,8 @@ int runExport(const QStringList &args, const QString &globalDataDir)
     const QCommandLineOption format(QStringLiteral("format"), QStringLiteral("jsonl (records as written, default) or csv."), QStringLiteral("format"), QStringLiteral("jsonl"));
     p.addOption(format);
     p.addHelpOption();
-    p.process(args);
+    if (const auto code = parseCommandLine(p, args, "export"))
+        return *code;
     audit::Filter filter;
     QString error;
     if (!o.read(p, &filter, &error))

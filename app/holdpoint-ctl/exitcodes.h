@@ -33,16 +33,14 @@
 //                                      3  cut off at the end
 //                                      4  torn last record (a crash; the console's next
 //                                         start removes it)
-//                                      2  unreadable, no audit log, usage
+//                                      2  unreadable, no audit log, usage (an unknown
+//                                         option too: never 1)
 //   audit query, audit export          0  done
 //                                      2  no audit log, usage, stdout failed (export)
 //   policy check                       0  every file valid
 //                                      1  a file invalid or unreadable, with the
 //                                         console's message
 //                                      2  usage
-//
-// Unknown options of the audit subcommands are rejected by Qt's
-// QCommandLineParser::process(), which exits 1, not 2; `--help` there exits 0.
 
 namespace holdpoint::exitcode {
 

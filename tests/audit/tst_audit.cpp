@@ -104,6 +104,8 @@ private Q_SLOTS:
     void missingMiddleFileIsTampered();
     void queryFiltersNewestFirst();
     void queryThroughCtl();
+    void unknownOptionIsAUsageError_data();
+    void unknownOptionIsAUsageError();
     void exportJsonlAndCsv();
     void unawaitedRecordsShareTheNextSync();
     void unawaitedRecordGoesOnItsOwnAfterLingering();
@@ -372,6 +374,30 @@ void TestAudit::queryThroughCtl()
     r = ctl({QStringLiteral("audit"), QStringLiteral("verify"), QStringLiteral("--data-dir"), f.dataDir() + QStringLiteral("/nope")});
     QCOMPARE(r.exitCode, 2);
     QVERIFY(r.err.contains("no audit log at"));
+}
+
+void TestAudit::unknownOptionIsAUsageError_data()
+{
+    QTest::addColumn<QString>("command");
+    QTest::newRow("verify") << "verify";
+    QTest::newRow("query") << "query";
+    QTest::newRow("export") << "export";
+}
+
+void TestAudit::unknownOptionIsAUsageError()
+{
+    // 1 under `audit verify` means tampered: a mistyped option must say
+    // usage (2), never look like a finding.
+    QFETCH(QString, command);
+    LogFixture f(3);
+    QVERIFY(f.ok());
+    const CtlResult r = ctl({QStringLiteral("audit"), command, QStringLiteral("--data-dir"), f.dataDir(), QStringLiteral("--jsn")});
+    QCOMPARE(r.exitCode, 2);
+    QVERIFY2(r.err.contains("Unknown option 'jsn'"), r.err.constData());
+    QVERIFY(r.out.isEmpty());
+    const CtlResult help = ctl({QStringLiteral("audit"), command, QStringLiteral("--help")});
+    QCOMPARE(help.exitCode, 0);
+    QVERIFY(help.out.contains("--data-dir"));
 }
 
 void TestAudit::exportJsonlAndCsv()
