@@ -133,9 +133,9 @@ int main(int argc, char **argv)
     if (!core.auditOpen().problem.empty())
         std::fprintf(stderr, "holdpoint: WARNING: the audit log failed its check: %s (recorded; run `holdpoint-ctl audit verify`)\n",
                      core.auditOpen().problem.c_str());
-    if (!core.audit()->available())
+    if (!core.auditAvailable())
         std::fprintf(stderr, "holdpoint: the audit log cannot be written, so every call is refused until it can: %s\n",
-                     qPrintable(core.audit()->lastError()));
+                     qPrintable(core.auditError()));
     QObject::connect(&core, &ConsoleCore::auditAvailabilityChanged, app.get(), [](bool available, const QString &why) {
         if (available)
             std::fprintf(stderr, "holdpoint: the audit log takes writes again; calls are decided normally\n");
