@@ -241,7 +241,8 @@ bool ConsoleCore::start(QString *error)
 
     // One console per data dir: a second one would overwrite the first's
     // endpoint file and strand its agents.
-    m_lock = std::make_unique<QLockFile>(dir + QStringLiteral("/console.lock"));
+    const QString lockPath = dir + QStringLiteral("/console.lock");
+    m_lock = std::make_unique<QLockFile>(lockPath);
     if (!m_lock->tryLock(0)) {
         qint64 pid = 0;
         QString host, app;
@@ -251,6 +252,9 @@ bool ConsoleCore::start(QString *error)
         m_lock.reset();
         return false;
     }
+    // QLockFile creates it with the umask's mode, usually 0644; like every
+    // other file in the data dir it is the user's alone (it names our pid and host).
+    QFile::setPermissions(lockPath, QFileDevice::ReadOwner | QFileDevice::WriteOwner);
 
     // The log opens first: what it restores is in the queue before any
     // agent can connect. A log that cannot be written does not stop the

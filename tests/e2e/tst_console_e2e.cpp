@@ -255,7 +255,7 @@ void TestConsoleE2E::filesArePrivateAndCleanExitRemovesThem()
     const QString data = console.dataDir();
     // No group or other bits (0x077 in QFileDevice's layout) on the dir or the files.
     QCOMPARE(QFileInfo(data).permissions() & 0x077, QFileDevice::Permissions(0));
-    for (const char *name : {"endpoint.json", "reviewer.token"}) {
+    for (const char *name : {"endpoint.json", "reviewer.token", "console.lock"}) {
         const QFileInfo f(data + u'/' + QLatin1String(name));
         QVERIFY(f.exists());
         QCOMPARE(f.permissions() & 0x077, QFileDevice::Permissions(0));

@@ -113,6 +113,7 @@ void TestEndpoint::filesArePrivateAndRemovedOnStop()
     QCOMPARE(mode(data), privateDir);
     QCOMPARE(mode(data + QStringLiteral("/endpoint.json")), privateFile);
     QCOMPARE(mode(data + QStringLiteral("/reviewer.token")), privateFile);
+    QCOMPARE(mode(data + QStringLiteral("/console.lock")), privateFile);
 
     QFile f(data + QStringLiteral("/endpoint.json"));
     QVERIFY(f.open(QIODevice::ReadOnly));
