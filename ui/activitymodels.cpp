@@ -1,6 +1,7 @@
 #include "activitymodels.h"
 
 #include "engine/consolecore.h"
+#include "itemtext.h"
 #include "queuemodel.h"
 
 #include <QColor>
@@ -15,7 +16,7 @@ namespace {
 QString str(const Json &r, const char *key)
 {
     const auto it = r.find(key);
-    return it != r.end() && it->is_string() ? QueueModel::displaySafe(toQString(it->get<std::string>()), 200) : QString();
+    return it != r.end() && it->is_string() ? displaySafe(toQString(it->get<std::string>()), 200) : QString();
 }
 
 QString localTime(const std::string &iso)
@@ -402,8 +403,8 @@ void AgentsModel::refresh()
     for (const SessionInfo &s : m_core->sessions()) {
         Row r;
         r.id = toQString(s.id);
-        r.agent = QueueModel::displaySafe(toQString(s.agent.name), 80);
-        r.framework = QueueModel::displaySafe(toQString(s.agent.framework), 40);
+        r.agent = displaySafe(toQString(s.agent.name), 80);
+        r.framework = displaySafe(toQString(s.agent.framework), 40);
         r.connected = s.connections > 0;
         r.state = s.connections > 0 ? tr("connected (%n connection(s))", nullptr, s.connections)
                   : s.pending > 0   ? tr("disconnected, resumable")
@@ -413,7 +414,7 @@ void AgentsModel::refresh()
         r.turn = s.currentTurn ? toQString(*s.currentTurn) : QString();
         QStringList standing;
         for (const std::string &g : s.grants)
-            standing << QueueModel::displaySafe(toQString(g), 80);
+            standing << displaySafe(toQString(g), 80);
         r.standing = standing.join(QStringLiteral("; "));
         rows.push_back(std::move(r));
     }

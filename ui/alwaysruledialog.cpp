@@ -1,5 +1,6 @@
 #include "alwaysruledialog.h"
 
+#include "itemtext.h"
 #include "jsonhighlighter.h"
 #include "queuemodel.h"
 
@@ -53,9 +54,9 @@ AlwaysRuleDialog::AlwaysRuleDialog(const Json &rule, const QString &file, const 
         const QDateTime t = QDateTime::fromString(QString::fromStdString(r.value("ts", std::string())), Qt::ISODateWithMs);
         m_matches->addItem(QStringLiteral("%1   %2   %3   %4")
                                .arg(t.toLocalTime().toString(QStringLiteral("yyyy-MM-dd HH:mm")),
-                                    QueueModel::displaySafe(toQString(r.value("agent", std::string())), 30),
-                                    QueueModel::displaySafe(toQString(r.value("tool", std::string())), 30),
-                                    QueueModel::summarizeArgs(r.value("args", Json::object()), 100)));
+                                    displaySafe(toQString(r.value("agent", std::string())), 30),
+                                    displaySafe(toQString(r.value("tool", std::string())), 30),
+                                    summarizeArgs(r.value("args", Json::object()), 100)));
     }
     m_matches->setVisible(!matches.empty());
     layout->addWidget(m_matches, 1);

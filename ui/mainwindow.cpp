@@ -2,14 +2,17 @@
 
 #include "activitymodels.h"
 #include "alwaysruledialog.h"
-#include "audit/auditfilter.h"
 #include "common/jsondiff.h"
 #include "common/jsonparse.h"
-#include "engine/consolecore.h"
 #include "denydialog.h"
+#include "detailhtml.h"
+#include "engine/consolecore.h"
+#include "itemtext.h"
 #include "jsonhighlighter.h"
+#include "presence.h"
 #include "queuemodel.h"
 #include "queueproxy.h"
+#include "widgethelpers.h"
 
 #include <QAction>
 #include <QApplication>
@@ -21,91 +24,21 @@
 #include <QItemSelectionModel>
 #include <QLabel>
 #include <QLineEdit>
-#include <QPainter>
 #include <QPlainTextEdit>
 #include <QPushButton>
 #include <QRegularExpression>
 #include <QShortcut>
 #include <QSplitter>
 #include <QStatusBar>
-#include <QSystemTrayIcon>
 #include <QTabWidget>
 #include <QTableView>
 #include <QTextBrowser>
-#include <QTreeView>
 #include <QVBoxLayout>
 
 namespace holdpoint {
 
 using protocol::ReviewAction;
 using protocol::ReviewScope;
-
-namespace {
-
-QPushButton *makeButton(const QString &text, const QString &name, QWidget *parent)
-{
-    auto *b = new QPushButton(text, parent);
-    b->setObjectName(name);
-    b->setFocusPolicy(Qt::NoFocus); // the keyboard stays on the queue or the editor
-    return b;
-}
-
-// Letter shortcuts act only while the queue has focus, so typing in the
-// argument editor or the filter never approves or denies anything.
-QShortcut *queueShortcut(const QKeySequence &key, QWidget *view, std::function<void()> fn)
-{
-    auto *s = new QShortcut(key, view);
-    s->setContext(Qt::WidgetShortcut);
-    QObject::connect(s, &QShortcut::activated, view, std::move(fn));
-    return s;
-}
-
-QTableView *makeTable(QAbstractItemModel *model, const QString &name, QWidget *parent)
-{
-    auto *view = new QTableView(parent);
-    view->setObjectName(name);
-    view->setModel(model);
-    view->setSelectionBehavior(QAbstractItemView::SelectRows);
-    view->setEditTriggers(QAbstractItemView::NoEditTriggers);
-    view->setAlternatingRowColors(true);
-    view->setWordWrap(false);
-    view->verticalHeader()->hide();
-    view->verticalHeader()->setDefaultSectionSize(view->fontMetrics().height() + 10);
-    view->horizontalHeader()->setStretchLastSection(true);
-    return view;
-}
-
-QString html(const Json &value)
-{
-    return QueueModel::displaySafe(toQString(value.is_string() ? value.get<std::string>() : dumpJson(value)), 300)
-        .toHtmlEscaped();
-}
-
-// The application icon with the pending count on it, for the tray.
-QIcon badgeIcon(int pending)
-{
-    QPixmap pm = QIcon(QStringLiteral(":/holdpoint/icons/holdpoint.png")).pixmap(64, 64);
-    if (pm.isNull()) {
-        pm = QPixmap(64, 64);
-        pm.fill(QColor(0x2c, 0x3e, 0x50));
-    }
-    if (pending > 0) {
-        QPainter p(&pm);
-        p.setRenderHint(QPainter::Antialiasing);
-        p.setBrush(QColor(0xc0, 0x39, 0x2b));
-        p.setPen(Qt::NoPen);
-        p.drawEllipse(QRect(28, 0, 36, 36));
-        p.setPen(Qt::white);
-        QFont f = p.font();
-        f.setBold(true);
-        f.setPixelSize(pending > 99 ? 14 : 20);
-        p.setFont(f);
-        p.drawText(QRect(28, 0, 36, 36), Qt::AlignCenter, pending > 99 ? QStringLiteral("99+") : QString::number(pending));
-    }
-    return QIcon(pm);
-}
-
-} // namespace
 
 MainWindow::MainWindow(ConsoleCore *core, QWidget *parent)
     : QMainWindow(parent)
@@ -134,10 +67,14 @@ MainWindow::MainWindow(ConsoleCore *core, QWidget *parent)
     m_tabs->setObjectName(QStringLiteral("tabs"));
     m_tabs->setDocumentMode(true);
     m_tabs->addTab(buildQueueTab(), tr("&Queue"));
-    m_tabs->addTab(buildTurnsTab(), tr("&Turns"));
-    m_tabs->addTab(buildHistoryTab(), tr("Hi&story"));
-    m_tabs->addTab(buildAgentsTab(), tr("A&gents"));
-    m_tabs->addTab(buildPolicyTab(), tr("&Policy"));
+    m_turnsTab = new TurnsTab(m_tabs);
+    m_historyTab = new HistoryTab(m_core, m_tabs);
+    m_agentsTab = new AgentsTab(m_core, m_tabs);
+    m_policyTab = new PolicyTab(m_core, m_tabs);
+    m_tabs->addTab(m_turnsTab, tr("&Turns"));
+    m_tabs->addTab(m_historyTab, tr("Hi&story"));
+    m_tabs->addTab(m_agentsTab, tr("A&gents"));
+    m_tabs->addTab(m_policyTab, tr("&Policy"));
     layout->addWidget(m_tabs, 1);
     setCentralWidget(central);
     for (int i = 0; i < m_tabs->count(); ++i) {
@@ -163,14 +100,10 @@ MainWindow::MainWindow(ConsoleCore *core, QWidget *parent)
         m_policyError->setText(tr("Policy edit refused; the previous policy stays in force: %1").arg(why));
         m_policyError->setToolTip(why);
         m_policyError->setVisible(!why.isEmpty());
-        m_policyTabError->setText(why.isEmpty() ? tr("Last reload: fine.") : tr("Last reload refused: %1").arg(why));
     };
     connect(m_core, &ConsoleCore::policyReloadFailed, this, showPolicyError);
     connect(m_core, &ConsoleCore::policyReloaded, this, [this, showPolicyError] {
         showPolicyError(QString());
-        m_policyModel->refresh();
-        m_policyFiles->setText(tr("Files: %1").arg(m_core->policyFiles().isEmpty() ? tr("the built-in default")
-                                                                                    : m_core->policyFiles().join(QStringLiteral(", "))));
         statusBar()->showMessage(tr("Policy reloaded"), 5000);
     });
     if (!m_core->lastPolicyError().isEmpty())
@@ -181,31 +114,22 @@ MainWindow::MainWindow(ConsoleCore *core, QWidget *parent)
         updateTitleAndStatus();
     });
 
-    // Presence: the tray shows the count and announces escalations while
-    // the window is in the background.
-    if (QSystemTrayIcon::isSystemTrayAvailable()) {
-        m_tray = new QSystemTrayIcon(badgeIcon(0), this);
-        m_tray->setObjectName(QStringLiteral("tray"));
-        connect(m_tray, &QSystemTrayIcon::activated, this, [this] {
-            showNormal();
-            raise();
-            activateWindow();
-        });
-        m_tray->show();
-    }
+    // The tray shows the count and announces escalations while the window
+    // is in the background.
+    m_presence = new Presence(this);
 
     connect(m_core, &ConsoleCore::activity, this, [this](const Json &record) {
-        m_turns->addRecord(record);
-        m_history->addRecord(record);
+        turnsModel()->addRecord(record);
+        historyModel()->addRecord(record);
     });
     connect(m_core, &ConsoleCore::connectionsChanged, this, [this] {
         updateTitleAndStatus();
-        m_agents->refresh();
+        agentsModel()->refresh();
     });
     // The Agents view's "last activity" and the status bar stay current.
     m_refresh.setInterval(1000);
     connect(&m_refresh, &QTimer::timeout, this, [this] {
-        m_agents->refresh();
+        agentsModel()->refresh();
         updateTitleAndStatus();
     });
     m_refresh.start();
@@ -253,6 +177,7 @@ QWidget *MainWindow::buildQueueTab()
 
     auto *splitter = new QSplitter(Qt::Horizontal, page);
     m_view = makeTable(m_proxy, QStringLiteral("queueView"), splitter);
+    m_selection = std::make_unique<QueueSelection>(m_view);
     m_view->setSelectionMode(QAbstractItemView::ExtendedSelection);
     m_view->horizontalHeader()->setStretchLastSection(false);
     // Everything but the arguments fits its content; the arguments take the
@@ -398,9 +323,7 @@ QWidget *MainWindow::buildQueueTab()
             m_denyDialog->reject();
         else if (m_alwaysDialog)
             m_alwaysDialog->reject();
-        else if (m_view->selectionModel()->selectedRows().size() > 1)
-            selectRow(m_view->currentIndex().row());
-        else if (!m_filter->text().isEmpty())
+        else if (!m_selection->collapse() && !m_filter->text().isEmpty())
             m_filter->clear();
     });
     for (int i = 0; i < 4; ++i)
@@ -444,162 +367,13 @@ QWidget *MainWindow::buildQueueTab()
     return page;
 }
 
-QWidget *MainWindow::buildTurnsTab()
-{
-    auto *page = new QWidget(this);
-    auto *l = new QVBoxLayout(page);
-    l->setContentsMargins(6, 6, 6, 6);
-    auto *intro = new QLabel(tr("Each session's turns, call by call. Loop detection's findings are tinted: amber for a "
-                                "warning, orange for a blocked call, red for a halted turn."),
-                             page);
-    intro->setWordWrap(true);
-    l->addWidget(intro);
-    m_turns = new TurnsModel(this);
-    m_turnsView = new QTreeView(page);
-    m_turnsView->setObjectName(QStringLiteral("turnsView"));
-    m_turnsView->setModel(m_turns);
-    m_turnsView->setAlternatingRowColors(true);
-    m_turnsView->setUniformRowHeights(true);
-    m_turnsView->header()->setStretchLastSection(true);
-    m_turnsView->setColumnWidth(TurnsModel::Name, 300);
-    m_turnsView->setColumnWidth(TurnsModel::Tool, 140);
-    m_turnsView->setColumnWidth(TurnsModel::Outcome, 160);
-    m_turnsView->setColumnWidth(TurnsModel::DecidedBy, 180);
-    // New sessions and turns open as they arrive.
-    connect(m_turns, &QAbstractItemModel::rowsInserted, this, [this](const QModelIndex &parent, int first) {
-        if (!parent.isValid() || !parent.parent().isValid()) {
-            m_turnsView->expand(parent);
-            m_turnsView->expand(m_turns->index(first, 0, parent));
-        }
-    });
-    l->addWidget(m_turnsView, 1);
-    return page;
-}
-
-QWidget *MainWindow::buildHistoryTab()
-{
-    auto *page = new QWidget(this);
-    auto *l = new QVBoxLayout(page);
-    l->setContentsMargins(6, 6, 6, 6);
-    m_history = new HistoryModel(this);
-    m_historyProxy = new HistoryProxy(m_history, this);
-    auto *bar = new QHBoxLayout;
-    m_historyAgent = new QComboBox(page);
-    m_historyAgent->setObjectName(QStringLiteral("historyAgent"));
-    m_historyAgent->addItem(tr("All agents"));
-    m_historyTool = new QComboBox(page);
-    m_historyTool->setObjectName(QStringLiteral("historyTool"));
-    m_historyTool->addItem(tr("All tools"));
-    m_historyDecision = new QComboBox(page);
-    m_historyDecision->setObjectName(QStringLiteral("historyDecision"));
-    m_historyDecision->addItems({tr("Any decision"), QStringLiteral("allow"), QStringLiteral("modify"),
-                                 QStringLiteral("deny"), QStringLiteral("halt")});
-    m_historyDecidedBy = new QLineEdit(page);
-    m_historyDecidedBy->setObjectName(QStringLiteral("historyDecidedBy"));
-    m_historyDecidedBy->setPlaceholderText(tr("Decided by (human, timeout, guardrail:\u2026)"));
-    m_historyDecidedBy->setClearButtonEnabled(true);
-    m_historySince = new QComboBox(page);
-    m_historySince->setObjectName(QStringLiteral("historySince"));
-    m_historySince->addItems({tr("Any time"), tr("Last hour"), tr("Last 24 hours"), tr("Last 7 days")});
-    for (QWidget *w : {static_cast<QWidget *>(m_historyAgent), static_cast<QWidget *>(m_historyTool),
-                       static_cast<QWidget *>(m_historyDecision), static_cast<QWidget *>(m_historyDecidedBy),
-                       static_cast<QWidget *>(m_historySince)})
-        bar->addWidget(w, w == m_historyDecidedBy ? 1 : 0);
-    l->addLayout(bar);
-    for (QComboBox *c : {m_historyAgent, m_historyTool, m_historyDecision, m_historySince})
-        connect(c, &QComboBox::currentIndexChanged, this, &MainWindow::applyHistoryFilter);
-    connect(m_historyDecidedBy, &QLineEdit::textChanged, this, &MainWindow::applyHistoryFilter);
-    // The filters offer what the history holds.
-    connect(m_history, &QAbstractItemModel::rowsInserted, this, [this](const QModelIndex &, int first, int last) {
-        for (int row = first; row <= last; ++row) {
-            const Json &r = m_history->record(row);
-            for (auto [combo, key] : {std::pair {m_historyAgent, "agent"}, std::pair {m_historyTool, "tool"}}) {
-                const QString v = toQString(r.value(key, std::string()));
-                if (!v.isEmpty() && combo->findData(v) < 0)
-                    combo->addItem(QueueModel::displaySafe(v, 60), v);
-            }
-        }
-    });
-    auto *view = makeTable(m_historyProxy, QStringLiteral("historyView"), page);
-    view->setColumnWidth(HistoryModel::Time, 160);
-    view->setColumnWidth(HistoryModel::Decision, 130);
-    view->setColumnWidth(HistoryModel::DecidedBy, 170);
-    view->horizontalHeader()->setStretchLastSection(false);
-    view->horizontalHeader()->setSectionResizeMode(HistoryModel::Reason, QHeaderView::Stretch);
-    view->setColumnWidth(HistoryModel::Call, 200);
-    l->addWidget(view, 1);
-    auto *note = new QLabel(tr("Decided calls from the audit log and this session. Export the full log with "
-                               "`holdpoint-ctl audit export --format csv`."),
-                            page);
-    note->setTextFormat(Qt::PlainText);
-    l->addWidget(note);
-    return page;
-}
-
-QWidget *MainWindow::buildAgentsTab()
-{
-    auto *page = new QWidget(this);
-    auto *l = new QVBoxLayout(page);
-    l->setContentsMargins(6, 6, 6, 6);
-    m_agents = new AgentsModel(m_core, this);
-    auto *view = makeTable(m_agents, QStringLiteral("agentsView"), page);
-    view->setColumnWidth(AgentsModel::Agent, 160);
-    view->setColumnWidth(AgentsModel::Framework, 150);
-    view->setColumnWidth(AgentsModel::State, 220);
-    view->setColumnWidth(AgentsModel::Standing, 260);
-    l->addWidget(view, 1);
-    return page;
-}
-
-QWidget *MainWindow::buildPolicyTab()
-{
-    auto *page = new QWidget(this);
-    auto *l = new QVBoxLayout(page);
-    l->setContentsMargins(6, 6, 6, 6);
-    m_policyFiles = new QLabel(page);
-    m_policyFiles->setObjectName(QStringLiteral("policyFiles"));
-    m_policyFiles->setTextFormat(Qt::PlainText);
-    m_policyFiles->setWordWrap(true);
-    m_policyFiles->setText(tr("Files: %1").arg(m_core->policyFiles().isEmpty()
-                                                   ? tr("the built-in default")
-                                                   : m_core->policyFiles().join(QStringLiteral(", "))));
-    auto *userFile = new QLabel(tr("\u201cAlways\u201d rules go to: %1").arg(m_core->userPolicyFile()), page);
-    userFile->setTextFormat(Qt::PlainText);
-    m_policyTabError = new QLabel(page);
-    m_policyTabError->setObjectName(QStringLiteral("policyTabError"));
-    m_policyTabError->setTextFormat(Qt::PlainText);
-    m_policyTabError->setWordWrap(true);
-    m_policyTabError->setText(m_core->lastPolicyError().isEmpty()
-                                  ? tr("Last reload: fine.")
-                                  : tr("Last reload refused: %1").arg(m_core->lastPolicyError()));
-    m_policyModel = new PolicyModel(m_core, this);
-    auto *view = makeTable(m_policyModel, QStringLiteral("policyView"), page);
-    view->setColumnWidth(PolicyModel::Position, 40);
-    view->setColumnWidth(PolicyModel::Name, 200);
-    view->setColumnWidth(PolicyModel::OnFailure, 160);
-    auto *reload = new QPushButton(tr("Reload policy files"), page);
-    reload->setObjectName(QStringLiteral("reloadPolicy"));
-    reload->setEnabled(!m_core->policyFiles().isEmpty());
-    connect(reload, &QPushButton::clicked, this, [this] { m_core->reloadPolicy(); });
-    connect(m_core, &ConsoleCore::policyReloaded, reload, [this, reload] { reload->setEnabled(!m_core->policyFiles().isEmpty()); });
-    l->addWidget(m_policyFiles);
-    l->addWidget(userFile);
-    l->addWidget(m_policyTabError);
-    l->addWidget(view, 1);
-    auto *row = new QHBoxLayout;
-    row->addWidget(reload);
-    row->addStretch();
-    l->addLayout(row);
-    return page;
-}
-
 void MainWindow::loadRecentActivity()
 {
     // The views start with what the audit log remembers, so a restart does
     // not blank a turn under review.
     for (const Json &r : m_core->recentActivity(20'000)) {
-        m_turns->addRecord(r);
-        m_history->addRecord(r);
+        turnsModel()->addRecord(r);
+        historyModel()->addRecord(r);
     }
 }
 
@@ -610,46 +384,23 @@ const QueueItem *MainWindow::currentItem() const
 
 std::vector<std::string> MainWindow::selectedIds() const
 {
-    std::vector<std::string> ids;
-    const QModelIndexList rows = m_view->selectionModel()->selectedRows();
-    for (const QModelIndex &i : rows)
-        ids.push_back(i.data(QueueModel::ItemIdRole).toString().toStdString());
-    if (ids.empty() && !m_currentId.empty())
-        ids.push_back(m_currentId);
-    return ids;
+    return m_selection->selectedIds(m_currentId);
 }
 
 void MainWindow::selectRow(int row)
 {
-    if (row < 0 || row >= m_proxy->rowCount()) {
-        m_view->setCurrentIndex({});
+    if (!m_selection->selectRow(row))
         onCurrentChanged();
-        return;
-    }
-    const QModelIndex index = m_proxy->index(row, 0);
-    m_view->selectionModel()->setCurrentIndex(index, QItemSelectionModel::ClearAndSelect | QItemSelectionModel::Rows);
-    m_view->scrollTo(index);
 }
 
 void MainWindow::moveSelection(int delta, bool extend)
 {
-    const int rows = m_proxy->rowCount();
-    if (rows == 0)
-        return;
-    const int row = std::clamp(m_view->currentIndex().isValid() ? m_view->currentIndex().row() + delta : 0, 0, rows - 1);
-    if (!extend)
-        return selectRow(row);
-    // Shift+J/K: the selection grows with the cursor, for a batch decision.
-    const QModelIndex index = m_proxy->index(row, 0);
-    m_view->selectionModel()->setCurrentIndex(index, QItemSelectionModel::Select | QItemSelectionModel::Rows);
-    m_view->scrollTo(index);
+    m_selection->move(delta, extend);
 }
 
 void MainWindow::toggleSelection()
 {
-    const QModelIndex current = m_view->currentIndex();
-    if (current.isValid())
-        m_view->selectionModel()->select(current, QItemSelectionModel::Toggle | QItemSelectionModel::Rows);
+    m_selection->toggle();
 }
 
 void MainWindow::setScope(Scope scope)
@@ -726,15 +477,15 @@ void MainWindow::showDetail(const QueueItem *item)
         updateActions();
         return;
     }
-    m_title->setText(QueueModel::displaySafe(toQString(item->toolName), 80) + QStringLiteral("  \u2014  ")
-                     + QueueModel::displaySafe(toQString(item->agent.name), 60));
+    m_title->setText(displaySafe(toQString(item->toolName), 80) + QStringLiteral("  \u2014  ")
+                     + displaySafe(toQString(item->agent.name), 60));
     QStringList meta;
     if (!item->agent.framework.empty())
-        meta << tr("framework %1").arg(QueueModel::displaySafe(toQString(item->agent.framework), 40));
+        meta << tr("framework %1").arg(displaySafe(toQString(item->agent.framework), 40));
     meta << tr("session %1").arg(toQString(item->sessionId));
     if (item->turnId)
-        meta << tr("turn %1").arg(QueueModel::displaySafe(toQString(*item->turnId), 60));
-    meta << tr("call %1").arg(QueueModel::displaySafe(toQString(item->callId), 60)) << tr("item %1").arg(toQString(item->id));
+        meta << tr("turn %1").arg(displaySafe(toQString(*item->turnId), 60));
+    meta << tr("call %1").arg(displaySafe(toQString(item->callId), 60)) << tr("item %1").arg(toQString(item->id));
     meta << tr("risk %1").arg(item->risk);
     if (!item->agentConnected)
         meta << tr("AGENT DISCONNECTED");
@@ -771,55 +522,7 @@ void MainWindow::showDiff(const QueueItem *item)
         m_diff->setHtml(tr("<i>None: approving runs the agent's own arguments.</i>"));
         return;
     }
-    QStringList lines;
-    const QString who = m_editedArgs ? tr("your edits") : tr("rewritten by guardrails");
-    lines << QStringLiteral("<i>%1</i>").arg(who.toHtmlEscaped());
-    for (const ArgsChange &c : changes) {
-        const QString path = QueueModel::displaySafe(toQString(c.path), 120).toHtmlEscaped();
-        switch (c.kind) {
-        case ArgsChange::Added:
-            lines << QStringLiteral("<span style=\"color:#1e8449\">+ %1: %2</span>").arg(path, html(c.after));
-            break;
-        case ArgsChange::Removed:
-            lines << QStringLiteral("<span style=\"color:#c0392b\">\u2212 %1: %2</span>").arg(path, html(c.before));
-            break;
-        case ArgsChange::Changed:
-            lines << QStringLiteral("~ %1: <span style=\"color:#c0392b\"><s>%2</s></span> \u2192 "
-                                    "<span style=\"color:#1e8449\">%3</span>")
-                         .arg(path, html(c.before), html(c.after));
-            break;
-        }
-    }
-    m_diff->setHtml(lines.join(QStringLiteral("<br>")));
-}
-
-QString MainWindow::trailHtml(const QueueItem &item, bool revealed)
-{
-    // What each guardrail said, then the warnings and any rewrite, masked
-    // like everything else a person sees of the call.
-    auto text = [&](const Json &j) {
-        const std::string s = j.is_string() ? j.get<std::string>() : dumpJson(j);
-        return QueueModel::displaySafe(toQString(revealed ? s : maskText(s, item.redactions)), 400).toHtmlEscaped();
-    };
-    QStringList lines;
-    for (const Json &v : item.trail) {
-        const std::string action = v.value("action", std::string());
-        const char *colour = action == "deny" || action == "halt" || action == "error" ? "#c0392b"
-                             : action == "ask" || action == "warn"                    ? "#b9770e"
-                             : action == "pass"                                       ? "#7f8c8d"
-                                                                                      : "#1e8449";
-        QString line = QStringLiteral("<b>%1</b> <span style=\"color:%2\">%3</span>")
-                           .arg(text(v.value("guardrail", Json(""))), QLatin1String(colour), text(Json(action)));
-        if (!v.value("reason", std::string()).empty())
-            line += QStringLiteral(" \u2014 ") + text(v["reason"]);
-        if (!v.value("code", std::string()).empty())
-            line += QStringLiteral(" <i>(%1)</i>").arg(text(v["code"]));
-        lines << line;
-    }
-    for (const protocol::Warning &w : item.warnings)
-        lines << QStringLiteral("<span style=\"color:#b9770e\">\u26a0 %1</span> %2")
-                     .arg(text(Json(w.guardrail)), text(Json(w.message)));
-    return lines.isEmpty() ? QString() : tr("Guardrails:") + QStringLiteral("<br>") + lines.join(QStringLiteral("<br>"));
+    m_diff->setHtml(changesHtml(changes, m_editedArgs ? tr("your edits") : tr("rewritten by guardrails")));
 }
 
 void MainWindow::onArgsEdited()
@@ -965,7 +668,7 @@ void MainWindow::deny()
     if (ids.empty() || !item || dialogOpen())
         return;
     const QString what = ids.size() > 1 ? tr("%n calls", nullptr, int(ids.size()))
-                                        : QueueModel::displaySafe(toQString(item->toolName), 80);
+                                        : displaySafe(toQString(item->toolName), 80);
     auto *dialog = new DenyDialog(what, m_recentReasons, this);
     dialog->setAttribute(Qt::WA_DeleteOnClose);
     m_denyDialog = dialog;
@@ -1045,17 +748,12 @@ void MainWindow::focusFilter()
 
 void MainWindow::notifyEscalated(int firstRow, int lastRow)
 {
-    if (isActiveWindow())
-        return;
-    QApplication::alert(this);
-    if (!m_tray || !m_tray->isVisible())
-        return;
     const int n = lastRow - firstRow + 1;
     const QModelIndex first = m_proxy->index(firstRow, 0);
     const QString who = first.siblingAtColumn(QueueModel::Agent).data().toString();
     const QString tool = first.siblingAtColumn(QueueModel::Tool).data().toString();
-    m_tray->showMessage(n == 1 ? tr("%1 wants to run %2").arg(who, tool) : tr("%n calls need a person", nullptr, n),
-                        first.siblingAtColumn(QueueModel::Reason).data().toString(), QSystemTrayIcon::Warning, 8000);
+    m_presence->announce(n == 1 ? tr("%1 wants to run %2").arg(who, tool) : tr("%n calls need a person", nullptr, n),
+                         first.siblingAtColumn(QueueModel::Reason).data().toString());
 }
 
 void MainWindow::updateAuditBanner()
@@ -1066,22 +764,6 @@ void MainWindow::updateAuditBanner()
         m_auditBanner->setText(tr("The audit log cannot be written: %1. Every call is refused until it can; Holdpoint "
                                   "keeps trying every second.")
                                    .arg(m_core->auditError()));
-}
-
-void MainWindow::applyHistoryFilter()
-{
-    audit::Filter f;
-    if (m_historyAgent->currentIndex() > 0)
-        f.agent = m_historyAgent->currentData().toString().toStdString();
-    if (m_historyTool->currentIndex() > 0)
-        f.tool = m_historyTool->currentData().toString().toStdString();
-    if (m_historyDecision->currentIndex() > 0)
-        f.decision = m_historyDecision->currentText().toStdString();
-    f.decidedBy = m_historyDecidedBy->text().trimmed().toStdString();
-    static const char *const ages[] = {"", "1h", "24h", "7d"};
-    if (m_historySince->currentIndex() > 0)
-        f.since = audit::parseTimeBound(ages[m_historySince->currentIndex()], m_core->clock()->now()).value_or(std::string());
-    m_historyProxy->setFilter(f);
 }
 
 void MainWindow::updateTitleAndStatus()
@@ -1095,10 +777,7 @@ void MainWindow::updateTitleAndStatus()
     status += m_core->auditAvailable() ? tr("   \u00b7   audit log: recording (%1 records)").arg(m_core->auditRecords())
                                  : tr("   \u00b7   audit log: CANNOT WRITE, refusing every call");
     m_statusLabel->setText(status);
-    if (m_tray) {
-        m_tray->setIcon(badgeIcon(pending));
-        m_tray->setToolTip(pending > 0 ? tr("Holdpoint: %n call(s) waiting", nullptr, pending) : tr("Holdpoint: queue clear"));
-    }
+    m_presence->setPending(pending);
 }
 
 } // namespace holdpoint

@@ -1,14 +1,17 @@
 #pragma once
 
+#include "activitytabs.h"
 #include "alwaysruledialog.h"
 #include "common/json.h"
 #include "denydialog.h"
 #include "protocol/protocol.h"
+#include "queueselection.h"
 
 #include <QMainWindow>
 #include <QPointer>
 #include <QTimer>
 
+#include <memory>
 #include <optional>
 #include <vector>
 
@@ -18,11 +21,9 @@ class QLabel;
 class QLineEdit;
 class QPlainTextEdit;
 class QPushButton;
-class QSystemTrayIcon;
 class QTabWidget;
 class QTableView;
 class QTextBrowser;
-class QTreeView;
 QT_END_NAMESPACE
 
 namespace holdpoint {
@@ -32,6 +33,7 @@ class ConsoleCore;
 class HistoryModel;
 class HistoryProxy;
 class PolicyModel;
+class Presence;
 class QueueModel;
 class QueueProxy;
 class TurnsModel;
@@ -56,11 +58,11 @@ public:
     DenyDialog *denyDialog() const { return m_denyDialog; }
     AlwaysRuleDialog *alwaysDialog() const { return m_alwaysDialog; }
     QTabWidget *tabs() const { return m_tabs; }
-    TurnsModel *turnsModel() const { return m_turns; }
-    HistoryModel *historyModel() const { return m_history; }
-    HistoryProxy *historyProxy() const { return m_historyProxy; }
-    AgentsModel *agentsModel() const { return m_agents; }
-    PolicyModel *policyModel() const { return m_policyModel; }
+    TurnsModel *turnsModel() const { return m_turnsTab->model(); }
+    HistoryModel *historyModel() const { return m_historyTab->model(); }
+    HistoryProxy *historyProxy() const { return m_historyTab->proxy(); }
+    AgentsModel *agentsModel() const { return m_agentsTab->model(); }
+    PolicyModel *policyModel() const { return m_policyTab->model(); }
 
     void approve();
     void approveWithEdits();
@@ -92,15 +94,9 @@ private:
     void showDiff(const QueueItem *item);
     void updateActions();
     void notifyEscalated(int firstRow, int lastRow);
-    void applyHistoryFilter();
     void loadRecentActivity();
     Json shown(const QueueItem &item, const Json &value) const;
-    static QString trailHtml(const QueueItem &item, bool revealed);
     QWidget *buildQueueTab();
-    QWidget *buildTurnsTab();
-    QWidget *buildHistoryTab();
-    QWidget *buildAgentsTab();
-    QWidget *buildPolicyTab();
 
     ConsoleCore *m_core;
     QueueModel *m_model;
@@ -127,24 +123,17 @@ private:
     QPushButton *m_denyButton = nullptr;
     QPushButton *m_haltButton = nullptr;
 
+    std::unique_ptr<QueueSelection> m_selection;
+
     // Other views.
-    TurnsModel *m_turns = nullptr;
-    QTreeView *m_turnsView = nullptr;
-    HistoryModel *m_history = nullptr;
-    HistoryProxy *m_historyProxy = nullptr;
-    QComboBox *m_historyAgent = nullptr;
-    QComboBox *m_historyTool = nullptr;
-    QComboBox *m_historyDecision = nullptr;
-    QLineEdit *m_historyDecidedBy = nullptr;
-    QComboBox *m_historySince = nullptr;
-    AgentsModel *m_agents = nullptr;
-    PolicyModel *m_policyModel = nullptr;
-    QLabel *m_policyFiles = nullptr;
-    QLabel *m_policyTabError = nullptr;
+    TurnsTab *m_turnsTab = nullptr;
+    HistoryTab *m_historyTab = nullptr;
+    AgentsTab *m_agentsTab = nullptr;
+    PolicyTab *m_policyTab = nullptr;
 
     QLabel *m_statusLabel = nullptr;
     QLabel *m_policyError = nullptr;
-    QSystemTrayIcon *m_tray = nullptr;
+    Presence *m_presence = nullptr;
     QTimer m_refresh;
     QPointer<DenyDialog> m_denyDialog;
     QPointer<AlwaysRuleDialog> m_alwaysDialog;

@@ -30,11 +30,6 @@ public:
     QVariant headerData(int section, Qt::Orientation orientation, int role = Qt::DisplayRole) const override;
 
     const QueueItem *itemAt(int row) const;
-    static QString summarizeArgs(const Json &args, int maxChars = 120);
-    static QString formatDuration(TimeMs ms);
-    // Truncates with an ellipsis, shows newlines as ↵ and escapes control
-    // and format characters, so no value can forge how a row looks.
-    static QString displaySafe(const QString &text, int maxChars);
 
 private:
     void tick();

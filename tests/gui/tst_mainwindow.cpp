@@ -5,6 +5,7 @@
 #include "engine/consolecore.h"
 #include "policy/policy.h"
 #include "denydialog.h"
+#include "itemtext.h"
 #include "mainwindow.h"
 #include "queuemodel.h"
 #include "windowharness.h"
@@ -288,10 +289,10 @@ void TestMainWindow::titleShowsPendingCount()
 
 void TestMainWindow::controlCharactersAreEscapedForDisplay()
 {
-    QCOMPARE(QueueModel::displaySafe(QStringLiteral("rm\u001b[2J -rf\n/"), 100), QStringLiteral("rm\\u001b[2J -rf\u21b5/"));
-    QCOMPARE(QueueModel::displaySafe(QStringLiteral("a\u202eb"), 100), QStringLiteral("a\\u202eb")); // RTL override
-    QCOMPARE(QueueModel::displaySafe(QStringLiteral("abcdef"), 3), QStringLiteral("abc\u2026"));
-    QCOMPARE(QueueModel::summarizeArgs(Json {{"cmd", "ls"}, {"n", 2}}), QStringLiteral("cmd=ls  n=2"));
+    QCOMPARE(displaySafe(QStringLiteral("rm\u001b[2J -rf\n/"), 100), QStringLiteral("rm\\u001b[2J -rf\u21b5/"));
+    QCOMPARE(displaySafe(QStringLiteral("a\u202eb"), 100), QStringLiteral("a\\u202eb")); // RTL override
+    QCOMPARE(displaySafe(QStringLiteral("abcdef"), 3), QStringLiteral("abc\u2026"));
+    QCOMPARE(summarizeArgs(Json {{"cmd", "ls"}, {"n", 2}}), QStringLiteral("cmd=ls  n=2"));
 }
 
 void TestMainWindow::refusedPolicyEditIsShownUntilAGoodOne()

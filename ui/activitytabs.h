@@ -1,0 +1,88 @@
+#pragma once
+
+// The window's views besides the queue: Turns, History, Agents and Policy,
+// each a panel that owns its model and its widgets.
+
+#include <QWidget>
+
+QT_BEGIN_NAMESPACE
+class QComboBox;
+class QLabel;
+class QLineEdit;
+class QTreeView;
+QT_END_NAMESPACE
+
+namespace holdpoint {
+
+class AgentsModel;
+class ConsoleCore;
+class HistoryModel;
+class HistoryProxy;
+class PolicyModel;
+class TurnsModel;
+
+// Each session's turns as timelines; new sessions and turns open as they arrive.
+class TurnsTab final : public QWidget
+{
+    Q_OBJECT
+public:
+    explicit TurnsTab(QWidget *parent = nullptr);
+    TurnsModel *model() const { return m_model; }
+
+private:
+    TurnsModel *m_model;
+    QTreeView *m_view;
+};
+
+// Decided calls, filtered with the predicate of `holdpoint-ctl audit query`.
+class HistoryTab final : public QWidget
+{
+    Q_OBJECT
+public:
+    explicit HistoryTab(ConsoleCore *core, QWidget *parent = nullptr);
+    HistoryModel *model() const { return m_model; }
+    HistoryProxy *proxy() const { return m_proxy; }
+
+private:
+    void applyFilter();
+
+    ConsoleCore *m_core;
+    HistoryModel *m_model;
+    HistoryProxy *m_proxy;
+    QComboBox *m_agent;
+    QComboBox *m_tool;
+    QComboBox *m_decision;
+    QLineEdit *m_decidedBy;
+    QComboBox *m_since;
+};
+
+class AgentsTab final : public QWidget
+{
+    Q_OBJECT
+public:
+    explicit AgentsTab(ConsoleCore *core, QWidget *parent = nullptr);
+    AgentsModel *model() const { return m_model; }
+
+private:
+    AgentsModel *m_model;
+};
+
+// The guardrails in force, the files they came from, and the last reload.
+class PolicyTab final : public QWidget
+{
+    Q_OBJECT
+public:
+    explicit PolicyTab(ConsoleCore *core, QWidget *parent = nullptr);
+    PolicyModel *model() const { return m_model; }
+
+private:
+    void showFiles();
+    void showReloadError(const QString &why);
+
+    ConsoleCore *m_core;
+    PolicyModel *m_model;
+    QLabel *m_files;
+    QLabel *m_error;
+};
+
+} // namespace holdpoint

@@ -1,0 +1,74 @@
+#include "detailhtml.h"
+
+#include "itemtext.h"
+
+#include <QCoreApplication>
+#include <QStringList>
+
+namespace holdpoint {
+
+namespace {
+
+QString tr(const char *text)
+{
+    return QCoreApplication::translate("holdpoint::MainWindow", text);
+}
+
+QString valueHtml(const Json &value)
+{
+    return displaySafe(toQString(value.is_string() ? value.get<std::string>() : dumpJson(value)), 300).toHtmlEscaped();
+}
+
+} // namespace
+
+QString trailHtml(const QueueItem &item, bool revealed)
+{
+    auto text = [&](const Json &j) {
+        const std::string s = j.is_string() ? j.get<std::string>() : dumpJson(j);
+        return displaySafe(toQString(revealed ? s : maskText(s, item.redactions)), 400).toHtmlEscaped();
+    };
+    QStringList lines;
+    for (const Json &v : item.trail) {
+        const std::string action = v.value("action", std::string());
+        const char *colour = action == "deny" || action == "halt" || action == "error" ? "#c0392b"
+                             : action == "ask" || action == "warn"                    ? "#b9770e"
+                             : action == "pass"                                       ? "#7f8c8d"
+                                                                                      : "#1e8449";
+        QString line = QStringLiteral("<b>%1</b> <span style=\"color:%2\">%3</span>")
+                           .arg(text(v.value("guardrail", Json(""))), QLatin1String(colour), text(Json(action)));
+        if (!v.value("reason", std::string()).empty())
+            line += QStringLiteral(" \u2014 ") + text(v["reason"]);
+        if (!v.value("code", std::string()).empty())
+            line += QStringLiteral(" <i>(%1)</i>").arg(text(v["code"]));
+        lines << line;
+    }
+    for (const protocol::Warning &w : item.warnings)
+        lines << QStringLiteral("<span style=\"color:#b9770e\">\u26a0 %1</span> %2")
+                     .arg(text(Json(w.guardrail)), text(Json(w.message)));
+    return lines.isEmpty() ? QString() : tr("Guardrails:") + QStringLiteral("<br>") + lines.join(QStringLiteral("<br>"));
+}
+
+QString changesHtml(const std::vector<ArgsChange> &changes, const QString &whose)
+{
+    QStringList lines;
+    lines << QStringLiteral("<i>%1</i>").arg(whose.toHtmlEscaped());
+    for (const ArgsChange &c : changes) {
+        const QString path = displaySafe(toQString(c.path), 120).toHtmlEscaped();
+        switch (c.kind) {
+        case ArgsChange::Added:
+            lines << QStringLiteral("<span style=\"color:#1e8449\">+ %1: %2</span>").arg(path, valueHtml(c.after));
+            break;
+        case ArgsChange::Removed:
+            lines << QStringLiteral("<span style=\"color:#c0392b\">\u2212 %1: %2</span>").arg(path, valueHtml(c.before));
+            break;
+        case ArgsChange::Changed:
+            lines << QStringLiteral("~ %1: <span style=\"color:#c0392b\"><s>%2</s></span> \u2192 "
+                                    "<span style=\"color:#1e8449\">%3</span>")
+                         .arg(path, valueHtml(c.before), valueHtml(c.after));
+            break;
+        }
+    }
+    return lines.join(QStringLiteral("<br>"));
+}
+
+} // namespace holdpoint

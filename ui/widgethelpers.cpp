@@ -1,0 +1,65 @@
+#include "widgethelpers.h"
+
+#include <QHeaderView>
+#include <QPainter>
+#include <QPushButton>
+#include <QShortcut>
+#include <QTableView>
+
+namespace holdpoint {
+
+QPushButton *makeButton(const QString &text, const QString &name, QWidget *parent)
+{
+    auto *b = new QPushButton(text, parent);
+    b->setObjectName(name);
+    b->setFocusPolicy(Qt::NoFocus);
+    return b;
+}
+
+QShortcut *queueShortcut(const QKeySequence &key, QWidget *view, std::function<void()> fn)
+{
+    auto *s = new QShortcut(key, view);
+    s->setContext(Qt::WidgetShortcut);
+    QObject::connect(s, &QShortcut::activated, view, std::move(fn));
+    return s;
+}
+
+QTableView *makeTable(QAbstractItemModel *model, const QString &name, QWidget *parent)
+{
+    auto *view = new QTableView(parent);
+    view->setObjectName(name);
+    view->setModel(model);
+    view->setSelectionBehavior(QAbstractItemView::SelectRows);
+    view->setEditTriggers(QAbstractItemView::NoEditTriggers);
+    view->setAlternatingRowColors(true);
+    view->setWordWrap(false);
+    view->verticalHeader()->hide();
+    view->verticalHeader()->setDefaultSectionSize(view->fontMetrics().height() + 10);
+    view->horizontalHeader()->setStretchLastSection(true);
+    return view;
+}
+
+QIcon badgeIcon(int pending)
+{
+    QPixmap pm = QIcon(QStringLiteral(":/holdpoint/icons/holdpoint.png")).pixmap(64, 64);
+    if (pm.isNull()) {
+        pm = QPixmap(64, 64);
+        pm.fill(QColor(0x2c, 0x3e, 0x50));
+    }
+    if (pending > 0) {
+        QPainter p(&pm);
+        p.setRenderHint(QPainter::Antialiasing);
+        p.setBrush(QColor(0xc0, 0x39, 0x2b));
+        p.setPen(Qt::NoPen);
+        p.drawEllipse(QRect(28, 0, 36, 36));
+        p.setPen(Qt::white);
+        QFont f = p.font();
+        f.setBold(true);
+        f.setPixelSize(pending > 99 ? 14 : 20);
+        p.setFont(f);
+        p.drawText(QRect(28, 0, 36, 36), Qt::AlignCenter, pending > 99 ? QStringLiteral("99+") : QString::number(pending));
+    }
+    return QIcon(pm);
+}
+
+} // namespace holdpoint

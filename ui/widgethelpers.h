@@ -1,0 +1,34 @@
+#pragma once
+
+// Small builders every panel of the window uses, so buttons, tables and
+// queue shortcuts behave the same everywhere.
+
+#include <QIcon>
+#include <QKeySequence>
+
+#include <functional>
+
+QT_BEGIN_NAMESPACE
+class QAbstractItemModel;
+class QPushButton;
+class QShortcut;
+class QTableView;
+class QWidget;
+QT_END_NAMESPACE
+
+namespace holdpoint {
+
+// A button the keyboard never lands on: focus stays on the queue or the editor.
+QPushButton *makeButton(const QString &text, const QString &name, QWidget *parent);
+
+// A read-only table of whole rows, as every view of the window shows.
+QTableView *makeTable(QAbstractItemModel *model, const QString &name, QWidget *parent);
+
+// A shortcut that acts only while `view` has focus, so typing in the
+// argument editor or a filter never approves or denies anything.
+QShortcut *queueShortcut(const QKeySequence &key, QWidget *view, std::function<void()> fn);
+
+// The application icon with the pending count on it, for the tray.
+QIcon badgeIcon(int pending);
+
+} // namespace holdpoint
