@@ -3,7 +3,12 @@
 #include "itemtext.h"
 
 #include <QCoreApplication>
+#include <QRegularExpression>
 #include <QStringList>
+#include <QTextBlock>
+#include <QTextCursor>
+
+#include <map>
 
 namespace holdpoint {
 
@@ -69,6 +74,40 @@ QString changesHtml(const std::vector<ArgsChange> &changes, const QString &whose
         }
     }
     return lines.join(QStringLiteral("<br>"));
+}
+
+QString batchSummary(const std::vector<const QueueItem *> &items)
+{
+    std::map<QString, int> agents;
+    std::map<QString, int> tools;
+    for (const QueueItem *item : items) {
+        ++agents[displaySafe(toQString(item->agent.name), 40)];
+        ++tools[displaySafe(toQString(item->toolName), 40)];
+    }
+    auto counted = [](const std::map<QString, int> &m) {
+        QStringList parts;
+        for (const auto &[name, n] : m)
+            parts << QStringLiteral("%1 \u00d7%2").arg(name).arg(n);
+        return parts.join(QStringLiteral(", "));
+    };
+    return tr("agents: %1  \u00b7  tools: %2").arg(counted(agents), counted(tools));
+}
+
+QList<QTextEdit::ExtraSelection> parseErrorMarks(QTextDocument *document, const QString &parseError)
+{
+    static const QRegularExpression where(QStringLiteral("line (\\d+), column (\\d+)"));
+    const auto m = where.match(parseError);
+    if (!m.hasMatch())
+        return {};
+    QTextCursor c(document->findBlockByNumber(m.captured(1).toInt() - 1));
+    c.movePosition(QTextCursor::Right, QTextCursor::MoveAnchor, std::max(0, m.captured(2).toInt() - 1));
+    c.movePosition(QTextCursor::Right, QTextCursor::KeepAnchor);
+    QTextEdit::ExtraSelection mark;
+    mark.cursor = c;
+    mark.format.setUnderlineStyle(QTextCharFormat::WaveUnderline);
+    mark.format.setUnderlineColor(QColor(0xc0, 0x39, 0x2b));
+    mark.format.setBackground(QColor(0xc0, 0x39, 0x2b, 60));
+    return {mark};
 }
 
 } // namespace holdpoint

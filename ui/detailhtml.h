@@ -7,7 +7,9 @@
 #include "common/jsondiff.h"
 #include "queue/queueitem.h"
 
+#include <QList>
 #include <QString>
+#include <QTextEdit>
 
 #include <vector>
 
@@ -18,5 +20,12 @@ QString trailHtml(const QueueItem &item, bool revealed);
 
 // The changes under a heading that says whose they are.
 QString changesHtml(const std::vector<ArgsChange> &changes, const QString &whose);
+
+// What a multiple selection holds: "agents: a ×3, b ×1 · tools: bash ×4".
+QString batchSummary(const std::vector<const QueueItem *> &items);
+
+// A wavy underline where the JSON parser stopped, from its message's
+// "line L, column C" (common/jsonparse.h).
+QList<QTextEdit::ExtraSelection> parseErrorMarks(QTextDocument *document, const QString &parseError);
 
 } // namespace holdpoint

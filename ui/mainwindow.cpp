@@ -26,7 +26,6 @@
 #include <QLineEdit>
 #include <QPlainTextEdit>
 #include <QPushButton>
-#include <QRegularExpression>
 #include <QShortcut>
 #include <QSplitter>
 #include <QStatusBar>
@@ -176,30 +175,10 @@ QWidget *MainWindow::buildQueueTab()
     outer->addLayout(bar);
 
     auto *splitter = new QSplitter(Qt::Horizontal, page);
-    m_view = makeTable(m_proxy, QStringLiteral("queueView"), splitter);
+    m_view = new QueueView(splitter);
+    setUpTable(m_view, m_proxy, QStringLiteral("queueView"));
     m_selection = std::make_unique<QueueSelection>(m_view);
-    m_view->setSelectionMode(QAbstractItemView::ExtendedSelection);
-    m_view->horizontalHeader()->setStretchLastSection(false);
-    // Everything but the arguments fits its content; the arguments take the
-    // rest, so no column hides behind a horizontal scroll bar.
-    QHeaderView *header = m_view->horizontalHeader();
-    header->setMinimumSectionSize(48);
-    for (int c = 0; c < QueueModel::ColumnCount; ++c)
-        header->setSectionResizeMode(c, QHeaderView::Interactive);
-    header->setSectionResizeMode(QueueModel::Arguments, QHeaderView::Stretch);
-    const QFontMetrics fm = m_view->fontMetrics();
-    const int em = fm.horizontalAdvance(u'M');
-    auto fit = [&](int column, const QString &widest) {
-        const QString title = m_model->headerData(column, Qt::Horizontal).toString();
-        m_view->setColumnWidth(column, std::max(fm.horizontalAdvance(title), fm.horizontalAdvance(widest)) + em * 2);
-    };
-    fit(QueueModel::Waiting, QStringLiteral("88m 88s"));
-    fit(QueueModel::TimeLeft, QStringLiteral("88m 88s"));
-    m_view->setColumnWidth(QueueModel::Agent, 9 * em);
-    m_view->setColumnWidth(QueueModel::Tool, 8 * em);
-    m_view->setColumnWidth(QueueModel::Reason, 15 * em);
-    m_view->setColumnWidth(QueueModel::Warnings, 8 * em);
-    m_view->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
+    m_view->setUpColumns();
 
     auto *detail = new QWidget(splitter);
     auto *d = new QVBoxLayout(detail);
@@ -290,7 +269,7 @@ QWidget *MainWindow::buildQueueTab()
     connect(m_revealButton, &QPushButton::toggled, this, &MainWindow::setSecretsRevealed);
     connect(m_argsEditor, &QPlainTextEdit::textChanged, this, &MainWindow::onArgsEdited);
     connect(m_view->selectionModel(), &QItemSelectionModel::currentRowChanged, this, &MainWindow::onCurrentChanged);
-    connect(m_view->selectionModel(), &QItemSelectionModel::selectionChanged, this, &MainWindow::updateActions);
+    connect(m_view->selectionModel(), &QItemSelectionModel::selectionChanged, this, &MainWindow::onSelectionChanged);
     connect(m_filter, &QLineEdit::textChanged, this, [this](const QString &text) {
         m_proxy->setFilterText(text);
         if (!m_view->currentIndex().isValid())
@@ -315,6 +294,8 @@ QWidget *MainWindow::buildQueueTab()
     queueShortcut(QKeySequence(Qt::SHIFT | Qt::Key_J), m_view, [this] { moveSelection(1, true); });
     queueShortcut(QKeySequence(Qt::SHIFT | Qt::Key_K), m_view, [this] { moveSelection(-1, true); });
     queueShortcut(QKeySequence(Qt::Key_X), m_view, [this] { toggleSelection(); });
+    queueShortcut(QKeySequence(Qt::Key_G), m_view, [this] { selectRow(0); });
+    queueShortcut(QKeySequence(Qt::SHIFT | Qt::Key_G), m_view, [this] { selectRow(m_proxy->rowCount() - 1); });
     queueShortcut(QKeySequence(Qt::Key_R), m_view, [this] { m_revealButton->toggle(); });
     queueShortcut(QKeySequence(Qt::Key_Slash), m_view, [this] { focusFilter(); });
     queueShortcut(QKeySequence(Qt::Key_Escape), m_view, [this] {
@@ -457,6 +438,7 @@ void MainWindow::setSecretsRevealed(bool revealed)
 
 void MainWindow::showDetail(const QueueItem *item)
 {
+    m_batchShown = false;
     const bool has = item != nullptr;
     m_argsEditor->setEnabled(has);
     m_revealButton->setVisible(has && !item->redactions.empty());
@@ -507,6 +489,8 @@ void MainWindow::showDetail(const QueueItem *item)
         m_argsEditor->setPlainText(toQString(dumpJson(shown(*item, item->proposedArgs.value_or(item->args)), 2)));
     }
     onArgsEdited();
+    if (m_view->selectionModel()->selectedRows().size() > 1)
+        showBatch(selectedIds());
 }
 
 void MainWindow::showDiff(const QueueItem *item)
@@ -540,19 +524,7 @@ void MainWindow::onArgsEdited()
     std::string why;
     if (!parseStrictJson(text, protocol::MaxDepth, &parsed, &why)) {
         m_argsStatus->setText(tr("\u2716 Invalid JSON: %1").arg(toQString(why)));
-        // Underline where the parser stopped.
-        static const QRegularExpression where(QStringLiteral("line (\\d+), column (\\d+)"));
-        if (const auto m = where.match(toQString(why)); m.hasMatch()) {
-            QTextCursor c(m_argsEditor->document()->findBlockByNumber(m.captured(1).toInt() - 1));
-            c.movePosition(QTextCursor::Right, QTextCursor::MoveAnchor, std::max(0, m.captured(2).toInt() - 1));
-            c.movePosition(QTextCursor::Right, QTextCursor::KeepAnchor);
-            QTextEdit::ExtraSelection mark;
-            mark.cursor = c;
-            mark.format.setUnderlineStyle(QTextCharFormat::WaveUnderline);
-            mark.format.setUnderlineColor(QColor(0xc0, 0x39, 0x2b));
-            mark.format.setBackground(QColor(0xc0, 0x39, 0x2b, 60));
-            marks << mark;
-        }
+        marks = parseErrorMarks(m_argsEditor->document(), toQString(why));
     } else if (!parsed.is_object()) {
         m_argsStatus->setText(tr("\u2716 Arguments must be a JSON object, not %1").arg(QLatin1String(parsed.type_name())));
     } else if (parsed == shown(*item, item->proposedArgs.value_or(item->args))) {
@@ -564,6 +536,29 @@ void MainWindow::onArgsEdited()
     m_argsEditor->setExtraSelections(marks);
     showDiff(item);
     updateActions();
+}
+
+void MainWindow::onSelectionChanged()
+{
+    updateActions();
+    const std::vector<std::string> ids = selectedIds();
+    if (ids.size() > 1)
+        showBatch(ids);
+    else if (m_batchShown)
+        showDetail(currentItem());
+}
+
+void MainWindow::showBatch(const std::vector<std::string> &ids)
+{
+    // What a batch decision would reach, before the key is pressed.
+    std::vector<const QueueItem *> items;
+    for (const std::string &id : ids)
+        if (const QueueItem *item = m_core->queue()->find(id))
+            items.push_back(item);
+    m_batchShown = true;
+    m_title->setText(tr("%n calls selected", nullptr, int(ids.size())));
+    m_meta->setText(batchSummary(items));
+    m_reason->setText(tr("A, D and H decide all of them; a move without Shift selects one call again."));
 }
 
 void MainWindow::updateActions()
@@ -603,12 +598,21 @@ bool MainWindow::decide(const std::string &id, ReviewAction action, const QStrin
     return true;
 }
 
-void MainWindow::afterDecision(int row)
+void MainWindow::afterDecision(const DecisionAnchor &anchor)
 {
     // A scope never lingers into the next decision.
     setScope(Scope::Call);
-    selectRow(std::min(row, m_proxy->rowCount() - 1));
-    m_view->setFocus();
+    if (!m_selection->settle(anchor))
+        onCurrentChanged();
+    focusQueue();
+}
+
+void MainWindow::focusQueue()
+{
+    // Without a window manager nobody gives the window back its activation
+    // when a dialog closes, and focus set on an inactive window waits for it.
+    activateWindow();
+    m_view->setFocus(Qt::OtherFocusReason);
 }
 
 bool MainWindow::dialogOpen() const
@@ -622,13 +626,13 @@ void MainWindow::approve()
     const std::vector<std::string> ids = selectedIds();
     if (ids.empty() || !m_core->auditAvailable() || dialogOpen())
         return;
-    const int row = m_view->currentIndex().row();
+    const DecisionAnchor anchor = m_selection->anchorAround(ids);
     if (ids.size() > 1) {
         int done = 0;
         for (const std::string &id : ids)
             done += decide(id, ReviewAction::Approve, {}, std::nullopt) ? 1 : 0;
         statusBar()->showMessage(tr("Approved %1 of %2 calls").arg(done).arg(ids.size()), 6000);
-        return afterDecision(row);
+        return afterDecision(anchor);
     }
     switch (scope()) {
     case Scope::Always: return decideAlways(true, {});
@@ -636,16 +640,16 @@ void MainWindow::approve()
     case Scope::Session: decide(ids.front(), ReviewAction::Approve, {}, std::nullopt, ReviewScope::Session); break;
     case Scope::Call: decide(ids.front(), ReviewAction::Approve, {}, std::nullopt); break;
     }
-    afterDecision(row);
+    afterDecision(anchor);
 }
 
 void MainWindow::approveWithEdits()
 {
     if (!m_editedArgs || !m_core->auditAvailable() || dialogOpen())
         return;
-    const int row = m_view->currentIndex().row();
+    const DecisionAnchor anchor = m_selection->anchorAround({m_currentId});
     decide(m_currentId, ReviewAction::Edit, {}, m_editedArgs);
-    afterDecision(row);
+    afterDecision(anchor);
 }
 
 void MainWindow::halt()
@@ -653,12 +657,12 @@ void MainWindow::halt()
     if (dialogOpen())
         return;
     const std::vector<std::string> ids = selectedIds();
-    const int row = m_view->currentIndex().row();
+    const DecisionAnchor anchor = m_selection->anchorAround(ids);
     for (const std::string &id : ids)
         decide(id, ReviewAction::Halt, tr("turn halted by %1").arg(toQString(m_core->reviewerName())),
                std::nullopt);
     if (!ids.empty())
-        afterDecision(row);
+        afterDecision(anchor);
 }
 
 void MainWindow::deny()
@@ -685,7 +689,7 @@ void MainWindow::deny()
             m_currentId = ids.front();
             return decideAlways(false, reason);
         }
-        const int row = m_view->currentIndex().row();
+        const DecisionAnchor anchor = m_selection->anchorAround(ids);
         // Items may have timed out meanwhile; decide() then says so.
         const ReviewScope s = chosen == Scope::Turn ? ReviewScope::Turn : chosen == Scope::Session ? ReviewScope::Session : ReviewScope::Call;
         int done = 0;
@@ -693,9 +697,9 @@ void MainWindow::deny()
             done += decide(id, ReviewAction::Deny, reason, std::nullopt, s) ? 1 : 0;
         if (ids.size() > 1)
             statusBar()->showMessage(tr("Denied %1 of %2 calls").arg(done).arg(ids.size()), 6000);
-        afterDecision(row);
+        afterDecision(anchor);
     });
-    connect(dialog, &QDialog::finished, this, [this] { m_view->setFocus(); });
+    connect(dialog, &QDialog::finished, this, &MainWindow::focusQueue);
     dialog->open();
 }
 
@@ -717,12 +721,12 @@ void MainWindow::decideAlways(bool allow, const QString &reason)
             statusBar()->showMessage(tr("The rule was not added: %1").arg(error), 10000);
             return;
         }
-        const int row = m_view->currentIndex().row();
+        const DecisionAnchor anchor = m_selection->anchorAround({id});
         decide(id, allow ? ReviewAction::Approve : ReviewAction::Deny, reason, std::nullopt);
         statusBar()->showMessage(tr("Rule added to %1").arg(m_core->userPolicyFile()), 6000);
-        afterDecision(row);
+        afterDecision(anchor);
     });
-    connect(dialog, &QDialog::finished, this, [this] { m_view->setFocus(); });
+    connect(dialog, &QDialog::finished, this, &MainWindow::focusQueue);
     dialog->open();
 }
 
@@ -737,7 +741,7 @@ void MainWindow::backToQueue()
 {
     if (!m_view->currentIndex().isValid())
         selectRow(0);
-    m_view->setFocus();
+    focusQueue();
 }
 
 void MainWindow::focusFilter()

@@ -86,7 +86,10 @@ private:
     bool decide(const std::string &id, protocol::ReviewAction action, const QString &reason,
                 const std::optional<Json> &args, protocol::ReviewScope scope = protocol::ReviewScope::Call);
     void decideAlways(bool allow, const QString &reason);
-    void afterDecision(int row);
+    void afterDecision(const DecisionAnchor &anchor);
+    void focusQueue();
+    void onSelectionChanged();
+    void showBatch(const std::vector<std::string> &ids);
     void selectRow(int row);
     void updateTitleAndStatus();
     void updateAuditBanner();
@@ -105,7 +108,7 @@ private:
     QLabel *m_auditBanner = nullptr;
 
     // Queue tab.
-    QTableView *m_view = nullptr;
+    QueueView *m_view = nullptr;
     QLineEdit *m_filter = nullptr;
     QComboBox *m_sort = nullptr;
     QComboBox *m_scope = nullptr;
@@ -140,6 +143,7 @@ private:
     std::string m_currentId;
     int m_lastRow = 0; // where the selection was, for when its row goes
     bool m_revealed = false;
+    bool m_batchShown = false; // the detail pane describes a multiple selection
     std::optional<Json> m_editedArgs; // valid, differing args in the editor
     QStringList m_recentReasons;
 };

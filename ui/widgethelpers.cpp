@@ -27,6 +27,12 @@ QShortcut *queueShortcut(const QKeySequence &key, QWidget *view, std::function<v
 QTableView *makeTable(QAbstractItemModel *model, const QString &name, QWidget *parent)
 {
     auto *view = new QTableView(parent);
+    setUpTable(view, model, name);
+    return view;
+}
+
+void setUpTable(QTableView *view, QAbstractItemModel *model, const QString &name)
+{
     view->setObjectName(name);
     view->setModel(model);
     view->setSelectionBehavior(QAbstractItemView::SelectRows);
@@ -36,7 +42,6 @@ QTableView *makeTable(QAbstractItemModel *model, const QString &name, QWidget *p
     view->verticalHeader()->hide();
     view->verticalHeader()->setDefaultSectionSize(view->fontMetrics().height() + 10);
     view->horizontalHeader()->setStretchLastSection(true);
-    return view;
 }
 
 QIcon badgeIcon(int pending)

@@ -23,6 +23,7 @@ QPushButton *makeButton(const QString &text, const QString &name, QWidget *paren
 
 // A read-only table of whole rows, as every view of the window shows.
 QTableView *makeTable(QAbstractItemModel *model, const QString &name, QWidget *parent);
+void setUpTable(QTableView *view, QAbstractItemModel *model, const QString &name);
 
 // A shortcut that acts only while `view` has focus, so typing in the
 // argument editor or a filter never approves or denies anything.

@@ -1,0 +1,224 @@
+// The queue's keyboard flow with real key presses on a real window: where
+// the cursor lands after a decision, which selection a key acts on, and
+// where the keyboard focus goes after each dialog.
+
+#include "denydialog.h"
+#include "queuemodel.h"
+#include "windowharness.h"
+
+#include <QComboBox>
+#include <QLabel>
+#include <QLineEdit>
+#include <QPlainTextEdit>
+#include <QPushButton>
+#include <QSignalSpy>
+
+using namespace holdpoint;
+using namespace holdpoint::test;
+
+class TestKeyboard : public QObject
+{
+    Q_OBJECT
+private Q_SLOTS:
+    void batchDecisionPutsTheCursorRightAfterTheBlock_data();
+    void batchDecisionPutsTheCursorRightAfterTheBlock();
+    void lastBlockPutsTheCursorOnTheCallBeforeIt();
+    void movesWithoutShiftCollapseTheSelection_data();
+    void movesWithoutShiftCollapseTheSelection();
+    void batchShowsWhatItHolds();
+    void focusReturnsToTheQueueAfterEachDialog();
+};
+
+namespace {
+
+// `n` calls c0..c{n-1} in the queue, the cursor on the first, focus on the queue.
+void fill(WindowHarness &h, int n, const char *tool = "write_file")
+{
+    QVERIFY(h.started && h.welcomed);
+    for (int i = 0; i < n; ++i)
+        QVERIFY(h.submit("c" + std::to_string(i), i % 3 == 2 ? "bash" : tool, {{"path", std::to_string(i)}}));
+    h.view()->setFocus();
+    QTRY_COMPARE(h.view()->currentIndex().row(), 0);
+}
+
+QString callAt(WindowHarness &h, int row)
+{
+    const std::string id = h.view()->model()->index(row, 0).data(QueueModel::ItemIdRole).toString().toStdString();
+    const QueueItem *item = h.core->queue()->find(id);
+    return item ? QString::fromStdString(item->callId) : QString();
+}
+
+QString currentCall(WindowHarness &h)
+{
+    return h.view()->currentIndex().isValid() ? callAt(h, h.view()->currentIndex().row()) : QString();
+}
+
+int selectedCount(WindowHarness &h)
+{
+    return int(h.view()->selectionModel()->selectedRows().size());
+}
+
+} // namespace
+
+void TestKeyboard::batchDecisionPutsTheCursorRightAfterTheBlock_data()
+{
+    QTest::addColumn<int>("key");
+    QTest::addColumn<QString>("expectedDecision");
+    QTest::newRow("approve") << int(Qt::Key_A) << "allow";
+    QTest::newRow("deny") << int(Qt::Key_D) << "deny";
+    QTest::newRow("halt") << int(Qt::Key_H) << "halt";
+}
+
+void TestKeyboard::batchDecisionPutsTheCursorRightAfterTheBlock()
+{
+    QFETCH(int, key);
+    QFETCH(QString, expectedDecision);
+    WindowHarness h;
+    fill(h, 20);
+    for (int i = 0; i < 5; ++i)
+        h.key(Qt::Key_J);
+    QCOMPARE(currentCall(h), QStringLiteral("c5"));
+    for (int i = 0; i < 8; ++i)
+        h.key(Qt::Key_J, Qt::ShiftModifier);
+    QCOMPARE(selectedCount(h), 9); // c5..c13
+    h.key(Qt::Key(key));
+    if (key == Qt::Key_D) {
+        DenyDialog *dialog = h.window->denyDialog();
+        QVERIFY(dialog);
+        auto *reason = dialog->findChild<QComboBox *>(QStringLiteral("denyReason"));
+        QTest::keyClicks(reason->lineEdit(), QStringLiteral("not now"));
+        QTest::keyClick(reason->lineEdit(), Qt::Key_Return);
+        QTRY_VERIFY(!h.window->denyDialog());
+    }
+    for (int i = 5; i <= 13; ++i)
+        QCOMPARE(h.decisionFor("c" + std::to_string(i))["decision"], Json(expectedDecision.toStdString()));
+    QCOMPARE(h.core->queue()->size(), 11);
+    // The call right after the block, alone selected, shown in the detail pane.
+    QCOMPARE(currentCall(h), QStringLiteral("c14"));
+    QCOMPARE(selectedCount(h), 1);
+    QVERIFY(h.child<QLabel>("detailMeta")->text().contains(QStringLiteral("call c14")));
+    QCOMPARE(QApplication::focusWidget(), h.view());
+}
+
+void TestKeyboard::lastBlockPutsTheCursorOnTheCallBeforeIt()
+{
+    WindowHarness h;
+    fill(h, 6);
+    h.key(Qt::Key_J);
+    h.key(Qt::Key_J);
+    h.key(Qt::Key_J);
+    h.key(Qt::Key_J, Qt::ShiftModifier);
+    h.key(Qt::Key_J, Qt::ShiftModifier); // c3..c5, the last three
+    QCOMPARE(selectedCount(h), 3);
+    h.key(Qt::Key_A);
+    QTRY_COMPARE(h.core->queue()->size(), 3);
+    QCOMPARE(currentCall(h), QStringLiteral("c2"));
+    QCOMPARE(selectedCount(h), 1);
+}
+
+void TestKeyboard::movesWithoutShiftCollapseTheSelection_data()
+{
+    QTest::addColumn<int>("key");
+    QTest::addColumn<int>("modifiers");
+    QTest::addColumn<QString>("lands");
+    QTest::newRow("Ctrl+Home") << int(Qt::Key_Home) << int(Qt::ControlModifier) << "c0";
+    QTest::newRow("Home") << int(Qt::Key_Home) << int(Qt::NoModifier) << "c0";
+    QTest::newRow("End") << int(Qt::Key_End) << int(Qt::NoModifier) << "c9";
+    QTest::newRow("Ctrl+End") << int(Qt::Key_End) << int(Qt::ControlModifier) << "c9";
+    QTest::newRow("g") << int(Qt::Key_G) << int(Qt::NoModifier) << "c0";
+    QTest::newRow("G") << int(Qt::Key_G) << int(Qt::ShiftModifier) << "c9";
+    QTest::newRow("j") << int(Qt::Key_J) << int(Qt::NoModifier) << "c6";
+    QTest::newRow("k") << int(Qt::Key_K) << int(Qt::NoModifier) << "c4";
+    QTest::newRow("Down") << int(Qt::Key_Down) << int(Qt::NoModifier) << "c6";
+    QTest::newRow("Ctrl+Up") << int(Qt::Key_Up) << int(Qt::ControlModifier) << "c4";
+    QTest::newRow("PageDown") << int(Qt::Key_PageDown) << int(Qt::NoModifier) << "";
+    QTest::newRow("PageUp") << int(Qt::Key_PageUp) << int(Qt::NoModifier) << "";
+}
+
+void TestKeyboard::movesWithoutShiftCollapseTheSelection()
+{
+    QFETCH(int, key);
+    QFETCH(int, modifiers);
+    QFETCH(QString, lands);
+    WindowHarness h;
+    fill(h, 10);
+    h.key(Qt::Key_J);
+    h.key(Qt::Key_J);
+    for (int i = 0; i < 3; ++i)
+        h.key(Qt::Key_J, Qt::ShiftModifier); // c2..c5 selected, the cursor on c5
+    QCOMPARE(selectedCount(h), 4);
+    h.key(Qt::Key(key), Qt::KeyboardModifiers(modifiers));
+    if (!lands.isEmpty())
+        QCOMPARE(currentCall(h), lands);
+    // Whatever moved the cursor, the selection is the current call alone,
+    // and that is what the next key decides.
+    QCOMPARE(selectedCount(h), 1);
+    const QString current = currentCall(h);
+    QCOMPARE(callAt(h, h.view()->selectionModel()->selectedRows().at(0).row()), current);
+    h.key(Qt::Key_A);
+    QTRY_COMPARE(h.core->queue()->size(), 9);
+    QCOMPARE(h.decisionFor(current.toStdString())["decision"], Json("allow"));
+}
+
+void TestKeyboard::batchShowsWhatItHolds()
+{
+    WindowHarness h;
+    fill(h, 4); // write_file, write_file, bash, write_file
+    for (int i = 0; i < 3; ++i)
+        h.key(Qt::Key_J, Qt::ShiftModifier);
+    QCOMPARE(h.child<QPushButton>("approveButton")->text(), QStringLiteral("&Approve 4  [A]"));
+    QCOMPARE(h.child<QPushButton>("denyButton")->text(), QStringLiteral("&Deny 4\u2026  [D]"));
+    QCOMPARE(h.child<QLabel>("detailTitle")->text(), QStringLiteral("4 calls selected"));
+    const QString meta = h.child<QLabel>("detailMeta")->text();
+    QVERIFY2(meta.contains(QStringLiteral("write_file \u00d73")) && meta.contains(QStringLiteral("bash \u00d71")),
+             qPrintable(meta));
+    QVERIFY2(meta.contains(QStringLiteral("tester \u00d74")), qPrintable(meta));
+    h.key(Qt::Key_K); // back to one call: the pane shows it again
+    QCOMPARE(h.child<QLabel>("detailTitle")->text().startsWith(QStringLiteral("bash")), true);
+}
+
+void TestKeyboard::focusReturnsToTheQueueAfterEachDialog()
+{
+    WindowHarness h;
+    fill(h, 4);
+    QCOMPARE(QApplication::focusWidget(), h.view());
+
+    // The deny dialog, cancelled and then answered.
+    h.key(Qt::Key_D);
+    QVERIFY(h.window->denyDialog());
+    QTRY_VERIFY(QApplication::focusWidget() != h.view());
+    QTest::keyClick(QApplication::focusWidget(), Qt::Key_Escape);
+    QTRY_VERIFY(!h.window->denyDialog());
+    QTRY_COMPARE(QApplication::focusWidget(), h.view());
+    h.key(Qt::Key_D);
+    auto *reason = h.window->denyDialog()->findChild<QComboBox *>(QStringLiteral("denyReason"));
+    QTest::keyClicks(reason->lineEdit(), QStringLiteral("no"));
+    QTest::keyClick(reason->lineEdit(), Qt::Key_Return);
+    QTRY_VERIFY(!h.window->denyDialog());
+    QTRY_COMPARE(QApplication::focusWidget(), h.view());
+    QCOMPARE(h.decisionFor("c0")["decision"], Json("deny"));
+
+    // The "always" dialog, cancelled: the call is still there, focus is back.
+    h.key(Qt::Key_4);
+    h.key(Qt::Key_A);
+    QTRY_VERIFY(h.window->alwaysDialog());
+    QTest::keyClick(QApplication::focusWidget(), Qt::Key_Escape);
+    QTRY_VERIFY(!h.window->alwaysDialog());
+    QTRY_COMPARE(QApplication::focusWidget(), h.view());
+    QCOMPARE(h.core->queue()->size(), 3);
+
+    // The editor: Esc goes back; an approval with edits comes back too.
+    h.key(Qt::Key_1);
+    h.key(Qt::Key_E);
+    QCOMPARE(QApplication::focusWidget(), h.window->argsEditor());
+    h.key(Qt::Key_Escape);
+    QCOMPARE(QApplication::focusWidget(), h.view());
+    h.key(Qt::Key_E);
+    h.window->argsEditor()->setPlainText(QStringLiteral("{\"path\": \"sandbox\"}"));
+    h.key(Qt::Key_Return, Qt::ControlModifier);
+    QTRY_COMPARE(h.core->queue()->size(), 2);
+    QCOMPARE(QApplication::focusWidget(), h.view());
+}
+
+QTEST_MAIN(TestKeyboard)
+#include "tst_keyboard.moc"
