@@ -406,7 +406,7 @@ void AgentsModel::refresh()
         r.agent = displaySafe(toQString(s.agent.name), 80);
         r.framework = displaySafe(toQString(s.agent.framework), 40);
         r.connected = s.connections > 0;
-        r.state = s.connections > 0 ? tr("connected (%n connection(s))", nullptr, s.connections)
+        r.state = s.connections > 0 ? tr("connected (%1)").arg(counted(s.connections, tr("connection"), tr("connections")))
                   : s.pending > 0   ? tr("disconnected, resumable")
                                     : tr("disconnected");
         r.pending = s.pending;

@@ -45,7 +45,7 @@ AlwaysRuleDialog::AlwaysRuleDialog(const Json &rule, const QString &file, const 
     count->setObjectName(QStringLiteral("matchCount"));
     count->setTextFormat(Qt::PlainText);
     count->setText(matches.empty()
-                       ? tr("It would have matched none of the last %n recorded call(s).", nullptr, int(scanned))
+                       ? tr("It would have matched none of the last %1.").arg(counted(int(scanned), tr("recorded call"), tr("recorded calls")))
                        : tr("It would have matched these of the last %1 recorded calls (newest first):").arg(scanned));
     layout->addWidget(count);
     m_matches = new QListWidget(this);

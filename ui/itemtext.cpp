@@ -1,6 +1,9 @@
 #include "itemtext.h"
 
+#include <QStringList>
+
 #include <algorithm>
+#include <numeric>
 
 namespace holdpoint {
 
@@ -49,6 +52,41 @@ QString displaySafe(const QString &out, int maxChars)
             clean += c;
     }
     return clean;
+}
+
+bool onlyTheDefaultAsked(const ItemSignals &s)
+{
+    return s.askedBy.empty() && !s.secrets && !s.protectedPath && !s.destructive && s.loopWarnings == 0;
+}
+
+QString whyText(const QueueItem &item, const ItemSignals &s)
+{
+    QStringList parts;
+    if (!s.askedBy.empty())
+        parts << toQString(s.askedBy) + QStringLiteral(": ") + toQString(maskText(s.askReason, item.redactions));
+    if (s.secrets)
+        parts << (s.secretKinds.empty() ? QStringLiteral("secrets")
+                                        : QStringLiteral("secrets: ")
+                                              + toQString(std::accumulate(std::next(s.secretKinds.begin()), s.secretKinds.end(),
+                                                                          s.secretKinds.front(),
+                                                                          [](std::string a, const std::string &b) {
+                                                                              return std::move(a) + ", " + b;
+                                                                          })));
+    if (s.protectedPath && s.askedBy != "protected_paths")
+        parts << QStringLiteral("protected path");
+    if (s.destructive)
+        parts << QStringLiteral("destructive (MCP)");
+    if (s.loopWarnings > 0)
+        parts << QStringLiteral("loop \u00d7%1").arg(s.loopWarnings);
+    QString text = parts.isEmpty() ? QStringLiteral("default: ask") : parts.join(QStringLiteral(" \u00b7 "));
+    if (!item.agentConnected)
+        text = QStringLiteral("agent disconnected \u2014 ") + text;
+    return displaySafe(text, 300);
+}
+
+QString counted(int n, const QString &one, const QString &many)
+{
+    return n == 1 ? QString(QStringLiteral("1 ") + one) : QString(QString::number(n) + u' ' + many);
 }
 
 } // namespace holdpoint

@@ -5,6 +5,7 @@
 
 #include "common/clock.h"
 #include "common/json.h"
+#include "queue/queuefilter.h"
 
 #include <QString>
 
@@ -18,5 +19,14 @@ QString formatDuration(TimeMs ms);
 // Truncates with an ellipsis, shows newlines as ↵ and escapes control
 // and format characters, so no value can forge how a row looks.
 QString displaySafe(const QString &text, int maxChars);
+
+// The queue's "why" column: what escalated the call and what was found in
+// it, or a quiet "default: ask" when only the policy's default asked.
+QString whyText(const QueueItem &item, const ItemSignals &found);
+// Whether the why column has nothing to say beyond the default.
+bool onlyTheDefaultAsked(const ItemSignals &found);
+
+// "1 call", "3 calls": English plurals without a translation file.
+QString counted(int n, const QString &one, const QString &many);
 
 } // namespace holdpoint

@@ -53,14 +53,11 @@ MainWindow::MainWindow(ConsoleCore *core, QWidget *parent)
     layout->setContentsMargins(0, 0, 0, 0);
     // Nothing may run while the audit log cannot be written; the window says
     // so above everything else until it can.
-    m_auditBanner = new QLabel(central);
-    m_auditBanner->setObjectName(QStringLiteral("auditBanner"));
-    m_auditBanner->setTextFormat(Qt::PlainText);
-    m_auditBanner->setWordWrap(true);
-    m_auditBanner->setMargin(10);
-    m_auditBanner->setStyleSheet(QStringLiteral("background: #c0392b; color: white; font-weight: bold;"));
-    m_auditBanner->setVisible(false);
+    m_auditBanner = makeBanner(QStringLiteral("auditBanner"), QStringLiteral("#c0392b"), central);
     layout->addWidget(m_auditBanner);
+    // An error the reviewer must act on stays here until the next decision.
+    m_errorBanner = makeBanner(QStringLiteral("errorBanner"), QStringLiteral("#a04000"), central);
+    layout->addWidget(m_errorBanner);
 
     m_tabs = new QTabWidget(central);
     m_tabs->setObjectName(QStringLiteral("tabs"));
@@ -87,7 +84,7 @@ MainWindow::MainWindow(ConsoleCore *core, QWidget *parent)
 
     m_statusLabel = new QLabel(this);
     m_statusLabel->setObjectName(QStringLiteral("statusLabel"));
-    statusBar()->addPermanentWidget(m_statusLabel, 1);
+    statusBar()->addPermanentWidget(m_statusLabel);
     // A refused policy edit stays on screen until a good one replaces it.
     m_policyError = new QLabel(this);
     m_policyError->setObjectName(QStringLiteral("policyError"));
@@ -591,11 +588,17 @@ bool MainWindow::decide(const std::string &id, ReviewAction action, const QStrin
     r.scope = scope;
     const ReviewOutcome out = m_core->review(r);
     if (!out.ok) {
-        statusBar()->showMessage(toQString(out.message), 8000);
+        showError(toQString(out.message));
         return false;
     }
     statusBar()->showMessage(tr("%1: %2").arg(toQString(protocol::decisionKindName(out.decision.kind)), toQString(r.id)), 4000);
     return true;
+}
+
+void MainWindow::showError(const QString &text)
+{
+    m_errorBanner->setText(text);
+    m_errorBanner->setVisible(!text.isEmpty());
 }
 
 void MainWindow::afterDecision(const DecisionAnchor &anchor)
@@ -623,6 +626,7 @@ bool MainWindow::dialogOpen() const
 
 void MainWindow::approve()
 {
+    showError({}); // a new decision: the last one's error has been seen
     const std::vector<std::string> ids = selectedIds();
     if (ids.empty() || !m_core->auditAvailable() || dialogOpen())
         return;
@@ -645,6 +649,7 @@ void MainWindow::approve()
 
 void MainWindow::approveWithEdits()
 {
+    showError({}); // a new decision: the last one's error has been seen
     if (!m_editedArgs || !m_core->auditAvailable() || dialogOpen())
         return;
     const DecisionAnchor anchor = m_selection->anchorAround({m_currentId});
@@ -654,6 +659,7 @@ void MainWindow::approveWithEdits()
 
 void MainWindow::halt()
 {
+    showError({}); // a new decision: the last one's error has been seen
     if (dialogOpen())
         return;
     const std::vector<std::string> ids = selectedIds();
@@ -667,6 +673,7 @@ void MainWindow::halt()
 
 void MainWindow::deny()
 {
+    showError({}); // a new decision: the last one's error has been seen
     const std::vector<std::string> ids = selectedIds();
     const QueueItem *item = currentItem();
     if (ids.empty() || !item || dialogOpen())
@@ -718,7 +725,7 @@ void MainWindow::decideAlways(bool allow, const QString &reason)
     connect(dialog, &QDialog::accepted, this, [this, rule, id, allow, reason] {
         QString error;
         if (!m_core->addAlwaysRule(rule, &error)) {
-            statusBar()->showMessage(tr("The rule was not added: %1").arg(error), 10000);
+            showError(tr("The rule was not added: %1").arg(error));
             return;
         }
         const DecisionAnchor anchor = m_selection->anchorAround({id});
@@ -774,7 +781,7 @@ void MainWindow::updateTitleAndStatus()
 {
     const int pending = m_model->rowCount();
     setWindowTitle(pending > 0 ? tr("(%1) Holdpoint").arg(pending) : tr("Holdpoint"));
-    QString status = tr("Listening on %1   \u00b7   %n agent connection(s)", nullptr, m_core->agentConnections()).arg(m_core->url())
+    QString status = tr("Listening on %1   \u00b7   %2").arg(m_core->url(), counted(m_core->agentConnections(), tr("agent connection"), tr("agent connections")))
                      + tr("   \u00b7   %n pending", nullptr, pending);
     if (m_proxy->rowCount() != pending)
         status += tr(" (%1 shown)").arg(m_proxy->rowCount());

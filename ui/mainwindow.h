@@ -88,6 +88,8 @@ private:
     void decideAlways(bool allow, const QString &reason);
     void afterDecision(const DecisionAnchor &anchor);
     void focusQueue();
+    // Shown until the next decision; empty hides it.
+    void showError(const QString &text);
     void onSelectionChanged();
     void showBatch(const std::vector<std::string> &ids);
     void selectRow(int row);
@@ -106,6 +108,7 @@ private:
     QueueProxy *m_proxy;
     QTabWidget *m_tabs = nullptr;
     QLabel *m_auditBanner = nullptr;
+    QLabel *m_errorBanner = nullptr;
 
     // Queue tab.
     QueueView *m_view = nullptr;

@@ -1,5 +1,6 @@
 #include "presence.h"
 
+#include "itemtext.h"
 #include "widgethelpers.h"
 
 #include <QApplication>
@@ -29,7 +30,7 @@ void Presence::setPending(int pending)
     if (!m_tray)
         return;
     m_tray->setIcon(badgeIcon(pending));
-    m_tray->setToolTip(pending > 0 ? tr("Holdpoint: %n call(s) waiting", nullptr, pending) : tr("Holdpoint: queue clear"));
+    m_tray->setToolTip(pending > 0 ? tr("Holdpoint: %1 waiting").arg(counted(pending, tr("call"), tr("calls"))) : tr("Holdpoint: queue clear"));
 }
 
 void Presence::announce(const QString &title, const QString &body)

@@ -56,9 +56,7 @@ QVariant QueueModel::data(const QModelIndex &index, int role) const
         case Agent: return toQString(item->agent.name);
         case Tool: return displaySafe(toQString(item->toolName), 60);
         case Arguments: return summarizeArgs(item->masked(item->proposedArgs.value_or(item->args)));
-        case Reason:
-            return item->agentConnected ? toQString(item->reason)
-                                        : QStringLiteral("agent disconnected \u2014 ") + toQString(item->reason);
+        case Reason: return whyText(*item, itemSignals(*item));
         case Warnings: {
             if (item->warnings.empty())
                 return QString();
@@ -79,9 +77,12 @@ QVariant QueueModel::data(const QModelIndex &index, int role) const
     if (role == Qt::ToolTipRole && index.column() == Arguments)
         return toQString(dumpJson(item->masked(item->proposedArgs.value_or(item->args)), 2)).left(4000);
     if (role == Qt::ToolTipRole && index.column() == Reason)
-        return data(index, Qt::DisplayRole);
+        return displaySafe(toQString(maskText(item->reason, item->redactions)), 2000);
     if (role == Qt::ForegroundRole && !item->agentConnected)
         return QColor(Qt::gray);
+    // Nothing to say beyond the policy's default: quiet, so real findings stand out.
+    if (role == Qt::ForegroundRole && index.column() == Reason && onlyTheDefaultAsked(itemSignals(*item)))
+        return QColor(0x8a, 0x8a, 0x8a);
     if (role == Qt::TextAlignmentRole && (index.column() == Waiting || index.column() == TimeLeft))
         return int(Qt::AlignRight | Qt::AlignVCenter);
     return {};

@@ -40,6 +40,17 @@ void QueueView::setUpColumns()
     fit(QueueModel::TimeLeft, QStringLiteral("88m 88s"));
     setColumnWidth(QueueModel::Agent, 9 * em);
     setColumnWidth(QueueModel::Tool, 8 * em);
+    // Tool names are what a reviewer scans first: the column grows to the
+    // longest one it has shown (up to a limit), never cutting "run_command".
+    connect(model(), &QAbstractItemModel::rowsInserted, this, [this, em](const QModelIndex &, int first, int last) {
+        int width = columnWidth(QueueModel::Tool);
+        for (int row = first; row <= last && row < first + 200; ++row) {
+            const QString tool = model()->index(row, QueueModel::Tool).data().toString();
+            width = std::max(width, std::min(fontMetrics().horizontalAdvance(tool) + em * 2, 24 * em));
+        }
+        if (width != columnWidth(QueueModel::Tool))
+            setColumnWidth(QueueModel::Tool, width);
+    });
     setColumnWidth(QueueModel::Reason, 15 * em);
     setColumnWidth(QueueModel::Warnings, 8 * em);
     setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);

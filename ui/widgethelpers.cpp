@@ -1,6 +1,7 @@
 #include "widgethelpers.h"
 
 #include <QHeaderView>
+#include <QLabel>
 #include <QPainter>
 #include <QPushButton>
 #include <QShortcut>
@@ -42,6 +43,18 @@ void setUpTable(QTableView *view, QAbstractItemModel *model, const QString &name
     view->verticalHeader()->hide();
     view->verticalHeader()->setDefaultSectionSize(view->fontMetrics().height() + 10);
     view->horizontalHeader()->setStretchLastSection(true);
+}
+
+QLabel *makeBanner(const QString &name, const QString &background, QWidget *parent)
+{
+    auto *banner = new QLabel(parent);
+    banner->setObjectName(name);
+    banner->setTextFormat(Qt::PlainText);
+    banner->setWordWrap(true);
+    banner->setMargin(10);
+    banner->setStyleSheet(QStringLiteral("background: %1; color: white; font-weight: bold;").arg(background));
+    banner->setVisible(false);
+    return banner;
 }
 
 QIcon badgeIcon(int pending)

@@ -10,6 +10,7 @@
 
 QT_BEGIN_NAMESPACE
 class QAbstractItemModel;
+class QLabel;
 class QPushButton;
 class QShortcut;
 class QTableView;
@@ -28,6 +29,10 @@ void setUpTable(QTableView *view, QAbstractItemModel *model, const QString &name
 // A shortcut that acts only while `view` has focus, so typing in the
 // argument editor or a filter never approves or denies anything.
 QShortcut *queueShortcut(const QKeySequence &key, QWidget *view, std::function<void()> fn);
+
+// A hidden bar of bold plain text on `background`, for what the reviewer
+// must see: the audit log's state, an error to act on.
+QLabel *makeBanner(const QString &name, const QString &background, QWidget *parent);
 
 // The application icon with the pending count on it, for the tray.
 QIcon badgeIcon(int pending);

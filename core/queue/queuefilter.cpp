@@ -49,28 +49,48 @@ std::string queueSearchText(const QueueItem &item)
     return lower(std::move(s));
 }
 
-int riskScore(const QueueItem &item)
+ItemSignals itemSignals(const QueueItem &item)
 {
-    int score = 0;
+    ItemSignals out;
     auto hint = [&](const char *name) {
         const auto it = item.annotations.is_object() ? item.annotations.find(name) : item.annotations.end();
         return item.annotations.is_object() && it != item.annotations.end() && it->is_boolean() && it->get<bool>();
     };
-    if (hint("destructiveHint"))
-        score += 30;
-    if (hint("openWorldHint"))
-        score += 10;
-    if (hint("readOnlyHint"))
-        score -= 20;
+    out.destructive = hint("destructiveHint");
+    out.openWorld = hint("openWorldHint");
+    out.readOnly = hint("readOnlyHint");
     for (const Json &v : item.trail) {
         const std::string code = v.value("code", std::string());
-        if (code == "secret_detected")
-            score += 25;
-        else if (code == "protected_path")
-            score += 25;
+        out.secrets = out.secrets || code == "secret_detected";
+        out.protectedPath = out.protectedPath || code == "protected_path";
+        if (out.askedBy.empty() && v.value("action", std::string()) == "ask") {
+            out.askedBy = v.value("guardrail", std::string());
+            out.askReason = v.value("reason", std::string());
+        }
     }
+    for (const Redaction &r : item.redactions)
+        if (std::find(out.secretKinds.begin(), out.secretKinds.end(), r.kind) == out.secretKinds.end())
+            out.secretKinds.push_back(r.kind);
     for (const protocol::Warning &w : item.warnings)
-        score += w.guardrail == "loop_detection" ? 15 : 5;
+        ++(w.guardrail == "loop_detection" ? out.loopWarnings : out.otherWarnings);
+    return out;
+}
+
+int riskScore(const QueueItem &item)
+{
+    const ItemSignals s = itemSignals(item);
+    int score = 0;
+    if (s.destructive)
+        score += 30;
+    if (s.openWorld)
+        score += 10;
+    if (s.readOnly)
+        score -= 20;
+    if (s.secrets)
+        score += 25;
+    if (s.protectedPath)
+        score += 25;
+    score += 15 * s.loopWarnings + 5 * s.otherWarnings;
     const std::string tool = lower(item.toolName);
     if (nameHas(tool, {"bash", "shell", "exec", "run", "terminal", "rm", "delete", "remove", "push", "deploy", "drop", "kill"}))
         score += 20;

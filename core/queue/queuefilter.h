@@ -15,8 +15,26 @@ namespace holdpoint {
 // ReviewQueue keeps it with each item, so filtering never re-serialises args.
 std::string queueSearchText(const QueueItem &item);
 
-// How much attention a call deserves, 0 (routine) to 100, from what the
-// console knows of it:
+// What makes a pending call worth a look, from what the console knows of
+// it. The same signals sort the queue by risk and fill its "why" column.
+struct ItemSignals
+{
+    // The guardrail that escalated the call and why; empty when no guardrail
+    // asked and the policy's default did.
+    std::string askedBy;
+    std::string askReason;
+    bool secrets = false;              // a guardrail found credentials
+    std::vector<std::string> secretKinds; // their kinds, while the item holds them
+    bool protectedPath = false;
+    bool destructive = false;          // MCP annotations
+    bool openWorld = false;
+    bool readOnly = false;
+    int loopWarnings = 0;
+    int otherWarnings = 0;
+};
+ItemSignals itemSignals(const QueueItem &item);
+
+// How much attention a call deserves, 0 (routine) to 100, from its signals:
 //  - MCP annotations: destructiveHint +30, openWorldHint +10, readOnlyHint -20;
 //  - what guardrails found: secrets +25, a protected path +25, each loop
 //    warning +15, any other warning +5;

@@ -1,12 +1,15 @@
 // The queue's keyboard flow with real key presses on a real window: where
-// the cursor lands after a decision, which selection a key acts on, and
-// where the keyboard focus goes after each dialog.
+// the cursor lands after a decision, which selection a key acts on, where
+// the keyboard focus goes after each dialog; and what the queue says: a
+// quiet "why" for the default, errors in a banner, real plurals.
 
+#include "alwaysruledialog.h"
 #include "denydialog.h"
 #include "queuemodel.h"
 #include "windowharness.h"
 
 #include <QComboBox>
+#include <QFile>
 #include <QLabel>
 #include <QLineEdit>
 #include <QPlainTextEdit>
@@ -27,6 +30,9 @@ private Q_SLOTS:
     void movesWithoutShiftCollapseTheSelection();
     void batchShowsWhatItHolds();
     void focusReturnsToTheQueueAfterEachDialog();
+    void whyColumnSpeaksOnlyOfFindings();
+    void errorsStayVisibleInABanner();
+    void countsReadAsEnglish();
 };
 
 namespace {
@@ -218,6 +224,69 @@ void TestKeyboard::focusReturnsToTheQueueAfterEachDialog()
     h.key(Qt::Key_Return, Qt::ControlModifier);
     QTRY_COMPARE(h.core->queue()->size(), 2);
     QCOMPARE(QApplication::focusWidget(), h.view());
+}
+
+void TestKeyboard::whyColumnSpeaksOnlyOfFindings()
+{
+    WindowHarness h(R"({"guardrails": [{"type": "secrets"},
+        {"type": "rules", "rules": [{"when": {"tool": "deploy"}, "action": "ask", "reason": "deploys need a person"}]}]})");
+    QVERIFY(h.started && h.welcomed);
+    QVERIFY(h.submit("c1", "read_file", {{"path", "a.txt"}}));
+    QVERIFY(h.submit("c2", "deploy", {{"env", "prod"}}));
+    QVERIFY(h.submit("c3", "run_command_in_the_project_sandbox", {{"command", "curl -H 'Authorization: Bearer ghp_0123456789abcdefghijklmnopqrstuvwxyzAB' x"}}));
+    QAbstractItemModel *m = h.view()->model();
+    auto why = [&](int row, int role = Qt::DisplayRole) { return m->index(row, QueueModel::Reason).data(role); };
+    QCOMPARE(why(0).toString(), QStringLiteral("default: ask"));
+    QCOMPARE(why(0, Qt::ForegroundRole).value<QColor>(), QColor(0x8a, 0x8a, 0x8a));
+    QCOMPARE(why(0, Qt::ToolTipRole).toString(), QStringLiteral("no guardrail decided; the default policy is ask"));
+    QCOMPARE(why(1).toString(), QStringLiteral("rules: deploys need a person"));
+    QVERIFY(!why(1, Qt::ForegroundRole).isValid());
+    QVERIFY2(why(2).toString().startsWith(QStringLiteral("secrets: ")), qPrintable(why(2).toString()));
+    QVERIFY(!why(2).toString().contains(QStringLiteral("ghp_")));
+    // The riskiest first: the credential, then the rest.
+    h.child<QComboBox>("queueSort")->setCurrentIndex(1);
+    QCOMPARE(callAt(h, 0), QStringLiteral("c3"));
+    // The tool column shows a long tool name whole.
+    const QString tool = m->index(0, QueueModel::Tool).data().toString();
+    QVERIFY(h.view()->columnWidth(QueueModel::Tool) > h.view()->fontMetrics().horizontalAdvance(tool));
+}
+
+void TestKeyboard::errorsStayVisibleInABanner()
+{
+    WindowHarness h(R"({"version": 1})");
+    fill(h, 2);
+    QLabel *banner = h.child<QLabel>("errorBanner");
+    QVERIFY(banner && !banner->isVisible());
+    // The user's policy file breaks; "always" cannot add its rule there.
+    QFile f(h.policyFile);
+    QVERIFY(f.open(QIODevice::WriteOnly | QIODevice::Truncate));
+    f.write("[]");
+    f.close();
+    h.key(Qt::Key_4);
+    h.key(Qt::Key_A);
+    QTRY_VERIFY(h.window->alwaysDialog());
+    QTest::mouseClick(h.window->alwaysDialog()->findChild<QPushButton *>(QStringLiteral("addRuleButton")), Qt::LeftButton);
+    QTRY_VERIFY(!h.window->alwaysDialog());
+    QVERIFY(banner->isVisible());
+    QVERIFY2(banner->text().startsWith(QStringLiteral("The rule was not added: ")), qPrintable(banner->text()));
+    QCOMPARE(h.core->queue()->size(), 2); // nothing was decided
+    // The next decision clears it.
+    h.key(Qt::Key_1);
+    h.key(Qt::Key_A);
+    QTRY_COMPARE(h.core->queue()->size(), 1);
+    QVERIFY(!banner->isVisible());
+}
+
+void TestKeyboard::countsReadAsEnglish()
+{
+    WindowHarness h;
+    fill(h, 1);
+    const QString status = h.child<QLabel>("statusLabel")->text();
+    QVERIFY2(status.contains(QStringLiteral("1 agent connection   \u00b7")), qPrintable(status));
+    QVERIFY2(!status.contains(QStringLiteral("(s)")), qPrintable(status));
+    TestSocket second;
+    QVERIFY(second.hello(QUrl(h.core->url()), h.core->agentToken().toStdString()).is_object());
+    QTRY_VERIFY(h.child<QLabel>("statusLabel")->text().contains(QStringLiteral("2 agent connections")));
 }
 
 QTEST_MAIN(TestKeyboard)
