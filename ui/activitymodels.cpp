@@ -296,15 +296,34 @@ HistoryModel::HistoryModel(QObject *parent)
 
 void HistoryModel::addRecord(const Json &record)
 {
-    if (record.value("event", std::string()) != "decision")
+    const std::string event = record.value("event", std::string());
+    const std::string key = record.value("session", std::string()) + '\n' + record.value("call_id", std::string());
+    if (event == "call") {
+        // Bounded like the rows: a call nobody decides must not grow this forever.
+        if (m_pendingArgs.size() >= m_max)
+            m_pendingArgs.clear();
+        m_pendingArgs[key] = record.value("args", Json::object());
         return;
+    }
+    if (event != "decision")
+        return;
+    // What ran: the decision's own args when it changed them, else the
+    // call's. Kept beside the record, so filters match the record as written.
+    Json args = record.value("args", Json());
+    if (auto it = m_pendingArgs.find(key); it != m_pendingArgs.end()) {
+        if (args.is_null())
+            args = std::move(it->second);
+        m_pendingArgs.erase(it);
+    }
     beginInsertRows({}, 0, 0);
     m_rows.push_front(record);
+    m_args.push_front(std::move(args));
     endInsertRows();
     if (m_rows.size() > m_max) {
         const int last = int(m_rows.size()) - 1;
         beginRemoveRows({}, last, last);
         m_rows.pop_back();
+        m_args.pop_back();
         endRemoveRows();
     }
 }
@@ -326,6 +345,15 @@ QVariant HistoryModel::data(const QModelIndex &index, int role) const
     const Json &r = m_rows[std::size_t(index.row())];
     if (role == Qt::ToolTipRole && index.column() == Reason)
         return str(r, "reason");
+    const Json &args = m_args[std::size_t(index.row())];
+    if (role == Qt::ToolTipRole && index.column() == Arguments && !args.is_null())
+        return toQString(dumpJson(args, 2)).left(4000);
+    // Denied and halted calls never ran: their arguments are shown grey.
+    if (role == Qt::ForegroundRole && index.column() == Arguments) {
+        const std::string d = r.value("decision", std::string());
+        if (d == "deny" || d == "halt")
+            return QColor(Qt::gray);
+    }
     if (role == Qt::ForegroundRole && index.column() == Decision) {
         const std::string d = r.value("decision", std::string());
         if (d == "deny" || d == "halt")
@@ -340,6 +368,7 @@ QVariant HistoryModel::data(const QModelIndex &index, int role) const
     }
     case Agent: return str(r, "agent");
     case Tool: return str(r, "tool");
+    case Arguments: return args.is_null() ? QString() : summarizeArgs(args, 160);
     case Decision: {
         QString d = str(r, "decision");
         const std::string state = r.value("state", std::string());
@@ -363,6 +392,7 @@ QVariant HistoryModel::headerData(int section, Qt::Orientation orientation, int 
     case Time: return tr("Time");
     case Agent: return tr("Agent");
     case Tool: return tr("Tool");
+    case Arguments: return tr("Arguments");
     case Decision: return tr("Decision");
     case DecidedBy: return tr("Decided by");
     case Reason: return tr("Reason");

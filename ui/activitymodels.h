@@ -62,10 +62,11 @@ class HistoryModel final : public QAbstractTableModel
 {
     Q_OBJECT
 public:
-    enum Column { Time, Agent, Tool, Decision, DecidedBy, Reason, Call, ColumnCount };
+    enum Column { Time, Agent, Tool, Arguments, Decision, DecidedBy, Reason, Call, ColumnCount };
 
     explicit HistoryModel(QObject *parent = nullptr);
-    // Takes decision records; ignores the rest.
+    // Takes decision records, and call records for the arguments each
+    // decision let run; ignores the rest.
     void addRecord(const Json &record);
     void setMaxRows(std::size_t max) { m_max = max; }
     const Json &record(int row) const { return m_rows[std::size_t(row)]; }
@@ -77,7 +78,10 @@ public:
 
 private:
     std::deque<Json> m_rows;
+    std::deque<Json> m_args; // beside each row: the arguments that ran (or were asked)
     std::size_t m_max = 20'000;
+    // Calls not decided yet: their masked args, by session and call id.
+    std::unordered_map<std::string, Json> m_pendingArgs;
 };
 
 // History filtered with the same predicate as `holdpoint-ctl audit query`.

@@ -105,6 +105,7 @@ HistoryTab::HistoryTab(ConsoleCore *core, QWidget *parent)
     });
     auto *view = makeTable(m_proxy, QStringLiteral("historyView"), this);
     view->setColumnWidth(HistoryModel::Time, 160);
+    view->setColumnWidth(HistoryModel::Arguments, 320);
     view->setColumnWidth(HistoryModel::Decision, 130);
     view->setColumnWidth(HistoryModel::DecidedBy, 170);
     view->horizontalHeader()->setStretchLastSection(false);

@@ -4,6 +4,7 @@
 // quiet "why" for the default, errors in a banner, real plurals.
 
 #include "alwaysruledialog.h"
+#include "activitymodels.h"
 #include "denydialog.h"
 #include "queuemodel.h"
 #include "windowharness.h"
@@ -33,6 +34,7 @@ private Q_SLOTS:
     void whyColumnSpeaksOnlyOfFindings();
     void errorsStayVisibleInABanner();
     void countsReadAsEnglish();
+    void historyShowsTheArgumentsThatRan();
 };
 
 namespace {
@@ -287,6 +289,38 @@ void TestKeyboard::countsReadAsEnglish()
     TestSocket second;
     QVERIFY(second.hello(QUrl(h.core->url()), h.core->agentToken().toStdString()).is_object());
     QTRY_VERIFY(h.child<QLabel>("statusLabel")->text().contains(QStringLiteral("2 agent connections")));
+}
+
+void TestKeyboard::historyShowsTheArgumentsThatRan()
+{
+    WindowHarness h;
+    fill(h, 3); // c0 write_file, c1 write_file, c2 bash
+    h.key(Qt::Key_A); // c0 as it was
+    QTRY_COMPARE(h.core->queue()->size(), 2);
+    h.key(Qt::Key_E); // c1 edited
+    h.window->argsEditor()->setPlainText(QStringLiteral("{\"path\": \"sandbox/1\"}"));
+    h.key(Qt::Key_Return, Qt::ControlModifier);
+    QTRY_COMPARE(h.core->queue()->size(), 1);
+    h.key(Qt::Key_D); // c2 denied
+    auto *reason = h.window->denyDialog()->findChild<QComboBox *>(QStringLiteral("denyReason"));
+    QTest::keyClicks(reason->lineEdit(), QStringLiteral("no"));
+    QTest::keyClick(reason->lineEdit(), Qt::Key_Return);
+    QTRY_COMPARE(h.core->queue()->size(), 0);
+
+    HistoryModel *history = h.window->historyModel();
+    QTRY_COMPARE(history->rowCount(), 3);
+    auto args = [&](int row, int role = Qt::DisplayRole) { return history->index(row, HistoryModel::Arguments).data(role); };
+    QCOMPARE(args(2).toString(), QStringLiteral("path=0"));
+    QCOMPARE(args(1).toString(), QStringLiteral("path=sandbox/1"));
+    QCOMPARE(args(0).toString(), QStringLiteral("path=2"));
+    QCOMPARE(args(0, Qt::ForegroundRole).value<QColor>(), QColor(Qt::gray)); // denied: it never ran
+    // The same from the audit log, in a window opened later: once delivered,
+    // every decision is on disk.
+    for (const char *id : {"c0", "c1", "c2"})
+        QVERIFY(!h.decisionFor(id).is_null());
+    MainWindow again(h.core.get());
+    QCOMPARE(again.historyModel()->index(1, HistoryModel::Arguments).data().toString(), QStringLiteral("path=sandbox/1"));
+    QCOMPARE(again.historyModel()->index(2, HistoryModel::Arguments).data().toString(), QStringLiteral("path=0"));
 }
 
 QTEST_MAIN(TestKeyboard)
