@@ -132,7 +132,7 @@ MainWindow::MainWindow(ConsoleCore *core, QWidget *parent)
 
     loadRecentActivity();
     resize(1440, 860);
-    showDetail(nullptr);
+    showDetail();
     updateAuditBanner();
     updateTitleAndStatus();
     m_view->setFocus();
@@ -177,94 +177,20 @@ QWidget *MainWindow::buildQueueTab()
     m_selection = std::make_unique<QueueSelection>(m_view);
     m_view->setUpColumns();
 
-    auto *detail = new QWidget(splitter);
-    auto *d = new QVBoxLayout(detail);
-    d->setContentsMargins(8, 0, 0, 0);
-    m_title = new QLabel(detail);
-    m_title->setObjectName(QStringLiteral("detailTitle"));
-    m_title->setTextFormat(Qt::PlainText);
-    QFont titleFont = m_title->font();
-    titleFont.setPointSizeF(titleFont.pointSizeF() * 1.3);
-    titleFont.setBold(true);
-    m_title->setFont(titleFont);
-    m_meta = new QLabel(detail);
-    m_meta->setObjectName(QStringLiteral("detailMeta"));
-    m_meta->setTextFormat(Qt::PlainText);
-    m_meta->setWordWrap(true);
-    m_meta->setTextInteractionFlags(Qt::TextSelectableByMouse);
-    m_reason = new QLabel(detail);
-    m_reason->setTextFormat(Qt::PlainText);
-    m_reason->setWordWrap(true);
-    m_trail = new QLabel(detail);
-    m_trail->setObjectName(QStringLiteral("trail"));
-    m_trail->setTextFormat(Qt::RichText);
-    m_trail->setWordWrap(true);
-    m_trail->setTextInteractionFlags(Qt::TextSelectableByMouse);
-    m_context = new QPlainTextEdit(detail);
-    m_context->setObjectName(QStringLiteral("contextView"));
-    m_context->setReadOnly(true);
-    m_context->setFocusPolicy(Qt::ClickFocus);
-    m_context->setMaximumHeight(110);
-    m_diff = new QTextBrowser(detail);
-    m_diff->setObjectName(QStringLiteral("argsDiff"));
-    m_diff->setFocusPolicy(Qt::ClickFocus);
-    m_diff->setMaximumHeight(90);
-    m_argsEditor = new QPlainTextEdit(detail);
-    m_argsEditor->setObjectName(QStringLiteral("argsEditor"));
-    m_argsEditor->setFocusPolicy(Qt::ClickFocus);
-    const QFont mono = QFontDatabase::systemFont(QFontDatabase::FixedFont);
-    m_argsEditor->setFont(mono);
-    m_context->setFont(mono);
-    new JsonHighlighter(m_argsEditor->document());
-    new JsonHighlighter(m_context->document());
-    m_argsStatus = new QLabel(detail);
-    m_argsStatus->setObjectName(QStringLiteral("argsStatus"));
-    m_argsStatus->setTextFormat(Qt::PlainText);
-    m_argsStatus->setWordWrap(true);
-    m_revealButton = makeButton(tr("Reveal secrets  [R]"), QStringLiteral("revealButton"), detail);
-    m_revealButton->setCheckable(true);
-    m_revealButton->setToolTip(tr("Show the real values of masked secrets in this call. Recorded in the audit log."));
-
-    m_approveButton = makeButton(tr("&Approve  [A]"), QStringLiteral("approveButton"), detail);
-    m_editButton = makeButton(tr("Approve with edits  [Ctrl+Enter]"), QStringLiteral("approveEditsButton"), detail);
-    m_denyButton = makeButton(tr("&Deny\u2026  [D]"), QStringLiteral("denyButton"), detail);
-    m_haltButton = makeButton(tr("&Halt turn  [H]"), QStringLiteral("haltButton"), detail);
-    auto *buttons = new QHBoxLayout;
-    buttons->addWidget(m_approveButton);
-    buttons->addWidget(m_editButton);
-    buttons->addStretch();
-    buttons->addWidget(m_denyButton);
-    buttons->addWidget(m_haltButton);
-
-    auto *argsHeader = new QHBoxLayout;
-    argsHeader->addWidget(new QLabel(tr("Arguments  [E] edit \u00b7 Esc back to the queue"), detail), 1);
-    argsHeader->addWidget(m_revealButton);
-    d->addWidget(m_title);
-    d->addWidget(m_meta);
-    d->addWidget(m_reason);
-    d->addWidget(m_trail);
-    d->addWidget(new QLabel(tr("Context and MCP annotations"), detail));
-    d->addWidget(m_context);
-    d->addLayout(argsHeader);
-    d->addWidget(m_argsEditor, 1);
-    d->addWidget(m_argsStatus);
-    d->addWidget(new QLabel(tr("Changes from the agent's arguments"), detail));
-    d->addWidget(m_diff);
-    d->addLayout(buttons);
+    m_detail = new DetailPane(m_core, splitter);
 
     splitter->addWidget(m_view);
-    splitter->addWidget(detail);
+    splitter->addWidget(m_detail);
     splitter->setStretchFactor(0, 3);
     splitter->setStretchFactor(1, 2);
     splitter->setSizes({800, 600});
     outer->addWidget(splitter, 1);
 
-    connect(m_approveButton, &QPushButton::clicked, this, &MainWindow::approve);
-    connect(m_editButton, &QPushButton::clicked, this, &MainWindow::approveWithEdits);
-    connect(m_denyButton, &QPushButton::clicked, this, &MainWindow::deny);
-    connect(m_haltButton, &QPushButton::clicked, this, &MainWindow::halt);
-    connect(m_revealButton, &QPushButton::toggled, this, &MainWindow::setSecretsRevealed);
-    connect(m_argsEditor, &QPlainTextEdit::textChanged, this, &MainWindow::onArgsEdited);
+    connect(m_detail, &DetailPane::approveClicked, this, &MainWindow::approve);
+    connect(m_detail, &DetailPane::approveWithEditsClicked, this, &MainWindow::approveWithEdits);
+    connect(m_detail, &DetailPane::denyClicked, this, &MainWindow::deny);
+    connect(m_detail, &DetailPane::haltClicked, this, &MainWindow::halt);
+    connect(m_detail, &DetailPane::editsChanged, this, &MainWindow::updateActions);
     connect(m_view->selectionModel(), &QItemSelectionModel::currentRowChanged, this, &MainWindow::onCurrentChanged);
     connect(m_view->selectionModel(), &QItemSelectionModel::selectionChanged, this, &MainWindow::onSelectionChanged);
     connect(m_filter, &QLineEdit::textChanged, this, [this](const QString &text) {
@@ -293,7 +219,7 @@ QWidget *MainWindow::buildQueueTab()
     queueShortcut(QKeySequence(Qt::Key_X), m_view, [this] { toggleSelection(); });
     queueShortcut(QKeySequence(Qt::Key_G), m_view, [this] { selectRow(0); });
     queueShortcut(QKeySequence(Qt::SHIFT | Qt::Key_G), m_view, [this] { selectRow(m_proxy->rowCount() - 1); });
-    queueShortcut(QKeySequence(Qt::Key_R), m_view, [this] { m_revealButton->toggle(); });
+    queueShortcut(QKeySequence(Qt::Key_R), m_view, [this] { m_detail->toggleRevealed(); });
     queueShortcut(QKeySequence(Qt::Key_Slash), m_view, [this] { focusFilter(); });
     queueShortcut(QKeySequence(Qt::Key_Escape), m_view, [this] {
         // Back out one step: an open dialog, a multiple selection, the filter.
@@ -306,10 +232,10 @@ QWidget *MainWindow::buildQueueTab()
     });
     for (int i = 0; i < 4; ++i)
         queueShortcut(QKeySequence(Qt::Key(Qt::Key_1 + i)), m_view, [this, i] { setScope(Scope(i)); });
-    auto *submitEdits = new QShortcut(QKeySequence(Qt::CTRL | Qt::Key_Return), m_argsEditor);
+    auto *submitEdits = new QShortcut(QKeySequence(Qt::CTRL | Qt::Key_Return), m_detail->argsEditor());
     submitEdits->setContext(Qt::WidgetShortcut);
     connect(submitEdits, &QShortcut::activated, this, &MainWindow::approveWithEdits);
-    for (QWidget *w : {static_cast<QWidget *>(m_argsEditor), static_cast<QWidget *>(m_filter)}) {
+    for (QWidget *w : {static_cast<QWidget *>(m_detail->argsEditor()), static_cast<QWidget *>(m_filter)}) {
         auto *escape = new QShortcut(QKeySequence(Qt::Key_Escape), w);
         escape->setContext(Qt::WidgetShortcut);
         connect(escape, &QShortcut::activated, this, &MainWindow::backToQueue);
@@ -340,7 +266,7 @@ QWidget *MainWindow::buildQueueTab()
             return;
         const int row = m_core->queue()->rowOf(item->id);
         if (row >= tl.row() && row <= br.row())
-            showDetail(item);
+            showDetail();
     });
     return page;
 }
@@ -400,139 +326,18 @@ void MainWindow::onCurrentChanged()
     if (id == m_currentId && !id.empty())
         return;
     m_currentId = id;
-    // A reveal is for one call only.
-    if (m_revealed) {
-        const QSignalBlocker block(m_revealButton);
-        m_revealButton->setChecked(false);
-        m_revealed = false;
-    }
-    showDetail(currentItem());
+    showDetail();
 }
 
-Json MainWindow::shown(const QueueItem &item, const Json &value) const
+void MainWindow::showDetail()
 {
-    return m_revealed ? value : item.masked(value);
-}
-
-void MainWindow::setSecretsRevealed(bool revealed)
-{
-    const QueueItem *item = currentItem();
-    if (revealed && (!item || item->redactions.empty())) {
-        const QSignalBlocker block(m_revealButton);
-        m_revealButton->setChecked(false);
-        return;
-    }
-    m_revealed = revealed;
-    if (revealed) {
-        m_core->recordReveal(*item);
-    }
-    {
-        const QSignalBlocker block(m_revealButton);
-        m_revealButton->setChecked(revealed);
-    }
-    showDetail(item);
-}
-
-void MainWindow::showDetail(const QueueItem *item)
-{
-    m_batchShown = false;
-    const bool has = item != nullptr;
-    m_argsEditor->setEnabled(has);
-    m_revealButton->setVisible(has && !item->redactions.empty());
-    if (!has) {
-        m_title->setText(m_proxy->rowCount() == 0 && m_model->rowCount() > 0 ? tr("Nothing matches the filter")
-                         : m_model->rowCount() == 0                          ? tr("The queue is clear")
-                                                                             : tr("No call selected"));
-        m_meta->setText(m_model->rowCount() == 0 ? tr("Calls that need a person appear here as agents make them.")
-                                                 : QString());
-        m_reason->clear();
-        m_trail->clear();
-        m_context->clear();
-        m_diff->clear();
-        const QSignalBlocker block(m_argsEditor);
-        m_argsEditor->clear();
-        m_argsStatus->clear();
-        m_editedArgs.reset();
-        updateActions();
-        return;
-    }
-    m_title->setText(displaySafe(toQString(item->toolName), 80) + QStringLiteral("  \u2014  ")
-                     + displaySafe(toQString(item->agent.name), 60));
-    QStringList meta;
-    if (!item->agent.framework.empty())
-        meta << tr("framework %1").arg(displaySafe(toQString(item->agent.framework), 40));
-    meta << tr("session %1").arg(toQString(item->sessionId));
-    if (item->turnId)
-        meta << tr("turn %1").arg(displaySafe(toQString(*item->turnId), 60));
-    meta << tr("call %1").arg(displaySafe(toQString(item->callId), 60)) << tr("item %1").arg(toQString(item->id));
-    meta << tr("risk %1").arg(item->risk);
-    if (!item->agentConnected)
-        meta << tr("AGENT DISCONNECTED");
-    if (item->secretsPending)
-        meta << tr("restored after a restart: secrets return when the agent re-sends");
-    m_meta->setText(meta.join(QStringLiteral("  \u00b7  ")));
-    m_reason->setText(tr("Why: %1").arg(toQString(m_revealed ? item->reason : maskText(item->reason, item->redactions))));
-    m_trail->setText(trailHtml(*item, m_revealed));
-    Json ctx = Json::object();
-    if (!item->context.empty())
-        ctx["context"] = item->context;
-    if (!item->annotations.empty())
-        ctx["annotations"] = item->annotations;
-    m_context->setPlainText(ctx.empty() ? tr("(none sent)") : toQString(dumpJson(shown(*item, ctx), 2)));
-    {
-        // What the guardrails proposed is what approving runs, so that is what
-        // the editor starts from; secrets stay masked unless revealed.
-        const QSignalBlocker block(m_argsEditor);
-        m_argsEditor->setPlainText(toQString(dumpJson(shown(*item, item->proposedArgs.value_or(item->args)), 2)));
-    }
-    onArgsEdited();
+    m_detail->showItem(m_currentId,
+                       m_proxy->rowCount() == 0 && m_model->rowCount() > 0 ? tr("Nothing matches the filter")
+                       : m_model->rowCount() == 0                          ? tr("The queue is clear")
+                                                                           : tr("No call selected"),
+                       m_model->rowCount() == 0 ? tr("Calls that need a person appear here as agents make them.") : QString());
     if (m_view->selectionModel()->selectedRows().size() > 1)
         showBatch(selectedIds());
-}
-
-void MainWindow::showDiff(const QueueItem *item)
-{
-    if (!item) {
-        m_diff->clear();
-        return;
-    }
-    const Json original = shown(*item, item->args);
-    const Json current = m_editedArgs ? *m_editedArgs : shown(*item, item->proposedArgs.value_or(item->args));
-    const std::vector<ArgsChange> changes = describeChanges(original, current);
-    if (changes.empty()) {
-        m_diff->setHtml(tr("<i>None: approving runs the agent's own arguments.</i>"));
-        return;
-    }
-    m_diff->setHtml(changesHtml(changes, m_editedArgs ? tr("your edits") : tr("rewritten by guardrails")));
-}
-
-void MainWindow::onArgsEdited()
-{
-    m_editedArgs.reset();
-    QList<QTextEdit::ExtraSelection> marks;
-    const QueueItem *item = currentItem();
-    if (!item) {
-        m_argsEditor->setExtraSelections(marks);
-        updateActions();
-        return;
-    }
-    const std::string text = m_argsEditor->toPlainText().toStdString();
-    Json parsed;
-    std::string why;
-    if (!parseStrictJson(text, protocol::MaxDepth, &parsed, &why)) {
-        m_argsStatus->setText(tr("\u2716 Invalid JSON: %1").arg(toQString(why)));
-        marks = parseErrorMarks(m_argsEditor->document(), toQString(why));
-    } else if (!parsed.is_object()) {
-        m_argsStatus->setText(tr("\u2716 Arguments must be a JSON object, not %1").arg(QLatin1String(parsed.type_name())));
-    } else if (parsed == shown(*item, item->proposedArgs.value_or(item->args))) {
-        m_argsStatus->setText(tr("\u2714 Valid JSON, unchanged"));
-    } else {
-        m_argsStatus->setText(tr("\u2714 Valid JSON, edited: Ctrl+Enter approves with these arguments"));
-        m_editedArgs = std::move(parsed);
-    }
-    m_argsEditor->setExtraSelections(marks);
-    showDiff(item);
-    updateActions();
 }
 
 void MainWindow::onSelectionChanged()
@@ -541,36 +346,23 @@ void MainWindow::onSelectionChanged()
     const std::vector<std::string> ids = selectedIds();
     if (ids.size() > 1)
         showBatch(ids);
-    else if (m_batchShown)
-        showDetail(currentItem());
+    else if (m_detail->showsBatch())
+        showDetail();
 }
 
 void MainWindow::showBatch(const std::vector<std::string> &ids)
 {
-    // What a batch decision would reach, before the key is pressed.
     std::vector<const QueueItem *> items;
     for (const std::string &id : ids)
         if (const QueueItem *item = m_core->queue()->find(id))
             items.push_back(item);
-    m_batchShown = true;
-    m_title->setText(tr("%n calls selected", nullptr, int(ids.size())));
-    m_meta->setText(batchSummary(items));
-    m_reason->setText(tr("A, D and H decide all of them; a move without Shift selects one call again."));
+    m_detail->showBatch(items);
 }
 
 void MainWindow::updateActions()
 {
-    const bool has = currentItem() != nullptr;
-    const bool recording = m_core->auditAvailable();
-    const std::size_t selected = has ? selectedIds().size() : 0;
-    // While the log cannot be written nothing can be approved: the banner
-    // says why. Denying and halting stay possible (they are refused anyway).
-    m_approveButton->setEnabled(has && recording);
-    m_editButton->setEnabled(has && recording && m_editedArgs.has_value() && selected <= 1);
-    m_denyButton->setEnabled(has);
-    m_haltButton->setEnabled(has);
-    m_approveButton->setText(selected > 1 ? tr("&Approve %1  [A]").arg(selected) : tr("&Approve  [A]"));
-    m_denyButton->setText(selected > 1 ? tr("&Deny %1\u2026  [D]").arg(selected) : tr("&Deny\u2026  [D]"));
+    const std::size_t selected = currentItem() ? selectedIds().size() : 0;
+    m_detail->setActions(m_core->auditAvailable(), selected);
     // A batch is decided call by call; scopes are for one decision.
     m_scope->setEnabled(selected <= 1);
 }
@@ -650,10 +442,11 @@ void MainWindow::approve()
 void MainWindow::approveWithEdits()
 {
     showError({}); // a new decision: the last one's error has been seen
-    if (!m_editedArgs || !m_core->auditAvailable() || dialogOpen())
+    const std::optional<Json> edited = m_detail->editedArgs();
+    if (!edited || !m_core->auditAvailable() || dialogOpen())
         return;
     const DecisionAnchor anchor = m_selection->anchorAround({m_currentId});
-    decide(m_currentId, ReviewAction::Edit, {}, m_editedArgs);
+    decide(m_currentId, ReviewAction::Edit, {}, edited);
     afterDecision(anchor);
 }
 
@@ -741,7 +534,7 @@ void MainWindow::editArgs()
 {
     if (!currentItem())
         return;
-    m_argsEditor->setFocus();
+    m_detail->argsEditor()->setFocus();
 }
 
 void MainWindow::backToQueue()

@@ -4,6 +4,7 @@
 #include "alwaysruledialog.h"
 #include "common/json.h"
 #include "denydialog.h"
+#include "detailpane.h"
 #include "protocol/protocol.h"
 #include "queueselection.h"
 
@@ -20,10 +21,8 @@ class QComboBox;
 class QLabel;
 class QLineEdit;
 class QPlainTextEdit;
-class QPushButton;
 class QTabWidget;
 class QTableView;
-class QTextBrowser;
 QT_END_NAMESPACE
 
 namespace holdpoint {
@@ -52,7 +51,7 @@ public:
     ~MainWindow() override;
 
     QTableView *queueView() const { return m_view; }
-    QPlainTextEdit *argsEditor() const { return m_argsEditor; }
+    QPlainTextEdit *argsEditor() const { return m_detail->argsEditor(); }
     QueueProxy *queueProxy() const { return m_proxy; }
     // The dialogs while they are open, for keyboard flows and tests.
     DenyDialog *denyDialog() const { return m_denyDialog; }
@@ -75,14 +74,12 @@ public:
     void toggleSelection();
     void setScope(Scope scope);
     Scope scope() const;
-    void setSecretsRevealed(bool revealed);
 
 private:
     const QueueItem *currentItem() const;
     bool dialogOpen() const;
     std::vector<std::string> selectedIds() const;
     void onCurrentChanged();
-    void onArgsEdited();
     bool decide(const std::string &id, protocol::ReviewAction action, const QString &reason,
                 const std::optional<Json> &args, protocol::ReviewScope scope = protocol::ReviewScope::Call);
     void decideAlways(bool allow, const QString &reason);
@@ -95,12 +92,11 @@ private:
     void selectRow(int row);
     void updateTitleAndStatus();
     void updateAuditBanner();
-    void showDetail(const QueueItem *item);
-    void showDiff(const QueueItem *item);
+    // The current call, or why there is none; a multiple selection as such.
+    void showDetail();
     void updateActions();
     void notifyEscalated(int firstRow, int lastRow);
     void loadRecentActivity();
-    Json shown(const QueueItem &item, const Json &value) const;
     QWidget *buildQueueTab();
 
     ConsoleCore *m_core;
@@ -115,19 +111,7 @@ private:
     QLineEdit *m_filter = nullptr;
     QComboBox *m_sort = nullptr;
     QComboBox *m_scope = nullptr;
-    QLabel *m_title = nullptr;
-    QLabel *m_meta = nullptr;
-    QLabel *m_reason = nullptr;
-    QPlainTextEdit *m_context = nullptr;
-    QLabel *m_trail = nullptr;
-    QTextBrowser *m_diff = nullptr;
-    QPushButton *m_revealButton = nullptr;
-    QPlainTextEdit *m_argsEditor = nullptr;
-    QLabel *m_argsStatus = nullptr;
-    QPushButton *m_approveButton = nullptr;
-    QPushButton *m_editButton = nullptr;
-    QPushButton *m_denyButton = nullptr;
-    QPushButton *m_haltButton = nullptr;
+    DetailPane *m_detail = nullptr;
 
     std::unique_ptr<QueueSelection> m_selection;
 
@@ -145,9 +129,6 @@ private:
     QPointer<AlwaysRuleDialog> m_alwaysDialog;
     std::string m_currentId;
     int m_lastRow = 0; // where the selection was, for when its row goes
-    bool m_revealed = false;
-    bool m_batchShown = false; // the detail pane describes a multiple selection
-    std::optional<Json> m_editedArgs; // valid, differing args in the editor
     QStringList m_recentReasons;
 };
 

@@ -16,6 +16,7 @@
 #include <QPlainTextEdit>
 #include <QPushButton>
 #include <QSignalSpy>
+#include <QTextBrowser>
 
 using namespace holdpoint;
 using namespace holdpoint::test;
@@ -35,6 +36,8 @@ private Q_SLOTS:
     void errorsStayVisibleInABanner();
     void countsReadAsEnglish();
     void historyShowsTheArgumentsThatRan();
+    void editingShowsAndSaysHowToLeave();
+    void rewriteAndEditsAreTwoLabelledParts();
 };
 
 namespace {
@@ -321,6 +324,42 @@ void TestKeyboard::historyShowsTheArgumentsThatRan()
     MainWindow again(h.core.get());
     QCOMPARE(again.historyModel()->index(1, HistoryModel::Arguments).data().toString(), QStringLiteral("path=sandbox/1"));
     QCOMPARE(again.historyModel()->index(2, HistoryModel::Arguments).data().toString(), QStringLiteral("path=0"));
+}
+
+void TestKeyboard::editingShowsAndSaysHowToLeave()
+{
+    WindowHarness h;
+    fill(h, 1);
+    QLabel *state = h.child<QLabel>("editState");
+    QVERIFY(state && !state->isVisible());
+    h.key(Qt::Key_E);
+    QCOMPARE(QApplication::focusWidget(), h.window->argsEditor());
+    QVERIFY(state->isVisible());
+    QVERIFY(state->text().contains(QStringLiteral("Ctrl+Enter")) && state->text().contains(QStringLiteral("Esc")));
+    h.key(Qt::Key_Escape);
+    QCOMPARE(QApplication::focusWidget(), h.view());
+    QVERIFY(!state->isVisible());
+}
+
+void TestKeyboard::rewriteAndEditsAreTwoLabelledParts()
+{
+    WindowHarness h(R"({"guardrails": [{"type": "rules", "rules": [{"when": {"tool": "bash"}, "action": "modify",
+        "clamp": {"timeout": {"max": 60}}, "reason": "timeout clamped"}]}]})");
+    QVERIFY(h.started && h.welcomed);
+    QVERIFY(h.submit("b1", "bash", {{"command", "make"}, {"timeout", 900}}));
+    h.view()->setFocus();
+    QTRY_COMPARE(h.view()->currentIndex().row(), 0);
+    auto diff = [&] { return h.child<QTextBrowser>("argsDiff")->toPlainText(); };
+    QVERIFY2(diff().startsWith(QStringLiteral("rewritten by guardrails")) && diff().contains(QStringLiteral("/timeout"))
+                 && !diff().contains(QStringLiteral("your edits")),
+             qPrintable(diff()));
+    h.key(Qt::Key_E);
+    h.window->argsEditor()->setPlainText(QStringLiteral("{\"command\": \"make test\", \"timeout\": 60}"));
+    const QString both = diff();
+    const qsizetype edits = both.indexOf(QStringLiteral("your edits"));
+    QVERIFY2(both.startsWith(QStringLiteral("rewritten by guardrails")) && edits > 0, qPrintable(both));
+    // Each change under its own heading: the clamp is not the reviewer's.
+    QVERIFY2(both.indexOf(QStringLiteral("/timeout")) < edits && both.indexOf(QStringLiteral("/command")) > edits, qPrintable(both));
 }
 
 QTEST_MAIN(TestKeyboard)
