@@ -62,7 +62,9 @@ bool onlyTheDefaultAsked(const ItemSignals &s)
 QString whyText(const QueueItem &item, const ItemSignals &s)
 {
     QStringList parts;
-    if (!s.askedBy.empty())
+    // A guardrail that asked because of secrets or a protected path is said
+    // by those parts below, shorter than its reason.
+    if (!s.askedBy.empty() && s.askCode != "secret_detected" && s.askCode != "protected_path")
         parts << toQString(s.askedBy) + QStringLiteral(": ") + toQString(maskText(s.askReason, item.redactions));
     if (s.secrets)
         parts << (s.secretKinds.empty() ? QStringLiteral("secrets")
@@ -72,7 +74,7 @@ QString whyText(const QueueItem &item, const ItemSignals &s)
                                                                           [](std::string a, const std::string &b) {
                                                                               return std::move(a) + ", " + b;
                                                                           })));
-    if (s.protectedPath && s.askedBy != "protected_paths")
+    if (s.protectedPath)
         parts << QStringLiteral("protected path");
     if (s.destructive)
         parts << QStringLiteral("destructive (MCP)");

@@ -66,6 +66,7 @@ ItemSignals itemSignals(const QueueItem &item)
         if (out.askedBy.empty() && v.value("action", std::string()) == "ask") {
             out.askedBy = v.value("guardrail", std::string());
             out.askReason = v.value("reason", std::string());
+            out.askCode = v.value("code", std::string());
         }
     }
     for (const Redaction &r : item.redactions)

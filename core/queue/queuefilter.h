@@ -23,6 +23,7 @@ struct ItemSignals
     // asked and the policy's default did.
     std::string askedBy;
     std::string askReason;
+    std::string askCode;
     bool secrets = false;              // a guardrail found credentials
     std::vector<std::string> secretKinds; // their kinds, while the item holds them
     bool protectedPath = false;
