@@ -14,6 +14,7 @@
 #include "common/datadir.h"
 #include "common/jsonparse.h"
 #include "common/signals.h"
+#include "protocol/protocol.h"
 #include "exitcodes.h"
 #include "guardrails/chain.h"
 #include "integrations/claudecode.h"
@@ -276,6 +277,9 @@ void printQueue(const Json &items, bool asJson)
         const std::string line = item.value("id", std::string()) + "  " + item["agent"].value("name", std::string()) + "  "
                                  + item.value("tool_name", std::string()) + "  " + args;
         printLine(stdout, line);
+        // The turn's loop findings, so a reviewer at a terminal sees them too.
+        for (const protocol::TurnFinding &f : protocol::turnFindingsFromJson(item.value("turn_findings", Json::array())))
+            printLine(stdout, "    loop: " + protocol::turnFindingHint(f) + " [" + f.pattern + "]");
     }
 }
 

@@ -64,6 +64,10 @@ Broker::Broker(QueueStore *queue, Clock *clock, Outbound *outbound, BrokerConfig
     });
     connect(m_queue, &QueueStore::resolved, this, &Broker::onResolved);
     connect(m_queue, &QueueStore::itemAdded, this, &Broker::onItemAdded);
+    connect(m_queue, &QueueStore::itemUpdated, this, [this](const QueueItem &item) {
+        if (!m_reviewers.empty())
+            broadcastToReviewers(Json {{"type", "updated"}, {"item", itemToJson(item)}});
+    });
     connect(&m_sessions, &SessionTable::abandoned, this, &Broker::onAbandoned);
     connect(&m_sessions, &SessionTable::forgotten, this, [this](const std::string &sessionId) {
         m_grants.forgetSession(sessionId);
@@ -242,6 +246,7 @@ void Broker::onMessage(ConnectionId cid, Message &&message)
             } else if constexpr (std::is_same_v<T, TurnStart>) {
                 session->currentTurn = m.turnId;
                 m_policy.chain->onTurnStart(session->id, m.turnId);
+                refreshTurnFindings(session->id, m.turnId);
             } else if constexpr (std::is_same_v<T, TurnEnd>) {
                 if (session->currentTurn == m.turnId)
                     session->currentTurn.reset();
@@ -340,6 +345,7 @@ void Broker::escalate(Session &session, ToolCall &&call, ChainOutcome &&outcome,
     const std::string callId = call.callId;
     QueueItem item = makeQueueItem(m_queue->newId(), session.id, session.agent,
                                    escalationOf(std::move(call), std::move(outcome)), now, now + timeout);
+    item.turnFindings = m_policy.chain->turnFindings(session.id, item.turnId.value_or(std::string()));
     session.calls[callId].itemId = item.id;
     Json escalated = escalatedRecord(item);
 
@@ -461,6 +467,7 @@ void Broker::handleToolResult(ConnectionId cid, Session &session, const ToolResu
                                                   {"reason", maskText(after.reason, redactions)},
                                                   {"warnings", maskJson(answer["warnings"], redactions)},
                                                   {"trail", maskJson(after.trail, redactions)}});
+        refreshTurnFindings(session.id, ran->turnId);
     } else {
         answer["warnings"] = Json::array();
     }
@@ -530,6 +537,25 @@ void Broker::onItemAdded(const QueueItem &item)
     if (m_reviewers.empty())
         return;
     broadcastToReviewers(Json {{"type", "escalated"}, {"item", itemToJson(item)}});
+}
+
+void Broker::refreshTurnFindings(const std::string &sessionId, const std::optional<std::string> &turnId)
+{
+    std::vector<TurnFinding> findings = m_policy.chain->turnFindings(sessionId, turnId.value_or(std::string()));
+    const std::pair<std::string, std::string> key {sessionId, turnId.value_or(std::string())};
+    auto known = m_turnFindings.find(key);
+    if (known == m_turnFindings.end() ? findings.empty() : known->second == findings)
+        return;
+    if (findings.empty())
+        m_turnFindings.erase(known);
+    else if (known != m_turnFindings.end())
+        known->second = findings;
+    else {
+        if (m_turnFindings.size() >= 4096)
+            m_turnFindings.clear(); // bounded; see the member's comment
+        m_turnFindings.emplace(key, findings);
+    }
+    m_queue->setTurnFindings(sessionId, turnId, findings);
 }
 
 void Broker::onAbandoned(const std::string &itemId)

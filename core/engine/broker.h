@@ -18,6 +18,8 @@
 #include <QTimer>
 
 #include <functional>
+#include <map>
+#include <optional>
 #include <string>
 #include <unordered_map>
 #include <unordered_set>
@@ -125,6 +127,8 @@ private:
     void handleCancel(ConnectionId cid, Session &session, const protocol::Cancel &cancel);
     void handleReview(ConnectionId cid, const protocol::Review &review);
     void onItemAdded(const QueueItem &item);
+    // Puts the turn's findings, as the chain sees them now, on its pending items.
+    void refreshTurnFindings(const std::string &sessionId, const std::optional<std::string> &turnId);
     void onResolved(const QueueItem &item);
     void onAbandoned(const std::string &itemId);
     // Records a call's decision, sends it to whoever waits, and keeps the
@@ -163,6 +167,10 @@ private:
     QTimer m_trim;
     std::unordered_map<ConnectionId, Connection> m_connections;
     std::unordered_set<ConnectionId> m_reviewers;
+    // Turns whose findings the queue was last given, so a result that
+    // changes nothing costs no walk over the queue. Only a saving: the store
+    // itself ignores findings an item already has.
+    std::map<std::pair<std::string, std::string>, std::vector<protocol::TurnFinding>> m_turnFindings;
 };
 
 } // namespace holdpoint

@@ -134,6 +134,26 @@ std::vector<Redaction> GuardrailChain::redactions(const CallView &call) const
     return out;
 }
 
+std::vector<protocol::TurnFinding> GuardrailChain::turnFindings(const std::string &sessionId,
+                                                                const std::string &turnId) const
+{
+    std::vector<protocol::TurnFinding> out;
+    for (const ChainEntry &entry : m_entries) {
+        std::vector<protocol::TurnFinding> found;
+        try {
+            found = entry.guardrail->turnFindings(sessionId, turnId);
+        } catch (...) {
+            continue;
+        }
+        for (protocol::TurnFinding &f : found) {
+            if (f.guardrail.empty())
+                f.guardrail = std::string(entry.guardrail->name());
+            out.push_back(std::move(f));
+        }
+    }
+    return out;
+}
+
 ChainOutcome GuardrailChain::beforeCall(const CallView &call, const GuardContext &context, DefaultAction fallback) const
 {
     std::vector<char> ran(m_entries.size(), 0);

@@ -61,6 +61,9 @@ public:
     // The values every guardrail would mask in `call`, longest first, without
     // deciding anything (a call's secrets found again after a restart).
     std::vector<Redaction> redactions(const CallView &call) const;
+    // Every guardrail's findings about a turn, in chain order, each naming
+    // its guardrail. A guardrail that throws here has nothing to say.
+    std::vector<protocol::TurnFinding> turnFindings(const std::string &sessionId, const std::string &turnId) const;
     void onTurnStart(const std::string &sessionId, const std::string &turnId) const;
     void onTurnEnd(const std::string &sessionId, const std::string &turnId) const;
     // Names of guardrails that threw on a turn marker since the last call.

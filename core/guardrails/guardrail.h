@@ -105,6 +105,16 @@ public:
         Q_UNUSED(turnId);
     }
     virtual Health health() const { return {}; }
+    // What this guardrail has found about a turn so far that a reviewer
+    // deciding one of its calls should see ("" is the implicit turn of a
+    // session that sends no turn markers). `guardrail` may be left empty.
+    virtual std::vector<protocol::TurnFinding> turnFindings(const std::string &sessionId,
+                                                            const std::string &turnId) const
+    {
+        Q_UNUSED(sessionId);
+        Q_UNUSED(turnId);
+        return {};
+    }
     // Values in the call to mask wherever a person or a log sees it. Asked
     // of every guardrail whatever the verdicts, so masking never depends on
     // where a guardrail stands in the chain.

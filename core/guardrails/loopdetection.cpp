@@ -2,6 +2,8 @@
 
 #include <QtGlobal>
 
+#include <algorithm>
+
 namespace holdpoint {
 
 namespace {
@@ -114,20 +116,31 @@ Verdict LoopDetectionGuardrail::fire(TurnState &s, const CallView &call, const G
     return v;
 }
 
+void LoopDetectionGuardrail::Streak::add(const std::string &callId, const std::string &tool)
+{
+    toolName = tool;
+    ++count;
+    // A re-sent call is one call.
+    if (callIds.empty() || callIds.back() != callId)
+        callIds.push_back(callId);
+    if (callIds.size() > MaxCallIds)
+        callIds.erase(callIds.begin());
+}
+
 Verdict LoopDetectionGuardrail::beforeCall(const CallView &call, const GuardContext &context)
 {
     TurnState &s = state(call);
     const std::size_t h = callHash(call);
-    if (auto it = s.toolFailures.find(call.toolName); it != s.toolFailures.end() && it->second >= m_sameTool.stop)
-        return fire(s, call, context, "same_tool_failure", "halt", it->second, m_sameTool.stop,
-                    call.toolName + " failed " + std::to_string(it->second) + " times in this turn; halting the turn");
-    if (auto it = s.exactFailures.find(h); it != s.exactFailures.end() && it->second >= m_exact.stop)
-        return fire(s, call, context, "exact_failure", "block", it->second, m_exact.stop,
-                    "blocked: this exact " + call.toolName + " call failed " + std::to_string(it->second)
+    if (auto it = s.toolFailures.find(call.toolName); it != s.toolFailures.end() && it->second.count >= m_sameTool.stop)
+        return fire(s, call, context, "same_tool_failure", "halt", it->second.count, m_sameTool.stop,
+                    call.toolName + " failed " + std::to_string(it->second.count) + " times in this turn; halting the turn");
+    if (auto it = s.exactFailures.find(h); it != s.exactFailures.end() && it->second.count >= m_exact.stop)
+        return fire(s, call, context, "exact_failure", "block", it->second.count, m_exact.stop,
+                    "blocked: this exact " + call.toolName + " call failed " + std::to_string(it->second.count)
                         + " times in this turn");
-    if (auto it = s.lastResult.find(h); it != s.lastResult.end() && it->second.second >= m_noProgress.stop)
-        return fire(s, call, context, "no_progress", "block", it->second.second, m_noProgress.stop,
-                    "blocked: " + call.toolName + " returned the same result " + std::to_string(it->second.second)
+    if (auto it = s.lastResult.find(h); it != s.lastResult.end() && it->second.second.count >= m_noProgress.stop)
+        return fire(s, call, context, "no_progress", "block", it->second.second.count, m_noProgress.stop,
+                    "blocked: " + call.toolName + " returned the same result " + std::to_string(it->second.second.count)
                         + " times in this turn");
     return Verdict::pass();
 }
@@ -137,8 +150,12 @@ Verdict LoopDetectionGuardrail::afterCall(const CallView &call, const ResultView
     TurnState &s = state(call);
     const std::size_t h = callHash(call);
     if (!result.ok) {
-        const int exact = ++s.exactFailures[h];
-        const int sameTool = ++s.toolFailures[call.toolName];
+        Streak &exactStreak = s.exactFailures[h];
+        Streak &toolStreak = s.toolFailures[call.toolName];
+        exactStreak.add(call.callId, call.toolName);
+        toolStreak.add(call.callId, call.toolName);
+        const int exact = exactStreak.count;
+        const int sameTool = toolStreak.count;
         if (sameTool >= m_sameTool.stop)
             return fire(s, call, context, "same_tool_failure", "halt", sameTool, m_sameTool.stop,
                         call.toolName + " failed " + std::to_string(sameTool) + " times in this turn; halting the turn");
@@ -153,13 +170,54 @@ Verdict LoopDetectionGuardrail::afterCall(const CallView &call, const ResultView
     if (!readOnly(call))
         return Verdict::pass();
     const std::size_t r = std::hash<std::string> {}(dumpJson(result.result));
-    auto &[lastHash, repeats] = s.lastResult[h];
-    repeats = (repeats > 0 && lastHash == r) ? repeats + 1 : 1;
+    auto &[lastHash, streak] = s.lastResult[h];
+    if (streak.count == 0 || lastHash != r)
+        streak = Streak {};
+    streak.add(call.callId, call.toolName);
     lastHash = r;
+    const int repeats = streak.count;
     if (repeats >= m_noProgress.warn)
         return fire(s, call, context, "no_progress", "warn", repeats, m_noProgress.warn,
                     call.toolName + " returned the same result " + std::to_string(repeats) + " times in this turn");
     return Verdict::pass();
+}
+
+std::vector<protocol::TurnFinding> LoopDetectionGuardrail::turnFindings(const std::string &sessionId,
+                                                                        const std::string &turnId) const
+{
+    std::vector<protocol::TurnFinding> out;
+    auto it = m_turns.find({sessionId, turnId});
+    if (it == m_turns.end())
+        return out;
+    const TurnState &s = it->second;
+    auto add = [&](const Streak &streak, const char *pattern, Thresholds t, const char *stop, std::string message) {
+        if (streak.count < t.warn)
+            return;
+        out.push_back({m_name, pattern, streak.count >= t.stop ? stop : "warn", streak.toolName, streak.count, t.warn,
+                       t.stop, streak.callIds, std::move(message)});
+    };
+    const std::size_t first = out.size();
+    for (const auto &[hash, streak] : s.exactFailures)
+        add(streak, "exact_failure", m_exact, "block",
+            "this exact " + streak.toolName + " call failed " + std::to_string(streak.count) + " times in this turn");
+    for (const auto &[tool, streak] : s.toolFailures)
+        add(streak, "same_tool_failure", m_sameTool, "halt",
+            tool + " failed " + std::to_string(streak.count) + " times in this turn");
+    for (const auto &[hash, last] : s.lastResult)
+        add(last.second, "no_progress", m_noProgress, "block",
+            last.second.toolName + " returned the same result " + std::to_string(last.second.count) + " times in this turn");
+    // Hash order is no order: the strongest first, then by tool and first call.
+    std::sort(out.begin() + std::ptrdiff_t(first), out.end(), [](const protocol::TurnFinding &a, const protocol::TurnFinding &b) {
+        const double ra = double(a.count) / std::max(1, a.stopAt), rb = double(b.count) / std::max(1, b.stopAt);
+        if (ra != rb)
+            return ra > rb;
+        if (a.pattern != b.pattern)
+            return a.pattern < b.pattern;
+        if (a.toolName != b.toolName)
+            return a.toolName < b.toolName;
+        return a.callIds < b.callIds;
+    });
+    return out;
 }
 
 std::vector<LoopDetectionGuardrail::Event> LoopDetectionGuardrail::events(const std::string &sessionId,

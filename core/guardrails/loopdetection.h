@@ -37,6 +37,10 @@ public:
     Verdict beforeCall(const CallView &call, const GuardContext &context) override;
     Verdict afterCall(const CallView &call, const ResultView &result, const GuardContext &context) override;
     void onTurnStart(const std::string &sessionId, const std::string &turnId) override;
+    // Each pattern that has reached its warn threshold in the turn, with
+    // its count now and the calls that make it up.
+    std::vector<protocol::TurnFinding> turnFindings(const std::string &sessionId,
+                                                    const std::string &turnId) const override;
 
     // Everything that fired in a session's turn ("" is the implicit turn of
     // a session that sends no turn markers), oldest first.
@@ -44,13 +48,22 @@ public:
     static std::string normalizeToolName(const std::string &name);
 
 private:
+    // One pattern's run in a turn: how often, and by which calls.
+    struct Streak
+    {
+        std::string toolName;
+        int count = 0;
+        std::vector<std::string> callIds; // the newest MaxCallIds, oldest first
+        void add(const std::string &callId, const std::string &tool);
+    };
     struct TurnState
     {
-        std::unordered_map<std::size_t, int> exactFailures;     // by tool+args
-        std::unordered_map<std::string, int> toolFailures;      // by tool
-        std::unordered_map<std::size_t, std::pair<std::size_t, int>> lastResult; // tool+args -> (result hash, repeats)
+        std::unordered_map<std::size_t, Streak> exactFailures; // by tool+args
+        std::map<std::string, Streak> toolFailures;            // by tool
+        std::unordered_map<std::size_t, std::pair<std::size_t, Streak>> lastResult; // tool+args -> (result hash, repeats)
         std::vector<Event> events;
     };
+    static constexpr std::size_t MaxCallIds = 20;
     using Key = std::pair<std::string, std::string>; // session, turn
 
     bool readOnly(const CallView &call) const;

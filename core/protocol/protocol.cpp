@@ -3,6 +3,7 @@
 #include "common/jsonparse.h"
 #include "common/sha256.h"
 
+#include <algorithm>
 #include <array>
 #include <cmath>
 
@@ -502,6 +503,62 @@ Json warningsToJson(const std::vector<Warning> &warnings)
     for (const Warning &w : warnings)
         out.push_back(Json {{"guardrail", w.guardrail}, {"code", w.code}, {"message", w.message}});
     return out;
+}
+
+Json turnFindingsToJson(const std::vector<TurnFinding> &findings)
+{
+    Json out = Json::array();
+    for (const TurnFinding &f : findings)
+        out.push_back(Json {{"guardrail", f.guardrail},
+                            {"pattern", f.pattern},
+                            {"level", f.level},
+                            {"tool_name", f.toolName},
+                            {"count", f.count},
+                            {"warn_at", f.warnAt},
+                            {"stop_at", f.stopAt},
+                            {"call_ids", f.callIds},
+                            {"message", f.message}});
+    return out;
+}
+
+std::vector<TurnFinding> turnFindingsFromJson(const Json &array)
+{
+    std::vector<TurnFinding> out;
+    if (!array.is_array())
+        return out;
+    for (const Json &j : array) {
+        if (!j.is_object())
+            continue;
+        auto text = [&](const char *key) {
+            auto it = j.find(key);
+            return it != j.end() && it->is_string() ? it->get<std::string>() : std::string();
+        };
+        auto number = [&](const char *key) {
+            auto it = j.find(key);
+            return it != j.end() && it->is_number_integer() ? int(std::clamp<std::int64_t>(it->get<std::int64_t>(), 0, 1'000'000)) : 0;
+        };
+        TurnFinding f {text("guardrail"), text("pattern"), text("level"), text("tool_name"), number("count"),
+                       number("warn_at"), number("stop_at"), {}, text("message")};
+        if (auto ids = j.find("call_ids"); ids != j.end() && ids->is_array())
+            for (const Json &id : *ids)
+                if (id.is_string())
+                    f.callIds.push_back(id.get<std::string>());
+        if (!f.pattern.empty())
+            out.push_back(std::move(f));
+    }
+    return out;
+}
+
+std::string turnFindingHint(const TurnFinding &f)
+{
+    const std::string counts = " (" + std::to_string(f.count) + "/" + std::to_string(f.stopAt) + ")";
+    if (f.pattern == "exact_failure")
+        return "agent is retrying a failing call" + counts;
+    if (f.pattern == "same_tool_failure")
+        return "agent keeps failing with " + f.toolName + counts;
+    if (f.pattern == "no_progress")
+        return "agent gets the same result again" + counts;
+    return f.pattern + counts;
 }
 
 Json decisionToJson(std::string_view callId, const Decision &d)

@@ -162,7 +162,30 @@ struct Decision
     std::vector<Warning> warnings;
 };
 
+// One loop finding of a turn as it stands now (PROTOCOL.md "turn_findings"):
+// a pattern that reached its warn threshold, with the calls that make it up.
+struct TurnFinding
+{
+    std::string guardrail;
+    std::string pattern; // exact_failure, same_tool_failure, no_progress
+    std::string level;   // warn, or what happens at `stopAt`: block or halt
+    std::string toolName;
+    int count = 0;
+    int warnAt = 0;
+    int stopAt = 0;
+    std::vector<std::string> callIds; // oldest first; the newest few when many
+    std::string message;
+
+    friend bool operator==(const TurnFinding &, const TurnFinding &) = default;
+};
+
 Json warningsToJson(const std::vector<Warning> &warnings);
+Json turnFindingsToJson(const std::vector<TurnFinding> &findings);
+// The findings of a "turn_findings" array; entries of another shape are skipped.
+std::vector<TurnFinding> turnFindingsFromJson(const Json &array);
+// What the finding says of the agent, for a reviewer deciding now:
+// "agent is retrying a failing call (3/5)".
+std::string turnFindingHint(const TurnFinding &finding);
 Json decisionToJson(std::string_view callId, const Decision &d);
 Json errorToJson(ErrorCode code, std::string_view message, std::string_view callId = {});
 

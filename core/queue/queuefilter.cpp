@@ -40,6 +40,10 @@ std::string queueSearchText(const QueueItem &item)
         s += w.message;
         s += '\n';
     }
+    for (const protocol::TurnFinding &f : item.turnFindings) {
+        s += "loop " + f.pattern + ' ' + protocol::turnFindingHint(f);
+        s += '\n';
+    }
     // The args as shown, bounded: a filter is for finding, not for reading
     // megabytes.
     std::string args = dumpJson(item.masked(item.proposedArgs.value_or(item.args)));
@@ -74,6 +78,7 @@ ItemSignals itemSignals(const QueueItem &item)
             out.secretKinds.push_back(r.kind);
     for (const protocol::Warning &w : item.warnings)
         ++(w.guardrail == "loop_detection" ? out.loopWarnings : out.otherWarnings);
+    out.turnFindings = item.turnFindings;
     return out;
 }
 
@@ -92,6 +97,8 @@ int riskScore(const QueueItem &item)
     if (s.protectedPath)
         score += 25;
     score += 15 * s.loopWarnings + 5 * s.otherWarnings;
+    for (const protocol::TurnFinding &f : s.turnFindings)
+        score += f.count >= f.stopAt ? 30 : 15;
     const std::string tool = lower(item.toolName);
     if (nameHas(tool, {"bash", "shell", "exec", "run", "terminal", "rm", "delete", "remove", "push", "deploy", "drop", "kill"}))
         score += 20;

@@ -32,13 +32,16 @@ struct ItemSignals
     bool readOnly = false;
     int loopWarnings = 0;
     int otherWarnings = 0;
+    // The turn's findings; the strongest first (it says the most).
+    std::vector<protocol::TurnFinding> turnFindings;
 };
 ItemSignals itemSignals(const QueueItem &item);
 
 // How much attention a call deserves, 0 (routine) to 100, from its signals:
 //  - MCP annotations: destructiveHint +30, openWorldHint +10, readOnlyHint -20;
 //  - what guardrails found: secrets +25, a protected path +25, each loop
-//    warning +15, any other warning +5;
+//    warning +15, any other warning +5, each finding about the call's
+//    turn +15 and +15 more once it reached its stop threshold;
 //  - the tool's name: shells, deletes, pushes and deploys +20, writes +10.
 int riskScore(const QueueItem &item);
 

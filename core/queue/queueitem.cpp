@@ -30,6 +30,7 @@ Json itemToJson(const QueueItem &item)
             {"reason", item.reason},
             {"trail", item.trail},
             {"warnings", protocol::warningsToJson(item.warnings)},
+            {"turn_findings", protocol::turnFindingsToJson(item.turnFindings)},
             {"received_at", formatTimestamp(item.receivedAt)},
             {"deadline", formatTimestamp(item.deadline)},
             {"state", itemStateName(item.state)},

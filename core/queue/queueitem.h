@@ -38,6 +38,9 @@ struct QueueItem
     std::string reason;   // why it was escalated
     Json trail = Json::array(); // each guardrail's verdict, in order
     std::vector<protocol::Warning> warnings;
+    // What guardrails have found about the call's turn (loop detection's
+    // patterns), kept current while the item waits.
+    std::vector<protocol::TurnFinding> turnFindings;
     TimeMs receivedAt = 0;
     TimeMs deadline = NoDeadline;
 

@@ -43,6 +43,11 @@ public:
     virtual void setAgentConnected(const std::string &id, bool connected) = 0;
     // The real values of a restored item's masked args, from the re-sent call.
     virtual void restoreSecrets(const std::string &id, const Json &args, std::vector<Redaction> redactions) = 0;
+    // The turn's findings as they stand now, on each of its pending items
+    // (`turnId` unset: the items of the session's implicit turn). Items
+    // whose findings change are announced with itemUpdated.
+    virtual void setTurnFindings(const std::string &sessionId, const std::optional<std::string> &turnId,
+                                 const std::vector<protocol::TurnFinding> &findings) = 0;
 
     // Ids of the pending items that match, in arrival order.
     virtual std::vector<std::string> pendingIds(const PendingQuery &query) const = 0;
@@ -53,6 +58,8 @@ public:
 
 Q_SIGNALS:
     void itemAdded(const QueueItem &item);
+    // A pending item changed in what reviewers see of it (its turn's findings).
+    void itemUpdated(const QueueItem &item);
     // After removal, with the final item (state and decision set).
     void resolved(const QueueItem &item);
 };

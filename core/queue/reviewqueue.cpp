@@ -114,6 +114,21 @@ void ReviewQueue::restoreSecrets(const std::string &id, const Json &args, std::v
     Q_EMIT changed(rowOf(id));
 }
 
+void ReviewQueue::setTurnFindings(const std::string &sessionId, const std::optional<std::string> &turnId,
+                                  const std::vector<protocol::TurnFinding> &findings)
+{
+    for (std::size_t row = 0; row < m_items.size(); ++row) {
+        QueueItem &item = *m_items[row];
+        if (item.sessionId != sessionId || item.turnId != turnId || item.turnFindings == findings)
+            continue;
+        item.turnFindings = findings;
+        item.searchText = queueSearchText(item);
+        item.risk = riskScore(item);
+        Q_EMIT changed(int(row));
+        Q_EMIT itemUpdated(item);
+    }
+}
+
 std::vector<std::string> ReviewQueue::pendingIds(const PendingQuery &query) const
 {
     std::vector<std::string> ids;

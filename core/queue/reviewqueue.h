@@ -32,6 +32,8 @@ public:
     bool resolve(const std::string &id, ItemState state, protocol::Decision decision) override;
     void setAgentConnected(const std::string &id, bool connected) override;
     void restoreSecrets(const std::string &id, const Json &args, std::vector<Redaction> redactions) override;
+    void setTurnFindings(const std::string &sessionId, const std::optional<std::string> &turnId,
+                         const std::vector<protocol::TurnFinding> &findings) override;
     std::vector<std::string> pendingIds(const PendingQuery &query) const override;
     int pendingCount() const override { return size(); }
     std::unordered_map<std::string, int> pendingPerSession() const override;

@@ -20,6 +20,7 @@ private Q_SLOTS:
     void afterCallChecksRunOncePerCallThatRan();
     void secretsAreMaskedForReviewersNotForTheAgent();
     void rateLimitOnTheConsoleClock();
+    void queuedItemsFollowTheirTurnsFindings();
 };
 
 void TestScreening::policyDefaultDecidesWithoutAPerson_data()
@@ -217,6 +218,64 @@ void TestScreening::rateLimitOnTheConsoleClock()
     f.clock.advance(1); // c1 leaves the window
     f.call(a, "c5", {{"n", 5}});
     QCOMPARE(f.out.last(a, "decision")["decision"], Json("allow"));
+}
+
+void TestScreening::queuedItemsFollowTheirTurnsFindings()
+{
+    Fixture f;
+    // bash runs at once; write_file waits for a person.
+    f.broker.setPolicy(policyOf(R"({"guardrails":[{"type":"rules","rules":[{"when":{"tool":"bash"},"action":"allow"}]},
+                                                 {"type":"loop_detection"}]})"));
+    const ConnectionId a = f.agent();
+    const ConnectionId other = f.agent(std::nullopt, "researcher");
+    const ConnectionId r = f.reviewer();
+    f.broker.onMessage(a, Message(TurnStart {"t1"}));
+    f.call(a, "w1", {{"path", "a.txt"}}, "write_file", std::nullopt, "t1");
+    f.call(other, "w1", {{"path", "b.txt"}}, "write_file", std::nullopt, "t1"); // another session's t1
+    QCOMPARE(f.out.last(r, "escalated")["item"]["turn_findings"], Json::array());
+
+    auto fail = [&](const std::string &callId) {
+        f.call(a, callId, {{"command", "pytest"}}, "bash", std::nullopt, "t1");
+        f.broker.onMessage(a, Message(ToolResult {callId, false, Json("exit 1")}));
+    };
+    fail("b1");
+    QVERIFY(f.out.ofType(r, "updated").empty()); // one failure is no pattern
+    fail("b2");
+    // The loop warning fired after w1 was queued: the item shows it now.
+    const std::vector<Json> updates = f.out.ofType(r, "updated");
+    QCOMPARE(updates.size(), std::size_t(1));
+    const Json expected = Json::parse(R"([{"guardrail":"loop_detection","pattern":"exact_failure","level":"warn",
+        "tool_name":"bash","count":2,"warn_at":2,"stop_at":5,"call_ids":["b1","b2"],
+        "message":"this exact bash call failed 2 times in this turn"}])");
+    QCOMPARE(updates[0]["item"]["id"], Json(f.itemOf("w1")));
+    QCOMPARE(updates[0]["item"]["turn_findings"], expected);
+    const QueueItem *w1 = f.queue.find(f.itemOf("w1"));
+    QCOMPARE(protocol::turnFindingsToJson(w1->turnFindings), expected);
+    QVERIFY(w1->risk > 10); // a write alone scores 10
+    for (int row = 0; row < f.queue.size(); ++row)
+        if (f.queue.at(row).sessionId == f.sessionOf(other))
+            QVERIFY(f.queue.at(row).turnFindings.empty()); // the other session's turn is not looping
+
+    // A call queued later in the turn arrives with the findings; the next
+    // failure updates both items.
+    f.call(a, "w2", {{"path", "c.txt"}}, "write_file", std::nullopt, "t1");
+    QCOMPARE(f.out.last(r, "escalated")["item"]["turn_findings"], expected);
+    fail("b3");
+    QCOMPARE(f.out.ofType(r, "updated").size(), std::size_t(3));
+    QCOMPARE(f.queue.find(f.itemOf("w2"))->turnFindings.at(0).count, 3);
+    QCOMPARE(f.queue.find(f.itemOf("w2"))->turnFindings.at(1).pattern, std::string("same_tool_failure"));
+
+    // A result that changes nothing sends nothing.
+    f.call(a, "b4", {{"command", "ls"}}, "bash", std::nullopt, "t1");
+    f.broker.onMessage(a, Message(ToolResult {"b4", true, Json("ok")}));
+    QCOMPARE(f.out.ofType(r, "updated").size(), std::size_t(3));
+    // A reviewer who connects now sees the findings in the queue snapshot.
+    const ConnectionId r2 = f.reviewer();
+    const Json snapshot = f.out.last(r2, "queue");
+    bool seen = false;
+    for (const Json &item : snapshot["items"])
+        seen = seen || (item["call_id"] == "w2" && item["turn_findings"].size() == 2);
+    QVERIFY(seen);
 }
 
 QTEST_GUILESS_MAIN(TestScreening)

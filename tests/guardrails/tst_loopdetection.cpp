@@ -24,7 +24,7 @@ struct Turn
                                                               const Json &annotations = Json::object())
     {
         const protocol::AgentInfo agent {"coder", {}};
-        const std::string callId = "c";
+        const std::string callId = "c" + std::to_string(++calls);
         const Json context = Json::object();
         const CallView view {session, agent, callId, tool, args, annotations, context, turn};
         ChainOutcome before = policy.chain->beforeCall(view, {now}, policy.defaultAction);
@@ -38,6 +38,7 @@ struct Turn
     std::string session = "s1";
     std::optional<std::string> turn = std::string("t1");
     TimeMs now = 1000;
+    int calls = 0;
 };
 
 } // namespace
@@ -54,6 +55,8 @@ private Q_SLOTS:
     void countersResetAtTurnStart();
     void implicitTurnWithoutMarkers();
     void eventsAreKeptAgainstTheirTurn();
+    void findingsStandAsTheTurnDoes();
+    void noProgressFindingEndsWithProgress();
     void thresholdsAreConfigurable();
     void configurationErrors_data();
     void configurationErrors();
@@ -189,6 +192,53 @@ void TestLoopDetection::eventsAreKeptAgainstTheirTurn()
     QCOMPARE(events[4].action, std::string("block"));
     QCOMPARE(events[4].count, 5);
     QVERIFY(t.guardrail().events("s1", "other").empty());
+}
+
+void TestLoopDetection::findingsStandAsTheTurnDoes()
+{
+    Turn t;
+    const Json args = {{"command", "pytest"}};
+    t.call("bash", args, false); // c1
+    QVERIFY(t.policy.chain->turnFindings("s1", "t1").empty()); // below every warn threshold
+    t.call("bash", {{"command", "ls"}}, true); // c2: succeeds, counts nowhere
+    t.call("bash", args, false); // c3
+    t.call("bash", args, false); // c4
+    QCOMPARE(protocol::turnFindingsToJson(t.policy.chain->turnFindings("s1", "t1")), Json::parse(R"([
+        {"guardrail":"loop_detection","pattern":"exact_failure","level":"warn","tool_name":"bash","count":3,
+         "warn_at":2,"stop_at":5,"call_ids":["c1","c3","c4"],"message":"this exact bash call failed 3 times in this turn"},
+        {"guardrail":"loop_detection","pattern":"same_tool_failure","level":"warn","tool_name":"bash","count":3,
+         "warn_at":3,"stop_at":8,"call_ids":["c1","c3","c4"],"message":"bash failed 3 times in this turn"}])"));
+    QCOMPARE(protocol::turnFindingHint(t.policy.chain->turnFindings("s1", "t1").at(0)),
+             std::string("agent is retrying a failing call (3/5)"));
+
+    t.call("bash", args, false);
+    t.call("bash", args, false);
+    const auto stopped = t.policy.chain->turnFindings("s1", "t1");
+    QCOMPARE(stopped.at(0).level, std::string("block")); // the next such call is refused
+    QCOMPARE(stopped.at(0).count, 5);
+    QCOMPARE(t.call("bash", args, false).first.action, Action::Deny);
+    QCOMPARE(t.policy.chain->turnFindings("s1", "t1"), stopped); // a refused call adds nothing
+
+    QVERIFY(t.policy.chain->turnFindings("s1", "t2").empty());
+    QVERIFY(t.policy.chain->turnFindings("s2", "t1").empty());
+    t.policy.chain->onTurnStart("s1", "t1"); // the turn starts over
+    QVERIFY(t.policy.chain->turnFindings("s1", "t1").empty());
+}
+
+void TestLoopDetection::noProgressFindingEndsWithProgress()
+{
+    Turn t;
+    t.turn.reset(); // a session without turn markers: its turn is ""
+    const Json args = {{"path", "README.md"}};
+    t.call("read", args, true, "same");
+    t.call("read", args, true, "same");
+    const auto findings = t.policy.chain->turnFindings("s1", "");
+    QCOMPARE(findings.size(), std::size_t(1));
+    QCOMPARE(findings[0].pattern, std::string("no_progress"));
+    QCOMPARE(findings[0].callIds, (std::vector<std::string> {"c1", "c2"}));
+    QCOMPARE(protocol::turnFindingHint(findings[0]), std::string("agent gets the same result again (2/5)"));
+    t.call("read", args, true, "changed");
+    QVERIFY(t.policy.chain->turnFindings("s1", "").empty());
 }
 
 void TestLoopDetection::thresholdsAreConfigurable()
