@@ -6,6 +6,7 @@
 
 #include <QColor>
 #include <QDateTime>
+#include <QFont>
 #include <QGuiApplication>
 #include <QPalette>
 
@@ -59,6 +60,7 @@ struct TurnsModel::Node
     QString name, time, tool, outcome, decidedBy, reason;
     QStringList loop;
     int loopLevel = 0;
+    bool highlighted = false;
     std::string key; // session or turn id
 };
 
@@ -114,6 +116,13 @@ QVariant TurnsModel::data(const QModelIndex &index, int role) const
     const Node *n = nodeOf(index);
     if (role == LoopLevelRole)
         return n->loopLevel;
+    if (role == HighlightRole)
+        return n->highlighted;
+    if (role == Qt::FontRole && n->highlighted) {
+        QFont bold;
+        bold.setBold(true);
+        return bold;
+    }
     if (role == Qt::BackgroundRole && n->loopLevel > 0)
         return tint(n->loopLevel);
     if (role == Qt::ToolTipRole && index.column() == Outcome && !n->reason.isEmpty())
@@ -123,7 +132,7 @@ QVariant TurnsModel::data(const QModelIndex &index, int role) const
     if (role != Qt::DisplayRole)
         return {};
     switch (Column(index.column())) {
-    case Name: return n->name;
+    case Name: return n->highlighted ? QStringLiteral("\u25b8 ") + n->name : n->name;
     case Time: return n->time;
     case Tool: return n->tool;
     case Outcome: return n->outcome;
@@ -163,11 +172,51 @@ void TurnsModel::raiseLoopLevel(Node *node, int level)
     }
 }
 
+QModelIndex TurnsModel::turnIndex(const TurnKey &key) const
+{
+    for (const auto &s : m_root->children)
+        if (s->key == key.session)
+            for (const auto &t : s->children)
+                if (t->key == key.turn)
+                    return indexOf(t.get());
+    return {};
+}
+
+std::optional<TurnsModel::TurnKey> TurnsModel::turnAt(const QModelIndex &index) const
+{
+    if (!index.isValid())
+        return std::nullopt;
+    const Node *n = nodeOf(index.siblingAtColumn(0));
+    if (n->kind == Node::Call)
+        n = n->parent;
+    if (n->kind != Node::Turn)
+        return std::nullopt;
+    return TurnKey {n->parent->key, n->key};
+}
+
+void TurnsModel::setHighlighted(const std::string &session, const std::vector<std::string> &callIds)
+{
+    std::vector<Node *> before = std::move(m_highlighted);
+    m_highlighted.clear();
+    for (const std::string &id : callIds)
+        if (auto it = m_byCall.find(session + '\n' + id); it != m_byCall.end())
+            m_highlighted.push_back(it->second);
+    for (Node *n : before)
+        n->highlighted = false;
+    for (Node *n : m_highlighted)
+        n->highlighted = true;
+    for (std::vector<Node *> *list : {&before, &m_highlighted})
+        for (Node *n : *list)
+            Q_EMIT dataChanged(indexOf(n, 0), indexOf(n, ColumnCount - 1));
+}
+
 void TurnsModel::dropOldestSession()
 {
     if (m_root->children.empty())
         return;
     Node *oldest = m_root->children.front().get();
+    // Its calls go; so do any marks on them.
+    std::erase_if(m_highlighted, [oldest](Node *n) { return n->parent->parent == oldest; });
     beginRemoveRows({}, 0, 0);
     for (const auto &turn : oldest->children) {
         for (const auto &call : turn->children) {

@@ -12,6 +12,8 @@
 
 #include <deque>
 #include <memory>
+#include <optional>
+#include <vector>
 #include <unordered_map>
 
 namespace holdpoint {
@@ -27,12 +29,27 @@ class TurnsModel final : public QAbstractItemModel
     Q_OBJECT
 public:
     enum Column { Name, Time, Tool, Outcome, DecidedBy, Loop, ColumnCount };
-    enum Roles { LoopLevelRole = Qt::UserRole + 1 };
+    enum Roles {
+        LoopLevelRole = Qt::UserRole + 1,
+        HighlightRole, // a call a queue item's loop finding names
+    };
+    // A turn as the queue knows it: turn "" is a session's calls outside any turn.
+    struct TurnKey
+    {
+        std::string session;
+        std::string turn;
+    };
 
     explicit TurnsModel(QObject *parent = nullptr);
     ~TurnsModel() override;
 
     void addRecord(const Json &record);
+    // The turn's row, or an invalid index when it has no call yet.
+    QModelIndex turnIndex(const TurnKey &turn) const;
+    // The turn of a turn row, or of a call row.
+    std::optional<TurnKey> turnAt(const QModelIndex &index) const;
+    // Marks these calls of a session (and no others) as the ones to look at.
+    void setHighlighted(const std::string &session, const std::vector<std::string> &callIds);
     void setMaxCalls(std::size_t max) { m_maxCalls = max; }
     std::size_t callCount() const { return m_calls; }
 
@@ -53,6 +70,7 @@ private:
 
     std::unique_ptr<Node> m_root;
     std::unordered_map<std::string, Node *> m_byCall; // session + '\n' + call id
+    std::vector<Node *> m_highlighted;
     std::size_t m_calls = 0;
     std::size_t m_maxCalls = 20'000;
 };

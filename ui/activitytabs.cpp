@@ -12,6 +12,7 @@
 #include <QLabel>
 #include <QLineEdit>
 #include <QPushButton>
+#include <QShortcut>
 #include <QTableView>
 #include <QTreeView>
 #include <QVBoxLayout>
@@ -36,7 +37,8 @@ TurnsTab::TurnsTab(QWidget *parent)
 {
     auto *l = pageLayout(this);
     auto *intro = new QLabel(tr("Each session's turns, call by call. Loop detection's findings are tinted: amber for a "
-                                "warning, orange for a blocked call, red for a halted turn."),
+                                "warning, orange for a blocked call, red for a halted turn. On a turn, Enter shows its "
+                                "waiting calls in the queue and H halts it."),
                              this);
     intro->setWordWrap(true);
     l->addWidget(intro);
@@ -57,6 +59,37 @@ TurnsTab::TurnsTab(QWidget *parent)
         }
     });
     l->addWidget(m_view, 1);
+    for (int key : {int(Qt::Key_Return), int(Qt::Key_Enter), int(Qt::Key_H)}) {
+        auto *s = new QShortcut(QKeySequence(key), m_view);
+        s->setContext(Qt::WidgetShortcut);
+        connect(s, &QShortcut::activated, this, [this, key] { requestForCurrent(key == Qt::Key_H); });
+    }
+}
+
+bool TurnsTab::showTurn(const QString &session, const QString &turn, const std::vector<std::string> &callIds)
+{
+    m_model->setHighlighted(session.toStdString(), callIds);
+    const QModelIndex index = m_model->turnIndex({session.toStdString(), turn.toStdString()});
+    if (!index.isValid())
+        return false;
+    m_view->expand(index.parent());
+    m_view->expand(index);
+    m_view->setCurrentIndex(index);
+    m_view->scrollTo(index, QAbstractItemView::PositionAtTop);
+    m_view->setFocus();
+    return true;
+}
+
+void TurnsTab::requestForCurrent(bool halt)
+{
+    const std::optional<TurnsModel::TurnKey> key = m_model->turnAt(m_view->currentIndex());
+    if (!key)
+        return;
+    const QString session = toQString(key->session), turn = toQString(key->turn);
+    if (halt)
+        Q_EMIT haltTurnRequested(session, turn);
+    else
+        Q_EMIT queueTurnRequested(session, turn);
 }
 
 HistoryTab::HistoryTab(ConsoleCore *core, QWidget *parent)

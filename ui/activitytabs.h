@@ -5,6 +5,9 @@
 
 #include <QWidget>
 
+#include <string>
+#include <vector>
+
 QT_BEGIN_NAMESPACE
 class QComboBox;
 class QLabel;
@@ -21,15 +24,27 @@ class HistoryProxy;
 class PolicyModel;
 class TurnsModel;
 
-// Each session's turns as timelines; new sessions and turns open as they arrive.
+// Each session's turns as timelines; new sessions and turns open as they
+// arrive. Enter on a turn asks for the queue to show its pending calls, H
+// asks to halt it.
 class TurnsTab final : public QWidget
 {
     Q_OBJECT
 public:
     explicit TurnsTab(QWidget *parent = nullptr);
     TurnsModel *model() const { return m_model; }
+    QTreeView *view() const { return m_view; }
+    // Selects the turn with `callIds` marked, and takes the focus; false
+    // when the view has no call of that turn yet.
+    bool showTurn(const QString &session, const QString &turn, const std::vector<std::string> &callIds);
+
+Q_SIGNALS:
+    void queueTurnRequested(const QString &session, const QString &turn);
+    void haltTurnRequested(const QString &session, const QString &turn);
 
 private:
+    void requestForCurrent(bool halt);
+
     TurnsModel *m_model;
     QTreeView *m_view;
 };

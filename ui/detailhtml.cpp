@@ -53,6 +53,32 @@ QString trailHtml(const QueueItem &item, bool revealed)
     return lines.isEmpty() ? QString() : tr("Guardrails:") + QStringLiteral("<br>") + lines.join(QStringLiteral("<br>"));
 }
 
+QString turnFindingsHtml(const QueueItem &item)
+{
+    const QString turn = item.turnId ? displaySafe(toQString(*item.turnId), 60).toHtmlEscaped() : QString();
+    const QString heading = item.turnId ? tr("This turn (%1)").arg(turn) : tr("This session (no turn markers)");
+    if (item.turnFindings.empty())
+        return QStringLiteral("<b>%1:</b> <span style=\"color:#8a8a8a\">%2</span>")
+            .arg(heading, tr("no loop findings so far"));
+    QStringList lines;
+    lines << QStringLiteral("<b>%1:</b> %2").arg(heading, tr("loop detection found  [T] open the turn"));
+    for (const protocol::TurnFinding &f : item.turnFindings) {
+        const bool stopped = f.count >= f.stopAt;
+        QStringList calls;
+        for (const std::string &id : f.callIds)
+            calls << displaySafe(toQString(id), 40).toHtmlEscaped();
+        lines << QStringLiteral("<span style=\"color:%1\">\u27f2 <b>%2</b></span> \u2014 %3<br>"
+                                "&nbsp;&nbsp;&nbsp;%4: %5 \u00b7 %6 %7 \u00b7 %8 %9 \u00b7 %10 %11")
+                     .arg(stopped ? QStringLiteral("#c0392b") : QStringLiteral("#b9770e"),
+                          displaySafe(toQString(protocol::turnFindingHint(f)), 200).toHtmlEscaped(),
+                          displaySafe(toQString(maskText(f.message, item.redactions)), 300).toHtmlEscaped(),
+                          toQString(f.pattern).toHtmlEscaped(), QString::number(f.count), tr("warns at"),
+                          QString::number(f.warnAt), stopped ? tr("stopped at") : tr("stops at"),
+                          QString::number(f.stopAt), tr("calls"), calls.join(QStringLiteral(", ")));
+    }
+    return lines.join(QStringLiteral("<br>"));
+}
+
 QString changesHtml(const std::vector<ArgsChange> &changes, const QString &whose)
 {
     QStringList lines;

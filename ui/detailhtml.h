@@ -18,6 +18,11 @@ namespace holdpoint {
 // Each guardrail's verdict, then the warnings; empty when there are none.
 QString trailHtml(const QueueItem &item, bool revealed);
 
+// "This turn": what guardrails found about the item's turn so far, each
+// finding with its counts, thresholds and calls, and the key that opens the
+// turn; a quiet line when nothing was found.
+QString turnFindingsHtml(const QueueItem &item);
+
 // The changes under a heading that says whose they are.
 QString changesHtml(const std::vector<ArgsChange> &changes, const QString &whose);
 

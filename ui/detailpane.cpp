@@ -26,6 +26,7 @@ DetailPane::DetailPane(ConsoleCore *core, QWidget *parent)
     , m_meta(new QLabel(this))
     , m_reason(new QLabel(this))
     , m_trail(new QLabel(this))
+    , m_turn(new QLabel(this))
     , m_context(new QPlainTextEdit(this))
     , m_diff(new QTextBrowser(this))
     , m_revealButton(makeButton(tr("Reveal secrets  [R]"), QStringLiteral("revealButton"), this))
@@ -55,6 +56,10 @@ DetailPane::DetailPane(ConsoleCore *core, QWidget *parent)
     m_trail->setTextFormat(Qt::RichText);
     m_trail->setWordWrap(true);
     m_trail->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    m_turn->setObjectName(QStringLiteral("turnFindings"));
+    m_turn->setTextFormat(Qt::RichText);
+    m_turn->setWordWrap(true);
+    m_turn->setTextInteractionFlags(Qt::TextSelectableByMouse);
     m_context->setObjectName(QStringLiteral("contextView"));
     m_context->setReadOnly(true);
     m_context->setFocusPolicy(Qt::ClickFocus);
@@ -95,6 +100,7 @@ DetailPane::DetailPane(ConsoleCore *core, QWidget *parent)
     d->addWidget(m_meta);
     d->addWidget(m_reason);
     d->addWidget(m_trail);
+    d->addWidget(m_turn);
     d->addWidget(new QLabel(tr("Context and MCP annotations"), this));
     d->addWidget(m_context);
     d->addLayout(argsHeader);
@@ -164,6 +170,7 @@ void DetailPane::showItem(const std::string &id, const QString &emptyTitle, cons
         const QSignalBlocker block(m_revealButton);
         m_revealButton->setChecked(false);
     }
+    const bool sameItem = id == m_id && !m_id.empty();
     m_id = id;
     m_batch = false;
     const QueueItem *item = this->item();
@@ -175,10 +182,12 @@ void DetailPane::showItem(const std::string &id, const QString &emptyTitle, cons
         m_meta->setText(emptyHint);
         m_reason->clear();
         m_trail->clear();
+        m_turn->clear();
         m_context->clear();
         m_diff->clear();
         const QSignalBlocker block(m_argsEditor);
         m_argsEditor->clear();
+        m_shownArgs.clear();
         m_argsStatus->clear();
         m_editedArgs.reset();
         Q_EMIT editsChanged();
@@ -186,20 +195,7 @@ void DetailPane::showItem(const std::string &id, const QString &emptyTitle, cons
     }
     m_title->setText(displaySafe(toQString(item->toolName), 80) + QStringLiteral("  \u2014  ")
                      + displaySafe(toQString(item->agent.name), 60));
-    QStringList meta;
-    if (!item->agent.framework.empty())
-        meta << tr("framework %1").arg(displaySafe(toQString(item->agent.framework), 40));
-    meta << tr("session %1").arg(toQString(item->sessionId));
-    if (item->turnId)
-        meta << tr("turn %1").arg(displaySafe(toQString(*item->turnId), 60));
-    meta << tr("call %1").arg(displaySafe(toQString(item->callId), 60)) << tr("item %1").arg(toQString(item->id));
-    meta << tr("risk %1").arg(item->risk);
-    if (!item->agentConnected)
-        meta << tr("AGENT DISCONNECTED");
-    if (item->secretsPending)
-        meta << tr("restored after a restart: secrets return when the agent re-sends");
-    m_meta->setText(meta.join(QStringLiteral("  \u00b7  ")));
-    m_reason->setText(tr("Why: %1").arg(toQString(m_revealed ? item->reason : maskText(item->reason, item->redactions))));
+    showMeta(*item);
     m_trail->setText(trailHtml(*item, m_revealed));
     Json ctx = Json::object();
     if (!item->context.empty())
@@ -210,16 +206,40 @@ void DetailPane::showItem(const std::string &id, const QString &emptyTitle, cons
     {
         // What the guardrails proposed is what approving runs, so that is what
         // the editor starts from; secrets stay masked unless revealed.
+        const QString args = toQString(dumpJson(shown(*item, item->proposedArgs.value_or(item->args)), 2));
+        const bool edited = sameItem && m_argsEditor->toPlainText() != m_shownArgs;
+        m_shownArgs = args;
         const QSignalBlocker block(m_argsEditor);
-        m_argsEditor->setPlainText(toQString(dumpJson(shown(*item, item->proposedArgs.value_or(item->args)), 2)));
+        if (!edited)
+            m_argsEditor->setPlainText(args);
     }
     onArgsEdited();
+}
+
+void DetailPane::showMeta(const QueueItem &item)
+{
+    QStringList meta;
+    if (!item.agent.framework.empty())
+        meta << tr("framework %1").arg(displaySafe(toQString(item.agent.framework), 40));
+    meta << tr("session %1").arg(toQString(item.sessionId));
+    if (item.turnId)
+        meta << tr("turn %1").arg(displaySafe(toQString(*item.turnId), 60));
+    meta << tr("call %1").arg(displaySafe(toQString(item.callId), 60)) << tr("item %1").arg(toQString(item.id));
+    meta << tr("risk %1").arg(item.risk);
+    if (!item.agentConnected)
+        meta << tr("AGENT DISCONNECTED");
+    if (item.secretsPending)
+        meta << tr("restored after a restart: secrets return when the agent re-sends");
+    m_meta->setText(meta.join(QStringLiteral("  \u00b7  ")));
+    m_reason->setText(tr("Why: %1").arg(toQString(m_revealed ? item.reason : maskText(item.reason, item.redactions))));
+    m_turn->setText(turnFindingsHtml(item));
 }
 
 void DetailPane::refresh()
 {
     showItem(m_id);
 }
+
 
 void DetailPane::showBatch(const std::vector<const QueueItem *> &items)
 {

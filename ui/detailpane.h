@@ -33,7 +33,8 @@ public:
     // The call `id` (looked up in the queue each time: it may go at any
     // moment), or with none, `emptyTitle` and `emptyHint`.
     void showItem(const std::string &id, const QString &emptyTitle = {}, const QString &emptyHint = {});
-    // Shows the same call again, as the queue has it now.
+    // Shows the same call again, as the queue has it now; arguments the
+    // reviewer has edited stay as they are.
     void refresh();
     void showBatch(const std::vector<const QueueItem *> &items);
     bool showsBatch() const { return m_batch; }
@@ -64,16 +65,19 @@ private:
     void onArgsEdited();
     void showDiff(const QueueItem *item);
     void showEditing(bool editing);
+    void showMeta(const QueueItem &item);
 
     ConsoleCore *m_core;
     std::string m_id;
     bool m_revealed = false;
     bool m_batch = false;
     std::optional<Json> m_editedArgs;
+    QString m_shownArgs; // what the editor was last given, to tell the reviewer's edits from it
     QLabel *m_title;
     QLabel *m_meta;
     QLabel *m_reason;
     QLabel *m_trail;
+    QLabel *m_turn;
     QPlainTextEdit *m_context;
     QTextBrowser *m_diff;
     QPushButton *m_revealButton;

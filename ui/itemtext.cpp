@@ -62,6 +62,9 @@ bool onlyTheDefaultAsked(const ItemSignals &s)
 QString whyText(const QueueItem &item, const ItemSignals &s)
 {
     QStringList parts;
+    // The agent looping says the most about this call, and changes as it waits.
+    if (!s.turnFindings.empty())
+        parts << toQString(protocol::turnFindingHint(s.turnFindings.front()));
     // A guardrail that asked because of secrets or a protected path is said
     // by those parts below, shorter than its reason.
     if (!s.askedBy.empty() && s.askCode != "secret_detected" && s.askCode != "protected_path")

@@ -68,6 +68,8 @@ MainWindow::MainWindow(ConsoleCore *core, QWidget *parent)
     m_agentsTab = new AgentsTab(m_core, m_tabs);
     m_policyTab = new PolicyTab(m_core, m_tabs);
     m_tabs->addTab(m_turnsTab, tr("&Turns"));
+    connect(m_turnsTab, &TurnsTab::queueTurnRequested, this, &MainWindow::showTurnInQueue);
+    connect(m_turnsTab, &TurnsTab::haltTurnRequested, this, &MainWindow::haltTurn);
     m_tabs->addTab(m_historyTab, tr("Hi&story"));
     m_tabs->addTab(m_agentsTab, tr("A&gents"));
     m_tabs->addTab(m_policyTab, tr("&Policy"));
@@ -164,6 +166,13 @@ QWidget *MainWindow::buildQueueTab()
                            "later calls the same way; \u201calways\u201d writes a rule to %1.")
                             .arg(m_core->userPolicyFile()));
     bar->addWidget(m_filter, 1);
+    // Enter on a turn in the Turns view narrows the queue to it, visibly.
+    m_turnFilter = new QLabel(page);
+    m_turnFilter->setObjectName(QStringLiteral("turnFilter"));
+    m_turnFilter->setTextFormat(Qt::PlainText);
+    m_turnFilter->setStyleSheet(QStringLiteral("background: #1f6fb2; color: white; padding: 2px 6px;"));
+    m_turnFilter->setVisible(false);
+    bar->addWidget(m_turnFilter);
     bar->addWidget(new QLabel(tr("Sort:"), page));
     bar->addWidget(m_sort);
     bar->addSpacing(12);
@@ -220,6 +229,7 @@ QWidget *MainWindow::buildQueueTab()
     queueShortcut(QKeySequence(Qt::Key_G), m_view, [this] { selectRow(0); });
     queueShortcut(QKeySequence(Qt::SHIFT | Qt::Key_G), m_view, [this] { selectRow(m_proxy->rowCount() - 1); });
     queueShortcut(QKeySequence(Qt::Key_R), m_view, [this] { m_detail->toggleRevealed(); });
+    queueShortcut(QKeySequence(Qt::Key_T), m_view, [this] { openTurn(); });
     queueShortcut(QKeySequence(Qt::Key_Slash), m_view, [this] { focusFilter(); });
     queueShortcut(QKeySequence(Qt::Key_Escape), m_view, [this] {
         // Back out one step: an open dialog, a multiple selection, the filter.
@@ -227,8 +237,12 @@ QWidget *MainWindow::buildQueueTab()
             m_denyDialog->reject();
         else if (m_alwaysDialog)
             m_alwaysDialog->reject();
-        else if (!m_selection->collapse() && !m_filter->text().isEmpty())
+        else if (m_selection->collapse())
+            return;
+        else if (!m_filter->text().isEmpty())
             m_filter->clear();
+        else if (m_proxy->turn())
+            clearTurnFilter();
     });
     for (int i = 0; i < 4; ++i)
         queueShortcut(QKeySequence(Qt::Key(Qt::Key_1 + i)), m_view, [this, i] { setScope(Scope(i)); });
@@ -260,6 +274,8 @@ QWidget *MainWindow::buildQueueTab()
         }
         updateTitleAndStatus();
     });
+    // A waiting call changes (its turn's findings, its agent's connection):
+    // the pane shows it as it is now, keeping the reviewer's edits.
     connect(m_model, &QAbstractItemModel::dataChanged, this, [this](const QModelIndex &tl, const QModelIndex &br) {
         const QueueItem *item = currentItem();
         if (!item || tl.column() != 0 || br.column() != QueueModel::ColumnCount - 1)
@@ -535,6 +551,65 @@ void MainWindow::editArgs()
     if (!currentItem())
         return;
     m_detail->argsEditor()->setFocus();
+}
+
+void MainWindow::openTurn()
+{
+    const QueueItem *item = currentItem();
+    if (!item || dialogOpen())
+        return;
+    std::vector<std::string> calls;
+    for (const protocol::TurnFinding &f : item->turnFindings)
+        calls.insert(calls.end(), f.callIds.begin(), f.callIds.end());
+    m_tabs->setCurrentWidget(m_turnsTab);
+    if (!m_turnsTab->showTurn(toQString(item->sessionId), toQString(item->turnId.value_or(std::string())), calls))
+        statusBar()->showMessage(tr("The Turns view has no call of this turn yet"), 6000);
+}
+
+void MainWindow::showTurnInQueue(const QString &session, const QString &turn)
+{
+    m_proxy->setTurn(QueueProxy::Turn {session.toStdString(), turn.toStdString()});
+    const QString which = turn.isEmpty() ? tr("calls outside any turn") : tr("turn %1").arg(displaySafe(turn, 40));
+    m_turnFilter->setText(tr("Only %1 of %2 \u00b7 Esc shows all").arg(which, displaySafe(session, 40)));
+    m_turnFilter->setVisible(true);
+    m_tabs->setCurrentIndex(0);
+    selectRow(0);
+    updateTitleAndStatus();
+    focusQueue();
+}
+
+void MainWindow::clearTurnFilter()
+{
+    m_proxy->setTurn(std::nullopt);
+    m_turnFilter->setVisible(false);
+    if (const QueueItem *item = currentItem())
+        m_view->scrollTo(m_proxy->mapFromSource(m_model->index(m_core->queue()->rowOf(item->id), 0)));
+    else
+        selectRow(0);
+    updateTitleAndStatus();
+}
+
+void MainWindow::haltTurn(const QString &session, const QString &turn)
+{
+    showError({}); // a new decision: the last one's error has been seen
+    if (dialogOpen())
+        return;
+    std::vector<std::string> ids;
+    m_core->queue()->forEachPending([&](const QueueItem &item) {
+        if (toQString(item.sessionId) == session && toQString(item.turnId.value_or(std::string())) == turn)
+            ids.push_back(item.id);
+    });
+    if (ids.empty()) {
+        showError(tr("No call of this turn is waiting for a decision, so there is nothing to halt: a halt reaches the "
+                     "agent as the answer to one of its calls."));
+        return;
+    }
+    // Halting one call halts its turn; the console answers the others the same way.
+    for (const std::string &id : ids)
+        if (m_core->queue()->find(id))
+            decide(id, ReviewAction::Halt, tr("turn halted by %1").arg(toQString(m_core->reviewerName())), std::nullopt);
+    const auto halted = std::count_if(ids.begin(), ids.end(), [this](const std::string &id) { return !m_core->queue()->find(id); });
+    statusBar()->showMessage(tr("Halted the turn: %1 answered").arg(counted(int(halted), tr("waiting call"), tr("waiting calls"))), 6000);
 }
 
 void MainWindow::backToQueue()

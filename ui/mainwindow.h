@@ -58,6 +58,7 @@ public:
     AlwaysRuleDialog *alwaysDialog() const { return m_alwaysDialog; }
     QTabWidget *tabs() const { return m_tabs; }
     TurnsModel *turnsModel() const { return m_turnsTab->model(); }
+    TurnsTab *turnsTab() const { return m_turnsTab; }
     HistoryModel *historyModel() const { return m_historyTab->model(); }
     HistoryProxy *historyProxy() const { return m_historyTab->proxy(); }
     AgentsModel *agentsModel() const { return m_agentsTab->model(); }
@@ -74,6 +75,13 @@ public:
     void toggleSelection();
     void setScope(Scope scope);
     Scope scope() const;
+    // The current call's turn in the Turns view, its findings' calls marked (T).
+    void openTurn();
+    // The queue with only this turn's pending calls (Enter in the Turns view).
+    void showTurnInQueue(const QString &session, const QString &turn);
+    void clearTurnFilter();
+    // Halts the turn through one of its pending calls (H in the Turns view).
+    void haltTurn(const QString &session, const QString &turn);
 
 private:
     const QueueItem *currentItem() const;
@@ -111,6 +119,7 @@ private:
     QLineEdit *m_filter = nullptr;
     QComboBox *m_sort = nullptr;
     QComboBox *m_scope = nullptr;
+    QLabel *m_turnFilter = nullptr;
     DetailPane *m_detail = nullptr;
 
     std::unique_ptr<QueueSelection> m_selection;

@@ -58,18 +58,32 @@ QVariant QueueModel::data(const QModelIndex &index, int role) const
         case Arguments: return summarizeArgs(item->masked(item->proposedArgs.value_or(item->args)));
         case Reason: return whyText(*item, itemSignals(*item));
         case Warnings: {
+            // The turn's loop first, as a marker with its count against the stop threshold.
+            QString loop;
+            if (!item->turnFindings.empty()) {
+                const protocol::TurnFinding &f = item->turnFindings.front();
+                loop = QStringLiteral("\u27f2 %1/%2").arg(f.count).arg(f.stopAt);
+                if (item->turnFindings.size() > 1)
+                    loop += QStringLiteral(" +%1").arg(item->turnFindings.size() - 1);
+            }
             if (item->warnings.empty())
-                return QString();
+                return loop;
             const QString first = displaySafe(toQString(maskText(item->warnings.front().message, item->redactions)), 60);
-            return item->warnings.size() == 1 ? QStringLiteral("\u26a0 ") + first
-                                              : QStringLiteral("\u26a0 %1 (+%2)").arg(first).arg(item->warnings.size() - 1);
+            const QString warned = item->warnings.size() == 1
+                                       ? QStringLiteral("\u26a0 ") + first
+                                       : QStringLiteral("\u26a0 %1 (+%2)").arg(first).arg(item->warnings.size() - 1);
+            return loop.isEmpty() ? warned : loop + QStringLiteral("  ") + warned;
         }
         case TimeLeft: return item->deadline == NoDeadline ? QString() : formatDuration(item->deadline - now);
         case ColumnCount: break;
         }
     }
-    if (role == Qt::ToolTipRole && index.column() == Warnings && !item->warnings.empty()) {
+    if (role == Qt::ToolTipRole && index.column() == Warnings
+        && (!item->warnings.empty() || !item->turnFindings.empty())) {
         QStringList lines;
+        for (const protocol::TurnFinding &f : item->turnFindings)
+            lines << tr("this turn: %1 \u2014 %2")
+                         .arg(toQString(protocol::turnFindingHint(f)), toQString(maskText(f.message, item->redactions)));
         for (const protocol::Warning &w : item->warnings)
             lines << toQString(w.guardrail) + QStringLiteral(": ") + toQString(maskText(w.message, item->redactions));
         return lines.join(u'\n');
@@ -78,6 +92,10 @@ QVariant QueueModel::data(const QModelIndex &index, int role) const
         return toQString(dumpJson(item->masked(item->proposedArgs.value_or(item->args)), 2)).left(4000);
     if (role == Qt::ToolTipRole && index.column() == Reason)
         return displaySafe(toQString(maskText(item->reason, item->redactions)), 2000);
+    if (role == Qt::ForegroundRole && index.column() == Warnings && !item->turnFindings.empty()) {
+        const protocol::TurnFinding &f = item->turnFindings.front();
+        return f.count >= f.stopAt ? QColor(0xc0, 0x39, 0x2b) : QColor(0xb9, 0x77, 0x0e);
+    }
     if (role == Qt::ForegroundRole && !item->agentConnected)
         return QColor(Qt::gray);
     // Nothing to say beyond the policy's default: quiet, so real findings stand out.

@@ -24,6 +24,12 @@ void QueueProxy::setFilterText(const QString &text)
     invalidateRowsFilter();
 }
 
+void QueueProxy::setTurn(std::optional<Turn> turn)
+{
+    m_turn = std::move(turn);
+    invalidateRowsFilter();
+}
+
 void QueueProxy::setSortKey(SortKey key)
 {
     if (key == m_key)
@@ -35,10 +41,14 @@ void QueueProxy::setSortKey(SortKey key)
 
 bool QueueProxy::filterAcceptsRow(int sourceRow, const QModelIndex &) const
 {
-    if (m_filter.empty())
+    if (m_filter.empty() && !m_turn)
         return true;
     const QueueItem *item = m_source->itemAt(sourceRow);
-    return item && m_filter.matches(*item);
+    if (!item)
+        return false;
+    if (m_turn && (item->sessionId != m_turn->session || item->turnId.value_or(std::string()) != m_turn->turn))
+        return false;
+    return m_filter.empty() || m_filter.matches(*item);
 }
 
 bool QueueProxy::lessThan(const QModelIndex &left, const QModelIndex &right) const

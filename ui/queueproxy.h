@@ -4,6 +4,9 @@
 
 #include <QSortFilterProxyModel>
 
+#include <optional>
+#include <string>
+
 namespace holdpoint {
 
 class QueueModel;
@@ -21,6 +24,15 @@ public:
 
     void setFilterText(const QString &text);
     QString filterText() const { return QString::fromStdString(m_filter.text()); }
+    // Only the pending calls of one turn ("" is a session's calls outside
+    // any turn); unset shows every turn.
+    struct Turn
+    {
+        std::string session;
+        std::string turn;
+    };
+    void setTurn(std::optional<Turn> turn);
+    const std::optional<Turn> &turn() const { return m_turn; }
     void setSortKey(SortKey key);
     SortKey sortKey() const { return m_key; }
 
@@ -31,6 +43,7 @@ protected:
 private:
     QueueModel *m_source;
     QueueFilter m_filter;
+    std::optional<Turn> m_turn;
     SortKey m_key = SortKey::Age;
 };
 
