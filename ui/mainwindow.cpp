@@ -517,6 +517,9 @@ void MainWindow::deny()
     });
     connect(dialog, &QDialog::finished, this, &MainWindow::focusQueue);
     dialog->open();
+    // Without a window manager nobody activates the dialog: the keys the
+    // reviewer types next must reach it, not the queue behind it.
+    dialog->activateWindow();
 }
 
 void MainWindow::decideAlways(bool allow, const QString &reason)
@@ -544,6 +547,9 @@ void MainWindow::decideAlways(bool allow, const QString &reason)
     });
     connect(dialog, &QDialog::finished, this, &MainWindow::focusQueue);
     dialog->open();
+    // Without a window manager nobody activates the dialog: the keys the
+    // reviewer types next must reach it, not the queue behind it.
+    dialog->activateWindow();
 }
 
 void MainWindow::editArgs()
