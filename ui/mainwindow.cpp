@@ -527,14 +527,19 @@ void MainWindow::decideAlways(bool allow, const QString &reason)
     const QueueItem *item = currentItem();
     if (!item || m_alwaysDialog)
         return;
-    const Json rule = m_core->alwaysRuleFor(*item, allow, reason.toStdString());
+    const QueueItem call = *item; // the dialog outlives any pointer into the queue
     const std::size_t scanned = 5000;
-    const std::vector<Json> matches = m_core->pastMatches(rule, 50, scanned);
-    auto *dialog = new AlwaysRuleDialog(rule, m_core->userPolicyFile(), matches, scanned, this);
+    auto *dialog = new AlwaysRuleDialog(
+        m_core->alwaysShapeFor(call, allow), call, m_core->userPolicyFile(),
+        [core = m_core, call, why = reason.toStdString()](const RuleShape &shape) {
+            return core->alwaysRuleFrom(shape, call, why);
+        },
+        [core = m_core, scanned](const Json &rule) { return core->pastMatches(rule, 50, scanned); }, scanned, this);
     dialog->setAttribute(Qt::WA_DeleteOnClose);
     m_alwaysDialog = dialog;
     const std::string id = item->id;
-    connect(dialog, &QDialog::accepted, this, [this, rule, id, allow, reason] {
+    connect(dialog, &QDialog::accepted, this, [this, dialog, id, allow, reason] {
+        const Json rule = dialog->rule();
         QString error;
         if (!m_core->addAlwaysRule(rule, &error)) {
             showError(tr("The rule was not added: %1").arg(error));

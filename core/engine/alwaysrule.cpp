@@ -4,26 +4,11 @@
 #include "guardrails/chain.h"
 #include "policy/policy.h"
 
-#include <QDateTime>
 #include <QFile>
 #include <QFileInfo>
 #include <QSaveFile>
 
 namespace holdpoint {
-
-Json alwaysRule(const QueueItem &item, bool allow, const std::string &reason, const std::string &user, TimeMs now)
-{
-    std::string why = reason;
-    if (why.empty())
-        why = allow ? "always allowed by a reviewer" : "always denied by a reviewer";
-    const std::string date = QDateTime::fromMSecsSinceEpoch(now, Qt::UTC).toString(Qt::ISODate).toStdString();
-    return Json {{"when", {{"tool", item.toolName}}},
-                 {"action", allow ? "allow" : "deny"},
-                 {"code", allow ? "always_allowed" : "always_denied"},
-                 {"reason", why},
-                 {"comment", "added from the Holdpoint console by " + user + " on " + date + ", reviewing call "
-                                 + item.callId + " of " + item.agent.name}};
-}
 
 bool addRuleToPolicyFile(const QString &path, const Json &rule, QString *error)
 {

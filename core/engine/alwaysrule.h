@@ -1,7 +1,7 @@
 #pragma once
 
-// "Always": a reviewer's decision turned into a policy rule, written to the
-// user's policy file.
+// "Always": a reviewer's decision turned into a policy rule (its shape is
+// ruleshape.h), written to the user's policy file.
 
 #include "common/json.h"
 #include "queue/queueitem.h"
@@ -11,10 +11,6 @@
 #include <vector>
 
 namespace holdpoint {
-
-// The rule that decides this item's tool the same way from now on:
-// {"when": {"tool": ...}, "action": "allow"|"deny", "reason": ..., "comment": ...}.
-Json alwaysRule(const QueueItem &item, bool allow, const std::string &reason, const std::string &user, TimeMs now);
 
 // Adds `rule` first in the rules guardrail named "console" (created first in
 // the chain when missing) of the policy file at `path` (created when

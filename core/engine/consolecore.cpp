@@ -167,9 +167,9 @@ std::vector<GuardrailSummary> ConsoleCore::guardrails() const
     return out;
 }
 
-Json ConsoleCore::alwaysRuleFor(const QueueItem &item, bool allow, const std::string &reason) const
+Json ConsoleCore::alwaysRuleFrom(const RuleShape &shape, const QueueItem &item, const std::string &reason) const
 {
-    return alwaysRule(item, allow, reason, reviewerName(), m_clock->now());
+    return ruleFromShape(shape, item, reason, reviewerName(), m_clock->now());
 }
 
 std::vector<Json> ConsoleCore::pastMatches(const Json &rule, std::size_t limit, std::size_t scanned) const

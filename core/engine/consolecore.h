@@ -3,6 +3,7 @@
 #include "audit/auditlog.h"
 #include "common/clock.h"
 #include "engine/broker.h"
+#include "engine/ruleshape.h"
 #include "queue/reviewqueue.h"
 #include "server/endpoint.h"
 
@@ -93,9 +94,11 @@ public:
     // Where "always" rules go: the last --policy file, else policy.json in
     // the data dir (loaded after the built-in default once it exists).
     QString userPolicyFile() const;
-    // The rule that decides `item`'s tool the same way from now on
-    // (alwaysrule.h), and the past calls it would have matched, newest first.
-    Json alwaysRuleFor(const QueueItem &item, bool allow, const std::string &reason) const;
+    // The narrowest rule shape that covers `item` (ruleshape.h); the rule a
+    // shape makes, said to be added by this console's reviewer now; and the
+    // past calls a rule would have matched, newest first.
+    RuleShape alwaysShapeFor(const QueueItem &item, bool allow) const { return proposeShape(item, allow); }
+    Json alwaysRuleFrom(const RuleShape &shape, const QueueItem &item, const std::string &reason) const;
     std::vector<Json> pastMatches(const Json &rule, std::size_t limit, std::size_t scanned) const;
     // Writes `rule` there and puts the result in force now.
     bool addAlwaysRule(const Json &rule, QString *error);

@@ -27,6 +27,7 @@
 #include <QTabWidget>
 #include <QTableView>
 #include <QTemporaryDir>
+#include <QSignalSpy>
 #include <QTest>
 #include <QTextBrowser>
 
@@ -206,9 +207,21 @@ void TestReview::alwaysRuleIsShownThenWrittenToThePolicyFile()
     h.key(Qt::Key_A);
     AlwaysRuleDialog *dialog = h.window->alwaysDialog();
     QVERIFY(dialog);
-    const Json proposed = Json::parse(dialog->findChild<QPlainTextEdit *>(QStringLiteral("proposedRule"))->toPlainText().toStdString());
-    QCOMPARE(proposed["when"], Json({{"tool", "read_file"}}));
-    QCOMPARE(proposed["action"], Json("allow"));
+    auto proposed = [dialog] {
+        return Json::parse(dialog->findChild<QPlainTextEdit *>(QStringLiteral("proposedRule"))->toPlainText().toStdString());
+    };
+    // As narrow as the call: this agent, this tool, this path.
+    QCOMPARE(proposed()["when"], Json::parse(R"({"tool":"read_file","agent":"tester","args":{"path":{"equals":"new.txt"}}})"));
+    QCOMPARE(proposed()["action"], Json("allow"));
+    QCOMPARE(dialog->matchList()->count(), 1); // the call itself
+    // The reviewer means any path: the rule and the matched history follow.
+    auto *pathKind = dialog->findChild<QComboBox *>(QStringLiteral("ruleKind_path"));
+    pathKind->setCurrentIndex(pathKind->findText(QStringLiteral("anything")));
+    QCOMPARE(proposed()["when"], Json::parse(R"({"tool":"read_file","agent":"tester"})"));
+    QVERIFY(dialog->findChild<QLabel *>(QStringLiteral("ruleSummary"))->text().startsWith(
+        QStringLiteral("Allow read_file from agent tester, with any arguments")));
+    QSignalSpy previewed(dialog, &AlwaysRuleDialog::previewUpdated);
+    QVERIFY(previewed.wait(5000));
     // Past calls it would have matched: both read_file calls so far.
     QCOMPARE(dialog->matchList()->count(), 2);
     QVERIFY(dialog->matchList()->item(1)->text().contains(QStringLiteral("path=old.txt")));
@@ -225,7 +238,7 @@ void TestReview::alwaysRuleIsShownThenWrittenToThePolicyFile()
     QVERIFY(text.indexOf("\"version\"") < text.indexOf("\"comment\""));
     const Json doc = Json::parse(text.toStdString());
     QCOMPARE(doc["guardrails"][0]["name"], Json("console"));
-    QCOMPARE(doc["guardrails"][0]["rules"][0]["when"], Json({{"tool", "read_file"}}));
+    QCOMPARE(doc["guardrails"][0]["rules"][0]["when"], Json::parse(R"({"tool":"read_file","agent":"tester"})"));
     QCOMPARE(doc["guardrails"][1]["type"], Json("secrets"));
     QVERIFY(loadPolicyFiles({h.policyFile}).policy);
     // In force at once: the next read runs without a person.
@@ -254,12 +267,14 @@ void TestReview::alwaysRuleWithoutAPolicyFileGoesToTheDataDir()
     const QString file = h.core->dataDir() + QStringLiteral("/policy.json");
     QCOMPARE(h.core->userPolicyFile(), file);
     QVERIFY(QFile::exists(file));
-    // The built-in default stays first; the rule denies the next one.
+    // The built-in default stays first; the rule denies the next curl, and
+    // only that: it was proposed as "the same command prefix".
     QCOMPARE(h.core->policyFiles(), QStringList({defaultPolicyPath(), file}));
-    h.agent->send(h.call("c2", "bash", {{"command", "ls"}}));
+    h.agent->send(h.call("c2", "bash", {{"command", "curl other.example"}}));
     const Json c2 = h.decisionFor("c2");
     QCOMPARE(c2["decision"], Json("deny"));
     QCOMPARE(c2["reason"], Json("no shell"));
+    QVERIFY(h.submit("c3", "bash", {{"command", "ls"}})); // waits for a person
 }
 
 void TestReview::invalidJsonIsUnderlinedWhereItBreaks()

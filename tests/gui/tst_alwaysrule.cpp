@@ -1,0 +1,147 @@
+// "Always" means only what the reviewer meant: the dialog proposes a rule
+// as narrow as the call, and calls from other agents or with other
+// arguments still reach a person unless the reviewer widened that part; a
+// rule that allows a tool for anything needs a second confirmation.
+
+#include "alwaysruledialog.h"
+#include "windowharness.h"
+
+#include <QCheckBox>
+#include <QComboBox>
+#include <QLabel>
+#include <QLineEdit>
+#include <QPushButton>
+
+using namespace holdpoint;
+using namespace holdpoint::test;
+
+namespace {
+
+// Opens the "always" dialog on the current call: scope 4, then a or d.
+AlwaysRuleDialog *openAlways(WindowHarness &h, Qt::Key decide, const QString &denyReason = {})
+{
+    h.view()->setFocus();
+    h.key(Qt::Key_4);
+    h.key(decide);
+    if (decide == Qt::Key_D) {
+        auto *reason = h.window->denyDialog()->findChild<QComboBox *>(QStringLiteral("denyReason"));
+        QTest::keyClicks(reason->lineEdit(), denyReason);
+        QTest::keyClick(reason->lineEdit(), Qt::Key_Return);
+    }
+    return QTest::qWaitFor([&] { return h.window->alwaysDialog() != nullptr; }, WaitMs) ? h.window->alwaysDialog() : nullptr;
+}
+
+void choose(AlwaysRuleDialog *dialog, const char *combo, const QString &text)
+{
+    auto *box = dialog->findChild<QComboBox *>(QString::fromLatin1(combo));
+    QVERIFY2(box, combo);
+    const int i = box->findText(text, Qt::MatchStartsWith);
+    QVERIFY2(i >= 0, qPrintable(text));
+    box->setCurrentIndex(i);
+}
+
+} // namespace
+
+class TestAlwaysRule : public QObject
+{
+    Q_OBJECT
+private Q_SLOTS:
+    void narrowRuleLeavesOtherAgentsAndPathsToAPerson();
+    void wideOpenRuleNeedsASecondConfirmation();
+    void alwaysDenyIsNarrowToo();
+};
+
+void TestAlwaysRule::narrowRuleLeavesOtherAgentsAndPathsToAPerson()
+{
+    WindowHarness h;
+    QVERIFY(h.started && h.welcomed);
+    TestSocket intruder;
+    QVERIFY(intruder.hello(QUrl(h.core->url()), h.core->agentToken().toStdString(), "agent", std::nullopt, "intruder")
+                .is_object());
+    QVERIFY(h.submit("c1", "read_file", {{"path", "/home/dev/app/src/main.c"}}));
+    AlwaysRuleDialog *dialog = openAlways(h, Qt::Key_A);
+    QVERIFY(dialog);
+    QCOMPARE(dialog->findChild<QLabel *>(QStringLiteral("ruleSummary"))->text(),
+             QStringLiteral("Allow read_file from agent tester when path matches /home/dev/app/src/* (and stays under "
+                            "/home/dev/app/src); other arguments may be anything."));
+    QVERIFY(!dialog->findChild<QCheckBox *>(QStringLiteral("wideOpenConfirm"))->isVisible());
+    QTest::mouseClick(dialog->findChild<QPushButton *>(QStringLiteral("addRuleButton")), Qt::LeftButton);
+    QTRY_VERIFY(!h.window->alwaysDialog());
+    QCOMPARE(h.decisionFor("c1")["decision"], Json("allow"));
+    QTRY_COMPARE(QApplication::focusWidget(), h.view());
+
+    // Covered: the same agent, the same directory.
+    h.agent->send(h.call("c2", "read_file", {{"path", "/home/dev/app/src/util.c"}}));
+    QCOMPARE(h.decisionFor("c2")["decided_by"], Json("guardrail:console"));
+    // Not covered: another directory, a way out of this one, another agent.
+    QVERIFY(h.submit("c3", "read_file", {{"path", "/etc/shadow"}}));
+    QVERIFY(h.submit("c4", "read_file", {{"path", "/home/dev/app/src/.."}}));
+    intruder.send(h.call("x1", "read_file", {{"path", "/home/dev/app/src/util.c"}}));
+    QTRY_COMPARE(h.core->queue()->size(), 3);
+    QVERIFY(intruder.noneOf("decision"));
+}
+
+void TestAlwaysRule::wideOpenRuleNeedsASecondConfirmation()
+{
+    WindowHarness h;
+    QVERIFY(h.started && h.welcomed);
+    TestSocket other;
+    QVERIFY(other.hello(QUrl(h.core->url()), h.core->agentToken().toStdString(), "agent", std::nullopt, "researcher")
+                .is_object());
+    QVERIFY(h.submit("c1", "read_file", {{"path", "/home/dev/notes.txt"}}));
+    AlwaysRuleDialog *dialog = openAlways(h, Qt::Key_A);
+    QVERIFY(dialog);
+    choose(dialog, "ruleAgent", QStringLiteral("any agent"));
+    auto *ok = dialog->findChild<QPushButton *>(QStringLiteral("addRuleButton"));
+    auto *confirm = dialog->findChild<QCheckBox *>(QStringLiteral("wideOpenConfirm"));
+    QVERIFY(ok->isEnabled()); // any agent, but still this directory
+    choose(dialog, "ruleKind_path", QStringLiteral("anything"));
+    QVERIFY(confirm->isVisible());
+    QVERIFY(!ok->isEnabled());
+    QCOMPARE(dialog->findChild<QLabel *>(QStringLiteral("ruleSummary"))->text(),
+             QStringLiteral("Allow read_file from every agent, with any arguments."));
+    QTest::keyClick(dialog, Qt::Key_Return); // the default button is off: nothing happens
+    QVERIFY(h.window->alwaysDialog());
+    QVERIFY(h.agent->noneOf("decision"));
+    confirm->setChecked(true);
+    QVERIFY(ok->isEnabled());
+    QTest::mouseClick(ok, Qt::LeftButton);
+    QTRY_VERIFY(!h.window->alwaysDialog());
+    QCOMPARE(h.decisionFor("c1")["decision"], Json("allow"));
+    // Widened on purpose: now another agent's read anywhere runs.
+    other.send(h.call("r1", "read_file", {{"path", "/etc/hosts"}}));
+    const Json d = other.next("decision");
+    QCOMPARE(d["decision"], Json("allow"));
+    QCOMPARE(d["decided_by"], Json("guardrail:console"));
+}
+
+void TestAlwaysRule::alwaysDenyIsNarrowToo()
+{
+    WindowHarness h;
+    QVERIFY(h.started && h.welcomed);
+    TestSocket other;
+    QVERIFY(other.hello(QUrl(h.core->url()), h.core->agentToken().toStdString(), "agent", std::nullopt, "ops")
+                .is_object());
+    QVERIFY(h.submit("c1", "bash", {{"command", "rm -rf build"}}));
+    AlwaysRuleDialog *dialog = openAlways(h, Qt::Key_D, QStringLiteral("no deleting"));
+    QVERIFY(dialog);
+    QCOMPARE(dialog->findChild<QLabel *>(QStringLiteral("ruleSummary"))->text(),
+             QStringLiteral("Deny bash from agent tester when command starts with \"rm \"; other arguments may be anything."));
+    // The reviewer narrows the prefix by typing.
+    auto *pattern = dialog->findChild<QLineEdit *>(QStringLiteral("rulePattern_command"));
+    pattern->selectAll();
+    QTest::keyClicks(pattern, QStringLiteral("rm -rf "));
+    QCOMPARE(dialog->rule()["when"]["args"]["command"], Json({{"prefix", "rm -rf "}}));
+    QTest::mouseClick(dialog->findChild<QPushButton *>(QStringLiteral("addRuleButton")), Qt::LeftButton);
+    QTRY_VERIFY(!h.window->alwaysDialog());
+    QCOMPARE(h.decisionFor("c1")["decision"], Json("deny"));
+
+    h.agent->send(h.call("c2", "bash", {{"command", "rm -rf dist"}}));
+    QCOMPARE(h.decisionFor("c2")["reason"], Json("no deleting"));
+    QVERIFY(h.submit("c3", "bash", {{"command", "rm notes.txt"}})); // not what the rule says
+    other.send(h.call("o1", "bash", {{"command", "rm -rf dist"}}));  // another agent
+    QTRY_COMPARE(h.core->queue()->size(), 2);
+}
+
+QTEST_MAIN(TestAlwaysRule)
+#include "tst_alwaysrule.moc"
