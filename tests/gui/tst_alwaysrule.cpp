@@ -56,8 +56,7 @@ void TestAlwaysRule::narrowRuleLeavesOtherAgentsAndPathsToAPerson()
     WindowHarness h;
     QVERIFY(h.started && h.welcomed);
     TestSocket intruder;
-    QVERIFY(intruder.hello(QUrl(h.core->url()), h.core->agentToken().toStdString(), "agent", std::nullopt, "intruder")
-                .is_object());
+    QVERIFY(h.connectAgent(intruder, "intruder"));
     QVERIFY(h.submit("c1", "read_file", {{"path", "/home/dev/app/src/main.c"}}));
     AlwaysRuleDialog *dialog = openAlways(h, Qt::Key_A);
     QVERIFY(dialog);
@@ -86,8 +85,7 @@ void TestAlwaysRule::wideOpenRuleNeedsASecondConfirmation()
     WindowHarness h;
     QVERIFY(h.started && h.welcomed);
     TestSocket other;
-    QVERIFY(other.hello(QUrl(h.core->url()), h.core->agentToken().toStdString(), "agent", std::nullopt, "researcher")
-                .is_object());
+    QVERIFY(h.connectAgent(other, "researcher"));
     QVERIFY(h.submit("c1", "read_file", {{"path", "/home/dev/notes.txt"}}));
     AlwaysRuleDialog *dialog = openAlways(h, Qt::Key_A);
     QVERIFY(dialog);
@@ -120,8 +118,7 @@ void TestAlwaysRule::alwaysDenyIsNarrowToo()
     WindowHarness h;
     QVERIFY(h.started && h.welcomed);
     TestSocket other;
-    QVERIFY(other.hello(QUrl(h.core->url()), h.core->agentToken().toStdString(), "agent", std::nullopt, "ops")
-                .is_object());
+    QVERIFY(h.connectAgent(other, "ops"));
     QVERIFY(h.submit("c1", "bash", {{"command", "rm -rf build"}}));
     AlwaysRuleDialog *dialog = openAlways(h, Qt::Key_D, QStringLiteral("no deleting"));
     QVERIFY(dialog);

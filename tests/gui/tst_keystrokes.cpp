@@ -59,11 +59,9 @@ void TestKeystrokes::clearMixedQueueWithKeysOnly()
 {
     WindowHarness h(MixedPolicy);
     QVERIFY(h.started && h.welcomed); // h.agent is "tester", the coding agent
-    const QUrl url(h.core->url());
-    const std::string token = h.core->agentToken().toStdString();
     TestSocket research, ops;
-    QVERIFY(research.hello(url, token, "agent", std::nullopt, "researcher").is_object());
-    QVERIFY(ops.hello(url, token, "agent", std::nullopt, "ops").is_object());
+    QVERIFY(h.connectAgent(research, "researcher"));
+    QVERIFY(h.connectAgent(ops, "ops"));
 
     // The queue, oldest first: 8 writes, 6 fetches, 2 long test runs, then
     // the ops agent's 4 deploys in a turn where its curl keeps failing.

@@ -430,7 +430,7 @@ void TestReview::everyModelPassesTheModelTester()
     for (int i = 0; i < 6; ++i)
         QVERIFY(h.submit("c" + std::to_string(i), i % 2 ? "bash" : "write_file", {{"n", i}}, i < 3 ? "t1" : "t2"));
     TestSocket second;
-    QVERIFY(second.hello(QUrl(h.core->url()), h.core->agentToken().toStdString(), "agent", std::nullopt, "other").is_object());
+    QVERIFY(h.connectAgent(second, "other"));
     h.window->agentsModel()->refresh();
     QCOMPARE(h.window->agentsModel()->rowCount(), 2);
     h.window->queueProxy()->setFilterText(QStringLiteral("bash"));

@@ -134,8 +134,7 @@ void TestTurnFindings::turnsViewNarrowsTheQueueAndHaltsTheTurn()
     WindowHarness h(LoopPolicy);
     QVERIFY(h.started && h.welcomed);
     TestSocket other;
-    QVERIFY(other.hello(QUrl(h.core->url()), h.core->agentToken().toStdString(), "agent", std::nullopt, "researcher")
-                .is_object());
+    QVERIFY(h.connectAgent(other, "researcher"));
     h.agent->send(Json {{"type", "turn_start"}, {"turn_id", "t1"}});
     QVERIFY(h.submit("w1", "write_file", {{"path", "a"}}, "t1"));
     QVERIFY(h.submit("w2", "write_file", {{"path", "b"}}, "t1"));

@@ -54,6 +54,11 @@ struct WindowHarness
         agent = std::make_unique<TestSocket>();
         welcomed = agent->hello(QUrl(core->url()), core->agentToken().toStdString()).is_object();
     }
+    // Another agent, connected and welcomed as `name`, in a session of its own.
+    bool connectAgent(TestSocket &socket, const std::string &name) const
+    {
+        return socket.hello(QUrl(core->url()), core->agentToken().toStdString(), "agent", std::nullopt, name).is_object();
+    }
     Json call(const std::string &callId, const std::string &tool, const Json &args, const std::string &turn = {}) const
     {
         Json c {{"type", "tool_call"}, {"call_id", callId}, {"tool_name", tool}, {"args", args}};
