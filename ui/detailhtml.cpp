@@ -79,6 +79,22 @@ QString turnFindingsHtml(const QueueItem &item)
     return lines.join(QStringLiteral("<br>"));
 }
 
+QString batchFindingsHtml(const std::vector<const QueueItem *> &items)
+{
+    QStringList looping;
+    for (const QueueItem *item : items)
+        if (!item->turnFindings.empty())
+            looping << QStringLiteral("%1 \u2014 %2")
+                           .arg(displaySafe(toQString(item->agent.name), 40).toHtmlEscaped(),
+                                displaySafe(toQString(protocol::turnFindingHint(item->turnFindings.front())), 120)
+                                    .toHtmlEscaped());
+    if (looping.isEmpty())
+        return QStringLiteral("<span style=\"color:#8a8a8a\">%1</span>").arg(tr("No loop findings in their turns."));
+    return QStringLiteral("<b>%1</b><br><span style=\"color:#b9770e\">\u27f2</span> %2")
+        .arg(tr("%1 of %2 calls wait in a looping turn:").arg(looping.size()).arg(items.size()),
+             looping.join(QStringLiteral("<br><span style=\"color:#b9770e\">\u27f2</span> ")));
+}
+
 QString changesHtml(const std::vector<ArgsChange> &changes, const QString &whose)
 {
     QStringList lines;

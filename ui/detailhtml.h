@@ -23,6 +23,10 @@ QString trailHtml(const QueueItem &item, bool revealed);
 // turn; a quiet line when nothing was found.
 QString turnFindingsHtml(const QueueItem &item);
 
+// Which calls of a batch wait in a looping turn: "2 of 4 calls: demo-coder
+// (retrying a failing call 3/5), build-bot (…)"; a quiet line when none.
+QString batchFindingsHtml(const std::vector<const QueueItem *> &items);
+
 // The changes under a heading that says whose they are.
 QString changesHtml(const std::vector<ArgsChange> &changes, const QString &whose);
 

@@ -248,6 +248,18 @@ void DetailPane::showBatch(const std::vector<const QueueItem *> &items)
     m_title->setText(tr("%n calls selected", nullptr, int(items.size())));
     m_meta->setText(batchSummary(items));
     m_reason->setText(tr("A, D and H decide all of them; a move without Shift selects one call again."));
+    // Nothing of one call may pass for the batch's: only what they share shows.
+    m_trail->clear();
+    m_turn->setText(batchFindingsHtml(items));
+    m_context->clear();
+    m_diff->clear();
+    m_argsStatus->clear();
+    const QSignalBlocker block(m_argsEditor);
+    m_argsEditor->clear();
+    m_argsEditor->setEnabled(false);
+    m_shownArgs.clear();
+    m_editedArgs.reset();
+    Q_EMIT editsChanged();
 }
 
 void DetailPane::setActions(bool recording, std::size_t selected)

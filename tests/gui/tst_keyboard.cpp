@@ -184,8 +184,14 @@ void TestKeyboard::batchShowsWhatItHolds()
     QVERIFY2(meta.contains(QStringLiteral("write_file \u00d73")) && meta.contains(QStringLiteral("bash \u00d71")),
              qPrintable(meta));
     QVERIFY2(meta.contains(QStringLiteral("tester \u00d74")), qPrintable(meta));
+    // Nothing of the current call passes for the batch's.
+    QVERIFY(h.window->argsEditor()->toPlainText().isEmpty());
+    QVERIFY(!h.window->argsEditor()->isEnabled());
+    QVERIFY(h.child<QLabel>("trail")->text().isEmpty());
+    QVERIFY(h.child<QLabel>("turnFindings")->text().contains(QStringLiteral("No loop findings")));
     h.key(Qt::Key_K); // back to one call: the pane shows it again
     QCOMPARE(h.child<QLabel>("detailTitle")->text().startsWith(QStringLiteral("bash")), true);
+    QVERIFY(h.window->argsEditor()->toPlainText().contains(QStringLiteral("\"path\"")));
 }
 
 void TestKeyboard::focusReturnsToTheQueueAfterEachDialog()
