@@ -44,6 +44,7 @@ private Q_SLOTS:
     void guardrailsDecideOnTheWire();
     void policyCheck();
     void loopDetectionOnTheWire();
+    void pendingShowsTheTurnsLoop();
     void rateLimitOnTheWire();
     void secretsAreMaskedForTheReviewerChannel();
 };
@@ -521,6 +522,33 @@ void TestConsoleE2E::loopDetectionOnTheWire()
     const auto fresh = attempt(same);
     QCOMPARE(fresh.first["decision"], Json("allow"));
     QCOMPARE(fresh.second["action"], Json("allow"));
+}
+
+void TestConsoleE2E::pendingShowsTheTurnsLoop()
+{
+    QTemporaryDir dir;
+    ConsoleProcess console({QStringLiteral("--policy"),
+                            writePolicy(dir, R"({"default":"ask","guardrails":[
+                                {"type":"rules","rules":[{"when":{"tool":"bash"},"action":"allow"}]},
+                                {"type":"loop_detection"}]})")});
+    QVERIFY(console.ready());
+    auto agent = console.agent();
+    QVERIFY(agent);
+    agent->send({{"type", "turn_start"}, {"turn_id", "t1"}});
+    agent->send({{"type", "tool_call"}, {"call_id", "w1"}, {"tool_name", "write_file"}, {"args", {{"path", "a"}}}});
+    QVERIFY(agent->next("pending").is_object());
+    for (const char *id : {"b1", "b2"}) {
+        agent->send({{"type", "tool_call"}, {"call_id", id}, {"tool_name", "bash"}, {"args", {{"command", "make"}}}});
+        QCOMPARE(agent->next("decision")["decision"], Json("allow"));
+        agent->send({{"type", "tool_result"}, {"call_id", id}, {"ok", false}, {"result", "exit 2"}});
+        QVERIFY(agent->next("after_call").is_object());
+    }
+    const QByteArray text = console.ctl({QStringLiteral("pending")}).out;
+    QVERIFY2(text.contains("    loop: agent is retrying a failing call (2/5) [exact_failure]"), text.constData());
+    const Json items = console.ctl({QStringLiteral("pending"), QStringLiteral("--json")}).json();
+    QCOMPARE(items.size(), std::size_t(1));
+    QCOMPARE(items[0]["turn_findings"][0]["count"], Json(2));
+    QCOMPARE(items[0]["turn_findings"][0]["call_ids"], Json::parse(R"(["b1","b2"])"));
 }
 
 void TestConsoleE2E::rateLimitOnTheWire()
