@@ -60,6 +60,18 @@ bool parseRecord(std::string_view line, Json *out)
         && (*out)["event"].is_string() && (*out)["ts"].is_string();
 }
 
+} // namespace
+
+std::string_view withoutPadding(std::string_view bytes)
+{
+    std::size_t end = bytes.size();
+    while (end > 0 && bytes[end - 1] == '\0')
+        --end;
+    return bytes.substr(0, end);
+}
+
+namespace {
+
 std::string where(const QString &file, quint64 line)
 {
     return QFileInfo(file).fileName().toStdString() + ":" + std::to_string(line);
@@ -193,7 +205,8 @@ public:
             report->file = segment.path;
             return false;
         }
-        const std::string_view all = file.view();
+        const std::string_view all = withoutPadding(file.view());
+        report->dataBytes = qint64(all.size());
         std::size_t pos = 0;
         quint64 lineNo = 0;
         while (pos < all.size()) {
@@ -207,7 +220,12 @@ public:
             if (!parsed) {
                 report->file = segment.path;
                 report->line = lineNo;
-                if (last && finalLine) {
+                // A zero byte inside the newest file's last batch is a page
+                // of it that never reached the disk: the batch was not
+                // synced, so neither it nor anything after it was ever
+                // acknowledged.
+                const bool unwritten = line.find('\0') != std::string_view::npos;
+                if (last && (finalLine || unwritten)) {
                     report->status = VerifyStatus::TornTail;
                     report->tornOffset = qint64(pos);
                     report->message = where(segment.path, lineNo) + ": the last record is incomplete ("

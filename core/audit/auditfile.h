@@ -73,7 +73,12 @@ struct VerifyReport
     QString file;          // where the finding is
     quint64 line = 0;
     qint64 tornOffset = -1; // TornTail: where the last complete record ends
+    qint64 dataBytes = 0;   // the last file read, without its zero padding
 };
+
+// A segment's bytes without the zeros that pad the newest file out to its
+// preallocated size (a record never holds a zero byte).
+std::string_view withoutPadding(std::string_view bytes);
 
 // Checks the whole chain in `dir` against the head file.
 VerifyReport verify(const QString &dir);

@@ -65,8 +65,10 @@ AuditLog::~AuditLog()
     m_wake.notify_all();
     if (m_writer.joinable())
         m_writer.join();
-    if (m_fd >= 0)
+    if (m_fd >= 0) {
+        trimPadding(); // a clean stop leaves plain JSON lines
         ::close(m_fd);
+    }
     if (m_headFd >= 0)
         ::close(m_headFd);
 }
@@ -123,7 +125,7 @@ AuditOpenReport AuditLog::open()
             lastHash = head->hash;
         }
         m_segmentIndex = segments.back().index;
-        m_segmentSize = QFileInfo(segments.back().path).size();
+        m_segmentSize = newest.status == audit::VerifyStatus::TornTail ? newest.tornOffset : newest.dataBytes;
     } else {
         m_segmentIndex = 1;
         m_segmentSize = 0;
@@ -294,7 +296,7 @@ bool AuditLog::openSegment(std::string *error)
 {
     const QString path = m_config.dir + u'/' + audit::segmentFileName(m_segmentIndex);
     const bool existed = QFileInfo::exists(path);
-    m_fd = ::open(QFile::encodeName(path).constData(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0600);
+    m_fd = ::open(QFile::encodeName(path).constData(), O_WRONLY | O_CREAT | O_CLOEXEC, 0600);
     if (m_fd < 0) {
         *error = errnoText("cannot open", path);
         return false;
@@ -307,7 +309,7 @@ bool AuditLog::openSegment(std::string *error)
         return false;
     }
     // The durable size is what the chain vouches for; anything beyond it is
-    // a failed write's leftovers.
+    // padding or a failed write's leftovers, zeroed afresh before use.
     if (st.st_size != m_segmentSize && ::ftruncate(m_fd, m_segmentSize) != 0) {
         *error = errnoText("cannot truncate", path);
         ::close(m_fd);
@@ -320,8 +322,43 @@ bool AuditLog::openSegment(std::string *error)
         m_fd = -1;
         return false;
     }
+    m_allocated = m_segmentSize;
     m_head.segment = audit::segmentFileName(m_segmentIndex);
     return true;
+}
+
+bool AuditLog::preallocate(qint64 needed, std::string *error)
+{
+    if (needed <= m_allocated)
+        return true;
+    // Real zeros, synced now: space reserved with fallocate() would still
+    // be converted, and journalled, by the sync that first writes into it.
+    static const std::string zeros(std::size_t(64) << 10, '\0');
+    const qint64 chunk = std::max<qint64>(m_config.preallocateBytes, 1);
+    const qint64 target = needed + chunk - 1 - (needed - 1) % chunk;
+    qint64 at = m_allocated;
+    while (at < target) {
+        const std::size_t n = std::size_t(std::min<qint64>(target - at, qint64(zeros.size())));
+        const ssize_t written = ::pwrite(m_fd, zeros.data(), n, at);
+        if (written < 0 && errno == EINTR)
+            continue;
+        if (written <= 0)
+            break;
+        at += written;
+    }
+    if (at == target && ::fdatasync(m_fd) == 0) {
+        m_allocated = target;
+        return true;
+    }
+    *error = errnoText(at == target ? "cannot sync" : "cannot preallocate",
+                       m_config.dir + u'/' + audit::segmentFileName(m_segmentIndex));
+    return false;
+}
+
+void AuditLog::trimPadding()
+{
+    if (m_allocated > m_segmentSize && ::ftruncate(m_fd, m_segmentSize) == 0)
+        m_allocated = m_segmentSize;
 }
 
 void AuditLog::writeHead(bool sync)
@@ -342,8 +379,11 @@ bool AuditLog::writeBatch(Batch &batch, std::string *error)
     const QString path = m_config.dir + u'/' + audit::segmentFileName(m_segmentIndex);
     const char *p = batch.bytes.data();
     std::size_t left = batch.bytes.size();
-    while (left > 0) {
-        const ssize_t n = ::write(m_fd, p, left);
+    // Into zeros already on disk: the sync carries the records alone.
+    const bool room = preallocate(m_segmentSize + qint64(left), error);
+    qint64 at = m_segmentSize;
+    while (room && left > 0) {
+        const ssize_t n = ::pwrite(m_fd, p, left, at);
         if (n < 0 && errno == EINTR)
             continue;
         if (n <= 0) {
@@ -351,19 +391,20 @@ bool AuditLog::writeBatch(Batch &batch, std::string *error)
             break;
         }
         p += n;
+        at += n;
         left -= std::size_t(n);
     }
-    if (left == 0 && ::fdatasync(m_fd) == 0) {
+    if (room && left == 0 && ::fdatasync(m_fd) == 0) {
         m_segmentSize += qint64(batch.bytes.size());
         m_syncs.fetch_add(1, std::memory_order_relaxed);
         return true;
     }
-    if (left == 0)
+    if (room && left == 0)
         *error = errnoText("cannot sync", path);
     // After a failed write or sync the kernel's view of the file cannot be
     // trusted (a retried fsync may succeed without the data): cut what this
     // attempt left, close it, and the retry reopens it, cuts it back to the
-    // durable size again and rewrites.
+    // durable size again, pads it with fresh zeros and rewrites.
     if (::ftruncate(m_fd, m_segmentSize) != 0) {
         // The retry's open tries again.
     }
@@ -376,6 +417,7 @@ void AuditLog::rotateIfFull()
 {
     if (m_segmentSize < m_config.maxSegmentBytes)
         return;
+    trimPadding();
     ::close(m_fd);
     m_fd = -1;
     ++m_segmentIndex;

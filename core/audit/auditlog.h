@@ -24,6 +24,9 @@ struct AuditConfig
     int keepSegments = 0;                  // files kept; 0 keeps all
     int retryMs = 1000;                    // after a failed write, try again this often
     qint64 maxBacklogBytes = 256LL << 20;  // held in memory while the disk refuses
+    // The newest file is zero-filled this far ahead of its records, so a
+    // sync writes data alone, never a new file size (AUDIT.md).
+    qint64 preallocateBytes = 4LL << 20;
     // A record nobody waits for rides along with the next awaited one, so
     // one fdatasync covers both; it waits at most this long on its own.
     int lingerMs = 20;
@@ -97,6 +100,8 @@ private:
     bool commit(Batch &batch, std::string *error);
     void afterCommit(const Batch &batch);
     bool writeBatch(Batch &batch, std::string *error);
+    bool preallocate(qint64 needed, std::string *error);
+    void trimPadding();
     bool openSegment(std::string *error);
     void rotateIfFull();
     void pruneOld();
@@ -142,6 +147,7 @@ private:
     int m_headFd = -1;
     quint64 m_segmentIndex = 0;
     qint64 m_segmentSize = 0;  // durable bytes in the current segment
+    qint64 m_allocated = 0;    // its size on disk: records, then zeros
     audit::Head m_head;
     std::thread m_writer;
 };
