@@ -1,5 +1,6 @@
 #include "bench.h"
 
+#include "audit/auditlog.h"
 #include "client/endpointinfo.h"
 
 #include <QCoreApplication>
@@ -32,13 +33,24 @@ void Table::fail(const std::string &scenario, const std::string &why)
 
 void Table::print(bool quick) const
 {
-    std::printf("%-10s %-28s %-12s %14s %-6s %-22s %14s %8s  %s\n", "scenario", "variant", "figure", "value", "unit",
-                "baseline", "baseline", "ratio", "target");
+    // Columns as wide as their widest cell.
+    int variantWidth = 7, figureWidth = 6, baselineWidth = 8;
+    for (const Row &r : m_rows) {
+        variantWidth = std::max(variantWidth, int(r.variant.size()));
+        figureWidth = std::max(figureWidth, int(r.figure.size()));
+        baselineWidth = std::max(baselineWidth, int(r.baseline.size()));
+    }
+    std::printf("%-10s %-*s %-*s %12s %-6s %-*s %12s %7s  %s\n", "scenario", variantWidth, "variant", figureWidth,
+                "figure", "value", "unit", baselineWidth, "baseline", "baseline", "ratio", "target");
     for (const Row &r : m_rows) {
         const double ratio = r.baselineValue != 0 ? r.value / r.baselineValue : 0;
-        std::printf("%-10s %-28s %-12s %14.2f %-6s %-22s %14.2f %8.2f  %s\n", r.scenario.c_str(), r.variant.c_str(),
-                    r.figure.c_str(), r.value, r.unit.c_str(), r.baseline.c_str(), r.baselineValue, ratio,
-                    r.target.c_str());
+        // The unit may hold a multi-byte character ("µs"): pad by bytes plus one.
+        const int unitWidth = 6 + int(r.unit.size() - std::size_t(std::count_if(r.unit.begin(), r.unit.end(), [](char c) {
+                                      return (static_cast<unsigned char>(c) & 0xC0) != 0x80;
+                                  })));
+        std::printf("%-10s %-*s %-*s %12.2f %-*s %-*s %12.2f %7.2f  %s\n", r.scenario.c_str(), variantWidth,
+                    r.variant.c_str(), figureWidth, r.figure.c_str(), r.value, unitWidth, r.unit.c_str(),
+                    baselineWidth, r.baseline.c_str(), r.baselineValue, ratio, r.target.c_str());
     }
     for (const auto &[scenario, why] : m_skipped)
         std::printf("%-10s skipped: %s\n", scenario.c_str(), why.c_str());
@@ -135,14 +147,16 @@ std::unique_ptr<Child> startConsole(const QString &root, QString *error)
     return nullptr;
 }
 
-std::unique_ptr<Child> startEcho(const QString &syncFile, QString *error)
+std::unique_ptr<Child> startEcho(EchoSync sync, const QString &syncFile, QString *error)
 {
     auto child = std::make_unique<Child>();
     child->process = std::make_unique<QProcess>();
     child->process->setProcessChannelMode(QProcess::ForwardedErrorChannel);
     QStringList args {QStringLiteral("--serve-echo")};
-    if (!syncFile.isEmpty())
+    if (sync != EchoSync::None)
         args << QStringLiteral("--sync") << syncFile;
+    if (sync == EchoSync::Overwrite)
+        args << QStringLiteral("--overwrite");
     child->process->start(QCoreApplication::applicationFilePath(), args);
     if (!child->process->waitForStarted(10'000) || !child->process->waitForReadyRead(10'000)) {
         *error = QStringLiteral("the echo server did not start");
@@ -157,15 +171,36 @@ int serveEcho(int argc, char **argv)
 {
     QCoreApplication app(argc, argv);
     QString syncPath;
-    for (int i = 1; i + 1 < argc; ++i)
-        if (std::string_view(argv[i]) == "--sync")
+    bool overwrite = false;
+    for (int i = 1; i < argc; ++i) {
+        if (std::string_view(argv[i]) == "--sync" && i + 1 < argc)
             syncPath = QString::fromLocal8Bit(argv[i + 1]);
+        overwrite |= std::string_view(argv[i]) == "--overwrite";
+    }
     int fd = -1;
     if (!syncPath.isEmpty()) {
-        fd = ::open(QFile::encodeName(syncPath).constData(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0600);
+        fd = ::open(QFile::encodeName(syncPath).constData(),
+                    O_WRONLY | O_CREAT | O_CLOEXEC | (overwrite ? O_TRUNC : O_APPEND), 0600);
         if (fd < 0)
             return 1;
     }
+    // Overwriting: zeros written and synced a chunk ahead, the same chunk
+    // the console's audit log pads with.
+    const std::string zeros(std::size_t(AuditConfig {}.preallocateBytes), '\0');
+    off_t offset = 0, allocated = 0;
+    auto log = [&](const std::string &line) {
+        if (!overwrite)
+            return ::write(fd, line.data(), line.size()) == ssize_t(line.size()) && ::fdatasync(fd) == 0;
+        while (offset + off_t(line.size()) > allocated) {
+            if (::pwrite(fd, zeros.data(), zeros.size(), allocated) != ssize_t(zeros.size()) || ::fdatasync(fd) != 0)
+                return false;
+            allocated += off_t(zeros.size());
+        }
+        if (::pwrite(fd, line.data(), line.size(), offset) != ssize_t(line.size()) || ::fdatasync(fd) != 0)
+            return false;
+        offset += off_t(line.size());
+        return true;
+    };
     // The same socket handling as the console's endpoint (a deep accept
     // queue, TCP_NODELAY, a flush after each answer), so the floor is the
     // floor and not Qt's defaults.
@@ -183,7 +218,7 @@ int serveEcho(int argc, char **argv)
     QObject::connect(&server, &QWebSocketServer::newConnection, &server, [&] {
         while (QWebSocket *s = server.nextPendingConnection()) {
             QObject::connect(s, &QWebSocket::disconnected, s, &QObject::deleteLater);
-            QObject::connect(s, &QWebSocket::textMessageReceived, s, [s, fd](const QString &text) {
+            QObject::connect(s, &QWebSocket::textMessageReceived, s, [s, fd, &log](const QString &text) {
                 // Parse and answer the same JSON the console would: a
                 // welcome for hello, a decision carrying the args back.
                 const std::string in = text.toStdString();
@@ -197,11 +232,8 @@ int serveEcho(int argc, char **argv)
                               {"decision", "allow"}, {"args", m.value("args", Json::object())},
                               {"reason", "echo"}, {"decided_by", "echo"}, {"warnings", Json::array()}};
                 }
-                if (fd >= 0) {
-                    const std::string line = in + "\n";
-                    if (::write(fd, line.data(), line.size()) < 0 || ::fdatasync(fd) != 0)
-                        return;
-                }
+                if (fd >= 0 && !log(in + "\n"))
+                    return;
                 s->sendTextMessage(QString::fromStdString(dumpJson(answer)));
                 s->flush();
             });

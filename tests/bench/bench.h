@@ -69,7 +69,11 @@ struct Child
 std::unique_ptr<Child> startConsole(const QString &root, QString *error);
 // This binary in --serve-echo mode; `syncFile` non-empty adds one
 // fdatasync per message to that file.
-std::unique_ptr<Child> startEcho(const QString &syncFile, QString *error);
+// How the echo server logs each message before answering: not at all, or
+// with fdatasync after appending to a file, or after overwriting the zeros
+// of a file padded ahead (as the console's audit log does).
+enum class EchoSync { None, Append, Overwrite };
+std::unique_ptr<Child> startEcho(EchoSync sync, const QString &syncFile, QString *error);
 int serveEcho(int argc, char **argv);
 
 // Sequential tool calls over one connection; latencies in µs.
