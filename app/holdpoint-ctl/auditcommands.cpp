@@ -221,8 +221,9 @@ int runExport(const QStringList &args, const QString &globalDataDir)
     if (csv)
         writeStdout(audit::csvHeader());
     const bool all = filter.empty();
+    const audit::LineTest test(filter);
     audit::forEachRecord(dir, [&](std::string_view line, const Json &r) {
-        if (!all && !filter.matches(line, r))
+        if (!all && !(test.mayMatch(line) && filter.fieldsMatch(r)))
             return true;
         writeStdout(csv ? audit::csvRow(r) : std::string(line) + "\n");
         return !std::ferror(stdout);

@@ -407,23 +407,19 @@ void forEachRecord(const QString &dir, const RecordFn &fn, TimeMs modifiedSince)
 void query(const QString &dir, const Filter &filter, std::size_t limit, const RecordFn &fn)
 {
     std::size_t given = 0;
+    const LineTest test(filter);
     const std::vector<Segment> segments = listSegments(dir);
     for (auto seg = segments.rbegin(); seg != segments.rend(); ++seg) {
         FileBytes file(seg->path);
-        const std::string_view all = file.view();
-        // Newest first: walk the lines backwards, skipping a torn tail.
-        std::size_t end = all.rfind('\n');
-        while (end != std::string_view::npos) {
-            const std::size_t prevNl = end == 0 ? std::string_view::npos : all.rfind('\n', end - 1);
-            const std::size_t start = prevNl == std::string_view::npos ? 0 : prevNl + 1;
-            const std::string_view line = all.substr(start, end - start);
-            end = prevNl;
-            if (line.empty() || !filter.mayMatch(line))
+        const std::vector<std::string_view> lines = test.candidates(withoutPadding(file.view()));
+        // Newest first.
+        for (auto line = lines.rbegin(); line != lines.rend(); ++line) {
+            if (!test.mayMatch(*line))
                 continue;
             Json record;
-            if (!parseRecord(line, &record) || !filter.matches(line, record))
+            if (!parseRecord(*line, &record) || !filter.fieldsMatch(record))
                 continue;
-            if (!fn(line, record))
+            if (!fn(*line, record))
                 return;
             if (limit && ++given >= limit)
                 return;

@@ -4,21 +4,78 @@
 #include <QRegularExpression>
 
 #include <algorithm>
-#include <cctype>
+#include <cstring>
+#include <iterator>
 #include <map>
 
 namespace holdpoint::audit {
 
 namespace {
 
+// ASCII case folding, as a table: the search below calls it per byte.
+struct Fold
+{
+    unsigned char lower[256];
+    constexpr Fold()
+        : lower()
+    {
+        for (int c = 0; c < 256; ++c)
+            lower[c] = static_cast<unsigned char>(c >= 'A' && c <= 'Z' ? c - 'A' + 'a' : c);
+    }
+    unsigned char operator()(char c) const { return lower[static_cast<unsigned char>(c)]; }
+};
+constexpr Fold fold;
+
+std::string folded(std::string_view s)
+{
+    std::string out(s);
+    for (char &c : out)
+        c = char(fold(c));
+    return out;
+}
+
+// Finds a folded `needle` in `hay`, ignoring ASCII case: Horspool over
+// folded bytes, skipping ahead by up to the needle's length where a plain
+// search steps by one. Returns npos when it is not there.
+std::size_t findFolded(std::string_view hay, std::string_view needle)
+{
+    const std::size_t m = needle.size();
+    if (m == 0)
+        return 0;
+    if (hay.size() < m)
+        return std::string_view::npos;
+    std::size_t skip[256];
+    std::fill(std::begin(skip), std::end(skip), m);
+    for (std::size_t i = 0; i + 1 < m; ++i) {
+        // Both cases of a letter skip alike.
+        const unsigned char c = static_cast<unsigned char>(needle[i]);
+        skip[c] = m - 1 - i;
+        if (c >= 'a' && c <= 'z')
+            skip[c - 'a' + 'A'] = m - 1 - i;
+    }
+    const unsigned char last = static_cast<unsigned char>(needle[m - 1]);
+    for (std::size_t at = 0; at + m <= hay.size();) {
+        const char c = hay[at + m - 1];
+        if (fold(c) == last) {
+            std::size_t i = 0;
+            while (i + 1 < m && fold(hay[at + i]) == static_cast<unsigned char>(needle[i]))
+                ++i;
+            if (i + 1 == m)
+                return at;
+        }
+        at += skip[static_cast<unsigned char>(c)];
+    }
+    return std::string_view::npos;
+}
+
+bool containsFolded(std::string_view hay, std::string_view needle)
+{
+    return findFolded(hay, needle) != std::string_view::npos;
+}
+
 bool containsNoCase(std::string_view hay, std::string_view needle)
 {
-    if (needle.empty())
-        return true;
-    auto it = std::search(hay.begin(), hay.end(), needle.begin(), needle.end(), [](char a, char b) {
-        return std::tolower(static_cast<unsigned char>(a)) == std::tolower(static_cast<unsigned char>(b));
-    });
-    return it != hay.end();
+    return containsFolded(hay, folded(needle));
 }
 
 // The `ts` of a line as written by formatRecord: `{"seq":N,"ts":"...",`.
@@ -41,7 +98,7 @@ std::string escaped(const std::string &s)
 
 // Whether `"key":"value"` stands in the line as written; with no key,
 // `"value"` anywhere.
-bool lineHas(std::string_view line, std::string_view key, const std::string &value)
+std::string lineNeedle(std::string_view key, const std::string &value)
 {
     std::string needle;
     needle.reserve(key.size() + value.size() + 8);
@@ -53,7 +110,7 @@ bool lineHas(std::string_view line, std::string_view key, const std::string &val
     needle += '"';
     needle += escaped(value);
     needle += '"';
-    return line.find(needle) != std::string_view::npos;
+    return needle;
 }
 
 } // namespace
@@ -66,24 +123,84 @@ bool Filter::empty() const
 
 bool Filter::mayMatch(std::string_view line) const
 {
-    if (!since.empty() || !until.empty()) {
+    return LineTest(*this).mayMatch(line);
+}
+
+LineTest::LineTest(const Filter &filter)
+    : m_since(filter.since)
+    , m_until(filter.until)
+{
+    if (!filter.event.empty())
+        m_event = lineNeedle("event", filter.event);
+    if (!filter.tool.empty())
+        m_tool = lineNeedle("tool", filter.tool);
+    if (!filter.agent.empty())
+        m_agent = lineNeedle({}, filter.agent);
+    if (!filter.decision.empty())
+        m_decision = lineNeedle("decision", filter.decision);
+    if (!filter.text.empty())
+        m_text = folded(escaped(filter.text));
+}
+
+std::vector<std::string_view> LineTest::candidates(std::string_view bytes) const
+{
+    std::vector<std::string_view> lines;
+    const std::size_t complete = bytes.rfind('\n');
+    if (complete == std::string_view::npos)
+        return lines;
+    bytes = bytes.substr(0, complete + 1); // a torn tail is not a record
+    auto lineAt = [&](std::size_t at) {
+        const std::size_t nl = bytes.find('\n', at);
+        const std::size_t start = at == 0 ? 0 : bytes.rfind('\n', at - 1) + 1; // npos + 1 == 0
+        return std::pair {start, nl};
+    };
+
+    // The longest exact needle is the rarest; without one, the text.
+    const std::string *anchor = nullptr;
+    for (const std::string *needle : {&m_event, &m_tool, &m_agent, &m_decision})
+        if (!needle->empty() && (!anchor || needle->size() > anchor->size()))
+            anchor = needle;
+    if (!anchor && m_text.empty()) {
+        for (std::size_t start = 0; start < bytes.size();) {
+            const std::size_t nl = bytes.find('\n', start);
+            if (nl > start)
+                lines.push_back(bytes.substr(start, nl - start));
+            start = nl + 1;
+        }
+        return lines;
+    }
+    std::size_t from = 0;
+    while (from < bytes.size()) {
+        std::size_t hit;
+        if (anchor) {
+            const void *p = ::memmem(bytes.data() + from, bytes.size() - from, anchor->data(), anchor->size());
+            hit = p ? std::size_t(static_cast<const char *>(p) - bytes.data()) : std::string_view::npos;
+        } else {
+            hit = findFolded(bytes.substr(from), m_text);
+            hit = hit == std::string_view::npos ? hit : from + hit;
+        }
+        if (hit == std::string_view::npos)
+            break;
+        const auto [start, nl] = lineAt(hit);
+        lines.push_back(bytes.substr(start, nl - start));
+        from = nl + 1; // one entry a line, however often the needle is in it
+    }
+    return lines;
+}
+
+bool LineTest::mayMatch(std::string_view line) const
+{
+    if (!m_since.empty() || !m_until.empty()) {
         const std::string_view ts = lineTimestamp(line);
-        if (!since.empty() && ts < since)
+        if (!m_since.empty() && ts < m_since)
             return false;
-        if (!until.empty() && ts >= until)
+        if (!m_until.empty() && ts >= m_until)
             return false;
     }
-    if (!event.empty() && !lineHas(line, "event", event))
-        return false;
-    if (!tool.empty() && !lineHas(line, "tool", tool))
-        return false;
-    if (!agent.empty() && !lineHas(line, {}, agent))
-        return false;
-    if (!decision.empty() && !lineHas(line, "decision", decision))
-        return false;
-    if (!text.empty() && !containsNoCase(line, escaped(text)))
-        return false;
-    return true;
+    for (const std::string *needle : {&m_event, &m_tool, &m_agent, &m_decision})
+        if (!needle->empty() && line.find(*needle) == std::string_view::npos)
+            return false;
+    return m_text.empty() || containsFolded(line, m_text);
 }
 
 bool Filter::matchesRecord(const Json &record) const
@@ -95,17 +212,16 @@ bool Filter::matchesRecord(const Json &record) const
     }
     if (!text.empty() && !containsNoCase(dumpJson(record), escaped(text)))
         return false;
-    Filter rest = *this;
-    rest.text.clear();
-    rest.since.clear();
-    rest.until.clear();
-    return rest.matches({}, record);
+    return fieldsMatch(record);
 }
 
 bool Filter::matches(std::string_view line, const Json &record) const
 {
-    if (!line.empty() && !mayMatch(line))
-        return false;
+    return (line.empty() || mayMatch(line)) && fieldsMatch(record);
+}
+
+bool Filter::fieldsMatch(const Json &record) const
+{
     auto str = [&](const char *key) {
         const auto it = record.find(key);
         return it != record.end() && it->is_string() ? it->get<std::string>() : std::string();
