@@ -3,6 +3,8 @@
 #include <QDir>
 #include <QUrl>
 
+#include <algorithm>
+
 namespace holdpoint {
 
 QRegularExpression compileGlob(const std::string &glob, GlobMode mode)
@@ -34,6 +36,243 @@ QRegularExpression compileGlob(const std::string &glob, GlobMode mode)
     QRegularExpression compiled(QRegularExpression::anchoredPattern(re), QRegularExpression::DotMatchesEverythingOption);
     compiled.optimize();
     return compiled;
+}
+
+bool isAscii(std::string_view text)
+{
+    return std::all_of(text.begin(), text.end(),
+                       [](char c) { return static_cast<unsigned char>(c) < 0x80; });
+}
+
+namespace {
+
+char foldAscii(char c)
+{
+    return c >= 'A' && c <= 'Z' ? char(c - 'A' + 'a') : c;
+}
+
+bool equalFolded(std::string_view a, std::string_view b)
+{
+    return a.size() == b.size()
+           && std::equal(a.begin(), a.end(), b.begin(),
+                         [](char x, char y) { return foldAscii(x) == foldAscii(y); });
+}
+
+bool containsFolded(std::string_view haystack, std::string_view needle)
+{
+    if (needle.size() > haystack.size())
+        return false;
+    for (std::size_t i = 0; i + needle.size() <= haystack.size(); ++i)
+        if (equalFolded(haystack.substr(i, needle.size()), needle))
+            return true;
+    return false;
+}
+
+} // namespace
+
+std::string asciiLower(std::string_view text)
+{
+    std::string out(text);
+    for (char &c : out)
+        c = foldAscii(c);
+    return out;
+}
+
+Glob Glob::compile(const std::string &glob, GlobMode mode, bool caseInsensitive)
+{
+    Glob g;
+    g.m_caseInsensitive = caseInsensitive;
+    g.m_regex = compileGlob(glob, mode);
+    if (caseInsensitive)
+        g.m_regex.setPatternOptions(g.m_regex.patternOptions()
+                                    | QRegularExpression::CaseInsensitiveOption);
+    // Beyond ASCII, PCRE's view of the text (UTF-16, Unicode case folding)
+    // decides; the pieces below read bytes.
+    if (!isAscii(glob))
+        return g;
+    // The same reading as compileGlob(), piece by piece.
+    const bool path = mode == GlobMode::Path;
+    auto add = [&g](Kind kind) { g.m_pieces.push_back({kind, {}}); };
+    for (std::size_t i = 0; i < glob.size(); ++i) {
+        const char c = glob[i];
+        if (c == '*') {
+            if (i + 1 < glob.size() && glob[i + 1] == '*') {
+                ++i;
+                if (i + 1 < glob.size() && glob[i + 1] == '/' && path) {
+                    ++i;
+                    add(Kind::AnyDirs);
+                } else {
+                    add(Kind::Any);
+                }
+            } else {
+                add(path ? Kind::InSegment : Kind::Any);
+            }
+        } else if (c == '?') {
+            add(path ? Kind::OneInSegment : Kind::One);
+        } else {
+            if (g.m_pieces.empty() || g.m_pieces.back().kind != Kind::Literal)
+                add(Kind::Literal);
+            g.m_pieces.back().text += c;
+        }
+    }
+    const auto &p = g.m_pieces;
+    if (p.empty() || (p.size() == 1 && p[0].kind == Kind::Literal)) {
+        g.m_shape = Shape::Exact;
+        g.m_literal = p.empty() ? std::string() : p[0].text;
+    } else if (p.size() == 2 && p[0].kind == Kind::Literal && p[1].kind == Kind::Any) {
+        g.m_shape = Shape::Prefix;
+        g.m_literal = p[0].text;
+    } else {
+        g.m_shape = Shape::Pieces;
+    }
+    return g;
+}
+
+bool Glob::equal(std::string_view a, std::string_view b) const
+{
+    return m_caseInsensitive ? equalFolded(a, b) : a == b;
+}
+
+bool Glob::matches(std::string_view subject) const
+{
+    if (m_shape == Shape::RegexOnly || !isAscii(subject))
+        return m_regex.match(toQString(subject)).hasMatch();
+    switch (m_shape) {
+    case Shape::Exact:
+        return equal(subject, m_literal);
+    case Shape::Prefix:
+        return subject.size() >= m_literal.size()
+               && equal(subject.substr(0, m_literal.size()), m_literal);
+    case Shape::Pieces:
+    case Shape::RegexOnly:
+        break;
+    }
+    return matchPieces(subject);
+}
+
+// reach[i]: the pieces so far can match the first i bytes. One pass per
+// piece, so no glob makes this backtrack.
+bool Glob::matchPieces(std::string_view s) const
+{
+    const std::size_t n = s.size();
+    std::vector<char> reach(n + 1, 0), next(n + 1, 0);
+    reach[0] = 1;
+    for (const Piece &piece : m_pieces) {
+        std::fill(next.begin(), next.end(), 0);
+        bool seen = false; // some earlier position was reachable (and, in a segment, no `/` since)
+        for (std::size_t i = 0; i <= n; ++i) {
+            switch (piece.kind) {
+            case Kind::Literal:
+                if (reach[i] && i + piece.text.size() <= n
+                    && equal(s.substr(i, piece.text.size()), piece.text))
+                    next[i + piece.text.size()] = 1;
+                break;
+            case Kind::Any:
+                seen = seen || reach[i];
+                next[i] = seen;
+                break;
+            case Kind::InSegment:
+                if (i > 0 && s[i - 1] == '/')
+                    seen = false;
+                seen = seen || reach[i];
+                next[i] = seen;
+                break;
+            case Kind::One:
+                if (reach[i] && i < n)
+                    next[i + 1] = 1;
+                break;
+            case Kind::OneInSegment:
+                if (reach[i] && i < n && s[i] != '/')
+                    next[i + 1] = 1;
+                break;
+            case Kind::AnyDirs:
+                // Nothing, or anything that ends in `/`.
+                next[i] = reach[i] || (seen && s[i - 1] == '/');
+                seen = seen || reach[i];
+                break;
+            }
+        }
+        reach.swap(next);
+        if (std::find(reach.begin(), reach.end(), 1) == reach.end())
+            return false;
+    }
+    return reach[n];
+}
+
+std::string requiredLiteral(const std::string &pattern, bool *atStart)
+{
+    *atStart = false;
+    // An alternative elsewhere could match without the literal.
+    if (pattern.find('|') != std::string::npos)
+        return {};
+    std::size_t i = 0;
+    if (pattern.starts_with('^') || pattern.starts_with("\\A")) {
+        // No option can precede these, so `^` is the start of the subject.
+        i = pattern[0] == '^' ? 1 : 2;
+        *atStart = true;
+    } else if (pattern.starts_with("\\b")) {
+        i = 2; // a word boundary consumes nothing
+    }
+    auto plain = [](char c) {
+        return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9')
+               || std::string_view("-_/:=,@%~ ").find(c) != std::string_view::npos;
+    };
+    std::size_t end = i;
+    while (end < pattern.size() && plain(pattern[end]))
+        ++end;
+    // A quantifier applies to the last character only.
+    if (end > i && end < pattern.size()
+        && std::string_view("*+?{").find(pattern[end]) != std::string_view::npos)
+        --end;
+    if (end == i)
+        *atStart = false;
+    return pattern.substr(i, end - i);
+}
+
+Regex Regex::compile(const std::string &pattern, const std::string &path)
+{
+    QRegularExpression re(toQString(pattern));
+    if (!re.isValid())
+        throw SpecError(path, "invalid regex: " + re.errorString().toStdString() + " at offset "
+                                  + std::to_string(re.patternErrorOffset()));
+    re.optimize();
+    bool atStart = false;
+    std::string literal = requiredLiteral(pattern, &atStart);
+    std::vector<std::string> anyOf;
+    if (!literal.empty())
+        anyOf.push_back(std::move(literal));
+    Regex r(std::move(re), std::move(anyOf), false);
+    r.m_atStart = atStart;
+    return r;
+}
+
+Regex::Regex(QRegularExpression regex, std::vector<std::string> anyOf, bool caseInsensitive)
+    : m_regex(std::move(regex))
+    , m_anyOf(std::move(anyOf))
+    , m_caseInsensitive(caseInsensitive)
+{
+}
+
+bool Regex::mightMatch(std::string_view subject) const
+{
+    if (m_anyOf.empty())
+        return true;
+    // Without case, PCRE folds some non-ASCII letters onto ASCII ones (the
+    // Kelvin sign onto k): such subjects are left to PCRE.
+    if (m_caseInsensitive && !isAscii(subject))
+        return true;
+    for (const std::string &literal : m_anyOf) {
+        if (m_atStart) {
+            if (subject.size() >= literal.size()
+                && (m_caseInsensitive ? equalFolded(subject.substr(0, literal.size()), literal)
+                                      : subject.starts_with(literal)))
+                return true;
+        } else if (m_caseInsensitive ? containsFolded(subject, literal)
+                                     : subject.find(literal) != std::string_view::npos) {
+            return true;
+        }
+    }
+    return false;
 }
 
 std::string expandHome(const std::string &path)
@@ -83,6 +322,22 @@ bool isPathUnder(const std::string &p, const std::string &base)
 
 namespace {
 
+// One step of a dotted path: a key of an object, or an index into an array.
+template<typename J>
+J *stepInto(J *cur, const std::string &key)
+{
+    if (cur->is_object()) {
+        auto it = cur->find(key);
+        return it == cur->end() ? nullptr : &*it;
+    }
+    if (cur->is_array() && !key.empty() && key.size() < 10
+        && key.find_first_not_of("0123456789") == std::string::npos) {
+        const std::size_t index = std::stoul(key);
+        return index >= cur->size() ? nullptr : &(*cur)[index];
+    }
+    return nullptr;
+}
+
 template<typename J>
 J *jsonAtImpl(J &root, const std::string &dotted)
 {
@@ -90,21 +345,10 @@ J *jsonAtImpl(J &root, const std::string &dotted)
     std::size_t start = 0;
     for (;;) {
         const std::size_t dot = dotted.find('.', start);
-        const std::string key = dotted.substr(start, dot == std::string::npos ? std::string::npos : dot - start);
-        if (cur->is_object()) {
-            auto it = cur->find(key);
-            if (it == cur->end())
-                return nullptr;
-            cur = &*it;
-        } else if (cur->is_array() && !key.empty() && key.size() < 10
-                   && key.find_first_not_of("0123456789") == std::string::npos) {
-            const std::size_t index = std::stoul(key);
-            if (index >= cur->size())
-                return nullptr;
-            cur = &(*cur)[index];
-        } else {
+        const std::size_t len = dot == std::string::npos ? std::string::npos : dot - start;
+        cur = stepInto(cur, dotted.substr(start, len));
+        if (!cur)
             return nullptr;
-        }
         if (dot == std::string::npos)
             return cur->is_null() ? nullptr : cur;
         start = dot + 1;
@@ -123,6 +367,44 @@ Json *jsonAt(Json &root, const std::string &dotted)
     return jsonAtImpl(root, dotted);
 }
 
+ArgPath::ArgPath(const std::string &dotted)
+{
+    std::size_t start = 0;
+    for (;;) {
+        const std::size_t dot = dotted.find('.', start);
+        const std::size_t len = dot == std::string::npos ? std::string::npos : dot - start;
+        m_keys.push_back(dotted.substr(start, len));
+        if (dot == std::string::npos)
+            return;
+        start = dot + 1;
+    }
+}
+
+const Json *ArgPath::find(const Json &root) const
+{
+    const Json *cur = &root;
+    for (const std::string &key : m_keys)
+        if (!(cur = stepInto(cur, key)))
+            return nullptr;
+    return cur->is_null() ? nullptr : cur;
+}
+
+const std::string &CallScratch::normalized(const std::string &path)
+{
+    for (const auto &[key, value] : m_normalized)
+        if (key == &path)
+            return value;
+    return m_normalized.emplace_front(&path, normalizePath(path, m_cwd)).second;
+}
+
+const QString &CallScratch::utf16(const std::string &text)
+{
+    for (const auto &[key, value] : m_utf16)
+        if (key == &text)
+            return value;
+    return m_utf16.emplace_front(&text, toQString(text)).second;
+}
+
 std::string cwdOf(const Json &context)
 {
     if (context.is_object()) {
@@ -134,16 +416,6 @@ std::string cwdOf(const Json &context)
 }
 
 namespace {
-
-QRegularExpression compileRegex(const std::string &pattern, const std::string &path)
-{
-    QRegularExpression re(toQString(pattern));
-    if (!re.isValid())
-        throw SpecError(path, "invalid regex: " + re.errorString().toStdString() + " at offset "
-                                  + std::to_string(re.patternErrorOffset()));
-    re.optimize();
-    return re;
-}
 
 std::string requireString(const Json &v, const std::string &path)
 {
@@ -173,9 +445,9 @@ ValueMatcher ValueMatcher::compile(const Json &spec, const std::string &path)
         } else if (op == "equals") {
             m.m_equals = v;
         } else if (op == "glob") {
-            m.m_glob = compileGlob(requireString(v, at), GlobMode::Path);
+            m.m_glob = Glob::compile(requireString(v, at), GlobMode::Path);
         } else if (op == "regex") {
-            m.m_regex = compileRegex(requireString(v, at), at);
+            m.m_regex = Regex::compile(requireString(v, at), at);
         } else if (op == "prefix") {
             m.m_prefix = requireString(v, at);
         } else if (op == "exists") {
@@ -204,6 +476,12 @@ ValueMatcher ValueMatcher::compile(const Json &spec, const std::string &path)
 
 bool ValueMatcher::matches(const Json *value, const std::string &cwd) const
 {
+    CallScratch scratch(cwd);
+    return matches(value, scratch);
+}
+
+bool ValueMatcher::matches(const Json *value, CallScratch &scratch) const
+{
     if (m_exists && (value != nullptr) != *m_exists)
         return false;
     if (!value)
@@ -223,12 +501,13 @@ bool ValueMatcher::matches(const Json *value, const std::string &cwd) const
         const std::string &s = value->get_ref<const std::string &>();
         if (m_prefix && s.compare(0, m_prefix->size(), *m_prefix) != 0)
             return false;
-        if (m_glob && !m_glob->match(toQString(s)).hasMatch())
+        if (m_glob && !m_glob->matches(s))
             return false;
-        if (m_regex && !m_regex->match(toQString(s)).hasMatch())
+        if (m_regex
+            && (!m_regex->mightMatch(s) || !m_regex->regex().match(scratch.utf16(s)).hasMatch()))
             return false;
         if (!m_pathUnder.empty()) {
-            const std::string p = normalizePath(s, cwd);
+            const std::string &p = scratch.normalized(s);
             bool under = false;
             for (const auto &base : m_pathUnder)
                 under = under || isPathUnder(p, base);
@@ -253,7 +532,7 @@ NameMatcher NameMatcher::compile(const Json &spec, const std::string &path)
         if (s.find_first_of("*?") == std::string::npos)
             m.m_exact.push_back(s);
         else
-            m.m_patterns.push_back(compileGlob(s, GlobMode::Text));
+            m.m_patterns.push_back(Glob::compile(s, GlobMode::Text));
     }
     return m;
 }
@@ -263,11 +542,8 @@ bool NameMatcher::matches(const std::string &name) const
     for (const auto &e : m_exact)
         if (e == name)
             return true;
-    if (m_patterns.empty())
-        return false;
-    const QString n = toQString(name);
     for (const auto &p : m_patterns)
-        if (p.match(n).hasMatch())
+        if (p.matches(name))
             return true;
     return false;
 }
@@ -284,8 +560,7 @@ CompactMatcher CompactMatcher::compile(const std::string &rule, const std::strin
     if (tool.find_first_of("*?") == std::string::npos) {
         m.m_toolExact = QString::fromStdString(tool).toLower().toStdString();
     } else {
-        m.m_tool = compileGlob(tool, GlobMode::Text);
-        m.m_tool.setPatternOptions(m.m_tool.patternOptions() | QRegularExpression::CaseInsensitiveOption);
+        m.m_tool = Glob::compile(tool, GlobMode::Text, /*caseInsensitive=*/true);
     }
     if (open == std::string::npos)
         return m;
@@ -301,7 +576,7 @@ CompactMatcher CompactMatcher::compile(const std::string &rule, const std::strin
             m.m_text = spec.substr(0, spec.size() - 2);
         } else {
             m.m_kind = Kind::Command;
-            m.m_spec = compileGlob(spec, GlobMode::Text);
+            m.m_spec = Glob::compile(spec, GlobMode::Text);
         }
     } else if (kind == "read" || kind == "write" || kind == "edit" || kind == "multiedit" || kind == "notebookedit"
                || kind == "glob" || kind == "grep" || kind == "ls") {
@@ -309,60 +584,67 @@ CompactMatcher CompactMatcher::compile(const std::string &rule, const std::strin
         // Claude Code writes absolute paths as //path; a single / is taken as absolute too.
         if (spec.starts_with("//"))
             spec.erase(0, 1);
-        m.m_spec = compileGlob(expandHome(spec), GlobMode::Path);
+        m.m_spec = Glob::compile(expandHome(spec), GlobMode::Path);
     } else if (kind == "webfetch" && spec.starts_with("domain:")) {
         m.m_kind = Kind::Domain;
         m.m_text = QString::fromStdString(spec.substr(7)).toLower().toStdString();
     } else {
         m.m_kind = Kind::AnyString;
-        m.m_spec = compileGlob(spec, GlobMode::Text);
+        m.m_spec = Glob::compile(spec, GlobMode::Text);
     }
     return m;
 }
 
 bool CompactMatcher::matches(const std::string &toolName, const Json &args, const std::string &cwd) const
 {
+    CallScratch scratch(cwd);
+    return matches(toolName, args, scratch);
+}
+
+bool CompactMatcher::matches(const std::string &toolName, const Json &args,
+                             CallScratch &scratch) const
+{
     if (!m_toolExact.empty()) {
         if (toolName.size() != m_toolExact.size()
             || !std::equal(toolName.begin(), toolName.end(), m_toolExact.begin(),
                            [](char a, char b) { return (a >= 'A' && a <= 'Z' ? char(a - 'A' + 'a') : a) == b; }))
             return false;
-    } else if (!m_tool.match(toQString(toolName)).hasMatch()) {
+    } else if (!m_tool->matches(toolName)) {
         return false;
     }
-    auto stringArg = [&](std::initializer_list<const char *> keys) -> std::optional<std::string> {
+    auto stringArg = [&](std::initializer_list<const char *> keys) -> const std::string * {
         for (const char *k : keys) {
             auto it = args.find(k);
             if (it != args.end() && it->is_string())
-                return it->get<std::string>();
+                return &it->get_ref<const std::string &>();
         }
-        return std::nullopt;
+        return nullptr;
     };
     switch (m_kind) {
     case Kind::ToolOnly:
         return true;
     case Kind::Command:
     case Kind::CommandPrefix: {
-        const auto cmd = stringArg({"command"});
+        const std::string *cmd = stringArg({"command"});
         if (!cmd)
             return false;
         return m_kind == Kind::CommandPrefix ? cmd->compare(0, m_text.size(), m_text) == 0
-                                             : m_spec.match(toQString(*cmd)).hasMatch();
+                                             : m_spec->matches(*cmd);
     }
     case Kind::Path: {
-        const auto p = stringArg({"file_path", "path", "notebook_path"});
-        return p && m_spec.match(toQString(normalizePath(*p, cwd))).hasMatch();
+        const std::string *p = stringArg({"file_path", "path", "notebook_path"});
+        return p && m_spec->matches(scratch.normalized(*p));
     }
     case Kind::Domain: {
-        const auto url = stringArg({"url"});
+        const std::string *url = stringArg({"url"});
         if (!url)
             return false;
-        const std::string host = QUrl(toQString(*url)).host().toLower().toStdString();
+        const std::string host = QUrl(scratch.utf16(*url)).host().toLower().toStdString();
         return host == m_text || (host.size() > m_text.size() && host.ends_with("." + m_text));
     }
     case Kind::AnyString:
         for (auto it = args.begin(); it != args.end(); ++it)
-            if (it->is_string() && m_spec.match(toQString(it->get<std::string>())).hasMatch())
+            if (it->is_string() && m_spec->matches(it->get_ref<const std::string &>()))
                 return true;
         return false;
     }

@@ -8,8 +8,10 @@
 
 #include <QRegularExpression>
 
+#include <forward_list>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace holdpoint {
@@ -18,6 +20,68 @@ namespace holdpoint {
 // crosses `/`. Text globs (commands, tool names): `*` matches anything.
 enum class GlobMode { Path, Text };
 QRegularExpression compileGlob(const std::string &glob, GlobMode mode);
+
+// A glob as compileGlob() defines it, matched without PCRE when both the
+// glob and the subject are ASCII: a call is checked against many globs, and
+// converting the subject to UTF-16 and running PCRE costs far more than the
+// comparison. Other subjects go to the regex, so the two never disagree.
+class Glob final
+{
+public:
+    static Glob compile(const std::string &glob, GlobMode mode, bool caseInsensitive = false);
+    bool matches(std::string_view subject) const;
+
+private:
+    // Literal text, `.*`, `[^/]*`, `.`, `[^/]` and `(?:.*/)?` in compileGlob's regex.
+    enum class Kind { Literal, Any, InSegment, One, OneInSegment, AnyDirs };
+    struct Piece
+    {
+        Kind kind = Kind::Literal;
+        std::string text;
+    };
+    enum class Shape { Exact, Prefix, Pieces, RegexOnly };
+    bool equal(std::string_view a, std::string_view b) const;
+    bool matchPieces(std::string_view subject) const;
+
+    Shape m_shape = Shape::RegexOnly;
+    bool m_caseInsensitive = false;
+    std::string m_literal; // Exact and Prefix
+    std::vector<Piece> m_pieces;
+    QRegularExpression m_regex;
+};
+
+// A PCRE regex behind a cheap test: when the pattern begins with literal
+// text, a subject without that text cannot match, and is turned away
+// without converting it to UTF-16 or running PCRE.
+class Regex final
+{
+public:
+    // Throws SpecError at `path` for an invalid pattern.
+    static Regex compile(const std::string &pattern, const std::string &path);
+    // For a pattern whose literal the caller knows: every match contains one
+    // of `anyOf` (ASCII), compared without case when `caseInsensitive`.
+    Regex(QRegularExpression regex, std::vector<std::string> anyOf, bool caseInsensitive);
+
+    // False only when the regex cannot match `subject`.
+    bool mightMatch(std::string_view subject) const;
+    const QRegularExpression &regex() const { return m_regex; }
+
+private:
+    QRegularExpression m_regex;
+    std::vector<std::string> m_anyOf;
+    bool m_atStart = false; // the literal must begin the subject
+    bool m_caseInsensitive = false;
+};
+
+// The literal text every match of `pattern` must contain (at the start of
+// the subject when `atStart`), or "" when the pattern's start is not plain
+// enough to say. Conservative: a pattern with `|` anywhere gives "".
+std::string requiredLiteral(const std::string &pattern, bool *atStart);
+
+bool isAscii(std::string_view text);
+// `A`-`Z` to `a`-`z`, every other byte as it is: how the compact syntax
+// compares tool names.
+std::string asciiLower(std::string_view text);
 
 // Makes a path comparable: `~` becomes the home directory, a relative path
 // is taken against `cwd` (or `/` when the agent sent none, so `..` can never
@@ -32,6 +96,39 @@ bool isPathUnder(const std::string &normalized, const std::string &normalizedBas
 const Json *jsonAt(const Json &root, const std::string &dottedPath);
 Json *jsonAt(Json &root, const std::string &dottedPath);
 
+// A dotted argument path split once, when the policy loads, and looked up
+// as jsonAt() would.
+class ArgPath final
+{
+public:
+    explicit ArgPath(const std::string &dotted);
+    const Json *find(const Json &root) const;
+
+private:
+    std::vector<std::string> m_keys;
+};
+
+// What matching one call works out once for every matcher that asks: the
+// agent's cwd, argument paths normalised against it, and argument strings
+// in UTF-16 for PCRE. Keyed by address, so strings must be the call's own.
+class CallScratch final
+{
+public:
+    explicit CallScratch(std::string cwd)
+        : m_cwd(std::move(cwd))
+    {
+    }
+    const std::string &cwd() const { return m_cwd; }
+    const std::string &normalized(const std::string &path);
+    const QString &utf16(const std::string &text);
+
+private:
+    std::string m_cwd;
+    // forward_list: references handed out stay valid as entries are added.
+    std::forward_list<std::pair<const std::string *, std::string>> m_normalized;
+    std::forward_list<std::pair<const std::string *, QString>> m_utf16;
+};
+
 // One matcher on one argument, e.g. {"glob": "/etc/**"} or {"min": 1}.
 // Every operator given must hold.
 class ValueMatcher
@@ -39,11 +136,13 @@ class ValueMatcher
 public:
     static ValueMatcher compile(const Json &spec, const std::string &path);
     bool matches(const Json *value, const std::string &cwd) const;
+    // `value` must be inside the call `scratch` was made for.
+    bool matches(const Json *value, CallScratch &scratch) const;
 
 private:
     std::optional<Json> m_equals;
-    std::optional<QRegularExpression> m_glob;
-    std::optional<QRegularExpression> m_regex;
+    std::optional<Glob> m_glob;
+    std::optional<Regex> m_regex;
     std::optional<std::string> m_prefix;
     std::optional<bool> m_exists;
     std::optional<double> m_min;
@@ -57,10 +156,12 @@ class NameMatcher
 public:
     static NameMatcher compile(const Json &spec, const std::string &path);
     bool matches(const std::string &name) const;
+    const std::vector<std::string> &exactNames() const { return m_exact; }
+    bool hasPatterns() const { return !m_patterns.empty(); }
 
 private:
     std::vector<std::string> m_exact; // names without wildcards: compared as they are
-    std::vector<QRegularExpression> m_patterns;
+    std::vector<Glob> m_patterns;
 };
 
 // Claude Code's permission-rule syntax: "Bash(rm -rf *)", "Write(/etc/**)",
@@ -70,13 +171,17 @@ class CompactMatcher
 public:
     static CompactMatcher compile(const std::string &rule, const std::string &path);
     bool matches(const std::string &toolName, const Json &args, const std::string &cwd) const;
+    // `args` must be those of the call `scratch` was made for.
+    bool matches(const std::string &toolName, const Json &args, CallScratch &scratch) const;
+    // The tool name in lower case, or "" when the rule names tools by a glob.
+    const std::string &exactTool() const { return m_toolExact; }
 
 private:
     enum class Kind { ToolOnly, Command, CommandPrefix, Path, Domain, AnyString };
     std::string m_toolExact;
-    QRegularExpression m_tool;
+    std::optional<Glob> m_tool;
     Kind m_kind = Kind::ToolOnly;
-    QRegularExpression m_spec;
+    std::optional<Glob> m_spec;
     std::string m_text;
 };
 

@@ -30,7 +30,7 @@ ProtectedPathsGuardrail::ProtectedPathsGuardrail(std::string name, const SpecRea
             std::string expanded = p;
             if (expanded[0] == '~')
                 expanded = normalizePath("~", "/") + expanded.substr(1);
-            pattern.glob = compileGlob(expanded, GlobMode::Path);
+            pattern.glob = Glob::compile(expanded, GlobMode::Path);
         } else {
             pattern.base = normalizePath(p, "/");
         }
@@ -52,9 +52,8 @@ ProtectedPathsGuardrail::ProtectedPathsGuardrail(std::string name, const SpecRea
 
 bool ProtectedPathsGuardrail::protectedPath(const std::string &normalized, const Pattern **which) const
 {
-    const QString q = toQString(normalized);
     for (const Pattern &p : m_patterns) {
-        if (p.glob ? p.glob->match(q).hasMatch() : isPathUnder(normalized, p.base)) {
+        if (p.glob ? p.glob->matches(normalized) : isPathUnder(normalized, p.base)) {
             *which = &p;
             return true;
         }

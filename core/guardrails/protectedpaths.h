@@ -23,7 +23,7 @@ private:
     struct Pattern
     {
         std::string text;
-        std::optional<QRegularExpression> glob; // else: the path itself and everything under it
+        std::optional<Glob> glob; // else: the path itself and everything under it
         std::string base;
     };
     bool protectedPath(const std::string &normalized, const Pattern **which) const;

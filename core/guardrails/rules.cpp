@@ -53,8 +53,31 @@ RulesGuardrail::RulesGuardrail(std::string name, const SpecReader &spec)
 {
     spec.onlyKeys({"type", "name", "fail_open", "budget_ms", "rules"});
     const Json &rules = spec.array("rules");
-    for (std::size_t i = 0; i < rules.size(); ++i)
+    for (std::size_t i = 0; i < rules.size(); ++i) {
         m_rules.push_back(compileRule(rules[i], spec.pathOf("rules") + "[" + std::to_string(i) + "]"));
+        index(std::uint32_t(i));
+    }
+}
+
+void RulesGuardrail::index(std::uint32_t i)
+{
+    const Rule &rule = m_rules[i];
+    // A rule needs both its tool conditions, so either one bounds its tools.
+    std::vector<std::string> keys;
+    if (rule.tool && !rule.tool->hasPatterns()) {
+        for (const std::string &name : rule.tool->exactNames())
+            keys.push_back(asciiLower(name));
+    } else if (rule.compact && !rule.compact->exactTool().empty()) {
+        keys.push_back(rule.compact->exactTool());
+    } else {
+        m_anyTool.push_back(i);
+        return;
+    }
+    for (const std::string &key : keys) {
+        std::vector<std::uint32_t> &list = m_byTool[key];
+        if (list.empty() || list.back() != i) // ["bash", "Bash"] is one key
+            list.push_back(i);
+    }
 }
 
 RulesGuardrail::Rule RulesGuardrail::compileRule(const Json &json, const std::string &path) const
@@ -75,7 +98,8 @@ RulesGuardrail::Rule RulesGuardrail::compileRule(const Json &json, const std::st
             if (!args->is_object())
                 w.fail("args", std::string("expected an object of argument paths to matchers, got ") + args->type_name());
             for (auto it = args->begin(); it != args->end(); ++it)
-                rule.args.push_back({it.key(), ValueMatcher::compile(it.value(), w.pathOf("args") + "." + it.key())});
+                rule.args.push_back({ArgPath(it.key()),
+                                     ValueMatcher::compile(it.value(), w.pathOf("args") + "." + it.key())});
         }
     }
     if (r.has("match"))
@@ -125,16 +149,16 @@ RulesGuardrail::Rule RulesGuardrail::compileRule(const Json &json, const std::st
     return rule;
 }
 
-bool RulesGuardrail::matches(const Rule &rule, const CallView &call, const std::string &cwd) const
+bool RulesGuardrail::matches(const Rule &rule, const CallView &call, CallScratch &scratch) const
 {
     if (rule.tool && !rule.tool->matches(call.toolName))
         return false;
     if (rule.agent && !rule.agent->matches(call.agent.name))
         return false;
     for (const auto &a : rule.args)
-        if (!a.matcher.matches(jsonAt(call.args, a.path), cwd))
+        if (!a.matcher.matches(a.path.find(call.args), scratch))
             return false;
-    if (rule.compact && !rule.compact->matches(call.toolName, call.args, cwd))
+    if (rule.compact && !rule.compact->matches(call.toolName, call.args, scratch))
         return false;
     return true;
 }
@@ -196,13 +220,19 @@ std::string RulesGuardrail::expandReason(const std::string &reason, const CallVi
 
 Verdict RulesGuardrail::beforeCall(const CallView &call, const GuardContext &)
 {
-    const std::string cwd = cwdOf(call.context);
-    for (std::size_t i = 0; i < m_rules.size(); ++i) {
+    static const std::vector<std::uint32_t> none;
+    const auto found = m_byTool.find(asciiLower(call.toolName));
+    const std::vector<std::uint32_t> &forTool = found == m_byTool.end() ? none : found->second;
+    CallScratch scratch(cwdOf(call.context));
+    // Both lists are in policy order: take the lower index first.
+    auto a = forTool.cbegin(), b = m_anyTool.cbegin();
+    while (a != forTool.cend() || b != m_anyTool.cend()) {
+        const std::uint32_t i = b == m_anyTool.cend() || (a != forTool.cend() && *a < *b) ? *a++ : *b++;
         const Rule &rule = m_rules[i];
-        if (!matches(rule, call, cwd))
+        if (!matches(rule, call, scratch))
             continue;
         Verdict v = Verdict::make(rule.action, rule.code, expandReason(rule.reason, call));
-        v.metadata = {{"rule", i}};
+        v.metadata["rule"] = std::size_t(i);
         if (rule.action == Action::Modify)
             v.args = rewrite(rule, call.args);
         return v;

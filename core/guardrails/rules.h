@@ -3,6 +3,8 @@
 #include "guardrails/guardrail.h"
 #include "guardrails/matchers.h"
 
+#include <cstdint>
+#include <unordered_map>
 #include <vector>
 
 namespace holdpoint {
@@ -23,7 +25,7 @@ public:
 private:
     struct ArgMatch
     {
-        std::string path;
+        ArgPath path;
         ValueMatcher matcher;
     };
     struct Clamp
@@ -45,11 +47,19 @@ private:
         std::vector<Clamp> clamp;
     };
     Rule compileRule(const Json &json, const std::string &path) const;
-    bool matches(const Rule &rule, const CallView &call, const std::string &cwd) const;
+    void index(std::uint32_t rule);
+    bool matches(const Rule &rule, const CallView &call, CallScratch &scratch) const;
     static Json rewrite(const Rule &rule, const Json &args);
 
     std::string m_name;
     std::vector<Rule> m_rules;
+    // Which rules can match a tool, in policy order, by the tool name in
+    // ASCII lower case (each rule still checks the name itself, with or
+    // without case as it says). A rule with no tool condition, or only a
+    // glob, is in m_anyTool. A call is checked against the two lists merged
+    // by index, so the first match is the one checking every rule finds.
+    std::unordered_map<std::string, std::vector<std::uint32_t>> m_byTool;
+    std::vector<std::uint32_t> m_anyTool;
 };
 
 } // namespace holdpoint

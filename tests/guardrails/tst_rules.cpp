@@ -36,6 +36,14 @@ class TestRules : public QObject
 private Q_SLOTS:
     void globs_data();
     void globs();
+    void globWithoutPcre_data();
+    void globWithoutPcre();
+    void requiredLiteral_data();
+    void requiredLiteral();
+    void regexBehindItsLiteral_data();
+    void regexBehindItsLiteral();
+    void argPath_data();
+    void argPath();
     void normalizePath_data();
     void normalizePath();
     void valueMatchers_data();
@@ -43,6 +51,9 @@ private Q_SLOTS:
     void compactSyntax_data();
     void compactSyntax();
     void firstMatchWins();
+    void toolIndexKeepsFirstMatch_data();
+    void toolIndexKeepsFirstMatch();
+    void toolIndexAgreesWithEachRuleAlone();
     void toolAgentAndArgsTogether();
     void reasonQuotesMatchedValues();
     void modifySetRemoveClamp();
@@ -79,6 +90,157 @@ void TestRules::globs()
     QFETCH(QString, subject);
     QFETCH(bool, matches);
     QCOMPARE(compileGlob(glob.toStdString(), path ? GlobMode::Path : GlobMode::Text).match(subject).hasMatch(), matches);
+}
+
+void TestRules::globWithoutPcre_data()
+{
+    QTest::addColumn<QString>("glob");
+    QTest::addColumn<bool>("path");
+    QTest::addColumn<bool>("caseless");
+    QTest::addColumn<QByteArray>("subject"); // bytes: invalid UTF-8 too
+    QTest::addColumn<bool>("matches");
+    QTest::newRow("exact") << "make" << false << false << QByteArray("make") << true;
+    QTest::newRow("exact longer") << "make" << false << false << QByteArray("make ") << false;
+    QTest::newRow("empty glob") << "" << false << false << QByteArray("") << true;
+    QTest::newRow("empty glob, text") << "" << false << false << QByteArray("a") << false;
+    QTest::newRow("prefix") << "git status*" << false << false << QByteArray("git status --short") << true;
+    QTest::newRow("prefix short") << "git status*" << false << false << QByteArray("git statu") << false;
+    QTest::newRow("star takes newlines") << "rm -rf *" << false << false << QByteArray("rm -rf /\nrm -rf ~") << true;
+    QTest::newRow("star in the middle") << "git * --force" << false << false << QByteArray("git push origin --force") << true;
+    QTest::newRow("star in the middle, no") << "git * --force" << false << false << QByteArray("git push --forced") << false;
+    QTest::newRow("question mark") << "ls ?" << false << false << QByteArray("ls a") << true;
+    QTest::newRow("question mark, two") << "ls ?" << false << false << QByteArray("ls ab") << false;
+    QTest::newRow("text double star") << "a**b" << false << false << QByteArray("a/x/b") << true;
+    QTest::newRow("many stars") << "*a*a*a*a*a*a*a*a*b" << false << false << QByteArray(40, 'a') << false;
+    QTest::newRow("many stars, yes") << "*a*a*a*a*a*a*a*a*b" << false << false << QByteArray(QByteArray(40, 'a') + 'b') << true;
+    QTest::newRow("path star in a segment") << "/etc/*" << true << false << QByteArray("/etc/passwd") << true;
+    QTest::newRow("path star not across /") << "/etc/*" << true << false << QByteArray("/etc/ssh/x") << false;
+    QTest::newRow("path double star") << "/etc/**" << true << false << QByteArray("/etc/ssh/x") << true;
+    QTest::newRow("path /**/ none") << "/home/**/.ssh/*" << true << false << QByteArray("/home/.ssh/id") << true;
+    QTest::newRow("path /**/ many") << "/home/**/.ssh/*" << true << false << QByteArray("/home/a/b/.ssh/id") << true;
+    QTest::newRow("path /**/ then too deep") << "/home/**/.ssh/*" << true << false << QByteArray("/home/a/.ssh/x/y") << false;
+    QTest::newRow("path trailing **/") << "/a/**/" << true << false << QByteArray("/a/b/") << true;
+    QTest::newRow("path trailing **/, no slash") << "/a/**/" << true << false << QByteArray("/a/b") << false;
+    QTest::newRow("path question mark not /") << "/tmp/?" << true << false << QByteArray("/tmp//") << false;
+    QTest::newRow("path leading star") << "*.env" << true << false << QByteArray("prod.env") << true;
+    QTest::newRow("path leading star, dir") << "*.env" << true << false << QByteArray("/x/.env") << false;
+    QTest::newRow("regex characters literal") << "/tmp/a+b(1).txt" << true << false << QByteArray("/tmp/a+b(1).txt") << true;
+    QTest::newRow("caseless prefix") << "MCP__github__*" << false << true << QByteArray("mcp__GitHub__x") << true;
+    QTest::newRow("caseless exact") << "BASH" << false << true << QByteArray("bash") << true;
+    QTest::newRow("with case") << "BASH" << false << false << QByteArray("bash") << false;
+    // PCRE folds the Kelvin sign onto k: subjects beyond ASCII go to PCRE.
+    QTest::newRow("caseless beyond ASCII") << "k*" << false << true << QByteArray("\xe2\x84\xaa" "elvin") << true;
+    QTest::newRow("glob beyond ASCII") << QStringLiteral("\u00fc*") << false << false << QByteArray("\xc3\xbc" "ber") << true;
+    QTest::newRow("subject beyond ASCII") << "?x" << false << false << QByteArray("\xc3\xa9x") << true;
+    QTest::newRow("invalid UTF-8 is one character") << "?x" << false << false << QByteArray("\xffx") << true;
+}
+
+void TestRules::globWithoutPcre()
+{
+    QFETCH(QString, glob);
+    QFETCH(bool, path);
+    QFETCH(bool, caseless);
+    QFETCH(QByteArray, subject);
+    QFETCH(bool, matches);
+    const GlobMode mode = path ? GlobMode::Path : GlobMode::Text;
+    QRegularExpression reference = compileGlob(glob.toStdString(), mode);
+    if (caseless)
+        reference.setPatternOptions(reference.patternOptions() | QRegularExpression::CaseInsensitiveOption);
+    const std::string s = subject.toStdString();
+    QCOMPARE(reference.match(toQString(s)).hasMatch(), matches);
+    QCOMPARE(Glob::compile(glob.toStdString(), mode, caseless).matches(s), matches);
+}
+
+void TestRules::requiredLiteral_data()
+{
+    QTest::addColumn<QString>("pattern");
+    QTest::addColumn<QString>("literal");
+    QTest::addColumn<bool>("atStart");
+    QTest::newRow("anchored") << R"(^deploy-3\b)" << "deploy-3" << true;
+    QTest::newRow("\\A") << R"(\Afoo)" << "foo" << true;
+    QTest::newRow("word boundary") << R"(\bsudo\b)" << "sudo" << false;
+    QTest::newRow("unanchored") << R"(rm\s+-rf)" << "rm" << false;
+    QTest::newRow("with a space") << R"(^git push)" << "git push" << true;
+    QTest::newRow("quantified last character") << R"(^abc?)" << "ab" << true;
+    QTest::newRow("counted last character") << R"(^abc{2})" << "ab" << true;
+    QTest::newRow("only a quantified character") << R"(^a?)" << "" << false;
+    QTest::newRow("star") << R"(ab*)" << "a" << false;
+    QTest::newRow("alternation") << R"(^abc|x)" << "" << false;
+    QTest::newRow("alternation in a group") << R"(^a(b|c))" << "" << false;
+    QTest::newRow("inline option") << R"((?i)^abc)" << "" << false;
+    QTest::newRow("class") << R"([a]bc)" << "" << false;
+    QTest::newRow("caret alone") << R"(^)" << "" << false;
+    QTest::newRow("custom token") << R"(itk_[A-Za-z0-9]{12})" << "itk_" << false;
+}
+
+void TestRules::requiredLiteral()
+{
+    QFETCH(QString, pattern);
+    QFETCH(QString, literal);
+    QFETCH(bool, atStart);
+    bool start = false;
+    QCOMPARE(toQString(holdpoint::requiredLiteral(pattern.toStdString(), &start)), literal);
+    QCOMPARE(start, atStart);
+}
+
+void TestRules::regexBehindItsLiteral_data()
+{
+    QTest::addColumn<QString>("pattern");
+    QTest::addColumn<QByteArray>("subject");
+    QTest::addColumn<bool>("matches");
+    QTest::newRow("anchored") << R"(^deploy-3\b)" << QByteArray("deploy-3 now") << true;
+    QTest::newRow("anchored, later") << R"(^deploy-3\b)" << QByteArray("make deploy-3") << false;
+    QTest::newRow("anchored, no boundary") << R"(^deploy-3\b)" << QByteArray("deploy-30") << false;
+    QTest::newRow("word") << R"(\bsudo\b)" << QByteArray("x sudo y") << true;
+    QTest::newRow("word inside another") << R"(\bsudo\b)" << QByteArray("pseudo") << false;
+    QTest::newRow("optional last character") << R"(^abc?)" << QByteArray("abd") << true;
+    QTest::newRow("alternation") << R"(^a|b)" << QByteArray("xb") << true;
+    QTest::newRow("inline caseless") << R"((?i)^DEPLOY)" << QByteArray("deploy") << true;
+    QTest::newRow("with case") << R"(^DEPLOY)" << QByteArray("deploy") << false;
+    QTest::newRow("literal beyond ASCII") << QStringLiteral("^\u00e9") << QByteArray("\xc3\xa9") << true;
+    QTest::newRow("invalid UTF-8 around") << R"(x)" << QByteArray("\xffx") << true;
+}
+
+void TestRules::regexBehindItsLiteral()
+{
+    QFETCH(QString, pattern);
+    QFETCH(QByteArray, subject);
+    QFETCH(bool, matches);
+    const std::string s = subject.toStdString();
+    QCOMPARE(QRegularExpression(pattern).match(toQString(s)).hasMatch(), matches);
+    const Regex r = Regex::compile(pattern.toStdString(), "r");
+    QVERIFY(r.mightMatch(s) || !matches);
+    const ValueMatcher m = ValueMatcher::compile(Json {{"regex", pattern.toStdString()}}, "m");
+    const Json value = s;
+    QCOMPARE(m.matches(&value, "/"), matches);
+}
+
+void TestRules::argPath_data()
+{
+    QTest::addColumn<QString>("path");
+    QTest::addColumn<QString>("found"); // JSON; empty: absent
+    QTest::newRow("top level") << "n" << "";
+    QTest::newRow("nested") << "a.b.0.c" << "1";
+    QTest::newRow("index out of range") << "a.b.5" << "";
+    QTest::newRow("null element") << "a.b.1" << "";
+    QTest::newRow("not an index") << "a.b.x" << "";
+    QTest::newRow("empty key") << "a..d" << "2";
+    QTest::newRow("trailing dot") << "e." << "3";
+    QTest::newRow("through a number") << "a.b.0.c.d" << "";
+    QTest::newRow("missing") << "zz" << "";
+}
+
+void TestRules::argPath()
+{
+    QFETCH(QString, path);
+    QFETCH(QString, found);
+    const Json doc = Json::parse(R"({"a":{"b":[{"c":1},null],"":{"d":2}},"n":null,"e":{"":3}})");
+    const Json *viaPath = ArgPath(path.toStdString()).find(doc);
+    QCOMPARE(viaPath, jsonAt(doc, path.toStdString()));
+    if (found.isEmpty())
+        QVERIFY(!viaPath);
+    else
+        QCOMPARE(*viaPath, Json::parse(found.toStdString()));
 }
 
 void TestRules::normalizePath_data()
@@ -195,6 +357,114 @@ void TestRules::firstMatchWins()
     QCOMPARE(o.code, std::string("guardrails[0].rules[1]"));
     c.tool = "bash";
     QCOMPARE(c.run(p).action, Action::Ask); // no match: the default
+}
+
+// Rules are looked up by tool name; these pin that the lookup never changes
+// which rule matches first.
+void TestRules::toolIndexKeepsFirstMatch_data()
+{
+    QTest::addColumn<QString>("rules"); // JSON array; every rule denies
+    QTest::addColumn<QString>("tool");
+    QTest::addColumn<QString>("args");
+    QTest::addColumn<int>("rule"); // the first that matches; -1: none
+    const QString wildcardFirst = QString::fromUtf8(R"([{"when":{"args":{"x":1}}},{"when":{"tool":"bash"}}])");
+    QTest::newRow("rule without a tool before a tool's rule") << wildcardFirst << "bash" << R"({"x":1})" << 0;
+    QTest::newRow("then the tool's rule") << wildcardFirst << "bash" << R"({"x":2})" << 1;
+    const QString toolFirst = QString::fromUtf8(R"([{"when":{"tool":"bash","args":{"x":1}}},{"when":{"args":{"x":{"exists":true}}}},{"when":{"tool":"bash"}}])");
+    QTest::newRow("tool's rule before a rule without a tool") << toolFirst << "bash" << R"({"x":1})" << 0;
+    QTest::newRow("rule without a tool between a tool's rules") << toolFirst << "bash" << R"({"x":2})" << 1;
+    QTest::newRow("tool's later rule") << toolFirst << "bash" << R"({})" << 2;
+    QTest::newRow("rule without a tool, other tool") << toolFirst << "Write" << R"({"x":2})" << 1;
+    const QString globFirst = QString::fromUtf8(R"([{"when":{"tool":"ba*"}},{"when":{"tool":"bash"}}])");
+    QTest::newRow("glob before a name") << globFirst << "bash" << R"({})" << 0;
+    QTest::newRow("glob, no match") << globFirst << "sh" << R"({})" << -1;
+    const QString compact = QString::fromUtf8(R"js([{"match":"Bash(ls*)"},{"when":{"tool":"bash"}},{"match":"BASH"}])js");
+    QTest::newRow("compact tool without case") << compact << "BASH" << R"({"command":"ls -la"})" << 0;
+    QTest::newRow("compact tool, then a name") << compact << "bash" << R"({"command":"pwd"})" << 1;
+    QTest::newRow("compact tool, mixed case") << compact << "bAsH" << R"({"command":"pwd"})" << 2;
+    QTest::newRow("when.tool keeps its case") << R"([{"when":{"tool":"Bash"}}])" << "bash" << R"({})" << -1;
+    QTest::newRow("when.tool and compact both hold") << R"js([{"when":{"tool":"Bash"},"match":"bash(ls*)"}])js" << "Bash" << R"({"command":"ls"})" << 0;
+    QTest::newRow("when.tool and compact, case") << R"js([{"when":{"tool":"Bash"},"match":"bash(ls*)"}])js" << "bash" << R"({"command":"ls"})" << -1;
+    QTest::newRow("when.tool glob, compact name") << R"([{"when":{"tool":"b*"},"match":"Bash"}])" << "bASH" << R"({})" << 0;
+    const QString several = QString::fromUtf8(R"([{"when":{"tool":["read","Write","bash","Bash"]}},{"when":{"tool":"write"}}])");
+    QTest::newRow("several tools: one") << several << "Write" << R"({})" << 0;
+    QTest::newRow("several tools: another's case") << several << "write" << R"({})" << 1;
+    QTest::newRow("several tools: two spellings") << several << "Bash" << R"({})" << 0;
+    QTest::newRow("several tools: none") << several << "READ" << R"({})" << -1;
+    QTest::newRow("glob in a list") << R"([{"when":{"tool":["bash","mcp__*"]}}])" << "mcp__x" << R"({})" << 0;
+    const QString mcp = QString::fromUtf8(R"([{"when":{"tool":"mcp__github__x"}},{"match":"mcp__github__*"}])");
+    QTest::newRow("compact glob without case") << mcp << "MCP__GitHub__y" << R"({})" << 1;
+    QTest::newRow("name before compact glob") << mcp << "mcp__github__x" << R"({})" << 0;
+    QTest::newRow("compact name beyond ASCII") << QStringLiteral(R"([{"match":"\u00dcber"}])") << QStringLiteral("\u00fcber") << R"({})" << 0;
+    QTest::newRow("no rule for the tool") << R"([{"when":{"tool":"a"}},{"match":"B"}])" << "c" << R"({})" << -1;
+}
+
+void TestRules::toolIndexKeepsFirstMatch()
+{
+    QFETCH(QString, rules);
+    QFETCH(QString, tool);
+    QFETCH(QString, args);
+    QFETCH(int, rule);
+    Json list = Json::parse(rules.toStdString());
+    for (Json &r : list)
+        r["action"] = "deny";
+    const Policy p = policyOf(dumpJson(Json {{"guardrails", {{{"type", "rules"}, {"rules", list}}}}}));
+    Call c;
+    c.tool = tool.toStdString();
+    c.args = Json::parse(args.toStdString());
+    const ChainOutcome o = c.run(p);
+    if (rule < 0) {
+        QCOMPARE(o.decidedBy, std::string("policy:default"));
+    } else {
+        QCOMPARE(o.action, Action::Deny);
+        QCOMPARE(o.code, "guardrails[0].rules[" + std::to_string(rule) + "]");
+    }
+}
+
+// Every rule on its own against every call: the first that matches alone
+// must be the one the whole list picks.
+void TestRules::toolIndexAgreesWithEachRuleAlone()
+{
+    const Json rules = Json::parse(R"js([
+        {"when":{"tool":"Read"}}, {"match":"Bash(git *)"}, {"when":{"agent":"intern*"}},
+        {"when":{"tool":["bash","Write"],"args":{"command":{"prefix":"rm"}}}}, {"match":"mcp__*"},
+        {"when":{"tool":"*_file"}}, {"match":"write(/etc/**)"}, {"when":{"args":{"path":{"path_under":"/tmp"}}}},
+        {"match":"WebFetch(domain:example.com)"}, {"when":{"tool":"BASH"}}, {"match":"read"},
+        {"when":{"tool":"bash","agent":"coder"}}, {"match":"Bash"}])js");
+    const std::vector<std::string> tools {"Read", "read", "READ", "bash", "Bash", "BASH", "Write", "write",
+                                          "write_file", "mcp__x__y", "MCP__X", "WebFetch", "webfetch", "other"};
+    const std::vector<Json> argSets {Json::object(), {{"command", "git log"}}, {{"command", "rm -rf /"}},
+                                     {{"file_path", "/etc/hosts"}}, {{"path", "/tmp/x"}},
+                                     {{"url", "https://www.example.com/"}}};
+    auto policyWith = [](const Json &list) {
+        Json denying = list;
+        for (Json &r : denying)
+            r["action"] = "deny";
+        return policyOf(dumpJson(Json {{"guardrails", {{{"type", "rules"}, {"rules", denying}}}}}));
+    };
+    const Policy all = policyWith(rules);
+    std::vector<Policy> alone;
+    for (const Json &r : rules)
+        alone.push_back(policyWith(Json::array({r})));
+    for (const std::string agentName : {"coder", "intern-1"}) {
+        for (const std::string &tool : tools) {
+            for (const Json &args : argSets) {
+                Call c;
+                c.tool = tool;
+                c.args = args;
+                c.agentName = agentName;
+                std::string expected = "policy:default";
+                for (std::size_t i = 0; i < alone.size() && expected == "policy:default"; ++i)
+                    if (c.run(alone[i]).action == Action::Deny)
+                        expected = "guardrails[0].rules[" + std::to_string(i) + "]";
+                const ChainOutcome o = c.run(all);
+                const std::string got = o.action == Action::Deny ? o.code : o.decidedBy;
+                if (got != expected)
+                    QFAIL(qPrintable(toQString(agentName + " " + tool + " " + dumpJson(args) + ": " + got
+                                               + ", expected " + expected)));
+            }
+        }
+    }
 }
 
 void TestRules::toolAgentAndArgsTogether()
