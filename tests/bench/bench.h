@@ -84,6 +84,7 @@ void throughputScenario(bool quick, Table *table);
 void chainScenario(bool quick, Table *table);
 void queueScenario(bool quick, Table *table);
 void auditScenario(bool quick, Table *table);
-void mcpScenario(bool quick, Table *table);
+// With `peerHitlDir`, also through mcp-hitl-wrapper built there.
+void mcpScenario(bool quick, const QString &peerHitlDir, Table *table);
 
 } // namespace holdpoint::bench

@@ -106,7 +106,7 @@ void throughputScenario(bool quick, Table *table)
     }
 }
 
-void mcpScenario(bool quick, Table *table)
+void mcpScenario(bool quick, const QString &peerHitlDir, Table *table)
 {
     const QString node = QStandardPaths::findExecutable(QStringLiteral("node"));
     const QString script = QStringLiteral(HOLDPOINT_SOURCE_DIR "/tests/mcp/bench.mjs");
@@ -121,6 +121,12 @@ void mcpScenario(bool quick, Table *table)
     env.insert(QStringLiteral("HOLDPOINT_BIN"), QStringLiteral(HOLDPOINT_BIN));
     env.insert(QStringLiteral("HOLDPOINT_CTL_BIN"), QStringLiteral(HOLDPOINT_CTL_BIN));
     env.insert(QStringLiteral("BENCH_CALLS"), QString::number(quick ? 100 : 2000));
+    if (!peerHitlDir.isEmpty()) {
+        if (!QFileInfo::exists(peerHitlDir + QStringLiteral("/dist/cli.js")))
+            return table->fail("mcp", "--peer-hitl: no dist/cli.js in " + peerHitlDir.toStdString()
+                                          + " (build it as tests/bench/README.md says)");
+        env.insert(QStringLiteral("PEER_HITL_DIR"), QFileInfo(peerHitlDir).absoluteFilePath());
+    }
     p.setProcessEnvironment(env);
     p.start(node, {script});
     if (!p.waitForFinished(600'000) || p.exitCode() != 0)
@@ -134,6 +140,17 @@ void mcpScenario(bool quick, Table *table)
         const double direct = r["direct_ms"][figure];
         table->add({"mcp", variant, figure, "ms", proxied, "direct to the server", direct, ""});
         table->add({"mcp", variant, std::string(figure) + " added", "ms", proxied - direct, "direct to the server", direct, ""});
+    }
+    if (!r.contains("peer_ms"))
+        return table->skip("mcp", "no --peer-hitl DIR: not compared with mcp-hitl-wrapper (tests/bench/README.md)");
+    for (const char *figure : {"p50", "p99"}) {
+        const double peer = r["peer_ms"][figure];
+        const double direct = r["direct_ms"][figure];
+        const double proxied = r["proxied_ms"][figure];
+        table->add({"mcp", variant, std::string(figure) + " via peer", "ms", peer, "direct to the server", direct, ""});
+        table->add({"mcp", variant, std::string(figure) + " added", "ms", proxied - direct,
+                    "mcp-hitl-wrapper added", peer - direct,
+                    std::string(figure) == "p50" ? "at most 0.5 x mcp-hitl-wrapper's" : ""});
     }
 }
 

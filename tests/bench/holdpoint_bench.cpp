@@ -19,7 +19,9 @@
 //              once, line by line, without parsing.
 //  mcp         a tools/call round trip through holdpoint-ctl mcp-proxy next
 //              to the same call direct to the same server (needs node and
-//              tests/mcp/node_modules; otherwise reported as skipped).
+//              tests/mcp/node_modules; otherwise reported as skipped), and
+//              with --peer-hitl DIR through mcp-hitl-wrapper too, all
+//              interleaved.
 
 #include "bench.h"
 
@@ -46,7 +48,10 @@ int main(int argc, char **argv)
     const QCommandLineOption quick(QStringLiteral("quick"), QStringLiteral("Small runs, for CI (under 60 s in all)."));
     const QCommandLineOption json(QStringLiteral("json"), QStringLiteral("Also write the figures to FILE."), QStringLiteral("file"));
     const QCommandLineOption only(QStringLiteral("scenario"), QStringLiteral("Run only this scenario (repeatable)."), QStringLiteral("name"));
-    parser.addOptions({quick, json, only});
+    const QCommandLineOption peer(QStringLiteral("peer-hitl"),
+                       QStringLiteral("Also run the mcp scenario through mcp-hitl-wrapper, built in DIR (tests/bench/README.md)."),
+                       QStringLiteral("dir"));
+    parser.addOptions({quick, json, only, peer});
     parser.process(app);
 
     const bool q = parser.isSet(quick);
@@ -64,7 +69,7 @@ int main(int argc, char **argv)
     if (want("audit"))
         auditScenario(q, &table);
     if (want("mcp"))
-        mcpScenario(q, &table);
+        mcpScenario(q, parser.value(peer), &table);
 
     table.print(q);
     if (parser.isSet(json)) {
