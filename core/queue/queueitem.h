@@ -6,6 +6,7 @@
 #include "common/redaction.h"
 #include "protocol/protocol.h"
 
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <vector>
@@ -43,6 +44,8 @@ struct QueueItem
     std::vector<protocol::TurnFinding> turnFindings;
     TimeMs receivedAt = 0;
     TimeMs deadline = NoDeadline;
+    // Set by the queue: the order items arrived in, unique among them.
+    std::uint64_t arrival = 0;
 
     ItemState state = ItemState::Pending;
     bool agentConnected = true;

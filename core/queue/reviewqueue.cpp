@@ -4,7 +4,6 @@
 
 #include <QRandomGenerator>
 
-#include <algorithm>
 
 namespace holdpoint {
 
@@ -34,18 +33,28 @@ std::string ReviewQueue::newId() const
     }
 }
 
+namespace {
+
+bool byArrival(const QueueItem *a, const QueueItem *b)
+{
+    return a->arrival < b->arrival;
+}
+
+} // namespace
+
 const QueueItem &ReviewQueue::add(QueueItem item)
 {
     Q_ASSERT(!m_byId.contains(item.id));
     item.state = ItemState::Pending;
     item.searchText = queueSearchText(item);
     item.risk = riskScore(item);
+    item.arrival = m_nextArrival++;
     const int row = size();
     Q_EMIT aboutToAdd(row);
     auto owned = std::make_unique<QueueItem>(std::move(item));
     QueueItem *raw = owned.get();
-    m_items.push_back(std::move(owned));
-    m_byId.emplace(raw->id, raw);
+    m_rows.insertAt(m_rows.size(), raw);
+    m_byId.emplace(raw->id, std::move(owned));
     if (raw->deadline != NoDeadline) {
         m_deadlines.emplace(raw->deadline, raw->id);
         if (raw->deadline < m_alarm.deadline())
@@ -58,30 +67,34 @@ const QueueItem &ReviewQueue::add(QueueItem item)
 
 int ReviewQueue::rowOf(const std::string &id) const
 {
-    auto it = m_byId.find(id);
-    if (it == m_byId.end())
+    return rowOf(find(id));
+}
+
+int ReviewQueue::rowOf(const QueueItem *item) const
+{
+    if (!item || item->state != ItemState::Pending)
         return -1;
-    const QueueItem *target = it->second;
-    auto pos = std::find_if(m_items.begin(), m_items.end(), [target](const auto &p) { return p.get() == target; });
-    return pos == m_items.end() ? -1 : int(pos - m_items.begin());
+    return int(m_rows.find(const_cast<QueueItem *>(item), byArrival));
 }
 
 const QueueItem *ReviewQueue::find(const std::string &id) const
 {
     auto it = m_byId.find(id);
-    return it == m_byId.end() ? nullptr : it->second;
+    return it == m_byId.end() ? nullptr : it->second.get();
 }
 
 bool ReviewQueue::resolve(const std::string &id, ItemState state, protocol::Decision decision)
 {
     Q_ASSERT(state != ItemState::Pending);
-    const int row = rowOf(id);
-    if (row < 0)
+    auto it = m_byId.find(id);
+    if (it == m_byId.end())
         return false;
+    const int row = rowOf(it->second.get());
+    Q_ASSERT(row >= 0);
     Q_EMIT aboutToRemove(row);
-    std::unique_ptr<QueueItem> item = std::move(m_items[std::size_t(row)]);
-    m_items.erase(m_items.begin() + row);
-    m_byId.erase(id);
+    std::unique_ptr<QueueItem> item = std::move(it->second);
+    m_byId.erase(it);
+    m_rows.eraseAt(std::size_t(row));
     m_deadlines.erase({item->deadline, item->id});
     item->state = state;
     item->decision = std::move(decision);
@@ -96,7 +109,7 @@ void ReviewQueue::setAgentConnected(const std::string &id, bool connected)
     if (it == m_byId.end() || it->second->agentConnected == connected)
         return;
     it->second->agentConnected = connected;
-    Q_EMIT changed(rowOf(id));
+    Q_EMIT changed(rowOf(it->second.get()));
 }
 
 void ReviewQueue::restoreSecrets(const std::string &id, const Json &args, std::vector<Redaction> redactions)
@@ -111,14 +124,14 @@ void ReviewQueue::restoreSecrets(const std::string &id, const Json &args, std::v
     item.redactions = std::move(redactions);
     item.secretsPending = false;
     item.searchText = queueSearchText(item);
-    Q_EMIT changed(rowOf(id));
+    Q_EMIT changed(rowOf(&item));
 }
 
 void ReviewQueue::setTurnFindings(const std::string &sessionId, const std::optional<std::string> &turnId,
                                   const std::vector<protocol::TurnFinding> &findings)
 {
-    for (std::size_t row = 0; row < m_items.size(); ++row) {
-        QueueItem &item = *m_items[row];
+    for (std::size_t row = 0; row < m_rows.size(); ++row) {
+        QueueItem &item = *m_rows.at(row);
         if (item.sessionId != sessionId || item.turnId != turnId || item.turnFindings == findings)
             continue;
         item.turnFindings = findings;
@@ -132,26 +145,24 @@ void ReviewQueue::setTurnFindings(const std::string &sessionId, const std::optio
 std::vector<std::string> ReviewQueue::pendingIds(const PendingQuery &query) const
 {
     std::vector<std::string> ids;
-    for (const auto &item : m_items) {
+    m_rows.forEach([&](const QueueItem *item) {
         if (item->sessionId == query.sessionId && (!query.turnId || item->turnId == query.turnId)
             && (!query.toolName || item->toolName == *query.toolName))
             ids.push_back(item->id);
-    }
+    });
     return ids;
 }
 
 std::unordered_map<std::string, int> ReviewQueue::pendingPerSession() const
 {
     std::unordered_map<std::string, int> counts;
-    for (const auto &item : m_items)
-        ++counts[item->sessionId];
+    m_rows.forEach([&](const QueueItem *item) { ++counts[item->sessionId]; });
     return counts;
 }
 
 void ReviewQueue::forEachPending(const std::function<void(const QueueItem &)> &fn) const
 {
-    for (const auto &item : m_items)
-        fn(*item);
+    m_rows.forEach([&](const QueueItem *item) { fn(*item); });
 }
 
 void ReviewQueue::expireDue()

@@ -2,6 +2,7 @@
 
 #include "common/clock.h"
 #include "queue/queuestore.h"
+#include "queue/rankedlist.h"
 
 #include <QObject>
 
@@ -16,7 +17,9 @@ namespace holdpoint {
 
 // The queue in this process's memory: pending escalations in arrival
 // order. Rows are indices into that order; the about-to/done signal pairs
-// let a model stay in step without resets.
+// let a model stay in step without resets. Finding an item, its row, or a
+// row's item, and removing one from the middle, cost microseconds at
+// 100,000 pending (rankedlist.h).
 class ReviewQueue final : public QueueStore
 {
     Q_OBJECT
@@ -43,9 +46,10 @@ public:
     const QueueItem &add(QueueItem item);
     // Row access for the model.
 
-    int size() const { return int(m_items.size()); }
-    const QueueItem &at(int row) const { return *m_items[std::size_t(row)]; }
+    int size() const { return int(m_rows.size()); }
+    const QueueItem &at(int row) const { return *m_rows.at(std::size_t(row)); }
     int rowOf(const std::string &id) const;
+    int rowOf(const QueueItem *item) const;
 
 Q_SIGNALS:
     void aboutToAdd(int row);
@@ -59,8 +63,9 @@ private:
 
     Clock *m_clock;
     Alarm m_alarm;
-    std::vector<std::unique_ptr<QueueItem>> m_items;
-    std::unordered_map<std::string, QueueItem *> m_byId;
+    RankedList<QueueItem *> m_rows; // by arrival
+    std::unordered_map<std::string, std::unique_ptr<QueueItem>> m_byId;
+    std::uint64_t m_nextArrival = 1;
     std::set<std::pair<TimeMs, std::string>> m_deadlines; // earliest first
 };
 
