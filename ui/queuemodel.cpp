@@ -45,8 +45,6 @@ QVariant QueueModel::data(const QModelIndex &index, int role) const
         return {};
     if (role == ItemIdRole)
         return toQString(item->id);
-    if (role == SortKeyRole)
-        return qlonglong(item->receivedAt);
     if (role == RiskRole)
         return item->risk;
     const TimeMs now = m_queue->clock()->now();

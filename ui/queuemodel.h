@@ -8,7 +8,9 @@
 namespace holdpoint {
 
 // The pending queue as a table. Rows follow ReviewQueue's rows one to one;
-// its about-to/done signals become begin/end calls, never a reset.
+// its about-to/done signals become begin/end calls, never a reset. The
+// live columns' once-a-second ticks change DisplayRole alone; every other
+// change names no roles (QueueProxy relies on this).
 class QueueModel final : public QAbstractTableModel
 {
     Q_OBJECT
@@ -16,9 +18,6 @@ public:
     enum Column { Waiting, Agent, Tool, Arguments, Reason, Warnings, TimeLeft, ColumnCount };
     enum Roles {
         ItemIdRole = Qt::UserRole + 1,
-        // Never in a dataChanged: a proxy sorting by it is not re-sorted by
-        // the live columns' ticks (QueueProxy sorts by the items themselves).
-        SortKeyRole,
         RiskRole,
     };
 
@@ -30,6 +29,7 @@ public:
     QVariant headerData(int section, Qt::Orientation orientation, int role = Qt::DisplayRole) const override;
 
     const QueueItem *itemAt(int row) const;
+    ReviewQueue *queue() const { return m_queue; }
 
 private:
     void tick();
