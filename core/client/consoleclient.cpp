@@ -50,6 +50,8 @@ void ConsoleClient::connectTo(const EndpointInfo &info, protocol::Role role, con
 void ConsoleClient::send(const Json &message)
 {
     m_socket.sendTextMessage(toQString(dumpJson(message)));
+    // Out now rather than when the event loop next polls: a call waits on it.
+    m_socket.flush();
 }
 
 void ConsoleClient::close()

@@ -4,6 +4,8 @@
 
 #include <cerrno>
 #include <cstdio>
+#include <cstring>
+#include <ctime>
 
 #include <fcntl.h>
 #include <unistd.h>
@@ -17,6 +19,13 @@ void logLine(const QString &text)
     std::fprintf(stderr, "holdpoint-ctl mcp-proxy: %s\n", qPrintable(text));
 }
 
+qint64 monotonicNs()
+{
+    timespec ts {};
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return qint64(ts.tv_sec) * 1'000'000'000 + ts.tv_nsec;
+}
+
 } // namespace
 
 McpProxy::McpProxy(McpProxyOptions options, QObject *parent)
@@ -28,6 +37,18 @@ McpProxy::McpProxy(McpProxyOptions options, QObject *parent)
     m_server.setProcessChannelMode(QProcess::ForwardedErrorChannel);
     connect(&m_server, &QProcess::readyReadStandardOutput, this, &McpProxy::onServerOutput);
     connect(&m_server, &QProcess::finished, this, &McpProxy::onServerFinished);
+    if (const QByteArray trace = qgetenv("HOLDPOINT_MCP_TRACE"); !trace.isEmpty()) {
+        m_trace.reset(std::fopen(trace.constData(), "a"));
+        if (!m_trace)
+            logLine(QStringLiteral("HOLDPOINT_MCP_TRACE: cannot open %1: %2")
+                        .arg(QString::fromLocal8Bit(trace), QString::fromLocal8Bit(std::strerror(errno))));
+    }
+}
+
+void McpProxy::stamp(const std::string &callId, qint64 HopStamps::*hop)
+{
+    if (m_trace)
+        m_stamps[callId].*hop = hop == &HopStamps::read ? m_readAt : monotonicNs();
 }
 
 McpProxy::~McpProxy()
@@ -107,6 +128,8 @@ void McpProxy::onClientReadable()
 {
     char buf[256 * 1024];
     const ssize_t n = ::read(STDIN_FILENO, buf, sizeof buf);
+    if (m_trace)
+        m_readAt = monotonicNs();
     if (n < 0 && (errno == EINTR || errno == EAGAIN))
         return;
     if (n <= 0) {
@@ -141,6 +164,7 @@ void McpProxy::handleClientLine(const QByteArray &line)
                     continue;
                 if (it->second.sentToConsole && m_console && m_state == ConsoleState::Ready)
                     m_console->send(Json {{"type", "cancel"}, {"call_id", it->first}});
+                m_stamps.erase(it->first);
                 m_waiting.erase(it);
                 closeServerInputWhenSettled();
                 return; // the receiver of a cancelled request sends no response
@@ -154,6 +178,7 @@ void McpProxy::submit(const mcp::Message &m, const QByteArray &raw)
 {
     const std::string callId = "mcp-" + std::to_string(++m_nextCall);
     m_waiting[callId] = WaitingCall {m.id, m.json, raw, false};
+    stamp(callId, &HopStamps::read);
     switch (m_state) {
     case ConsoleState::Ready:
         sendToConsole(callId);
@@ -182,6 +207,7 @@ void McpProxy::sendToConsole(const std::string &callId)
         call["annotations"] = it->second;
     w.sentToConsole = true;
     m_console->send(call);
+    stamp(callId, &HopStamps::toConsole);
 }
 
 void McpProxy::onConsoleMessage(const Json &message)
@@ -190,6 +216,7 @@ void McpProxy::onConsoleMessage(const Json &message)
     const std::string callId = message.value("call_id", std::string());
     auto it = m_waiting.find(callId);
     if (type == "decision" && it != m_waiting.end()) {
+        stamp(callId, &HopStamps::decision);
         const std::string decision = message.value("decision", std::string());
         if (decision == "allow")
             return forward(callId, nullptr);
@@ -210,6 +237,7 @@ void McpProxy::forward(const std::string &callId, const Json *newArguments)
     WaitingCall w = std::move(m_waiting.at(callId));
     m_waiting.erase(callId);
     if (m_server.state() != QProcess::Running) {
+        m_stamps.erase(callId);
         writeToClient(QByteArray::fromStdString(dumpJson(mcp::errorResult(w.rpcId, "the MCP server exited"))));
     } else {
         m_forwarded[idKey(w.rpcId)] = callId;
@@ -220,6 +248,7 @@ void McpProxy::forward(const std::string &callId, const Json *newArguments)
         } else {
             writeToServer(w.raw);
         }
+        stamp(callId, &HopStamps::toServer);
     }
     closeServerInputWhenSettled();
 }
@@ -235,6 +264,7 @@ void McpProxy::refuse(const std::string &callId, const std::string &text)
 {
     const Json id = m_waiting.at(callId).rpcId;
     m_waiting.erase(callId);
+    m_stamps.erase(callId);
     writeToClient(QByteArray::fromStdString(dumpJson(mcp::errorResult(id, text))));
     closeServerInputWhenSettled();
 }
@@ -250,32 +280,52 @@ std::vector<std::string> McpProxy::waitingIds() const
 void McpProxy::onServerOutput()
 {
     const QByteArray data = m_server.readAllStandardOutput();
+    if (m_trace)
+        m_readAt = monotonicNs();
     receive(m_fromServer, data.constData(), data.size());
 }
 
 void McpProxy::handleServerLine(const QByteArray &line)
 {
     const mcp::Message m = mcp::classify(line);
-    if (m.kind == mcp::Kind::Response) {
-        const std::string key = idKey(m.id);
-        if (auto it = m_forwarded.find(key); it != m_forwarded.end()) {
-            // The result feeds the after-call checks (loop detection).
-            const Json *result = m.json.contains("result") ? &m.json["result"] : nullptr;
-            const bool ok = result && !(result->is_object() && result->value("isError", false));
-            if (m_console && m_state == ConsoleState::Ready)
-                m_console->send(Json {{"type", "tool_result"}, {"call_id", it->second}, {"ok", ok},
-                                      {"result", protocol::compactResult(result ? *result : m.json.value("error", Json()))}});
-            m_forwarded.erase(it);
-        } else if (m_toolsListIds.erase(key)) {
-            // MCP 2025-06-18 "tools": remember each tool's annotations.
-            const Json &tools = m.json.contains("result") ? m.json["result"].value("tools", Json::array()) : Json::array();
-            if (tools.is_array())
-                for (const Json &t : tools)
-                    if (t.is_object() && t.contains("name") && t["name"].is_string())
-                        m_annotations[t["name"].get<std::string>()] = t.value("annotations", Json::object());
-        }
-    }
+    // The client first: the console's bookkeeping is off its path.
     writeToClient(line);
+    if (m.kind != mcp::Kind::Response)
+        return;
+    const std::string key = idKey(m.id);
+    if (auto it = m_forwarded.find(key); it != m_forwarded.end()) {
+        const std::string callId = std::move(it->second);
+        m_forwarded.erase(it);
+        if (m_trace)
+            writeTrace(callId, key);
+        // The result feeds the after-call checks (loop detection).
+        const Json *result = m.json.contains("result") ? &m.json["result"] : nullptr;
+        const bool ok = result && !(result->is_object() && result->value("isError", false));
+        if (m_console && m_state == ConsoleState::Ready)
+            m_console->send(Json {{"type", "tool_result"}, {"call_id", callId}, {"ok", ok},
+                                  {"result", protocol::compactResult(result ? *result : m.json.value("error", Json()))}});
+    } else if (m_toolsListIds.erase(key)) {
+        // MCP 2025-06-18 "tools": remember each tool's annotations.
+        const Json &tools = m.json.contains("result") ? m.json["result"].value("tools", Json::array()) : Json::array();
+        if (tools.is_array())
+            for (const Json &t : tools)
+                if (t.is_object() && t.contains("name") && t["name"].is_string())
+                    m_annotations[t["name"].get<std::string>()] = t.value("annotations", Json::object());
+    }
+}
+
+void McpProxy::writeTrace(const std::string &callId, const std::string &rpcKey)
+{
+    auto it = m_stamps.find(callId);
+    if (it == m_stamps.end())
+        return;
+    const HopStamps &h = it->second;
+    const Json line {{"call_id", callId}, {"rpc_id", rpcKey}, {"read", h.read}, {"to_console", h.toConsole},
+                     {"decision", h.decision}, {"to_server", h.toServer}, {"server_answer", m_readAt},
+                     {"to_client", monotonicNs()}};
+    m_stamps.erase(it);
+    std::fputs((dumpJson(line) + "\n").c_str(), m_trace.get());
+    std::fflush(m_trace.get());
 }
 
 void McpProxy::writeToClient(const QByteArray &line)
@@ -300,6 +350,8 @@ void McpProxy::writeToServer(const QByteArray &line)
     if (m_server.state() != QProcess::Running)
         return;
     m_server.write(mcp::LineFramer::frame(line));
+    // Now, not when the event loop next looks: the call is waiting on it.
+    m_server.waitForBytesWritten(0);
 }
 
 void McpProxy::onServerFinished(int code, QProcess::ExitStatus status)

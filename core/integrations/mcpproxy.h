@@ -7,6 +7,7 @@
 #include <QProcess>
 #include <QSocketNotifier>
 
+#include <cstdio>
 #include <map>
 #include <memory>
 #include <set>
@@ -48,6 +49,16 @@ private:
         bool sentToConsole = false;
     };
     enum class ConsoleState { Connecting, Ready, Down };
+    // HOLDPOINT_MCP_TRACE=FILE: when each hop of a tools/call happened, in
+    // CLOCK_MONOTONIC nanoseconds, one JSON line a call as it completes
+    // (tests/bench/README.md, "Where the time goes").
+    struct HopStamps
+    {
+        qint64 read = 0;         // its line read from the client
+        qint64 toConsole = 0;    // sent to the console
+        qint64 decision = 0;     // the console's decision read
+        qint64 toServer = 0;     // written to the server
+    };
     // One direction's input: its framer, who sends it (for the log) and
     // what handles each of its lines.
     struct Inbound
@@ -92,6 +103,11 @@ private:
     std::string m_sessionId;
     int m_nextCall = 0;
     std::map<std::string, WaitingCall> m_waiting;       // call_id -> waiting tools/call
+    std::unique_ptr<std::FILE, int (*)(std::FILE *)> m_trace {nullptr, &std::fclose};
+    std::map<std::string, HopStamps> m_stamps; // call_id -> its hops so far, while tracing
+    qint64 m_readAt = 0;                       // when the input being handled was read
+    void stamp(const std::string &callId, qint64 HopStamps::*hop);
+    void writeTrace(const std::string &callId, const std::string &rpcKey);
     std::map<std::string, std::string> m_forwarded;     // JSON-RPC id -> call_id, awaiting the server's result
     std::set<std::string> m_toolsListIds;               // ids of tools/list requests awaiting their result
     std::map<std::string, Json> m_annotations;          // tool name -> MCP annotations

@@ -141,6 +141,16 @@ void mcpScenario(bool quick, const QString &peerHitlDir, Table *table)
         table->add({"mcp", variant, figure, "ms", proxied, "direct to the server", direct, ""});
         table->add({"mcp", variant, std::string(figure) + " added", "ms", proxied - direct, "direct to the server", direct, ""});
     }
+    // Where a proxied call's time goes (HOLDPOINT_MCP_TRACE), each hop's
+    // median next to the whole call's.
+    if (r.contains("proxied_hops_us") && r["proxied_hops_us"].is_array()) {
+        const double whole = double(r["proxied_ms"]["p50"]) * 1000;
+        for (const Json &h : r["proxied_hops_us"])
+            table->add({"mcp", "proxied, p50 of each hop", h.value("hop", std::string()), "µs", h.value("us", 0.0),
+                        "whole proxied call p50", whole, ""});
+    } else {
+        table->skip("mcp hops", "the proxy's trace did not line up with the calls");
+    }
     if (!r.contains("peer_ms"))
         return table->skip("mcp", "no --peer-hitl DIR: not compared with mcp-hitl-wrapper (tests/bench/README.md)");
     for (const char *figure : {"p50", "p99"}) {

@@ -16,6 +16,7 @@ class TestMcpProxy : public QObject
     Q_OBJECT
 private Q_SLOTS:
     void passthroughCancelAndExit();
+    void traceStampsEachHop();
 };
 
 void TestMcpProxy::passthroughCancelAndExit()
@@ -89,6 +90,57 @@ void TestMcpProxy::passthroughCancelAndExit()
     QVERIFY2(!out.contains("\"id\": 10") && !out.contains("\"id\":10"), out.constData()); // no answer to the cancelled call
     QVERIFY(!out.contains("fake server starting"));
     QVERIFY(proxy.readAllStandardError().contains("fake server starting"));
+}
+
+// HOLDPOINT_MCP_TRACE: a line per forwarded call, its hops in order; a
+// refused call leaves none.
+void TestMcpProxy::traceStampsEachHop()
+{
+    QTemporaryDir dir;
+    const QString policy = dir.filePath(QStringLiteral("p.json"));
+    QFile f(policy);
+    QVERIFY(f.open(QIODevice::WriteOnly));
+    f.write(R"({"default":"allow","guardrails":[{"type":"rules","rules":[{"when":{"tool":"danger"},"action":"deny"}]}]})");
+    f.close();
+    ConsoleProcess console({QStringLiteral("--policy"), policy});
+    QVERIFY(console.ready());
+    const QString trace = dir.filePath(QStringLiteral("trace.jsonl"));
+    QProcess proxy;
+    QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
+    env.insert(QStringLiteral("HOLDPOINT_MCP_TRACE"), trace);
+    proxy.setProcessEnvironment(env);
+    proxy.start(QStringLiteral(HOLDPOINT_CTL_BIN),
+                {QStringLiteral("--data-dir"), console.dataDir(), QStringLiteral("mcp-proxy"), QStringLiteral("--"),
+                 QStringLiteral("/usr/bin/python3"), QStringLiteral(HOLDPOINT_SOURCE_DIR "/tests/integrations/fixtures/fake_mcp_server.py")});
+    QVERIFY(proxy.waitForStarted(WaitMs));
+    QByteArray out;
+    auto waitFor = [&](const QByteArray &needle) {
+        return QTest::qWaitFor([&] {
+            out += proxy.readAllStandardOutput();
+            return out.contains(needle);
+        }, WaitMs);
+    };
+    proxy.write(R"({"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}})" "\n");
+    QVERIFY(waitFor("serverInfo"));
+    proxy.write(R"({"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"danger","arguments":{}}})" "\n");
+    QVERIFY(waitFor("Denied by Holdpoint"));
+    proxy.write(R"({"jsonrpc":"2.0","id":8,"method":"tools/call","params":{"name":"echo","arguments":{"n":8}}})" "\n");
+    QVERIFY(waitFor("\"id\": 8"));
+    proxy.closeWriteChannel();
+    QVERIFY(proxy.waitForFinished(WaitMs));
+
+    QFile t(trace);
+    QVERIFY(t.open(QIODevice::ReadOnly));
+    const QList<QByteArray> lines = t.readAll().trimmed().split('\n');
+    QCOMPARE(lines.size(), 1);
+    const Json line = Json::parse(lines.front().toStdString());
+    QCOMPARE(line["rpc_id"], Json("8"));
+    qint64 previous = 0;
+    for (const char *hop : {"read", "to_console", "decision", "to_server", "server_answer", "to_client"}) {
+        const qint64 at = line[hop].get<qint64>();
+        QVERIFY2(at > 0 && at >= previous, hop);
+        previous = at;
+    }
 }
 
 QTEST_GUILESS_MAIN(TestMcpProxy)

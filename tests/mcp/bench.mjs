@@ -6,10 +6,14 @@
 // interleaved, ten calls each in turn, so drift hits them alike. Prints one
 // JSON object; run by holdpoint-bench with HOLDPOINT_BIN, HOLDPOINT_CTL_BIN
 // and BENCH_CALLS set.
+//
+// The proxy writes when each hop of each call happened (HOLDPOINT_MCP_TRACE);
+// with this side's own send and receive times (the same CLOCK_MONOTONIC,
+// through process.hrtime) they give where the added time goes.
 
 import { spawn } from 'node:child_process';
 import { createRequire } from 'node:module';
-import { mkdtempSync, writeFileSync, existsSync, realpathSync, rmSync, mkdirSync } from 'node:fs';
+import { mkdtempSync, writeFileSync, readFileSync, existsSync, realpathSync, rmSync, mkdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
@@ -26,6 +30,7 @@ const root = join(work, 'root');
 mkdirSync(root);
 writeFileSync(join(root, 'hello.txt'), 'hello\n');
 const policy = join(work, 'policy.json');
+const traceFile = join(work, 'proxy-trace.jsonl');
 writeFileSync(policy, JSON.stringify({ default: 'ask', guardrails: [
   { type: 'rules', rules: [{ when: { tool: 'read_text_file' }, action: 'allow', reason: 'benchmark' }] }] }));
 const consoleProcess = spawn(HOLDPOINT_BIN, ['--headless', '--data-dir', dataDir, '--policy', policy], { stdio: 'ignore' });
@@ -38,9 +43,9 @@ async function waitFor(check, timeoutMs = 15000) {
   }
 }
 
-async function connect(command, args) {
+async function connect(command, args, env) {
   const client = new Client({ name: 'holdpoint-bench', version: '1.0.0' });
-  await client.connect(new StdioClientTransport({ command, args, stderr: 'ignore' }));
+  await client.connect(new StdioClientTransport({ command, args, stderr: 'ignore', ...(env ? { env } : {}) }));
   return client;
 }
 
@@ -53,27 +58,53 @@ function percentile(values, p) {
 async function measure(paths) {
   const latencies = paths.map(() => []);
   const request = (path) => ({ name: path.tool, arguments: { path: join(root, 'hello.txt') } });
+  // Every call's send and receive times, warm-up included, in call order.
+  const call = async (path, measured) => {
+    const start = process.hrtime.bigint();
+    const result = await path.client.callTool(request(path));
+    const end = process.hrtime.bigint();
+    if (result.isError) throw new Error(path.name + ': the call failed: ' + JSON.stringify(result));
+    path.times?.push({ start, end, measured });
+    return Number(end - start) / 1e6;
+  };
   for (const path of paths) // warm up
-    for (let i = 0; i < Math.ceil(calls / 10); i++) await path.client.callTool(request(path));
+    for (let i = 0; i < Math.ceil(calls / 10); i++) await call(path, false);
   for (let done = 0; done < calls; done += 10) {
     for (const [k, path] of paths.entries()) {
-      for (let i = 0; i < Math.min(10, calls - done); i++) {
-        const start = process.hrtime.bigint();
-        const result = await path.client.callTool(request(path));
-        latencies[k].push(Number(process.hrtime.bigint() - start) / 1e6);
-        if (result.isError) throw new Error(path.name + ': the call failed: ' + JSON.stringify(result));
-      }
+      for (let i = 0; i < Math.min(10, calls - done); i++)
+        latencies[k].push(await call(path, true));
     }
   }
   return latencies.map((l) => ({ p50: percentile(l, 0.5), p99: percentile(l, 0.99) }));
+}
+
+// The median of each hop of the measured proxied calls, in µs. The proxy
+// answers calls one at a time here, so its k-th trace line is the k-th call.
+function hops(times, traceFile) {
+  const lines = existsSync(traceFile) ? readFileSync(traceFile, 'utf8').split('\n').filter(Boolean).map(JSON.parse) : [];
+  if (lines.length !== times.length) return undefined;
+  const spans = {
+    'client to proxy': (t, h) => h.read - t.start,
+    'proxy, to console': (t, h) => h.to_console - h.read,
+    'console round trip': (t, h) => h.decision - h.to_console,
+    'proxy, to server': (t, h) => h.to_server - h.decision,
+    'server round trip': (t, h) => h.server_answer - h.to_server,
+    'proxy to client': (t, h) => t.end - h.server_answer,
+  };
+  return Object.entries(spans).map(([hop, span]) => {
+    const values = [];
+    times.forEach((t, k) => { if (t.measured) values.push(span({ start: Number(t.start), end: Number(t.end) }, lines[k]) / 1e3); });
+    return { hop, us: percentile(values, 0.5) };
+  });
 }
 
 try {
   await waitFor(() => existsSync(join(dataDir, 'endpoint.json')));
   const paths = [
     { name: 'direct', tool: 'read_text_file', client: await connect(process.execPath, [serverEntry, root]) },
-    { name: 'proxied', tool: 'read_text_file',
-      client: await connect(HOLDPOINT_CTL_BIN, ['--data-dir', dataDir, 'mcp-proxy', '--', process.execPath, serverEntry, root]) },
+    { name: 'proxied', tool: 'read_text_file', times: [],
+      client: await connect(HOLDPOINT_CTL_BIN, ['--data-dir', dataDir, 'mcp-proxy', '--', process.execPath, serverEntry, root],
+                            { ...process.env, HOLDPOINT_MCP_TRACE: traceFile }) },
   ];
   if (PEER_HITL_DIR) {
     // Every tool allowed (no approval destinations), its audit on.
@@ -88,7 +119,9 @@ try {
   }
   for (const path of paths) await path.client.listTools();
   const [directMs, proxiedMs, peerMs] = await measure(paths);
-  console.log(JSON.stringify({ calls, direct_ms: directMs, proxied_ms: proxiedMs, ...(peerMs ? { peer_ms: peerMs } : {}) }));
+  const hopsUs = hops(paths[1].times, traceFile);
+  console.log(JSON.stringify({ calls, direct_ms: directMs, proxied_ms: proxiedMs, ...(peerMs ? { peer_ms: peerMs } : {}),
+    ...(hopsUs ? { proxied_hops_us: hopsUs } : {}) }));
   for (const path of paths) await path.client.close();
 } finally {
   consoleProcess.kill('SIGTERM');
