@@ -27,7 +27,10 @@ struct Verdict
     std::string reason;
     std::string code;            // machine-readable, e.g. "protected_path"
     Json args;                   // Modify: the new arguments (an object)
-    Json metadata = Json::object(); // for the reviewer and the audit log
+    // For the reviewer and the audit log: an object, or null for none (a
+    // null or empty one adds nothing to the trail). Null by default, since
+    // an empty object costs an allocation on every verdict of every call.
+    Json metadata;
     // Values to mask, found while deciding; saves the chain asking again.
     std::vector<Redaction> redactions;
 
