@@ -1,6 +1,7 @@
 #pragma once
 
 #include "guardrails/guardrail.h"
+#include "guardrails/matchers.h"
 #include "guardrails/spec.h"
 
 #include <QRegularExpression>
@@ -31,15 +32,18 @@ private:
     struct Detector
     {
         std::string kind;
-        QRegularExpression regex; // capture group 1, when present, is the secret part
+        // Capture group 1, when present, is the secret part. Its literal
+        // prefilter turns away, without PCRE, text no match can be in.
+        Regex regex;
     };
+    void walk(const Json &node, std::string &path, const std::string &key, std::vector<Finding> *out) const;
     void scanString(const std::string &text, const std::string &path, std::vector<Finding> *out) const;
 
     std::string m_name;
     Action m_action = Action::Ask;
     std::vector<Detector> m_detectors;
     bool m_credentialKeys = true;
-    QRegularExpression m_credentialKey;
+    Regex m_credentialKey;
 };
 
 } // namespace holdpoint

@@ -8,6 +8,8 @@
 
 #include <QTest>
 
+#include <algorithm>
+
 using namespace holdpoint;
 using holdpoint::test::policyError;
 using holdpoint::test::policyOf;
@@ -32,6 +34,7 @@ private Q_SLOTS:
     void maskingDoesNotDependOnChainOrder();
     void maskAndUnmaskRoundTrip();
     void customPatternsAndConfiguration();
+    void prefilterMissesNothing();
 };
 
 void TestSecrets::detects_data()
@@ -124,6 +127,43 @@ void TestSecrets::customPatternsAndConfiguration()
     QCOMPARE(o.redactions[0].secret, std::string("itk_abcdefABCDEF"));
 
     QCOMPARE(policyError(R"({"guardrails":[{"type":"secrets","patterns":[{"name":"x","regex":"[unclosed"}]}]})"), QStringLiteral("p.json: guardrails[0].patterns[0].regex: invalid regex: missing terminating ] for character class at offset 9"));
+}
+
+// Each detector is asked only about text holding a literal all its matches
+// contain; these are matches the cheap test must let through.
+void TestSecrets::prefilterMissesNothing()
+{
+    const Policy p = policyOf(R"({"guardrails":[{"type":"secrets","patterns":[
+        {"name":"internal_token","regex":"itk_[A-Za-z0-9]{12}"},
+        {"name":"shouting_token","regex":"(?i)zzq_[a-z]{8}"}]}]})");
+    auto found = [&](const Json &args) {
+        std::vector<std::string> out;
+        for (const Redaction &r : run(p, args).redactions)
+            out.push_back(r.kind + "=" + r.secret);
+        std::sort(out.begin(), out.end());
+        return out;
+    };
+    using List = std::vector<std::string>;
+    // Without case, in any spelling, and deep inside arrays and objects.
+    QCOMPARE(found({{"h", "BEARER abcdefghijklmnop1234"}}), List {"bearer_token=abcdefghijklmnop1234"});
+    QCOMPARE(found({{"h", {{"x", Json::array({1, "x bEaReR abcdefghijklmnop1234"})}}}}),
+             List {"bearer_token=abcdefghijklmnop1234"});
+    // Beyond ASCII, PCRE folds the Kelvin sign onto k and the long s onto
+    // s: such keys and values go to PCRE whatever the literals say.
+    QCOMPARE(found({{"api_\u212Aey", "abcdefgh"}}), List {"credential=abcdefgh"});
+    QCOMPARE(found({{"pa\u017F\u017Fword", "abcdefgh"}}), List {"credential=abcdefgh"});
+    QCOMPARE(found({{"Token", "abcdefgh"}, {"X-API-KEY", "ijklmnop"}, {"tokens", "qrstuvwx"}}),
+             (List {"credential=abcdefgh", "credential=ijklmnop"}));
+    // A detector's literal in non-ASCII text.
+    QCOMPARE(found({{"t", "cl\u00e9 AKIAIOSFODNN7EXAMPLE \u00e9t\u00e9"}}), List {"aws_access_key_id=AKIAIOSFODNN7EXAMPLE"});
+    // Custom patterns: one with a leading literal, found mid-text, and one
+    // with none to filter on (an inline option), found in upper case.
+    QCOMPARE(found({{"list", Json::array({Json::array({"see itk_abcdefABCDEF"})})}}), List {"internal_token=itk_abcdefABCDEF"});
+    QCOMPARE(found({{"x", "ZZQ_ABCDEFGH"}}), List {"shouting_token=ZZQ_ABCDEFGH"});
+    // Several detectors in one string, and one that finds nothing.
+    QCOMPARE(found({{"x", "xoxb-1234567890-abcdefghij and ghp_" + std::string(36, 'a')}}),
+             (List {"github_token=ghp_" + std::string(36, 'a'), "slack_token=xoxb-1234567890-abcdefghij"}));
+    QCOMPARE(found({{"command", "make test"}, {"cwd", "/home/dev/app"}, {"timeout", 60}}), List {});
 }
 
 QTEST_GUILESS_MAIN(TestSecrets)
