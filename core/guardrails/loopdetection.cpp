@@ -130,10 +130,14 @@ void LoopDetectionGuardrail::Streak::add(const std::string &callId, const std::s
 Verdict LoopDetectionGuardrail::beforeCall(const CallView &call, const GuardContext &context)
 {
     TurnState &s = state(call);
-    const std::size_t h = callHash(call);
     if (auto it = s.toolFailures.find(call.toolName); it != s.toolFailures.end() && it->second.count >= m_sameTool.stop)
         return fire(s, call, context, "same_tool_failure", "halt", it->second.count, m_sameTool.stop,
                     call.toolName + " failed " + std::to_string(it->second.count) + " times in this turn; halting the turn");
+    // Hashing the call means serialising its arguments: only a turn with a
+    // failure or a read-only result on record has anything to look it up in.
+    if (s.exactFailures.empty() && s.lastResult.empty())
+        return Verdict::pass();
+    const std::size_t h = callHash(call);
     if (auto it = s.exactFailures.find(h); it != s.exactFailures.end() && it->second.count >= m_exact.stop)
         return fire(s, call, context, "exact_failure", "block", it->second.count, m_exact.stop,
                     "blocked: this exact " + call.toolName + " call failed " + std::to_string(it->second.count)

@@ -53,6 +53,7 @@ private Q_SLOTS:
     void progressResetsNoProgress();
     void onlyReadOnlyToolsCountForNoProgress();
     void countersResetAtTurnStart();
+    void eitherRecordAloneBlocks();
     void implicitTurnWithoutMarkers();
     void eventsAreKeptAgainstTheirTurn();
     void findingsStandAsTheTurnDoes();
@@ -160,6 +161,25 @@ void TestLoopDetection::countersResetAtTurnStart()
     QCOMPARE(t.call("bash", args, false).second->action, Action::Allow);
     t.turn = "t2"; // and a new turn starts from nothing
     QCOMPARE(t.call("bash", args, false).second->action, Action::Allow);
+}
+
+// A call is hashed only when its turn holds a failure or a read-only result:
+// each kind of record, with none of the other, must still block.
+void TestLoopDetection::eitherRecordAloneBlocks()
+{
+    Turn t;
+    const Json args = {{"command", "pytest"}, {"env", {{"CI", "1"}}}};
+    for (int i = 0; i < 5; ++i)
+        t.call("bash", args, false); // failures only, nothing read-only
+    QCOMPARE(t.call("bash", args, false).first.code, std::string("exact_failure"));
+    QCOMPARE(t.call("bash", {{"env", {{"CI", "1"}}}, {"command", "pytest"}}, false).first.action, Action::Deny);
+
+    t.turn = "t2"; // read-only results only, no failure
+    const Json path = {{"path", "status.txt"}};
+    for (int i = 0; i < 5; ++i)
+        t.call("read", path, true, "pending");
+    QCOMPARE(t.call("read", path, true, "pending").first.code, std::string("no_progress"));
+    QCOMPARE(t.call("bash", args, false).first.action, Action::Allow); // not this turn's failure
 }
 
 void TestLoopDetection::implicitTurnWithoutMarkers()
