@@ -60,22 +60,45 @@ RateLimitGuardrail::RateLimitGuardrail(std::string name, const SpecReader &spec)
     m_action = *actionFromName(spec.oneOf("action", {"deny", "ask", "halt"}, "deny"));
 }
 
+void RateLimitGuardrail::Window::popFront()
+{
+    if (++first == times.size()) {
+        times.clear();
+        first = 0;
+    }
+}
+
+void RateLimitGuardrail::Window::pushBack(TimeMs t)
+{
+    if (first > 0 && first * 2 >= times.size()) {
+        times.erase(times.begin(), times.begin() + std::ptrdiff_t(first));
+        first = 0;
+    }
+    times.push_back(t);
+}
+
 Verdict RateLimitGuardrail::beforeCall(const CallView &call, const GuardContext &context)
 {
     if (m_tools && !m_tools->matches(call.toolName))
         return Verdict::pass();
-    std::string key;
+    std::string &key = m_key;
+    key.clear();
+    auto part = [&key](const char *tag, const std::string &value) {
+        key += tag;
+        key += value;
+        key += '\0';
+    };
     if (m_perSession)
-        key += "s:" + call.sessionId + '\0';
+        part("s:", call.sessionId);
     if (m_perAgent)
-        key += "a:" + call.agent.name + '\0';
+        part("a:", call.agent.name);
     if (m_perTool)
-        key += "t:" + call.toolName + '\0';
+        part("t:", call.toolName);
 
-    std::deque<TimeMs> &window = m_windows[key];
+    Window &window = m_windows[key];
     // Sliding window: a call counts for exactly window_s after it was admitted.
     while (!window.empty() && window.front() <= context.now - m_windowMs)
-        window.pop_front();
+        window.popFront();
     if (int(window.size()) >= m_limit) {
         const TimeMs retryInMs = window.front() + m_windowMs - context.now;
         Verdict v = Verdict::make(m_action, "rate_limited",
@@ -86,7 +109,7 @@ Verdict RateLimitGuardrail::beforeCall(const CallView &call, const GuardContext 
                       {"retry_in_ms", retryInMs}};
         return v;
     }
-    window.push_back(context.now);
+    window.pushBack(context.now);
     // Forget idle keys so many sessions do not grow the map forever. The
     // threshold doubles after each sweep: with many keys live at once a
     // sweep on every call would make each call cost O(keys).

@@ -3,8 +3,8 @@
 #include "guardrails/guardrail.h"
 #include "guardrails/matchers.h"
 
-#include <deque>
 #include <unordered_map>
+#include <vector>
 
 namespace holdpoint {
 
@@ -21,6 +21,21 @@ public:
     static constexpr std::size_t MinSweepAt = 10'000;
 
 private:
+    // The admission times of one key, oldest first: a vector read from
+    // `first`, compacted when half of it is spent. A deque allocates a
+    // 512-byte block for the first call of every key.
+    struct Window
+    {
+        std::vector<TimeMs> times;
+        std::size_t first = 0;
+        bool empty() const { return first == times.size(); }
+        std::size_t size() const { return times.size() - first; }
+        TimeMs front() const { return times[first]; }
+        TimeMs back() const { return times.back(); }
+        void popFront();
+        void pushBack(TimeMs t);
+    };
+
     std::string m_name;
     std::size_t m_sweepAt = MinSweepAt;
     int m_limit = 0;
@@ -29,7 +44,8 @@ private:
     std::string m_perText;
     std::optional<NameMatcher> m_tools;
     Action m_action = Action::Deny;
-    std::unordered_map<std::string, std::deque<TimeMs>> m_windows;
+    std::unordered_map<std::string, Window> m_windows;
+    std::string m_key; // the call's key, built in place each call
 };
 
 // Escalates or denies by MCP tool annotations (README.md "annotations").

@@ -8,6 +8,9 @@
 
 #include <QTest>
 
+#include <algorithm>
+#include <map>
+
 using namespace holdpoint;
 
 namespace {
@@ -38,6 +41,7 @@ class TestRateLimit : public QObject
     Q_OBJECT
 private Q_SLOTS:
     void slidingWindow();
+    void longRunMatchesTheDefinition();
     void countsPerKey_data();
     void countsPerKey();
     void onlyListedTools();
@@ -64,6 +68,27 @@ void TestRateLimit::slidingWindow()
     QCOMPARE(h.call(10000).action, Action::Allow); // it left the window exactly now
     QCOMPARE(h.call(10500).action, Action::Deny);  // calls at 1 s, 2 s and 10 s count
     QCOMPARE(h.call(11000).action, Action::Allow);
+}
+
+// Many calls in bursts and pauses, so each key's window is emptied, filled
+// and compacted many times: every verdict is the one the definition gives.
+void TestRateLimit::longRunMatchesTheDefinition()
+{
+    Harness h(R"({"default":"allow","guardrails":[{"type":"rate_limit","limit":5,"window_s":10}]})");
+    std::map<std::string, std::vector<TimeMs>> admitted;
+    TimeMs now = 0;
+    std::uint32_t seed = 12345;
+    for (int i = 0; i < 3000; ++i) {
+        seed = seed * 1664525u + 1013904223u;
+        now += (seed >> 8) % 7 == 0 ? TimeMs((seed >> 12) % 15'000) : TimeMs((seed >> 12) % 900);
+        const std::string session = (seed >> 20) % 3 == 0 ? "s2" : "s1";
+        std::vector<TimeMs> &times = admitted[session];
+        const auto inWindow = std::count_if(times.begin(), times.end(), [&](TimeMs t) { return t > now - 10'000; });
+        const bool allowed = h.call(now, "bash", session).action == Action::Allow;
+        QCOMPARE(allowed, inWindow < 5);
+        if (allowed)
+            times.push_back(now);
+    }
 }
 
 void TestRateLimit::countsPerKey_data()
