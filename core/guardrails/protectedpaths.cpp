@@ -1,6 +1,6 @@
 #include "protectedpaths.h"
 
-#include <functional>
+#include <optional>
 
 namespace holdpoint {
 
@@ -61,44 +61,51 @@ bool ProtectedPathsGuardrail::protectedPath(const std::string &normalized, const
     return false;
 }
 
+// The first protected path under a path-like key anywhere in `node`, in the
+// order a depth-first walk meets them.
+std::optional<Verdict> ProtectedPathsGuardrail::find(const Json &node, const std::string &cwd) const
+{
+    if (node.is_object()) {
+        for (auto it = node.begin(); it != node.end(); ++it) {
+            if (m_keys.contains(it.key())) {
+                auto check = [&](const Json &v) -> std::optional<Verdict> {
+                    if (!v.is_string())
+                        return std::nullopt;
+                    const std::string &value = v.get_ref<const std::string &>();
+                    std::string normalized = normalizePath(value, cwd);
+                    const Pattern *p = nullptr;
+                    if (!protectedPath(normalized, &p))
+                        return std::nullopt;
+                    Verdict verdict = Verdict::make(m_action, "protected_path",
+                                                    it.key() + " " + value + " is protected (" + p->text + ")");
+                    verdict.metadata = {{"key", it.key()}, {"path", std::move(normalized)}, {"pattern", p->text}};
+                    return verdict;
+                };
+                if (it->is_array()) {
+                    for (const auto &e : *it)
+                        if (auto found = check(e))
+                            return found;
+                } else if (auto found = check(*it)) {
+                    return found;
+                }
+            }
+            if (it->is_structured())
+                if (auto found = find(*it, cwd))
+                    return found;
+        }
+    } else if (node.is_array()) {
+        for (const auto &e : node)
+            if (e.is_structured())
+                if (auto found = find(e, cwd))
+                    return found;
+    }
+    return std::nullopt;
+}
+
 Verdict ProtectedPathsGuardrail::beforeCall(const CallView &call, const GuardContext &)
 {
-    const std::string cwd = cwdOf(call.context);
     // Path-like keys anywhere in the arguments, e.g. edits[].file_path too.
-    std::optional<Verdict> found;
-    std::function<void(const Json &)> walk = [&](const Json &node) {
-        if (found)
-            return;
-        if (node.is_object()) {
-            for (auto it = node.begin(); it != node.end() && !found; ++it) {
-                if (m_keys.contains(it.key())) {
-                    auto check = [&](const Json &v) {
-                        if (found || !v.is_string())
-                            return;
-                        const std::string normalized = normalizePath(v.get<std::string>(), cwd);
-                        const Pattern *p = nullptr;
-                        if (protectedPath(normalized, &p)) {
-                            Verdict verdict = Verdict::make(m_action, "protected_path",
-                                                            it.key() + " " + v.get<std::string>() + " is protected ("
-                                                                + p->text + ")");
-                            verdict.metadata = {{"key", it.key()}, {"path", normalized}, {"pattern", p->text}};
-                            found = std::move(verdict);
-                        }
-                    };
-                    if (it->is_array())
-                        for (const auto &e : *it)
-                            check(e);
-                    else
-                        check(*it);
-                }
-                walk(*it);
-            }
-        } else if (node.is_array()) {
-            for (const auto &e : node)
-                walk(e);
-        }
-    };
-    walk(call.args);
+    std::optional<Verdict> found = find(call.args, cwdOf(call.context));
     return found ? std::move(*found) : Verdict::pass();
 }
 

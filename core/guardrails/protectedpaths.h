@@ -27,6 +27,7 @@ private:
         std::string base;
     };
     bool protectedPath(const std::string &normalized, const Pattern **which) const;
+    std::optional<Verdict> find(const Json &node, const std::string &cwd) const;
 
     std::string m_name;
     Action m_action = Action::Deny;

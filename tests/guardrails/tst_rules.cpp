@@ -516,6 +516,9 @@ void TestRules::protectedPaths_data()
     QTest::newRow("relative climbing past it") << R"({"target":"../../.ssh/id_rsa"})" << "";
     QTest::newRow("nested key") << R"({"edits":[{"file_path":"/etc/hosts","text":"x"}]})" << "file_path /etc/hosts is protected (/etc)";
     QTest::newRow("array of paths") << R"({"paths":["a"],"destination":["/tmp/x","/etc/x"]})" << "destination /etc/x is protected (/etc)";
+    QTest::newRow("arrays in arrays") << R"({"x":[1,[[{"dir":"/etc"}]]]})" << "dir /etc is protected (/etc)";
+    QTest::newRow("first in walk order") << R"({"a":{"src":"/etc/a"},"path":"/etc/b","z":{"dest":"/etc/c"}})"
+                                         << "src /etc/a is protected (/etc)";
     QTest::newRow("not path-like key") << R"({"content":"/etc/passwd"})" << "";
     QTest::newRow("sibling") << R"({"path":"/etcetera"})" << "";
     QTest::newRow("glob miss") << R"({"path":"/home/dev/.sshx/key"})" << "";
