@@ -194,20 +194,21 @@ ChainOutcome GuardrailChain::decide(const CallView &call, const GuardContext &co
 
     for (std::size_t index = 0; index < m_entries.size(); ++index) {
         const ChainEntry &entry = m_entries[index];
-        const std::string name = guardrailName(entry);
+        const std::string_view name = entry.guardrail->name();
         const CallView view {call.sessionId, call.agent,       call.callId,  call.toolName,
                              current ? *current : call.args, call.annotations, call.context, call.turnId};
         Verdict v;
         if (auto failure = run(entry, [&](Guardrail &g) { return g.beforeCall(view, context); }, &v)) {
-            out.trail.push_back(errorEntry(name, *failure, entry.failOpen));
+            const std::string owned = guardrailName(entry);
+            out.trail.push_back(errorEntry(owned, *failure, entry.failOpen));
             if (entry.failOpen) {
-                out.warnings.push_back({name, "guardrail_error", "guardrail " + name + " failed (fail_open): " + *failure});
+                out.warnings.push_back({owned, "guardrail_error", "guardrail " + owned + " failed (fail_open): " + *failure});
                 continue;
             }
             out.action = Action::Deny;
-            out.decidedBy = "guardrail:" + name;
+            out.decidedBy = "guardrail:" + owned;
             out.code = "guardrail_error";
-            out.reason = "guardrail " + name + " failed: " + *failure;
+            out.reason = "guardrail " + owned + " failed: " + *failure;
             return out;
         }
         // Redactions found on rewritten arguments are collected separately.
@@ -226,7 +227,7 @@ ChainOutcome GuardrailChain::decide(const CallView &call, const GuardContext &co
             }
             break;
         case Action::Warn:
-            out.warnings.push_back({name, v.code, v.reason});
+            out.warnings.push_back({std::string(name), v.code, v.reason});
             break;
         case Action::Modify: {
             const Json &before = current ? *current : call.args;
@@ -245,7 +246,7 @@ ChainOutcome GuardrailChain::decide(const CallView &call, const GuardContext &co
         case Action::Halt:
             out.trail.push_back(std::move(entryJson));
             out.action = v.action;
-            out.decidedBy = "guardrail:" + name;
+            out.decidedBy = "guardrail:" + std::string(name);
             out.reason = v.reason;
             out.code = v.code;
             return out;

@@ -80,14 +80,15 @@ std::size_t LoopDetectionGuardrail::callHash(const CallView &call)
 LoopDetectionGuardrail::TurnState &LoopDetectionGuardrail::state(const CallView &call)
 {
     // A session that never sends turn markers has one implicit turn, "".
-    Key key {call.sessionId, call.turnId.value_or(std::string())};
-    auto [it, inserted] = m_turns.try_emplace(key);
-    if (inserted) {
-        m_turnOrder.push_back(key);
-        while (m_turnOrder.size() > MaxTurnsKept) {
-            m_turns.erase(m_turnOrder.front());
-            m_turnOrder.pop_front();
-        }
+    const KeyLess::View view {call.sessionId, call.turnId ? std::string_view(*call.turnId) : std::string_view()};
+    auto it = m_turns.lower_bound(view);
+    if (it != m_turns.end() && !m_turns.key_comp()(view, it->first))
+        return it->second;
+    it = m_turns.emplace_hint(it, Key {view.first, view.second}, TurnState {});
+    m_turnOrder.push_back(it->first);
+    while (m_turnOrder.size() > MaxTurnsKept) {
+        m_turns.erase(m_turnOrder.front());
+        m_turnOrder.pop_front();
     }
     return it->second;
 }

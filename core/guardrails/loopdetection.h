@@ -65,6 +65,20 @@ private:
     };
     static constexpr std::size_t MaxCallIds = 20;
     using Key = std::pair<std::string, std::string>; // session, turn
+    // Orders keys as std::pair does, and finds one by views of its parts,
+    // so looking a turn up copies no ids.
+    struct KeyLess
+    {
+        using is_transparent = void;
+        using View = std::pair<std::string_view, std::string_view>;
+        static View view(const Key &k) { return {k.first, k.second}; }
+        static const View &view(const View &v) { return v; }
+        template<typename A, typename B>
+        bool operator()(const A &a, const B &b) const
+        {
+            return view(a) < view(b);
+        }
+    };
 
     bool readOnly(const CallView &call) const;
     TurnState &state(const CallView &call);
@@ -77,7 +91,7 @@ private:
     Thresholds m_sameTool {3, 8};
     Thresholds m_noProgress {2, 5};
     std::set<std::string> m_readOnlyTools;
-    std::map<Key, TurnState> m_turns;
+    std::map<Key, TurnState, KeyLess> m_turns;
     std::deque<Key> m_turnOrder; // oldest first, to bound memory
     static constexpr std::size_t MaxTurnsKept = 1000;
 };
