@@ -25,6 +25,15 @@ private Q_SLOTS:
     void headersShowWhenEmpty();
 
 private:
+    // The queue with the window's model and proxy over it.
+    struct Stack
+    {
+        ManualClock clock {1'000'000};
+        ReviewQueue queue {&clock};
+        QueueModel model {&queue};
+        QueueProxy proxy {&model};
+    };
+
     static QueueItem makeItem(ReviewQueue &q, int i, TimeMs receivedAt)
     {
         static const char *tools[] = {"read_file", "write_file", "bash", "deploy", "search"};
@@ -64,10 +73,8 @@ private:
 
 void TestQueueProxy::matchesReferenceThroughRandomChanges()
 {
-    ManualClock clock(1'000'000);
-    ReviewQueue queue(&clock);
-    QueueModel model(&queue);
-    QueueProxy proxy(&model);
+    Stack stack;
+    auto &[clock, queue, model, proxy] = stack;
     QAbstractItemModelTester tester(&proxy, QAbstractItemModelTester::FailureReportingMode::QtTest);
     QRandomGenerator rng(2024);
     QueueFilter filter;
@@ -151,10 +158,8 @@ void TestQueueProxy::matchesReferenceThroughRandomChanges()
 
 void TestQueueProxy::riskChangeMovesTheRowAndKeepsTheSelection()
 {
-    ManualClock clock(1'000'000);
-    ReviewQueue queue(&clock);
-    QueueModel model(&queue);
-    QueueProxy proxy(&model);
+    Stack stack;
+    auto &[clock, queue, model, proxy] = stack;
     QAbstractItemModelTester tester(&proxy, QAbstractItemModelTester::FailureReportingMode::QtTest);
     for (int i = 0; i < 5; ++i) {
         QueueItem item = makeItem(queue, i, 1'000'000 + i);
@@ -183,10 +188,8 @@ void TestQueueProxy::riskChangeMovesTheRowAndKeepsTheSelection()
 
 void TestQueueProxy::liveTicksAreForwardedOnce()
 {
-    ManualClock clock(1'000'000);
-    ReviewQueue queue(&clock);
-    QueueModel model(&queue);
-    QueueProxy proxy(&model);
+    Stack stack;
+    auto &[clock, queue, model, proxy] = stack;
     for (int i = 0; i < 300; ++i)
         queue.add(makeItem(queue, i, 1'000'000 + i));
     proxy.setFilterText(QStringLiteral("bash"));
@@ -201,10 +204,8 @@ void TestQueueProxy::liveTicksAreForwardedOnce()
 
 void TestQueueProxy::headersShowWhenEmpty()
 {
-    ManualClock clock(1'000'000);
-    ReviewQueue queue(&clock);
-    QueueModel model(&queue);
-    QueueProxy proxy(&model);
+    Stack stack;
+    auto &[clock, queue, model, proxy] = stack;
     QCOMPARE(proxy.rowCount(), 0);
     QVERIFY(!proxy.hasChildren());
     QCOMPARE(proxy.headerData(QueueModel::Tool, Qt::Horizontal).toString(), QStringLiteral("Tool"));
