@@ -26,6 +26,7 @@
 #include <QLineEdit>
 #include <QPlainTextEdit>
 #include <QPushButton>
+#include <QScreen>
 #include <QShortcut>
 #include <QSplitter>
 #include <QStatusBar>
@@ -133,7 +134,12 @@ MainWindow::MainWindow(ConsoleCore *core, QWidget *parent)
     m_refresh.start();
 
     loadRecentActivity();
-    resize(1440, 860);
+    // Roomy where the screen allows, never wider or taller than it: the
+    // detail pane and its buttons sit at the right edge.
+    QSize size(1440, 860);
+    if (const QScreen *s = screen())
+        size = size.boundedTo(s->availableGeometry().size());
+    resize(size);
     showDetail();
     updateAuditBanner();
     updateTitleAndStatus();

@@ -22,6 +22,7 @@
 #include <QStatusBar>
 #include <QTableView>
 #include <QTemporaryDir>
+#include <QScreen>
 #include <QTest>
 #include <QTextBrowser>
 
@@ -43,6 +44,7 @@ private Q_SLOTS:
     void keyboardMovesThroughTheQueue();
     void lettersTypedInTheEditorDecideNothing();
     void titleShowsPendingCount();
+    void windowFitsTheScreen();
     void controlCharactersAreEscapedForDisplay();
     void refusedPolicyEditIsShownUntilAGoodOne();
     void trailWarningsAndRewriteAreShownMasked();
@@ -285,6 +287,17 @@ void TestMainWindow::titleShowsPendingCount()
     QCOMPARE(h.window->windowTitle(), QStringLiteral("(2) Holdpoint"));
     QTest::mouseClick(h.child<QPushButton>("approveButton"), Qt::LeftButton);
     QCOMPARE(h.window->windowTitle(), QStringLiteral("(1) Holdpoint"));
+}
+
+// On a small screen the window shrinks to it: the decision buttons sit at
+// its right edge and must not fall off it.
+void TestMainWindow::windowFitsTheScreen()
+{
+    WindowHarness h;
+    const QSize available = h.window->screen()->availableGeometry().size();
+    QVERIFY2(h.window->width() <= available.width() && h.window->height() <= available.height(),
+             qPrintable(QStringLiteral("%1x%2 on %3x%4").arg(h.window->width()).arg(h.window->height())
+                            .arg(available.width()).arg(available.height())));
 }
 
 void TestMainWindow::controlCharactersAreEscapedForDisplay()
