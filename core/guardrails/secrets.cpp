@@ -50,19 +50,9 @@ SecretsGuardrail::SecretsGuardrail(std::string name, const SpecReader &spec)
             const SpecReader p((*patterns)[i], spec.pathOf("patterns") + "[" + std::to_string(i) + "]");
             p.onlyKeys({"name", "regex"});
             const std::string kind = p.string("name");
-            const std::string pattern = p.string("regex");
-            QRegularExpression re(toQString(pattern));
-            if (!re.isValid())
-                p.fail("regex", "invalid regex: " + re.errorString().toStdString() + " at offset "
-                                    + std::to_string(re.patternErrorOffset()));
-            re.optimize();
-            // The literal a match must contain, when the pattern starts with one.
-            bool atStart = false;
-            std::string literal = requiredLiteral(pattern, &atStart);
-            std::vector<std::string> anyOf;
-            if (!literal.empty())
-                anyOf.push_back(std::move(literal));
-            m_detectors.push_back({kind, Regex(std::move(re), std::move(anyOf), false)});
+            // Compiled as a rule's regex is: checked, and with the literal
+            // a match must start with as its prefilter.
+            m_detectors.push_back({kind, Regex::compile(p.string("regex"), p.pathOf("regex"))});
         }
     }
 }
