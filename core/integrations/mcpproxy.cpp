@@ -48,7 +48,7 @@ McpProxy::McpProxy(McpProxyOptions options, QObject *parent)
 void McpProxy::stamp(const std::string &callId, qint64 HopStamps::*hop)
 {
     if (m_trace)
-        m_stamps[callId].*hop = hop == &HopStamps::read ? m_readAt : monotonicNs();
+        m_stamps[callId].*hop = monotonicNs();
 }
 
 McpProxy::~McpProxy()
@@ -178,7 +178,8 @@ void McpProxy::submit(const mcp::Message &m, const QByteArray &raw)
 {
     const std::string callId = "mcp-" + std::to_string(++m_nextCall);
     m_waiting[callId] = WaitingCall {m.id, m.json, raw, false};
-    stamp(callId, &HopStamps::read);
+    if (m_trace)
+        m_stamps[callId].read = m_readAt; // when its bytes came in, not now
     switch (m_state) {
     case ConsoleState::Ready:
         sendToConsole(callId);

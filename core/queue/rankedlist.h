@@ -15,7 +15,7 @@ namespace holdpoint {
 // block sizes. The review queue keeps 100,000 pending calls in one: a
 // decision in the middle costs microseconds, not a scan.
 //
-// The sorted operations (lowerBound, find, insertSorted, eraseSorted) take
+// The sorted operations (lowerBound, find, insertSorted) take
 // the order as an argument and assume the elements are sorted by it and
 // distinct under it; the positional ones keep whatever order the caller
 // gives.

@@ -4,7 +4,6 @@
 
 #include <QRandomGenerator>
 
-
 namespace holdpoint {
 
 ReviewQueue::ReviewQueue(Clock *clock, QObject *parent)
