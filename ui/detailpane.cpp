@@ -162,6 +162,12 @@ void DetailPane::toggleRevealed()
     setRevealed(!m_revealed);
 }
 
+QString DetailPane::cannotEdit(const QueueItem &item)
+{
+    return tr("%1 cannot take edited arguments (it said so when it connected): approve or deny the call as sent")
+        .arg(displaySafe(toQString(item.agent.name), 60));
+}
+
 void DetailPane::showItem(const std::string &id, const QString &emptyTitle, const QString &emptyHint)
 {
     if (id != m_id && m_revealed) {
@@ -176,6 +182,11 @@ void DetailPane::showItem(const std::string &id, const QString &emptyTitle, cons
     const QueueItem *item = this->item();
     const bool has = item != nullptr;
     m_argsEditor->setEnabled(has);
+    // An agent that cannot take edited arguments would run the call
+    // unedited: its arguments show, but do not edit.
+    const bool editable = has && item->agent.capabilities.modify;
+    m_argsEditor->setReadOnly(has && !editable);
+    m_editButton->setToolTip(has && !editable ? cannotEdit(*item) : QString());
     m_revealButton->setVisible(has && !item->redactions.empty());
     if (!has) {
         m_title->setText(emptyTitle);
@@ -226,6 +237,10 @@ void DetailPane::showMeta(const QueueItem &item)
         meta << tr("turn %1").arg(displaySafe(toQString(*item.turnId), 60));
     meta << tr("call %1").arg(displaySafe(toQString(item.callId), 60)) << tr("item %1").arg(toQString(item.id));
     meta << tr("risk %1").arg(item.risk);
+    if (!item.agent.capabilities.modify)
+        meta << tr("takes no edits");
+    if (!item.agent.capabilities.halt)
+        meta << tr("a halt denies this call; its agent stops as far as it can");
     if (!item.agentConnected)
         meta << tr("AGENT DISCONNECTED");
     if (item.secretsPending)
@@ -302,6 +317,13 @@ void DetailPane::onArgsEdited()
     const QueueItem *item = this->item();
     if (!item) {
         m_argsEditor->setExtraSelections(marks);
+        Q_EMIT editsChanged();
+        return;
+    }
+    if (!item->agent.capabilities.modify) {
+        m_argsStatus->setText(QStringLiteral("\u2716 ") + cannotEdit(*item));
+        m_argsEditor->setExtraSelections(marks);
+        showDiff(item);
         Q_EMIT editsChanged();
         return;
     }

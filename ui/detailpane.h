@@ -66,6 +66,7 @@ private:
     void showDiff(const QueueItem *item);
     void showEditing(bool editing);
     void showMeta(const QueueItem &item);
+    static QString cannotEdit(const QueueItem &item);
 
     ConsoleCore *m_core;
     std::string m_id;

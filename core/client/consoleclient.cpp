@@ -41,6 +41,8 @@ void ConsoleClient::connectTo(const EndpointInfo &info, protocol::Role role, con
                     {"agent", {{"name", agent.name}}}};
     if (!agent.framework.empty())
         m_hello["agent"]["framework"] = agent.framework;
+    if (!agent.capabilities.all())
+        m_hello["capabilities"] = protocol::capabilitiesToJson(agent.capabilities);
     if (sessionId)
         m_hello["session_id"] = *sessionId;
     m_timeout.start(timeoutMs);

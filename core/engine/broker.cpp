@@ -294,6 +294,7 @@ ChainOutcome Broker::screen(const Session &session, const ToolCall &call, TimeMs
     }
     ChainOutcome outcome = m_policy.chain->beforeCall(view, {now}, m_policy.defaultAction);
     m_grants.apply(session.id, call.turnId, call.toolName, &outcome);
+    fitToCapabilities(outcome, session.agent);
     return outcome;
 }
 

@@ -17,6 +17,33 @@ QByteArray callDigest(const std::string &toolName, const Json &args)
     return QByteArray(reinterpret_cast<const char *>(digest.data()), qsizetype(digest.size()));
 }
 
+void fitToCapabilities(ChainOutcome &outcome, const AgentInfo &agent)
+{
+    if (agent.capabilities.modify || !outcome.args || (outcome.action != Action::Allow && outcome.action != Action::Ask))
+        return;
+    // The agent would run its own arguments, not the rewritten ones: a
+    // person decides on the call as sent, and no rewrite is offered.
+    const std::string why = "agent \"" + agent.name + "\" cannot take edited arguments";
+    if (outcome.action == Action::Allow) {
+        // Which guardrails rewrote it, and why, from the trail.
+        std::string rewrites;
+        for (const Json &entry : outcome.trail) {
+            if (entry.value("action", std::string()) != "modify")
+                continue;
+            rewrites += rewrites.empty() ? "" : "; ";
+            rewrites += entry.value("guardrail", std::string()) + ": " + entry.value("reason", std::string());
+        }
+        outcome.action = Action::Ask;
+        outcome.reason = "a guardrail would rewrite the arguments (" + rewrites + "), but " + why
+                         + ": approve or deny the call as sent";
+        outcome.code.clear();
+    } else {
+        outcome.reason += " (a guardrail's rewrite is not offered: " + why + ")";
+    }
+    outcome.args.reset();
+    outcome.patch = Json();
+}
+
 Escalation escalationOf(ToolCall call, ChainOutcome &&outcome)
 {
     Escalation e;
@@ -66,6 +93,8 @@ Json callRecord(const ToolCall &call, const AgentInfo &agent, const ChainOutcome
                  {"trail", maskJson(outcome.trail, outcome.redactions)}};
     if (!agent.framework.empty())
         record["framework"] = agent.framework;
+    if (!agent.capabilities.all())
+        record["capabilities"] = capabilitiesToJson(agent.capabilities);
     if (!call.annotations.is_null() && !call.annotations.empty())
         record["annotations"] = call.annotations;
     if (!call.context.is_null() && !call.context.empty())

@@ -20,6 +20,11 @@ namespace holdpoint {
 // re-send of the same call from a different call under the same call_id.
 QByteArray callDigest(const std::string &toolName, const Json &args);
 
+// A guardrail's rewrite for an agent that cannot take edited arguments
+// would run unedited: it goes to a person instead, as sent (PROTOCOL.md
+// "Capabilities").
+void fitToCapabilities(ChainOutcome &outcome, const protocol::AgentInfo &agent);
+
 // What the queue needs to know of an escalated call, however it was learnt.
 struct Escalation
 {

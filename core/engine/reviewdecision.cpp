@@ -23,6 +23,11 @@ ReviewPlan planReview(const Review &review, const QueueItem &item, const std::st
                       "id: \"" + review.id + "\" came back from the audit log after a restart, and the log keeps no "
                       "secrets; its real arguments return when the agent re-sends the call. Deny or halt it now, or approve it then");
 
+    if (review.action == ReviewAction::Edit && !item.agent.capabilities.modify)
+        return refuse(ErrorCode::InvalidField,
+                      "action: edit: agent \"" + item.agent.name + "\" said in its hello that it cannot take edited "
+                      "arguments, so it would run the call unedited; approve or deny it as sent");
+
     ReviewPlan plan;
     plan.reviewedId = item.id;
     plan.reviewedCallId = item.callId;

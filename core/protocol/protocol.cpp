@@ -308,6 +308,19 @@ ParseResult parseHello(const Json &o)
     }
     if (h.agent.name.empty())
         h.agent.name = h.role == Role::Reviewer ? "reviewer" : "agent";
+    Json capabilities;
+    if (f.object("capabilities", capabilities, false)) {
+        // Capabilities this console does not know are ignored, so a newer
+        // client can declare more.
+        FieldReader c(capabilities);
+        c.boolean("modify", h.agent.capabilities.modify, false);
+        c.boolean("halt", h.agent.capabilities.halt, false);
+        if (c.failed()) {
+            ParseError e = c.error();
+            e.message = "capabilities." + e.message;
+            return failure(e);
+        }
+    }
     f.optionalString("session_id", h.sessionId, MaxIdLength, true);
     if (f.failed())
         return failure(f.error());
@@ -495,6 +508,28 @@ Json compactResult(const Json &result, std::size_t maxBytes)
     if (text.size() <= maxBytes)
         return result;
     return Json {{"truncated", true}, {"bytes", text.size()}, {"sha256", sha256Hex(text)}};
+}
+
+Json capabilitiesToJson(const Capabilities &c)
+{
+    Json j = Json::object();
+    if (!c.modify)
+        j["modify"] = false;
+    if (!c.halt)
+        j["halt"] = false;
+    return j;
+}
+
+Capabilities capabilitiesFromJson(const Json &j)
+{
+    Capabilities c;
+    if (!j.is_object())
+        return c;
+    if (auto it = j.find("modify"); it != j.end() && it->is_boolean())
+        c.modify = it->get<bool>();
+    if (auto it = j.find("halt"); it != j.end() && it->is_boolean())
+        c.halt = it->get<bool>();
+    return c;
 }
 
 Json warningsToJson(const std::vector<Warning> &warnings)

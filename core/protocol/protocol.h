@@ -51,10 +51,26 @@ std::string_view errorCodeName(ErrorCode code);
 enum class Role { Agent, Reviewer };
 std::string_view roleName(Role role);
 
+// What a client can take (PROTOCOL.md "hello"): an absent capability is
+// one the client supports, so clients from before this field take all.
+struct Capabilities
+{
+    bool modify = true; // edited arguments in an allow
+    bool halt = true;   // a halt that stops its run
+    bool all() const { return modify && halt; }
+    bool operator==(const Capabilities &) const = default;
+};
+
+// As the audit log and the queue's JSON write them: only what the client
+// cannot take, so all-capable is `{}`. Reading ignores what is not a boolean.
+Json capabilitiesToJson(const Capabilities &capabilities);
+Capabilities capabilitiesFromJson(const Json &json);
+
 struct AgentInfo
 {
     std::string name;
     std::string framework;
+    Capabilities capabilities {};
 };
 
 struct Hello

@@ -41,6 +41,7 @@ private Q_SLOTS:
     void policyDefaultAnswersWithoutAPerson();
     void invalidPolicyStopsTheConsole();
     void restartAfterKillTakesOverTheDataDir();
+    void noEditsSurviveARestart();
     void guardrailsDecideOnTheWire();
     void policyCheck();
     void loopDetectionOnTheWire();
@@ -384,6 +385,38 @@ void TestConsoleE2E::restartAfterKillTakesOverTheDataDir()
     QCOMPARE(alive.out, QByteArray("no pending calls\n"));
     again.terminate();
     QVERIFY(again.waitForFinished(WaitMs));
+}
+
+void TestConsoleE2E::noEditsSurviveARestart()
+{
+    QTemporaryDir dir;
+    const QString data = dir.filePath(QStringLiteral("data"));
+    auto console = std::make_unique<ConsoleProcess>(data, QStringList {});
+    QVERIFY(console->ready());
+    {
+        TestSocket codex;
+        QVERIFY(codex.open(console->info().url));
+        codex.send(Json {{"type", "hello"}, {"protocol", 1}, {"token", console->info().agentToken.toStdString()},
+                         {"agent", {{"name", "codex"}}}, {"capabilities", {{"modify", false}, {"halt", false}}}, {"session_id", "s-codex"}});
+        QVERIFY(codex.next("welcome").is_object());
+        codex.send(Json {{"type", "tool_call"}, {"call_id", "c1"}, {"tool_name", "shell"}, {"args", {{"command", "make"}}}});
+        QVERIFY(codex.next("pending").is_object());
+    }
+    console->process().kill();
+    QVERIFY(console->process().waitForFinished(WaitMs));
+    console = std::make_unique<ConsoleProcess>(data, QStringList {});
+    QVERIFY(console->ready());
+
+    const CtlResult pending = console->ctl({QStringLiteral("pending"), QStringLiteral("--json")});
+    QCOMPARE(pending.exitCode, 0);
+    const Json items = pending.json();
+    QCOMPARE(items.size(), std::size_t(1));
+    QCOMPARE(items[0]["agent"]["capabilities"], Json({{"modify", false}, {"halt", false}}));
+    const QString id = QString::fromStdString(items[0]["id"].get<std::string>());
+    const CtlResult edit = console->ctl({QStringLiteral("edit"), id, QStringLiteral("--args"), QStringLiteral(R"({"command":"make -j2"})")});
+    QCOMPARE(edit.exitCode, 2);
+    QVERIFY2(edit.err.contains("cannot take edited arguments"), edit.err.constData());
+    QCOMPARE(console->ctl({QStringLiteral("deny"), id, QStringLiteral("--reason"), QStringLiteral("not now")}).exitCode, 0);
 }
 
 void TestConsoleE2E::guardrailsDecideOnTheWire()

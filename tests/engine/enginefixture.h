@@ -61,12 +61,13 @@ struct Fixture
         return c;
     }
 
-    ConnectionId agent(const std::optional<std::string> &session = std::nullopt, const std::string &name = "coder")
+    ConnectionId agent(const std::optional<std::string> &session = std::nullopt, const std::string &name = "coder",
+                       Capabilities capabilities = {})
     {
         const ConnectionId cid = next++;
         Hello h;
         h.token = "x";
-        h.agent = {name, "autogen"};
+        h.agent = {name, "autogen", capabilities};
         h.sessionId = session;
         broker.onHello(cid, h);
         return cid;

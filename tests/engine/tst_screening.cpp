@@ -17,6 +17,7 @@ private Q_SLOTS:
     void guardrailRewriteIsReturned();
     void laterDenyBeatsEarlierAsk();
     void escalationCarriesTrailAndProposedArgs();
+    void rewriteForAnAgentWithoutEditsGoesToAPerson();
     void afterCallChecksRunOncePerCallThatRan();
     void secretsAreMaskedForReviewersNotForTheAgent();
     void rateLimitOnTheConsoleClock();
@@ -136,6 +137,55 @@ void TestScreening::escalationCarriesTrailAndProposedArgs()
     const ReviewOutcome same = f.review(f.itemOf("c3"), ReviewAction::Edit, {}, Json {{"command", "make"}, {"timeout", 60}});
     QVERIFY(!same.ok);
     QCOMPARE(same.code, ErrorCode::InvalidField);
+}
+
+void TestScreening::rewriteForAnAgentWithoutEditsGoesToAPerson()
+{
+    Fixture f;
+    f.broker.setPolicy(policyOf(R"({"default":"allow","guardrails":[{"type":"rules","rules":[
+        {"when":{"tool":"bash"},"action":"modify","clamp":{"timeout":{"max":60}},"reason":"timeout clamped"},
+        {"when":{"tool":"write_file"},"action":"ask","reason":"writes need a look"}]},
+        {"type":"rules","name":"sandbox","rules":[{"when":{"tool":"write_file"},"action":"modify","set":{"mode":"0600"},"reason":"private files"}]}]})"));
+    const ConnectionId r = f.reviewer();
+    const ConnectionId a = f.agent(std::string("s-codex"), "codex", Capabilities {false, true});
+
+    // The rewrite would be dropped by the agent: a person decides instead.
+    f.call(a, "c1", {{"command", "make"}, {"timeout", 900}}, "bash");
+    QVERIFY(f.out.ofType(a, "decision").empty());
+    Json item = f.out.last(r, "escalated")["item"];
+    QCOMPARE(item["agent"]["capabilities"], Json({{"modify", false}}));
+    QVERIFY(!item.contains("proposed_args"));
+    QCOMPARE(item["reason"], Json("a guardrail would rewrite the arguments (rules: timeout clamped), but agent \"codex\" cannot "
+                                  "take edited arguments: approve or deny the call as sent"));
+    QCOMPARE(item["trail"][0]["action"], Json("modify"));
+    // Edits are refused, and approving runs the call as the agent sent it.
+    const ReviewOutcome edit = f.review(item["id"].get<std::string>(), ReviewAction::Edit, {}, Json {{"command", "make"}, {"timeout", 60}});
+    QVERIFY(!edit.ok);
+    QCOMPARE(edit.code, ErrorCode::InvalidField);
+    QVERIFY2(edit.message.find("cannot take edited arguments") != std::string::npos, edit.message.c_str());
+    QVERIFY(f.review(item["id"].get<std::string>(), ReviewAction::Approve).ok);
+    Json d = f.out.last(a, "decision");
+    QCOMPARE(d["decision"], Json("allow"));
+    QCOMPARE(d["args"], Json({{"command", "make"}, {"timeout", 900}}));
+
+    // An escalation that carried a proposed rewrite loses the proposal.
+    f.call(a, "c2", {{"path", "a.txt"}});
+    item = f.out.last(r, "escalated")["item"];
+    QVERIFY(!item.contains("proposed_args"));
+    QCOMPARE(item["reason"], Json("writes need a look (a guardrail's rewrite is not offered: agent \"codex\" cannot take edited arguments)"));
+    QVERIFY(f.review(item["id"].get<std::string>(), ReviewAction::Approve).ok);
+    QCOMPARE(f.out.last(a, "decision")["args"], Json({{"path", "a.txt"}}));
+
+    // A call nobody rewrites is answered at once, as for any agent.
+    f.call(a, "c3", {{"command", "ls"}}, "bash");
+    QCOMPARE(f.out.last(a, "decision")["decision"], Json("allow"));
+
+    // Another agent in the same console still gets the rewrite.
+    const ConnectionId b = f.agent(std::string("s-other"), "coder");
+    f.call(b, "c1", {{"command", "make"}, {"timeout", 900}}, "bash");
+    d = f.out.last(b, "decision");
+    QCOMPARE(d["decision"], Json("modify"));
+    QCOMPARE(d["args"]["timeout"], Json(60));
 }
 
 void TestScreening::afterCallChecksRunOncePerCallThatRan()

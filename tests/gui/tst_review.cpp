@@ -46,6 +46,7 @@ private Q_SLOTS:
     void alwaysRuleIsShownThenWrittenToThePolicyFile();
     void alwaysRuleWithoutAPolicyFileGoesToTheDataDir();
     void invalidJsonIsUnderlinedWhereItBreaks();
+    void noEditsForAnAgentThatCannotTakeThem();
     void secretsAreRevealedOnlyOnRequestAndAudited();
     void auditBannerBlocksApprovalUntilTheLogWorks();
     void historyAndTurnsFollowDecisions();
@@ -295,6 +296,46 @@ void TestReview::invalidJsonIsUnderlinedWhereItBreaks()
     QVERIFY(editor->extraSelections().isEmpty());
     QVERIFY(h.child<QPushButton>("approveEditsButton")->isEnabled());
     QVERIFY(h.child<QTextBrowser>("argsDiff")->toPlainText().contains(QStringLiteral("~ /path: a \u2192 b")));
+}
+
+void TestReview::noEditsForAnAgentThatCannotTakeThem()
+{
+    WindowHarness h;
+    TestSocket codex;
+    QVERIFY(codex.open(QUrl(h.core->url())));
+    codex.send(Json {{"type", "hello"}, {"protocol", 1}, {"token", h.core->agentToken().toStdString()},
+                     {"agent", {{"name", "codex"}}}, {"capabilities", {{"modify", false}}}});
+    QVERIFY(codex.next("welcome").is_object());
+    codex.send(h.call("c1", "shell", {{"command", "make"}}));
+    QTRY_COMPARE(h.core->queue()->size(), 1);
+    QTRY_COMPARE(h.view()->currentIndex().row(), 0);
+
+    QPlainTextEdit *editor = h.window->argsEditor();
+    QVERIFY(editor->isReadOnly());
+    const QString status = h.child<QLabel>("argsStatus")->text();
+    QVERIFY2(status.contains(QStringLiteral("codex cannot take edited arguments")), qPrintable(status));
+    auto *editButton = h.child<QPushButton>("approveEditsButton");
+    QVERIFY(!editButton->isEnabled());
+    QVERIFY(editButton->toolTip().contains(QStringLiteral("cannot take edited arguments")));
+    // Text put in by other means than typing is still no edit.
+    editor->setPlainText(QStringLiteral("{\"command\": \"make -j2\"}"));
+    QVERIFY(!editButton->isEnabled());
+    QTest::keyClick(editor, Qt::Key_Return, Qt::ControlModifier);
+    QCOMPARE(h.core->queue()->size(), 1);
+
+    // Approving runs the call as the agent sent it.
+    h.view()->setFocus();
+    h.key(Qt::Key_A);
+    const Json d = codex.next("decision");
+    QCOMPARE(d["decision"], Json("allow"));
+    QCOMPARE(d["args"], Json({{"command", "make"}}));
+
+    // The agent of the harness takes edits: its editor edits again.
+    QVERIFY(h.submit("c2", "shell", {{"command", "make"}}));
+    QTRY_COMPARE(h.view()->currentIndex().row(), 0);
+    QVERIFY(!editor->isReadOnly());
+    editor->setPlainText(QStringLiteral("{\"command\": \"make -j2\"}"));
+    QVERIFY(editButton->isEnabled());
 }
 
 void TestReview::secretsAreRevealedOnlyOnRequestAndAudited()

@@ -17,6 +17,8 @@ private Q_SLOTS:
     void rejectsBadMessages();
     void toolCallFields();
     void helloDefaults();
+    void helloCapabilities_data();
+    void helloCapabilities();
     void reviewFields();
     void deepNestingIsRefusedWithoutRecursion();
     void nestingDepthIgnoresBracketsInStrings_data();
@@ -144,6 +146,12 @@ void TestProtocol::rejectsBadMessages_data()
     QTest::newRow("hello agent name number")
         << R"({"type":"hello","protocol":1,"token":"t","agent":{"name":5}})" << "invalid_field"
         << "agent.name: expected a non-empty string of at most 256 bytes, got number";
+    QTest::newRow("hello capabilities not an object")
+        << R"({"type":"hello","protocol":1,"token":"t","capabilities":["modify"]})" << "invalid_field"
+        << "capabilities: expected an object, got array";
+    QTest::newRow("hello capability not a boolean")
+        << R"({"type":"hello","protocol":1,"token":"t","capabilities":{"modify":"no"}})" << "invalid_field"
+        << "capabilities.modify: expected true or false, got string";
     QTest::newRow("review bad action") << R"({"type":"review","id":"a","action":"yolo"})" << "invalid_field"
                                        << "action: expected one of approve, deny, edit, halt, got \"yolo\"";
     QTest::newRow("deny without reason") << R"({"type":"review","id":"a","action":"deny"})" << "missing_field"
@@ -189,6 +197,37 @@ void TestProtocol::helloDefaults()
     QCOMPARE(h.agent.name, std::string("agent"));
     QCOMPARE(h.sessionId.value(), std::string("s-1"));
     QCOMPARE(h.token, std::string("abc"));
+    // A client from before capabilities takes everything.
+    QVERIFY(h.agent.capabilities.modify);
+    QVERIFY(h.agent.capabilities.halt);
+}
+
+void TestProtocol::helloCapabilities_data()
+{
+    QTest::addColumn<QString>("capabilities");
+    QTest::addColumn<bool>("modify");
+    QTest::addColumn<bool>("halt");
+    QTest::newRow("empty") << "{}" << true << true;
+    QTest::newRow("no edits") << R"({"modify":false})" << false << true;
+    QTest::newRow("no halt") << R"({"halt":false})" << true << false;
+    QTest::newRow("neither") << R"({"modify":false,"halt":false})" << false << false;
+    QTest::newRow("said yes") << R"({"modify":true,"halt":true})" << true << true;
+    QTest::newRow("unknown ones ignored") << R"({"modify":false,"streaming":"maybe"})" << false << true;
+}
+
+void TestProtocol::helloCapabilities()
+{
+    QFETCH(QString, capabilities);
+    QFETCH(bool, modify);
+    QFETCH(bool, halt);
+    const ParseResult r = parseMessage(R"({"type":"hello","protocol":1,"token":"abc","capabilities":)" + capabilities.toStdString() + "}");
+    QVERIFY2(r.ok(), r.error.message.c_str());
+    const Capabilities &c = std::get<Hello>(*r.message).agent.capabilities;
+    QCOMPARE(c.modify, modify);
+    QCOMPARE(c.halt, halt);
+    // Written back as only what is missing, and read back the same.
+    QCOMPARE(capabilitiesFromJson(capabilitiesToJson(c)), c);
+    QCOMPARE(capabilitiesToJson(c).size(), std::size_t(!modify) + std::size_t(!halt));
 }
 
 void TestProtocol::reviewFields()
