@@ -15,31 +15,16 @@ bool responseIsError(const Json &r)
 ParseResult parseHookInput(std::string_view text)
 {
     ParseResult r;
-    Json doc;
-    if (!hookinput::parseObject(text, &doc, &r.error))
+    hookinput::Parsed p;
+    if (!hookinput::parse(text, {"PreToolUse", "PostToolUse", "claude-code", "PostToolUseFailure"}, &p, &r.error))
         return r;
+    const Json &doc = p.doc;
     HookInput in;
-    const auto event = stringField(doc, "hook_event_name");
-    if (!event) {
-        r.error = "hook input: hook_event_name: required, expected PreToolUse or PostToolUse";
-        return r;
-    }
-    if (*event == "PreToolUse") {
-        in.event = Event::PreToolUse;
-    } else if (*event == "PostToolUse" || *event == "PostToolUseFailure") {
-        in.event = Event::PostToolUse;
-        in.failed = *event == "PostToolUseFailure";
-    } else {
-        r.error = "hook input: hook_event_name: \"" + *event
-                  + "\" is not handled (configure holdpoint-ctl hook claude-code for PreToolUse and PostToolUse)";
-        return r;
-    }
-    hookinput::ToolFields fields;
-    if (!hookinput::readToolFields(doc, &fields, &r.error))
-        return r;
-    in.sessionId = std::move(fields.sessionId);
-    in.toolName = std::move(fields.toolName);
-    in.toolInput = std::move(fields.toolInput);
+    in.event = p.event == "PreToolUse" ? Event::PreToolUse : Event::PostToolUse;
+    in.failed = p.event == "PostToolUseFailure";
+    in.sessionId = std::move(p.fields.sessionId);
+    in.toolName = std::move(p.fields.toolName);
+    in.toolInput = std::move(p.fields.toolInput);
     if (const auto id = stringField(doc, "tool_use_id")) {
         if (!protocol::isValidId(*id)) {
             r.error = "hook input: tool_use_id: expected a string of 1 to 256 bytes without control characters";
@@ -49,10 +34,7 @@ ParseResult parseHookInput(std::string_view text)
     }
     if (const auto prompt = stringField(doc, "prompt_id"); prompt && protocol::isValidId(*prompt))
         in.promptId = *prompt;
-    for (const char *key : {"cwd", "permission_mode", "transcript_path", "agent_type"}) {
-        if (auto it = doc.find(key); it != doc.end() && it->is_string())
-            in.context[key] = *it;
-    }
+    hookinput::copyStrings(doc, {"cwd", "permission_mode", "transcript_path", "agent_type"}, &in.context);
     if (in.event == Event::PostToolUse) {
         if (auto it = doc.find("tool_response"); it != doc.end())
             in.toolResponse = *it;

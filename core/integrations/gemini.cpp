@@ -8,7 +8,7 @@
 
 namespace holdpoint::gemini {
 
-using hookinput::stringField;
+
 
 bool responseFailed(const std::string &toolName, const Json &r)
 {
@@ -31,31 +31,16 @@ bool responseFailed(const std::string &toolName, const Json &r)
 ParseResult parseHookInput(std::string_view text)
 {
     ParseResult r;
-    Json doc;
-    if (!hookinput::parseObject(text, &doc, &r.error))
+    hookinput::Parsed p;
+    if (!hookinput::parse(text, {"BeforeTool", "AfterTool", "gemini"}, &p, &r.error))
         return r;
+    const Json &doc = p.doc;
     HookInput in;
-    const auto event = stringField(doc, "hook_event_name");
-    if (event == "BeforeTool") {
-        in.event = Event::BeforeTool;
-    } else if (event == "AfterTool") {
-        in.event = Event::AfterTool;
-    } else {
-        r.error = event ? "hook input: hook_event_name: \"" + *event
-                              + "\" is not handled (configure holdpoint-ctl hook gemini for BeforeTool and AfterTool)"
-                        : std::string("hook input: hook_event_name: required, expected BeforeTool or AfterTool");
-        return r;
-    }
-    hookinput::ToolFields fields;
-    if (!hookinput::readToolFields(doc, &fields, &r.error))
-        return r;
-    in.sessionId = std::move(fields.sessionId);
-    in.toolName = std::move(fields.toolName);
-    in.toolInput = std::move(fields.toolInput);
-    for (const char *key : {"cwd", "transcript_path", "original_request_name"}) {
-        if (auto it = doc.find(key); it != doc.end() && it->is_string())
-            in.context[key] = *it;
-    }
+    in.event = p.event == "BeforeTool" ? Event::BeforeTool : Event::AfterTool;
+    in.sessionId = std::move(p.fields.sessionId);
+    in.toolName = std::move(p.fields.toolName);
+    in.toolInput = std::move(p.fields.toolInput);
+    hookinput::copyStrings(doc, {"cwd", "transcript_path", "original_request_name"}, &in.context);
     if (auto it = doc.find("mcp_context"); it != doc.end() && it->is_object())
         in.context["mcp_context"] = *it;
     if (in.event == Event::AfterTool) {

@@ -55,6 +55,32 @@ bool readToolFields(const Json &doc, ToolFields *out, std::string *error)
     return true;
 }
 
+bool parse(std::string_view text, const Events &events, Parsed *out, std::string *error)
+{
+    if (!parseObject(text, &out->doc, error))
+        return false;
+    const auto event = stringField(out->doc, "hook_event_name");
+    if (!event) {
+        *error = std::string("hook input: hook_event_name: required, expected ") + events.first + " or " + events.second;
+        return false;
+    }
+    if (*event != events.first && *event != events.second && !(events.alsoAccepted && *event == events.alsoAccepted)) {
+        *error = "hook input: hook_event_name: \"" + *event + "\" is not handled (configure holdpoint-ctl hook " + events.command
+                 + " for " + events.first + " and " + events.second + ")";
+        return false;
+    }
+    out->event = *event;
+    return readToolFields(out->doc, &out->fields, error);
+}
+
+void copyStrings(const Json &doc, std::initializer_list<const char *> keys, Json *into)
+{
+    for (const char *key : keys) {
+        if (auto it = doc.find(key); it != doc.end() && it->is_string())
+            (*into)[key] = *it;
+    }
+}
+
 bool responseIsError(const Json &r)
 {
     if (!r.is_object())

@@ -6,6 +6,7 @@
 
 #include "common/json.h"
 
+#include <initializer_list>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -31,6 +32,30 @@ struct ToolFields
 // session_id (a protocol id), tool_name (1 to 256 bytes) and tool_input (an
 // object, absent or null meaning {}). False with a message naming the field.
 bool readToolFields(const Json &doc, ToolFields *out, std::string *error);
+
+// The events one hook command handles: `first` and `second` (named in the
+// error messages, e.g. PreToolUse and PostToolUse), `alsoAccepted` (may be
+// null), and the hook's name in holdpoint-ctl (`hook <command>`).
+struct Events
+{
+    const char *first;
+    const char *second;
+    const char *command;
+    const char *alsoAccepted = nullptr;
+};
+
+struct Parsed
+{
+    Json doc;
+    std::string event; // one of `events`
+    ToolFields fields;
+};
+
+// parseObject(), then hook_event_name (one of `events`), then readToolFields().
+bool parse(std::string_view text, const Events &events, Parsed *out, std::string *error);
+
+// Copies the keys of `doc` that hold strings into `into`.
+void copyStrings(const Json &doc, std::initializer_list<const char *> keys, Json *into);
 
 // Whether a tool's response reports an error: is_error or isError true,
 // success false, or an error that is not null, false or "".
