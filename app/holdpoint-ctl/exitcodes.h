@@ -24,6 +24,12 @@
 //                                         with --fail-open, also every failure
 //                                      2  blocked: Claude Code's blocking code, on any
 //                                         failure (usage errors block even with --fail-open)
+//   hook gemini                        0  answered on stdout (the decision is in the JSON),
+//                                         or nothing to say; with --fail-open, also every
+//                                         failure
+//                                      2  blocked: Gemini CLI denies the call with stderr
+//                                         as the reason (usage errors block even with
+//                                         --fail-open)
 //   mcp-proxy                          *  the MCP server's own exit code
 //                                      1  the server was killed by a signal
 //                                      2  usage, or the server cannot start
@@ -72,6 +78,16 @@ inline constexpr int Answered = 0;
 inline constexpr int Blocked = 2;
 static_assert(Blocked == exitcode::Failed, "a bad command line must block the call");
 } // namespace claudehook
+
+namespace geminihook {
+// Gemini CLI parses stdout as JSON after exit 0; nothing on stdout lets the
+// call run as if there were no hook (--fail-open).
+inline constexpr int Answered = 0;
+// Gemini CLI's hook runner: an exit code other than 0 and 1 with plain text
+// is {decision: "deny", reason: <the text>}; exit 1 would let the call run.
+inline constexpr int Blocked = 2;
+static_assert(Blocked == exitcode::Failed, "a bad command line must block the call");
+} // namespace geminihook
 
 namespace mcpproxy {
 // Apart from these, the proxy exits with the server's own code, so the MCP

@@ -3,7 +3,7 @@
 //   submit   submit one tool call as an agent and wait for its decision
 //   pending  list the pending queue (reviewer)
 //   approve | deny | edit | halt   decide a queue item (reviewer)
-//   hook claude-code, mcp-proxy    the integrations' entry points
+//   hook claude-code, hook gemini, mcp-proxy    the integrations' entry points
 //   audit, policy check            offline tools
 //
 // Every exit code is in exitcodes.h.
@@ -16,6 +16,7 @@
 #include "common/signals.h"
 #include "protocol/protocol.h"
 #include "exitcodes.h"
+#include "geminihook.h"
 #include "guardrails/chain.h"
 #include "integrations/claudecode.h"
 #include "integrations/mcpproxy.h"
@@ -67,6 +68,10 @@ Commands:
                          reads the hook's JSON on stdin, answers on stdout.
                          Console unreachable or any failure: exit 2 (Claude
                          Code blocks the call); --fail-open prints nothing, exit 0.
+  hook gemini [--fail-open]
+                         Gemini CLI command hook for BeforeTool and AfterTool,
+                         likewise: any failure exits 2 (Gemini CLI denies the
+                         call); --fail-open prints nothing, exit 0.
   mcp-proxy [--server-name NAME] [--fail-open] -- COMMAND [ARGS...]
                          Run the MCP server COMMAND and sit between it and the
                          MCP client on stdin/stdout: every tools/call goes to
@@ -364,11 +369,10 @@ int runClaudeHook(const QStringList &args, const QString &dataDirFlag)
         return exitcode::claudehook::Blocked;
     };
 
-    QFile in;
-    if (!in.open(stdin, QIODevice::ReadOnly))
+    std::string bytes;
+    if (!readHookInput(claudecode::MaxHookInputBytes, &bytes))
         return fail(QStringLiteral("cannot read the hook input"));
-    const QByteArray bytes = in.read(qint64(claudecode::MaxHookInputBytes) + 1);
-    const claudecode::ParseResult parsed = claudecode::parseHookInput(std::string_view(bytes.constData(), std::size_t(bytes.size())));
+    const claudecode::ParseResult parsed = claudecode::parseHookInput(bytes);
     if (!parsed.input)
         return fail(toQString(parsed.error));
     const claudecode::HookInput &hook = *parsed.input;
@@ -446,8 +450,10 @@ int main(int argc, char **argv)
 
     const QString command = args.first();
     if (command == u"hook") {
+        if (args.size() >= 2 && args.at(1) == u"gemini")
+            return runGeminiHook(args, dataDirFlag);
         if (args.size() < 2 || args.at(1) != u"claude-code")
-            return usageError(QStringLiteral("hook: expected `hook claude-code`"));
+            return usageError(QStringLiteral("hook: expected `hook claude-code` or `hook gemini`"));
         return runClaudeHook(args, dataDirFlag);
     }
     if (command == u"mcp-proxy") {

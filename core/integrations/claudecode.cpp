@@ -1,89 +1,30 @@
 #include "claudecode.h"
 
-#include "common/jsonparse.h"
+#include "hookinput.h"
 #include "protocol/protocol.h"
 
 namespace holdpoint::claudecode {
 
-namespace {
-
-std::optional<std::string> stringField(const Json &o, const char *key)
-{
-    auto it = o.find(key);
-    if (it == o.end() || !it->is_string())
-        return std::nullopt;
-    return it->get<std::string>();
-}
-
-} // namespace
+using hookinput::stringField;
 
 bool responseIsError(const Json &r)
 {
-    if (!r.is_object())
-        return false;
-    auto flag = [&](const char *key, bool value) {
-        auto it = r.find(key);
-        return it != r.end() && it->is_boolean() && it->get<bool>() == value;
-    };
-    if (flag("is_error", true) || flag("isError", true) || flag("success", false))
-        return true;
-    auto error = r.find("error");
-    return error != r.end() && !error->is_null() && !(error->is_string() && error->get_ref<const std::string &>().empty())
-           && !(error->is_boolean() && !error->get<bool>());
+    return hookinput::responseIsError(r);
 }
 
 ParseResult parseHookInput(std::string_view text)
 {
     ParseResult r;
-    if (text.size() > MaxHookInputBytes) {
-        r.error = "hook input larger than " + std::to_string(MaxHookInputBytes) + " bytes";
+    hookinput::Parsed p;
+    if (!hookinput::parse(text, {"PreToolUse", "PostToolUse", "claude-code", "PostToolUseFailure"}, &p, &r.error))
         return r;
-    }
-    Json doc;
-    std::string why;
-    if (!parseStrictJson(text, protocol::MaxDepth, &doc, &why)) {
-        r.error = "hook input is not valid JSON: " + why;
-        return r;
-    }
-    if (!doc.is_object()) {
-        r.error = std::string("hook input: expected a JSON object, got ") + doc.type_name();
-        return r;
-    }
+    const Json &doc = p.doc;
     HookInput in;
-    const auto event = stringField(doc, "hook_event_name");
-    if (!event) {
-        r.error = "hook input: hook_event_name: required, expected PreToolUse or PostToolUse";
-        return r;
-    }
-    if (*event == "PreToolUse") {
-        in.event = Event::PreToolUse;
-    } else if (*event == "PostToolUse" || *event == "PostToolUseFailure") {
-        in.event = Event::PostToolUse;
-        in.failed = *event == "PostToolUseFailure";
-    } else {
-        r.error = "hook input: hook_event_name: \"" + *event
-                  + "\" is not handled (configure holdpoint-ctl hook claude-code for PreToolUse and PostToolUse)";
-        return r;
-    }
-    const auto session = stringField(doc, "session_id");
-    if (!session || !protocol::isValidId(*session)) {
-        r.error = "hook input: session_id: required, expected a string of 1 to 256 bytes without control characters";
-        return r;
-    }
-    in.sessionId = *session;
-    const auto tool = stringField(doc, "tool_name");
-    if (!tool || tool->empty() || tool->size() > protocol::MaxToolNameLength) {
-        r.error = "hook input: tool_name: required, expected a non-empty string of at most 256 bytes";
-        return r;
-    }
-    in.toolName = *tool;
-    if (auto it = doc.find("tool_input"); it != doc.end() && !it->is_null()) {
-        if (!it->is_object()) {
-            r.error = std::string("hook input: tool_input: expected an object, got ") + it->type_name();
-            return r;
-        }
-        in.toolInput = *it;
-    }
+    in.event = p.event == "PreToolUse" ? Event::PreToolUse : Event::PostToolUse;
+    in.failed = p.event == "PostToolUseFailure";
+    in.sessionId = std::move(p.fields.sessionId);
+    in.toolName = std::move(p.fields.toolName);
+    in.toolInput = std::move(p.fields.toolInput);
     if (const auto id = stringField(doc, "tool_use_id")) {
         if (!protocol::isValidId(*id)) {
             r.error = "hook input: tool_use_id: expected a string of 1 to 256 bytes without control characters";
@@ -93,10 +34,7 @@ ParseResult parseHookInput(std::string_view text)
     }
     if (const auto prompt = stringField(doc, "prompt_id"); prompt && protocol::isValidId(*prompt))
         in.promptId = *prompt;
-    for (const char *key : {"cwd", "permission_mode", "transcript_path", "agent_type"}) {
-        if (auto it = doc.find(key); it != doc.end() && it->is_string())
-            in.context[key] = *it;
-    }
+    hookinput::copyStrings(doc, {"cwd", "permission_mode", "transcript_path", "agent_type"}, &in.context);
     if (in.event == Event::PostToolUse) {
         if (auto it = doc.find("tool_response"); it != doc.end())
             in.toolResponse = *it;

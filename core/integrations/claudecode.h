@@ -5,6 +5,7 @@
 // back into the JSON Claude Code reads. Pure functions, no I/O.
 
 #include "common/json.h"
+#include "hookinput.h"
 
 #include <optional>
 #include <string>
@@ -12,7 +13,7 @@
 
 namespace holdpoint::claudecode {
 
-inline constexpr std::size_t MaxHookInputBytes = 16 * 1024 * 1024;
+inline constexpr std::size_t MaxHookInputBytes = hookinput::MaxBytes;
 
 enum class Event { PreToolUse, PostToolUse };
 

@@ -1,0 +1,192 @@
+#include "geminihook.h"
+
+#include "client/consoleclient.h"
+#include "client/endpointinfo.h"
+#include "common/datadir.h"
+#include "exitcodes.h"
+#include "integrations/gemini.h"
+#include "integrations/hookinput.h"
+
+#include <QCoreApplication>
+#include <QCryptographicHash>
+#include <QDateTime>
+#include <QDir>
+#include <QFile>
+#include <QLockFile>
+#include <QRandomGenerator>
+
+#include <cstdio>
+#include <functional>
+
+namespace holdpoint {
+
+namespace {
+
+// The calls the BeforeTool hook let run, for the AfterTool hook to find their
+// call_id (gemini.h): one file per session in the data directory, changed
+// under a lock because Gemini CLI may run tools, and so hooks, in parallel.
+class Ledger
+{
+public:
+    Ledger(const QString &dataDir, const std::string &sessionId)
+    {
+        const QByteArray name = QCryptographicHash::hash(QByteArray::fromStdString(sessionId), QCryptographicHash::Sha256).toHex();
+        m_dir = QDir(dataDir).filePath(QStringLiteral("gemini-hook"));
+        m_path = QDir(m_dir).filePath(QString::fromLatin1(name) + QStringLiteral(".json"));
+    }
+
+    // Runs `change` on the ledger under the lock and writes it back.
+    bool update(const std::function<void(Json *)> &change, QString *error)
+    {
+        if (!ensurePrivateDir(m_dir, error))
+            return false;
+        QLockFile lock(m_path + QStringLiteral(".lock"));
+        if (!lock.tryLock(10'000)) {
+            *error = QStringLiteral("cannot lock %1").arg(m_path);
+            return false;
+        }
+        Json ledger = Json::object();
+        QFile f(m_path);
+        if (f.open(QIODevice::ReadOnly))
+            ledger = Json::parse(f.readAll().toStdString(), nullptr, false);
+        f.close();
+        if (ledger.is_discarded())
+            ledger = Json::object();
+        change(&ledger);
+        return writePrivateFile(m_path, QByteArray::fromStdString(dumpJson(ledger)), error);
+    }
+
+private:
+    QString m_dir;
+    QString m_path;
+};
+
+void printLine(const std::string &s)
+{
+    std::fwrite(s.data(), 1, s.size(), stdout);
+    std::fputc('\n', stdout);
+    std::fflush(stdout);
+}
+
+// One exchange with the console: `first` after the welcome, then every
+// message to `onMessage` until it returns an exit code.
+int exchange(const EndpointInfo &endpoint, const std::string &sessionId, const Json &first,
+             const std::function<std::optional<int>(const Json &)> &onMessage,
+             const std::function<int(const QString &)> &fail)
+{
+    ConsoleClient client;
+    bool done = false;
+    auto finish = [&](int code) {
+        if (done)
+            return;
+        done = true;
+        client.close();
+        QCoreApplication::exit(code);
+    };
+    QObject::connect(&client, &ConsoleClient::failed, [&](const QString &why) { finish(fail(why)); });
+    QObject::connect(&client, &ConsoleClient::welcomed, [&](const Json &) { client.send(first); });
+    QObject::connect(&client, &ConsoleClient::message, [&](const Json &m) {
+        if (const auto code = onMessage(m))
+            finish(*code);
+    });
+    client.connectTo(endpoint, protocol::Role::Agent, {"gemini-cli", "gemini-cli"}, sessionId);
+    return QCoreApplication::exec();
+}
+
+} // namespace
+
+bool readHookInput(std::size_t maxBytes, std::string *out)
+{
+    QFile in;
+    if (!in.open(stdin, QIODevice::ReadOnly))
+        return false;
+    *out = in.read(qint64(maxBytes) + 1).toStdString();
+    return true;
+}
+
+int runGeminiHook(const QStringList &args, const QString &dataDirFlag)
+{
+    namespace code = exitcode::geminihook;
+    bool failOpen = false;
+    for (const QString &a : args.mid(2)) {
+        if (a != u"--fail-open") {
+            std::fprintf(stderr, "Holdpoint blocked this call: hook gemini: unknown option %s\n", qPrintable(a));
+            return code::Blocked;
+        }
+        failOpen = true;
+    }
+    // Exit 2 with the reason on stderr and nothing on stdout: Gemini CLI
+    // turns that into a deny whose reason the model reads.
+    auto fail = [&](const QString &why) {
+        if (failOpen)
+            return code::Answered;
+        std::fprintf(stderr, "Holdpoint blocked this call: %s\n", qPrintable(why));
+        return code::Blocked;
+    };
+
+    std::string bytes;
+    if (!readHookInput(hookinput::MaxBytes, &bytes))
+        return fail(QStringLiteral("cannot read the hook input"));
+    const gemini::ParseResult parsed = gemini::parseHookInput(bytes);
+    if (!parsed.input)
+        return fail(QString::fromStdString(parsed.error));
+    const gemini::HookInput &hook = *parsed.input;
+
+    const QString dataDir = resolveDataDir(dataDirFlag);
+    Ledger ledger(dataDir, hook.sessionId);
+    QString error;
+    std::optional<std::string> callId;
+    if (hook.event == gemini::Event::AfterTool) {
+        if (!ledger.update([&](Json *l) { callId = gemini::ledgerTake(l, hook.toolName, hook.toolInput); }, &error))
+            return fail(error);
+        if (!callId)
+            return code::Answered; // not a call this hook let run: nothing to check
+    }
+    EndpointInfo endpoint;
+    if (!readEndpointInfo(dataDir, false, &endpoint, &error))
+        return fail(error);
+
+    if (hook.event == gemini::Event::AfterTool) {
+        return exchange(endpoint, hook.sessionId, gemini::toolResultMessage(hook, *callId), [&](const Json &m) -> std::optional<int> {
+            const std::string type = m.value("type", std::string());
+            if (type == "after_call" && m.value("call_id", std::string()) == *callId) {
+                if (const std::string out = gemini::afterToolOutput(m); !out.empty())
+                    printLine(out);
+                return code::Answered;
+            }
+            if (type != "error")
+                return std::nullopt;
+            // A console restarted since has nothing to check.
+            if (m.value("code", std::string()) == "unknown_call")
+                return code::Answered;
+            return fail(QString::fromStdString(m.value("code", std::string()) + ": " + m.value("message", std::string())));
+        }, fail);
+    }
+
+    // Every BeforeTool is a new call: Gemini CLI sends no id of its own, and
+    // one derived from the input would let a repeated call inherit the first
+    // one's decision.
+    const std::string id = "gm-" + QByteArray::number(QRandomGenerator::system()->generate64(), 16).toStdString();
+    return exchange(endpoint, hook.sessionId, gemini::toolCallMessage(hook, id), [&](const Json &m) -> std::optional<int> {
+        const std::string type = m.value("type", std::string());
+        if (type == "decision" && m.value("call_id", std::string()) == id) {
+            const std::string out = gemini::beforeToolOutput(m, hook.toolInput);
+            const Json answer = Json::parse(out);
+            if (answer.value("decision", std::string()) == "allow") {
+                const Json runArgs = answer.contains("hookSpecificOutput") ? answer["hookSpecificOutput"]["tool_input"] : hook.toolInput;
+                const std::int64_t now = QDateTime::currentMSecsSinceEpoch();
+                QString why;
+                // Without the note the result goes unchecked; the call may still run.
+                if (!ledger.update([&](Json *l) { gemini::ledgerAdd(l, id, hook.toolName, hook.toolInput, runArgs, now); }, &why))
+                    std::fprintf(stderr, "holdpoint-ctl: the tool's result will not be checked: %s\n", qPrintable(why));
+            }
+            printLine(out);
+            return code::Answered;
+        }
+        if (type != "error")
+            return std::nullopt;
+        return fail(QString::fromStdString(m.value("code", std::string()) + ": " + m.value("message", std::string())));
+    }, fail);
+}
+
+} // namespace holdpoint

@@ -1,0 +1,99 @@
+#include "hookinput.h"
+
+#include "common/jsonparse.h"
+#include "protocol/protocol.h"
+
+namespace holdpoint::hookinput {
+
+std::optional<std::string> stringField(const Json &o, const char *key)
+{
+    auto it = o.find(key);
+    if (it == o.end() || !it->is_string())
+        return std::nullopt;
+    return it->get<std::string>();
+}
+
+bool parseObject(std::string_view text, Json *doc, std::string *error)
+{
+    if (text.size() > MaxBytes) {
+        *error = "hook input larger than " + std::to_string(MaxBytes) + " bytes";
+        return false;
+    }
+    std::string why;
+    if (!parseStrictJson(text, protocol::MaxDepth, doc, &why)) {
+        *error = "hook input is not valid JSON: " + why;
+        return false;
+    }
+    if (!doc->is_object()) {
+        *error = std::string("hook input: expected a JSON object, got ") + doc->type_name();
+        return false;
+    }
+    return true;
+}
+
+bool readToolFields(const Json &doc, ToolFields *out, std::string *error)
+{
+    const auto session = stringField(doc, "session_id");
+    if (!session || !protocol::isValidId(*session)) {
+        *error = "hook input: session_id: required, expected a string of 1 to 256 bytes without control characters";
+        return false;
+    }
+    out->sessionId = *session;
+    const auto tool = stringField(doc, "tool_name");
+    if (!tool || tool->empty() || tool->size() > protocol::MaxToolNameLength) {
+        *error = "hook input: tool_name: required, expected a non-empty string of at most 256 bytes";
+        return false;
+    }
+    out->toolName = *tool;
+    if (auto it = doc.find("tool_input"); it != doc.end() && !it->is_null()) {
+        if (!it->is_object()) {
+            *error = std::string("hook input: tool_input: expected an object, got ") + it->type_name();
+            return false;
+        }
+        out->toolInput = *it;
+    }
+    return true;
+}
+
+bool parse(std::string_view text, const Events &events, Parsed *out, std::string *error)
+{
+    if (!parseObject(text, &out->doc, error))
+        return false;
+    const auto event = stringField(out->doc, "hook_event_name");
+    if (!event) {
+        *error = std::string("hook input: hook_event_name: required, expected ") + events.first + " or " + events.second;
+        return false;
+    }
+    if (*event != events.first && *event != events.second && !(events.alsoAccepted && *event == events.alsoAccepted)) {
+        *error = "hook input: hook_event_name: \"" + *event + "\" is not handled (configure holdpoint-ctl hook " + events.command
+                 + " for " + events.first + " and " + events.second + ")";
+        return false;
+    }
+    out->event = *event;
+    return readToolFields(out->doc, &out->fields, error);
+}
+
+void copyStrings(const Json &doc, std::initializer_list<const char *> keys, Json *into)
+{
+    for (const char *key : keys) {
+        if (auto it = doc.find(key); it != doc.end() && it->is_string())
+            (*into)[key] = *it;
+    }
+}
+
+bool responseIsError(const Json &r)
+{
+    if (!r.is_object())
+        return false;
+    auto flag = [&](const char *key, bool value) {
+        auto it = r.find(key);
+        return it != r.end() && it->is_boolean() && it->get<bool>() == value;
+    };
+    if (flag("is_error", true) || flag("isError", true) || flag("success", false))
+        return true;
+    auto error = r.find("error");
+    return error != r.end() && !error->is_null() && !(error->is_string() && error->get_ref<const std::string &>().empty())
+           && !(error->is_boolean() && !error->get<bool>());
+}
+
+} // namespace holdpoint::hookinput
