@@ -43,6 +43,8 @@ void ConsoleClient::connectTo(const EndpointInfo &info, protocol::Role role, con
         m_hello["agent"]["framework"] = agent.framework;
     if (sessionId)
         m_hello["session_id"] = *sessionId;
+    if (m_capabilities.is_object())
+        m_hello["capabilities"] = m_capabilities;
     m_timeout.start(timeoutMs);
     m_socket.open(info.url);
 }

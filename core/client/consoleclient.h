@@ -24,6 +24,9 @@ public:
     // Connects and says hello. welcomed() or failed() follows.
     void connectTo(const EndpointInfo &info, protocol::Role role, const protocol::AgentInfo &agent,
                    const std::optional<std::string> &sessionId = std::nullopt, int timeoutMs = 10'000);
+    // What this client cannot take, sent in the next hello, e.g.
+    // {"modify":false,"halt":false}; an absent key means supported.
+    void setCapabilities(Json capabilities) { m_capabilities = std::move(capabilities); }
     void send(const Json &message);
     void close();
     bool isReady() const { return m_ready; }
@@ -42,6 +45,7 @@ private:
     QWebSocket m_socket;
     QTimer m_timeout;
     Json m_hello;
+    Json m_capabilities;
     bool m_ready = false;
     bool m_finished = false;
     std::string m_sessionId;

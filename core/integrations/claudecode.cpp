@@ -3,6 +3,8 @@
 #include "common/jsonparse.h"
 #include "protocol/protocol.h"
 
+#include <algorithm>
+
 namespace holdpoint::claudecode {
 
 namespace {
@@ -32,7 +34,18 @@ bool responseIsError(const Json &r)
            && !(error->is_boolean() && !error->get<bool>());
 }
 
-ParseResult parseHookInput(std::string_view text)
+const Dialect &claudeCodeDialect()
+{
+    static const Dialect d {"claude-code",
+                            {{"PreToolUse", Event::PreToolUse},
+                             {"PostToolUse", Event::PostToolUse},
+                             {"PostToolUseFailure", Event::PostToolUse}},
+                            "prompt_id",
+                            {"cwd", "permission_mode", "transcript_path", "agent_type"}};
+    return d;
+}
+
+ParseResult parseHookInput(std::string_view text, const Dialect &dialect)
 {
     ParseResult r;
     if (text.size() > MaxHookInputBytes) {
@@ -50,21 +63,24 @@ ParseResult parseHookInput(std::string_view text)
         return r;
     }
     HookInput in;
+    std::string expected;
+    for (const auto &[name, event] : dialect.events) {
+        if (std::find_if(dialect.events.begin(), dialect.events.end(), [&](const auto &e) { return e.second == event; })->first == name)
+            expected += (expected.empty() ? "" : " or ") + std::string(name);
+    }
     const auto event = stringField(doc, "hook_event_name");
     if (!event) {
-        r.error = "hook input: hook_event_name: required, expected PreToolUse or PostToolUse";
+        r.error = "hook input: hook_event_name: required, expected " + expected;
         return r;
     }
-    if (*event == "PreToolUse") {
-        in.event = Event::PreToolUse;
-    } else if (*event == "PostToolUse" || *event == "PostToolUseFailure") {
-        in.event = Event::PostToolUse;
-        in.failed = *event == "PostToolUseFailure";
-    } else {
-        r.error = "hook input: hook_event_name: \"" + *event
-                  + "\" is not handled (configure holdpoint-ctl hook claude-code for PreToolUse and PostToolUse)";
+    const auto known = std::find_if(dialect.events.begin(), dialect.events.end(), [&](const auto &e) { return e.first == *event; });
+    if (known == dialect.events.end()) {
+        r.error = "hook input: hook_event_name: \"" + *event + "\" is not handled (configure holdpoint-ctl hook "
+                  + std::string(dialect.command) + " for " + expected + ")";
         return r;
     }
+    in.event = known->second;
+    in.failed = *event == "PostToolUseFailure";
     const auto session = stringField(doc, "session_id");
     if (!session || !protocol::isValidId(*session)) {
         r.error = "hook input: session_id: required, expected a string of 1 to 256 bytes without control characters";
@@ -91,11 +107,11 @@ ParseResult parseHookInput(std::string_view text)
         }
         in.toolUseId = *id;
     }
-    if (const auto prompt = stringField(doc, "prompt_id"); prompt && protocol::isValidId(*prompt))
-        in.promptId = *prompt;
-    for (const char *key : {"cwd", "permission_mode", "transcript_path", "agent_type"}) {
+    if (const auto turn = stringField(doc, std::string(dialect.turnKey).c_str()); turn && protocol::isValidId(*turn))
+        in.promptId = *turn;
+    for (std::string_view key : dialect.contextKeys) {
         if (auto it = doc.find(key); it != doc.end() && it->is_string())
-            in.context[key] = *it;
+            in.context[std::string(key)] = *it;
     }
     if (in.event == Event::PostToolUse) {
         if (auto it = doc.find("tool_response"); it != doc.end())
