@@ -63,20 +63,27 @@ ParseResult parseHookInput(std::string_view text, const Dialect &dialect)
         return r;
     }
     HookInput in;
-    std::string expected;
-    for (const auto &[name, event] : dialect.events) {
-        if (std::find_if(dialect.events.begin(), dialect.events.end(), [&](const auto &e) { return e.second == event; })->first == name)
-            expected += (expected.empty() ? "" : " or ") + std::string(name);
-    }
+    // The events by their first names: "A, B or C" (last is " or " or " and ").
+    auto events = [&](const char *last) {
+        std::vector<std::string_view> names;
+        for (const auto &[name, event] : dialect.events) {
+            if (std::find_if(dialect.events.begin(), dialect.events.end(), [&](const auto &e) { return e.second == event; })->first == name)
+                names.push_back(name);
+        }
+        std::string joined;
+        for (std::size_t i = 0; i < names.size(); ++i)
+            joined += (i == 0 ? "" : i + 1 == names.size() ? last : ", ") + std::string(names[i]);
+        return joined;
+    };
     const auto event = stringField(doc, "hook_event_name");
     if (!event) {
-        r.error = "hook input: hook_event_name: required, expected " + expected;
+        r.error = "hook input: hook_event_name: required, expected " + events(" or ");
         return r;
     }
     const auto known = std::find_if(dialect.events.begin(), dialect.events.end(), [&](const auto &e) { return e.first == *event; });
     if (known == dialect.events.end()) {
         r.error = "hook input: hook_event_name: \"" + *event + "\" is not handled (configure holdpoint-ctl hook "
-                  + std::string(dialect.command) + " for " + expected + ")";
+                  + std::string(dialect.command) + " for " + events(" and ") + ")";
         return r;
     }
     in.event = known->second;
