@@ -7,15 +7,14 @@
 
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn, execFile } from 'node:child_process';
-import { promisify } from 'node:util';
+import { spawn } from 'node:child_process';
 import { createServer } from 'node:http';
 import { mkdtempSync, mkdirSync, writeFileSync, readFileSync, existsSync, realpathSync, rmSync, copyFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { waitFor, startConsole, controller } from '../common/console.mjs';
 
-const run = promisify(execFile);
 const here = dirname(fileURLToPath(import.meta.url));
 const CODEX = join(here, 'node_modules', '.bin', 'codex');
 const SNIPPET = join(here, '..', '..', 'resources', 'integrations', 'codex', 'hooks.json');
@@ -26,7 +25,8 @@ assert.ok(HOLDPOINT && CTL, 'HOLDPOINT_BIN and HOLDPOINT_CTL_BIN must be set');
 const work = realpathSync(mkdtempSync(join(tmpdir(), 'holdpoint-codex-')));
 const dataDir = join(work, 'data');
 const codexHome = join(work, 'codex-home');
-let consoleProcess;
+let holdpoint;
+const { ctl, pendingItem } = controller(CTL, dataDir);
 let model;
 
 // The scripted model: each test queues the turns it expects; a turn sees the
@@ -103,27 +103,6 @@ async function codexRun(dir, callId, cmd, check, { args = [], env = {}, extra = 
   return { code, stderr };
 }
 
-// Waits for a condition, checking on every turn of a short poll; fails after
-// a deadline instead of sleeping a fixed time.
-async function waitFor(what, check, timeoutMs = 20000) {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await check();
-    if (value) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 25));
-  }
-}
-
-async function ctl(...args) {
-  const { stdout } = await run(CTL, ['--data-dir', dataDir, ...args]);
-  return stdout;
-}
-
-async function pendingItem(predicate) {
-  return waitFor('a pending call', async () => JSON.parse(await ctl('pending', '--json')).find(predicate));
-}
-
 function freshDir(name) {
   const dir = join(work, name);
   mkdirSync(dir);
@@ -167,16 +146,11 @@ before(async () => {
       ],
     }],
   }));
-  consoleProcess = spawn(HOLDPOINT, ['--headless', '--port', '0', '--data-dir', dataDir, '--policy', policy], { stdio: 'inherit' });
-  await waitFor('the console', () => existsSync(join(dataDir, 'endpoint.json')));
+  holdpoint = await startConsole(HOLDPOINT, dataDir, policy);
 });
 
 after(async () => {
-  if (consoleProcess) {
-    const exited = new Promise((resolve) => consoleProcess.once('exit', resolve));
-    consoleProcess.kill('SIGTERM');
-    await exited;
-  }
+  await holdpoint?.stop();
   model?.close();
   rmSync(work, { recursive: true, force: true });
 });
@@ -215,42 +189,33 @@ test("a policy deny reaches the model with the policy's reason, and nothing runs
   assert.equal(readFileSync(join(dir, 'keep.txt'), 'utf8'), 'keep');
 });
 
-test("a person's deny reaches the model with the person's reason", async () => {
-  const dir = freshDir('human-deny');
-  const running = codexRun(dir, 'call_human', 'echo hi > human.txt', (output) => {
-    assert.match(output, /not in this sprint/);
-  });
-  const item = await pendingItem((i) => i.args.command === 'echo hi > human.txt');
+// A call that waits for a person: the test decides it with holdpoint-ctl,
+// checks what the model read, and that the file the command writes is absent.
+async function decidedByPerson(name, expected, decide) {
+  const dir = freshDir(name);
+  const cmd = `echo hi > ${name}.txt`;
+  const running = codexRun(dir, `call_${name}`, cmd, (output) => assert.match(output, expected));
+  const item = await pendingItem((i) => i.args.command === cmd);
   assert.equal(item.agent.framework, 'codex');
   assert.equal(item.context.codex_hook, 'PreToolUse');
-  await ctl('deny', item.id, '--reason', 'not in this sprint');
-  const result = await running;
-  checkModel(result);
-  assert.equal(existsSync(join(dir, 'human.txt')), false);
+  await decide(item.id);
+  checkModel(await running);
+  assert.equal(existsSync(join(dir, `${name}.txt`)), false);
+  return dir;
+}
+
+test("a person's deny reaches the model with the person's reason", async () => {
+  await decidedByPerson('human', /not in this sprint/, (id) => ctl('deny', id, '--reason', 'not in this sprint'));
 });
 
 test('a halt denies the call and tells the model the run was halted', async () => {
-  const dir = freshDir('halt');
-  const running = codexRun(dir, 'call_halt', 'echo hi > halted.txt', (output) => {
-    assert.match(output, /Holdpoint halted this run: stop everything\. Stop here: make no more tool calls/);
-  });
-  const item = await pendingItem((i) => i.args.command === 'echo hi > halted.txt');
-  await ctl('halt', item.id, '--reason', 'stop everything');
-  const result = await running;
-  checkModel(result);
-  assert.equal(existsSync(join(dir, 'halted.txt')), false);
+  await decidedByPerson('halted', /Holdpoint halted this run: stop everything\. Stop here: make no more tool calls/,
+    (id) => ctl('halt', id, '--reason', 'stop everything'));
 });
 
 test('an edit is refused: neither the edited nor the original call runs', async () => {
-  const dir = freshDir('edit');
-  const running = codexRun(dir, 'call_edit', 'echo hi > original.txt', (output) => {
-    assert.match(output, /approved it only with edited arguments .*edited\.txt.*Codex cannot run edited arguments/);
-  });
-  const item = await pendingItem((i) => i.args.command === 'echo hi > original.txt');
-  await ctl('edit', item.id, '--args', JSON.stringify({ command: 'echo hi > edited.txt' }));
-  const result = await running;
-  checkModel(result);
-  assert.equal(existsSync(join(dir, 'original.txt')), false);
+  const dir = await decidedByPerson('original', /approved it only with edited arguments .*edited\.txt.*Codex cannot run edited arguments/,
+    (id) => ctl('edit', id, '--args', JSON.stringify({ command: 'echo hi > edited.txt' })));
   assert.equal(existsSync(join(dir, 'edited.txt')), false);
 });
 

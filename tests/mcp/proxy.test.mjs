@@ -6,16 +6,14 @@
 
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn, execFile } from 'node:child_process';
-import { promisify } from 'node:util';
 import { createRequire } from 'node:module';
-import { mkdtempSync, writeFileSync, readFileSync, existsSync, realpathSync, rmSync } from 'node:fs';
+import { mkdtempSync, mkdirSync, writeFileSync, readFileSync, existsSync, realpathSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { startConsole, controller } from '../common/console.mjs';
 
-const run = promisify(execFile);
 const require = createRequire(import.meta.url);
 const serverEntry = require.resolve('@modelcontextprotocol/server-filesystem/dist/index.js');
 const HOLDPOINT = process.env.HOLDPOINT_BIN;
@@ -25,30 +23,10 @@ assert.ok(HOLDPOINT && CTL, 'HOLDPOINT_BIN and HOLDPOINT_CTL_BIN must be set');
 const work = realpathSync(mkdtempSync(join(tmpdir(), 'holdpoint-mcp-')));
 const dataDir = join(work, 'data');
 const root = join(work, 'root');
-let consoleProcess;
+let holdpoint;
+const { ctl, pendingItem } = controller(CTL, dataDir);
 let proxied;
 let direct;
-
-// Waits for a condition, checking on every turn of a short poll; fails after
-// a deadline instead of sleeping a fixed time.
-async function waitFor(what, check, timeoutMs = 15000) {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await check();
-    if (value) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 25));
-  }
-}
-
-async function ctl(...args) {
-  const { stdout } = await run(CTL, ['--data-dir', dataDir, ...args]);
-  return stdout;
-}
-
-async function pendingItem(predicate) {
-  return waitFor('a pending call', async () => JSON.parse(await ctl('pending', '--json')).find(predicate));
-}
 
 function connect(command, args) {
   const client = new Client({ name: 'holdpoint-test', version: '1.0.0' });
@@ -60,13 +38,12 @@ function text(result) {
 }
 
 before(async () => {
-  await run('mkdir', ['-p', root]);
+  mkdirSync(root, { recursive: true });
   const policy = join(work, 'policy.json');
   // Reads are read-only by their MCP annotations and pass; writes are
   // destructive and wait for a person.
   writeFileSync(policy, JSON.stringify({ default: 'allow', guardrails: [{ type: 'annotations', destructive: 'ask' }] }));
-  consoleProcess = spawn(HOLDPOINT, ['--headless', '--port', '0', '--data-dir', dataDir, '--policy', policy], { stdio: 'inherit' });
-  await waitFor('the console', () => existsSync(join(dataDir, 'endpoint.json')));
+  holdpoint = await startConsole(HOLDPOINT, dataDir, policy);
   proxied = await connect(CTL, ['--data-dir', dataDir, 'mcp-proxy', '--server-name', 'fs', '--', process.execPath, serverEntry, root]);
   direct = await connect(process.execPath, [serverEntry, root]);
   await proxied.listTools(); // the proxy learns the annotations from this
@@ -75,11 +52,7 @@ before(async () => {
 after(async () => {
   await proxied?.close();
   await direct?.close();
-  if (consoleProcess) {
-    const exited = new Promise((resolve) => consoleProcess.once('exit', resolve));
-    consoleProcess.kill('SIGTERM');
-    await exited; // it removes its own files first
-  }
+  await holdpoint?.stop(); // it removes its own files first
   rmSync(work, { recursive: true, force: true });
 });
 
