@@ -88,6 +88,15 @@ inline constexpr int Answered = 0;
 inline constexpr int Blocked = 2;
 static_assert(Blocked == exitcode::Failed, "a bad command line must block the call");
 } // namespace geminihook
+namespace codexhook {
+// Codex copies Claude Code here (checked against @openai/codex 0.169.0): exit 0
+// with nothing on stdout goes on with Codex's own approval and sandbox
+// settings; exit 2 with a reason on stderr blocks the call (PreToolUse) or
+// denies it (PermissionRequest). Any other code, a crash or a timeout makes
+// the hook fail, and Codex then runs the call as if there were no hook.
+inline constexpr int Answered = claudehook::Answered;
+inline constexpr int Blocked = claudehook::Blocked;
+} // namespace codexhook
 
 namespace mcpproxy {
 // Apart from these, the proxy exits with the server's own code, so the MCP

@@ -3,7 +3,7 @@
 //   submit   submit one tool call as an agent and wait for its decision
 //   pending  list the pending queue (reviewer)
 //   approve | deny | edit | halt   decide a queue item (reviewer)
-//   hook claude-code, hook gemini, mcp-proxy    the integrations' entry points
+//   hook claude-code | codex | gemini, mcp-proxy    the integrations' entry points
 //   audit, policy check            offline tools
 //
 // Every exit code is in exitcodes.h.
@@ -19,6 +19,7 @@
 #include "geminihook.h"
 #include "guardrails/chain.h"
 #include "integrations/claudecode.h"
+#include "integrations/codex.h"
 #include "integrations/mcpproxy.h"
 #include "policy/policy.h"
 #include "protocol/protocol.h"
@@ -68,6 +69,10 @@ Commands:
                          reads the hook's JSON on stdin, answers on stdout.
                          Console unreachable or any failure: exit 2 (Claude
                          Code blocks the call); --fail-open prints nothing, exit 0.
+  hook codex [--fail-open]
+                         Codex command hook for PreToolUse, PermissionRequest
+                         and PostToolUse, the same way; Codex cannot run edited
+                         arguments or be halted, so those are denied.
   hook gemini [--fail-open]
                          Gemini CLI command hook for BeforeTool and AfterTool,
                          likewise: any failure exits 2 (Gemini CLI denies the
@@ -351,16 +356,29 @@ int runReviewer(const QString &command, const QStringList &args, const EndpointI
     return rc;
 }
 
-// Claude Code runs this as a command hook (resources/integrations/claude-code).
-// Every failure blocks the call, unless --fail-open asks for the opposite.
-int runClaudeHook(const QStringList &args, const QString &dataDirFlag)
+// The command hooks of Claude Code and Codex: one JSON document on stdin, the
+// console's answer on stdout. What differs between them is in HookSpec.
+struct HookSpec
+{
+    const char *name;      // `hook <name>`, also the agent's framework
+    const char *idPrefix;  // for a call without a tool use id
+    claudecode::ParseResult (*parse)(std::string_view);
+    Json (*toolCall)(const claudecode::HookInput &, const std::string &);
+    // What to print for the console's decision; empty prints nothing.
+    std::string (*decisionOutput)(const claudecode::HookInput &, const Json &);
+    protocol::Capabilities capabilities; // for the hello
+};
+
+// Every failure blocks the call (exit 2, the reason on stderr), unless
+// --fail-open asks for the opposite.
+int runHook(const HookSpec &spec, const QStringList &args, const QString &dataDirFlag)
 {
     bool failOpen = false;
     for (const QString &a : args.mid(2)) {
         if (a == u"--fail-open")
             failOpen = true;
         else
-            return usageError(QStringLiteral("hook claude-code: unknown option %1").arg(a));
+            return usageError(QStringLiteral("hook %1: unknown option %2").arg(QLatin1String(spec.name), a));
     }
     auto fail = [&](const QString &why) {
         if (failOpen)
@@ -372,7 +390,7 @@ int runClaudeHook(const QStringList &args, const QString &dataDirFlag)
     std::string bytes;
     if (!readHookInput(claudecode::MaxHookInputBytes, &bytes))
         return fail(QStringLiteral("cannot read the hook input"));
-    const claudecode::ParseResult parsed = claudecode::parseHookInput(bytes);
+    const claudecode::ParseResult parsed = spec.parse(bytes);
     if (!parsed.input)
         return fail(toQString(parsed.error));
     const claudecode::HookInput &hook = *parsed.input;
@@ -386,18 +404,20 @@ int runClaudeHook(const QStringList &args, const QString &dataDirFlag)
     // the input would let a second identical call inherit the first's decision.
     std::string callId = hook.toolUseId;
     if (callId.empty())
-        callId = "cc-" + QByteArray::number(QRandomGenerator::system()->generate64(), 16).toStdString();
-    const bool pre = hook.event == claudecode::Event::PreToolUse;
+        callId = spec.idPrefix + QByteArray::number(QRandomGenerator::system()->generate64(), 16).toStdString();
+    const bool pre = hook.event != claudecode::Event::PostToolUse;
 
     ConsoleExchange exchange(endpoint);
     exchange.onFailed = fail;
     exchange.onWelcome = [&] {
-        exchange.send(pre ? claudecode::toolCallMessage(hook, callId) : claudecode::toolResultMessage(hook, callId));
+        exchange.send(pre ? spec.toolCall(hook, callId) : claudecode::toolResultMessage(hook, callId));
     };
     exchange.onMessage = [&](const Json &m) {
         const std::string type = m.value("type", std::string());
         if (pre && type == "decision" && m.value("call_id", std::string()) == callId) {
-            printLine(stdout, claudecode::preToolUseOutput(m));
+            const std::string out = spec.decisionOutput(hook, m);
+            if (!out.empty())
+                printLine(stdout, out);
             exchange.finish(exitcode::claudehook::Answered);
         } else if (!pre && type == "after_call" && m.value("call_id", std::string()) == callId) {
             const std::string out = claudecode::postToolUseOutput(m);
@@ -413,9 +433,19 @@ int runClaudeHook(const QStringList &args, const QString &dataDirFlag)
             exchange.finish(fail(toQString(why)));
         }
     };
-    const std::string agentName = hook.context.value("agent_type", std::string("claude-code"));
-    return exchange.run(protocol::Role::Agent, {agentName, "claude-code"}, hook.sessionId);
+    const std::string agentName = hook.context.value("agent_type", std::string(spec.name));
+    return exchange.run(protocol::Role::Agent, {agentName, spec.name, spec.capabilities}, hook.sessionId);
 }
+
+const HookSpec ClaudeCodeHook {"claude-code", "cc-", [](std::string_view t) { return claudecode::parseHookInput(t); },
+    &claudecode::toolCallMessage,
+    [](const claudecode::HookInput &, const Json &d) { return claudecode::preToolUseOutput(d); }, {}};
+
+const HookSpec CodexHook {"codex", "cx-", &codex::parseHookInput, &codex::toolCallMessage,
+    [](const claudecode::HookInput &in, const Json &d) {
+        return in.event == claudecode::Event::PermissionRequest ? codex::permissionRequestOutput(d) : codex::preToolUseOutput(d);
+    },
+    codex::helloCapabilities()};
 
 } // namespace
 
@@ -450,11 +480,13 @@ int main(int argc, char **argv)
 
     const QString command = args.first();
     if (command == u"hook") {
+        if (args.size() >= 2 && args.at(1) == u"claude-code")
+            return runHook(ClaudeCodeHook, args, dataDirFlag);
+        if (args.size() >= 2 && args.at(1) == u"codex")
+            return runHook(CodexHook, args, dataDirFlag);
         if (args.size() >= 2 && args.at(1) == u"gemini")
             return runGeminiHook(args, dataDirFlag);
-        if (args.size() < 2 || args.at(1) != u"claude-code")
-            return usageError(QStringLiteral("hook: expected `hook claude-code` or `hook gemini`"));
-        return runClaudeHook(args, dataDirFlag);
+        return usageError(QStringLiteral("hook: expected `hook claude-code`, `hook codex` or `hook gemini`"));
     }
     if (command == u"mcp-proxy") {
         McpProxyOptions options;

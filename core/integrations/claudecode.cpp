@@ -3,6 +3,8 @@
 #include "hookinput.h"
 #include "protocol/protocol.h"
 
+#include <algorithm>
+
 namespace holdpoint::claudecode {
 
 using hookinput::stringField;
@@ -12,15 +14,34 @@ bool responseIsError(const Json &r)
     return hookinput::responseIsError(r);
 }
 
-ParseResult parseHookInput(std::string_view text)
+const Dialect &claudeCodeDialect()
 {
+    static const Dialect d {"claude-code",
+                            {{"PreToolUse", Event::PreToolUse},
+                             {"PostToolUse", Event::PostToolUse},
+                             {"PostToolUseFailure", Event::PostToolUse}},
+                            "prompt_id",
+                            {"cwd", "permission_mode", "transcript_path", "agent_type"}};
+    return d;
+}
+
+ParseResult parseHookInput(std::string_view text, const Dialect &dialect)
+{
+    // Each event is named by its first name; later names of the same event
+    // (PostToolUseFailure) are accepted without being named.
+    hookinput::Events events {{}, dialect.command};
+    for (const auto &[name, event] : dialect.events) {
+        const bool first = std::find_if(dialect.events.begin(), dialect.events.end(),
+                                        [&](const auto &e) { return e.second == event; })->first == name;
+        (first ? events.named : events.alsoAccepted).push_back(name);
+    }
     ParseResult r;
     hookinput::Parsed p;
-    if (!hookinput::parse(text, {"PreToolUse", "PostToolUse", "claude-code", "PostToolUseFailure"}, &p, &r.error))
+    if (!hookinput::parse(text, events, &p, &r.error))
         return r;
     const Json &doc = p.doc;
     HookInput in;
-    in.event = p.event == "PreToolUse" ? Event::PreToolUse : Event::PostToolUse;
+    in.event = std::find_if(dialect.events.begin(), dialect.events.end(), [&](const auto &e) { return e.first == p.event; })->second;
     in.failed = p.event == "PostToolUseFailure";
     in.sessionId = std::move(p.fields.sessionId);
     in.toolName = std::move(p.fields.toolName);
@@ -32,9 +53,12 @@ ParseResult parseHookInput(std::string_view text)
         }
         in.toolUseId = *id;
     }
-    if (const auto prompt = stringField(doc, "prompt_id"); prompt && protocol::isValidId(*prompt))
-        in.promptId = *prompt;
-    hookinput::copyStrings(doc, {"cwd", "permission_mode", "transcript_path", "agent_type"}, &in.context);
+    if (const auto turn = stringField(doc, std::string(dialect.turnKey).c_str()); turn && protocol::isValidId(*turn))
+        in.promptId = *turn;
+    for (std::string_view key : dialect.contextKeys) {
+        if (auto it = doc.find(key); it != doc.end() && it->is_string())
+            in.context[std::string(key)] = *it;
+    }
     if (in.event == Event::PostToolUse) {
         if (auto it = doc.find("tool_response"); it != doc.end())
             in.toolResponse = *it;

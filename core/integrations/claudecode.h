@@ -10,12 +10,14 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
+#include <vector>
 
 namespace holdpoint::claudecode {
 
 inline constexpr std::size_t MaxHookInputBytes = hookinput::MaxBytes;
 
-enum class Event { PreToolUse, PostToolUse };
+enum class Event { PreToolUse, PostToolUse, PermissionRequest };
 
 struct HookInput
 {
@@ -24,8 +26,8 @@ struct HookInput
     std::string toolName;
     std::string toolUseId;            // empty when Claude Code sent none
     Json toolInput = Json::object();
-    std::optional<std::string> promptId;
-    Json context = Json::object();    // cwd, permission_mode, transcript_path, agent_type
+    std::optional<std::string> promptId;   // the turn: Claude Code's prompt_id, Codex's turn_id
+    Json context = Json::object();    // cwd, permission_mode, transcript_path, agent_type, ...
     Json toolResponse;                // PostToolUse
     bool failed = false;              // the tool reported an error
 };
@@ -36,8 +38,21 @@ struct ParseResult
     std::string error;
 };
 
+// What differs between the agents that speak Claude Code's hook format
+// (Codex copies it): the events they may send, the field naming the turn,
+// and the fields kept as context.
+struct Dialect
+{
+    std::string_view command;                                   // for errors: `hook <command>`
+    std::vector<std::pair<std::string_view, Event>> events;      // hook_event_name -> event
+    std::string_view turnKey;
+    std::vector<std::string_view> contextKeys;
+};
+
+const Dialect &claudeCodeDialect();
+
 // Unknown fields are ignored: Claude Code adds fields between versions.
-ParseResult parseHookInput(std::string_view text);
+ParseResult parseHookInput(std::string_view text, const Dialect &dialect = claudeCodeDialect());
 
 // Whether a PostToolUse tool_response reports an error.
 bool responseIsError(const Json &toolResponse);

@@ -32,7 +32,7 @@ ParseResult parseHookInput(std::string_view text)
 {
     ParseResult r;
     hookinput::Parsed p;
-    if (!hookinput::parse(text, {"BeforeTool", "AfterTool", "gemini"}, &p, &r.error))
+    if (!hookinput::parse(text, {{"BeforeTool", "AfterTool"}, "gemini"}, &p, &r.error))
         return r;
     const Json &doc = p.doc;
     HookInput in;

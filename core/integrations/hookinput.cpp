@@ -3,6 +3,8 @@
 #include "common/jsonparse.h"
 #include "protocol/protocol.h"
 
+#include <algorithm>
+
 namespace holdpoint::hookinput {
 
 std::optional<std::string> stringField(const Json &o, const char *key)
@@ -55,18 +57,36 @@ bool readToolFields(const Json &doc, ToolFields *out, std::string *error)
     return true;
 }
 
+namespace {
+
+// "A or B", "A, B or C" (`last` is " or " or " and ").
+std::string listed(const std::vector<std::string_view> &names, const char *last)
+{
+    std::string out;
+    for (std::size_t i = 0; i < names.size(); ++i) {
+        out += i == 0 ? "" : i + 1 == names.size() ? last : ", ";
+        out += names[i];
+    }
+    return out;
+}
+
+} // namespace
+
 bool parse(std::string_view text, const Events &events, Parsed *out, std::string *error)
 {
     if (!parseObject(text, &out->doc, error))
         return false;
     const auto event = stringField(out->doc, "hook_event_name");
     if (!event) {
-        *error = std::string("hook input: hook_event_name: required, expected ") + events.first + " or " + events.second;
+        *error = "hook input: hook_event_name: required, expected " + listed(events.named, " or ");
         return false;
     }
-    if (*event != events.first && *event != events.second && !(events.alsoAccepted && *event == events.alsoAccepted)) {
-        *error = "hook input: hook_event_name: \"" + *event + "\" is not handled (configure holdpoint-ctl hook " + events.command
-                 + " for " + events.first + " and " + events.second + ")";
+    auto among = [&](const std::vector<std::string_view> &names) {
+        return std::find(names.begin(), names.end(), *event) != names.end();
+    };
+    if (!among(events.named) && !among(events.alsoAccepted)) {
+        *error = "hook input: hook_event_name: \"" + *event + "\" is not handled (configure holdpoint-ctl hook "
+                 + std::string(events.command) + " for " + listed(events.named, " and ") + ")";
         return false;
     }
     out->event = *event;

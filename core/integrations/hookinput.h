@@ -10,6 +10,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace holdpoint::hookinput {
 
@@ -33,15 +34,14 @@ struct ToolFields
 // object, absent or null meaning {}). False with a message naming the field.
 bool readToolFields(const Json &doc, ToolFields *out, std::string *error);
 
-// The events one hook command handles: `first` and `second` (named in the
-// error messages, e.g. PreToolUse and PostToolUse), `alsoAccepted` (may be
-// null), and the hook's name in holdpoint-ctl (`hook <command>`).
+// The events one hook command handles: `named` (named in the error
+// messages, e.g. PreToolUse and PostToolUse), `alsoAccepted` (variants not
+// named), and the hook's name in holdpoint-ctl (`hook <command>`).
 struct Events
 {
-    const char *first;
-    const char *second;
-    const char *command;
-    const char *alsoAccepted = nullptr;
+    std::vector<std::string_view> named;
+    std::string_view command;
+    std::vector<std::string_view> alsoAccepted = {};
 };
 
 struct Parsed

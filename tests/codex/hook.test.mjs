@@ -1,0 +1,251 @@
+// holdpoint-ctl hook codex inside the real Codex CLI (`codex exec`, pinned in
+// package-lock.json), with a real headless console deciding and the model
+// replaced by a scripted Responses API server on loopback.
+//
+// Run by CTest (see tests/CMakeLists.txt) with HOLDPOINT_BIN and
+// HOLDPOINT_CTL_BIN pointing at the built binaries.
+
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import { createServer } from 'node:http';
+import { mkdtempSync, mkdirSync, writeFileSync, readFileSync, existsSync, realpathSync, rmSync, copyFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, dirname } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { waitFor, Console } from '../common/console.mjs';
+
+const here = dirname(fileURLToPath(import.meta.url));
+const CODEX = join(here, 'node_modules', '.bin', 'codex');
+const SNIPPET = join(here, '..', '..', 'resources', 'integrations', 'codex', 'hooks.json');
+const HOLDPOINT = process.env.HOLDPOINT_BIN;
+const CTL = process.env.HOLDPOINT_CTL_BIN;
+assert.ok(HOLDPOINT && CTL, 'HOLDPOINT_BIN and HOLDPOINT_CTL_BIN must be set');
+
+const work = realpathSync(mkdtempSync(join(tmpdir(), 'holdpoint-codex-')));
+const dataDir = join(work, 'data');
+const codexHome = join(work, 'codex-home');
+const holdpoint = new Console({ holdpoint: HOLDPOINT, ctl: CTL, dataDir });
+const ctl = (...args) => holdpoint.ctl(...args);
+const pendingItem = (predicate) => holdpoint.pendingItem(predicate);
+let model;
+
+// The scripted model: each test queues the turns it expects; a turn sees the
+// request body and returns the output items. Whatever a turn asserts is
+// collected and checked by the test.
+const turns = [];
+const requests = [];
+const modelErrors = [];
+
+function startModel() {
+  const server = createServer((req, res) => {
+    let body = '';
+    req.on('data', (c) => (body += c));
+    req.on('end', () => {
+      if (req.method !== 'POST' || !req.url.endsWith('/responses')) {
+        res.writeHead(404).end();
+        return;
+      }
+      const request = JSON.parse(body);
+      requests.push(request);
+      let items;
+      try {
+        const turn = turns.shift();
+        if (!turn) throw new Error('the model was asked more often than the test scripted');
+        items = turn(request);
+      } catch (e) {
+        modelErrors.push(e);
+        items = [message('the script failed')];
+      }
+      res.writeHead(200, { 'content-type': 'text/event-stream' });
+      const id = `resp_${requests.length}`;
+      const event = (type, data) => res.write(`event: ${type}\ndata: ${JSON.stringify({ type, ...data })}\n\n`);
+      event('response.created', { response: { id } });
+      for (const item of items) event('response.output_item.done', { item });
+      event('response.completed', { response: { id, usage: { input_tokens: 1, output_tokens: 1, total_tokens: 2 } } });
+      res.end();
+    });
+  });
+  return new Promise((resolve) => server.listen(0, '127.0.0.1', () => resolve(server)));
+}
+
+function message(text) {
+  return { type: 'message', role: 'assistant', id: `m${requests.length}`, content: [{ type: 'output_text', text }] };
+}
+
+function shell(callId, cmd, extra = {}) {
+  return { type: 'function_call', id: `fc_${callId}`, call_id: callId, name: 'exec_command', arguments: JSON.stringify({ cmd, ...extra }) };
+}
+
+// What Codex sent back to the model for a call.
+function outputOf(request, callId) {
+  const item = request.input.find((i) => i.type === 'function_call_output' && i.call_id === callId);
+  assert.ok(item, `no function_call_output for ${callId} in the next request`);
+  return typeof item.output === 'string' ? item.output : JSON.stringify(item.output);
+}
+
+// One `codex exec` run: the model makes one shell call, then sees what came of
+// it (checked by `check`) and ends the turn.
+async function codexRun(dir, callId, cmd, check, { args = [], env = {}, extra = {} } = {}) {
+  turns.push(() => [shell(callId, cmd, extra)]);
+  turns.push((request) => {
+    check(outputOf(request, callId));
+    return [message('done')];
+  });
+  const child = spawn(CODEX, ['exec', '--skip-git-repo-check', '--dangerously-bypass-hook-trust', '--color', 'never', ...args, 'do the task'], {
+    cwd: dir,
+    stdio: ['ignore', 'pipe', 'pipe'],
+    env: { ...process.env, CODEX_HOME: codexHome, HOLDPOINT_DATA_DIR: dataDir, PATH: `${dirname(CTL)}:${process.env.PATH}`, ...env },
+  });
+  let stderr = '';
+  child.stderr.on('data', (c) => (stderr += c));
+  child.stdout.resume();
+  const code = await new Promise((resolve) => child.once('exit', resolve));
+  return { code, stderr };
+}
+
+function freshDir(name) {
+  const dir = join(work, name);
+  mkdirSync(dir);
+  return dir;
+}
+
+function checkModel(result) {
+  assert.deepEqual(modelErrors.splice(0), [], `the scripted model's checks failed; codex said:\n${result.stderr}`);
+  assert.equal(turns.length, 0, `Codex did not ask the model as scripted:\n${result.stderr}`);
+}
+
+before(async () => {
+  model = await startModel();
+  mkdirSync(codexHome);
+  // The shipped snippet, as it is.
+  copyFileSync(SNIPPET, join(codexHome, 'hooks.json'));
+  writeFileSync(join(codexHome, 'config.toml'), [
+    'model = "scripted"',
+    'model_provider = "scripted"',
+    'check_for_update_on_startup = false',
+    'sandbox_mode = "danger-full-access"',
+    '[analytics]',
+    'enabled = false',
+    '[model_providers.scripted]',
+    'name = "scripted"',
+    `base_url = "http://127.0.0.1:${model.address().port}/v1"`,
+    'wire_api = "responses"',
+    'request_max_retries = 0',
+    'stream_max_retries = 0',
+    '',
+  ].join('\n'));
+  const policy = join(work, 'policy.json');
+  writeFileSync(policy, JSON.stringify({
+    version: 1,
+    default: 'ask',
+    guardrails: [{
+      type: 'rules',
+      rules: [
+        { match: 'Bash(touch *)', action: 'allow', reason: 'creating empty files is fine' },
+        { match: 'Bash(rm *)', action: 'deny', code: 'no_rm', reason: 'no deletes in this project: {args.command}' },
+      ],
+    }],
+  }));
+  await holdpoint.start(policy);
+});
+
+after(async () => {
+  await holdpoint.stop();
+  model?.close();
+  rmSync(work, { recursive: true, force: true });
+});
+
+test('a call the policy allows runs, and its result reaches the console', async () => {
+  const dir = freshDir('allowed');
+  const result = await codexRun(dir, 'call_allowed', 'touch made-by-codex.txt', (output) => {
+    assert.match(output, /Process exited with code 0/);
+  });
+  checkModel(result);
+  assert.equal(existsSync(join(dir, 'made-by-codex.txt')), true, result.stderr);
+  // The audit log holds the call, its decision and, from PostToolUse, its result.
+  const records = await waitFor('the call\'s result in the audit log', async () => {
+    const lines = (await ctl('audit', 'export')).trim().split('\n').map((l) => JSON.parse(l));
+    const mine = lines.filter((r) => r.call_id === 'call_allowed');
+    return mine.some((r) => r.event === 'after_call') && mine;
+  });
+  const call = records.find((r) => r.event === 'call');
+  assert.equal(call.tool, 'Bash');
+  assert.deepEqual(call.args, { command: 'touch made-by-codex.txt' });
+  assert.equal(call.context.codex_hook, 'PreToolUse');
+  assert.ok(call.turn, 'Codex\'s turn_id becomes the turn');
+  const decision = records.find((r) => r.event === 'decision');
+  assert.equal(decision.decided_by, 'guardrail:rules');
+  assert.equal(decision.decision, 'allow');
+  assert.equal(records.find((r) => r.event === 'after_call').ok, true);
+});
+
+test("a policy deny reaches the model with the policy's reason, and nothing runs", async () => {
+  const dir = freshDir('policy-deny');
+  writeFileSync(join(dir, 'keep.txt'), 'keep');
+  const result = await codexRun(dir, 'call_rm', 'rm keep.txt', (output) => {
+    assert.match(output, /no deletes in this project: rm keep\.txt/);
+  });
+  checkModel(result);
+  assert.equal(readFileSync(join(dir, 'keep.txt'), 'utf8'), 'keep');
+});
+
+// A call that waits for a person: the test decides it with holdpoint-ctl,
+// checks what the model read, and that the file the command writes is absent.
+async function decidedByPerson(name, expected, decide) {
+  const dir = freshDir(name);
+  const cmd = `echo hi > ${name}.txt`;
+  const running = codexRun(dir, `call_${name}`, cmd, (output) => assert.match(output, expected));
+  const item = await pendingItem((i) => i.args.command === cmd);
+  assert.equal(item.agent.framework, 'codex');
+  assert.equal(item.context.codex_hook, 'PreToolUse');
+  await decide(item.id);
+  checkModel(await running);
+  assert.equal(existsSync(join(dir, `${name}.txt`)), false);
+  return dir;
+}
+
+test("a person's deny reaches the model with the person's reason", async () => {
+  await decidedByPerson('human', /not in this sprint/, (id) => ctl('deny', id, '--reason', 'not in this sprint'));
+});
+
+test('a halt denies the call and tells the model the run was halted', async () => {
+  await decidedByPerson('halted', /Holdpoint halted this run: stop everything\. Stop here: make no more tool calls/,
+    (id) => ctl('halt', id, '--reason', 'stop everything'));
+});
+
+test('the console refuses an edit for Codex, which said in hello that it cannot take one', async () => {
+  const dir = await decidedByPerson('original', /deny it as sent/, async (id) => {
+    await assert.rejects(ctl('edit', id, '--args', JSON.stringify({ command: 'echo hi > edited.txt' })),
+      (e) => /cannot take edited arguments/.test(e.stderr));
+    await ctl('deny', id, '--reason', 'deny it as sent');
+  });
+  assert.equal(existsSync(join(dir, 'edited.txt')), false);
+});
+
+test('a request to leave the sandbox is asked again through PermissionRequest', async () => {
+  // codex exec never asks for approval unless automatic review is on; then
+  // PermissionRequest hooks answer before the reviewer model is asked.
+  const dir = freshDir('escalate');
+  const cmd = 'echo hi > escalated.txt';
+  const running = codexRun(dir, 'call_escalate', cmd, (output) => {
+    assert.match(output, /only inside the sandbox/);
+  }, { args: ['--approve-for-me'], extra: { sandbox_permissions: 'require_escalated', justification: 'write outside' } });
+  const first = await pendingItem((i) => i.args.command === cmd && i.context.codex_hook === 'PreToolUse');
+  await ctl('approve', first.id);
+  const second = await pendingItem((i) => i.args.command === cmd && i.context.codex_hook === 'PermissionRequest');
+  assert.equal(second.args.description, 'write outside');
+  await ctl('deny', second.id, '--reason', 'only inside the sandbox');
+  const result = await running;
+  checkModel(result);
+  assert.equal(existsSync(join(dir, 'escalated.txt')), false);
+});
+
+test('without a console the call is blocked, not run', async () => {
+  const dir = freshDir('no-console');
+  const result = await codexRun(dir, 'call_down', 'touch unreachable.txt', (output) => {
+    assert.match(output, /Holdpoint blocked this call: .*endpoint\.json/);
+  }, { env: { HOLDPOINT_DATA_DIR: join(work, 'no-console-here') } });
+  checkModel(result);
+  assert.equal(existsSync(join(dir, 'unreachable.txt')), false);
+});
