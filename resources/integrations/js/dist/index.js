@@ -4,3 +4,4 @@
 export { HoldpointClient, } from './client.js';
 export { findEndpoint, resolveDataDir } from './endpoint.js';
 export { ClientClosedError, ConnectionLostError, ConsoleRefusedError, ConsoleUnavailableError, HoldpointError, ProtocolViolationError, } from './errors.js';
+export { Guard, HoldpointDeniedError, HoldpointHaltError, } from './guard.js';

@@ -23,3 +23,9 @@ export {
   HoldpointError,
   ProtocolViolationError,
 } from './errors.js';
+export {
+  Guard,
+  HoldpointDeniedError,
+  HoldpointHaltError,
+  type GuardOptions,
+} from './guard.js';
