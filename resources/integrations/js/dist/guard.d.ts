@@ -14,11 +14,15 @@ export interface GuardOptions extends ClientOptions {
 export declare class HoldpointHaltError extends HoldpointError {
     readonly decision?: Decision;
     constructor(reason: string, decision?: Decision);
+    /** The message alone: SDKs that show an error to the model use toString(). */
+    toString(): string;
 }
 /** The console denied a call. Thrown by tool wrappers whose SDK reports a tool error to the model. */
 export declare class HoldpointDeniedError extends HoldpointError {
     readonly decision?: Decision;
     constructor(reason: string, decision?: Decision);
+    /** The message alone: SDKs that show an error to the model use toString(). */
+    toString(): string;
 }
 export declare function deniedText(reason: string): string;
 export declare function haltedText(reason: string): string;

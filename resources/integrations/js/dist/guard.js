@@ -10,6 +10,10 @@ export class HoldpointHaltError extends HoldpointError {
         this.name = 'HoldpointHaltError';
         this.decision = decision;
     }
+    /** The message alone: SDKs that show an error to the model use toString(). */
+    toString() {
+        return this.message;
+    }
 }
 /** The console denied a call. Thrown by tool wrappers whose SDK reports a tool error to the model. */
 export class HoldpointDeniedError extends HoldpointError {
@@ -18,6 +22,10 @@ export class HoldpointDeniedError extends HoldpointError {
         super('denied', `Denied by Holdpoint: ${reason}`);
         this.name = 'HoldpointDeniedError';
         this.decision = decision;
+    }
+    /** The message alone: SDKs that show an error to the model use toString(). */
+    toString() {
+        return this.message;
     }
 }
 export function deniedText(reason) {

@@ -23,6 +23,11 @@ export class HoldpointHaltError extends HoldpointError {
     this.name = 'HoldpointHaltError';
     this.decision = decision;
   }
+
+  /** The message alone: SDKs that show an error to the model use toString(). */
+  override toString(): string {
+    return this.message;
+  }
 }
 
 /** The console denied a call. Thrown by tool wrappers whose SDK reports a tool error to the model. */
@@ -32,6 +37,11 @@ export class HoldpointDeniedError extends HoldpointError {
     super('denied', `Denied by Holdpoint: ${reason}`);
     this.name = 'HoldpointDeniedError';
     this.decision = decision;
+  }
+
+  /** The message alone: SDKs that show an error to the model use toString(). */
+  override toString(): string {
+    return this.message;
   }
 }
 
