@@ -81,6 +81,8 @@ test('approvals: a person denies with holdpoint-ctl; the model gets that reason'
   const running = approvals.run((input) => runner.run(agent(noteTools(true)), input), 'send it');
   const item = await hp.pendingItem((i) => i.args.path === 'human-deny.txt');
   assert.equal(item.agent.framework, 'openai-agents');
+  assert.equal(item.turn_id, approvals.turnId); // the run is one console turn
+  assert.ok(item.turn_id);
   await hp.ctl('deny', item.id, '--reason', 'not today');
   await running;
   assert.deepEqual(ran, []);

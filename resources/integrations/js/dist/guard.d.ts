@@ -36,6 +36,8 @@ export declare class Guard {
     /** Set once the console answered `halt`; the adapters stop the run as far as their SDK allows. */
     halted: boolean;
     haltReason: string;
+    /** The turn calls are sent in, between startTurn() and endTurn(). */
+    turnId?: string;
     private readonly owned;
     private readonly options;
     constructor(options: GuardOptions, capabilities: Capabilities, framework: string);
@@ -43,6 +45,16 @@ export declare class Guard {
     ask(toolName: string, args: JsonObject, extra?: SubmitOptions): Promise<Decision>;
     /** Records a halt and aborts the controller, if one was given. */
     halt(reason: string): void;
+    /**
+     * Starts a turn for the next run: clears an earlier halt, and sends the
+     * run's calls in one console turn (a halt then halts the turn's other
+     * waiting calls too, and loop detection counts per turn).
+     */
+    startTurn(turnId?: string): Promise<string>;
+    /** Ends the turn startTurn() began. */
+    endTurn(): Promise<void>;
+    /** Forgets a halt, so the guard can serve another run. */
+    resetHalt(): void;
     /** Closes the client if this guard created it. */
     close(): Promise<void>;
 }

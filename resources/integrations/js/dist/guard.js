@@ -47,6 +47,8 @@ export class Guard {
     /** Set once the console answered `halt`; the adapters stop the run as far as their SDK allows. */
     halted = false;
     haltReason = '';
+    /** The turn calls are sent in, between startTurn() and endTurn(). */
+    turnId;
     owned;
     options;
     constructor(options, capabilities, framework) {
@@ -64,6 +66,7 @@ export class Guard {
         const context = this.options.context || extra.context ? { ...this.options.context, ...extra.context } : undefined;
         return this.client.submit(toolName, args, {
             timeoutS: this.options.timeoutS,
+            turnId: this.turnId,
             ...extra,
             context,
         });
@@ -75,6 +78,28 @@ export class Guard {
             this.haltReason = reason;
         }
         this.options.abortController?.abort(new HoldpointHaltError(reason));
+    }
+    /**
+     * Starts a turn for the next run: clears an earlier halt, and sends the
+     * run's calls in one console turn (a halt then halts the turn's other
+     * waiting calls too, and loop detection counts per turn).
+     */
+    async startTurn(turnId) {
+        this.resetHalt();
+        this.turnId = await this.client.turnStart(turnId);
+        return this.turnId;
+    }
+    /** Ends the turn startTurn() began. */
+    async endTurn() {
+        const turnId = this.turnId;
+        this.turnId = undefined;
+        if (turnId !== undefined && this.client.connected)
+            await this.client.turnEnd(turnId);
+    }
+    /** Forgets a halt, so the guard can serve another run. */
+    resetHalt() {
+        this.halted = false;
+        this.haltReason = '';
     }
     /** Closes the client if this guard created it. */
     async close() {

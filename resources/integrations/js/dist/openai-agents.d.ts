@@ -45,7 +45,7 @@ export declare class HoldpointApprovals extends Guard {
      * Runs until no interruptions are left, resolving each batch through the
      * console: `run` is called with the input first, then with the paused
      * state (e.g. `(input) => run(agent, input)`). Stops without resuming on
-     * `halt`.
+     * `halt`. The run is one console turn (startTurn/endTurn).
      */
     run<Item extends ApprovalItemLike, Result extends RunResultLike<Item>>(run: (input: unknown) => Promise<Result>, input: unknown, maxResumes?: number): Promise<{
         result: Result;

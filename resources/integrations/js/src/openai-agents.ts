@@ -106,19 +106,24 @@ export class HoldpointApprovals extends Guard {
    * Runs until no interruptions are left, resolving each batch through the
    * console: `run` is called with the input first, then with the paused
    * state (e.g. `(input) => run(agent, input)`). Stops without resuming on
-   * `halt`.
+   * `halt`. The run is one console turn (startTurn/endTurn).
    */
   async run<Item extends ApprovalItemLike, Result extends RunResultLike<Item>>(
     run: (input: unknown) => Promise<Result>, input: unknown, maxResumes = 100,
   ): Promise<{ result: Result; halted: boolean; haltReason: string }> {
-    let result = await run(input);
-    for (let i = 0; (result.interruptions?.length ?? 0) > 0; i++) {
-      if (i >= maxResumes) throw new Error(`still interrupted after ${maxResumes} resumes`);
-      const resolved = await this.resolve(result);
-      if (resolved.halted) return { result, halted: true, haltReason: resolved.haltReason };
-      result = await run(result.state);
+    await this.startTurn();
+    try {
+      let result = await run(input);
+      for (let i = 0; (result.interruptions?.length ?? 0) > 0; i++) {
+        if (i >= maxResumes) throw new Error(`still interrupted after ${maxResumes} resumes`);
+        const resolved = await this.resolve(result);
+        if (resolved.halted) return { result, halted: true, haltReason: resolved.haltReason };
+        result = await run(result.state);
+      }
+      return { result, halted: false, haltReason: '' };
+    } finally {
+      await this.endTurn().catch(() => {});
     }
-    return { result, halted: false, haltReason: '' };
   }
 }
 
