@@ -135,11 +135,19 @@ std::string preToolUseOutput(const Json &d)
         out["hookSpecificOutput"] = std::move(specific);
     } else {
         specific["permissionDecision"] = "deny";
-        out["hookSpecificOutput"] = std::move(specific);
         if (decision == "halt") {
+            // Claude Code stops on `continue: false` (2.1.330); one that
+            // ignores it (2.1.197) hands the reason to the model, which must
+            // learn that the run was halted, not just this call refused. The
+            // console's later halts of the turn (code turn_halted) say so
+            // already.
+            if (d.value("code", std::string()) != "turn_halted")
+                specific["permissionDecisionReason"] =
+                    "Holdpoint halted the run: " + (reason.empty() ? std::string("no reason given") : reason);
             out["continue"] = false;
             out["stopReason"] = reason.empty() ? std::string("halted by Holdpoint") : reason;
         }
+        out["hookSpecificOutput"] = std::move(specific);
     }
     return dumpJson(out);
 }

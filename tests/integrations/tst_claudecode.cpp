@@ -130,7 +130,9 @@ void TestClaudeCode::preToolUseOutput_data()
     QTest::newRow("deny") << R"({"type":"decision","call_id":"t","decision":"deny","reason":"no","decided_by":"human:al","warnings":[]})"
                           << R"({"hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":"deny","permissionDecisionReason":"no"}})";
     QTest::newRow("halt") << R"({"type":"decision","call_id":"t","decision":"halt","reason":"stop","decided_by":"human:al","warnings":[]})"
-                          << R"({"continue":false,"stopReason":"stop","hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":"deny","permissionDecisionReason":"stop"}})";
+                          << R"({"continue":false,"stopReason":"stop","hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":"deny","permissionDecisionReason":"Holdpoint halted the run: stop"}})";
+    QTest::newRow("halt of a halted turn") << R"({"type":"decision","call_id":"t","decision":"halt","reason":"the run was halted (stop); no tool call runs for the rest of this turn","decided_by":"human:al","code":"turn_halted","warnings":[]})"
+                                           << R"({"continue":false,"stopReason":"the run was halted (stop); no tool call runs for the rest of this turn","hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":"deny","permissionDecisionReason":"the run was halted (stop); no tool call runs for the rest of this turn"}})";
 }
 
 void TestClaudeCode::preToolUseOutput()
