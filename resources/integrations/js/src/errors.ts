@@ -1,0 +1,60 @@
+// Errors the client raises. Every one is a HoldpointError with a `code`, so
+// callers can tell "the console said no" from "there is no console".
+
+/** Base class: `code` is a protocol error code (PROTOCOL.md, "Errors") or one of the client's own. */
+export class HoldpointError extends Error {
+  readonly code: string;
+  constructor(code: string, message: string, options?: { cause?: unknown }) {
+    super(message, options);
+    this.name = 'HoldpointError';
+    this.code = code;
+  }
+}
+
+/** No console could be found or reached: no or bad endpoint.json, nothing listening, handshake failed. */
+export class ConsoleUnavailableError extends HoldpointError {
+  constructor(message: string, options?: { cause?: unknown }) {
+    super('console_unavailable', message, options);
+    this.name = 'ConsoleUnavailableError';
+  }
+}
+
+/** The connection ended while something waited on it (the console quit or was killed). */
+export class ConnectionLostError extends HoldpointError {
+  /** WebSocket close code (1006: dropped without a close frame). */
+  readonly closeCode: number;
+  constructor(message: string, closeCode: number) {
+    super('connection_lost', message);
+    this.name = 'ConnectionLostError';
+    this.closeCode = closeCode;
+  }
+}
+
+/**
+ * The console answered with an `error` message: `code` is its protocol code,
+ * e.g. `auth_failed` (wrong token), `call_id_conflict`, `invalid_field`.
+ */
+export class ConsoleRefusedError extends HoldpointError {
+  readonly callId?: string;
+  constructor(code: string, message: string, callId?: string) {
+    super(code, `the console refused: ${code}: ${message}`);
+    this.name = 'ConsoleRefusedError';
+    this.callId = callId;
+  }
+}
+
+/** A message from the console that breaks the protocol (e.g. a decision without a valid `decision`). */
+export class ProtocolViolationError extends HoldpointError {
+  constructor(message: string) {
+    super('protocol_violation', message);
+    this.name = 'ProtocolViolationError';
+  }
+}
+
+/** The client was closed with close(); it takes no more calls. */
+export class ClientClosedError extends HoldpointError {
+  constructor() {
+    super('closed', 'this Holdpoint client was closed');
+    this.name = 'ClientClosedError';
+  }
+}

@@ -1,0 +1,183 @@
+// Vercel AI SDK (ai v7) with the holdpoint adapters, the SDK's own
+// MockLanguageModelV4 (ai/test) as the model, and a real headless console.
+
+import { test, before, after, beforeEach } from 'node:test';
+import assert from 'node:assert/strict';
+import { generateText, tool, stepCountIs } from 'ai';
+import { MockLanguageModelV4 } from 'ai/test';
+import { z } from 'zod';
+import { holdpointToolApproval, guardTools } from 'holdpoint/ai-sdk';
+import { Console } from './console.mjs';
+
+const hp = new Console();
+let ran;
+
+before(async () => { await hp.start(); });
+after(async () => { await hp.stop(); });
+beforeEach(() => { ran = []; });
+
+const usage = {
+  inputTokens: { total: 1, noCache: 1, cacheRead: 0, cacheWrite: 0 },
+  outputTokens: { total: 1, text: 1, reasoning: 0 },
+};
+
+// Calls `calls` on its first turn; afterwards answers with what the tools
+// returned. `seen` collects the tool results it was sent.
+function scriptedModel(calls) {
+  const seen = [];
+  let n = 0;
+  const model = new MockLanguageModelV4({
+    doGenerate: async ({ prompt }) => {
+      const last = prompt[prompt.length - 1];
+      if (last.role === 'tool' || n > 0) {
+        for (const m of prompt.filter((m) => m.role === 'tool')) {
+          for (const part of m.content) if (part.type === 'tool-result') seen.push(part.output);
+        }
+        return { content: [{ type: 'text', text: 'done' }], finishReason: { unified: 'stop', raw: 'stop' }, usage, warnings: [] };
+      }
+      n++;
+      return {
+        content: calls.map((c, i) => ({ type: 'tool-call', toolCallId: `tc-${i + 1}`, toolName: c.name, input: JSON.stringify(c.args) })),
+        finishReason: { unified: 'tool-calls', raw: 'tool_calls' },
+        usage,
+        warnings: [],
+      };
+    },
+  });
+  return { model, seen };
+}
+
+function noteTools() {
+  const make = (name) => tool({
+    description: `${name} a note`,
+    inputSchema: z.object({ path: z.string(), text: z.string().optional() }),
+    execute: async ({ path, text }) => {
+      ran.push({ name, path, text });
+      return `${name} ran on ${path}`;
+    },
+  });
+  return Object.fromEntries(['read_note', 'write_note', 'delete_note', 'send_note', 'shutdown'].map((n) => [n, make(n)]));
+}
+
+// toolApproval
+
+test('toolApproval: an allowed call runs', async () => {
+  const approval = holdpointToolApproval({ dataDir: hp.dataDir });
+  const { model, seen } = scriptedModel([{ name: 'read_note', args: { path: 'a.txt' } }]);
+  await generateText({ model, tools: noteTools(), toolApproval: approval.toolApproval, stopWhen: [stepCountIs(5), approval.stopWhen], prompt: 'read' });
+  assert.deepEqual(ran, [{ name: 'read_note', path: 'a.txt', text: undefined }]);
+  assert.deepEqual(seen, [{ type: 'text', value: 'read_note ran on a.txt' }]);
+  await approval.close();
+});
+
+test('toolApproval: a policy deny and a person deny reach the model as execution-denied with the reason', async () => {
+  const approval = holdpointToolApproval({ dataDir: hp.dataDir });
+  const first = scriptedModel([{ name: 'delete_note', args: { path: 'a.txt' } }]);
+  await generateText({ model: first.model, tools: noteTools(), toolApproval: approval.toolApproval, stopWhen: stepCountIs(5), prompt: 'delete' });
+  assert.deepEqual(first.seen, [{ type: 'execution-denied', reason: 'notes are never deleted' }]);
+
+  const second = scriptedModel([{ name: 'send_note', args: { path: 'ai-deny.txt' } }]);
+  const running = generateText({ model: second.model, tools: noteTools(), toolApproval: approval.toolApproval, stopWhen: stepCountIs(5), prompt: 'send' });
+  const item = await hp.pendingItem((i) => i.args.path === 'ai-deny.txt');
+  assert.equal(item.agent.framework, 'ai-sdk');
+  await hp.ctl('deny', item.id, '--reason', 'ask the owner first');
+  await running;
+  assert.deepEqual(second.seen, [{ type: 'execution-denied', reason: 'ask the owner first' }]);
+  assert.deepEqual(ran, []);
+  await approval.close();
+});
+
+test('toolApproval: an edit cannot be applied through approval, so the call does not run', async () => {
+  const approval = holdpointToolApproval({ dataDir: hp.dataDir });
+  const { model, seen } = scriptedModel([{ name: 'write_note', args: { path: 'notes.txt', text: 'hi' } }]);
+  await generateText({ model, tools: noteTools(), toolApproval: approval.toolApproval, stopWhen: stepCountIs(5), prompt: 'write' });
+  assert.deepEqual(ran, []);
+  assert.equal(seen[0].type, 'execution-denied');
+  assert.match(seen[0].reason, /changed the arguments/);
+  await approval.close();
+});
+
+test('toolApproval: a halt denies the call and stopWhen ends the run without asking the model again', async () => {
+  const approval = holdpointToolApproval({ dataDir: hp.dataDir });
+  const { model, seen } = scriptedModel([{ name: 'shutdown', args: { path: 'all' } }]);
+  const result = await generateText({ model, tools: noteTools(), toolApproval: approval.toolApproval, stopWhen: [stepCountIs(5), approval.stopWhen], prompt: 'stop' });
+  assert.equal(approval.halted, true);
+  assert.equal(result.steps.length, 1);
+  assert.equal(model.doGenerateCalls.length, 1);
+  assert.deepEqual(seen, []);
+  assert.deepEqual(ran, []);
+  await approval.close();
+});
+
+// guardTools: the console inside execute
+
+test('guardTools: allow runs, a policy modify runs with the edited input', async () => {
+  const { tools, guard } = guardTools(noteTools(), { dataDir: hp.dataDir });
+  const { model } = scriptedModel([{ name: 'read_note', args: { path: 'b.txt' } }, { name: 'write_note', args: { path: 'notes.txt', text: 'hi' } }]);
+  await generateText({ model, tools, stopWhen: [stepCountIs(5), guard.stopWhen], prompt: 'go' });
+  assert.deepEqual(ran.sort((a, b) => a.name.localeCompare(b.name)), [
+    { name: 'read_note', path: 'b.txt', text: undefined },
+    { name: 'write_note', path: 'sandbox/out.txt', text: 'hi' },
+  ]);
+  await guard.close();
+});
+
+test('guardTools: a person edits with holdpoint-ctl; the edited call runs', async () => {
+  const { tools, guard } = guardTools(noteTools(), { dataDir: hp.dataDir });
+  const { model } = scriptedModel([{ name: 'send_note', args: { path: 'asked.txt', text: 'x' } }]);
+  const running = generateText({ model, tools, stopWhen: stepCountIs(5), prompt: 'send' });
+  const item = await hp.pendingItem((i) => i.args.path === 'asked.txt');
+  await hp.ctl('edit', item.id, '--args', JSON.stringify({ path: 'edited.txt', text: 'y' }));
+  await running;
+  assert.deepEqual(ran, [{ name: 'send_note', path: 'edited.txt', text: 'y' }]);
+  await guard.close();
+});
+
+test('guardTools: an edit that breaks the schema does not run', async () => {
+  const { tools, guard } = guardTools(noteTools(), { dataDir: hp.dataDir });
+  const { model, seen } = scriptedModel([{ name: 'send_note', args: { path: 'schema.txt' } }]);
+  const running = generateText({ model, tools, stopWhen: stepCountIs(5), prompt: 'send' });
+  const item = await hp.pendingItem((i) => i.args.path === 'schema.txt');
+  await hp.ctl('edit', item.id, '--args', JSON.stringify({ path: 42 }));
+  await running;
+  assert.deepEqual(ran, []);
+  assert.equal(seen[0].type, 'error-text');
+  assert.match(seen[0].value, /do not fit the tool's schema/);
+  await guard.close();
+});
+
+test('guardTools: a policy deny and a person deny reach the model as a tool error with the reason', async () => {
+  const { tools, guard } = guardTools(noteTools(), { dataDir: hp.dataDir });
+  const first = scriptedModel([{ name: 'delete_note', args: { path: 'c.txt' } }]);
+  await generateText({ model: first.model, tools, stopWhen: stepCountIs(5), prompt: 'delete' });
+  assert.deepEqual(first.seen, [{ type: 'error-text', value: 'Denied by Holdpoint: notes are never deleted' }]);
+  const second = scriptedModel([{ name: 'send_note', args: { path: 'guard-deny.txt' } }]);
+  const running = generateText({ model: second.model, tools, stopWhen: stepCountIs(5), prompt: 'send' });
+  const item = await hp.pendingItem((i) => i.args.path === 'guard-deny.txt');
+  await hp.ctl('deny', item.id, '--reason', 'no mail today');
+  await running;
+  assert.deepEqual(second.seen, [{ type: 'error-text', value: 'Denied by Holdpoint: no mail today' }]);
+  assert.deepEqual(ran, []);
+  await guard.close();
+});
+
+test('guardTools: a halt denies the call; stopWhen ends the run, or the aborted controller rejects it', async () => {
+  const { tools, guard } = guardTools(noteTools(), { dataDir: hp.dataDir });
+  const first = scriptedModel([{ name: 'shutdown', args: { path: 'all' } }]);
+  const result = await generateText({ model: first.model, tools, stopWhen: [stepCountIs(5), guard.stopWhen], prompt: 'stop' });
+  assert.equal(guard.halted, true);
+  assert.equal(guard.haltReason, 'stop everything now');
+  assert.equal(result.steps.length, 1);
+  assert.equal(first.model.doGenerateCalls.length, 1);
+  await guard.close();
+
+  // Without stopWhen: the controller whose signal the run took is aborted.
+  const abortController = new AbortController();
+  const aborting = guardTools(noteTools(), { dataDir: hp.dataDir, abortController });
+  const second = scriptedModel([{ name: 'shutdown', args: { path: 'all' } }]);
+  await assert.rejects(generateText({ model: second.model, tools: aborting.tools, stopWhen: stepCountIs(5), abortSignal: abortController.signal, prompt: 'stop' }));
+  assert.equal(abortController.signal.aborted, true);
+  assert.equal(second.model.doGenerateCalls.length, 1);
+  assert.deepEqual(ran, []);
+  await aborting.guard.close();
+});

@@ -1,0 +1,177 @@
+// OpenAI Agents JS (@openai/agents) with the holdpoint adapters, a scripted
+// Chat Completions model on loopback, and a real headless console.
+
+import { test, before, after, beforeEach } from 'node:test';
+import assert from 'node:assert/strict';
+import { Agent, Runner, OpenAIProvider, tool } from '@openai/agents';
+import { z } from 'zod';
+import { HoldpointApprovals, HoldpointToolGuard, guardTool } from 'holdpoint/openai-agents';
+import { HoldpointHaltError } from 'holdpoint';
+import { Console } from './console.mjs';
+import { ScriptedChatModel } from './chatmodel.mjs';
+
+process.env.OPENAI_AGENTS_DISABLE_TRACING = '1';
+const hp = new Console();
+const model = new ScriptedChatModel();
+let runner;
+let ran;
+
+function noteTools(needsApproval) {
+  const make = (name) => tool({
+    name,
+    description: `${name} a note`,
+    parameters: z.object({ path: z.string(), text: z.string().nullable() }),
+    needsApproval,
+    execute: async ({ path, text }) => {
+      ran.push({ name, path, text });
+      return `${name} ran on ${path}`;
+    },
+  });
+  return ['read_note', 'write_note', 'delete_note', 'send_note', 'shutdown'].map(make);
+}
+
+function agent(tools) {
+  return new Agent({ name: 'notes', instructions: 'Use the tools.', model: 'scripted', tools });
+}
+
+before(async () => {
+  await hp.start();
+  await model.start();
+  runner = new Runner({
+    modelProvider: new OpenAIProvider({ apiKey: 'test-key', baseURL: model.baseURL, useResponses: false }),
+    tracingDisabled: true,
+  });
+});
+
+after(async () => {
+  await model.stop();
+  await hp.stop();
+});
+
+beforeEach(() => {
+  ran = [];
+  model.requests = [];
+});
+
+// needsApproval + result.interruptions
+
+test('approvals: an allowed call runs, and the model sees its result', async () => {
+  const approvals = new HoldpointApprovals({ dataDir: hp.dataDir });
+  model.willCall({ name: 'read_note', args: { path: 'a.txt', text: null } });
+  const { result, halted } = await approvals.run((input) => runner.run(agent(noteTools(true)), input), 'read a.txt');
+  assert.equal(halted, false);
+  assert.deepEqual(ran, [{ name: 'read_note', path: 'a.txt', text: null }]);
+  assert.equal(result.finalOutput, 'done: read_note ran on a.txt');
+  await approvals.close();
+});
+
+test('approvals: a policy deny is rejected with the console reason as the message', async () => {
+  const approvals = new HoldpointApprovals({ dataDir: hp.dataDir });
+  model.willCall({ name: 'delete_note', args: { path: 'a.txt', text: null } });
+  const { result } = await approvals.run((input) => runner.run(agent(noteTools(true)), input), 'delete a.txt');
+  assert.deepEqual(ran, []);
+  assert.deepEqual(model.toolResults(), ['Denied by Holdpoint: notes are never deleted']);
+  assert.equal(result.finalOutput, 'done: Denied by Holdpoint: notes are never deleted');
+  await approvals.close();
+});
+
+test('approvals: a person denies with holdpoint-ctl; the model gets that reason', async () => {
+  const approvals = new HoldpointApprovals({ dataDir: hp.dataDir });
+  model.willCall({ name: 'send_note', args: { path: 'human-deny.txt', text: 'x' } });
+  const running = approvals.run((input) => runner.run(agent(noteTools(true)), input), 'send it');
+  const item = await hp.pendingItem((i) => i.args.path === 'human-deny.txt');
+  assert.equal(item.agent.framework, 'openai-agents');
+  assert.equal(item.turn_id, approvals.turnId); // the run is one console turn
+  assert.ok(item.turn_id);
+  await hp.ctl('deny', item.id, '--reason', 'not today');
+  await running;
+  assert.deepEqual(ran, []);
+  assert.deepEqual(model.toolResults(), ['Denied by Holdpoint: not today']);
+  await approvals.close();
+});
+
+test('approvals: an edit cannot be applied here, so the call does not run at all', async () => {
+  const approvals = new HoldpointApprovals({ dataDir: hp.dataDir });
+  model.willCall({ name: 'write_note', args: { path: 'notes.txt', text: 'hi' } });
+  await approvals.run((input) => runner.run(agent(noteTools(true)), input), 'write');
+  assert.deepEqual(ran, []);
+  assert.match(model.toolResults()[0], /^Denied by Holdpoint: the console changed the arguments/);
+  await approvals.close();
+});
+
+test('approvals: a halt rejects the call and the run is not resumed', async () => {
+  const approvals = new HoldpointApprovals({ dataDir: hp.dataDir });
+  model.willCall({ name: 'shutdown', args: { path: 'all', text: null } });
+  const { halted, haltReason, result } = await approvals.run((input) => runner.run(agent(noteTools(true)), input), 'stop');
+  assert.equal(halted, true);
+  assert.equal(haltReason, 'stop everything now');
+  assert.equal(result.interruptions.length, 1);
+  assert.deepEqual(ran, []);
+  assert.equal(model.requests.length, 1); // the model was not asked again
+  await approvals.close();
+});
+
+// guardTool: the console inside invoke
+
+test('guardTool: an allowed call runs as asked', async () => {
+  const guard = new HoldpointToolGuard({ dataDir: hp.dataDir });
+  model.willCall({ name: 'read_note', args: { path: 'b.txt', text: null } });
+  const result = await runner.run(agent(guard.tools(noteTools(false))), 'read b.txt');
+  assert.deepEqual(ran, [{ name: 'read_note', path: 'b.txt', text: null }]);
+  assert.equal(result.finalOutput, 'done: read_note ran on b.txt');
+  await guard.close();
+});
+
+test('guardTool: a policy modify runs the tool with the edited arguments', async () => {
+  const guard = new HoldpointToolGuard({ dataDir: hp.dataDir });
+  model.willCall({ name: 'write_note', args: { path: 'notes.txt', text: 'hi' } });
+  await runner.run(agent(guard.tools(noteTools(false))), 'write');
+  assert.deepEqual(ran, [{ name: 'write_note', path: 'sandbox/out.txt', text: 'hi' }]);
+  await guard.close();
+});
+
+test('guardTool: a person edits with holdpoint-ctl; the edited call runs', async () => {
+  const guard = new HoldpointToolGuard({ dataDir: hp.dataDir });
+  model.willCall({ name: 'send_note', args: { path: 'asked.txt', text: 'x' } });
+  const running = runner.run(agent(guard.tools(noteTools(false))), 'send');
+  const item = await hp.pendingItem((i) => i.args.path === 'asked.txt');
+  await hp.ctl('edit', item.id, '--args', JSON.stringify({ path: 'edited.txt', text: 'y' }));
+  await running;
+  assert.deepEqual(ran, [{ name: 'send_note', path: 'edited.txt', text: 'y' }]);
+  await guard.close();
+});
+
+test('guardTool: a policy deny and a person deny reach the model with the reason', async () => {
+  const guard = new HoldpointToolGuard({ dataDir: hp.dataDir });
+  const tools = guard.tools(noteTools(false));
+  model.willCall({ name: 'delete_note', args: { path: 'c.txt', text: null } });
+  await runner.run(agent(tools), 'delete');
+  model.willCall({ name: 'send_note', args: { path: 'deny-me.txt', text: null } });
+  const running = runner.run(agent(tools), 'send');
+  const item = await hp.pendingItem((i) => i.args.path === 'deny-me.txt');
+  await hp.ctl('deny', item.id, '--reason', 'wrong recipient');
+  await running;
+  assert.deepEqual(ran, []);
+  assert.deepEqual(model.toolResults(), ['Denied by Holdpoint: notes are never deleted', 'Denied by Holdpoint: wrong recipient']);
+  await guard.close();
+});
+
+test('guardTool: a halt rejects the run and the tool does not run', async () => {
+  const guard = new HoldpointToolGuard({ dataDir: hp.dataDir });
+  model.willCall({ name: 'shutdown', args: { path: 'all', text: null } });
+  await assert.rejects(runner.run(agent(guard.tools(noteTools(false))), 'stop'), (e) => {
+    const cause = e.error ?? e.cause;
+    return cause instanceof HoldpointHaltError && /stop everything now/.test(cause.message);
+  });
+  assert.deepEqual(ran, []);
+  assert.equal(guard.halted, true);
+  await guard.close();
+});
+
+test('guardTool: no console means the tool does not run', async () => {
+  const guard = guardTool(noteTools(false)[0], { dataDir: '/nonexistent-holdpoint-dir' });
+  model.willCall({ name: 'read_note', args: { path: 'd.txt', text: null } });
+  await runner.run(agent([guard]), 'read');
+  assert.deepEqual(ran, []);
+  assert.match(model.toolResults()[0], /^Denied by Holdpoint: no decision could be obtained/);
+});
