@@ -4,7 +4,7 @@
 // turn it stopped. An agent that cannot stop itself when told to (Claude
 // Code 2.1.197 ignores a PreToolUse hook's `continue: false` and runs the
 // model's next call) keeps sending that turn's calls; each one is halted
-// again, with the first halt's reason, until the turn or the session ends.
+// again, with the first halt's reason, until the turn ends.
 
 #include "protocol/protocol.h"
 
@@ -15,8 +15,8 @@ namespace holdpoint {
 
 struct HaltedTurn
 {
-    std::optional<std::string> turnId; // none: the halt came outside a turn, so the session stays halted
-    std::string reason;                // the first halt's
+    std::string turnId;
+    std::string reason; // the first halt's
     std::string decidedBy;
 };
 
@@ -26,8 +26,9 @@ inline constexpr char TurnHaltedCode[] = "turn_halted";
 // turn_id cannot show that another turn began, so it belongs too.
 bool inHaltedTurn(const HaltedTurn &halted, const std::optional<std::string> &turnId);
 
-// The halted turn after `decision` for a call of `turnId`, when it is a
-// halt; otherwise (or when it repeats the halt already in place) `current`.
+// The halted turn after `decision` for a call of `turnId`: a new one for a
+// halt in a turn; otherwise (a call outside any turn, not a halt, or a
+// repeat of the halt already in place) `current`.
 std::optional<HaltedTurn> afterDecision(const std::optional<HaltedTurn> &current,
                                         const std::optional<std::string> &turnId, const protocol::Decision &decision);
 

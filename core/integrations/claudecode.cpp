@@ -111,8 +111,9 @@ ParseResult parseHookInput(std::string_view text)
 Json toolCallMessage(const HookInput &in, const std::string &callId)
 {
     Json j {{"type", "tool_call"}, {"call_id", callId}, {"tool_name", in.toolName}, {"args", in.toolInput}, {"context", in.context}};
-    if (in.promptId)
-        j["turn_id"] = *in.promptId;
+    // The turn is the prompt; a Claude Code that sends no prompt_id gets its
+    // whole session as one turn, so a halt there holds until it ends.
+    j["turn_id"] = in.promptId ? *in.promptId : in.sessionId;
     return j;
 }
 

@@ -88,7 +88,7 @@ void TestClaudeHook::decisionsByPolicy()
     QFETCH(QString, output);
     Json input = ::fixture(fixture.toLatin1().constData());
     input["tool_use_id"] = input["tool_use_id"].get<std::string>() + "-" + std::string(QTest::currentDataTag());
-    // A halt holds its session (PROTOCOL.md "Halting"), so each row has its own.
+    // A halt holds its turn (PROTOCOL.md "Halting"), so each row has its own session.
     input["session_id"] = input["session_id"].get<std::string>() + "-" + std::string(QTest::currentDataTag());
     const CtlResult r = hook(m_console->dataDir(), input);
     QCOMPARE(r.exitCode, 0);

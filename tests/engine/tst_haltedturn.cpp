@@ -1,6 +1,6 @@
 // A halt halts the rest of its turn (PROTOCOL.md "Halting"): calls an
 // agent sends after it was halted are halted again at once, until the turn
-// or the session ends; the pure rules of engine/haltedturn.h first, then
+// ends; the pure rules of engine/haltedturn.h first, then
 // through the broker for a reviewer's, a guardrail's and an after-call halt.
 
 #include "engine/enginefixture.h"
@@ -18,7 +18,7 @@ private Q_SLOTS:
     void laterCallsOfAReviewerHaltedTurnAreHalted();
     void aGuardrailHaltHaltsTheTurnBeforeAnyAllow();
     void anAfterCallHaltHaltsTheTurn();
-    void withoutTurnsTheSessionStaysHalted();
+    void aHaltOutsideATurnHoldsNothing();
     void turnEndEndsTheHalt();
 };
 
@@ -42,10 +42,12 @@ void TestHaltedTurn::rules()
     Decision allow;
     allow.kind = DecisionKind::Allow;
     QVERIFY(!afterDecision(std::nullopt, t1, allow));
+    // Outside a turn a halt holds nothing after it.
+    QVERIFY(!afterDecision(std::nullopt, none, haltBy("runaway", "human:alice")));
 
     const auto halted = afterDecision(std::nullopt, t1, haltBy("runaway", "human:alice"));
     QVERIFY(halted);
-    QCOMPARE(halted->turnId, t1);
+    QCOMPARE(halted->turnId, std::string("t1"));
     QVERIFY(inHaltedTurn(*halted, t1));
     QVERIFY(!inHaltedTurn(*halted, t2));
     QVERIFY(inHaltedTurn(*halted, none)); // cannot show it is another turn
@@ -57,16 +59,12 @@ void TestHaltedTurn::rules()
     QCOMPARE(repeat.decidedBy, std::string("human:alice"));
     QCOMPARE(repeat.reason, std::string("the run was halted (runaway); no tool call runs for the rest of this turn"));
     QCOMPARE(afterDecision(halted, t1, repeat)->reason, std::string("runaway"));
+    QCOMPARE(afterDecision(halted, none, repeat)->reason, std::string("runaway"));
     QCOMPARE(afterDecision(halted, t1, haltBy("again", "guardrail:rules"))->reason, std::string("runaway"));
     // A halt in another turn replaces it.
-    QCOMPARE(afterDecision(halted, t2, haltBy("again", "guardrail:rules"))->turnId, t2);
-
-    const auto whole = afterDecision(std::nullopt, none, haltBy("", "guardrail:rules"));
-    QVERIFY(inHaltedTurn(*whole, t1));
-    QCOMPARE(haltedTurnDecision(*whole).reason,
-             std::string("the run was halted (no reason given); no tool call runs for the rest of this session"));
-    // A repeat in a turn does not narrow a session-wide halt to that turn.
-    QVERIFY(!afterDecision(whole, t1, haltedTurnDecision(*whole))->turnId);
+    QCOMPARE(afterDecision(halted, t2, haltBy("again", "guardrail:rules"))->turnId, std::string("t2"));
+    QCOMPARE(haltedTurnDecision(HaltedTurn {"t", "", "guardrail:rules"}).reason,
+             std::string("the run was halted (no reason given); no tool call runs for the rest of this turn"));
 }
 
 void TestHaltedTurn::laterCallsOfAReviewerHaltedTurnAreHalted()
@@ -147,23 +145,17 @@ void TestHaltedTurn::anAfterCallHaltHaltsTheTurn()
     QCOMPARE(f.out.last(a, "decision")["code"], Json("turn_halted"));
 }
 
-void TestHaltedTurn::withoutTurnsTheSessionStaysHalted()
+void TestHaltedTurn::aHaltOutsideATurnHoldsNothing()
 {
     Fixture f;
-    const ConnectionId a = f.agent(std::string("s-halt"));
+    const ConnectionId a = f.agent();
     f.call(a, "c1");
     QVERIFY(f.review(f.itemOf("c1"), ReviewAction::Halt, "stop").ok);
+    QCOMPARE(f.out.last(a, "decision")["decision"], Json("halt"));
+    // As before turns were held: the next call is asked about as usual.
     f.call(a, "c2", {{"path", "b.txt"}});
-    QCOMPARE(f.out.last(a, "decision")["reason"],
-             Json("the run was halted (stop); no tool call runs for the rest of this session"));
-    // Even a call that names a turn: the halt covered the whole session.
-    f.call(a, "c3", {{"path", "c.txt"}}, "write_file", std::nullopt, std::string("t9"));
-    QCOMPARE(f.out.last(a, "decision")["code"], Json("turn_halted"));
-    // A reconnection to the same session is still halted.
-    const ConnectionId again = f.agent(std::string("s-halt"));
-    f.call(again, "c4", {{"path", "d.txt"}});
-    QCOMPARE(f.out.last(again, "decision")["code"], Json("turn_halted"));
-    QCOMPARE(f.queue.size(), 0);
+    QCOMPARE(f.queue.size(), 1);
+    QVERIFY(!f.itemOf("c2").empty());
 }
 
 void TestHaltedTurn::turnEndEndsTheHalt()
