@@ -250,6 +250,8 @@ void Broker::onMessage(ConnectionId cid, Message &&message)
             } else if constexpr (std::is_same_v<T, TurnEnd>) {
                 if (session->currentTurn == m.turnId)
                     session->currentTurn.reset();
+                if (session->halted && session->halted->turnId == m.turnId)
+                    session->halted.reset();
                 m_grants.endTurn(session->id, m.turnId);
                 m_policy.chain->onTurnEnd(session->id, m.turnId);
             }
@@ -292,6 +294,17 @@ ChainOutcome Broker::screen(const Session &session, const ToolCall &call, TimeMs
         outcome.redactions = m_policy.chain->redactions(view);
         return outcome;
     }
+    // The rest of a halted turn is halted without asking anyone.
+    if (session.halted && inHaltedTurn(*session.halted, call.turnId)) {
+        Decision halt = haltedTurnDecision(*session.halted);
+        ChainOutcome outcome;
+        outcome.action = Action::Halt;
+        outcome.decidedBy = std::move(halt.decidedBy);
+        outcome.code = std::move(halt.code);
+        outcome.reason = std::move(halt.reason);
+        outcome.redactions = m_policy.chain->redactions(view);
+        return outcome;
+    }
     ChainOutcome outcome = m_policy.chain->beforeCall(view, {now}, m_policy.defaultAction);
     m_grants.apply(session.id, call.turnId, call.toolName, &outcome);
     fitToCapabilities(outcome, session.agent);
@@ -312,6 +325,8 @@ void Broker::handleToolCall(ConnectionId cid, Session &session, ToolCall &&call)
     const TimeMs now = m_clock->now();
     if (!call.turnId)
         call.turnId = session.currentTurn;
+    if (session.halted && !inHaltedTurn(*session.halted, call.turnId))
+        session.halted.reset(); // another turn began
     // The guardrail chain decides first; only what it escalates reaches a
     // person (core/guardrails/README.md).
     ChainOutcome outcome = screen(session, call, now);
@@ -335,7 +350,7 @@ void Broker::handleToolCall(ConnectionId cid, Session &session, ToolCall &&call)
         d.kind = outcome.action == Action::Halt ? DecisionKind::Halt : DecisionKind::Deny;
         d.code = std::move(outcome.code);
     }
-    finishCall(session, call.callId, d, std::move(ran), std::move(fields));
+    finishCall(session, call.callId, call.turnId, d, std::move(ran), std::move(fields));
 }
 
 void Broker::escalate(Session &session, ToolCall &&call, ChainOutcome &&outcome, TimeMs now)
@@ -468,6 +483,13 @@ void Broker::handleToolResult(ConnectionId cid, Session &session, const ToolResu
                                                   {"reason", maskText(after.reason, redactions)},
                                                   {"warnings", maskJson(answer["warnings"], redactions)},
                                                   {"trail", maskJson(after.trail, redactions)}});
+        if (after.action == Action::Halt && !after.trail.empty()) {
+            Decision halt;
+            halt.kind = DecisionKind::Halt;
+            halt.reason = after.reason;
+            halt.decidedBy = "guardrail:" + after.trail.back().value("guardrail", std::string());
+            session.halted = afterDecision(session.halted, ran->turnId, halt);
+        }
         refreshTurnFindings(session.id, ran->turnId);
     } else {
         answer["warnings"] = Json::array();
@@ -598,12 +620,13 @@ void Broker::onResolved(const QueueItem &item)
     }
     if (d.decidedBy.rfind("human:", 0) == 0)
         fields["os_user"] = m_config.reviewerName;
-    finishCall(*session, item.callId, d, std::move(ran), std::move(fields));
+    finishCall(*session, item.callId, item.turnId, d, std::move(ran), std::move(fields));
 }
 
-void Broker::finishCall(Session &session, const std::string &callId, const Decision &decision,
-                        std::unique_ptr<RanCall> ran, Json fields)
+void Broker::finishCall(Session &session, const std::string &callId, const std::optional<std::string> &turnId,
+                        const Decision &decision, std::unique_ptr<RanCall> ran, Json fields)
 {
+    session.halted = afterDecision(session.halted, turnId, decision);
     Call &call = session.calls[callId];
     call.ran = std::move(ran);
     call.decisionText = dumpJson(decisionToJson(callId, decision));

@@ -134,8 +134,9 @@ private:
     // Records a call's decision, sends it to whoever waits, and keeps the
     // session's memory of decided calls bounded. `fields` holds the audit
     // fields only the caller knows (tool, item, state, masked args...).
-    void finishCall(Session &session, const std::string &callId, const protocol::Decision &decision,
-                    std::unique_ptr<RanCall> ran, Json fields);
+    // A halt halts the rest of the call's turn (engine/haltedturn.h).
+    void finishCall(Session &session, const std::string &callId, const std::optional<std::string> &turnId,
+                    const protocol::Decision &decision, std::unique_ptr<RanCall> ran, Json fields);
     void deliver(const std::string &sessionId, const std::string &callId, bool durable, bool refusedForAudit);
     // Appends a record about a call of `session`; `done` as in AuditLog::append.
     void appendRecord(std::string_view event, const Session &session, Json fields,

@@ -8,6 +8,7 @@
 
 #include "common/clock.h"
 #include "common/json.h"
+#include "engine/haltedturn.h"
 #include "protocol/protocol.h"
 #include "server/messagehandler.h"
 
@@ -67,6 +68,7 @@ struct Session
     std::unordered_map<std::string, Call> calls;
     std::deque<std::string> decidedOrder;
     std::optional<std::string> currentTurn;
+    std::optional<HaltedTurn> halted; // the turn a halt stopped, until it ends
     TimeMs lastActivity = 0;
 };
 

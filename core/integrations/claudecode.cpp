@@ -73,8 +73,9 @@ ParseResult parseHookInput(std::string_view text, const Dialect &dialect)
 Json toolCallMessage(const HookInput &in, const std::string &callId)
 {
     Json j {{"type", "tool_call"}, {"call_id", callId}, {"tool_name", in.toolName}, {"args", in.toolInput}, {"context", in.context}};
-    if (in.promptId)
-        j["turn_id"] = *in.promptId;
+    // The turn is the prompt; a Claude Code that sends no prompt_id gets its
+    // whole session as one turn, so a halt there holds until it ends.
+    j["turn_id"] = in.promptId ? *in.promptId : in.sessionId;
     return j;
 }
 
@@ -97,11 +98,19 @@ std::string preToolUseOutput(const Json &d)
         out["hookSpecificOutput"] = std::move(specific);
     } else {
         specific["permissionDecision"] = "deny";
-        out["hookSpecificOutput"] = std::move(specific);
         if (decision == "halt") {
+            // Claude Code stops on `continue: false` (2.1.330); one that
+            // ignores it (2.1.197) hands the reason to the model, which must
+            // learn that the run was halted, not just this call refused. The
+            // console's later halts of the turn (code turn_halted) say so
+            // already.
+            if (d.value("code", std::string()) != "turn_halted")
+                specific["permissionDecisionReason"] =
+                    "Holdpoint halted the run: " + (reason.empty() ? std::string("no reason given") : reason);
             out["continue"] = false;
             out["stopReason"] = reason.empty() ? std::string("halted by Holdpoint") : reason;
         }
+        out["hookSpecificOutput"] = std::move(specific);
     }
     return dumpJson(out);
 }

@@ -79,7 +79,7 @@ void TestClaudeHook::decisionsByPolicy_data()
     QTest::newRow("modify: the whole edited input") << "pre_bash_long.json"
                                                     << R"({"hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":"allow","permissionDecisionReason":"bash is fine","updatedInput":{"command":"make test","description":"Run the tests","timeout":60000}}})";
     QTest::newRow("halt") << "pre_bash_sudo.json"
-                          << R"({"continue":false,"stopReason":"no root: sudo rm -rf /var/lib/app","hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":"deny","permissionDecisionReason":"no root: sudo rm -rf /var/lib/app"}})";
+                          << R"({"continue":false,"stopReason":"no root: sudo rm -rf /var/lib/app","hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":"deny","permissionDecisionReason":"Holdpoint halted the run: no root: sudo rm -rf /var/lib/app"}})";
 }
 
 void TestClaudeHook::decisionsByPolicy()
@@ -88,6 +88,8 @@ void TestClaudeHook::decisionsByPolicy()
     QFETCH(QString, output);
     Json input = ::fixture(fixture.toLatin1().constData());
     input["tool_use_id"] = input["tool_use_id"].get<std::string>() + "-" + std::string(QTest::currentDataTag());
+    // A halt holds its turn (PROTOCOL.md "Halting"), so each row has its own session.
+    input["session_id"] = input["session_id"].get<std::string>() + "-" + std::string(QTest::currentDataTag());
     const CtlResult r = hook(m_console->dataDir(), input);
     QCOMPARE(r.exitCode, 0);
     QCOMPARE(Json::parse(r.out.toStdString()), Json::parse(output.toStdString()));

@@ -52,6 +52,9 @@ void TestClaudeCode::parsesPreToolUse()
         "args":{"command":"make test","description":"Run the tests","timeout":600000},
         "context":{"cwd":"/home/dev/app","permission_mode":"default","transcript_path":"/home/dev/.claude/projects/app/9b2c1d7e.jsonl"}})"));
     QVERIFY(parseHookInput(fixture("pre_read.json")).input); // unknown fields are ignored
+    // Without a prompt_id the whole session is the turn.
+    const ParseResult noPrompt = parseHookInput(R"({"session_id":"s9","hook_event_name":"PreToolUse","tool_name":"Bash","tool_input":{},"tool_use_id":"t"})");
+    QCOMPARE(toolCallMessage(*noPrompt.input, "t")["turn_id"], Json("s9"));
     QCOMPARE(parseHookInput(fixture("pre_bash_sudo.json")).input->context["agent_type"], Json("cleanup-agent"));
 }
 
@@ -130,7 +133,9 @@ void TestClaudeCode::preToolUseOutput_data()
     QTest::newRow("deny") << R"({"type":"decision","call_id":"t","decision":"deny","reason":"no","decided_by":"human:al","warnings":[]})"
                           << R"({"hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":"deny","permissionDecisionReason":"no"}})";
     QTest::newRow("halt") << R"({"type":"decision","call_id":"t","decision":"halt","reason":"stop","decided_by":"human:al","warnings":[]})"
-                          << R"({"continue":false,"stopReason":"stop","hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":"deny","permissionDecisionReason":"stop"}})";
+                          << R"({"continue":false,"stopReason":"stop","hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":"deny","permissionDecisionReason":"Holdpoint halted the run: stop"}})";
+    QTest::newRow("halt of a halted turn") << R"({"type":"decision","call_id":"t","decision":"halt","reason":"the run was halted (stop); no tool call runs for the rest of this turn","decided_by":"human:al","code":"turn_halted","warnings":[]})"
+                                           << R"({"continue":false,"stopReason":"the run was halted (stop); no tool call runs for the rest of this turn","hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":"deny","permissionDecisionReason":"the run was halted (stop); no tool call runs for the rest of this turn"}})";
 }
 
 void TestClaudeCode::preToolUseOutput()

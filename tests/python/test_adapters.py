@@ -263,7 +263,11 @@ class TestOperator(unittest.TestCase):
         self.assertEqual((modified.action, modified.modified_input), ("allow", {"path": "/sandbox/out.txt"}))
         self.assertEqual(g.before_call({"tool_name": "delete", "args": {}}).action, "block")
         self.assertEqual(g.before_call({"name": "shutdown", "arguments": {}}).action, "halt")
+        # A halted turn stays halted: its next call is halted too.
+        self.assertEqual(g.before_call({"name": "read", "arguments": {"p": 2}}).action, "halt")
+        g.on_turn_end()
 
+        g.on_turn_start("op-turn-2")
         first = Invocation("flaky", {"try": 1})
         self.assertEqual(g.before_call(first).action, "allow")
         warn = g.after_call(first, {"error": "exit 1"})

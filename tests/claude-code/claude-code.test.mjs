@@ -1,0 +1,243 @@
+// The shipped Claude Code hook (resources/integrations/claude-code/
+// settings.json, which runs `holdpoint-ctl hook claude-code`) inside the
+// real Claude Code CLI, current and older release, against a real headless
+// console. The model is a scripted one on loopback (anthropic-model.mjs).
+//
+// Run by CTest (see tests/CMakeLists.txt) with HOLDPOINT_BIN and
+// HOLDPOINT_CTL_BIN pointing at the built binaries.
+
+import { test, describe, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawn, execFile } from 'node:child_process';
+import { promisify } from 'node:util';
+import { createRequire } from 'node:module';
+import { mkdtempSync, mkdirSync, writeFileSync, copyFileSync, symlinkSync, existsSync, readFileSync, realpathSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, dirname } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { ScriptedModel, toolResults } from './anthropic-model.mjs';
+
+const run = promisify(execFile);
+const require = createRequire(import.meta.url);
+const here = dirname(fileURLToPath(import.meta.url));
+const shippedSettings = join(here, '../../resources/integrations/claude-code/settings.json');
+const HOLDPOINT = process.env.HOLDPOINT_BIN;
+const CTL = process.env.HOLDPOINT_CTL_BIN;
+assert.ok(HOLDPOINT && CTL, 'HOLDPOINT_BIN and HOLDPOINT_CTL_BIN must be set');
+
+// Both ship a native binary: bin/claude.exe, which the package's postinstall
+// replaces with the one from the platform's optional dependency.
+export const VERSIONS = ['2.1.330', '2.1.197'];
+export function claudeBinary(version) {
+  return join(dirname(require.resolve(`claude-code-${version}/package.json`)), 'bin', 'claude.exe');
+}
+
+const work = realpathSync(mkdtempSync(join(tmpdir(), 'holdpoint-claude-')));
+const dataDir = join(work, 'data');
+const bin = join(work, 'bin');
+let consoleProcess;
+const model = new ScriptedModel();
+
+// Waits for a condition, checking on every turn of a short poll; fails after
+// a deadline instead of sleeping a fixed time.
+async function waitFor(what, check, timeoutMs = 30000) {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await check();
+    if (value) return value;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
+
+async function ctl(...args) {
+  const { stdout } = await run(CTL, ['--data-dir', dataDir, ...args]);
+  return stdout;
+}
+
+async function pendingCommand(command) {
+  return waitFor(`"${command}" in the queue`, async () =>
+    JSON.parse(await ctl('pending', '--json')).find((i) => i.tool_name === 'Bash' && i.args.command === command));
+}
+
+// A Claude Code home with the shipped settings and nothing else.
+function claudeHome(name) {
+  const home = join(work, name);
+  mkdirSync(join(home, '.claude'), { recursive: true });
+  copyFileSync(shippedSettings, join(home, '.claude', 'settings.json'));
+  return home;
+}
+
+// Runs `claude -p` in `cwd` until it exits; its stream-json events.
+function runClaude(version, home, cwd, prompt) {
+  const env = {
+    PATH: `${bin}:${process.env.PATH}`,
+    HOME: home,
+    CLAUDE_CONFIG_DIR: join(home, '.claude'),
+    HOLDPOINT_DATA_DIR: dataDir,
+    ANTHROPIC_BASE_URL: model.url,
+    ANTHROPIC_API_KEY: '',
+    ANTHROPIC_AUTH_TOKEN: 'holdpoint-test-dummy',
+    // Nothing leaves the machine: no telemetry, error reports, update
+    // checks or other non-essential traffic.
+    DISABLE_TELEMETRY: '1',
+    DISABLE_ERROR_REPORTING: '1',
+    DISABLE_AUTOUPDATER: '1',
+    CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1',
+  };
+  const args = ['-p', prompt, '--output-format', 'stream-json', '--verbose', '--permission-mode', 'default'];
+  const child = spawn(claudeBinary(version), args, { cwd, env, stdio: ['ignore', 'pipe', 'pipe'] });
+  let stdout = '';
+  let stderr = '';
+  child.stdout.on('data', (d) => (stdout += d));
+  child.stderr.on('data', (d) => (stderr += d));
+  const timer = setTimeout(() => child.kill('SIGKILL'), 90000);
+  return new Promise((resolve) => {
+    child.on('exit', (code, signal) => {
+      clearTimeout(timer);
+      const events = stdout.split('\n').filter(Boolean).map((l) => JSON.parse(l));
+      const init = events.find((e) => e.type === 'system' && e.subtype === 'init');
+      resolve({ code, signal, stderr, events, sessionId: init?.session_id, result: events.find((e) => e.type === 'result') });
+    });
+  });
+}
+
+function bash(command) {
+  return { tool: 'Bash', input: { command, description: 'scripted' } };
+}
+
+before(async () => {
+  mkdirSync(bin);
+  symlinkSync(CTL, join(bin, 'holdpoint-ctl'));
+  const policy = join(work, 'policy.json');
+  writeFileSync(policy, JSON.stringify({
+    default: 'ask',
+    guardrails: [{ type: 'rules', rules: [
+      { match: 'Bash(echo allowed*)', action: 'allow', reason: 'echo is fine' },
+      { match: 'Bash(echo secret*)', action: 'deny', reason: 'no secrets in files' },
+    ] }],
+  }));
+  consoleProcess = spawn(HOLDPOINT, ['--headless', '--port', '0', '--data-dir', dataDir, '--policy', policy], { stdio: 'inherit' });
+  await waitFor('the console', () => existsSync(join(dataDir, 'endpoint.json')));
+  await model.start();
+});
+
+after(async () => {
+  await model.close();
+  if (consoleProcess) {
+    const exited = new Promise((resolve) => consoleProcess.once('exit', resolve));
+    consoleProcess.kill('SIGTERM');
+    await exited;
+  }
+  rmSync(work, { recursive: true, force: true });
+});
+
+for (const version of VERSIONS) {
+  describe(`Claude Code ${version}`, () => {
+    let home;
+    let n = 0;
+    const newDir = () => {
+      const dir = join(work, `${version}-${++n}`);
+      mkdirSync(dir);
+      return dir;
+    };
+    before(() => {
+      home = claudeHome(`home-${version}`);
+    });
+
+    test('the binary is this version', async () => {
+      const { stdout } = await run(claudeBinary(version), ['--version']);
+      assert.match(stdout, new RegExp(`^${version.replaceAll('.', '\\.')} `));
+    });
+
+    test('a call the policy allows runs', async () => {
+      const cwd = newDir();
+      model.script([[{ text: 'writing' }, bash('echo allowed > allowed.txt')], [{ text: 'done' }]]);
+      const r = await runClaude(version, home, cwd, 'write the file');
+      assert.equal(r.code, 0, r.stderr);
+      assert.equal(readFileSync(join(cwd, 'allowed.txt'), 'utf8'), 'allowed\n');
+      assert.equal(model.requests.length, 2);
+      const [result] = toolResults(model.requests).values();
+      assert.equal(result.isError, false);
+      assert.equal(r.result.result, 'done');
+    });
+
+    test("the policy's deny reaches the model with its reason", async () => {
+      const cwd = newDir();
+      model.script([[bash('echo secret > secret.txt')], [{ text: 'understood' }]]);
+      const r = await runClaude(version, home, cwd, 'write the secret');
+      assert.equal(r.code, 0, r.stderr);
+      assert.equal(existsSync(join(cwd, 'secret.txt')), false);
+      assert.equal(model.requests.length, 2);
+      const [result] = toolResults(model.requests).values();
+      assert.equal(result.isError, true);
+      assert.match(result.text, /no secrets in files/);
+    });
+
+    test("a reviewer's edit runs the edited command", async () => {
+      const cwd = newDir();
+      model.script([[bash('echo asked > asked.txt')], [{ text: 'done' }]]);
+      const running = runClaude(version, home, cwd, 'write the file');
+      const item = await pendingCommand('echo asked > asked.txt');
+      assert.equal(item.context.permission_mode, 'default');
+      assert.ok(item.turn_id, 'the hook passes prompt_id as the turn');
+      await ctl('edit', item.id, '--args', JSON.stringify({ command: 'echo edited > edited.txt', description: 'edited' }));
+      const r = await running;
+      assert.equal(r.code, 0, r.stderr);
+      assert.equal(readFileSync(join(cwd, 'edited.txt'), 'utf8'), 'edited\n');
+      assert.equal(existsSync(join(cwd, 'asked.txt')), false);
+      // The model's own transcript keeps its call; only what ran changed.
+      const [result] = toolResults(model.requests).values();
+      assert.equal(result.isError, false);
+    });
+
+    test("a reviewer's deny reaches the model with the reason", async () => {
+      const cwd = newDir();
+      model.script([[bash('echo nope > nope.txt')], [{ text: 'ok, not doing that' }]]);
+      const running = runClaude(version, home, cwd, 'write the file');
+      const item = await pendingCommand('echo nope > nope.txt');
+      await ctl('deny', item.id, '--reason', 'not that file, use notes.txt');
+      const r = await running;
+      assert.equal(r.code, 0, r.stderr);
+      assert.equal(existsSync(join(cwd, 'nope.txt')), false);
+      const [result] = toolResults(model.requests).values();
+      assert.equal(result.isError, true);
+      assert.match(result.text, /not that file, use notes\.txt/);
+    });
+
+    test('a halt stops the run: no later tool call runs', async () => {
+      const cwd = newDir();
+      // After the halted call the model asks for another one, then one more
+      // after that, each of which the policy alone would allow; none may run.
+      model.script([
+        [{ text: 'step one' }, bash('echo first > first.txt')],
+        [bash('echo allowed after > after.txt')],
+        [bash('echo allowed again > again.txt')],
+        [{ text: 'finished' }],
+      ]);
+      const running = runClaude(version, home, cwd, 'do the steps');
+      const item = await pendingCommand('echo first > first.txt');
+      await ctl('halt', item.id, '--reason', 'stop this run');
+      const r = await running;
+      assert.equal(r.signal, null, r.stderr);
+      for (const f of ['first.txt', 'after.txt', 'again.txt']) assert.equal(existsSync(join(cwd, f)), false, f);
+      // Whatever the version did after the halt, the console never asked a
+      // person about a later call: each was halted at once.
+      assert.deepEqual(JSON.parse(await ctl('pending', '--json')).filter((i) => i.session_id === r.sessionId), []);
+      const results = [...toolResults(model.requests).values()];
+      for (const later of results.slice(1)) {
+        assert.equal(later.isError, true);
+        assert.match(later.text, /the run was halted \(stop this run\)/);
+      }
+      if (version === '2.1.330') {
+        // Stops at the hook's continue:false: the model is not asked again.
+        assert.equal(model.requests.length, 1);
+      } else {
+        // 2.1.197 ignores continue:false and goes on asking the model;
+        // it hears that the run was halted, each time.
+        assert.match(results[0].text, /Holdpoint halted the run: stop this run/);
+        assert.ok(results.length >= 2, 'the older release sent the next call');
+      }
+    });
+  });
+}
