@@ -7,7 +7,8 @@ import { generateText, tool, stepCountIs } from 'ai';
 import { MockLanguageModelV4 } from 'ai/test';
 import { z } from 'zod';
 import { holdpointToolApproval, guardTools } from 'holdpoint/ai-sdk';
-import { Console } from './console.mjs';
+import { HoldpointHaltError } from 'holdpoint';
+import { Console, within } from './console.mjs';
 
 const hp = new Console();
 let ran;
@@ -64,7 +65,7 @@ function noteTools() {
 test('toolApproval: an allowed call runs', async () => {
   const approval = holdpointToolApproval({ dataDir: hp.dataDir });
   const { model, seen } = scriptedModel([{ name: 'read_note', args: { path: 'a.txt' } }]);
-  await generateText({ model, tools: noteTools(), toolApproval: approval.toolApproval, stopWhen: [stepCountIs(5), approval.stopWhen], prompt: 'read' });
+  await within('the run', generateText({ model, tools: noteTools(), toolApproval: approval.toolApproval, stopWhen: [stepCountIs(5), approval.stopWhen], prompt: 'read' }));
   assert.deepEqual(ran, [{ name: 'read_note', path: 'a.txt', text: undefined }]);
   assert.deepEqual(seen, [{ type: 'text', value: 'read_note ran on a.txt' }]);
   await approval.close();
@@ -73,7 +74,7 @@ test('toolApproval: an allowed call runs', async () => {
 test('toolApproval: a policy deny and a person deny reach the model as execution-denied with the reason', async () => {
   const approval = holdpointToolApproval({ dataDir: hp.dataDir });
   const first = scriptedModel([{ name: 'delete_note', args: { path: 'a.txt' } }]);
-  await generateText({ model: first.model, tools: noteTools(), toolApproval: approval.toolApproval, stopWhen: stepCountIs(5), prompt: 'delete' });
+  await within('the run', generateText({ model: first.model, tools: noteTools(), toolApproval: approval.toolApproval, stopWhen: stepCountIs(5), prompt: 'delete' }));
   assert.deepEqual(first.seen, [{ type: 'execution-denied', reason: 'notes are never deleted' }]);
 
   const second = scriptedModel([{ name: 'send_note', args: { path: 'ai-deny.txt' } }]);
@@ -81,26 +82,38 @@ test('toolApproval: a policy deny and a person deny reach the model as execution
   const item = await hp.pendingItem((i) => i.args.path === 'ai-deny.txt');
   assert.equal(item.agent.framework, 'ai-sdk');
   await hp.ctl('deny', item.id, '--reason', 'ask the owner first');
-  await running;
+  await within('the run', running);
   assert.deepEqual(second.seen, [{ type: 'execution-denied', reason: 'ask the owner first' }]);
   assert.deepEqual(ran, []);
   await approval.close();
 });
 
-test('toolApproval: an edit cannot be applied through approval, so the call does not run', async () => {
+test('toolApproval: a policy modify goes to a person as sent; an edit is refused, and approving runs the original input', async () => {
   const approval = holdpointToolApproval({ dataDir: hp.dataDir });
-  const { model, seen } = scriptedModel([{ name: 'write_note', args: { path: 'notes.txt', text: 'hi' } }]);
-  await generateText({ model, tools: noteTools(), toolApproval: approval.toolApproval, stopWhen: stepCountIs(5), prompt: 'write' });
+  const { model, seen } = scriptedModel([{ name: 'write_note', args: { path: 'as-sent.txt', text: 'hi' } }]);
+  const running = generateText({ model, tools: noteTools(), toolApproval: approval.toolApproval, stopWhen: [stepCountIs(5), approval.stopWhen], prompt: 'write' });
+  // An approval cannot change the input, so a person decides on the call as sent.
+  const item = await hp.pendingItem((i) => i.args.path === 'as-sent.txt', 'the rewritten call to wait for a person');
+  assert.deepEqual(item.agent.capabilities, { modify: false });
+  assert.deepEqual(item.args, { path: 'as-sent.txt', text: 'hi' });
+  assert.equal(item.reason, 'a guardrail would rewrite the arguments (rules: sandboxed), but agent "ai-sdk" '
+    + 'cannot take edited arguments: approve or deny the call as sent');
+  assert.equal('proposed_args' in item, false, 'the item offers a rewrite this path cannot run');
+  const edit = await hp.ctlRefused('edit', item.id, '--args', JSON.stringify({ path: 'sandbox/out.txt', text: 'hi' }));
+  assert.equal(edit.code, 2);
+  assert.match(edit.stderr, /cannot take edited arguments/);
   assert.deepEqual(ran, []);
-  assert.equal(seen[0].type, 'execution-denied');
-  assert.match(seen[0].reason, /changed the arguments/);
+  await hp.ctl('approve', item.id);
+  await within('the approved run', running);
+  assert.deepEqual(ran, [{ name: 'write_note', path: 'as-sent.txt', text: 'hi' }]);
+  assert.deepEqual(seen, [{ type: 'text', value: 'write_note ran on as-sent.txt' }]);
   await approval.close();
 });
 
 test('toolApproval: a halt denies the call and stopWhen ends the run without asking the model again', async () => {
   const approval = holdpointToolApproval({ dataDir: hp.dataDir });
   const { model, seen } = scriptedModel([{ name: 'shutdown', args: { path: 'all' } }]);
-  const result = await generateText({ model, tools: noteTools(), toolApproval: approval.toolApproval, stopWhen: [stepCountIs(5), approval.stopWhen], prompt: 'stop' });
+  const result = await within('the run', generateText({ model, tools: noteTools(), toolApproval: approval.toolApproval, stopWhen: [stepCountIs(5), approval.stopWhen], prompt: 'stop' }));
   assert.equal(approval.halted, true);
   assert.equal(result.steps.length, 1);
   assert.equal(model.doGenerateCalls.length, 1);
@@ -114,7 +127,7 @@ test('toolApproval: a halt denies the call and stopWhen ends the run without ask
 test('guardTools: allow runs, a policy modify runs with the edited input', async () => {
   const { tools, guard } = guardTools(noteTools(), { dataDir: hp.dataDir });
   const { model } = scriptedModel([{ name: 'read_note', args: { path: 'b.txt' } }, { name: 'write_note', args: { path: 'notes.txt', text: 'hi' } }]);
-  await generateText({ model, tools, stopWhen: [stepCountIs(5), guard.stopWhen], prompt: 'go' });
+  await within('the run', generateText({ model, tools, stopWhen: [stepCountIs(5), guard.stopWhen], prompt: 'go' }));
   assert.deepEqual(ran.sort((a, b) => a.name.localeCompare(b.name)), [
     { name: 'read_note', path: 'b.txt', text: undefined },
     { name: 'write_note', path: 'sandbox/out.txt', text: 'hi' },
@@ -128,7 +141,7 @@ test('guardTools: a person edits with holdpoint-ctl; the edited call runs', asyn
   const running = generateText({ model, tools, stopWhen: stepCountIs(5), prompt: 'send' });
   const item = await hp.pendingItem((i) => i.args.path === 'asked.txt');
   await hp.ctl('edit', item.id, '--args', JSON.stringify({ path: 'edited.txt', text: 'y' }));
-  await running;
+  await within('the run', running);
   assert.deepEqual(ran, [{ name: 'send_note', path: 'edited.txt', text: 'y' }]);
   await guard.close();
 });
@@ -139,7 +152,7 @@ test('guardTools: an edit that breaks the schema does not run', async () => {
   const running = generateText({ model, tools, stopWhen: stepCountIs(5), prompt: 'send' });
   const item = await hp.pendingItem((i) => i.args.path === 'schema.txt');
   await hp.ctl('edit', item.id, '--args', JSON.stringify({ path: 42 }));
-  await running;
+  await within('the run', running);
   assert.deepEqual(ran, []);
   assert.equal(seen[0].type, 'error-text');
   assert.match(seen[0].value, /do not fit the tool's schema/);
@@ -149,13 +162,13 @@ test('guardTools: an edit that breaks the schema does not run', async () => {
 test('guardTools: a policy deny and a person deny reach the model as a tool error with the reason', async () => {
   const { tools, guard } = guardTools(noteTools(), { dataDir: hp.dataDir });
   const first = scriptedModel([{ name: 'delete_note', args: { path: 'c.txt' } }]);
-  await generateText({ model: first.model, tools, stopWhen: stepCountIs(5), prompt: 'delete' });
+  await within('the run', generateText({ model: first.model, tools, stopWhen: stepCountIs(5), prompt: 'delete' }));
   assert.deepEqual(first.seen, [{ type: 'error-text', value: 'Denied by Holdpoint: notes are never deleted' }]);
   const second = scriptedModel([{ name: 'send_note', args: { path: 'guard-deny.txt' } }]);
   const running = generateText({ model: second.model, tools, stopWhen: stepCountIs(5), prompt: 'send' });
   const item = await hp.pendingItem((i) => i.args.path === 'guard-deny.txt');
   await hp.ctl('deny', item.id, '--reason', 'no mail today');
-  await running;
+  await within('the run', running);
   assert.deepEqual(second.seen, [{ type: 'error-text', value: 'Denied by Holdpoint: no mail today' }]);
   assert.deepEqual(ran, []);
   await guard.close();
@@ -164,7 +177,7 @@ test('guardTools: a policy deny and a person deny reach the model as a tool erro
 test('guardTools: a halt denies the call; stopWhen ends the run, or the aborted controller rejects it', async () => {
   const { tools, guard } = guardTools(noteTools(), { dataDir: hp.dataDir });
   const first = scriptedModel([{ name: 'shutdown', args: { path: 'all' } }]);
-  const result = await generateText({ model: first.model, tools, stopWhen: [stepCountIs(5), guard.stopWhen], prompt: 'stop' });
+  const result = await within('the run', generateText({ model: first.model, tools, stopWhen: [stepCountIs(5), guard.stopWhen], prompt: 'stop' }));
   assert.equal(guard.halted, true);
   assert.equal(guard.haltReason, 'stop everything now');
   assert.equal(result.steps.length, 1);
@@ -175,7 +188,8 @@ test('guardTools: a halt denies the call; stopWhen ends the run, or the aborted 
   const abortController = new AbortController();
   const aborting = guardTools(noteTools(), { dataDir: hp.dataDir, abortController });
   const second = scriptedModel([{ name: 'shutdown', args: { path: 'all' } }]);
-  await assert.rejects(generateText({ model: second.model, tools: aborting.tools, stopWhen: stepCountIs(5), abortSignal: abortController.signal, prompt: 'stop' }));
+  await assert.rejects(within('the run', generateText({ model: second.model, tools: aborting.tools, stopWhen: stepCountIs(5), abortSignal: abortController.signal, prompt: 'stop' })), 
+    (e) => e instanceof HoldpointHaltError && e.message === 'Halted by Holdpoint: stop everything now');
   assert.equal(abortController.signal.aborted, true);
   assert.equal(second.model.doGenerateCalls.length, 1);
   assert.deepEqual(ran, []);

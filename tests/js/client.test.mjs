@@ -9,14 +9,14 @@ import { join } from 'node:path';
 import {
   HoldpointClient, ConsoleUnavailableError, ConsoleRefusedError, ConnectionLostError, HoldpointError,
 } from 'holdpoint';
-import { Console } from './console.mjs';
+import { Console, waitFor, within } from './console.mjs';
 
 const hp = new Console();
 let client;
 
 before(async () => {
   await hp.start();
-  client = await HoldpointClient.connect({ dataDir: hp.dataDir, agentName: 'js-tests', framework: 'node-test' });
+  client = await within('the connection', HoldpointClient.connect({ dataDir: hp.dataDir, agentName: 'js-tests', framework: 'node-test' }));
 });
 
 after(async () => {
@@ -25,17 +25,17 @@ after(async () => {
 });
 
 test('a call the policy allows resolves allow with its own arguments', async () => {
-  const decision = await client.submit('read_note', { path: 'a.txt' });
+  const decision = await within('the decision', client.submit('read_note', { path: 'a.txt' }));
   assert.equal(decision.decision, 'allow');
   assert.equal(decision.allowed, true);
   assert.deepEqual(decision.args, { path: 'a.txt' });
   assert.equal(decision.decidedBy, 'guardrail:rules');
-  const after = await client.toolResult(decision.callId, true, { text: 'hello' });
+  const after = await within('the answer to tool_result', client.toolResult(decision.callId, true, { text: 'hello' }));
   assert.equal(after.action, 'allow');
 });
 
 test('a policy deny resolves deny with the reason and no arguments', async () => {
-  const decision = await client.submit('delete_note', { path: 'a.txt' });
+  const decision = await within('the decision', client.submit('delete_note', { path: 'a.txt' }));
   assert.equal(decision.decision, 'deny');
   assert.equal(decision.allowed, false);
   assert.equal(decision.args, undefined);
@@ -43,7 +43,7 @@ test('a policy deny resolves deny with the reason and no arguments', async () =>
 });
 
 test('a policy modify resolves with the edited arguments', async () => {
-  const decision = await client.submit('write_note', { path: 'notes.txt', text: 'hi' });
+  const decision = await within('the decision', client.submit('write_note', { path: 'notes.txt', text: 'hi' }));
   assert.equal(decision.decision, 'modify');
   assert.deepEqual(decision.args, { path: 'sandbox/out.txt', text: 'hi' });
 });
@@ -54,7 +54,7 @@ test('a call waits for a person: pending, then approve, edit, deny and halt from
   const item = await hp.pendingItem((i) => i.args.to === 'a@example.org');
   assert.deepEqual(item.agent, { name: 'js-tests', framework: 'node-test' });
   await hp.ctl('approve', item.id);
-  const approved = await approve;
+  const approved = await within('the approval', approve);
   assert.equal(approved.decision, 'allow');
   assert.equal(approved.pendingId, item.id);
   assert.equal(seen.length, 1);
@@ -63,14 +63,14 @@ test('a call waits for a person: pending, then approve, edit, deny and halt from
   const edit = client.submit('send_mail', { to: 'b@example.org' });
   const editItem = await hp.pendingItem((i) => i.args.to === 'b@example.org');
   await hp.ctl('edit', editItem.id, '--args', JSON.stringify({ to: 'c@example.org' }));
-  const edited = await edit;
+  const edited = await within('the edit', edit);
   assert.equal(edited.decision, 'modify');
   assert.deepEqual(edited.args, { to: 'c@example.org' });
 
   const deny = client.submit('send_mail', { to: 'd@example.org' });
   const denyItem = await hp.pendingItem((i) => i.args.to === 'd@example.org');
   await hp.ctl('deny', denyItem.id, '--reason', 'not to this address');
-  const denied = await deny;
+  const denied = await within('the deny', deny);
   assert.equal(denied.decision, 'deny');
   assert.equal(denied.reason, 'not to this address');
   assert.match(denied.decidedBy, /^human:/);
@@ -78,15 +78,15 @@ test('a call waits for a person: pending, then approve, edit, deny and halt from
   const halt = client.submit('send_mail', { to: 'e@example.org' });
   const haltItem = await hp.pendingItem((i) => i.args.to === 'e@example.org');
   await hp.ctl('halt', haltItem.id);
-  assert.equal((await halt).decision, 'halt');
+  assert.equal((await within('the halt', halt)).decision, 'halt');
 });
 
 test('cancel resolves the waiting call as a deny, code cancelled', async () => {
   const callId = client.newCallId();
   const call = client.submit('send_mail', { to: 'cancel@example.org' }, { callId });
   await hp.pendingItem((i) => i.call_id === callId);
-  await client.cancel(callId);
-  const decision = await call;
+  await within('the cancel', client.cancel(callId));
+  const decision = await within('the cancelled decision', call);
   assert.equal(decision.decision, 'deny');
   assert.equal(decision.code, 'cancelled');
   assert.equal((await hp.pending()).some((i) => i.call_id === callId), false);
@@ -98,25 +98,25 @@ test('aborting a submit rejects it and cancels the call at the console', async (
   const call = client.submit('send_mail', { to: 'abort@example.org' }, { callId, signal: controller.signal });
   await hp.pendingItem((i) => i.call_id === callId);
   controller.abort(new Error('the user gave up'));
-  await assert.rejects(call, /the user gave up/);
-  await (await import('./console.mjs')).waitFor('the call to leave the queue',
+  await assert.rejects(within('the aborted submit', call), /the user gave up/);
+  await waitFor('the call to leave the queue',
     async () => !(await hp.pending()).some((i) => i.call_id === callId));
 });
 
 test('turns: a call in a turn carries its turn id to the reviewer', async () => {
-  const turn = await client.turnStart();
+  const turn = await within('turn_start', client.turnStart());
   const call = client.submit('send_mail', { to: 'turn@example.org' });
   const item = await hp.pendingItem((i) => i.args.to === 'turn@example.org');
   assert.equal(item.turn_id, turn);
   await hp.ctl('approve', item.id);
-  assert.equal((await call).decision, 'allow');
-  await client.turnEnd(turn);
+  assert.equal((await within('the approval', call)).decision, 'allow');
+  await within('turn_end', client.turnEnd(turn));
 });
 
 test('a reused call id with other arguments is refused with call_id_conflict', async () => {
   const callId = client.newCallId();
-  await client.submit('read_note', { path: 'x' }, { callId });
-  await assert.rejects(client.submit('read_note', { path: 'y' }, { callId }),
+  await within('the decision', client.submit('read_note', { path: 'x' }, { callId }));
+  await assert.rejects(within('the refusal', client.submit('read_note', { path: 'y' }, { callId })),
     (e) => e instanceof ConsoleRefusedError && e.code === 'call_id_conflict');
 });
 
@@ -124,8 +124,8 @@ test('HOLDPOINT_DATA_DIR finds the console when no dataDir is given', async () =
   const saved = process.env.HOLDPOINT_DATA_DIR;
   process.env.HOLDPOINT_DATA_DIR = hp.dataDir;
   try {
-    const other = await HoldpointClient.connect();
-    assert.equal((await other.submit('read_note', { path: 'env' })).decision, 'allow');
+    const other = await within('the connection', HoldpointClient.connect());
+    assert.equal((await within('the decision', other.submit('read_note', { path: 'env' }))).decision, 'allow');
     await other.close();
   } finally {
     if (saved === undefined) delete process.env.HOLDPOINT_DATA_DIR;
@@ -137,7 +137,7 @@ test('no endpoint.json: ConsoleUnavailableError saying where it looked', async (
   const empty = mkdtempSync(join(tmpdir(), 'holdpoint-none-'));
   try {
     const lonely = new HoldpointClient({ dataDir: empty });
-    await assert.rejects(lonely.submit('read_note', { path: 'a' }), (e) =>
+    await assert.rejects(within('the refusal', lonely.submit('read_note', { path: 'a' })), (e) =>
       e instanceof ConsoleUnavailableError && e.code === 'console_unavailable' && e.message.includes(join(empty, 'endpoint.json')));
   } finally {
     rmSync(empty, { recursive: true, force: true });
@@ -156,7 +156,7 @@ test('an endpoint where nothing listens: ConsoleUnavailableError, never allow', 
   try {
     writeFileSync(join(dir, 'endpoint.json'), JSON.stringify({ url: `ws://127.0.0.1:${port}/`, agent_token: 'a'.repeat(64), protocol: 1 }));
     const dead = new HoldpointClient({ dataDir: dir });
-    await assert.rejects(dead.submit('read_note', { path: 'a' }), (e) =>
+    await assert.rejects(within('the refusal', dead.submit('read_note', { path: 'a' })), (e) =>
       e instanceof ConsoleUnavailableError && /ECONNREFUSED/.test(e.message));
   } finally {
     rmSync(dir, { recursive: true, force: true });
@@ -167,7 +167,7 @@ test('a non-loopback endpoint url is refused before connecting', async () => {
   const dir = mkdtempSync(join(tmpdir(), 'holdpoint-far-'));
   try {
     writeFileSync(join(dir, 'endpoint.json'), JSON.stringify({ url: 'ws://192.0.2.1:4000/', agent_token: 'x' }));
-    await assert.rejects(new HoldpointClient({ dataDir: dir }).connect(), (e) =>
+    await assert.rejects(within('the refusal', new HoldpointClient({ dataDir: dir }).connect()), (e) =>
       e instanceof ConsoleUnavailableError && /not a loopback/.test(e.message));
   } finally {
     rmSync(dir, { recursive: true, force: true });
@@ -178,32 +178,32 @@ test('a wrong token: ConsoleRefusedError auth_failed, and the token is not in th
   const endpoint = JSON.parse(readFileSync(join(hp.dataDir, 'endpoint.json'), 'utf8'));
   const wrong = 'f'.repeat(64);
   const impostor = new HoldpointClient({ endpoint: { url: endpoint.url, agent_token: wrong } });
-  await assert.rejects(impostor.submit('read_note', { path: 'a' }), (e) =>
+  await assert.rejects(within('the refusal', impostor.submit('read_note', { path: 'a' })), (e) =>
     e instanceof ConsoleRefusedError && e.code === 'auth_failed' && !e.message.includes(wrong) && !e.message.includes(endpoint.agent_token));
 });
 
 test('arguments nested deeper than the protocol allows are refused by the client', async () => {
   let deep = {};
   for (let i = 0; i < 70; i++) deep = { d: deep };
-  await assert.rejects(client.submit('read_note', deep), (e) => e instanceof HoldpointError && e.code === 'too_deep');
+  await assert.rejects(within('the refusal', client.submit('read_note', deep)), (e) => e instanceof HoldpointError && e.code === 'too_deep');
 });
 
 test('the console killed while calls wait: every waiting submit rejects, none resolves as allow', async () => {
   const doomed = await new Console().start();
   try {
-    const victim = await HoldpointClient.connect({ dataDir: doomed.dataDir });
+    const victim = await within('the connection', HoldpointClient.connect({ dataDir: doomed.dataDir }));
     const first = victim.submit('send_mail', { to: 'one@example.org' });
     const second = victim.submit('send_mail', { to: 'two@example.org' });
     await doomed.pendingItem((i) => i.args.to === 'two@example.org');
     const outcomes = Promise.allSettled([first, second]);
     await doomed.kill('SIGKILL');
-    for (const outcome of await outcomes) {
+    for (const outcome of await within('the waiting submits to end', outcomes)) {
       assert.equal(outcome.status, 'rejected', 'a call resolved after the console died');
       assert.ok(outcome.reason instanceof ConnectionLostError, String(outcome.reason));
       assert.equal(outcome.reason.code, 'connection_lost');
     }
     // Later calls find no console either.
-    await assert.rejects(victim.submit('read_note', { path: 'a' }), (e) => e instanceof HoldpointError);
+    await assert.rejects(within('the refusal', victim.submit('read_note', { path: 'a' })), (e) => e instanceof HoldpointError);
     await victim.close();
   } finally {
     await doomed.stop();

@@ -37,10 +37,35 @@ export async function waitFor(what, check, timeoutMs = 15000) {
   for (;;) {
     const value = await check();
     if (value) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    if (Date.now() > deadline) throw new DeadlineError(what, timeoutMs);
     await new Promise((r) => setTimeout(r, 25));
   }
 }
+
+/** What within() and waitFor() reject with when the deadline passes. */
+export class DeadlineError extends Error {
+  constructor(what, timeoutMs) {
+    super(`timed out after ${timeoutMs} ms waiting for ${what}`);
+    this.name = 'DeadlineError';
+  }
+}
+
+// Awaits `promise`, failing after a deadline with what was awaited, so a run
+// whose call nobody decides fails the test instead of hanging it.
+export async function within(what, promise, timeoutMs = 20000) {
+  let timer;
+  const deadline = new Promise((_, reject) => {
+    timer = setTimeout(() => reject(new DeadlineError(what, timeoutMs)), timeoutMs);
+  });
+  try {
+    return await Promise.race([promise, deadline]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+// holdpoint-ctl never gets longer than this.
+const CTL_TIMEOUT_MS = 15000;
 
 export class Console {
   constructor(policy = POLICY) {
@@ -62,8 +87,19 @@ export class Console {
   }
 
   async ctl(...args) {
-    const { stdout } = await run(CTL, ['--data-dir', this.dataDir, ...args]);
+    const { stdout } = await run(CTL, ['--data-dir', this.dataDir, ...args], { timeout: CTL_TIMEOUT_MS });
     return stdout;
+  }
+
+  /** Runs holdpoint-ctl expecting it to refuse; returns its exit code and stderr. */
+  async ctlRefused(...args) {
+    try {
+      await run(CTL, ['--data-dir', this.dataDir, ...args], { timeout: CTL_TIMEOUT_MS });
+    } catch (e) {
+      if (e.killed) throw new Error(`holdpoint-ctl ${args[0]} did not finish within ${CTL_TIMEOUT_MS} ms`);
+      return { code: e.code, stderr: e.stderr };
+    }
+    throw new Error(`holdpoint-ctl ${args.join(' ')} succeeded; it should have been refused`);
   }
 
   async pending() {
@@ -71,14 +107,14 @@ export class Console {
   }
 
   /** Waits until a call matching `predicate` waits for a person; returns its queue item. */
-  async pendingItem(predicate) {
-    return waitFor('a pending call', async () => (await this.pending()).find(predicate));
+  async pendingItem(predicate, what = 'a pending call') {
+    return waitFor(what, async () => (await this.pending()).find(predicate));
   }
 
   async kill(signal = 'SIGKILL') {
     if (!this.process || this.process.exitCode !== null || this.process.signalCode !== null) return;
     this.process.kill(signal);
-    await this.exited;
+    await within(`the console to exit on ${signal}`, this.exited);
   }
 
   async stop() {

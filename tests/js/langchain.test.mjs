@@ -8,7 +8,7 @@ import { createAgent, humanInTheLoopMiddleware, tool, FakeToolCallingModel, Tool
 import { Command, MemorySaver } from '@langchain/langgraph';
 import { z } from 'zod';
 import { HoldpointHITL } from 'holdpoint/langchain';
-import { Console } from './console.mjs';
+import { Console, within } from './console.mjs';
 
 const hp = new Console();
 let ran;
@@ -40,15 +40,15 @@ function makeAgent(calls) {
 // ends or the console halts it.
 async function runThroughConsole(hitl, agent, onInterrupt = async () => {}) {
   const config = { configurable: { thread_id: `t-${++threads}` } };
-  let result = await agent.invoke({ messages: [{ role: 'user', content: 'go' }] }, config);
+  let result = await within('the run', agent.invoke({ messages: [{ role: 'user', content: 'go' }] }, config));
   const rounds = [];
   while (result.__interrupt__?.length) {
     const running = hitl.decideInterrupts(result.__interrupt__);
     await onInterrupt(result.__interrupt__);
-    const decided = await running;
+    const decided = await within('the decisions', running);
     rounds.push({ request: result.__interrupt__[0].value, decided });
     if (decided.halted) return { result, rounds, halted: true };
-    result = await agent.invoke(new Command({ resume: decided.resume }), config);
+    result = await within('the resumed run', agent.invoke(new Command({ resume: decided.resume }), config));
   }
   return { result, rounds, halted: false };
 }
@@ -137,7 +137,7 @@ test('a halt rejects the whole batch and the run is not resumed', async () => {
 
 test('no console: every action is rejected, none approved', async () => {
   const hitl = new HoldpointHITL({ dataDir: '/nonexistent-holdpoint-dir' });
-  const decided = await hitl.decide({ actionRequests: [{ name: 'read_note', args: { path: 'e.txt' } }], reviewConfigs: [] });
+  const decided = await within('the decision', hitl.decide({ actionRequests: [{ name: 'read_note', args: { path: 'e.txt' } }], reviewConfigs: [] }));
   assert.equal(decided.response.decisions[0].type, 'reject');
   assert.match(decided.response.decisions[0].message, /no decision could be obtained/);
 });

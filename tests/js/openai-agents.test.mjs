@@ -7,7 +7,7 @@ import { Agent, Runner, OpenAIProvider, tool } from '@openai/agents';
 import { z } from 'zod';
 import { HoldpointApprovals, HoldpointToolGuard, guardTool } from 'holdpoint/openai-agents';
 import { HoldpointHaltError } from 'holdpoint';
-import { Console } from './console.mjs';
+import { Console, within } from './console.mjs';
 import { ScriptedChatModel } from './chatmodel.mjs';
 
 process.env.OPENAI_AGENTS_DISABLE_TRACING = '1';
@@ -58,7 +58,7 @@ beforeEach(() => {
 test('approvals: an allowed call runs, and the model sees its result', async () => {
   const approvals = new HoldpointApprovals({ dataDir: hp.dataDir });
   model.willCall({ name: 'read_note', args: { path: 'a.txt', text: null } });
-  const { result, halted } = await approvals.run((input) => runner.run(agent(noteTools(true)), input), 'read a.txt');
+  const { result, halted } = await within('the run', approvals.run((input) => runner.run(agent(noteTools(true)), input), 'read a.txt'));
   assert.equal(halted, false);
   assert.deepEqual(ran, [{ name: 'read_note', path: 'a.txt', text: null }]);
   assert.equal(result.finalOutput, 'done: read_note ran on a.txt');
@@ -68,7 +68,7 @@ test('approvals: an allowed call runs, and the model sees its result', async () 
 test('approvals: a policy deny is rejected with the console reason as the message', async () => {
   const approvals = new HoldpointApprovals({ dataDir: hp.dataDir });
   model.willCall({ name: 'delete_note', args: { path: 'a.txt', text: null } });
-  const { result } = await approvals.run((input) => runner.run(agent(noteTools(true)), input), 'delete a.txt');
+  const { result } = await within('the run', approvals.run((input) => runner.run(agent(noteTools(true)), input), 'delete a.txt'));
   assert.deepEqual(ran, []);
   assert.deepEqual(model.toolResults(), ['Denied by Holdpoint: notes are never deleted']);
   assert.equal(result.finalOutput, 'done: Denied by Holdpoint: notes are never deleted');
@@ -84,25 +84,39 @@ test('approvals: a person denies with holdpoint-ctl; the model gets that reason'
   assert.equal(item.turn_id, approvals.turnId); // the run is one console turn
   assert.ok(item.turn_id);
   await hp.ctl('deny', item.id, '--reason', 'not today');
-  await running;
+  await within('the run', running);
   assert.deepEqual(ran, []);
   assert.deepEqual(model.toolResults(), ['Denied by Holdpoint: not today']);
   await approvals.close();
 });
 
-test('approvals: an edit cannot be applied here, so the call does not run at all', async () => {
+test('approvals: a policy modify goes to a person as sent; an edit is refused, and approving runs the original arguments', async () => {
   const approvals = new HoldpointApprovals({ dataDir: hp.dataDir });
-  model.willCall({ name: 'write_note', args: { path: 'notes.txt', text: 'hi' } });
-  await approvals.run((input) => runner.run(agent(noteTools(true)), input), 'write');
+  model.willCall({ name: 'write_note', args: { path: 'as-sent.txt', text: 'hi' } });
+  const running = approvals.run((input) => runner.run(agent(noteTools(true)), input), 'write');
+  // The guardrail's rewrite would be dropped by an approval, so a person decides on the call as sent.
+  const item = await hp.pendingItem((i) => i.args.path === 'as-sent.txt', 'the rewritten call to wait for a person');
+  assert.deepEqual(item.agent.capabilities, { modify: false });
+  assert.deepEqual(item.args, { path: 'as-sent.txt', text: 'hi' });
+  assert.equal(item.reason, 'a guardrail would rewrite the arguments (rules: sandboxed), but agent "openai-agents" '
+    + 'cannot take edited arguments: approve or deny the call as sent');
+  assert.equal('proposed_args' in item, false, 'the item offers a rewrite this path cannot run');
+  const edit = await hp.ctlRefused('edit', item.id, '--args', JSON.stringify({ path: 'sandbox/out.txt', text: 'hi' }));
+  assert.equal(edit.code, 2);
+  assert.match(edit.stderr, /cannot take edited arguments/);
   assert.deepEqual(ran, []);
-  assert.match(model.toolResults()[0], /^Denied by Holdpoint: the console changed the arguments/);
+  await hp.ctl('approve', item.id);
+  const { result, halted } = await within('the approved run', running);
+  assert.equal(halted, false);
+  assert.deepEqual(ran, [{ name: 'write_note', path: 'as-sent.txt', text: 'hi' }]);
+  assert.equal(result.finalOutput, 'done: write_note ran on as-sent.txt');
   await approvals.close();
 });
 
 test('approvals: a halt rejects the call and the run is not resumed', async () => {
   const approvals = new HoldpointApprovals({ dataDir: hp.dataDir });
   model.willCall({ name: 'shutdown', args: { path: 'all', text: null } });
-  const { halted, haltReason, result } = await approvals.run((input) => runner.run(agent(noteTools(true)), input), 'stop');
+  const { halted, haltReason, result } = await within('the run', approvals.run((input) => runner.run(agent(noteTools(true)), input), 'stop'));
   assert.equal(halted, true);
   assert.equal(haltReason, 'stop everything now');
   assert.equal(result.interruptions.length, 1);
@@ -116,7 +130,7 @@ test('approvals: a halt rejects the call and the run is not resumed', async () =
 test('guardTool: an allowed call runs as asked', async () => {
   const guard = new HoldpointToolGuard({ dataDir: hp.dataDir });
   model.willCall({ name: 'read_note', args: { path: 'b.txt', text: null } });
-  const result = await runner.run(agent(guard.tools(noteTools(false))), 'read b.txt');
+  const result = await within('the run', runner.run(agent(guard.tools(noteTools(false))), 'read b.txt'));
   assert.deepEqual(ran, [{ name: 'read_note', path: 'b.txt', text: null }]);
   assert.equal(result.finalOutput, 'done: read_note ran on b.txt');
   await guard.close();
@@ -125,7 +139,7 @@ test('guardTool: an allowed call runs as asked', async () => {
 test('guardTool: a policy modify runs the tool with the edited arguments', async () => {
   const guard = new HoldpointToolGuard({ dataDir: hp.dataDir });
   model.willCall({ name: 'write_note', args: { path: 'notes.txt', text: 'hi' } });
-  await runner.run(agent(guard.tools(noteTools(false))), 'write');
+  await within('the run', runner.run(agent(guard.tools(noteTools(false))), 'write'));
   assert.deepEqual(ran, [{ name: 'write_note', path: 'sandbox/out.txt', text: 'hi' }]);
   await guard.close();
 });
@@ -136,7 +150,7 @@ test('guardTool: a person edits with holdpoint-ctl; the edited call runs', async
   const running = runner.run(agent(guard.tools(noteTools(false))), 'send');
   const item = await hp.pendingItem((i) => i.args.path === 'asked.txt');
   await hp.ctl('edit', item.id, '--args', JSON.stringify({ path: 'edited.txt', text: 'y' }));
-  await running;
+  await within('the run', running);
   assert.deepEqual(ran, [{ name: 'send_note', path: 'edited.txt', text: 'y' }]);
   await guard.close();
 });
@@ -145,12 +159,12 @@ test('guardTool: a policy deny and a person deny reach the model with the reason
   const guard = new HoldpointToolGuard({ dataDir: hp.dataDir });
   const tools = guard.tools(noteTools(false));
   model.willCall({ name: 'delete_note', args: { path: 'c.txt', text: null } });
-  await runner.run(agent(tools), 'delete');
+  await within('the run', runner.run(agent(tools), 'delete'));
   model.willCall({ name: 'send_note', args: { path: 'deny-me.txt', text: null } });
   const running = runner.run(agent(tools), 'send');
   const item = await hp.pendingItem((i) => i.args.path === 'deny-me.txt');
   await hp.ctl('deny', item.id, '--reason', 'wrong recipient');
-  await running;
+  await within('the run', running);
   assert.deepEqual(ran, []);
   assert.deepEqual(model.toolResults(), ['Denied by Holdpoint: notes are never deleted', 'Denied by Holdpoint: wrong recipient']);
   await guard.close();
@@ -159,7 +173,7 @@ test('guardTool: a policy deny and a person deny reach the model with the reason
 test('guardTool: a halt rejects the run and the tool does not run', async () => {
   const guard = new HoldpointToolGuard({ dataDir: hp.dataDir });
   model.willCall({ name: 'shutdown', args: { path: 'all', text: null } });
-  await assert.rejects(runner.run(agent(guard.tools(noteTools(false))), 'stop'), (e) => {
+  await assert.rejects(within('the run', runner.run(agent(guard.tools(noteTools(false))), 'stop')), (e) => {
     const cause = e.error ?? e.cause;
     return cause instanceof HoldpointHaltError && /stop everything now/.test(cause.message);
   });
@@ -171,7 +185,7 @@ test('guardTool: a halt rejects the run and the tool does not run', async () => 
 test('guardTool: no console means the tool does not run', async () => {
   const guard = guardTool(noteTools(false)[0], { dataDir: '/nonexistent-holdpoint-dir' });
   model.willCall({ name: 'read_note', args: { path: 'd.txt', text: null } });
-  await runner.run(agent([guard]), 'read');
+  await within('the run', runner.run(agent([guard]), 'read'));
   assert.deepEqual(ran, []);
   assert.match(model.toolResults()[0], /^Denied by Holdpoint: no decision could be obtained/);
 });
