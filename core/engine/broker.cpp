@@ -282,29 +282,22 @@ ChainOutcome Broker::screen(const Session &session, const ToolCall &call, TimeMs
 {
     const CallView view {session.id, session.agent, call.callId, call.toolName, call.args,
                          call.annotations, call.context, call.turnId};
-    // With no audit log to write to, nothing may run: the call is refused
-    // without asking anyone.
-    if (auditUnavailable()) {
-        Decision refusal = auditRefusal();
+    // Answers the call without asking anyone or any guardrail.
+    auto refused = [&](Action action, Decision &&d) {
         ChainOutcome outcome;
-        outcome.action = Action::Deny;
-        outcome.decidedBy = std::move(refusal.decidedBy);
-        outcome.code = std::move(refusal.code);
-        outcome.reason = std::move(refusal.reason);
+        outcome.action = action;
+        outcome.decidedBy = std::move(d.decidedBy);
+        outcome.code = std::move(d.code);
+        outcome.reason = std::move(d.reason);
         outcome.redactions = m_policy.chain->redactions(view);
         return outcome;
-    }
-    // The rest of a halted turn is halted without asking anyone.
-    if (session.halted && inHaltedTurn(*session.halted, call.turnId)) {
-        Decision halt = haltedTurnDecision(*session.halted);
-        ChainOutcome outcome;
-        outcome.action = Action::Halt;
-        outcome.decidedBy = std::move(halt.decidedBy);
-        outcome.code = std::move(halt.code);
-        outcome.reason = std::move(halt.reason);
-        outcome.redactions = m_policy.chain->redactions(view);
-        return outcome;
-    }
+    };
+    // With no audit log to write to, nothing may run.
+    if (auditUnavailable())
+        return refused(Action::Deny, auditRefusal());
+    // The rest of a halted turn is halted.
+    if (session.halted && inHaltedTurn(*session.halted, call.turnId))
+        return refused(Action::Halt, haltedTurnDecision(*session.halted));
     ChainOutcome outcome = m_policy.chain->beforeCall(view, {now}, m_policy.defaultAction);
     m_grants.apply(session.id, call.turnId, call.toolName, &outcome);
     fitToCapabilities(outcome, session.agent);

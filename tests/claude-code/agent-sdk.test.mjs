@@ -9,16 +9,14 @@
 
 import { test, describe, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn, execFile } from 'node:child_process';
-import { promisify } from 'node:util';
 import { mkdtempSync, mkdirSync, writeFileSync, existsSync, readFileSync, realpathSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { query } from '@anthropic-ai/claude-agent-sdk';
 import { ScriptedModel, toolResults } from './anthropic-model.mjs';
+import { Console } from '../common/console.mjs';
 import { HoldpointClaudeAgentSdk } from '../../resources/integrations/js/dist/claude-agent-sdk.js';
 
-const run = promisify(execFile);
 const HOLDPOINT = process.env.HOLDPOINT_BIN;
 const CTL = process.env.HOLDPOINT_CTL_BIN;
 assert.ok(HOLDPOINT && CTL, 'HOLDPOINT_BIN and HOLDPOINT_CTL_BIN must be set');
@@ -26,27 +24,12 @@ assert.ok(HOLDPOINT && CTL, 'HOLDPOINT_BIN and HOLDPOINT_CTL_BIN must be set');
 const work = realpathSync(mkdtempSync(join(tmpdir(), 'holdpoint-agent-sdk-')));
 const dataDir = join(work, 'data');
 const home = join(work, 'home');
-let consoleProcess;
+const holdpoint = new Console({ holdpoint: HOLDPOINT, ctl: CTL, dataDir });
+const ctl = (...args) => holdpoint.ctl(...args);
 const model = new ScriptedModel();
 
-async function waitFor(what, check, timeoutMs = 30000) {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await check();
-    if (value) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}
-
-async function ctl(...args) {
-  const { stdout } = await run(CTL, ['--data-dir', dataDir, ...args]);
-  return stdout;
-}
-
-async function pendingCommand(command) {
-  return waitFor(`"${command}" in the queue`, async () =>
-    JSON.parse(await ctl('pending', '--json')).find((i) => i.tool_name === 'Bash' && i.args.command === command));
+function pendingCommand(command) {
+  return holdpoint.pendingItem((i) => i.tool_name === 'Bash' && i.args.command === command, 30000);
 }
 
 function bash(command) {
@@ -110,18 +93,13 @@ before(async () => {
       { match: 'Bash(echo secret*)', action: 'deny', reason: 'no secrets in files' },
     ] }],
   }));
-  consoleProcess = spawn(HOLDPOINT, ['--headless', '--port', '0', '--data-dir', dataDir, '--policy', policy], { stdio: 'inherit' });
-  await waitFor('the console', () => existsSync(join(dataDir, 'endpoint.json')));
+  await holdpoint.start(policy);
   await model.start();
 });
 
 after(async () => {
   await model.close();
-  if (consoleProcess) {
-    const exited = new Promise((resolve) => consoleProcess.once('exit', resolve));
-    consoleProcess.kill('SIGTERM');
-    await exited;
-  }
+  await holdpoint.stop();
   rmSync(work, { recursive: true, force: true });
 });
 

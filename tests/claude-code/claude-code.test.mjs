@@ -16,6 +16,7 @@ import { tmpdir } from 'node:os';
 import { join, dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { ScriptedModel, toolResults } from './anthropic-model.mjs';
+import { Console } from '../common/console.mjs';
 
 const run = promisify(execFile);
 const require = createRequire(import.meta.url);
@@ -35,29 +36,12 @@ export function claudeBinary(version) {
 const work = realpathSync(mkdtempSync(join(tmpdir(), 'holdpoint-claude-')));
 const dataDir = join(work, 'data');
 const bin = join(work, 'bin');
-let consoleProcess;
+const holdpoint = new Console({ holdpoint: HOLDPOINT, ctl: CTL, dataDir });
+const ctl = (...args) => holdpoint.ctl(...args);
 const model = new ScriptedModel();
 
-// Waits for a condition, checking on every turn of a short poll; fails after
-// a deadline instead of sleeping a fixed time.
-async function waitFor(what, check, timeoutMs = 30000) {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await check();
-    if (value) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}
-
-async function ctl(...args) {
-  const { stdout } = await run(CTL, ['--data-dir', dataDir, ...args]);
-  return stdout;
-}
-
-async function pendingCommand(command) {
-  return waitFor(`"${command}" in the queue`, async () =>
-    JSON.parse(await ctl('pending', '--json')).find((i) => i.tool_name === 'Bash' && i.args.command === command));
+function pendingCommand(command) {
+  return holdpoint.pendingItem((i) => i.tool_name === 'Bash' && i.args.command === command, 30000);
 }
 
 // A Claude Code home with the shipped settings and nothing else.
@@ -117,18 +101,13 @@ before(async () => {
       { match: 'Bash(echo secret*)', action: 'deny', reason: 'no secrets in files' },
     ] }],
   }));
-  consoleProcess = spawn(HOLDPOINT, ['--headless', '--port', '0', '--data-dir', dataDir, '--policy', policy], { stdio: 'inherit' });
-  await waitFor('the console', () => existsSync(join(dataDir, 'endpoint.json')));
+  await holdpoint.start(policy);
   await model.start();
 });
 
 after(async () => {
   await model.close();
-  if (consoleProcess) {
-    const exited = new Promise((resolve) => consoleProcess.once('exit', resolve));
-    consoleProcess.kill('SIGTERM');
-    await exited;
-  }
+  await holdpoint.stop();
   rmSync(work, { recursive: true, force: true });
 });
 
