@@ -30,10 +30,10 @@ ParseResult parseHookInput(std::string_view text, const Dialect &dialect)
     // Each event is named by its first name; later names of the same event
     // (PostToolUseFailure) are accepted without being named.
     hookinput::Events events {{}, dialect.command};
-    for (const auto &[name, event] : dialect.events) {
+    for (const auto &named : dialect.events) {
         const bool first = std::find_if(dialect.events.begin(), dialect.events.end(),
-                                        [&](const auto &e) { return e.second == event; })->first == name;
-        (first ? events.named : events.alsoAccepted).push_back(name);
+                                        [&](const auto &e) { return e.second == named.second; })->first == named.first;
+        (first ? events.named : events.alsoAccepted).push_back(named.first);
     }
     ParseResult r;
     hookinput::Parsed p;
