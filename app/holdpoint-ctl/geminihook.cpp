@@ -1,13 +1,12 @@
 #include "geminihook.h"
 
-#include "client/consoleclient.h"
 #include "client/endpointinfo.h"
 #include "common/datadir.h"
 #include "exitcodes.h"
+#include "hookcommand.h"
 #include "integrations/gemini.h"
 #include "integrations/hookinput.h"
 
-#include <QCoreApplication>
 #include <QCryptographicHash>
 #include <QDateTime>
 #include <QDir>
@@ -61,68 +60,18 @@ private:
     QString m_path;
 };
 
-void printLine(const std::string &s)
-{
-    std::fwrite(s.data(), 1, s.size(), stdout);
-    std::fputc('\n', stdout);
-    std::fflush(stdout);
-}
-
-// One exchange with the console: `first` after the welcome, then every
-// message to `onMessage` until it returns an exit code.
-int exchange(const EndpointInfo &endpoint, const std::string &sessionId, const Json &first,
-             const std::function<std::optional<int>(const Json &)> &onMessage,
-             const std::function<int(const QString &)> &fail)
-{
-    ConsoleClient client;
-    bool done = false;
-    auto finish = [&](int code) {
-        if (done)
-            return;
-        done = true;
-        client.close();
-        QCoreApplication::exit(code);
-    };
-    QObject::connect(&client, &ConsoleClient::failed, [&](const QString &why) { finish(fail(why)); });
-    QObject::connect(&client, &ConsoleClient::welcomed, [&](const Json &) { client.send(first); });
-    QObject::connect(&client, &ConsoleClient::message, [&](const Json &m) {
-        if (const auto code = onMessage(m))
-            finish(*code);
-    });
-    client.connectTo(endpoint, protocol::Role::Agent, {"gemini-cli", "gemini-cli"}, sessionId);
-    return QCoreApplication::exec();
-}
+const protocol::AgentInfo Agent {"gemini-cli", "gemini-cli"};
 
 } // namespace
-
-bool readHookInput(std::size_t maxBytes, std::string *out)
-{
-    QFile in;
-    if (!in.open(stdin, QIODevice::ReadOnly))
-        return false;
-    *out = in.read(qint64(maxBytes) + 1).toStdString();
-    return true;
-}
 
 int runGeminiHook(const QStringList &args, const QString &dataDirFlag)
 {
     namespace code = exitcode::geminihook;
-    bool failOpen = false;
-    for (const QString &a : args.mid(2)) {
-        if (a != u"--fail-open") {
-            std::fprintf(stderr, "Holdpoint blocked this call: hook gemini: unknown option %s\n", qPrintable(a));
-            return code::Blocked;
-        }
-        failOpen = true;
-    }
     // Exit 2 with the reason on stderr and nothing on stdout: Gemini CLI
     // turns that into a deny whose reason the model reads.
-    auto fail = [&](const QString &why) {
-        if (failOpen)
-            return code::Answered;
-        std::fprintf(stderr, "Holdpoint blocked this call: %s\n", qPrintable(why));
+    HookFailure fail;
+    if (!parseHookOptions(args, &fail))
         return code::Blocked;
-    };
 
     std::string bytes;
     if (!readHookInput(hookinput::MaxBytes, &bytes))
@@ -147,11 +96,11 @@ int runGeminiHook(const QStringList &args, const QString &dataDirFlag)
         return fail(error);
 
     if (hook.event == gemini::Event::AfterTool) {
-        return exchange(endpoint, hook.sessionId, gemini::toolResultMessage(hook, *callId), [&](const Json &m) -> std::optional<int> {
+        return hookExchange(endpoint, Agent, hook.sessionId, gemini::toolResultMessage(hook, *callId), [&](const Json &m) -> std::optional<int> {
             const std::string type = m.value("type", std::string());
             if (type == "after_call" && m.value("call_id", std::string()) == *callId) {
                 if (const std::string out = gemini::afterToolOutput(m); !out.empty())
-                    printLine(out);
+                    printLine(stdout, out);
                 return code::Answered;
             }
             if (type != "error")
@@ -159,7 +108,7 @@ int runGeminiHook(const QStringList &args, const QString &dataDirFlag)
             // A console restarted since has nothing to check.
             if (m.value("code", std::string()) == "unknown_call")
                 return code::Answered;
-            return fail(QString::fromStdString(m.value("code", std::string()) + ": " + m.value("message", std::string())));
+            return fail(consoleError(m));
         }, fail);
     }
 
@@ -167,11 +116,10 @@ int runGeminiHook(const QStringList &args, const QString &dataDirFlag)
     // one derived from the input would let a repeated call inherit the first
     // one's decision.
     const std::string id = "gm-" + QByteArray::number(QRandomGenerator::system()->generate64(), 16).toStdString();
-    return exchange(endpoint, hook.sessionId, gemini::toolCallMessage(hook, id), [&](const Json &m) -> std::optional<int> {
+    return hookExchange(endpoint, Agent, hook.sessionId, gemini::toolCallMessage(hook, id), [&](const Json &m) -> std::optional<int> {
         const std::string type = m.value("type", std::string());
         if (type == "decision" && m.value("call_id", std::string()) == id) {
-            const std::string out = gemini::beforeToolOutput(m, hook.toolInput);
-            const Json answer = Json::parse(out);
+            const Json answer = gemini::beforeToolAnswer(m, hook.toolInput);
             if (answer.value("decision", std::string()) == "allow") {
                 const Json runArgs = answer.contains("hookSpecificOutput") ? answer["hookSpecificOutput"]["tool_input"] : hook.toolInput;
                 const std::int64_t now = QDateTime::currentMSecsSinceEpoch();
@@ -180,12 +128,12 @@ int runGeminiHook(const QStringList &args, const QString &dataDirFlag)
                 if (!ledger.update([&](Json *l) { gemini::ledgerAdd(l, id, hook.toolName, hook.toolInput, runArgs, now); }, &why))
                     std::fprintf(stderr, "holdpoint-ctl: the tool's result will not be checked: %s\n", qPrintable(why));
             }
-            printLine(out);
+            printLine(stdout, dumpJson(answer));
             return code::Answered;
         }
         if (type != "error")
             return std::nullopt;
-        return fail(QString::fromStdString(m.value("code", std::string()) + ": " + m.value("message", std::string())));
+        return fail(consoleError(m));
     }, fail);
 }
 

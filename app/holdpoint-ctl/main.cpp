@@ -17,6 +17,7 @@
 #include "protocol/protocol.h"
 #include "exitcodes.h"
 #include "geminihook.h"
+#include "hookcommand.h"
 #include "guardrails/chain.h"
 #include "integrations/claudecode.h"
 #include "integrations/codex.h"
@@ -41,13 +42,6 @@ int usageError(const QString &message)
 {
     std::fprintf(stderr, "holdpoint-ctl: %s\n", qPrintable(message));
     return exitcode::Failed;
-}
-
-void printLine(FILE *f, const std::string &s)
-{
-    std::fwrite(s.data(), 1, s.size(), f);
-    std::fputc('\n', f);
-    std::fflush(f);
 }
 
 const char *const Usage = R"(Usage: holdpoint-ctl [--data-dir DIR] COMMAND [OPTIONS]
@@ -373,19 +367,10 @@ struct HookSpec
 // --fail-open asks for the opposite.
 int runHook(const HookSpec &spec, const QStringList &args, const QString &dataDirFlag)
 {
-    bool failOpen = false;
-    for (const QString &a : args.mid(2)) {
-        if (a == u"--fail-open")
-            failOpen = true;
-        else
-            return usageError(QStringLiteral("hook %1: unknown option %2").arg(QLatin1String(spec.name), a));
-    }
-    auto fail = [&](const QString &why) {
-        if (failOpen)
-            return exitcode::claudehook::Answered;
-        std::fprintf(stderr, "Holdpoint blocked this call: %s\n", qPrintable(why));
-        return exitcode::claudehook::Blocked;
-    };
+    namespace code = exitcode::claudehook;
+    HookFailure fail;
+    if (!parseHookOptions(args, &fail))
+        return code::Blocked;
 
     std::string bytes;
     if (!readHookInput(claudecode::MaxHookInputBytes, &bytes))
@@ -407,34 +392,25 @@ int runHook(const HookSpec &spec, const QStringList &args, const QString &dataDi
         callId = spec.idPrefix + QByteArray::number(QRandomGenerator::system()->generate64(), 16).toStdString();
     const bool pre = hook.event != claudecode::Event::PostToolUse;
 
-    ConsoleExchange exchange(endpoint);
-    exchange.onFailed = fail;
-    exchange.onWelcome = [&] {
-        exchange.send(pre ? spec.toolCall(hook, callId) : claudecode::toolResultMessage(hook, callId));
-    };
-    exchange.onMessage = [&](const Json &m) {
-        const std::string type = m.value("type", std::string());
-        if (pre && type == "decision" && m.value("call_id", std::string()) == callId) {
-            const std::string out = spec.decisionOutput(hook, m);
-            if (!out.empty())
-                printLine(stdout, out);
-            exchange.finish(exitcode::claudehook::Answered);
-        } else if (!pre && type == "after_call" && m.value("call_id", std::string()) == callId) {
-            const std::string out = claudecode::postToolUseOutput(m);
-            if (!out.empty())
-                printLine(stdout, out);
-            exchange.finish(exitcode::claudehook::Answered);
-        } else if (type == "error") {
-            // A result for a call the console never saw (no PreToolUse hook,
-            // or a console restarted since) has nothing to check.
-            if (!pre && m.value("code", std::string()) == "unknown_call")
-                return exchange.finish(exitcode::claudehook::Answered);
-            const std::string why = m.value("code", std::string()) + ": " + m.value("message", std::string());
-            exchange.finish(fail(toQString(why)));
-        }
-    };
     const std::string agentName = hook.context.value("agent_type", std::string(spec.name));
-    return exchange.run(protocol::Role::Agent, {agentName, spec.name, spec.capabilities}, hook.sessionId);
+    return hookExchange(endpoint, {agentName, spec.name, spec.capabilities}, hook.sessionId,
+                        pre ? spec.toolCall(hook, callId) : claudecode::toolResultMessage(hook, callId),
+                        [&](const Json &m) -> std::optional<int> {
+        const std::string type = m.value("type", std::string());
+        if (m.value("call_id", std::string()) == callId && type == (pre ? "decision" : "after_call")) {
+            const std::string out = pre ? spec.decisionOutput(hook, m) : claudecode::postToolUseOutput(m);
+            if (!out.empty())
+                printLine(stdout, out);
+            return code::Answered;
+        }
+        if (type != "error")
+            return std::nullopt;
+        // A result for a call the console never saw (no PreToolUse hook,
+        // or a console restarted since) has nothing to check.
+        if (!pre && m.value("code", std::string()) == "unknown_call")
+            return code::Answered;
+        return fail(consoleError(m));
+    }, fail);
 }
 
 const HookSpec ClaudeCodeHook {"claude-code", "cc-", [](std::string_view t) { return claudecode::parseHookInput(t); },

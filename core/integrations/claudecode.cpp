@@ -55,10 +55,7 @@ ParseResult parseHookInput(std::string_view text, const Dialect &dialect)
     }
     if (const auto turn = stringField(doc, std::string(dialect.turnKey).c_str()); turn && protocol::isValidId(*turn))
         in.promptId = *turn;
-    for (std::string_view key : dialect.contextKeys) {
-        if (auto it = doc.find(key); it != doc.end() && it->is_string())
-            in.context[std::string(key)] = *it;
-    }
+    hookinput::copyStrings(doc, dialect.contextKeys, &in.context);
     if (in.event == Event::PostToolUse) {
         if (auto it = doc.find("tool_response"); it != doc.end())
             in.toolResponse = *it;
@@ -81,7 +78,7 @@ Json toolCallMessage(const HookInput &in, const std::string &callId)
 
 Json toolResultMessage(const HookInput &in, const std::string &callId)
 {
-    return Json {{"type", "tool_result"}, {"call_id", callId}, {"ok", !in.failed}, {"result", protocol::compactResult(in.toolResponse)}};
+    return hookinput::toolResultMessage(callId, in.failed, in.toolResponse);
 }
 
 std::string preToolUseOutput(const Json &d)

@@ -8,8 +8,6 @@
 
 namespace holdpoint::gemini {
 
-
-
 bool responseFailed(const std::string &toolName, const Json &r)
 {
     if (hookinput::responseIsError(r))
@@ -59,7 +57,7 @@ Json toolCallMessage(const HookInput &in, const std::string &callId)
 
 Json toolResultMessage(const HookInput &in, const std::string &callId)
 {
-    return Json {{"type", "tool_result"}, {"call_id", callId}, {"ok", !in.failed}, {"result", protocol::compactResult(in.toolResponse)}};
+    return hookinput::toolResultMessage(callId, in.failed, in.toolResponse);
 }
 
 namespace {
@@ -71,27 +69,27 @@ Json deny(const std::string &reason)
 
 } // namespace
 
-std::string beforeToolOutput(const Json &d, const Json &modelArgs)
+Json beforeToolAnswer(const Json &d, const Json &modelArgs)
 {
     const std::string decision = d.value("decision", std::string());
     std::string reason = d.value("reason", std::string());
     if (decision == "allow")
-        return dumpJson(Json {{"decision", "allow"}});
+        return Json {{"decision", "allow"}};
     if (decision == "modify") {
         const auto args = d.find("args");
         if (args == d.end() || !args->is_object())
-            return dumpJson(deny("Holdpoint: the console edited the arguments but sent none; the call was not run"));
+            return deny("Holdpoint: the console edited the arguments but sent none; the call was not run");
         // Gemini CLI's docs say hookSpecificOutput.tool_input is merged over
         // the model's arguments, so an argument the edit removed could stay.
         // The call must run with exactly the approved arguments, or not at all.
         for (const auto &[key, value] : modelArgs.items()) {
             if (!args->contains(key))
-                return dumpJson(deny("Holdpoint: the approved arguments leave out \"" + key
-                                     + "\", which a Gemini CLI hook cannot remove; the call was not run. Approved arguments: "
-                                     + dumpJson(*args)));
+                return deny("Holdpoint: the approved arguments leave out \"" + key
+                            + "\", which a Gemini CLI hook cannot remove; the call was not run. Approved arguments: "
+                            + dumpJson(*args));
         }
-        return dumpJson(Json {{"decision", "allow"}, {"reason", reason},
-                              {"hookSpecificOutput", {{"hookEventName", "BeforeTool"}, {"tool_input", *args}}}});
+        return Json {{"decision", "allow"}, {"reason", reason},
+                     {"hookSpecificOutput", {{"hookEventName", "BeforeTool"}, {"tool_input", *args}}}};
     }
     if (reason.empty())
         reason = decision == "halt" ? "halted by Holdpoint" : "denied by Holdpoint";
@@ -100,7 +98,7 @@ std::string beforeToolOutput(const Json &d, const Json &modelArgs)
         out["continue"] = false;
         out["stopReason"] = reason;
     }
-    return dumpJson(out);
+    return out;
 }
 
 std::string afterToolOutput(const Json &a)

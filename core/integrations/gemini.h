@@ -45,9 +45,9 @@ bool responseFailed(const std::string &toolName, const Json &toolResponse);
 Json toolCallMessage(const HookInput &input, const std::string &callId);
 Json toolResultMessage(const HookInput &input, const std::string &callId);
 
-// What the hook prints for the console's decision on a call whose model
-// arguments were `modelArgs`; never empty.
-std::string beforeToolOutput(const Json &decision, const Json &modelArgs);
+// The hook's answer (printed as one line) for the console's decision on a
+// call whose model arguments were `modelArgs`.
+Json beforeToolAnswer(const Json &decision, const Json &modelArgs);
 // What the hook prints for the console's after-call verdict; empty prints nothing.
 std::string afterToolOutput(const Json &afterCall);
 

@@ -93,12 +93,17 @@ bool parse(std::string_view text, const Events &events, Parsed *out, std::string
     return readToolFields(out->doc, &out->fields, error);
 }
 
-void copyStrings(const Json &doc, std::initializer_list<const char *> keys, Json *into)
+void copyStrings(const Json &doc, const std::vector<std::string_view> &keys, Json *into)
 {
-    for (const char *key : keys) {
+    for (std::string_view key : keys) {
         if (auto it = doc.find(key); it != doc.end() && it->is_string())
-            (*into)[key] = *it;
+            (*into)[std::string(key)] = *it;
     }
+}
+
+Json toolResultMessage(const std::string &callId, bool failed, const Json &response)
+{
+    return Json {{"type", "tool_result"}, {"call_id", callId}, {"ok", !failed}, {"result", protocol::compactResult(response)}};
 }
 
 bool responseIsError(const Json &r)

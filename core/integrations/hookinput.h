@@ -6,7 +6,6 @@
 
 #include "common/json.h"
 
-#include <initializer_list>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -55,7 +54,10 @@ struct Parsed
 bool parse(std::string_view text, const Events &events, Parsed *out, std::string *error);
 
 // Copies the keys of `doc` that hold strings into `into`.
-void copyStrings(const Json &doc, std::initializer_list<const char *> keys, Json *into);
+void copyStrings(const Json &doc, const std::vector<std::string_view> &keys, Json *into);
+
+// The tool_result message for the call `callId`: its response, compacted.
+Json toolResultMessage(const std::string &callId, bool failed, const Json &response);
 
 // Whether a tool's response reports an error: is_error or isError true,
 // success false, or an error that is not null, false or "".

@@ -31,7 +31,7 @@ Json decision(const char *json)
 
 Json output(const Json &d, const Json &modelArgs)
 {
-    return Json::parse(beforeToolOutput(d, modelArgs));
+    return beforeToolAnswer(d, modelArgs);
 }
 
 } // namespace

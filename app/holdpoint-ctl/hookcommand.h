@@ -1,0 +1,51 @@
+#pragma once
+
+// What the command hooks (`hook claude-code`, `hook codex`, `hook gemini`)
+// share: their one option, their input on stdin, their rule for failures,
+// and their one exchange with the console.
+
+#include "client/endpointinfo.h"
+#include "common/json.h"
+#include "protocol/protocol.h"
+
+#include <QString>
+#include <QStringList>
+
+#include <cstdio>
+#include <functional>
+#include <optional>
+#include <string>
+
+namespace holdpoint {
+
+// One line, flushed at once: a hook's agent reads it as soon as it is there.
+void printLine(FILE *f, const std::string &s);
+
+// What a hook does on any failure: block the call (exit 2, the reason on
+// stderr, where the agent reads it), or with --fail-open let it through
+// (exit 0, nothing printed).
+struct HookFailure
+{
+    bool failOpen = false;
+    int operator()(const QString &why) const;
+};
+
+// `hook NAME [--fail-open]`: false, with the reason printed, for any other
+// option (the call is then blocked, even with --fail-open).
+bool parseHookOptions(const QStringList &args, HookFailure *fail);
+
+// The hook's input: stdin, up to one byte past `maxBytes` so that the parser
+// can tell the input is too long. False when stdin cannot be read.
+bool readHookInput(std::size_t maxBytes, std::string *out);
+
+// The console's `error` message as a failure's reason: "code: message".
+QString consoleError(const Json &error);
+
+// One exchange with the console as `agent` in `sessionId`: sends `first`
+// once welcomed, then hands every message to `onMessage` until it returns an
+// exit code. A connection that fails goes to `fail`.
+int hookExchange(const EndpointInfo &endpoint, const protocol::AgentInfo &agent, const std::string &sessionId,
+                 const Json &first, const std::function<std::optional<int>(const Json &)> &onMessage,
+                 const HookFailure &fail);
+
+} // namespace holdpoint
