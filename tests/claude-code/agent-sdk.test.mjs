@@ -9,39 +9,19 @@
 
 import { test, describe, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync, mkdirSync, writeFileSync, existsSync, readFileSync, realpathSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync, existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { query } from '@anthropic-ai/claude-agent-sdk';
-import { ScriptedModel, toolResults } from './anthropic-model.mjs';
-import { Console } from '../common/console.mjs';
+import { toolResults } from './anthropic-model.mjs';
+import { Harness, bash } from './harness.mjs';
 import { HoldpointClaudeAgentSdk } from '../../resources/integrations/js/dist/claude-agent-sdk.js';
 
-const HOLDPOINT = process.env.HOLDPOINT_BIN;
-const CTL = process.env.HOLDPOINT_CTL_BIN;
-assert.ok(HOLDPOINT && CTL, 'HOLDPOINT_BIN and HOLDPOINT_CTL_BIN must be set');
-
-const work = realpathSync(mkdtempSync(join(tmpdir(), 'holdpoint-agent-sdk-')));
-const dataDir = join(work, 'data');
+const h = new Harness('holdpoint-agent-sdk-');
+const { work, dataDir, model } = h;
 const home = join(work, 'home');
-const holdpoint = new Console({ holdpoint: HOLDPOINT, ctl: CTL, dataDir });
-const ctl = (...args) => holdpoint.ctl(...args);
-const model = new ScriptedModel();
-
-function pendingCommand(command) {
-  return holdpoint.pendingItem((i) => i.tool_name === 'Bash' && i.args.command === command, 30000);
-}
-
-function bash(command) {
-  return { tool: 'Bash', input: { command, description: 'scripted' } };
-}
-
-let n = 0;
-function newDir() {
-  const dir = join(work, `run-${++n}`);
-  mkdirSync(dir);
-  return dir;
-}
+const ctl = (...args) => h.ctl(...args);
+const pendingCommand = (command) => h.pendingCommand(command);
+const newDir = () => h.newDir();
 
 // One query in `cwd`, as one console turn; its messages, and the error it
 // ended with, if any.
@@ -61,15 +41,7 @@ async function runQuery(guard, cwd, prompt, extraOptions = {}) {
         stderr: (d) => stderr.push(d),
         env: {
           PATH: process.env.PATH,
-          HOME: home,
-          CLAUDE_CONFIG_DIR: join(home, '.claude'),
-          ANTHROPIC_BASE_URL: model.url,
-          ANTHROPIC_API_KEY: '',
-          ANTHROPIC_AUTH_TOKEN: 'holdpoint-test-dummy',
-          DISABLE_TELEMETRY: '1',
-          DISABLE_ERROR_REPORTING: '1',
-          DISABLE_AUTOUPDATER: '1',
-          CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1',
+          ...h.claudeEnv(home),
         },
         ...extraOptions,
       },
@@ -85,23 +57,10 @@ async function runQuery(guard, cwd, prompt, extraOptions = {}) {
 
 before(async () => {
   mkdirSync(join(home, '.claude'), { recursive: true });
-  const policy = join(work, 'policy.json');
-  writeFileSync(policy, JSON.stringify({
-    default: 'ask',
-    guardrails: [{ type: 'rules', rules: [
-      { match: 'Bash(echo allowed*)', action: 'allow', reason: 'echo is fine' },
-      { match: 'Bash(echo secret*)', action: 'deny', reason: 'no secrets in files' },
-    ] }],
-  }));
-  await holdpoint.start(policy);
-  await model.start();
+  await h.start();
 });
 
-after(async () => {
-  await model.close();
-  await holdpoint.stop();
-  rmSync(work, { recursive: true, force: true });
-});
+after(() => h.stop());
 
 describe('canUseTool', () => {
   let guard;

@@ -11,20 +11,16 @@ import assert from 'node:assert/strict';
 import { spawn, execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import { createRequire } from 'node:module';
-import { mkdtempSync, mkdirSync, writeFileSync, copyFileSync, symlinkSync, existsSync, readFileSync, realpathSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync, copyFileSync, symlinkSync, existsSync, readFileSync } from 'node:fs';
 import { join, dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { ScriptedModel, toolResults } from './anthropic-model.mjs';
-import { Console } from '../common/console.mjs';
+import { toolResults } from './anthropic-model.mjs';
+import { Harness, CTL, bash } from './harness.mjs';
 
 const run = promisify(execFile);
 const require = createRequire(import.meta.url);
 const here = dirname(fileURLToPath(import.meta.url));
 const shippedSettings = join(here, '../../resources/integrations/claude-code/settings.json');
-const HOLDPOINT = process.env.HOLDPOINT_BIN;
-const CTL = process.env.HOLDPOINT_CTL_BIN;
-assert.ok(HOLDPOINT && CTL, 'HOLDPOINT_BIN and HOLDPOINT_CTL_BIN must be set');
 
 // Both ship a native binary: bin/claude.exe, which the package's postinstall
 // replaces with the one from the platform's optional dependency.
@@ -33,16 +29,11 @@ export function claudeBinary(version) {
   return join(dirname(require.resolve(`claude-code-${version}/package.json`)), 'bin', 'claude.exe');
 }
 
-const work = realpathSync(mkdtempSync(join(tmpdir(), 'holdpoint-claude-')));
-const dataDir = join(work, 'data');
+const h = new Harness('holdpoint-claude-');
+const { work, dataDir, model } = h;
 const bin = join(work, 'bin');
-const holdpoint = new Console({ holdpoint: HOLDPOINT, ctl: CTL, dataDir });
-const ctl = (...args) => holdpoint.ctl(...args);
-const model = new ScriptedModel();
-
-function pendingCommand(command) {
-  return holdpoint.pendingItem((i) => i.tool_name === 'Bash' && i.args.command === command, 30000);
-}
+const ctl = (...args) => h.ctl(...args);
+const pendingCommand = (command) => h.pendingCommand(command);
 
 // A Claude Code home with the shipped settings and nothing else.
 function claudeHome(name) {
@@ -56,18 +47,8 @@ function claudeHome(name) {
 function runClaude(version, home, cwd, prompt) {
   const env = {
     PATH: `${bin}:${process.env.PATH}`,
-    HOME: home,
-    CLAUDE_CONFIG_DIR: join(home, '.claude'),
     HOLDPOINT_DATA_DIR: dataDir,
-    ANTHROPIC_BASE_URL: model.url,
-    ANTHROPIC_API_KEY: '',
-    ANTHROPIC_AUTH_TOKEN: 'holdpoint-test-dummy',
-    // Nothing leaves the machine: no telemetry, error reports, update
-    // checks or other non-essential traffic.
-    DISABLE_TELEMETRY: '1',
-    DISABLE_ERROR_REPORTING: '1',
-    DISABLE_AUTOUPDATER: '1',
-    CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1',
+    ...h.claudeEnv(home),
   };
   const args = ['-p', prompt, '--output-format', 'stream-json', '--verbose', '--permission-mode', 'default'];
   const child = spawn(claudeBinary(version), args, { cwd, env, stdio: ['ignore', 'pipe', 'pipe'] });
@@ -86,40 +67,17 @@ function runClaude(version, home, cwd, prompt) {
   });
 }
 
-function bash(command) {
-  return { tool: 'Bash', input: { command, description: 'scripted' } };
-}
-
 before(async () => {
   mkdirSync(bin);
   symlinkSync(CTL, join(bin, 'holdpoint-ctl'));
-  const policy = join(work, 'policy.json');
-  writeFileSync(policy, JSON.stringify({
-    default: 'ask',
-    guardrails: [{ type: 'rules', rules: [
-      { match: 'Bash(echo allowed*)', action: 'allow', reason: 'echo is fine' },
-      { match: 'Bash(echo secret*)', action: 'deny', reason: 'no secrets in files' },
-    ] }],
-  }));
-  await holdpoint.start(policy);
-  await model.start();
+  await h.start();
 });
 
-after(async () => {
-  await model.close();
-  await holdpoint.stop();
-  rmSync(work, { recursive: true, force: true });
-});
+after(() => h.stop());
 
 for (const version of VERSIONS) {
   describe(`Claude Code ${version}`, () => {
     let home;
-    let n = 0;
-    const newDir = () => {
-      const dir = join(work, `${version}-${++n}`);
-      mkdirSync(dir);
-      return dir;
-    };
     before(() => {
       home = claudeHome(`home-${version}`);
     });
@@ -130,7 +88,7 @@ for (const version of VERSIONS) {
     });
 
     test('a call the policy allows runs', async () => {
-      const cwd = newDir();
+      const cwd = h.newDir();
       model.script([[{ text: 'writing' }, bash('echo allowed > allowed.txt')], [{ text: 'done' }]]);
       const r = await runClaude(version, home, cwd, 'write the file');
       assert.equal(r.code, 0, r.stderr);
@@ -142,7 +100,7 @@ for (const version of VERSIONS) {
     });
 
     test("the policy's deny reaches the model with its reason", async () => {
-      const cwd = newDir();
+      const cwd = h.newDir();
       model.script([[bash('echo secret > secret.txt')], [{ text: 'understood' }]]);
       const r = await runClaude(version, home, cwd, 'write the secret');
       assert.equal(r.code, 0, r.stderr);
@@ -154,7 +112,7 @@ for (const version of VERSIONS) {
     });
 
     test("a reviewer's edit runs the edited command", async () => {
-      const cwd = newDir();
+      const cwd = h.newDir();
       model.script([[bash('echo asked > asked.txt')], [{ text: 'done' }]]);
       const running = runClaude(version, home, cwd, 'write the file');
       const item = await pendingCommand('echo asked > asked.txt');
@@ -171,7 +129,7 @@ for (const version of VERSIONS) {
     });
 
     test("a reviewer's deny reaches the model with the reason", async () => {
-      const cwd = newDir();
+      const cwd = h.newDir();
       model.script([[bash('echo nope > nope.txt')], [{ text: 'ok, not doing that' }]]);
       const running = runClaude(version, home, cwd, 'write the file');
       const item = await pendingCommand('echo nope > nope.txt');
@@ -185,7 +143,7 @@ for (const version of VERSIONS) {
     });
 
     test('a halt stops the run: no later tool call runs', async () => {
-      const cwd = newDir();
+      const cwd = h.newDir();
       // After the halted call the model asks for another one, then one more
       // after that, each of which the policy alone would allow; none may run.
       model.script([

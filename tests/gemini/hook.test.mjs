@@ -33,7 +33,7 @@ const model = new FakeGemini();
 
 const holdpoint = new Console({ holdpoint: HOLDPOINT, ctl: CTL, dataDir });
 const ctl = (...args) => holdpoint.ctl(...args);
-const pendingItem = (predicate) => holdpoint.pendingItem(predicate, 60000);
+const pendingItem = (predicate) => holdpoint.pendingItem(predicate, { timeoutMs: 60000 });
 
 // Runs `gemini -p` for one scripted case; resolves with its exit code and output.
 function gemini(name, { holdpointDataDir = dataDir } = {}) {

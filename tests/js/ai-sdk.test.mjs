@@ -8,7 +8,7 @@ import { MockLanguageModelV4 } from 'ai/test';
 import { z } from 'zod';
 import { holdpointToolApproval, guardTools } from 'holdpoint/ai-sdk';
 import { HoldpointHaltError } from 'holdpoint';
-import { Console, within } from './console.mjs';
+import { Console, within, awaitRewriteAsSent } from './console.mjs';
 
 const hp = new Console();
 let ran;
@@ -93,15 +93,7 @@ test('toolApproval: a policy modify goes to a person as sent; an edit is refused
   const { model, seen } = scriptedModel([{ name: 'write_note', args: { path: 'as-sent.txt', text: 'hi' } }]);
   const running = generateText({ model, tools: noteTools(), toolApproval: approval.toolApproval, stopWhen: [stepCountIs(5), approval.stopWhen], prompt: 'write' });
   // An approval cannot change the input, so a person decides on the call as sent.
-  const item = await hp.pendingItem((i) => i.args.path === 'as-sent.txt', 'the rewritten call to wait for a person');
-  assert.deepEqual(item.agent.capabilities, { modify: false });
-  assert.deepEqual(item.args, { path: 'as-sent.txt', text: 'hi' });
-  assert.equal(item.reason, 'a guardrail would rewrite the arguments (rules: sandboxed), but agent "ai-sdk" '
-    + 'cannot take edited arguments: approve or deny the call as sent');
-  assert.equal('proposed_args' in item, false, 'the item offers a rewrite this path cannot run');
-  const edit = await hp.ctlRefused('edit', item.id, '--args', JSON.stringify({ path: 'sandbox/out.txt', text: 'hi' }));
-  assert.equal(edit.code, 2);
-  assert.match(edit.stderr, /cannot take edited arguments/);
+  const item = await awaitRewriteAsSent(hp, 'ai-sdk', { path: 'as-sent.txt', text: 'hi' });
   assert.deepEqual(ran, []);
   await hp.ctl('approve', item.id);
   await within('the approved run', running);

@@ -1,15 +1,16 @@
-// A real headless console for the tests, in its own data directory, and
-// holdpoint-ctl against it. HOLDPOINT_BIN and HOLDPOINT_CTL_BIN point at the
-// built binaries (CTest sets them; see tests/CMakeLists.txt).
+// The console the JS adapter tests share (tests/common/console.mjs), in a
+// data directory of its own, with a policy that has one tool per decision
+// kind. HOLDPOINT_BIN and HOLDPOINT_CTL_BIN point at the built binaries
+// (CTest sets them; see tests/CMakeLists.txt).
 
 import assert from 'node:assert/strict';
-import { spawn, execFile } from 'node:child_process';
-import { promisify } from 'node:util';
-import { mkdtempSync, writeFileSync, existsSync, realpathSync, rmSync } from 'node:fs';
+import { mkdtempSync, writeFileSync, realpathSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { Console as HeadlessConsole } from '../common/console.mjs';
 
-const run = promisify(execFile);
+export { waitFor, within, DeadlineError } from '../common/console.mjs';
+
 export const HOLDPOINT = process.env.HOLDPOINT_BIN;
 export const CTL = process.env.HOLDPOINT_CTL_BIN;
 assert.ok(HOLDPOINT && CTL, 'HOLDPOINT_BIN and HOLDPOINT_CTL_BIN must be set');
@@ -30,95 +31,38 @@ export const POLICY = {
   ],
 };
 
-// Waits for a condition, checking on every turn of a short poll; fails after
-// a deadline instead of sleeping a fixed time.
-export async function waitFor(what, check, timeoutMs = 15000) {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await check();
-    if (value) return value;
-    if (Date.now() > deadline) throw new DeadlineError(what, timeoutMs);
-    await new Promise((r) => setTimeout(r, 25));
-  }
-}
-
-/** What within() and waitFor() reject with when the deadline passes. */
-export class DeadlineError extends Error {
-  constructor(what, timeoutMs) {
-    super(`timed out after ${timeoutMs} ms waiting for ${what}`);
-    this.name = 'DeadlineError';
-  }
-}
-
-// Awaits `promise`, failing after a deadline with what was awaited, so a run
-// whose call nobody decides fails the test instead of hanging it.
-export async function within(what, promise, timeoutMs = 20000) {
-  let timer;
-  const deadline = new Promise((_, reject) => {
-    timer = setTimeout(() => reject(new DeadlineError(what, timeoutMs)), timeoutMs);
-  });
-  try {
-    return await Promise.race([promise, deadline]);
-  } finally {
-    clearTimeout(timer);
-  }
-}
-
-// holdpoint-ctl never gets longer than this.
-const CTL_TIMEOUT_MS = 15000;
-
-export class Console {
+export class Console extends HeadlessConsole {
   constructor(policy = POLICY) {
-    this.work = realpathSync(mkdtempSync(join(tmpdir(), 'holdpoint-js-')));
-    this.dataDir = join(this.work, 'data');
-    this.policyPath = join(this.work, 'policy.json');
+    const work = realpathSync(mkdtempSync(join(tmpdir(), 'holdpoint-js-')));
+    super({ holdpoint: HOLDPOINT, ctl: CTL, dataDir: join(work, 'data') });
+    this.work = work;
+    this.policyPath = join(work, 'policy.json');
     writeFileSync(this.policyPath, JSON.stringify(policy));
   }
 
-  async start() {
-    this.process = spawn(HOLDPOINT, ['--headless', '--port', '0', '--data-dir', this.dataDir, '--policy', this.policyPath],
-      { stdio: ['ignore', 'inherit', 'inherit'] });
-    this.exited = new Promise((resolve) => this.process.once('exit', resolve));
-    await waitFor('the console', () => {
-      if (this.process.exitCode !== null) throw new Error(`the console exited with ${this.process.exitCode}`);
-      return existsSync(join(this.dataDir, 'endpoint.json'));
-    });
-    return this;
-  }
-
-  async ctl(...args) {
-    const { stdout } = await run(CTL, ['--data-dir', this.dataDir, ...args], { timeout: CTL_TIMEOUT_MS });
-    return stdout;
-  }
-
-  /** Runs holdpoint-ctl expecting it to refuse; returns its exit code and stderr. */
-  async ctlRefused(...args) {
-    try {
-      await run(CTL, ['--data-dir', this.dataDir, ...args], { timeout: CTL_TIMEOUT_MS });
-    } catch (e) {
-      if (e.killed) throw new Error(`holdpoint-ctl ${args[0]} did not finish within ${CTL_TIMEOUT_MS} ms`);
-      return { code: e.code, stderr: e.stderr };
-    }
-    throw new Error(`holdpoint-ctl ${args.join(' ')} succeeded; it should have been refused`);
-  }
-
-  async pending() {
-    return JSON.parse(await this.ctl('pending', '--json'));
-  }
-
-  /** Waits until a call matching `predicate` waits for a person; returns its queue item. */
-  async pendingItem(predicate, what = 'a pending call') {
-    return waitFor(what, async () => (await this.pending()).find(predicate));
-  }
-
-  async kill(signal = 'SIGKILL') {
-    if (!this.process || this.process.exitCode !== null || this.process.signalCode !== null) return;
-    this.process.kill(signal);
-    await within(`the console to exit on ${signal}`, this.exited);
+  start() {
+    return super.start(this.policyPath);
   }
 
   async stop() {
-    await this.kill('SIGTERM'); // it removes its own files first
+    await super.stop();
     rmSync(this.work, { recursive: true, force: true });
   }
+}
+
+// For a client that takes no edits (hello capabilities modify:false), the
+// policy's rewrite of write_note cannot run: the call waits for a person as
+// the model sent it (`args`), with no rewrite offered, and an edit of it is
+// refused. Returns the queue item.
+export async function awaitRewriteAsSent(hp, agentName, args) {
+  const item = await hp.pendingItem((i) => i.args.path === args.path, { what: 'the rewritten call to wait for a person' });
+  assert.deepEqual(item.agent.capabilities, { modify: false });
+  assert.deepEqual(item.args, args);
+  assert.equal(item.reason, `a guardrail would rewrite the arguments (rules: sandboxed), but agent "${agentName}" `
+    + 'cannot take edited arguments: approve or deny the call as sent');
+  assert.equal('proposed_args' in item, false, 'the item offers a rewrite this path cannot run');
+  const edit = await hp.ctlRefused('edit', item.id, '--args', JSON.stringify({ ...args, path: 'sandbox/out.txt' }));
+  assert.equal(edit.code, 2);
+  assert.match(edit.stderr, /cannot take edited arguments/);
+  return item;
 }

@@ -7,7 +7,7 @@ import { Agent, Runner, OpenAIProvider, tool } from '@openai/agents';
 import { z } from 'zod';
 import { HoldpointApprovals, HoldpointToolGuard, guardTool } from 'holdpoint/openai-agents';
 import { HoldpointHaltError } from 'holdpoint';
-import { Console, within } from './console.mjs';
+import { Console, within, awaitRewriteAsSent } from './console.mjs';
 import { ScriptedChatModel } from './chatmodel.mjs';
 
 process.env.OPENAI_AGENTS_DISABLE_TRACING = '1';
@@ -95,15 +95,7 @@ test('approvals: a policy modify goes to a person as sent; an edit is refused, a
   model.willCall({ name: 'write_note', args: { path: 'as-sent.txt', text: 'hi' } });
   const running = approvals.run((input) => runner.run(agent(noteTools(true)), input), 'write');
   // The guardrail's rewrite would be dropped by an approval, so a person decides on the call as sent.
-  const item = await hp.pendingItem((i) => i.args.path === 'as-sent.txt', 'the rewritten call to wait for a person');
-  assert.deepEqual(item.agent.capabilities, { modify: false });
-  assert.deepEqual(item.args, { path: 'as-sent.txt', text: 'hi' });
-  assert.equal(item.reason, 'a guardrail would rewrite the arguments (rules: sandboxed), but agent "openai-agents" '
-    + 'cannot take edited arguments: approve or deny the call as sent');
-  assert.equal('proposed_args' in item, false, 'the item offers a rewrite this path cannot run');
-  const edit = await hp.ctlRefused('edit', item.id, '--args', JSON.stringify({ path: 'sandbox/out.txt', text: 'hi' }));
-  assert.equal(edit.code, 2);
-  assert.match(edit.stderr, /cannot take edited arguments/);
+  const item = await awaitRewriteAsSent(hp, 'openai-agents', { path: 'as-sent.txt', text: 'hi' });
   assert.deepEqual(ran, []);
   await hp.ctl('approve', item.id);
   const { result, halted } = await within('the approved run', running);
