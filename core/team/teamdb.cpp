@@ -1,0 +1,405 @@
+#include "teamdb.h"
+
+#include <QFile>
+
+#include <libpq-fe.h>
+#include <pqxx/pqxx>
+
+#include <cstdlib>
+#include <memory>
+
+namespace holdpoint::team {
+
+namespace {
+
+// Arbitrary, fixed: the key of the advisory lock migrations take.
+constexpr long long MigrationLockKey = 0x486f6c64706f696eLL; // "Holdpoin"
+
+std::string schemaFile(int version)
+{
+    QFile f(QStringLiteral(":/holdpoint/team/v%1.sql").arg(version));
+    if (!f.open(QIODevice::ReadOnly))
+        throw TeamError(
+            "team schema version " + std::to_string(version) + " is missing from this build");
+    return f.readAll().toStdString();
+}
+
+// Runs `fn`, turning libpqxx's exceptions into TeamError with a message
+// for people. A lost connection is retryable; so are the states PostgreSQL
+// uses for a server shutting down or starting (classes 08 and 57P).
+template <typename Fn> auto guarded(pqxx::connection_base &c, const char *what, Fn &&fn)
+{
+    try {
+        return fn();
+    } catch (const pqxx::broken_connection &e) {
+        throw TeamError(
+            std::string(what) + ": lost the connection to the team database: " + e.what(), true);
+    } catch (const pqxx::sql_error &e) {
+        std::string state = e.sqlstate();
+        // libpqxx 6.4 throws some SQLSTATEs as a subclass without the code.
+        if (state.empty() && dynamic_cast<const pqxx::insufficient_privilege *>(&e))
+            state = "42501";
+        const bool retryable = !c.is_open() || state.rfind("08", 0) == 0
+            || state.rfind("57P", 0) == 0 || state == "40001" || state == "40P01";
+        std::string message = e.what();
+        while (!message.empty() && (message.back() == '\n' || message.back() == ' '))
+            message.pop_back();
+        if (state == "42501")
+            message += " (the role lacks the privilege: see resources/team/roles.sql)";
+        throw TeamError(std::string(what) + ": " + message, retryable, state);
+    } catch (const pqxx::failure &e) {
+        throw TeamError(std::string(what) + ": " + e.what(), !c.is_open());
+    }
+}
+
+std::string text(const pqxx::field &f)
+{
+    return f.is_null() ? std::string() : f.as<std::string>();
+}
+
+TimeMs ms(const pqxx::field &f)
+{
+    return f.is_null() ? 0 : f.as<long long>();
+}
+
+// A nullable text parameter: libpq takes a null pointer as SQL NULL.
+const char *optionalText(const std::optional<std::string> &s)
+{
+    return s ? s->c_str() : nullptr;
+}
+
+// A text[] parameter in PostgreSQL's array syntax: every element quoted,
+// with backslash and double quote escaped (PostgreSQL "Array Value Input").
+std::string arrayLiteral(const std::vector<std::string> &items)
+{
+    std::string out = "{";
+    for (std::size_t i = 0; i < items.size(); ++i) {
+        if (i)
+            out += ',';
+        out += '"';
+        for (char ch : items[i]) {
+            if (ch == '"' || ch == '\\')
+                out += '\\';
+            out += ch;
+        }
+        out += '"';
+    }
+    out += '}';
+    return out;
+}
+
+constexpr char RowColumns[]
+    = "SELECT i.id, i.gateway, i.host, i.session_id, i.call_id, i.turn_id, i.tool, i.item,"
+      " (extract(epoch FROM i.created_at) * 1000)::bigint, (extract(epoch FROM i.deadline) * "
+      "1000)::bigint,"
+      " i.state, i.claimed_by, i.claim_name, (extract(epoch FROM i.claim_until) * 1000)::bigint,"
+      " i.decision, i.review, i.reason, i.code, i.decided_by, (extract(epoch FROM i.decided_at) * "
+      "1000)::bigint,"
+      " i.decided_by_instance,"
+      " coalesce(g.heartbeat_at > clock_timestamp() - holdpoint.heartbeat_stale(), false),"
+      " (extract(epoch FROM clock_timestamp()) * 1000)::bigint"
+      " FROM holdpoint.items i LEFT JOIN holdpoint.instances g ON g.id = i.gateway ";
+
+Row toRow(const pqxx::row &r)
+{
+    Row row;
+    row.id = text(r[0]);
+    row.gateway = text(r[1]);
+    row.host = text(r[2]);
+    row.sessionId = text(r[3]);
+    row.callId = text(r[4]);
+    if (!r[5].is_null())
+        row.turnId = text(r[5]);
+    row.tool = text(r[6]);
+    row.itemText = text(r[7]);
+    row.createdAt = ms(r[8]);
+    row.deadline = ms(r[9]);
+    row.state = text(r[10]);
+    row.claimedBy = text(r[11]);
+    row.claimName = text(r[12]);
+    row.claimUntil = ms(r[13]);
+    row.decision = text(r[14]);
+    row.reviewText = text(r[15]);
+    row.reason = text(r[16]);
+    row.code = text(r[17]);
+    row.decidedBy = text(r[18]);
+    row.decidedAt = ms(r[19]);
+    row.decidedByInstance = text(r[20]);
+    row.gatewayOnline = r[21].as<bool>();
+    row.now = ms(r[22]);
+    return row;
+}
+
+} // namespace
+
+void checkConnectionString(const std::string &url)
+{
+    char *err = nullptr;
+    PQconninfoOption *options = PQconninfoParse(url.c_str(), &err);
+    if (!options) {
+        std::string message = err ? err : "out of memory";
+        PQfreemem(err);
+        while (!message.empty() && message.back() == '\n')
+            message.pop_back();
+        throw TeamError("the team URL is not a libpq connection string or URI: " + message);
+    }
+    bool hasPassword = false;
+    for (PQconninfoOption *o = options; o->keyword; ++o) {
+        if (std::string_view(o->keyword) == "password" && o->val && *o->val)
+            hasPassword = true;
+    }
+    PQconninfoFree(options);
+    if (hasPassword)
+        throw TeamError(
+            "the team URL holds a password, which would show in the process list and the shell's "
+            "history: put it in ~/.pgpass (or the file PGPASSFILE names), or in PGPASSWORD");
+}
+
+std::unique_ptr<pqxx::connection> connect(const std::string &url)
+{
+    checkConnectionString(url);
+    // libpq waits for a TCP connect as long as the kernel does unless told.
+    if (!std::getenv("PGCONNECT_TIMEOUT"))
+        ::setenv("PGCONNECT_TIMEOUT", "10", 0);
+    try {
+        auto c = std::make_unique<pqxx::connection>(url);
+#if defined(__GNUC__)
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wdeprecated-declarations"
+#endif
+        // A reconnect behind our back would lose LISTEN notifications
+        // unseen; TeamConnection reconnects itself and reads the state again.
+        c->inhibit_reactivation(true);
+#if defined(__GNUC__)
+#pragma GCC diagnostic pop
+#endif
+        return c;
+    } catch (const pqxx::broken_connection &e) {
+        std::string message = e.what();
+        while (!message.empty() && message.back() == '\n')
+            message.pop_back();
+        throw TeamError("cannot connect to the team database: " + message, true);
+    }
+}
+
+int schemaVersion(pqxx::connection_base &c)
+{
+    return guarded(c, "reading the team schema version", [&] {
+        pqxx::nontransaction tx(c);
+        const auto r = tx.exec("SELECT to_regclass('holdpoint.schema_version') IS NOT NULL");
+        if (!r[0][0].as<bool>())
+            return 0;
+        const auto v = tx.exec("SELECT coalesce(max(version), 0) FROM holdpoint.schema_version");
+        return v[0][0].as<int>();
+    });
+}
+
+int migrate(pqxx::connection_base &c)
+{
+    // The common case, a schema already current, takes no lock.
+    const int found = schemaVersion(c);
+    if (found > SchemaVersion)
+        throw TeamError("the team database has schema version " + std::to_string(found)
+            + ", newer than this holdpoint knows (" + std::to_string(SchemaVersion)
+            + "): upgrade holdpoint on this machine");
+    if (found == SchemaVersion)
+        return found;
+    return guarded(c, "creating the team schema", [&] {
+        pqxx::work tx(c);
+        tx.exec_params("SELECT pg_advisory_xact_lock($1)", MigrationLockKey);
+        const auto enc = tx.exec("SELECT pg_encoding_to_char(encoding) FROM pg_database WHERE "
+                                 "datname = current_database()");
+        if (enc[0][0].as<std::string>() != "UTF8")
+            throw TeamError("the team database must use the UTF8 encoding (it uses "
+                + enc[0][0].as<std::string>()
+                + "): create it with `createdb -E UTF8 -T template0`");
+        int version = 0;
+        if (tx.exec("SELECT to_regclass('holdpoint.schema_version') IS NOT NULL")[0][0].as<bool>())
+            version
+                = tx.exec("SELECT coalesce(max(version), 0) FROM holdpoint.schema_version")[0][0]
+                      .as<int>();
+        if (version > SchemaVersion)
+            throw TeamError("the team database has schema version " + std::to_string(version)
+                + ", newer than this holdpoint knows (" + std::to_string(SchemaVersion)
+                + "): upgrade holdpoint on this machine");
+        if (version == SchemaVersion)
+            return version; // another instance migrated while we waited
+        const bool hasSchema
+            = tx.exec(
+                    "SELECT EXISTS (SELECT 1 FROM pg_namespace WHERE nspname = 'holdpoint')")[0][0]
+                  .as<bool>();
+        if (version == 0 && hasSchema)
+            throw TeamError(
+                "the database has a schema named holdpoint that holdpoint did not create: "
+                "use another database, or drop that schema");
+        const bool mayCreate
+            = tx.exec("SELECT has_database_privilege(current_database(), 'CREATE')")[0][0]
+                  .as<bool>();
+        if (version == 0 && !mayCreate)
+            throw TeamError("the team schema is not there yet, and role "
+                + tx.exec("SELECT session_user")[0][0].as<std::string>()
+                + " may not create it: run `holdpoint-ctl team init URL` as the database's owner");
+        for (int v = version + 1; v <= SchemaVersion; ++v) {
+            tx.exec(schemaFile(v));
+            if (v > 1)
+                tx.exec_params("UPDATE holdpoint.schema_version SET version = $1", v);
+        }
+        tx.exec("SELECT holdpoint.grant_roles()");
+        tx.commit();
+        return SchemaVersion;
+    });
+}
+
+TimeMs heartbeat(pqxx::connection_base &c, const Instance &self)
+{
+    return guarded(c, "heartbeat", [&] {
+        pqxx::nontransaction tx(c);
+        const auto r = tx.exec_params("SELECT (extract(epoch FROM holdpoint.heartbeat($1, $2, $3, "
+                                      "$4, $5, $6)) * 1000)::bigint",
+            self.id, self.kind, self.host, self.label, self.reviewer,
+            static_cast<long long>(self.graceMs));
+        return ms(r[0][0]);
+    });
+}
+
+Escalated escalate(pqxx::connection_base &c, const Escalation &e)
+{
+    return guarded(c, "escalating to the team", [&] {
+        pqxx::nontransaction tx(c);
+        const auto r = tx.exec_params("SELECT state, created FROM holdpoint.escalate($1, $2, $3, "
+                                      "$4, $5, $6, $7, $8, $9, $10)",
+            e.id, e.gateway, e.host, e.sessionId, e.callId, optionalText(e.turnId), e.tool,
+            dumpJson(e.item), static_cast<long long>(e.waitMs), dumpJson(e.audit));
+        return Escalated { text(r[0][0]), r[0][1].as<bool>() };
+    });
+}
+
+Decided decide(pqxx::connection_base &c, const Decide &d)
+{
+    return guarded(c, "deciding in the team", [&] {
+        pqxx::nontransaction tx(c);
+        const auto r = tx.exec_params(
+            "SELECT outcome, decided_by, (extract(epoch FROM decided_at) * 1000)::bigint, holder, "
+            "state,"
+            " decided_by_instance FROM holdpoint.decide($1, $2, $3, $4, $5, $6, $7)",
+            d.id, d.instance, d.decidedBy, d.decision, dumpJson(d.review), d.reason,
+            dumpJson(d.audit));
+        Decided out;
+        const std::string outcome = text(r[0][0]);
+        out.outcome = outcome == "decided" ? Decided::Outcome::Decided
+            : outcome == "already_decided" ? Decided::Outcome::AlreadyDecided
+            : outcome == "claimed"         ? Decided::Outcome::Claimed
+                                           : Decided::Outcome::UnknownItem;
+        out.decidedBy = text(r[0][1]);
+        out.decidedAt = ms(r[0][2]);
+        out.holder = text(r[0][3]);
+        out.state = text(r[0][4]);
+        out.decidedByInstance = text(r[0][5]);
+        return out;
+    });
+}
+
+Claimed claim(pqxx::connection_base &c, const std::string &id, const std::string &instance,
+    const std::string &reviewer, TimeMs leaseMs)
+{
+    return guarded(c, "claiming a team item", [&] {
+        pqxx::nontransaction tx(c);
+        const auto r = tx.exec_params("SELECT held, holder, (extract(epoch FROM until) * "
+                                      "1000)::bigint, state FROM holdpoint.claim($1, $2, $3, $4)",
+            id, instance, reviewer, static_cast<long long>(leaseMs));
+        return Claimed { r[0][0].as<bool>(), text(r[0][1]), ms(r[0][2]), text(r[0][3]) };
+    });
+}
+
+bool release(pqxx::connection_base &c, const std::string &id, const std::string &instance)
+{
+    return guarded(c, "releasing a team item", [&] {
+        pqxx::nontransaction tx(c);
+        return tx.exec_params("SELECT holdpoint.release($1, $2)", id, instance)[0][0].as<bool>();
+    });
+}
+
+Withdrawn withdraw(pqxx::connection_base &c, const Withdraw &w)
+{
+    return guarded(c, "ending a team item", [&] {
+        pqxx::nontransaction tx(c);
+        const auto r = tx.exec_params(
+            "SELECT withdrawn, state FROM holdpoint.withdraw($1, $2, $3, $4, $5, $6, $7)", w.id,
+            w.gateway, w.state, w.code, w.reason, w.decidedBy, dumpJson(w.audit));
+        if (r.empty())
+            return Withdrawn {};
+        return Withdrawn { r[0][0].as<bool>(), text(r[0][1]) };
+    });
+}
+
+std::vector<std::string> expireDue(pqxx::connection_base &c, const std::string &instance)
+{
+    return guarded(c, "expiring team items", [&] {
+        pqxx::nontransaction tx(c);
+        std::vector<std::string> ids;
+        for (const auto &r : tx.exec_params("SELECT holdpoint.expire_due($1)", instance))
+            ids.push_back(text(r[0]));
+        return ids;
+    });
+}
+
+void appendAudit(
+    pqxx::connection_base &c, const std::string &instance, const std::vector<AuditEvent> &events)
+{
+    if (events.empty())
+        return;
+    guarded(c, "copying records to the team audit", [&] {
+        // Two text arrays, each passed as one parameter in PostgreSQL's
+        // array syntax, escaped by libpqxx.
+        std::vector<std::string> names;
+        std::vector<std::string> fields;
+        names.reserve(events.size());
+        fields.reserve(events.size());
+        for (const auto &e : events) {
+            names.push_back(e.event);
+            fields.push_back(dumpJson(e.fields));
+        }
+        pqxx::nontransaction tx(c);
+        tx.exec_params("SELECT holdpoint.append_audit($1, $2::text[], $3::text[])", instance,
+            arrayLiteral(names), arrayLiteral(fields));
+        return 0;
+    });
+}
+
+std::vector<Row> pendingRows(pqxx::connection_base &c)
+{
+    return guarded(c, "reading the team queue", [&] {
+        pqxx::nontransaction tx(c);
+        std::vector<Row> out;
+        for (const auto &r : tx.exec(
+                 std::string(RowColumns) + "WHERE i.state = 'pending' ORDER BY i.created_at, i.id"))
+            out.push_back(toRow(r));
+        return out;
+    });
+}
+
+std::optional<Row> row(pqxx::connection_base &c, const std::string &id)
+{
+    auto found = rows(c, { id });
+    if (found.empty())
+        return std::nullopt;
+    return std::move(found.front());
+}
+
+std::vector<Row> rows(pqxx::connection_base &c, const std::vector<std::string> &ids)
+{
+    if (ids.empty())
+        return {};
+    return guarded(c, "reading team items", [&] {
+        pqxx::nontransaction tx(c);
+        std::vector<Row> out;
+        for (const auto &r : tx.exec_params(std::string(RowColumns)
+                     + "JOIN unnest($1::text[]) WITH ORDINALITY AS w(id, n) ON w.id = i.id"
+                       " ORDER BY w.n",
+                 arrayLiteral(ids)))
+            out.push_back(toRow(r));
+        return out;
+    });
+}
+
+} // namespace holdpoint::team

@@ -1,0 +1,196 @@
+#pragma once
+
+// The team's statements (TEAM.md): one function call each, parameterised,
+// on a connection the caller owns. Every state change is a function in the
+// schema, so what a role may do is decided by the database, not here.
+// These run on TeamConnection's worker thread, and directly in
+// holdpoint-ctl, which may block.
+
+#include "common/clock.h"
+#include "common/json.h"
+
+#include <pqxx/connection>
+
+#include <memory>
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+namespace holdpoint::team {
+
+// A failure the user can act on: the message says what and what to do.
+// `retryable` is true for a lost or refused connection, where the same
+// statement may work once the database is back.
+class TeamError : public std::runtime_error
+{
+public:
+    TeamError(const std::string &message, bool retryable = false, std::string sqlState = {})
+        : std::runtime_error(message)
+        , m_retryable(retryable)
+        , m_sqlState(std::move(sqlState))
+    { }
+    bool retryable() const { return m_retryable; }
+    const std::string &sqlState() const { return m_sqlState; }
+
+private:
+    bool m_retryable;
+    std::string m_sqlState;
+};
+
+// The LISTEN channel; payloads are "<kind> <item id>" (TEAM.md "Notifications").
+inline constexpr char NotifyChannel[] = "holdpoint";
+
+struct Instance
+{
+    std::string id;
+    std::string kind; // gateway or console
+    std::string host;
+    std::string label;
+    std::string reviewer;
+    TimeMs graceMs = 60'000;
+};
+
+struct Escalation
+{
+    std::string id;
+    std::string gateway;
+    std::string host;
+    std::string sessionId;
+    std::string callId;
+    std::optional<std::string> turnId;
+    std::string tool;
+    Json item; // as reviewers see it, secrets masked (itemToJson)
+    TimeMs waitMs = 0; // until the deadline, from now
+    Json audit; // the fields of its `escalated` record
+};
+
+struct Escalated
+{
+    std::string state; // pending, or what the item ended as
+    bool created = false;
+};
+
+struct Decide
+{
+    std::string id;
+    std::string instance;
+    std::string decidedBy; // human:NAME
+    std::string decision; // allow, deny, modify, halt
+    Json review; // the reviewer's answer, args masked
+    std::string reason;
+    Json audit;
+};
+
+struct Decided
+{
+    enum class Outcome
+    {
+        Decided,
+        AlreadyDecided,
+        Claimed,
+        UnknownItem
+    };
+    Outcome outcome = Outcome::UnknownItem;
+    std::string decidedBy;
+    TimeMs decidedAt = 0; // ms since the epoch, the database's clock
+    std::string holder; // Claimed: the reviewer holding the lease
+    std::string state;
+    std::string decidedByInstance;
+};
+
+struct Claimed
+{
+    bool held = false;
+    std::string holder;
+    TimeMs until = 0;
+    std::string state; // empty: no such item
+};
+
+struct Withdraw
+{
+    std::string id;
+    std::string gateway;
+    std::string state; // cancelled, abandoned, unavailable, timed_out
+    std::string code;
+    std::string reason;
+    std::string decidedBy;
+    Json audit;
+};
+
+struct Withdrawn
+{
+    bool withdrawn = false;
+    std::string state; // afterwards; empty: no such item
+};
+
+// One row of the team queue.
+struct Row
+{
+    std::string id;
+    std::string gateway;
+    std::string host;
+    std::string sessionId;
+    std::string callId;
+    std::optional<std::string> turnId;
+    std::string tool;
+    std::string itemText; // exactly as stored
+    TimeMs createdAt = 0;
+    TimeMs deadline = 0;
+    std::string state;
+    std::string claimedBy;
+    std::string claimName;
+    TimeMs claimUntil = 0;
+    std::string decision;
+    std::string reviewText;
+    std::string reason;
+    std::string code;
+    std::string decidedBy;
+    TimeMs decidedAt = 0;
+    std::string decidedByInstance;
+    bool gatewayOnline = false; // its heartbeat is fresh
+    TimeMs now = 0; // the database's clock when read
+};
+
+struct AuditEvent
+{
+    std::string event;
+    Json fields;
+};
+
+// Rejects a connection string that holds a password (it would show in
+// `ps` and in shell history); the error names .pgpass, PGPASSFILE and
+// PGPASSWORD instead. Also rejects what libpq cannot parse.
+void checkConnectionString(const std::string &url);
+
+// Opens a connection, with a connect timeout of 10 s unless the string or
+// PGCONNECT_TIMEOUT sets one. Throws TeamError.
+std::unique_ptr<pqxx::connection> connect(const std::string &url);
+
+// Creates or migrates the schema (schema/*.sql), under an advisory lock so
+// instances starting together do not race; refuses a schema newer than
+// this binary. Returns the version now in place.
+int migrate(pqxx::connection_base &c);
+// The schema version the database has: 0 when there is none.
+int schemaVersion(pqxx::connection_base &c);
+inline constexpr int SchemaVersion = 1;
+
+TimeMs heartbeat(pqxx::connection_base &c, const Instance &self);
+Escalated escalate(pqxx::connection_base &c, const Escalation &e);
+Decided decide(pqxx::connection_base &c, const Decide &d);
+Claimed claim(pqxx::connection_base &c, const std::string &id, const std::string &instance,
+    const std::string &reviewer, TimeMs leaseMs);
+bool release(pqxx::connection_base &c, const std::string &id, const std::string &instance);
+Withdrawn withdraw(pqxx::connection_base &c, const Withdraw &w);
+// Ends every item past its deadline, or whose gateway is gone past its
+// grace period. Returns the ids it ended.
+std::vector<std::string> expireDue(pqxx::connection_base &c, const std::string &instance);
+void appendAudit(
+    pqxx::connection_base &c, const std::string &instance, const std::vector<AuditEvent> &events);
+
+std::vector<Row> pendingRows(pqxx::connection_base &c);
+std::optional<Row> row(pqxx::connection_base &c, const std::string &id);
+// Rows by id, in the order given; ids that are not there are left out.
+std::vector<Row> rows(pqxx::connection_base &c, const std::vector<std::string> &ids);
+
+} // namespace holdpoint::team

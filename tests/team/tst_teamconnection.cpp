@@ -1,0 +1,283 @@
+// TeamConnection on a real PostgreSQL: statements on its own thread,
+// LISTEN/NOTIFY, and what happens when the server dies under it
+// (`pg_ctl restart -m immediate`, a server kept down).
+
+#include "common/pgcluster.h"
+#include "team/teamconnection.h"
+
+#include <QtTest>
+
+#include <pqxx/pqxx>
+
+using namespace holdpoint;
+using namespace holdpoint::team;
+using holdpoint::test::PgCluster;
+
+namespace {
+
+Escalation escalation(const std::string &id)
+{
+    Escalation e;
+    e.id = id;
+    e.gateway = "gw-a";
+    e.host = "host-a";
+    e.sessionId = "s1";
+    e.callId = "call-" + id;
+    e.tool = "Bash";
+    e.item = Json { { "id", id }, { "tool_name", "Bash" }, { "args", { { "command", "ls" } } } };
+    e.waitMs = 300'000;
+    e.audit = Json { { "item", id } };
+    return e;
+}
+
+Decide approval(const std::string &id)
+{
+    Decide d;
+    d.id = id;
+    d.instance = "console-a";
+    d.decidedBy = "human:alice";
+    d.decision = "allow";
+    d.review = Json { { "action", "approve" } };
+    d.audit = Json { { "item", id } };
+    return d;
+}
+
+} // namespace
+
+class tst_TeamConnection final : public QObject
+{
+    Q_OBJECT
+
+private Q_SLOTS:
+    void initTestCase();
+    void init();
+    void cleanup();
+
+    void runsJobsInOrderOffTheCallersThread();
+    void notificationsReachOtherInstances();
+    void survivesAnImmediateRestartWithFiftyPending();
+    void waitsWhileDownOrFailsFastWhenAsked();
+    void reportsAnUnreachableServer();
+
+private:
+    std::string url() const { return m_pg.connString(m_db).toStdString(); }
+    static TeamConnection::Options fast()
+    {
+        TeamConnection::Options o;
+        o.minBackoffMs = 50;
+        o.maxBackoffMs = 400;
+        return o;
+    }
+
+    PgCluster m_pg;
+    QString m_db;
+    int m_databases = 0;
+};
+
+void tst_TeamConnection::initTestCase()
+{
+    QVERIFY2(m_pg.start(), qPrintable(m_pg.lastError()));
+}
+
+void tst_TeamConnection::init()
+{
+    m_db = QStringLiteral("conn%1").arg(++m_databases);
+    QVERIFY2(m_pg.createDatabase(m_db), qPrintable(m_pg.lastError()));
+}
+
+void tst_TeamConnection::cleanup()
+{
+    if (!m_pg.isRunning())
+        QVERIFY(m_pg.startAgain());
+    m_pg.dropDatabase(m_db);
+}
+
+void tst_TeamConnection::runsJobsInOrderOffTheCallersThread()
+{
+    TeamConnection conn(url(), fast());
+    QSignalSpy up(&conn, &TeamConnection::connected);
+    conn.start();
+    std::vector<int> order;
+    Qt::HANDLE jobThread = nullptr;
+    for (int i = 0; i < 20; ++i) {
+        conn.run<int>(
+            [i, &jobThread](pqxx::connection_base &c) {
+                jobThread = QThread::currentThreadId();
+                heartbeat(c, Instance { "gw-a", "gateway", "host-a", {}, {}, 60'000 });
+                return i;
+            },
+            [&order](int v) { order.push_back(v); });
+    }
+    QTRY_COMPARE_WITH_TIMEOUT(order.size(), std::size_t(20), 10'000);
+    for (int i = 0; i < 20; ++i)
+        QCOMPARE(order[std::size_t(i)], i);
+    QVERIFY(jobThread != QThread::currentThreadId());
+    QCOMPARE(up.count(), 1);
+    QVERIFY(conn.isConnected());
+}
+
+void tst_TeamConnection::notificationsReachOtherInstances()
+{
+    TeamConnection gatewayConn(url(), fast());
+    TeamConnection consoleConn(url(), fast());
+    QSignalSpy notified(&consoleConn, &TeamConnection::notified);
+    QSignalSpy consoleUp(&consoleConn, &TeamConnection::connected);
+    consoleConn.start();
+    QTRY_COMPARE_WITH_TIMEOUT(consoleUp.count(), 1, 10'000);
+    gatewayConn.start();
+    bool escalated = false;
+    gatewayConn.run<Escalated>(
+        [](pqxx::connection_base &c) {
+            heartbeat(c, Instance { "gw-a", "gateway", "host-a", {}, {}, 60'000 });
+            return escalate(c, escalation("n1"));
+        },
+        [&](Escalated) { escalated = true; });
+    QTRY_VERIFY_WITH_TIMEOUT(escalated, 10'000);
+    QTRY_COMPARE_WITH_TIMEOUT(notified.count(), 1, 10'000);
+    QCOMPARE(notified.at(0).at(0).toString(), QStringLiteral("new"));
+    QCOMPARE(notified.at(0).at(1).toString(), QStringLiteral("n1"));
+
+    // The notifying connection hears its own decision too, and claims are announced.
+    QSignalSpy gatewayHeard(&gatewayConn, &TeamConnection::notified);
+    consoleConn.run<Claimed>(
+        [](pqxx::connection_base &c) { return claim(c, "n1", "console-a", "alice", 15'000); },
+        [](Claimed) {});
+    consoleConn.run<Decided>(
+        [](pqxx::connection_base &c) { return decide(c, approval("n1")); }, [](Decided) {});
+    QTRY_COMPARE_WITH_TIMEOUT(gatewayHeard.count(), 2, 10'000);
+    QCOMPARE(gatewayHeard.at(0).at(0).toString(), QStringLiteral("claim"));
+    QCOMPARE(gatewayHeard.at(1).at(0).toString(), QStringLiteral("decided"));
+    QCOMPARE(gatewayHeard.at(1).at(1).toString(), QStringLiteral("n1"));
+}
+
+void tst_TeamConnection::survivesAnImmediateRestartWithFiftyPending()
+{
+    TeamConnection conn(url(), fast());
+    QSignalSpy up(&conn, &TeamConnection::connected);
+    QSignalSpy down(&conn, &TeamConnection::disconnected);
+    QSignalSpy heard(&conn, &TeamConnection::notified);
+    conn.start();
+    int escalated = 0;
+    for (int i = 0; i < 50; ++i) {
+        conn.run<Escalated>(
+            [i](pqxx::connection_base &c) {
+                if (i == 0)
+                    heartbeat(c, Instance { "gw-a", "gateway", "host-a", {}, {}, 60'000 });
+                return escalate(c, escalation("p" + std::to_string(i)));
+            },
+            [&](Escalated e) { escalated += e.created ? 1 : 0; });
+    }
+    int decided = 0;
+    for (int i = 0; i < 10; ++i)
+        conn.run<Decided>(
+            [i](pqxx::connection_base &c) { return decide(c, approval("p" + std::to_string(i))); },
+            [&](Decided d) { decided += d.outcome == Decided::Outcome::Decided ? 1 : 0; });
+    QTRY_COMPARE_WITH_TIMEOUT(decided, 10, 20'000);
+    QCOMPARE(escalated, 50);
+    QTRY_COMPARE_WITH_TIMEOUT(heard.count(), 60, 10'000);
+
+    QVERIFY2(m_pg.restartImmediate(), qPrintable(m_pg.lastError()));
+    // Work given while the server restarts waits, then runs once.
+    int secondRound = 0;
+    int again = 0;
+    for (int i = 10; i < 20; ++i)
+        conn.run<Decided>(
+            [i](pqxx::connection_base &c) { return decide(c, approval("p" + std::to_string(i))); },
+            [&](Decided d) {
+                secondRound += d.outcome == Decided::Outcome::Decided ? 1 : 0;
+                again += d.outcome == Decided::Outcome::AlreadyDecided ? 1 : 0;
+            });
+    QTRY_VERIFY_WITH_TIMEOUT(down.count() >= 1, 20'000);
+    QTRY_VERIFY_WITH_TIMEOUT(up.count() >= 2, 30'000);
+    QTRY_COMPARE_WITH_TIMEOUT(secondRound + again, 10, 30'000);
+    // A decision whose commit was lost with its reply comes back as this
+    // instance's own; none is made twice.
+    std::vector<Row> pending;
+    std::vector<Row> all;
+    bool read = false;
+    conn.run<int>(
+        [&](pqxx::connection_base &c) {
+            pending = pendingRows(c);
+            std::vector<std::string> ids;
+            for (int i = 0; i < 50; ++i)
+                ids.push_back("p" + std::to_string(i));
+            all = rows(c, ids);
+            return 0;
+        },
+        [&](int) { read = true; });
+    QTRY_VERIFY_WITH_TIMEOUT(read, 20'000);
+    QCOMPARE(all.size(), std::size_t(50));
+    QCOMPARE(pending.size(), std::size_t(30));
+    for (const Row &r : all) {
+        if (r.state == "decided") {
+            QCOMPARE(r.decidedBy, std::string("human:alice"));
+            QCOMPARE(r.decidedByInstance, std::string("console-a"));
+        }
+    }
+    QString out;
+    QVERIFY(m_pg.psql(m_db,
+        QStringLiteral("SELECT count(*), count(DISTINCT line::json->>'item') FROM holdpoint.audit "
+                       "WHERE event = 'decision'"),
+        &out));
+    QCOMPARE(out.trimmed(), QStringLiteral("20|20"));
+
+    // LISTEN is back after the reconnect.
+    const int before = int(heard.count());
+    conn.run<Decided>(
+        [](pqxx::connection_base &c) { return decide(c, approval("p49")); }, [](Decided) {});
+    QTRY_COMPARE_WITH_TIMEOUT(int(heard.count()), before + 1, 10'000);
+    QCOMPARE(heard.last().at(1).toString(), QStringLiteral("p49"));
+}
+
+void tst_TeamConnection::waitsWhileDownOrFailsFastWhenAsked()
+{
+    TeamConnection conn(url(), fast());
+    QSignalSpy up(&conn, &TeamConnection::connected);
+    QSignalSpy down(&conn, &TeamConnection::disconnected);
+    conn.start();
+    QTRY_COMPARE_WITH_TIMEOUT(up.count(), 1, 10'000);
+    QVERIFY2(m_pg.stopImmediate(), qPrintable(m_pg.lastError()));
+    // The socket closing is enough to notice; no statement needed.
+    QTRY_COMPARE_WITH_TIMEOUT(down.count(), 1, 10'000);
+    QVERIFY(!conn.isConnected());
+
+    QString failure;
+    bool failedRetryable = false;
+    conn.run<TimeMs>(
+        [](pqxx::connection_base &c) {
+            return heartbeat(c, Instance { "c", "console", "h", {}, {}, 0 });
+        },
+        [](TimeMs) { QFAIL("ran while the server was down"); },
+        [&](const TeamError &e) {
+            failure = QString::fromStdString(e.what());
+            failedRetryable = e.retryable();
+        },
+        TeamConnection::WhenDown::Fail);
+    QTRY_VERIFY_WITH_TIMEOUT(!failure.isEmpty(), 10'000);
+    QVERIFY2(failure.contains(QStringLiteral("unreachable")), qPrintable(failure));
+    QVERIFY(failedRetryable);
+
+    bool ran = false;
+    conn.run<TimeMs>(
+        [](pqxx::connection_base &c) {
+            return heartbeat(c, Instance { "c", "console", "h", {}, {}, 0 });
+        },
+        [&](TimeMs t) { ran = t > 0; });
+    QVERIFY2(m_pg.startAgain(), qPrintable(m_pg.lastError()));
+    QTRY_VERIFY_WITH_TIMEOUT(ran, 30'000);
+    QCOMPARE(up.count(), 2);
+}
+
+void tst_TeamConnection::reportsAnUnreachableServer()
+{
+    TeamConnection conn(m_pg.connString(QStringLiteral("no_such_db")).toStdString(), fast());
+    QSignalSpy down(&conn, &TeamConnection::disconnected);
+    conn.start();
+    QTRY_COMPARE_WITH_TIMEOUT(down.count(), 1, 10'000);
+    QVERIFY2(down.at(0).at(0).toString().contains(QStringLiteral("no_such_db")),
+        qPrintable(down.at(0).at(0).toString()));
+    QVERIFY(!conn.isConnected());
+}
+
+QTEST_GUILESS_MAIN(tst_TeamConnection)
+#include "tst_teamconnection.moc"

@@ -1,0 +1,613 @@
+// The team schema and its statements on a real PostgreSQL that the test
+// starts itself (tests/common/pgcluster.h): migration, exactly one decision
+// per item, claims, deadlines, gateway liveness, roles, byte-exact storage,
+// the audit chain and TLS.
+
+#include "common/pgcluster.h"
+#include "common/sha256.h"
+#include "team/teamaudit.h"
+#include "team/teamdb.h"
+
+#include <QtTest>
+
+#include <pqxx/pqxx>
+
+#include <atomic>
+#include <thread>
+
+using namespace holdpoint;
+using namespace holdpoint::team;
+using holdpoint::test::PgCluster;
+
+class tst_TeamDb final : public QObject
+{
+    Q_OBJECT
+
+private Q_SLOTS:
+    void initTestCase();
+    void init();
+    void cleanup();
+
+    void migratesOnceWhenTenStartTogether();
+    void refusesASchemaNewerThanItself();
+    void refusesBadConnectionStrings_data();
+    void refusesBadConnectionStrings();
+    void escalationIsIdempotent();
+    void exactlyOneDecisionWhenTwoReviewersRace();
+    void claimHoldsOthersOffButNotAHalt();
+    void lapsedClaimFreesTheItem();
+    void deadlineEndsAnItemExactlyOnce();
+    void offlineGatewayItemsEndAfterTheirGrace();
+    void withdrawNeverOverridesAReviewer();
+    void valuesComeBackByteIdentical_data();
+    void valuesComeBackByteIdentical();
+    void gatewayRoleMayNotDecide();
+    void verifyFindsTampering_data();
+    void verifyFindsTampering();
+    void verifyFullTls();
+
+private:
+    std::string url(const QString &user = {}) const
+    {
+        return m_pg.connString(m_db, user).toStdString();
+    }
+    std::unique_ptr<pqxx::connection> open(const QString &user = {}) const
+    {
+        auto c = team::connect(url(user));
+        migrate(*c);
+        return c;
+    }
+    bool admin(const QString &sql, QString *out = nullptr)
+    {
+        const bool ok = m_pg.psql(m_db, sql, out);
+        if (!ok)
+            qWarning("%s", qPrintable(m_pg.lastError()));
+        return ok;
+    }
+    static Escalation escalation(const std::string &id, const std::string &gateway = "gw-a",
+        const std::string &call = {}, TimeMs waitMs = 300'000)
+    {
+        Escalation e;
+        e.id = id;
+        e.gateway = gateway;
+        e.host = "host-" + gateway;
+        e.sessionId = "s1";
+        e.callId = call.empty() ? "call-" + id : call;
+        e.tool = "Bash";
+        e.item
+            = Json { { "id", id }, { "tool_name", "Bash" }, { "args", { { "command", "ls" } } } };
+        e.waitMs = waitMs;
+        e.audit = Json { { "item", id }, { "tool", "Bash" } };
+        return e;
+    }
+    static Decide decision(const std::string &id, const std::string &instance,
+        const std::string &reviewer, const std::string &kind = "allow")
+    {
+        Decide d;
+        d.id = id;
+        d.instance = instance;
+        d.decidedBy = "human:" + reviewer;
+        d.decision = kind;
+        d.review = Json { { "action", kind == "allow" ? "approve" : kind } };
+        d.reason = "by " + reviewer;
+        d.audit = Json { { "decided_by", d.decidedBy }, { "decision", kind }, { "item", id } };
+        return d;
+    }
+    static Instance gateway(const std::string &id)
+    {
+        return Instance { id, "gateway", "host-" + id, {}, {}, 60'000 };
+    }
+
+    PgCluster m_pg;
+    QString m_db;
+    int m_databases = 0;
+};
+
+void tst_TeamDb::initTestCase()
+{
+    QVERIFY2(m_pg.start(PgCluster::Options { false, true }), qPrintable(m_pg.lastError()));
+}
+
+void tst_TeamDb::init()
+{
+    m_db = QStringLiteral("team%1").arg(++m_databases);
+    QVERIFY2(m_pg.createDatabase(m_db), qPrintable(m_pg.lastError()));
+}
+
+void tst_TeamDb::cleanup()
+{
+    m_pg.dropDatabase(m_db);
+}
+
+void tst_TeamDb::migratesOnceWhenTenStartTogether()
+{
+    std::atomic<int> failures { 0 };
+    std::vector<std::thread> threads;
+    std::vector<std::string> errors(10);
+    for (int i = 0; i < 10; ++i) {
+        threads.emplace_back([&, i] {
+            try {
+                auto c = team::connect(url());
+                if (migrate(*c) != SchemaVersion)
+                    ++failures;
+            } catch (const std::exception &e) {
+                errors[i] = e.what();
+                ++failures;
+            }
+        });
+    }
+    for (auto &t : threads)
+        t.join();
+    for (const auto &e : errors)
+        QVERIFY2(e.empty(), e.c_str());
+    QCOMPARE(failures.load(), 0);
+    QString out;
+    QVERIFY(admin(QStringLiteral("SELECT count(*) FROM holdpoint.schema_version"), &out));
+    QCOMPARE(out.trimmed(), QStringLiteral("1"));
+    auto c = team::connect(url());
+    QCOMPARE(schemaVersion(*c), SchemaVersion);
+}
+
+void tst_TeamDb::refusesASchemaNewerThanItself()
+{
+    open();
+    QVERIFY(admin(QStringLiteral("UPDATE holdpoint.schema_version SET version = 99")));
+    auto c = team::connect(url());
+    try {
+        migrate(*c);
+        QFAIL("a newer schema was accepted");
+    } catch (const TeamError &e) {
+        QVERIFY2(
+            std::string(e.what()).find("schema version 99, newer than this holdpoint knows (1)")
+                != std::string::npos,
+            e.what());
+        QVERIFY(!e.retryable());
+    }
+}
+
+void tst_TeamDb::refusesBadConnectionStrings_data()
+{
+    QTest::addColumn<QString>("url");
+    QTest::addColumn<QString>("message");
+    QTest::newRow("password keyword") << QStringLiteral("host=/tmp dbname=x password=hunter2")
+                                      << QStringLiteral("holds a password");
+    QTest::newRow("password in a URI") << QStringLiteral("postgresql://bob:hunter2@localhost/db")
+                                       << QStringLiteral("holds a password");
+    QTest::newRow("not a connection string") << QStringLiteral("host=") + QChar(u'\'')
+                                             << QStringLiteral("not a libpq connection string");
+    QTest::newRow("unknown keyword")
+        << QStringLiteral("hots=localhost") << QStringLiteral("not a libpq connection string");
+}
+
+void tst_TeamDb::refusesBadConnectionStrings()
+{
+    QFETCH(QString, url);
+    QFETCH(QString, message);
+    try {
+        team::connect(url.toStdString());
+        QFAIL("accepted");
+    } catch (const TeamError &e) {
+        QVERIFY2(QString::fromStdString(e.what()).contains(message), e.what());
+        QVERIFY2(!QString::fromStdString(e.what()).contains(QStringLiteral("hunter2")),
+            "the error repeats the password");
+    }
+}
+
+void tst_TeamDb::escalationIsIdempotent()
+{
+    auto c = open();
+    heartbeat(*c, gateway("gw-a"));
+    const auto first = escalate(*c, escalation("aaaa"));
+    QVERIFY(first.created);
+    QCOMPARE(first.state, std::string("pending"));
+    const auto again = escalate(*c, escalation("aaaa"));
+    QVERIFY(!again.created);
+    QCOMPARE(again.state, std::string("pending"));
+    // The same id for another call is refused, not merged.
+    try {
+        escalate(*c, escalation("aaaa", "gw-b"));
+        QFAIL("an id taken by another call was accepted");
+    } catch (const TeamError &e) {
+        QCOMPARE(e.sqlState(), std::string("23505"));
+    }
+    const auto rows = pendingRows(*c);
+    QCOMPARE(rows.size(), std::size_t(1));
+    QCOMPARE(rows[0].gateway, std::string("gw-a"));
+    QCOMPARE(rows[0].host, std::string("host-gw-a"));
+    QVERIFY(rows[0].gatewayOnline);
+    QVERIFY(rows[0].deadline > rows[0].createdAt + 299'000);
+    QString out;
+    QVERIFY(admin(
+        QStringLiteral("SELECT count(*) FROM holdpoint.audit WHERE event = 'escalated'"), &out));
+    QCOMPARE(out.trimmed(), QStringLiteral("1"));
+}
+
+void tst_TeamDb::exactlyOneDecisionWhenTwoReviewersRace()
+{
+    constexpr int Items = 100;
+    {
+        auto c = open();
+        heartbeat(*c, gateway("gw-a"));
+        for (int i = 0; i < Items; ++i)
+            escalate(*c, escalation("race" + std::to_string(i)));
+    }
+    auto alice = open();
+    auto bob = open();
+    std::vector<Decided> a(Items), b(Items);
+    for (int i = 0; i < Items; ++i) {
+        const std::string id = "race" + std::to_string(i);
+        // Both threads wait for the same go, then decide the same item.
+        std::atomic<int> ready { 0 };
+        auto racer = [&](pqxx::connection &conn, const std::string &instance,
+                         const std::string &name, const std::string &kind, Decided &out) {
+            ++ready;
+            while (ready.load() < 2) { }
+            out = decide(conn, decision(id, instance, name, kind));
+        };
+        std::thread ta(racer, std::ref(*alice), "console-alice", "alice", "allow", std::ref(a[i]));
+        std::thread tb(racer, std::ref(*bob), "console-bob", "bob", "deny", std::ref(b[i]));
+        ta.join();
+        tb.join();
+        const bool aliceWon = a[i].outcome == Decided::Outcome::Decided;
+        const bool bobWon = b[i].outcome == Decided::Outcome::Decided;
+        QVERIFY2(aliceWon != bobWon, id.c_str());
+        const Decided &loser = aliceWon ? b[i] : a[i];
+        QCOMPARE(loser.outcome, Decided::Outcome::AlreadyDecided);
+        QCOMPARE(loser.decidedBy, aliceWon ? std::string("human:alice") : std::string("human:bob"));
+        QVERIFY(loser.decidedAt > 0);
+    }
+    QString out;
+    QVERIFY(admin(QStringLiteral("SELECT count(*), count(DISTINCT line::json->>'item') FROM "
+                                 "holdpoint.audit WHERE event = 'decision'"),
+        &out));
+    QCOMPARE(out.trimmed(), QStringLiteral("%1|%1").arg(Items));
+    QVERIFY(admin(
+        QStringLiteral("SELECT count(*) FROM holdpoint.items WHERE state = 'decided'"), &out));
+    QCOMPARE(out.trimmed(), QString::number(Items));
+    QCOMPARE(verifyAudit(*alice).status, audit::VerifyStatus::Intact);
+}
+
+void tst_TeamDb::claimHoldsOthersOffButNotAHalt()
+{
+    auto c = open();
+    heartbeat(*c, gateway("gw-a"));
+    escalate(*c, escalation("clm1"));
+    const auto held = claim(*c, "clm1", "console-alice", "alice", 15'000);
+    QVERIFY(held.held);
+    QCOMPARE(held.holder, std::string("alice"));
+    const auto renewed = claim(*c, "clm1", "console-alice", "alice", 15'000);
+    QVERIFY(renewed.held);
+    QVERIFY(renewed.until >= held.until);
+
+    const auto taken = claim(*c, "clm1", "console-bob", "bob", 15'000);
+    QVERIFY(!taken.held);
+    QCOMPARE(taken.holder, std::string("alice"));
+    const auto row1 = row(*c, "clm1");
+    QVERIFY(row1);
+    QCOMPARE(row1->claimName, std::string("alice"));
+
+    for (const char *kind : { "allow", "deny", "modify" }) {
+        const auto refused = decide(*c, decision("clm1", "console-bob", "bob", kind));
+        QCOMPARE(refused.outcome, Decided::Outcome::Claimed);
+        QCOMPARE(refused.holder, std::string("alice"));
+    }
+    const auto halted = decide(*c, decision("clm1", "console-bob", "bob", "halt"));
+    QCOMPARE(halted.outcome, Decided::Outcome::Decided);
+    QString out;
+    // A renewal is not a new claim: one `claimed` line.
+    QVERIFY(admin(
+        QStringLiteral("SELECT string_agg(event, ',' ORDER BY seq) FROM holdpoint.audit"), &out));
+    QCOMPARE(out.trimmed(), QStringLiteral("escalated,claimed,decision"));
+}
+
+void tst_TeamDb::lapsedClaimFreesTheItem()
+{
+    auto c = open();
+    heartbeat(*c, gateway("gw-a"));
+    escalate(*c, escalation("lap1"));
+    QVERIFY(claim(*c, "lap1", "console-alice", "alice", 15'000).held);
+    // Alice's console died: its lease ran out (the database's clock decides).
+    QVERIFY(admin(QStringLiteral(
+        "UPDATE holdpoint.items SET claim_until = clock_timestamp() - interval '1 ms'")));
+    QVERIFY(claim(*c, "lap1", "console-bob", "bob", 15'000).held);
+    QVERIFY(release(*c, "lap1", "console-bob"));
+    QVERIFY(!release(*c, "lap1", "console-bob"));
+    QCOMPARE(
+        decide(*c, decision("lap1", "console-carol", "carol")).outcome, Decided::Outcome::Decided);
+}
+
+void tst_TeamDb::deadlineEndsAnItemExactlyOnce()
+{
+    auto c = open();
+    auto other = open();
+    heartbeat(*c, gateway("gw-a"));
+    escalate(*c, escalation("dl1", "gw-a", {}, 0));
+    escalate(*c, escalation("dl2", "gw-a", {}, 300'000));
+    std::vector<std::string> first, second;
+    std::thread t([&] { second = expireDue(*other, "console-b"); });
+    first = expireDue(*c, "console-a");
+    t.join();
+    QCOMPARE(first.size() + second.size(), std::size_t(1));
+    QCOMPARE(expireDue(*c, "console-a").size(), std::size_t(0));
+    const auto ended = row(*c, "dl1");
+    QCOMPARE(ended->state, std::string("timed_out"));
+    QCOMPARE(ended->decision, std::string("deny"));
+    QCOMPARE(ended->code, std::string("timeout"));
+    const auto late = decide(*c, decision("dl1", "console-a", "alice"));
+    QCOMPARE(late.outcome, Decided::Outcome::AlreadyDecided);
+    QCOMPARE(late.state, std::string("timed_out"));
+    QCOMPARE(row(*c, "dl2")->state, std::string("pending"));
+    QString out;
+    QVERIFY(admin(
+        QStringLiteral("SELECT count(*) FROM holdpoint.audit WHERE event = 'decision'"), &out));
+    QCOMPARE(out.trimmed(), QStringLiteral("1"));
+}
+
+void tst_TeamDb::offlineGatewayItemsEndAfterTheirGrace()
+{
+    auto c = open();
+    Instance gw = gateway("gw-a");
+    gw.graceMs = 30'000;
+    heartbeat(*c, gw);
+    escalate(*c, escalation("off1"));
+    QVERIFY(pendingRows(*c).at(0).gatewayOnline);
+    // Stale (older than 10 s) but within its grace: shown offline, kept.
+    QVERIFY(admin(QStringLiteral(
+        "UPDATE holdpoint.instances SET heartbeat_at = clock_timestamp() - interval '20 s'")));
+    QVERIFY(!pendingRows(*c).at(0).gatewayOnline);
+    QCOMPARE(expireDue(*c, "console-a").size(), std::size_t(0));
+    // Past stale + grace: abandoned, a deny.
+    QVERIFY(admin(QStringLiteral(
+        "UPDATE holdpoint.instances SET heartbeat_at = clock_timestamp() - interval '41 s'")));
+    QCOMPARE(expireDue(*c, "console-a"), std::vector<std::string> { "off1" });
+    const auto ended = row(*c, "off1");
+    QCOMPARE(ended->state, std::string("abandoned"));
+    QCOMPARE(ended->decision, std::string("deny"));
+    QCOMPARE(ended->code, std::string("abandoned"));
+    // A heartbeat after that changes nothing for the ended item.
+    heartbeat(*c, gw);
+    QCOMPARE(row(*c, "off1")->state, std::string("abandoned"));
+}
+
+void tst_TeamDb::withdrawNeverOverridesAReviewer()
+{
+    auto c = open();
+    heartbeat(*c, gateway("gw-a"));
+    escalate(*c, escalation("wd1"));
+    escalate(*c, escalation("wd2"));
+    QCOMPARE(decide(*c, decision("wd1", "console-a", "alice")).outcome, Decided::Outcome::Decided);
+    Withdraw w { "wd1", "gw-a", "cancelled", "cancelled", "the agent cancelled", "agent",
+        Json { { "item", "wd1" } } };
+    auto result = withdraw(*c, w);
+    QVERIFY(!result.withdrawn);
+    QCOMPARE(result.state, std::string("decided"));
+    // Only the gateway that holds the agent withdraws its item.
+    w.id = "wd2";
+    w.gateway = "gw-b";
+    QVERIFY(!withdraw(*c, w).withdrawn);
+    w.gateway = "gw-a";
+    result = withdraw(*c, w);
+    QVERIFY(result.withdrawn);
+    QCOMPARE(row(*c, "wd2")->decision, std::string("deny"));
+    w.state = "decided";
+    try {
+        withdraw(*c, w);
+        QFAIL("a gateway ended an item as decided");
+    } catch (const TeamError &e) {
+        QCOMPARE(e.sqlState(), std::string("22023"));
+    }
+}
+
+void tst_TeamDb::valuesComeBackByteIdentical_data()
+{
+    QTest::addColumn<QByteArray>("value");
+    QTest::newRow("quotes and dollars")
+        << QByteArray(R"("it's $$ $1 '; DROP TABLE holdpoint.items; --" )");
+    QTest::newRow("backslashes") << QByteArray(R"("C:\\temp\\x \\\" \\\\ \\n")");
+    QTest::newRow("NUL escape") << QByteArray(R"("a\u0000b")");
+    // (A lone surrogate never gets this far: the protocol's parser refuses it.)
+    QTest::newRow("surrogate pairs and byte escapes")
+        << QByteArray(R"(["\ud83d\ude00", "\\xff\\xfe", "\uffff", "\udbff\udfff"])");
+    QTest::newRow("control characters") << QByteArray(R"("\u0001\u001f\t\r\n")");
+    QTest::newRow("array literal syntax") << QByteArray(R"("{\"a\",\"b\"}")");
+    QTest::newRow("non-ASCII") << QByteArray("\"\xc3\xa9\xe2\x82\xac\xf0\x9f\x98\x80\"");
+    QByteArray deep;
+    for (int i = 0; i < 62; ++i)
+        deep += "{\"k\":";
+    deep += "\"bottom\"";
+    for (int i = 0; i < 62; ++i)
+        deep += '}';
+    QTest::newRow("nested 64 deep with the item") << deep;
+    QByteArray big = "\"";
+    while (big.size() < (1 << 20))
+        big += "x'\\\\\\\"$$"; // x ' \\ \" $ $ inside the JSON string
+    big += '"';
+    QTest::newRow("1 MiB") << big;
+}
+
+void tst_TeamDb::valuesComeBackByteIdentical()
+{
+    QFETCH(QByteArray, value);
+    const Json parsed = Json::parse(value.toStdString());
+    auto c = open();
+    heartbeat(*c, gateway("gw-a"));
+    Escalation e = escalation("byte1");
+    e.item["args"] = Json { { "v", parsed } };
+    e.sessionId = "s'$$\\";
+    e.callId = value.left(200).toStdString();
+    e.audit["args"] = Json { { "v", parsed } };
+    escalate(*c, e);
+    const auto stored = row(*c, "byte1");
+    QVERIFY(stored);
+    QCOMPARE(stored->itemText, dumpJson(e.item));
+    QCOMPARE(stored->callId, e.callId);
+    QCOMPARE(stored->sessionId, e.sessionId);
+    QCOMPARE(Json::parse(stored->itemText)["args"]["v"], parsed);
+
+    Decide d = decision("byte1", "console-a", "alice", "modify");
+    d.review = Json { { "action", "edit" }, { "args", { { "v", parsed } } } };
+    d.reason = value.left(4096).toStdString();
+    d.audit["args"] = d.review["args"];
+    QCOMPARE(decide(*c, d).outcome, Decided::Outcome::Decided);
+    const auto decided = row(*c, "byte1");
+    QCOMPARE(decided->reviewText, dumpJson(d.review));
+    QCOMPARE(decided->reason, d.reason);
+
+    // The audit lines hold the fields as serialised, and the chain holds.
+    std::vector<std::string> lines;
+    audit::Filter all;
+    queryAudit(*c, all, 0, [&](std::string_view line, const Json &) {
+        lines.emplace_back(line);
+        return true;
+    });
+    QCOMPARE(lines.size(), std::size_t(2));
+    QVERIFY(lines[0].find(dumpJson(d.audit["args"])) != std::string::npos);
+    QVERIFY(lines[1].find(dumpJson(e.audit["args"])) != std::string::npos);
+    QCOMPARE(verifyAudit(*c).status, audit::VerifyStatus::Intact);
+}
+
+void tst_TeamDb::gatewayRoleMayNotDecide()
+{
+    open(); // the owner creates the schema
+    QVERIFY(m_pg.psqlFile(m_db, QStringLiteral(HOLDPOINT_SOURCE_DIR "/resources/team/roles.sql")));
+    QVERIFY(admin(QStringLiteral(
+        "DO $$ BEGIN IF NOT EXISTS (SELECT 1 FROM pg_roles WHERE rolname = 'gw_login') THEN "
+        "CREATE ROLE gw_login LOGIN IN ROLE holdpoint_gateway; "
+        "CREATE ROLE rv_login LOGIN IN ROLE holdpoint_reviewer; END IF; END $$")));
+    auto gw = open(QStringLiteral("gw_login"));
+    heartbeat(*gw, gateway("gw-a"));
+    escalate(*gw, escalation("role1"));
+    QCOMPARE(pendingRows(*gw).size(), std::size_t(1));
+    try {
+        decide(*gw, decision("role1", "gw-a", "mallory"));
+        QFAIL("the gateway role decided");
+    } catch (const TeamError &e) {
+        QVERIFY2(e.sqlState() == "42501", e.what());
+        QVERIFY2(std::string(e.what()).find("roles.sql") != std::string::npos, e.what());
+    }
+    try {
+        pqxx::nontransaction tx(*gw);
+        tx.exec("UPDATE holdpoint.items SET state = 'decided', decision = 'allow'");
+        QFAIL("the gateway role wrote the table");
+    } catch (const pqxx::insufficient_privilege &) { }
+    try {
+        pqxx::nontransaction tx(*gw);
+        tx.exec("SELECT holdpoint.audit_append('decision', 'x', '{}')");
+        QFAIL("the gateway role appended to the chain directly");
+    } catch (const pqxx::insufficient_privilege &) { }
+    auto rv = open(QStringLiteral("rv_login"));
+    QCOMPARE(
+        decide(*rv, decision("role1", "console-r", "rita")).outcome, Decided::Outcome::Decided);
+    QCOMPARE(row(*gw, "role1")->decidedBy, std::string("human:rita"));
+    // A migration by a role that may not create the schema says what to do.
+    QVERIFY(m_pg.createDatabase(m_db + QStringLiteral("_empty")));
+    try {
+        auto c = team::connect(
+            m_pg.connString(m_db + QStringLiteral("_empty"), QStringLiteral("gw_login"))
+                .toStdString());
+        QVERIFY(admin(QStringLiteral("REVOKE CREATE ON DATABASE %1_empty FROM PUBLIC").arg(m_db)));
+        migrate(*c);
+        QFAIL("a role without CREATE made the schema");
+    } catch (const TeamError &e) {
+        QVERIFY2(
+            std::string(e.what()).find("holdpoint-ctl team init") != std::string::npos, e.what());
+    }
+    m_pg.dropDatabase(m_db + QStringLiteral("_empty"));
+}
+
+void tst_TeamDb::verifyFindsTampering_data()
+{
+    QTest::addColumn<QString>("sql");
+    QTest::addColumn<int>("status");
+    QTest::addColumn<QString>("message");
+    QTest::newRow("intact") << QString() << int(audit::VerifyStatus::Intact)
+                            << QStringLiteral("7 records intact (records 1 to 7)");
+    QTest::newRow("edited") << QStringLiteral(
+        "UPDATE holdpoint.audit SET line = replace(line, 'human:alice', 'human:eve') WHERE seq = 3")
+                            << int(audit::VerifyStatus::Tampered)
+                            << QStringLiteral("record 3 was altered");
+    QTest::newRow("deleted") << QStringLiteral("DELETE FROM holdpoint.audit WHERE seq = 4")
+                             << int(audit::VerifyStatus::Tampered)
+                             << QStringLiteral("record 4 was deleted");
+    QTest::newRow("reordered") << QStringLiteral(
+        "UPDATE holdpoint.audit SET seq = CASE seq WHEN 2 THEN -5 WHEN 5 THEN 2 END WHERE seq IN "
+        "(2, 5);"
+        "UPDATE holdpoint.audit SET seq = 5 WHERE seq = -5")
+                               << int(audit::VerifyStatus::Tampered)
+                               << QStringLiteral("row 2 holds record 5");
+    QTest::newRow("last edited")
+        << QStringLiteral(
+               "UPDATE holdpoint.audit SET line = replace(line, 'deny', 'allow') WHERE seq = 7")
+        << int(audit::VerifyStatus::Tampered)
+        << QStringLiteral("record 7 was altered: its hash differs from the one in the head");
+    QTest::newRow("cut off") << QStringLiteral("DELETE FROM holdpoint.audit WHERE seq >= 6")
+                             << int(audit::VerifyStatus::CutOff)
+                             << QStringLiteral("records 6 to 7 are gone");
+}
+
+void tst_TeamDb::verifyFindsTampering()
+{
+    QFETCH(QString, sql);
+    QFETCH(int, status);
+    QFETCH(QString, message);
+    auto c = open();
+    heartbeat(*c, gateway("gw-a"));
+    escalate(*c, escalation("v1")); // 1
+    escalate(*c, escalation("v2")); // 2
+    decide(*c, decision("v1", "console-a", "alice")); // 3
+    escalate(*c, escalation("v3")); // 4
+    claim(*c, "v2", "console-a", "alice", 15'000); // 5
+    appendAudit(*c, "gw-a", { { "call", Json { { "tool", "Read" } } } }); // 6
+    decide(*c, decision("v2", "console-a", "alice", "deny")); // 7
+    if (!sql.isEmpty())
+        QVERIFY(admin(sql));
+    const auto report = verifyAudit(*c);
+    QVERIFY2(QString::fromStdString(report.message).contains(message), report.message.c_str());
+    QCOMPARE(int(report.status), status);
+}
+
+void tst_TeamDb::verifyFullTls()
+{
+    open();
+    QVERIFY(admin(QStringLiteral(
+        "DO $$ BEGIN IF NOT EXISTS (SELECT 1 FROM pg_roles WHERE rolname = 'tls_user') THEN "
+        "CREATE ROLE tls_user LOGIN PASSWORD 'tls-secret-1'; END IF; END $$")));
+    QVERIFY(admin(QStringLiteral("GRANT ALL ON SCHEMA holdpoint TO tls_user; GRANT SELECT ON ALL "
+                                 "TABLES IN SCHEMA holdpoint TO tls_user")));
+    qputenv("PGPASSWORD", "tls-secret-1");
+    const auto restore = qScopeGuard([] { qunsetenv("PGPASSWORD"); });
+    {
+        auto c = team::connect(m_pg.tlsConnString(m_db, QStringLiteral("tls_user")).toStdString());
+        QCOMPARE(schemaVersion(*c), SchemaVersion);
+        pqxx::nontransaction tx(*c);
+        QCOMPARE(
+            tx.exec("SELECT ssl FROM pg_stat_ssl WHERE pid = pg_backend_pid()")[0][0].as<bool>(),
+            true);
+    }
+    // Another CA's certificate is refused, and so is a name the certificate
+    // does not carry (verify-full checks both).
+    QTemporaryDir other;
+    QVERIFY(QProcess::execute(QStringLiteral("openssl"),
+                { QStringLiteral("req"), QStringLiteral("-x509"), QStringLiteral("-newkey"),
+                    QStringLiteral("rsa:2048"), QStringLiteral("-nodes"), QStringLiteral("-days"),
+                    QStringLiteral("1"), QStringLiteral("-subj"), QStringLiteral("/CN=other"),
+                    QStringLiteral("-keyout"), other.filePath(QStringLiteral("k.pem")),
+                    QStringLiteral("-out"), other.filePath(QStringLiteral("ca.pem")) })
+        == 0);
+    const QString wrongCa = m_pg.tlsConnString(m_db, QStringLiteral("tls_user"))
+                                .replace(m_pg.caFile(), other.filePath(QStringLiteral("ca.pem")));
+    QVERIFY_THROWS_EXCEPTION(TeamError, team::connect(wrongCa.toStdString()));
+    const QString wrongName = m_pg.tlsConnString(m_db, QStringLiteral("tls_user"))
+                                  .replace(QStringLiteral("host=localhost"),
+                                      QStringLiteral("host=127.0.0.2 hostaddr=127.0.0.1"));
+    try {
+        team::connect(wrongName.toStdString());
+        QFAIL("a certificate for another name was accepted");
+    } catch (const TeamError &e) {
+        QVERIFY2(std::string(e.what()).find("127.0.0.2") != std::string::npos, e.what());
+        QVERIFY(std::string(e.what()).find("tls-secret-1") == std::string::npos);
+    }
+}
+
+QTEST_GUILESS_MAIN(tst_TeamDb)
+#include "tst_teamdb.moc"
