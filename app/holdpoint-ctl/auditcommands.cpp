@@ -3,6 +3,8 @@
 
 #include "audit/auditfile.h"
 #include "common/datadir.h"
+#include "team/teamaudit.h"
+#include "team/teamdb.h"
 
 #include <QCommandLineParser>
 
@@ -108,7 +110,7 @@ std::string column(const Json &r, const char *key, std::size_t width)
     return s;
 }
 
-int runVerify(const QStringList &args, const QString &globalDataDir)
+int runVerify(const QStringList &args, const QString &globalDataDir, const QString &teamUrl)
 {
     QCommandLineParser p;
     p.setApplicationDescription(QStringLiteral(
@@ -121,17 +123,29 @@ int runVerify(const QStringList &args, const QString &globalDataDir)
     p.addHelpOption();
     if (const auto code = parseCommandLine(p, args, "verify"))
         return *code;
-    const QString dir = auditDir(p, o, globalDataDir);
-    if (!QFileInfo(dir).isDir())
-        return usageError(QStringLiteral("verify: no audit log at %1").arg(dir));
-    const audit::VerifyReport r = audit::verify(dir);
+    audit::VerifyReport r;
+    if (!teamUrl.isEmpty()) {
+        try {
+            auto c = team::connect(teamUrl.toStdString());
+            if (team::schemaVersion(*c) == 0)
+                return usageError(QStringLiteral("verify: the team database has no Holdpoint schema"));
+            r = team::verifyAudit(*c);
+        } catch (const std::exception &e) {
+            return usageError(QStringLiteral("verify: %1").arg(QString::fromUtf8(e.what())));
+        }
+    } else {
+        const QString dir = auditDir(p, o, globalDataDir);
+        if (!QFileInfo(dir).isDir())
+            return usageError(QStringLiteral("verify: no audit log at %1").arg(dir));
+        r = audit::verify(dir);
+    }
     if (p.isSet(json)) {
         Json j {{"status", audit::verifyStatusName(r.status)},
                 {"message", r.message},
                 {"records", r.records},
                 {"first_seq", r.firstSeq},
                 {"last_seq", r.lastSeq}};
-        if (r.status != audit::VerifyStatus::Intact) {
+        if (r.status != audit::VerifyStatus::Intact && teamUrl.isEmpty()) {
             j["file"] = QFileInfo(r.file).fileName().toStdString();
             j["line"] = r.line;
         }
@@ -149,7 +163,7 @@ int runVerify(const QStringList &args, const QString &globalDataDir)
     return exitcode::auditverify::Unreadable;
 }
 
-int runQuery(const QStringList &args, const QString &globalDataDir)
+int runQuery(const QStringList &args, const QString &globalDataDir, const QString &teamUrl)
 {
     QCommandLineParser p;
     p.setApplicationDescription(QStringLiteral("Find audit records, newest first."));
@@ -169,15 +183,15 @@ int runQuery(const QStringList &args, const QString &globalDataDir)
     const qlonglong n = p.value(limit).toLongLong(&ok);
     if (!ok || n < 0)
         return usageError(QStringLiteral("query: --limit: expected a whole number, 0 for all"));
-    const QString dir = auditDir(p, o, globalDataDir);
-    if (!QFileInfo(dir).isDir())
+    const QString dir = teamUrl.isEmpty() ? auditDir(p, o, globalDataDir) : QString();
+    if (teamUrl.isEmpty() && !QFileInfo(dir).isDir())
         return usageError(QStringLiteral("query: no audit log at %1").arg(dir));
 
     const bool asJson = p.isSet(json);
     std::size_t count = 0;
     if (!asJson)
         writeStdout("SEQ      TIME                      EVENT           AGENT            TOOL             DECISION  DECIDED BY            REASON\n");
-    audit::query(dir, filter, std::size_t(n), [&](std::string_view line, const Json &r) {
+    const audit::RecordFn print = [&](std::string_view line, const Json &r) {
         ++count;
         if (asJson) {
             writeStdout(std::string(line) + "\n");
@@ -190,7 +204,19 @@ int runQuery(const QStringList &args, const QString &globalDataDir)
                  + column(r, "agent", 16) + " " + column(r, "tool", 16) + " " + column(r, "decision", 9) + " "
                  + column(r, "decided_by", 21) + " " + reason + "\n");
         return true;
-    });
+    };
+    if (teamUrl.isEmpty()) {
+        audit::query(dir, filter, std::size_t(n), print);
+    } else {
+        try {
+            auto c = team::connect(teamUrl.toStdString());
+            if (team::schemaVersion(*c) == 0)
+                return usageError(QStringLiteral("query: the team database has no Holdpoint schema"));
+            team::queryAudit(*c, filter, std::size_t(n), print);
+        } catch (const std::exception &e) {
+            return usageError(QStringLiteral("query: %1").arg(QString::fromUtf8(e.what())));
+        }
+    }
     if (!asJson)
         std::fprintf(stderr, "%zu record(s)\n", count);
     return exitcode::auditquery::Done;
@@ -234,7 +260,7 @@ int runExport(const QStringList &args, const QString &globalDataDir)
 
 } // namespace
 
-int runAudit(QStringList args, const QString &globalDataDir)
+int runAudit(QStringList args, const QString &globalDataDir, const QString &teamUrl)
 {
     // args: audit SUBCOMMAND [OPTIONS]
     if (args.size() < 2)
@@ -243,9 +269,11 @@ int runAudit(QStringList args, const QString &globalDataDir)
     args.removeFirst();
     args.first() = QStringLiteral("holdpoint-ctl audit ") + sub;
     if (sub == u"verify")
-        return runVerify(args, globalDataDir);
+        return runVerify(args, globalDataDir, teamUrl);
     if (sub == u"query")
-        return runQuery(args, globalDataDir);
+        return runQuery(args, globalDataDir, teamUrl);
+    if (sub == u"export" && !teamUrl.isEmpty())
+        return usageError(QStringLiteral("export reads a console's own log; for the team's, use `audit query --json --limit 0`"));
     if (sub == u"export")
         return runExport(args, globalDataDir);
     return usageError(QStringLiteral("unknown subcommand \"%1\"; expected verify, query or export").arg(sub));

@@ -9,6 +9,7 @@
 // Every exit code is in exitcodes.h.
 
 #include "auditcommands.h"
+#include "teamcommands.h"
 #include "client/consoleclient.h"
 #include "client/endpointinfo.h"
 #include "common/datadir.h"
@@ -44,7 +45,7 @@ int usageError(const QString &message)
     return exitcode::Failed;
 }
 
-const char *const Usage = R"(Usage: holdpoint-ctl [--data-dir DIR] COMMAND [OPTIONS]
+const char *const Usage = R"(Usage: holdpoint-ctl [--data-dir DIR] [--team URL] COMMAND [OPTIONS]
 
 Commands:
   submit --tool NAME --args JSON [--agent NAME] [--timeout S] [--call-id ID]
@@ -88,6 +89,8 @@ Commands:
                          Stream the audit log, oldest first.
                          The audit commands read the data directory's files
                          and work with or without a console running.
+  team init [URL]        Create or migrate the team schema in PostgreSQL (as the
+                         database's owner; see resources/team/roles.sql).
   policy check FILE...   Validate policy files as the console would load them
                          (later files add to earlier ones). Exit 0 valid,
                          1 invalid or unreadable, with the console's message,
@@ -99,6 +102,11 @@ server's own code.
 
 The console is found through endpoint.json in --data-dir, else
 $HOLDPOINT_DATA_DIR, else the platform's app data directory.
+
+--team URL (or $HOLDPOINT_TEAM_URL), a libpq connection string or URI,
+points pending, approve, deny, edit, halt, audit verify and audit query
+at the team's queue and audit in PostgreSQL instead. The password goes in
+~/.pgpass, PGPASSFILE or PGPASSWORD, never in the URL.
 )";
 
 std::optional<Json> parseJsonOption(const QString &text, const char *what, bool requireObject, QString *error)
@@ -434,6 +442,7 @@ int main(int argc, char **argv)
     QStringList args = QCoreApplication::arguments();
     args.removeFirst();
     QString dataDirFlag;
+    QString teamFlag;
     while (!args.isEmpty() && args.first().startsWith(u'-')) {
         const QString a = args.takeFirst();
         if (a == u"--help" || a == u"-h") {
@@ -448,6 +457,10 @@ int main(int argc, char **argv)
             dataDirFlag = args.takeFirst();
         else if (a.startsWith(u"--data-dir="))
             dataDirFlag = a.mid(11);
+        else if (a == u"--team" && !args.isEmpty())
+            teamFlag = args.takeFirst();
+        else if (a.startsWith(u"--team="))
+            teamFlag = a.mid(7);
         else
             return usageError(QStringLiteral("unknown option %1\n%2").arg(a, QString::fromLatin1(Usage)));
     }
@@ -497,8 +510,10 @@ int main(int argc, char **argv)
         onTerminationSignal(&app, [] { QCoreApplication::exit(exitcode::mcpproxy::Interrupted); });
         return QCoreApplication::exec();
     }
+    if (command == u"team")
+        return runTeam(args, teamFlag);
     if (command == u"audit")
-        return runAudit(args, dataDirFlag);
+        return runAudit(args, dataDirFlag, teamUrl(teamFlag));
     if (command == u"policy") {
         if (args.size() < 2 || args.at(1) != u"check")
             return usageError(QStringLiteral("policy: expected `policy check FILE...`"));
@@ -520,6 +535,8 @@ int main(int argc, char **argv)
                           || command == u"halt";
     if (command != u"submit" && !reviewer)
         return usageError(QStringLiteral("unknown command \"%1\"\n%2").arg(command, QString::fromLatin1(Usage)));
+    if (reviewer && !teamUrl(teamFlag).isEmpty())
+        return runTeamReviewer(command, args, teamUrl(teamFlag));
 
     EndpointInfo endpoint;
     QString error;
