@@ -34,7 +34,8 @@ DetailPane::DetailPane(ConsoleCore *core, QWidget *parent)
     , m_argsEditor(new QPlainTextEdit(this))
     , m_argsStatus(new QLabel(this))
     , m_approveButton(makeButton(tr("&Approve  [A]"), QStringLiteral("approveButton"), this))
-    , m_editButton(makeButton(tr("Approve with edits  [Ctrl+Enter]"), QStringLiteral("approveEditsButton"), this))
+    , m_editButton(makeButton(
+          tr("Approve with edits  [Ctrl+Enter]"), QStringLiteral("approveEditsButton"), this))
     , m_denyButton(makeButton(tr("&Deny\u2026  [D]"), QStringLiteral("denyButton"), this))
     , m_haltButton(makeButton(tr("&Halt turn  [H]"), QStringLiteral("haltButton"), this))
 {
@@ -79,12 +80,15 @@ DetailPane::DetailPane(ConsoleCore *core, QWidget *parent)
     m_argsStatus->setTextFormat(Qt::PlainText);
     m_argsStatus->setWordWrap(true);
     m_revealButton->setCheckable(true);
-    m_revealButton->setToolTip(tr("Show the real values of masked secrets in this call. Recorded in the audit log."));
+    m_revealButton->setToolTip(
+        tr("Show the real values of masked secrets in this call. Recorded in the audit log."));
     // Editing is a mode: it must show, with the keys that leave it.
     m_editState->setObjectName(QStringLiteral("editState"));
     m_editState->setTextFormat(Qt::PlainText);
-    m_editState->setText(tr("EDITING the arguments \u2014 Ctrl+Enter approves with them \u00b7 Esc goes back to the queue"));
-    m_editState->setStyleSheet(QStringLiteral("background: #1f6fb2; color: white; font-weight: bold; padding: 3px;"));
+    m_editState->setText(tr("EDITING the arguments \u2014 Ctrl+Enter approves with them \u00b7 Esc "
+                            "goes back to the queue"));
+    m_editState->setStyleSheet(
+        QStringLiteral("background: #1f6fb2; color: white; font-weight: bold; padding: 3px;"));
     m_editState->setVisible(false);
 
     auto *buttons = new QHBoxLayout;
@@ -94,7 +98,8 @@ DetailPane::DetailPane(ConsoleCore *core, QWidget *parent)
     buttons->addWidget(m_denyButton);
     buttons->addWidget(m_haltButton);
     auto *argsHeader = new QHBoxLayout;
-    argsHeader->addWidget(new QLabel(tr("Arguments  [E] edit \u00b7 Esc back to the queue"), this), 1);
+    argsHeader->addWidget(
+        new QLabel(tr("Arguments  [E] edit \u00b7 Esc back to the queue"), this), 1);
     argsHeader->addWidget(m_revealButton);
     d->addWidget(m_title);
     d->addWidget(m_meta);
@@ -131,7 +136,8 @@ Json DetailPane::shown(const QueueItem &item, const Json &value) const
 
 bool DetailPane::eventFilter(QObject *watched, QEvent *event)
 {
-    if (watched == m_argsEditor && (event->type() == QEvent::FocusIn || event->type() == QEvent::FocusOut))
+    if (watched == m_argsEditor
+        && (event->type() == QEvent::FocusIn || event->type() == QEvent::FocusOut))
         showEditing(event->type() == QEvent::FocusIn);
     return QWidget::eventFilter(watched, event);
 }
@@ -139,7 +145,8 @@ bool DetailPane::eventFilter(QObject *watched, QEvent *event)
 void DetailPane::showEditing(bool editing)
 {
     m_editState->setVisible(editing);
-    m_argsEditor->setStyleSheet(editing ? QStringLiteral("QPlainTextEdit { border: 2px solid #1f6fb2; }") : QString());
+    m_argsEditor->setStyleSheet(
+        editing ? QStringLiteral("QPlainTextEdit { border: 2px solid #1f6fb2; }") : QString());
 }
 
 void DetailPane::setRevealed(bool revealed)
@@ -164,11 +171,13 @@ void DetailPane::toggleRevealed()
 
 QString DetailPane::cannotEdit(const QueueItem &item)
 {
-    return tr("%1 cannot take edited arguments (it said so when it connected): approve or deny the call as sent")
+    return tr("%1 cannot take edited arguments (it said so when it connected): approve or deny the "
+              "call as sent")
         .arg(displaySafe(toQString(item.agent.name), 60));
 }
 
-void DetailPane::showItem(const std::string &id, const QString &emptyTitle, const QString &emptyHint)
+void DetailPane::showItem(
+    const std::string &id, const QString &emptyTitle, const QString &emptyHint)
 {
     if (id != m_id && m_revealed) {
         // A reveal is for one call only.
@@ -205,7 +214,7 @@ void DetailPane::showItem(const std::string &id, const QString &emptyTitle, cons
         return;
     }
     m_title->setText(displaySafe(toQString(item->toolName), 80) + QStringLiteral("  \u2014  ")
-                     + displaySafe(toQString(item->agent.name), 60));
+        + displaySafe(toQString(item->agent.name), 60));
     showMeta(*item);
     m_trail->setText(trailHtml(*item, m_revealed));
     Json ctx = Json::object();
@@ -213,11 +222,13 @@ void DetailPane::showItem(const std::string &id, const QString &emptyTitle, cons
         ctx["context"] = item->context;
     if (!item->annotations.empty())
         ctx["annotations"] = item->annotations;
-    m_context->setPlainText(ctx.empty() ? tr("(none sent)") : toQString(dumpJson(shown(*item, ctx), 2)));
+    m_context->setPlainText(
+        ctx.empty() ? tr("(none sent)") : toQString(dumpJson(shown(*item, ctx), 2)));
     {
         // What the guardrails proposed is what approving runs, so that is what
         // the editor starts from; secrets stay masked unless revealed.
-        const QString args = toQString(dumpJson(shown(*item, item->proposedArgs.value_or(item->args)), 2));
+        const QString args
+            = toQString(dumpJson(shown(*item, item->proposedArgs.value_or(item->args)), 2));
         const bool edited = sameItem && m_argsEditor->toPlainText() != m_shownArgs;
         m_shownArgs = args;
         const QSignalBlocker block(m_argsEditor);
@@ -235,7 +246,8 @@ void DetailPane::showMeta(const QueueItem &item)
     meta << tr("session %1").arg(toQString(item.sessionId));
     if (item.turnId)
         meta << tr("turn %1").arg(displaySafe(toQString(*item.turnId), 60));
-    meta << tr("call %1").arg(displaySafe(toQString(item.callId), 60)) << tr("item %1").arg(toQString(item.id));
+    meta << tr("call %1").arg(displaySafe(toQString(item.callId), 60))
+         << tr("item %1").arg(toQString(item.id));
     meta << tr("risk %1").arg(item.risk);
     if (!item.agent.capabilities.modify)
         meta << tr("takes no edits");
@@ -246,7 +258,8 @@ void DetailPane::showMeta(const QueueItem &item)
     if (item.secretsPending)
         meta << tr("restored after a restart: secrets return when the agent re-sends");
     m_meta->setText(meta.join(QStringLiteral("  \u00b7  ")));
-    m_reason->setText(tr("Why: %1").arg(toQString(m_revealed ? item.reason : maskText(item.reason, item.redactions))));
+    m_reason->setText(tr("Why: %1").arg(
+        toQString(m_revealed ? item.reason : maskText(item.reason, item.redactions))));
     m_turn->setText(turnFindingsHtml(item));
 }
 
@@ -255,14 +268,14 @@ void DetailPane::refresh()
     showItem(m_id);
 }
 
-
 void DetailPane::showBatch(const std::vector<const QueueItem *> &items)
 {
     // What a batch decision would reach, before the key is pressed.
     m_batch = true;
     m_title->setText(tr("%n calls selected", nullptr, int(items.size())));
     m_meta->setText(batchSummary(items));
-    m_reason->setText(tr("A, D and H decide all of them; a move without Shift selects one call again."));
+    m_reason->setText(
+        tr("A, D and H decide all of them; a move without Shift selects one call again."));
     // Nothing of one call may pass for the batch's: only what they share shows.
     m_trail->clear();
     m_turn->setText(batchFindingsHtml(items));
@@ -286,8 +299,10 @@ void DetailPane::setActions(bool recording, std::size_t selected)
     m_editButton->setEnabled(has && recording && m_editedArgs.has_value() && selected <= 1);
     m_denyButton->setEnabled(has);
     m_haltButton->setEnabled(has);
-    m_approveButton->setText(selected > 1 ? tr("&Approve %1  [A]").arg(selected) : tr("&Approve  [A]"));
-    m_denyButton->setText(selected > 1 ? tr("&Deny %1\u2026  [D]").arg(selected) : tr("&Deny\u2026  [D]"));
+    m_approveButton->setText(
+        selected > 1 ? tr("&Approve %1  [A]").arg(selected) : tr("&Approve  [A]"));
+    m_denyButton->setText(
+        selected > 1 ? tr("&Deny %1\u2026  [D]").arg(selected) : tr("&Deny\u2026  [D]"));
 }
 
 void DetailPane::showDiff(const QueueItem *item)
@@ -334,11 +349,13 @@ void DetailPane::onArgsEdited()
         m_argsStatus->setText(tr("\u2716 Invalid JSON: %1").arg(toQString(why)));
         marks = parseErrorMarks(m_argsEditor->document(), toQString(why));
     } else if (!parsed.is_object()) {
-        m_argsStatus->setText(tr("\u2716 Arguments must be a JSON object, not %1").arg(QLatin1String(parsed.type_name())));
+        m_argsStatus->setText(tr("\u2716 Arguments must be a JSON object, not %1")
+                                  .arg(QLatin1String(parsed.type_name())));
     } else if (parsed == shown(*item, item->proposedArgs.value_or(item->args))) {
         m_argsStatus->setText(tr("\u2714 Valid JSON, unchanged"));
     } else {
-        m_argsStatus->setText(tr("\u2714 Valid JSON, edited: Ctrl+Enter approves with these arguments"));
+        m_argsStatus->setText(
+            tr("\u2714 Valid JSON, edited: Ctrl+Enter approves with these arguments"));
         m_editedArgs = std::move(parsed);
     }
     m_argsEditor->setExtraSelections(marks);

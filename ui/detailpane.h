@@ -32,7 +32,8 @@ public:
 
     // The call `id` (looked up in the queue each time: it may go at any
     // moment), or with none, `emptyTitle` and `emptyHint`.
-    void showItem(const std::string &id, const QString &emptyTitle = {}, const QString &emptyHint = {});
+    void showItem(
+        const std::string &id, const QString &emptyTitle = {}, const QString &emptyHint = {});
     // Shows the same call again, as the queue has it now; arguments the
     // reviewer has edited stay as they are.
     void refresh();

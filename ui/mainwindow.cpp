@@ -96,7 +96,8 @@ MainWindow::MainWindow(ConsoleCore *core, QWidget *parent)
     m_policyError->setVisible(false);
     statusBar()->addPermanentWidget(m_policyError);
     auto showPolicyError = [this](const QString &why) {
-        m_policyError->setText(tr("Policy edit refused; the previous policy stays in force: %1").arg(why));
+        m_policyError->setText(
+            tr("Policy edit refused; the previous policy stays in force: %1").arg(why));
         m_policyError->setToolTip(why);
         m_policyError->setVisible(!why.isEmpty());
     };
@@ -161,22 +162,24 @@ QWidget *MainWindow::buildQueueTab()
     m_filter->setClearButtonEnabled(true);
     m_sort = new QComboBox(page);
     m_sort->setObjectName(QStringLiteral("queueSort"));
-    m_sort->addItems({tr("Oldest first"), tr("Riskiest first"), tr("By agent")});
+    m_sort->addItems({ tr("Oldest first"), tr("Riskiest first"), tr("By agent") });
     m_sort->setFocusPolicy(Qt::ClickFocus);
     m_scope = new QComboBox(page);
     m_scope->setObjectName(QStringLiteral("scope"));
-    m_scope->addItems({tr("This call  [1]"), tr("Rest of this turn  [2]"), tr("Rest of this session  [3]"),
-                       tr("Always: add a policy rule  [4]")});
+    m_scope->addItems({ tr("This call  [1]"), tr("Rest of this turn  [2]"),
+        tr("Rest of this session  [3]"), tr("Always: add a policy rule  [4]") });
     m_scope->setFocusPolicy(Qt::ClickFocus);
-    m_scope->setToolTip(tr("What Approve and Deny reach. \u201cTurn\u201d and \u201csession\u201d answer this tool's "
-                           "later calls the same way; \u201calways\u201d writes a rule to %1.")
+    m_scope->setToolTip(tr(
+        "What Approve and Deny reach. \u201cTurn\u201d and \u201csession\u201d answer this tool's "
+        "later calls the same way; \u201calways\u201d writes a rule to %1.")
                             .arg(m_core->userPolicyFile()));
     bar->addWidget(m_filter, 1);
     // Enter on a turn in the Turns view narrows the queue to it, visibly.
     m_turnFilter = new QLabel(page);
     m_turnFilter->setObjectName(QStringLiteral("turnFilter"));
     m_turnFilter->setTextFormat(Qt::PlainText);
-    m_turnFilter->setStyleSheet(QStringLiteral("background: #1f6fb2; color: white; padding: 2px 6px;"));
+    m_turnFilter->setStyleSheet(
+        QStringLiteral("background: #1f6fb2; color: white; padding: 2px 6px;"));
     m_turnFilter->setVisible(false);
     bar->addWidget(m_turnFilter);
     bar->addWidget(new QLabel(tr("Sort:"), page));
@@ -198,7 +201,7 @@ QWidget *MainWindow::buildQueueTab()
     splitter->addWidget(m_detail);
     splitter->setStretchFactor(0, 3);
     splitter->setStretchFactor(1, 2);
-    splitter->setSizes({800, 600});
+    splitter->setSizes({ 800, 600 });
     outer->addWidget(splitter, 1);
 
     connect(m_detail, &DetailPane::approveClicked, this, &MainWindow::approve);
@@ -206,8 +209,10 @@ QWidget *MainWindow::buildQueueTab()
     connect(m_detail, &DetailPane::denyClicked, this, &MainWindow::deny);
     connect(m_detail, &DetailPane::haltClicked, this, &MainWindow::halt);
     connect(m_detail, &DetailPane::editsChanged, this, &MainWindow::updateActions);
-    connect(m_view->selectionModel(), &QItemSelectionModel::currentRowChanged, this, &MainWindow::onCurrentChanged);
-    connect(m_view->selectionModel(), &QItemSelectionModel::selectionChanged, this, &MainWindow::onSelectionChanged);
+    connect(m_view->selectionModel(), &QItemSelectionModel::currentRowChanged, this,
+        &MainWindow::onCurrentChanged);
+    connect(m_view->selectionModel(), &QItemSelectionModel::selectionChanged, this,
+        &MainWindow::onSelectionChanged);
     connect(m_filter, &QLineEdit::textChanged, this, [this](const QString &text) {
         m_proxy->setFilterText(text);
         if (!m_view->currentIndex().isValid())
@@ -233,7 +238,8 @@ QWidget *MainWindow::buildQueueTab()
     queueShortcut(QKeySequence(Qt::SHIFT | Qt::Key_K), m_view, [this] { moveSelection(-1, true); });
     queueShortcut(QKeySequence(Qt::Key_X), m_view, [this] { toggleSelection(); });
     queueShortcut(QKeySequence(Qt::Key_G), m_view, [this] { selectRow(0); });
-    queueShortcut(QKeySequence(Qt::SHIFT | Qt::Key_G), m_view, [this] { selectRow(m_proxy->rowCount() - 1); });
+    queueShortcut(QKeySequence(Qt::SHIFT | Qt::Key_G), m_view,
+        [this] { selectRow(m_proxy->rowCount() - 1); });
     queueShortcut(QKeySequence(Qt::Key_R), m_view, [this] { m_detail->toggleRevealed(); });
     queueShortcut(QKeySequence(Qt::Key_T), m_view, [this] { openTurn(); });
     queueShortcut(QKeySequence(Qt::Key_Slash), m_view, [this] { focusFilter(); });
@@ -251,11 +257,14 @@ QWidget *MainWindow::buildQueueTab()
             clearTurnFilter();
     });
     for (int i = 0; i < 4; ++i)
-        queueShortcut(QKeySequence(Qt::Key(Qt::Key_1 + i)), m_view, [this, i] { setScope(Scope(i)); });
-    auto *submitEdits = new QShortcut(QKeySequence(Qt::CTRL | Qt::Key_Return), m_detail->argsEditor());
+        queueShortcut(
+            QKeySequence(Qt::Key(Qt::Key_1 + i)), m_view, [this, i] { setScope(Scope(i)); });
+    auto *submitEdits
+        = new QShortcut(QKeySequence(Qt::CTRL | Qt::Key_Return), m_detail->argsEditor());
     submitEdits->setContext(Qt::WidgetShortcut);
     connect(submitEdits, &QShortcut::activated, this, &MainWindow::approveWithEdits);
-    for (QWidget *w : {static_cast<QWidget *>(m_detail->argsEditor()), static_cast<QWidget *>(m_filter)}) {
+    for (QWidget *w :
+        { static_cast<QWidget *>(m_detail->argsEditor()), static_cast<QWidget *>(m_filter) }) {
         auto *escape = new QShortcut(QKeySequence(Qt::Key_Escape), w);
         escape->setContext(Qt::WidgetShortcut);
         connect(escape, &QShortcut::activated, this, &MainWindow::backToQueue);
@@ -265,31 +274,34 @@ QWidget *MainWindow::buildQueueTab()
     connect(down, &QShortcut::activated, this, &MainWindow::backToQueue);
 
     // Rows arriving or leaving keep the selection on a live item.
-    connect(m_proxy, &QAbstractItemModel::rowsInserted, this, [this](const QModelIndex &, int first, int last) {
-        if (!m_view->currentIndex().isValid())
-            selectRow(0);
-        updateTitleAndStatus();
-        notifyEscalated(first, last);
-    });
+    connect(m_proxy, &QAbstractItemModel::rowsInserted, this,
+        [this](const QModelIndex &, int first, int last) {
+            if (!m_view->currentIndex().isValid())
+                selectRow(0);
+            updateTitleAndStatus();
+            notifyEscalated(first, last);
+        });
     // The source's signal, not the proxy's: a sort/filter proxy removes its
     // rows while the source is still about to remove them.
     connect(m_model, &QAbstractItemModel::rowsRemoved, this, [this] {
         if (!m_view->currentIndex().isValid() || !m_core->queue()->find(m_currentId)) {
-            const int row = m_view->currentIndex().isValid() ? m_view->currentIndex().row() : m_lastRow;
+            const int row
+                = m_view->currentIndex().isValid() ? m_view->currentIndex().row() : m_lastRow;
             selectRow(std::min(row, m_proxy->rowCount() - 1));
         }
         updateTitleAndStatus();
     });
     // A waiting call changes (its turn's findings, its agent's connection):
     // the pane shows it as it is now, keeping the reviewer's edits.
-    connect(m_model, &QAbstractItemModel::dataChanged, this, [this](const QModelIndex &tl, const QModelIndex &br) {
-        const QueueItem *item = currentItem();
-        if (!item || tl.column() != 0 || br.column() != QueueModel::ColumnCount - 1)
-            return;
-        const int row = m_core->queue()->rowOf(item->id);
-        if (row >= tl.row() && row <= br.row())
-            showDetail();
-    });
+    connect(m_model, &QAbstractItemModel::dataChanged, this,
+        [this](const QModelIndex &tl, const QModelIndex &br) {
+            const QueueItem *item = currentItem();
+            if (!item || tl.column() != 0 || br.column() != QueueModel::ColumnCount - 1)
+                return;
+            const int row = m_core->queue()->rowOf(item->id);
+            if (row >= tl.row() && row <= br.row())
+                showDetail();
+        });
     return page;
 }
 
@@ -344,7 +356,9 @@ void MainWindow::onCurrentChanged()
     const QModelIndex index = m_view->currentIndex();
     if (index.isValid())
         m_lastRow = index.row();
-    const std::string id = index.isValid() ? index.data(QueueModel::ItemIdRole).toString().toStdString() : std::string();
+    const std::string id = index.isValid()
+        ? index.data(QueueModel::ItemIdRole).toString().toStdString()
+        : std::string();
     if (id == m_currentId && !id.empty())
         return;
     m_currentId = id;
@@ -354,10 +368,11 @@ void MainWindow::onCurrentChanged()
 void MainWindow::showDetail()
 {
     m_detail->showItem(m_currentId,
-                       m_proxy->rowCount() == 0 && m_model->rowCount() > 0 ? tr("Nothing matches the filter")
-                       : m_model->rowCount() == 0                          ? tr("The queue is clear")
-                                                                           : tr("No call selected"),
-                       m_model->rowCount() == 0 ? tr("Calls that need a person appear here as agents make them.") : QString());
+        m_proxy->rowCount() == 0 && m_model->rowCount() > 0 ? tr("Nothing matches the filter")
+            : m_model->rowCount() == 0                      ? tr("The queue is clear")
+                                                            : tr("No call selected"),
+        m_model->rowCount() == 0 ? tr("Calls that need a person appear here as agents make them.")
+                                 : QString());
     if (m_view->selectionModel()->selectedRows().size() > 1)
         showBatch(selectedIds());
 }
@@ -389,8 +404,8 @@ void MainWindow::updateActions()
     m_scope->setEnabled(selected <= 1);
 }
 
-bool MainWindow::decide(const std::string &id, ReviewAction action, const QString &reason, const std::optional<Json> &args,
-                        ReviewScope scope)
+bool MainWindow::decide(const std::string &id, ReviewAction action, const QString &reason,
+    const std::optional<Json> &args, ReviewScope scope)
 {
     if (id.empty())
         return false;
@@ -405,7 +420,9 @@ bool MainWindow::decide(const std::string &id, ReviewAction action, const QStrin
         showError(toQString(out.message));
         return false;
     }
-    statusBar()->showMessage(tr("%1: %2").arg(toQString(protocol::decisionKindName(out.decision.kind)), toQString(r.id)), 4000);
+    statusBar()->showMessage(
+        tr("%1: %2").arg(toQString(protocol::decisionKindName(out.decision.kind)), toQString(r.id)),
+        4000);
     return true;
 }
 
@@ -453,10 +470,17 @@ void MainWindow::approve()
         return afterDecision(anchor);
     }
     switch (scope()) {
-    case Scope::Always: return decideAlways(true, {});
-    case Scope::Turn: decide(ids.front(), ReviewAction::Approve, {}, std::nullopt, ReviewScope::Turn); break;
-    case Scope::Session: decide(ids.front(), ReviewAction::Approve, {}, std::nullopt, ReviewScope::Session); break;
-    case Scope::Call: decide(ids.front(), ReviewAction::Approve, {}, std::nullopt); break;
+    case Scope::Always:
+        return decideAlways(true, {});
+    case Scope::Turn:
+        decide(ids.front(), ReviewAction::Approve, {}, std::nullopt, ReviewScope::Turn);
+        break;
+    case Scope::Session:
+        decide(ids.front(), ReviewAction::Approve, {}, std::nullopt, ReviewScope::Session);
+        break;
+    case Scope::Call:
+        decide(ids.front(), ReviewAction::Approve, {}, std::nullopt);
+        break;
     }
     afterDecision(anchor);
 }
@@ -467,7 +491,7 @@ void MainWindow::approveWithEdits()
     const std::optional<Json> edited = m_detail->editedArgs();
     if (!edited || !m_core->auditAvailable() || dialogOpen())
         return;
-    const DecisionAnchor anchor = m_selection->anchorAround({m_currentId});
+    const DecisionAnchor anchor = m_selection->anchorAround({ m_currentId });
     decide(m_currentId, ReviewAction::Edit, {}, edited);
     afterDecision(anchor);
 }
@@ -480,8 +504,8 @@ void MainWindow::halt()
     const std::vector<std::string> ids = selectedIds();
     const DecisionAnchor anchor = m_selection->anchorAround(ids);
     for (const std::string &id : ids)
-        decide(id, ReviewAction::Halt, tr("turn halted by %1").arg(toQString(m_core->reviewerName())),
-               std::nullopt);
+        decide(id, ReviewAction::Halt,
+            tr("turn halted by %1").arg(toQString(m_core->reviewerName())), std::nullopt);
     if (!ids.empty())
         afterDecision(anchor);
 }
@@ -513,7 +537,9 @@ void MainWindow::deny()
         }
         const DecisionAnchor anchor = m_selection->anchorAround(ids);
         // Items may have timed out meanwhile; decide() then says so.
-        const ReviewScope s = chosen == Scope::Turn ? ReviewScope::Turn : chosen == Scope::Session ? ReviewScope::Session : ReviewScope::Call;
+        const ReviewScope s = chosen == Scope::Turn ? ReviewScope::Turn
+            : chosen == Scope::Session              ? ReviewScope::Session
+                                                    : ReviewScope::Call;
         int done = 0;
         for (const std::string &id : ids)
             done += decide(id, ReviewAction::Deny, reason, std::nullopt, s) ? 1 : 0;
@@ -537,10 +563,10 @@ void MainWindow::decideAlways(bool allow, const QString &reason)
     const std::size_t scanned = 5000;
     auto *dialog = new AlwaysRuleDialog(
         m_core->alwaysShapeFor(call, allow), call, m_core->userPolicyFile(),
-        [core = m_core, call, why = reason.toStdString()](const RuleShape &shape) {
-            return core->alwaysRuleFrom(shape, call, why);
-        },
-        [core = m_core, scanned](const Json &rule) { return core->pastMatches(rule, 50, scanned); }, scanned, this);
+        [core = m_core, call, why = reason.toStdString()](
+            const RuleShape &shape) { return core->alwaysRuleFrom(shape, call, why); },
+        [core = m_core, scanned](const Json &rule) { return core->pastMatches(rule, 50, scanned); },
+        scanned, this);
     dialog->setAttribute(Qt::WA_DeleteOnClose);
     m_alwaysDialog = dialog;
     const std::string id = item->id;
@@ -551,7 +577,7 @@ void MainWindow::decideAlways(bool allow, const QString &reason)
             showError(tr("The rule was not added: %1").arg(error));
             return;
         }
-        const DecisionAnchor anchor = m_selection->anchorAround({id});
+        const DecisionAnchor anchor = m_selection->anchorAround({ id });
         decide(id, allow ? ReviewAction::Approve : ReviewAction::Deny, reason, std::nullopt);
         statusBar()->showMessage(tr("Rule added to %1").arg(m_core->userPolicyFile()), 6000);
         afterDecision(anchor);
@@ -579,15 +605,18 @@ void MainWindow::openTurn()
     for (const protocol::TurnFinding &f : item->turnFindings)
         calls.insert(calls.end(), f.callIds.begin(), f.callIds.end());
     m_tabs->setCurrentWidget(m_turnsTab);
-    if (!m_turnsTab->showTurn(toQString(item->sessionId), toQString(item->turnId.value_or(std::string())), calls))
+    if (!m_turnsTab->showTurn(
+            toQString(item->sessionId), toQString(item->turnId.value_or(std::string())), calls))
         statusBar()->showMessage(tr("The Turns view has no call of this turn yet"), 6000);
 }
 
 void MainWindow::showTurnInQueue(const QString &session, const QString &turn)
 {
-    m_proxy->setTurn(QueueProxy::Turn {session.toStdString(), turn.toStdString()});
-    const QString which = turn.isEmpty() ? tr("calls outside any turn") : tr("turn %1").arg(displaySafe(turn, 40));
-    m_turnFilter->setText(tr("Only %1 of %2 \u00b7 Esc shows all").arg(which, displaySafe(session, 40)));
+    m_proxy->setTurn(QueueProxy::Turn { session.toStdString(), turn.toStdString() });
+    const QString which
+        = turn.isEmpty() ? tr("calls outside any turn") : tr("turn %1").arg(displaySafe(turn, 40));
+    m_turnFilter->setText(
+        tr("Only %1 of %2 \u00b7 Esc shows all").arg(which, displaySafe(session, 40)));
     m_turnFilter->setVisible(true);
     m_tabs->setCurrentIndex(0);
     selectRow(0);
@@ -600,7 +629,8 @@ void MainWindow::clearTurnFilter()
     m_proxy->setTurn(std::nullopt);
     m_turnFilter->setVisible(false);
     if (const QueueItem *item = currentItem())
-        m_view->scrollTo(m_proxy->mapFromSource(m_model->index(m_core->queue()->rowOf(item->id), 0)));
+        m_view->scrollTo(
+            m_proxy->mapFromSource(m_model->index(m_core->queue()->rowOf(item->id), 0)));
     else
         selectRow(0);
     updateTitleAndStatus();
@@ -613,20 +643,27 @@ void MainWindow::haltTurn(const QString &session, const QString &turn)
         return;
     std::vector<std::string> ids;
     m_core->queue()->forEachPending([&](const QueueItem &item) {
-        if (toQString(item.sessionId) == session && toQString(item.turnId.value_or(std::string())) == turn)
+        if (toQString(item.sessionId) == session
+            && toQString(item.turnId.value_or(std::string())) == turn)
             ids.push_back(item.id);
     });
     if (ids.empty()) {
-        showError(tr("No call of this turn is waiting for a decision, so there is nothing to halt: a halt reaches the "
+        showError(tr("No call of this turn is waiting for a decision, so there is nothing to halt: "
+                     "a halt reaches the "
                      "agent as the answer to one of its calls."));
         return;
     }
     // Halting one call halts its turn; the console answers the others the same way.
     for (const std::string &id : ids)
         if (m_core->queue()->find(id))
-            decide(id, ReviewAction::Halt, tr("turn halted by %1").arg(toQString(m_core->reviewerName())), std::nullopt);
-    const auto halted = std::count_if(ids.begin(), ids.end(), [this](const std::string &id) { return !m_core->queue()->find(id); });
-    statusBar()->showMessage(tr("Halted the turn: %1 answered").arg(counted(int(halted), tr("waiting call"), tr("waiting calls"))), 6000);
+            decide(id, ReviewAction::Halt,
+                tr("turn halted by %1").arg(toQString(m_core->reviewerName())), std::nullopt);
+    const auto halted = std::count_if(ids.begin(), ids.end(),
+        [this](const std::string &id) { return !m_core->queue()->find(id); });
+    statusBar()->showMessage(
+        tr("Halted the turn: %1 answered")
+            .arg(counted(int(halted), tr("waiting call"), tr("waiting calls"))),
+        6000);
 }
 
 void MainWindow::backToQueue()
@@ -648,8 +685,9 @@ void MainWindow::notifyEscalated(int firstRow, int lastRow)
     const QModelIndex first = m_proxy->index(firstRow, 0);
     const QString who = first.siblingAtColumn(QueueModel::Agent).data().toString();
     const QString tool = first.siblingAtColumn(QueueModel::Tool).data().toString();
-    m_presence->announce(n == 1 ? tr("%1 wants to run %2").arg(who, tool) : tr("%n calls need a person", nullptr, n),
-                         first.siblingAtColumn(QueueModel::Reason).data().toString());
+    m_presence->announce(
+        n == 1 ? tr("%1 wants to run %2").arg(who, tool) : tr("%n calls need a person", nullptr, n),
+        first.siblingAtColumn(QueueModel::Reason).data().toString());
 }
 
 void MainWindow::updateAuditBanner()
@@ -657,21 +695,26 @@ void MainWindow::updateAuditBanner()
     const bool available = m_core->auditAvailable();
     m_auditBanner->setVisible(!available);
     if (!available)
-        m_auditBanner->setText(tr("The audit log cannot be written: %1. Every call is refused until it can; Holdpoint "
-                                  "keeps trying every second.")
-                                   .arg(m_core->auditError()));
+        m_auditBanner->setText(
+            tr("The audit log cannot be written: %1. Every call is refused until it can; Holdpoint "
+               "keeps trying every second.")
+                .arg(m_core->auditError()));
 }
 
 void MainWindow::updateTitleAndStatus()
 {
     const int pending = m_model->rowCount();
     setWindowTitle(pending > 0 ? tr("(%1) Holdpoint").arg(pending) : tr("Holdpoint"));
-    QString status = tr("Listening on %1   \u00b7   %2").arg(m_core->url(), counted(m_core->agentConnections(), tr("agent connection"), tr("agent connections")))
-                     + tr("   \u00b7   %n pending", nullptr, pending);
+    QString status = tr("Listening on %1   \u00b7   %2")
+                         .arg(m_core->url(),
+                             counted(m_core->agentConnections(), tr("agent connection"),
+                                 tr("agent connections")))
+        + tr("   \u00b7   %n pending", nullptr, pending);
     if (m_proxy->rowCount() != pending)
         status += tr(" (%1 shown)").arg(m_proxy->rowCount());
-    status += m_core->auditAvailable() ? tr("   \u00b7   audit log: recording (%1 records)").arg(m_core->auditRecords())
-                                 : tr("   \u00b7   audit log: CANNOT WRITE, refusing every call");
+    status += m_core->auditAvailable()
+        ? tr("   \u00b7   audit log: recording (%1 records)").arg(m_core->auditRecords())
+        : tr("   \u00b7   audit log: CANNOT WRITE, refusing every call");
     m_statusLabel->setText(status);
     m_presence->setPending(pending);
 }

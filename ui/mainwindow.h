@@ -45,7 +45,13 @@ class MainWindow final : public QMainWindow
     Q_OBJECT
 public:
     // What a decision reaches (the scope selector, keys 1 to 4).
-    enum class Scope { Call, Turn, Session, Always };
+    enum class Scope
+    {
+        Call,
+        Turn,
+        Session,
+        Always
+    };
 
     explicit MainWindow(ConsoleCore *core, QWidget *parent = nullptr);
     ~MainWindow() override;
@@ -89,7 +95,7 @@ private:
     std::vector<std::string> selectedIds() const;
     void onCurrentChanged();
     bool decide(const std::string &id, protocol::ReviewAction action, const QString &reason,
-                const std::optional<Json> &args, protocol::ReviewScope scope = protocol::ReviewScope::Call);
+        const std::optional<Json> &args, protocol::ReviewScope scope = protocol::ReviewScope::Call);
     void decideAlways(bool allow, const QString &reason);
     void afterDecision(const DecisionAnchor &anchor);
     void focusQueue();

@@ -23,7 +23,7 @@ namespace {
 
 Json auditStateJson(bool available, const QString &error)
 {
-    Json j {{"type", "audit"}, {"available", available}};
+    Json j { { "type", "audit" }, { "available", available } };
     if (!available)
         j["error"] = error.toStdString();
     return j;
@@ -31,7 +31,8 @@ Json auditStateJson(bool available, const QString &error)
 
 std::optional<DecisionKind> kindFromName(const std::string &name)
 {
-    for (DecisionKind k : {DecisionKind::Allow, DecisionKind::Deny, DecisionKind::Modify, DecisionKind::Halt})
+    for (DecisionKind k :
+        { DecisionKind::Allow, DecisionKind::Deny, DecisionKind::Modify, DecisionKind::Halt })
         if (decisionKindName(k) == name)
             return k;
     return std::nullopt;
@@ -39,12 +40,14 @@ std::optional<DecisionKind> kindFromName(const std::string &name)
 
 SessionLimits limitsOf(const BrokerConfig &config)
 {
-    return SessionLimits {config.graceMs, config.rememberedCallsPerSession, config.sessionRetentionMs};
+    return SessionLimits { config.graceMs, config.rememberedCallsPerSession,
+        config.sessionRetentionMs };
 }
 
 } // namespace
 
-Broker::Broker(QueueStore *queue, Clock *clock, Outbound *outbound, BrokerConfig config, QObject *parent)
+Broker::Broker(
+    QueueStore *queue, Clock *clock, Outbound *outbound, BrokerConfig config, QObject *parent)
     : QObject(parent)
     , m_queue(queue)
     , m_clock(clock)
@@ -66,7 +69,7 @@ Broker::Broker(QueueStore *queue, Clock *clock, Outbound *outbound, BrokerConfig
     connect(m_queue, &QueueStore::itemAdded, this, &Broker::onItemAdded);
     connect(m_queue, &QueueStore::itemUpdated, this, [this](const QueueItem &item) {
         if (!m_reviewers.empty())
-            broadcastToReviewers(Json {{"type", "updated"}, {"item", itemToJson(item)}});
+            broadcastToReviewers(Json { { "type", "updated" }, { "item", itemToJson(item) } });
     });
     connect(&m_sessions, &SessionTable::abandoned, this, &Broker::onAbandoned);
     connect(&m_sessions, &SessionTable::forgotten, this, [this](const std::string &sessionId) {
@@ -82,9 +85,10 @@ void Broker::setAuditLog(AuditLog *audit)
     m_audit = audit;
     // Reviewers learn at once when decisions start being refused, and when
     // they stop.
-    connect(audit, &AuditLog::availabilityChanged, this, [this](bool available, const QString &error) {
-        broadcastToReviewers(auditStateJson(available, error));
-    });
+    connect(
+        audit, &AuditLog::availabilityChanged, this, [this](bool available, const QString &error) {
+            broadcastToReviewers(auditStateJson(available, error));
+        });
 }
 
 bool Broker::auditUnavailable() const
@@ -98,20 +102,22 @@ Decision Broker::auditRefusal() const
     d.kind = DecisionKind::Deny;
     d.decidedBy = "audit";
     d.code = "audit_unavailable";
-    d.reason = "the audit log cannot be written, so nothing may run: " + m_audit->lastError().toStdString();
+    d.reason = "the audit log cannot be written, so nothing may run: "
+        + m_audit->lastError().toStdString();
     return d;
 }
 
 void Broker::sendConflict(ConnectionId cid, const std::string &callId)
 {
     sendError(cid, ErrorCode::CallIdConflict,
-              "call_id: \"" + callId
-                  + "\" was already used in this session for a different tool_name or args; "
-                    "use a new call_id for a new call",
-              callId);
+        "call_id: \"" + callId
+            + "\" was already used in this session for a different tool_name or args; "
+              "use a new call_id for a new call",
+        callId);
 }
 
-void Broker::redeliver(ConnectionId cid, Session &session, const std::string &callId, const Call &call)
+void Broker::redeliver(
+    ConnectionId cid, Session &session, const std::string &callId, const Call &call)
 {
     m_outbound->send(cid, call.decisionText);
     Json delivered = deliveredRecord(callId, call.toolName, call.kind, 1);
@@ -128,8 +134,8 @@ void Broker::reattach(ConnectionId cid, Call &call)
         sendPending(cid, *item);
 }
 
-void Broker::appendRecord(std::string_view event, const Session &session, Json fields, std::function<void(bool)> done,
-                          TimeMs at)
+void Broker::appendRecord(std::string_view event, const Session &session, Json fields,
+    std::function<void(bool)> done, TimeMs at)
 {
     if (at < 0)
         at = m_clock->now();
@@ -158,12 +164,14 @@ std::vector<SessionInfo> Broker::sessionsInfo() const
     std::vector<SessionInfo> out;
     out.reserve(m_sessions.size());
     for (const auto &[id, s] : m_sessions.all()) {
-        SessionInfo info {id, s.agent, int(s.connections.size()), 0, s.lastActivity, s.currentTurn, m_grants.describe(id)};
+        SessionInfo info { id, s.agent, int(s.connections.size()), 0, s.lastActivity, s.currentTurn,
+            m_grants.describe(id) };
         if (auto it = pending.find(id); it != pending.end())
             info.pending = it->second;
         out.push_back(std::move(info));
     }
-    std::sort(out.begin(), out.end(), [](const SessionInfo &a, const SessionInfo &b) { return a.lastActivity > b.lastActivity; });
+    std::sort(out.begin(), out.end(),
+        [](const SessionInfo &a, const SessionInfo &b) { return a.lastActivity > b.lastActivity; });
     return out;
 }
 
@@ -171,13 +179,13 @@ HelloOutcome Broker::onHello(ConnectionId cid, const Hello &hello)
 {
     HelloOutcome out;
     if (hello.role == Role::Reviewer) {
-        m_connections[cid] = Connection {Role::Reviewer, {}};
+        m_connections[cid] = Connection { Role::Reviewer, {} };
         m_reviewers.insert(cid);
         out.sessionId = "reviewer-" + std::to_string(cid);
         sendWelcome(cid, out);
         Json items = Json::array();
         m_queue->forEachPending([&](const QueueItem &item) { items.push_back(itemToJson(item)); });
-        sendJson(cid, Json {{"type", "queue"}, {"items", std::move(items)}});
+        sendJson(cid, Json { { "type", "queue" }, { "items", std::move(items) } });
         if (auditUnavailable())
             sendJson(cid, auditStateJson(false, m_audit->lastError()));
         Q_EMIT connectionsChanged();
@@ -188,7 +196,7 @@ HelloOutcome Broker::onHello(ConnectionId cid, const Hello &hello)
     session->agent = hello.agent;
     session->connections.insert(cid);
     session->lastActivity = m_clock->now();
-    m_connections[cid] = Connection {Role::Agent, session->id};
+    m_connections[cid] = Connection { Role::Agent, session->id };
     out.sessionId = session->id;
     out.resumed = resumed;
     sendWelcome(cid, out);
@@ -198,16 +206,16 @@ HelloOutcome Broker::onHello(ConnectionId cid, const Hello &hello)
 
 void Broker::sendPending(ConnectionId cid, const QueueItem &item)
 {
-    sendJson(cid, Json {{"type", "pending"}, {"call_id", item.callId}, {"id", item.id}, {"reason", item.reason}});
+    sendJson(cid,
+        Json { { "type", "pending" }, { "call_id", item.callId }, { "id", item.id },
+            { "reason", item.reason } });
 }
 
 void Broker::sendWelcome(ConnectionId cid, const HelloOutcome &outcome)
 {
-    sendJson(cid, Json {{"type", "welcome"},
-                        {"protocol", Version},
-                        {"server", m_config.serverName},
-                        {"session_id", outcome.sessionId},
-                        {"resumed", outcome.resumed}});
+    sendJson(cid,
+        Json { { "type", "welcome" }, { "protocol", Version }, { "server", m_config.serverName },
+            { "session_id", outcome.sessionId }, { "resumed", outcome.resumed } });
 }
 
 void Broker::onMessage(ConnectionId cid, Message &&message)
@@ -219,15 +227,17 @@ void Broker::onMessage(ConnectionId cid, Message &&message)
 
     if (auto *review = std::get_if<Review>(&message)) {
         if (conn.role != Role::Reviewer)
-            return sendError(cid, ErrorCode::Forbidden, "review: only a connection that said hello as role "
-                                                         "\"reviewer\" with the reviewer token may decide");
+            return sendError(cid, ErrorCode::Forbidden,
+                "review: only a connection that said hello as role "
+                "\"reviewer\" with the reviewer token may decide");
         return handleReview(cid, *review);
     }
     if (std::holds_alternative<Hello>(message))
-        return sendError(cid, ErrorCode::DuplicateHello, "hello: this connection already said hello");
+        return sendError(
+            cid, ErrorCode::DuplicateHello, "hello: this connection already said hello");
     if (conn.role != Role::Agent)
-        return sendError(cid, ErrorCode::Forbidden,
-                         "type: a reviewer connection may only send review messages");
+        return sendError(
+            cid, ErrorCode::Forbidden, "type: a reviewer connection may only send review messages");
 
     Session *session = m_sessions.find(conn.sessionId);
     if (!session)
@@ -259,8 +269,8 @@ void Broker::onMessage(ConnectionId cid, Message &&message)
         message);
 }
 
-void Broker::handleKnownCall(ConnectionId cid, Session &session, Call &existing, const ToolCall &call,
-                             const QByteArray &digest)
+void Broker::handleKnownCall(ConnectionId cid, Session &session, Call &existing,
+    const ToolCall &call, const QByteArray &digest)
 {
     if (existing.masked)
         return attachMasked(cid, session, existing, call);
@@ -280,8 +290,8 @@ void Broker::handleKnownCall(ConnectionId cid, Session &session, Call &existing,
 
 ChainOutcome Broker::screen(const Session &session, const ToolCall &call, TimeMs now) const
 {
-    const CallView view {session.id, session.agent, call.callId, call.toolName, call.args,
-                         call.annotations, call.context, call.turnId};
+    const CallView view { session.id, session.agent, call.callId, call.toolName, call.args,
+        call.annotations, call.context, call.turnId };
     // Answers the call without asking anyone or any guardrail.
     auto refused = [&](Action action, Decision &&d) {
         ChainOutcome outcome;
@@ -298,7 +308,7 @@ ChainOutcome Broker::screen(const Session &session, const ToolCall &call, TimeMs
     // The rest of a halted turn is halted.
     if (session.halted && inHaltedTurn(*session.halted, call.turnId))
         return refused(Action::Halt, haltedTurnDecision(*session.halted));
-    ChainOutcome outcome = m_policy.chain->beforeCall(view, {now}, m_policy.defaultAction);
+    ChainOutcome outcome = m_policy.chain->beforeCall(view, { now }, m_policy.defaultAction);
     m_grants.apply(session.id, call.turnId, call.toolName, &outcome);
     fitToCapabilities(outcome, session.agent);
     return outcome;
@@ -332,13 +342,14 @@ void Broker::handleToolCall(ConnectionId cid, Session &session, ToolCall &&call)
     d.reason = std::move(outcome.reason);
     d.warnings = std::move(outcome.warnings);
     std::unique_ptr<RanCall> ran;
-    Json fields {{"tool", call.toolName}, {"state", "auto"}};
+    Json fields { { "tool", call.toolName }, { "state", "auto" } };
     if (outcome.action == Action::Allow) {
         d.kind = outcome.args ? DecisionKind::Modify : DecisionKind::Allow;
         d.args = outcome.args ? std::move(*outcome.args) : call.args;
         if (d.kind == DecisionKind::Modify)
             fields["args"] = maskJson(d.args, outcome.redactions);
-        ran = std::make_unique<RanCall>(RanCall {call.toolName, d.args, call.annotations, call.context, call.turnId});
+        ran = std::make_unique<RanCall>(
+            RanCall { call.toolName, d.args, call.annotations, call.context, call.turnId });
     } else {
         d.kind = outcome.action == Action::Halt ? DecisionKind::Halt : DecisionKind::Deny;
         d.code = std::move(outcome.code);
@@ -350,11 +361,13 @@ void Broker::escalate(Session &session, ToolCall &&call, ChainOutcome &&outcome,
 {
     TimeMs timeout = m_config.defaultTimeoutMs;
     if (call.timeoutS)
-        timeout = std::min<TimeMs>(timeout, std::max<TimeMs>(1, TimeMs(std::llround(*call.timeoutS * 1000))));
+        timeout = std::min<TimeMs>(
+            timeout, std::max<TimeMs>(1, TimeMs(std::llround(*call.timeoutS * 1000))));
     const std::string callId = call.callId;
     QueueItem item = makeQueueItem(m_queue->newId(), session.id, session.agent,
-                                   escalationOf(std::move(call), std::move(outcome)), now, now + timeout);
-    item.turnFindings = m_policy.chain->turnFindings(session.id, item.turnId.value_or(std::string()));
+        escalationOf(std::move(call), std::move(outcome)), now, now + timeout);
+    item.turnFindings
+        = m_policy.chain->turnFindings(session.id, item.turnId.value_or(std::string()));
     session.calls[callId].itemId = item.id;
     Json escalated = escalatedRecord(item);
 
@@ -362,25 +375,26 @@ void Broker::escalate(Session &session, ToolCall &&call, ChainOutcome &&outcome,
     // it was told survives a crash. Unrecorded, the call is refused.
     const std::string itemId = item.id;
     m_queue->enqueue(std::move(item));
-    appendRecord("escalated", session, std::move(escalated), [this, itemId, sessionId = session.id, callId](bool durable) {
-        const QueueItem *pending = m_queue->find(itemId);
-        if (!pending)
-            return; // decided, cancelled or timed out meanwhile
-        if (!durable) {
-            Decision d = auditRefusal();
-            d.warnings = pending->warnings;
-            m_queue->resolve(itemId, ItemState::Decided, std::move(d));
-            return;
-        }
-        Session *s = m_sessions.find(sessionId);
-        if (!s)
-            return;
-        auto c = s->calls.find(callId);
-        if (c == s->calls.end())
-            return;
-        for (ConnectionId waiter : c->second.waiters)
-            sendPending(waiter, *pending);
-    });
+    appendRecord("escalated", session, std::move(escalated),
+        [this, itemId, sessionId = session.id, callId](bool durable) {
+            const QueueItem *pending = m_queue->find(itemId);
+            if (!pending)
+                return; // decided, cancelled or timed out meanwhile
+            if (!durable) {
+                Decision d = auditRefusal();
+                d.warnings = pending->warnings;
+                m_queue->resolve(itemId, ItemState::Decided, std::move(d));
+                return;
+            }
+            Session *s = m_sessions.find(sessionId);
+            if (!s)
+                return;
+            auto c = s->calls.find(callId);
+            if (c == s->calls.end())
+                return;
+            for (ConnectionId waiter : c->second.waiters)
+                sendPending(waiter, *pending);
+        });
 }
 
 void Broker::attachMasked(ConnectionId cid, Session &session, Call &call, const ToolCall &resent)
@@ -388,10 +402,11 @@ void Broker::attachMasked(ConnectionId cid, Session &session, Call &call, const 
     // The log kept this call with its secrets masked: find them again in
     // the re-sent args, and accept the re-send only if it masks to the same.
     const std::optional<std::string> turnId = resent.turnId;
-    const CallView view {session.id, session.agent, resent.callId, resent.toolName, resent.args,
-                         resent.annotations, resent.context, turnId};
+    const CallView view { session.id, session.agent, resent.callId, resent.toolName, resent.args,
+        resent.annotations, resent.context, turnId };
     const std::vector<Redaction> redactions = m_policy.chain->redactions(view);
-    if (resent.toolName != call.toolName || maskJson(resent.args, redactions) != call.masked->maskedArgs)
+    if (resent.toolName != call.toolName
+        || maskJson(resent.args, redactions) != call.masked->maskedArgs)
         return sendConflict(cid, resent.callId);
     call.digest = callDigest(resent.toolName, resent.args);
     if (call.decided()) {
@@ -413,7 +428,8 @@ RecoveryReport Broker::recover(const QString &auditDir, TimeMs recordsSince)
 {
     RecoveryReport report;
     const TimeMs now = m_clock->now();
-    for (RecoveredCall &r : recoverCalls(auditDir, recordsSince, [this] { return m_queue->newId(); })) {
+    for (RecoveredCall &r :
+        recoverCalls(auditDir, recordsSince, [this] { return m_queue->newId(); })) {
         auto [session, created] = m_sessions.restore(r.sessionId, r.agent);
         report.sessions += created ? 1 : 0;
         if (session->calls.contains(r.callId))
@@ -423,7 +439,7 @@ RecoveryReport Broker::recover(const QString &auditDir, TimeMs recordsSince)
         Call &call = session->calls[r.callId];
         call.toolName = r.toolName;
         if (r.masked)
-            call.masked = std::make_unique<MaskedCall>(MaskedCall {r.args, Json()});
+            call.masked = std::make_unique<MaskedCall>(MaskedCall { r.args, Json() });
         else
             call.digest = callDigest(call.toolName, r.args);
 
@@ -452,30 +468,31 @@ void Broker::handleToolResult(ConnectionId cid, Session &session, const ToolResu
     auto it = session.calls.find(result.callId);
     if (it == session.calls.end())
         return sendError(cid, ErrorCode::UnknownCall,
-                         "call_id: no call \"" + result.callId + "\" in this session", result.callId);
+            "call_id: no call \"" + result.callId + "\" in this session", result.callId);
     if (!it->second.decided())
         return sendError(cid, ErrorCode::CallPending,
-                         "call_id: \"" + result.callId + "\" is still waiting for a decision; send tool_result "
-                                                         "after the tool ran",
-                         result.callId);
-    Json answer {{"type", "after_call"}, {"call_id", result.callId}, {"action", "allow"}, {"reason", ""}};
+            "call_id: \"" + result.callId
+                + "\" is still waiting for a decision; send tool_result "
+                  "after the tool ran",
+            result.callId);
+    Json answer { { "type", "after_call" }, { "call_id", result.callId }, { "action", "allow" },
+        { "reason", "" } };
     // The after-call checks run once per call that ran; a repeated result,
     // or one for a call that was never allowed, has nothing to check.
     if (std::unique_ptr<RanCall> ran = std::move(it->second.ran)) {
-        const CallView view {session.id, session.agent, result.callId, ran->toolName, ran->args,
-                             ran->annotations, ran->context, ran->turnId};
-        const AfterOutcome after = m_policy.chain->afterCall(view, {result.ok, result.result}, {m_clock->now()});
+        const CallView view { session.id, session.agent, result.callId, ran->toolName, ran->args,
+            ran->annotations, ran->context, ran->turnId };
+        const AfterOutcome after
+            = m_policy.chain->afterCall(view, { result.ok, result.result }, { m_clock->now() });
         answer["action"] = actionName(after.action);
         answer["reason"] = after.reason;
         answer["warnings"] = warningsToJson(after.warnings);
         const std::vector<Redaction> redactions = m_policy.chain->redactions(view);
-        appendRecord("after_call", session, Json {{"call_id", result.callId},
-                                                  {"tool", ran->toolName},
-                                                  {"ok", result.ok},
-                                                  {"action", answer["action"]},
-                                                  {"reason", maskText(after.reason, redactions)},
-                                                  {"warnings", maskJson(answer["warnings"], redactions)},
-                                                  {"trail", maskJson(after.trail, redactions)}});
+        appendRecord("after_call", session,
+            Json { { "call_id", result.callId }, { "tool", ran->toolName }, { "ok", result.ok },
+                { "action", answer["action"] }, { "reason", maskText(after.reason, redactions) },
+                { "warnings", maskJson(answer["warnings"], redactions) },
+                { "trail", maskJson(after.trail, redactions) } });
         if (after.action == Action::Halt && !after.trail.empty()) {
             Decision halt;
             halt.kind = DecisionKind::Halt;
@@ -495,10 +512,11 @@ void Broker::handleCancel(ConnectionId cid, Session &session, const Cancel &canc
     auto it = session.calls.find(cancel.callId);
     if (it == session.calls.end())
         return sendError(cid, ErrorCode::UnknownCall,
-                         "call_id: no call \"" + cancel.callId + "\" in this session", cancel.callId);
+            "call_id: no call \"" + cancel.callId + "\" in this session", cancel.callId);
     if (it->second.decided())
         return sendError(cid, ErrorCode::AlreadyResolved,
-                         "call_id: \"" + cancel.callId + "\" was already decided; nothing to cancel", cancel.callId);
+            "call_id: \"" + cancel.callId + "\" was already decided; nothing to cancel",
+            cancel.callId);
     Decision d;
     d.kind = DecisionKind::Deny;
     d.decidedBy = "agent";
@@ -513,7 +531,8 @@ ReviewOutcome Broker::review(const Review &review, const std::string &decidedBy)
     const QueueItem *item = m_queue->find(review.id);
     if (!item) {
         out.code = ErrorCode::UnknownItem;
-        out.message = "id: no pending item \"" + review.id + "\"; it may have been decided, timed out or cancelled";
+        out.message = "id: no pending item \"" + review.id
+            + "\"; it may have been decided, timed out or cancelled";
         return out;
     }
     ReviewPlan plan = planReview(review, *item, decidedBy);
@@ -545,20 +564,24 @@ void Broker::handleReview(ConnectionId cid, const Review &review)
     const ReviewOutcome out = this->review(review, humanDecider());
     if (!out.ok)
         return sendError(cid, out.code, out.message);
-    sendJson(cid, Json {{"type", "reviewed"}, {"id", review.id}, {"decision", decisionKindName(out.decision.kind)}});
+    sendJson(cid,
+        Json { { "type", "reviewed" }, { "id", review.id },
+            { "decision", decisionKindName(out.decision.kind) } });
 }
 
 void Broker::onItemAdded(const QueueItem &item)
 {
     if (m_reviewers.empty())
         return;
-    broadcastToReviewers(Json {{"type", "escalated"}, {"item", itemToJson(item)}});
+    broadcastToReviewers(Json { { "type", "escalated" }, { "item", itemToJson(item) } });
 }
 
-void Broker::refreshTurnFindings(const std::string &sessionId, const std::optional<std::string> &turnId)
+void Broker::refreshTurnFindings(
+    const std::string &sessionId, const std::optional<std::string> &turnId)
 {
-    std::vector<TurnFinding> findings = m_policy.chain->turnFindings(sessionId, turnId.value_or(std::string()));
-    const std::pair<std::string, std::string> key {sessionId, turnId.value_or(std::string())};
+    std::vector<TurnFinding> findings
+        = m_policy.chain->turnFindings(sessionId, turnId.value_or(std::string()));
+    const std::pair<std::string, std::string> key { sessionId, turnId.value_or(std::string()) };
     auto known = m_turnFindings.find(key);
     if (known == m_turnFindings.end() ? findings.empty() : known->second == findings)
         return;
@@ -581,18 +604,16 @@ void Broker::onAbandoned(const std::string &itemId)
     d.decidedBy = "timeout";
     d.code = "abandoned";
     d.reason = "abandoned: the agent disconnected and did not re-send the call within "
-               + std::to_string(m_config.graceMs / 1000) + " s";
+        + std::to_string(m_config.graceMs / 1000) + " s";
     m_queue->resolve(itemId, ItemState::Abandoned, std::move(d));
 }
 
 void Broker::onResolved(const QueueItem &item)
 {
     const Decision &d = *item.decision;
-    broadcastToReviewers(Json {{"type", "resolved"},
-                               {"id", item.id},
-                               {"state", itemStateName(item.state)},
-                               {"decision", decisionKindName(d.kind)},
-                               {"decided_by", d.decidedBy}});
+    broadcastToReviewers(
+        Json { { "type", "resolved" }, { "id", item.id }, { "state", itemStateName(item.state) },
+            { "decision", decisionKindName(d.kind) }, { "decided_by", d.decidedBy } });
 
     Session *session = m_sessions.find(item.sessionId);
     if (!session)
@@ -601,10 +622,12 @@ void Broker::onResolved(const QueueItem &item)
     if (callIt == session->calls.end())
         return;
     m_sessions.adopt(callIt->second);
-    Json fields {{"tool", item.toolName}, {"item", item.id}, {"state", itemStateName(item.state)}};
+    Json fields { { "tool", item.toolName }, { "item", item.id },
+        { "state", itemStateName(item.state) } };
     std::unique_ptr<RanCall> ran;
     if (d.kind == DecisionKind::Allow || d.kind == DecisionKind::Modify) {
-        ran = std::make_unique<RanCall>(RanCall {item.toolName, d.args, item.annotations, item.context, item.turnId});
+        ran = std::make_unique<RanCall>(
+            RanCall { item.toolName, d.args, item.annotations, item.context, item.turnId });
         const Json &shown = item.proposedArgs.value_or(item.args);
         if (d.kind == DecisionKind::Modify)
             fields["args"] = item.masked(d.args);
@@ -616,8 +639,9 @@ void Broker::onResolved(const QueueItem &item)
     finishCall(*session, item.callId, item.turnId, d, std::move(ran), std::move(fields));
 }
 
-void Broker::finishCall(Session &session, const std::string &callId, const std::optional<std::string> &turnId,
-                        const Decision &decision, std::unique_ptr<RanCall> ran, Json fields)
+void Broker::finishCall(Session &session, const std::string &callId,
+    const std::optional<std::string> &turnId, const Decision &decision,
+    std::unique_ptr<RanCall> ran, Json fields)
 {
     session.halted = afterDecision(session.halted, turnId, decision);
     Call &call = session.calls[callId];
@@ -633,13 +657,14 @@ void Broker::finishCall(Session &session, const std::string &callId, const std::
     // Refusing needs no record first; anything else waits for the disk.
     const bool refusedForAudit = decision.code == "audit_unavailable";
     appendRecord("decision", session, decisionRecord(std::move(fields), callId, decision),
-                 [this, sessionId = session.id, callId, refusedForAudit](bool durable) {
-                     deliver(sessionId, callId, durable || refusedForAudit, refusedForAudit);
-                 });
+        [this, sessionId = session.id, callId, refusedForAudit](bool durable) {
+            deliver(sessionId, callId, durable || refusedForAudit, refusedForAudit);
+        });
     m_sessions.recordDecided(session, callId);
 }
 
-void Broker::deliver(const std::string &sessionId, const std::string &callId, bool durable, bool refusedForAudit)
+void Broker::deliver(
+    const std::string &sessionId, const std::string &callId, bool durable, bool refusedForAudit)
 {
     Session *session = m_sessions.find(sessionId);
     if (!session)
@@ -692,7 +717,8 @@ void Broker::sendJson(ConnectionId cid, const Json &j)
     m_outbound->send(cid, dumpJson(j));
 }
 
-void Broker::sendError(ConnectionId cid, ErrorCode code, const std::string &message, const std::string &callId)
+void Broker::sendError(
+    ConnectionId cid, ErrorCode code, const std::string &message, const std::string &callId)
 {
     sendJson(cid, errorToJson(code, message, callId));
 }

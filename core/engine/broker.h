@@ -46,8 +46,8 @@ struct BrokerConfig
 struct RecoveryReport
 {
     int sessions = 0;
-    int pending = 0;   // back in the queue
-    int decided = 0;   // answerable again to a re-send
+    int pending = 0; // back in the queue
+    int decided = 0; // answerable again to a re-send
 };
 
 // An agent session as the Agents view shows it.
@@ -74,7 +74,8 @@ class Broker final : public QObject, public MessageHandler
 {
     Q_OBJECT
 public:
-    Broker(QueueStore *queue, Clock *clock, Outbound *outbound, BrokerConfig config, QObject *parent = nullptr);
+    Broker(QueueStore *queue, Clock *clock, Outbound *outbound, BrokerConfig config,
+        QObject *parent = nullptr);
     ~Broker() override;
 
     HelloOutcome onHello(ConnectionId connection, const protocol::Hello &hello) override;
@@ -119,8 +120,8 @@ private:
 
     void handleToolCall(ConnectionId cid, Session &session, protocol::ToolCall &&call);
     // A call_id the session used before: re-sent, conflicting, or restored.
-    void handleKnownCall(ConnectionId cid, Session &session, Call &existing, const protocol::ToolCall &call,
-                         const QByteArray &digest);
+    void handleKnownCall(ConnectionId cid, Session &session, Call &existing,
+        const protocol::ToolCall &call, const QByteArray &digest);
     ChainOutcome screen(const Session &session, const protocol::ToolCall &call, TimeMs now) const;
     void escalate(Session &session, protocol::ToolCall &&call, ChainOutcome &&outcome, TimeMs now);
     void handleToolResult(ConnectionId cid, Session &session, const protocol::ToolResult &result);
@@ -128,19 +129,22 @@ private:
     void handleReview(ConnectionId cid, const protocol::Review &review);
     void onItemAdded(const QueueItem &item);
     // Puts the turn's findings, as the chain sees them now, on its pending items.
-    void refreshTurnFindings(const std::string &sessionId, const std::optional<std::string> &turnId);
+    void refreshTurnFindings(
+        const std::string &sessionId, const std::optional<std::string> &turnId);
     void onResolved(const QueueItem &item);
     void onAbandoned(const std::string &itemId);
     // Records a call's decision, sends it to whoever waits, and keeps the
     // session's memory of decided calls bounded. `fields` holds the audit
     // fields only the caller knows (tool, item, state, masked args...).
     // A halt halts the rest of the call's turn (engine/haltedturn.h).
-    void finishCall(Session &session, const std::string &callId, const std::optional<std::string> &turnId,
-                    const protocol::Decision &decision, std::unique_ptr<RanCall> ran, Json fields);
-    void deliver(const std::string &sessionId, const std::string &callId, bool durable, bool refusedForAudit);
+    void finishCall(Session &session, const std::string &callId,
+        const std::optional<std::string> &turnId, const protocol::Decision &decision,
+        std::unique_ptr<RanCall> ran, Json fields);
+    void deliver(const std::string &sessionId, const std::string &callId, bool durable,
+        bool refusedForAudit);
     // Appends a record about a call of `session`; `done` as in AuditLog::append.
     void appendRecord(std::string_view event, const Session &session, Json fields,
-                      std::function<void(bool)> done = {}, TimeMs at = -1);
+        std::function<void(bool)> done = {}, TimeMs at = -1);
     bool auditUnavailable() const;
     // The deny every decision becomes while the audit log cannot be written.
     protocol::Decision auditRefusal() const;
@@ -149,12 +153,13 @@ private:
     void redeliver(ConnectionId cid, Session &session, const std::string &callId, const Call &call);
     // Another connection of the session waits for a pending call.
     void reattach(ConnectionId cid, Call &call);
-    void attachMasked(ConnectionId cid, Session &session, Call &call, const protocol::ToolCall &resent);
+    void attachMasked(
+        ConnectionId cid, Session &session, Call &call, const protocol::ToolCall &resent);
     void sendWelcome(ConnectionId cid, const HelloOutcome &outcome);
     void sendPending(ConnectionId cid, const QueueItem &item);
     void sendJson(ConnectionId cid, const Json &j);
     void sendError(ConnectionId cid, protocol::ErrorCode code, const std::string &message,
-                   const std::string &callId = {});
+        const std::string &callId = {});
     void broadcastToReviewers(const Json &j);
 
     QueueStore *m_queue;
@@ -171,7 +176,8 @@ private:
     // Turns whose findings the queue was last given, so a result that
     // changes nothing costs no walk over the queue. Only a saving: the store
     // itself ignores findings an item already has.
-    std::map<std::pair<std::string, std::string>, std::vector<protocol::TurnFinding>> m_turnFindings;
+    std::map<std::pair<std::string, std::string>, std::vector<protocol::TurnFinding>>
+        m_turnFindings;
 };
 
 } // namespace holdpoint

@@ -55,17 +55,20 @@ ConsoleCore::ConsoleCore(ConsoleOptions options, Clock *clock, QObject *parent)
     m_broker->setPolicy(m_options.policy);
     m_broker->setAuditLog(m_audit.get());
     m_endpoint->setHandler(m_broker.get());
-    connect(m_endpoint.get(), &Endpoint::rejected, this, [this](const QString &peer, const QString &why) {
-        m_audit->append("connection_rejected", Json {{"peer", peer.toStdString()}, {"why", why.toStdString()}});
-        Q_EMIT connectionRejected(peer, why);
-    });
+    connect(m_endpoint.get(), &Endpoint::rejected, this,
+        [this](const QString &peer, const QString &why) {
+            m_audit->append("connection_rejected",
+                Json { { "peer", peer.toStdString() }, { "why", why.toStdString() } });
+            Q_EMIT connectionRejected(peer, why);
+        });
     connect(m_broker.get(), &Broker::activity, this, &ConsoleCore::activity);
     connect(m_broker.get(), &Broker::connectionsChanged, this, &ConsoleCore::connectionsChanged);
-    connect(m_audit.get(), &AuditLog::availabilityChanged, this, [this](bool available, const QString &error) {
-        if (available)
-            m_audit->append("audit_available", Json::object());
-        Q_EMIT auditAvailabilityChanged(available, error);
-    });
+    connect(m_audit.get(), &AuditLog::availabilityChanged, this,
+        [this](bool available, const QString &error) {
+            if (available)
+                m_audit->append("audit_available", Json::object());
+            Q_EMIT auditAvailabilityChanged(available, error);
+        });
 
     watchPolicy();
 }
@@ -81,14 +84,17 @@ void ConsoleCore::watchPolicy()
     connect(m_policyWatcher.get(), &PolicyWatcher::reloaded, this, [this](const Policy &policy) {
         m_broker->setPolicy(policy);
         m_lastPolicyError.clear();
-        m_audit->append("policy_reload", Json {{"files", policyFilesJson()}, {"guardrails", policy.chain->size()}});
+        m_audit->append("policy_reload",
+            Json { { "files", policyFilesJson() }, { "guardrails", policy.chain->size() } });
         Q_EMIT policyReloaded();
     });
-    connect(m_policyWatcher.get(), &PolicyWatcher::reloadFailed, this, [this](const QString &error) {
-        m_lastPolicyError = error;
-        m_audit->append("policy_reload_failed", Json {{"error", error.toStdString()}, {"kept", "the previous policy"}});
-        Q_EMIT policyReloadFailed(error);
-    });
+    connect(
+        m_policyWatcher.get(), &PolicyWatcher::reloadFailed, this, [this](const QString &error) {
+            m_lastPolicyError = error;
+            m_audit->append("policy_reload_failed",
+                Json { { "error", error.toStdString() }, { "kept", "the previous policy" } });
+            Q_EMIT policyReloadFailed(error);
+        });
 }
 
 Json ConsoleCore::policyFilesJson() const
@@ -125,13 +131,10 @@ void ConsoleCore::recordReveal(const QueueItem &item)
     Json kinds = Json::array();
     for (const Redaction &r : item.redactions)
         kinds.push_back(r.kind);
-    m_audit->append("secrets_revealed", Json {{"item", item.id},
-                                              {"call_id", item.callId},
-                                              {"session", item.sessionId},
-                                              {"agent", item.agent.name},
-                                              {"tool", item.toolName},
-                                              {"kinds", kinds},
-                                              {"os_user", reviewerName()}});
+    m_audit->append("secrets_revealed",
+        Json { { "item", item.id }, { "call_id", item.callId }, { "session", item.sessionId },
+            { "agent", item.agent.name }, { "tool", item.toolName }, { "kinds", kinds },
+            { "os_user", reviewerName() } });
 }
 
 std::vector<Json> ConsoleCore::recentActivity(std::size_t scanned) const
@@ -167,12 +170,14 @@ std::vector<GuardrailSummary> ConsoleCore::guardrails() const
     return out;
 }
 
-Json ConsoleCore::alwaysRuleFrom(const RuleShape &shape, const QueueItem &item, const std::string &reason) const
+Json ConsoleCore::alwaysRuleFrom(
+    const RuleShape &shape, const QueueItem &item, const std::string &reason) const
 {
     return ruleFromShape(shape, item, reason, reviewerName(), m_clock->now());
 }
 
-std::vector<Json> ConsoleCore::pastMatches(const Json &rule, std::size_t limit, std::size_t scanned) const
+std::vector<Json> ConsoleCore::pastMatches(
+    const Json &rule, std::size_t limit, std::size_t scanned) const
 {
     // The call being decided is in the log, but maybe not on disk yet.
     m_audit->waitDurable(2000);
@@ -192,7 +197,7 @@ bool ConsoleCore::addAlwaysRule(const Json &rule, QString *error)
     const QString file = userPolicyFile();
     if (!addRuleToPolicyFile(file, rule, error))
         return false;
-    m_audit->append("policy_rule_added", Json {{"file", file.toStdString()}, {"rule", rule}});
+    m_audit->append("policy_rule_added", Json { { "file", file.toStdString() }, { "rule", rule } });
     if (!m_options.policyFiles.contains(file)) {
         // The data dir's policy.json, new: from now on it is loaded after
         // the built-in default and watched like any policy file.
@@ -248,7 +253,9 @@ bool ConsoleCore::start(QString *error)
         QString host, app;
         m_lock->getLockInfo(&pid, &host, &app);
         if (error)
-            *error = QStringLiteral("another console (pid %1) is already using data directory %2").arg(pid).arg(dir);
+            *error = QStringLiteral("another console (pid %1) is already using data directory %2")
+                         .arg(pid)
+                         .arg(dir);
         m_lock.reset();
         return false;
     }
@@ -264,13 +271,15 @@ bool ConsoleCore::start(QString *error)
     // Older records cannot hold anything pending or worth answering again.
     const TimeMs window = m_options.broker.defaultTimeoutMs + m_options.broker.graceMs + 3'600'000;
     m_recovery = m_broker->recover(m_options.audit.dir, now - window);
-    Json started {{"version", HOLDPOINT_VERSION},
-                  {"pid", qint64(QCoreApplication::applicationPid())},
-                  {"os_user", m_options.broker.reviewerName},
-                  {"restored", Json {{"pending", m_recovery.pending}, {"decided", m_recovery.decided},
-                                     {"sessions", m_recovery.sessions}}}};
+    Json started { { "version", HOLDPOINT_VERSION },
+        { "pid", qint64(QCoreApplication::applicationPid()) },
+        { "os_user", m_options.broker.reviewerName },
+        { "restored",
+            Json { { "pending", m_recovery.pending }, { "decided", m_recovery.decided },
+                { "sessions", m_recovery.sessions } } } };
     if (m_auditOpen.tornBytes > 0)
-        started["torn_record_removed"] = Json {{"bytes", m_auditOpen.tornBytes}, {"found", m_auditOpen.tornMessage}};
+        started["torn_record_removed"]
+            = Json { { "bytes", m_auditOpen.tornBytes }, { "found", m_auditOpen.tornMessage } };
     if (!m_auditOpen.problem.empty())
         started["integrity_problem"] = m_auditOpen.problem;
     started["policy_files"] = policyFilesJson();
@@ -282,12 +291,12 @@ bool ConsoleCore::start(QString *error)
         return false;
     }
 
-    const Json endpoint {{"url", m_endpoint->url().toStdString()},
-                         {"pid", qint64(QCoreApplication::applicationPid())},
-                         {"protocol", protocol::Version},
-                         {"agent_token", m_options.endpoint.agentToken.toStdString()}};
+    const Json endpoint { { "url", m_endpoint->url().toStdString() },
+        { "pid", qint64(QCoreApplication::applicationPid()) }, { "protocol", protocol::Version },
+        { "agent_token", m_options.endpoint.agentToken.toStdString() } };
     const QByteArray endpointBytes = QByteArray::fromStdString(dumpJson(endpoint, 2) + "\n");
-    if (!writePrivateFile(dir + u'/' + QLatin1String(ReviewerTokenFileName), m_options.endpoint.reviewerToken + '\n', error)
+    if (!writePrivateFile(dir + u'/' + QLatin1String(ReviewerTokenFileName),
+            m_options.endpoint.reviewerToken + '\n', error)
         || !writePrivateFile(dir + u'/' + QLatin1String(EndpointFileName), endpointBytes, error)) {
         QFile::remove(dir + u'/' + QLatin1String(ReviewerTokenFileName));
         m_lock.reset();
@@ -300,7 +309,7 @@ bool ConsoleCore::start(QString *error)
 void ConsoleCore::stop()
 {
     if (m_filesWritten && m_audit) {
-        m_audit->append("console_stopped", Json {{"pending", m_queue->size()}});
+        m_audit->append("console_stopped", Json { { "pending", m_queue->size() } });
         m_audit->waitDurable(5000);
     }
     if (m_filesWritten) {

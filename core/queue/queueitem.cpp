@@ -5,38 +5,35 @@ namespace holdpoint {
 std::string_view itemStateName(ItemState state)
 {
     switch (state) {
-    case ItemState::Pending: return "pending";
-    case ItemState::Decided: return "decided";
-    case ItemState::TimedOut: return "timed_out";
-    case ItemState::Cancelled: return "cancelled";
-    case ItemState::Abandoned: return "abandoned";
+    case ItemState::Pending:
+        return "pending";
+    case ItemState::Decided:
+        return "decided";
+    case ItemState::TimedOut:
+        return "timed_out";
+    case ItemState::Cancelled:
+        return "cancelled";
+    case ItemState::Abandoned:
+        return "abandoned";
     }
     return "pending";
 }
 
 Json itemToJson(const QueueItem &item)
 {
-    Json agent {{"name", item.agent.name}};
+    Json agent { { "name", item.agent.name } };
     if (!item.agent.framework.empty())
         agent["framework"] = item.agent.framework;
     if (!item.agent.capabilities.all())
         agent["capabilities"] = protocol::capabilitiesToJson(item.agent.capabilities);
-    Json j {{"id", item.id},
-            {"call_id", item.callId},
-            {"session_id", item.sessionId},
-            {"agent", std::move(agent)},
-            {"tool_name", item.toolName},
-            {"args", item.args},
-            {"context", item.context},
-            {"annotations", item.annotations},
-            {"reason", item.reason},
-            {"trail", item.trail},
-            {"warnings", protocol::warningsToJson(item.warnings)},
-            {"turn_findings", protocol::turnFindingsToJson(item.turnFindings)},
-            {"received_at", formatTimestamp(item.receivedAt)},
-            {"deadline", formatTimestamp(item.deadline)},
-            {"state", itemStateName(item.state)},
-            {"agent_connected", item.agentConnected}};
+    Json j { { "id", item.id }, { "call_id", item.callId }, { "session_id", item.sessionId },
+        { "agent", std::move(agent) }, { "tool_name", item.toolName }, { "args", item.args },
+        { "context", item.context }, { "annotations", item.annotations }, { "reason", item.reason },
+        { "trail", item.trail }, { "warnings", protocol::warningsToJson(item.warnings) },
+        { "turn_findings", protocol::turnFindingsToJson(item.turnFindings) },
+        { "received_at", formatTimestamp(item.receivedAt) },
+        { "deadline", formatTimestamp(item.deadline) }, { "state", itemStateName(item.state) },
+        { "agent_connected", item.agentConnected } };
     if (item.turnId)
         j["turn_id"] = *item.turnId;
     if (item.proposedArgs) {
@@ -46,7 +43,7 @@ Json itemToJson(const QueueItem &item)
     if (!item.redactions.empty()) {
         Json kinds = Json::array();
         for (const auto &r : item.redactions)
-            kinds.push_back({{"placeholder", r.placeholder}, {"kind", r.kind}});
+            kinds.push_back({ { "placeholder", r.placeholder }, { "kind", r.kind } });
         j = maskJson(j, item.redactions);
         j["redacted"] = std::move(kinds);
     }

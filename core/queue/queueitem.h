@@ -13,7 +13,14 @@
 
 namespace holdpoint {
 
-enum class ItemState { Pending, Decided, TimedOut, Cancelled, Abandoned };
+enum class ItemState
+{
+    Pending,
+    Decided,
+    TimedOut,
+    Cancelled,
+    Abandoned
+};
 std::string_view itemStateName(ItemState state);
 
 // One escalated call. `args` are the agent's original arguments; a
@@ -36,7 +43,7 @@ struct QueueItem
     // Secrets found in the call: everything people see of the item is
     // masked with these; the agent still runs with the real values.
     std::vector<Redaction> redactions;
-    std::string reason;   // why it was escalated
+    std::string reason; // why it was escalated
     Json trail = Json::array(); // each guardrail's verdict, in order
     std::vector<protocol::Warning> warnings;
     // What guardrails have found about the call's turn (loop detection's

@@ -20,7 +20,7 @@ namespace holdpoint {
 struct PendingQuery
 {
     std::string sessionId;
-    std::optional<std::string> turnId;   // set: only this turn's items
+    std::optional<std::string> turnId; // set: only this turn's items
     std::optional<std::string> toolName; // set: only this tool's items
 };
 
@@ -42,12 +42,16 @@ public:
     virtual bool resolve(const std::string &id, ItemState state, protocol::Decision decision) = 0;
     virtual void setAgentConnected(const std::string &id, bool connected) = 0;
     // The real values of a restored item's masked args, from the re-sent call.
-    virtual void restoreSecrets(const std::string &id, const Json &args, std::vector<Redaction> redactions) = 0;
+    virtual void restoreSecrets(
+        const std::string &id, const Json &args, std::vector<Redaction> redactions)
+        = 0;
     // The turn's findings as they stand now, on each of its pending items
     // (`turnId` unset: the items of the session's implicit turn). Items
     // whose findings change are announced with itemUpdated.
-    virtual void setTurnFindings(const std::string &sessionId, const std::optional<std::string> &turnId,
-                                 const std::vector<protocol::TurnFinding> &findings) = 0;
+    virtual void setTurnFindings(const std::string &sessionId,
+        const std::optional<std::string> &turnId,
+        const std::vector<protocol::TurnFinding> &findings)
+        = 0;
 
     // Ids of the pending items that match, in arrival order.
     virtual std::vector<std::string> pendingIds(const PendingQuery &query) const = 0;

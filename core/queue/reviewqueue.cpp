@@ -9,9 +9,9 @@ namespace holdpoint {
 ReviewQueue::ReviewQueue(Clock *clock, QObject *parent)
     : QueueStore(parent)
     , m_clock(clock)
-    , m_alarm(clock, [this] { expireDue(); }, this)
-{
-}
+    , m_alarm(
+          clock, [this] { expireDue(); }, this)
+{ }
 
 ReviewQueue::~ReviewQueue() = default;
 
@@ -94,7 +94,7 @@ bool ReviewQueue::resolve(const std::string &id, ItemState state, protocol::Deci
     std::unique_ptr<QueueItem> item = std::move(it->second);
     m_byId.erase(it);
     m_rows.eraseAt(std::size_t(row));
-    m_deadlines.erase({item->deadline, item->id});
+    m_deadlines.erase({ item->deadline, item->id });
     item->state = state;
     item->decision = std::move(decision);
     Q_EMIT removed(row);
@@ -111,7 +111,8 @@ void ReviewQueue::setAgentConnected(const std::string &id, bool connected)
     Q_EMIT changed(rowOf(it->second.get()));
 }
 
-void ReviewQueue::restoreSecrets(const std::string &id, const Json &args, std::vector<Redaction> redactions)
+void ReviewQueue::restoreSecrets(
+    const std::string &id, const Json &args, std::vector<Redaction> redactions)
 {
     auto it = m_byId.find(id);
     if (it == m_byId.end())
@@ -126,8 +127,8 @@ void ReviewQueue::restoreSecrets(const std::string &id, const Json &args, std::v
     Q_EMIT changed(rowOf(&item));
 }
 
-void ReviewQueue::setTurnFindings(const std::string &sessionId, const std::optional<std::string> &turnId,
-                                  const std::vector<protocol::TurnFinding> &findings)
+void ReviewQueue::setTurnFindings(const std::string &sessionId,
+    const std::optional<std::string> &turnId, const std::vector<protocol::TurnFinding> &findings)
 {
     for (std::size_t row = 0; row < m_rows.size(); ++row) {
         QueueItem &item = *m_rows.at(row);
@@ -175,7 +176,8 @@ void ReviewQueue::expireDue()
         d.kind = protocol::DecisionKind::Deny;
         d.decidedBy = "timeout";
         d.code = "timeout";
-        d.reason = "timed out after " + std::to_string((waited + 500) / 1000) + " s waiting for a reviewer";
+        d.reason = "timed out after " + std::to_string((waited + 500) / 1000)
+            + " s waiting for a reviewer";
         if (!resolve(id, ItemState::TimedOut, std::move(d)))
             m_deadlines.erase(m_deadlines.begin());
     }

@@ -34,9 +34,10 @@ public:
     const QueueItem *find(const std::string &id) const override;
     bool resolve(const std::string &id, ItemState state, protocol::Decision decision) override;
     void setAgentConnected(const std::string &id, bool connected) override;
-    void restoreSecrets(const std::string &id, const Json &args, std::vector<Redaction> redactions) override;
+    void restoreSecrets(
+        const std::string &id, const Json &args, std::vector<Redaction> redactions) override;
     void setTurnFindings(const std::string &sessionId, const std::optional<std::string> &turnId,
-                         const std::vector<protocol::TurnFinding> &findings) override;
+        const std::vector<protocol::TurnFinding> &findings) override;
     std::vector<std::string> pendingIds(const PendingQuery &query) const override;
     int pendingCount() const override { return size(); }
     std::unordered_map<std::string, int> pendingPerSession() const override;
