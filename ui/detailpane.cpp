@@ -144,6 +144,15 @@ bool DetailPane::eventFilter(QObject *watched, QEvent *event)
 
 void DetailPane::showEditing(bool editing)
 {
+    // Editing a team item's arguments takes its lease, so no one else
+    // decides it underneath (TEAM.md "Statements"); leaving gives it back.
+    if (editing && !m_id.empty()) {
+        m_claimed = m_id;
+        m_core->claimItem(m_id);
+    } else if (!editing && !m_claimed.empty()) {
+        m_core->releaseItem(m_claimed);
+        m_claimed.clear();
+    }
     m_editState->setVisible(editing);
     m_argsEditor->setStyleSheet(
         editing ? QStringLiteral("QPlainTextEdit { border: 2px solid #1f6fb2; }") : QString());
@@ -186,6 +195,10 @@ void DetailPane::showItem(
         m_revealButton->setChecked(false);
     }
     const bool sameItem = id == m_id && !m_id.empty();
+    if (!sameItem && !m_claimed.empty()) {
+        m_core->releaseItem(m_claimed);
+        m_claimed.clear();
+    }
     m_id = id;
     m_batch = false;
     const QueueItem *item = this->item();
@@ -255,6 +268,15 @@ void DetailPane::showMeta(const QueueItem &item)
         meta << tr("a halt denies this call; its agent stops as far as it can");
     if (!item.agentConnected)
         meta << tr("AGENT DISCONNECTED");
+    if (item.team) {
+        meta << tr("host %1 (gateway %2)")
+                    .arg(displaySafe(toQString(item.team->host), 60),
+                        displaySafe(toQString(item.team->gateway), 80));
+        if (!item.team->online)
+            meta << tr("AGENT HOST OFFLINE");
+        if (!item.team->editingBy.empty())
+            meta << tr("BEING EDITED BY %1").arg(displaySafe(toQString(item.team->editingBy), 60));
+    }
     if (item.secretsPending)
         meta << tr("restored after a restart: secrets return when the agent re-sends");
     m_meta->setText(meta.join(QStringLiteral("  \u00b7  ")));
@@ -295,9 +317,19 @@ void DetailPane::setActions(bool recording, std::size_t selected)
     const bool has = selected > 0 && item() != nullptr;
     // While the log cannot be written nothing can be approved: the banner
     // says why. Denying and halting stay possible (they are refused anyway).
-    m_approveButton->setEnabled(has && recording);
-    m_editButton->setEnabled(has && recording && m_editedArgs.has_value() && selected <= 1);
-    m_denyButton->setEnabled(has);
+    // Another reviewer's editor holds a team item: only a halt goes through.
+    const QueueItem *current = has ? item() : nullptr;
+    const bool heldElsewhere = current && current->team && !current->team->editingBy.empty();
+    m_approveButton->setEnabled(has && recording && !heldElsewhere);
+    m_editButton->setEnabled(
+        has && recording && !heldElsewhere && m_editedArgs.has_value() && selected <= 1);
+    m_denyButton->setEnabled(has && !heldElsewhere);
+    const QString held = heldElsewhere
+        ? tr("being edited by %1: only a halt goes through until they are done")
+              .arg(displaySafe(toQString(current->team->editingBy), 60))
+        : QString();
+    m_approveButton->setToolTip(held);
+    m_denyButton->setToolTip(held);
     m_haltButton->setEnabled(has);
     m_approveButton->setText(
         selected > 1 ? tr("&Approve %1  [A]").arg(selected) : tr("&Approve  [A]"));

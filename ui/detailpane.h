@@ -71,6 +71,7 @@ private:
 
     ConsoleCore *m_core;
     std::string m_id;
+    std::string m_claimed; // the team item whose editor lease this pane holds
     bool m_revealed = false;
     bool m_batch = false;
     std::optional<Json> m_editedArgs;

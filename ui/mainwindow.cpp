@@ -56,6 +56,10 @@ MainWindow::MainWindow(ConsoleCore *core, QWidget *parent)
     // so above everything else until it can.
     m_auditBanner = makeBanner(QStringLiteral("auditBanner"), QStringLiteral("#c0392b"), central);
     layout->addWidget(m_auditBanner);
+    // Team mode: escalations wait on the team database, so losing it is as
+    // loud as losing the log.
+    m_teamBanner = makeBanner(QStringLiteral("teamBanner"), QStringLiteral("#c0392b"), central);
+    layout->addWidget(m_teamBanner);
     // An error the reviewer must act on stays here until the next decision.
     m_errorBanner = makeBanner(QStringLiteral("errorBanner"), QStringLiteral("#a04000"), central);
     layout->addWidget(m_errorBanner);
@@ -108,6 +112,17 @@ MainWindow::MainWindow(ConsoleCore *core, QWidget *parent)
     });
     if (!m_core->lastPolicyError().isEmpty())
         showPolicyError(m_core->lastPolicyError());
+    connect(m_core, &ConsoleCore::teamAvailabilityChanged, this, [this] {
+        updateTeamBanner();
+        updateActions();
+    });
+    // A decision the team did not take (someone decided first, or holds the
+    // item): said where the reviewer looks, and the item shows as it stands.
+    connect(m_core, &ConsoleCore::reviewRefused, this,
+        [this](const std::string &id, const std::string &message) {
+            showError(tr("Not decided: %1 (item %2)").arg(toQString(message), toQString(id)));
+            updateActions();
+        });
     connect(m_core, &ConsoleCore::auditAvailabilityChanged, this, [this] {
         updateAuditBanner();
         updateActions();
@@ -143,6 +158,7 @@ MainWindow::MainWindow(ConsoleCore *core, QWidget *parent)
     resize(size);
     showDetail();
     updateAuditBanner();
+    updateTeamBanner();
     updateTitleAndStatus();
     m_view->setFocus();
 }
@@ -699,6 +715,19 @@ void MainWindow::updateAuditBanner()
             tr("The audit log cannot be written: %1. Every call is refused until it can; Holdpoint "
                "keeps trying every second.")
                 .arg(m_core->auditError()));
+}
+
+void MainWindow::updateTeamBanner()
+{
+    const bool down = m_core->team() && !m_core->teamAvailable();
+    m_teamBanner->setVisible(down);
+    if (down)
+        m_teamBanner->setText(
+            tr("The team database is unreachable: %1. Escalated calls wait up to their deadline "
+               "and are "
+               "then denied (team_unavailable); nothing can be decided until it is back. Holdpoint "
+               "reconnects on its own.")
+                .arg(m_core->teamError().isEmpty() ? tr("connecting") : m_core->teamError()));
 }
 
 void MainWindow::updateTitleAndStatus()

@@ -106,6 +106,7 @@ private:
     void selectRow(int row);
     void updateTitleAndStatus();
     void updateAuditBanner();
+    void updateTeamBanner();
     // The current call, or why there is none; a multiple selection as such.
     void showDetail();
     void updateActions();
@@ -118,6 +119,7 @@ private:
     QueueProxy *m_proxy;
     QTabWidget *m_tabs = nullptr;
     QLabel *m_auditBanner = nullptr;
+    QLabel *m_teamBanner = nullptr;
     QLabel *m_errorBanner = nullptr;
 
     // Queue tab.

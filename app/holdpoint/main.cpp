@@ -11,6 +11,7 @@
 #include <QApplication>
 #include <QCommandLineParser>
 #include <QFileInfo>
+#include <QSysInfo>
 #include <cstdio>
 #include <memory>
 
@@ -100,8 +101,18 @@ int main(int argc, char **argv)
         QStringLiteral(
             "Keep this many audit log files, deleting the oldest (default 0: keep all)."),
         QStringLiteral("n"), QStringLiteral("0"));
-    parser.addOptions({ headless, demo, port, dataDir, policy, timeout, grace, origin, maxMessage,
-        maxConnections, helloTimeout, auditMaxMb, auditKeep, idleTimeout, retention });
+    const QCommandLineOption team(QStringLiteral("team"),
+        QStringLiteral("Join a team: share one queue and audit in this PostgreSQL database (a "
+                       "libpq connection string or URI; default $HOLDPOINT_TEAM_URL). The password "
+                       "goes in ~/.pgpass, PGPASSFILE or PGPASSWORD."),
+        QStringLiteral("url"));
+    const QCommandLineOption reviewer(QStringLiteral("reviewer"),
+        QStringLiteral("Who decides at this console: decisions carry decided_by \"human:NAME\" "
+                       "(default $HOLDPOINT_REVIEWER, else the OS user)."),
+        QStringLiteral("name"));
+    parser.addOptions(
+        { headless, demo, port, dataDir, policy, timeout, grace, origin, maxMessage, maxConnections,
+            helloTimeout, auditMaxMb, auditKeep, idleTimeout, retention, team, reviewer });
     parser.process(*app);
 
     if (!parser.positionalArguments().isEmpty())
@@ -143,6 +154,23 @@ int main(int argc, char **argv)
     if (!ok)
         return 1;
     options.endpoint.allowedOrigins = parser.values(origin);
+    options.broker.reviewerName = parser.isSet(reviewer)
+        ? parser.value(reviewer).toStdString()
+        : qEnvironmentVariable("HOLDPOINT_REVIEWER").toStdString();
+    if (const QString url
+        = parser.isSet(team) ? parser.value(team) : qEnvironmentVariable("HOLDPOINT_TEAM_URL");
+        !url.isEmpty()) {
+        try {
+            team::checkConnectionString(url.toStdString());
+        } catch (const team::TeamError &e) {
+            return fail(QString::fromUtf8(e.what()));
+        }
+        team::TeamConfig t;
+        t.url = url.toStdString();
+        t.self.kind = parser.isSet(headless) ? "gateway" : "console";
+        t.self.host = QSysInfo::machineHostName().toStdString();
+        options.team = std::move(t);
+    }
     // An invalid policy stops the console: it never runs on a policy it could not read.
     QStringList policyFiles = parser.values(policy);
     // Without --policy: the built-in default, then the rules a reviewer made
@@ -192,6 +220,20 @@ int main(int argc, char **argv)
             "holdpoint: the audit log cannot be written, so every call is refused until it can: "
             "%s\n",
             qPrintable(core.auditError()));
+    if (core.team())
+        std::fprintf(stderr, "holdpoint: joining the team as %s %s\n",
+            core.team()->config().self.kind.c_str(), core.team()->config().self.id.c_str());
+    QObject::connect(&core, &ConsoleCore::teamAvailabilityChanged, app.get(),
+        [](bool available, const QString &why) {
+            if (available)
+                std::fprintf(stderr, "holdpoint: connected to the team database\n");
+            else
+                std::fprintf(stderr,
+                    "holdpoint: the team database is unreachable; escalated calls wait up to their "
+                    "deadline, "
+                    "then are denied (team_unavailable): %s\n",
+                    qPrintable(why));
+        });
     QObject::connect(&core, &ConsoleCore::auditAvailabilityChanged, app.get(),
         [](bool available, const QString &why) {
             if (available)

@@ -67,6 +67,8 @@ Broker::Broker(
     });
     connect(m_queue, &QueueStore::resolved, this, &Broker::onResolved);
     connect(m_queue, &QueueStore::itemAdded, this, &Broker::onItemAdded);
+    connect(m_queue, &QueueStore::decidedElsewhere, this, &Broker::applyDecidedElsewhere);
+    connect(m_queue, &QueueStore::reviewRefused, this, &Broker::onReviewRefused);
     connect(m_queue, &QueueStore::itemUpdated, this, [this](const QueueItem &item) {
         if (!m_reviewers.empty())
             broadcastToReviewers(Json { { "type", "updated" }, { "item", itemToJson(item) } });
@@ -552,11 +554,38 @@ ReviewOutcome Broker::review(const Review &review, const std::string &decidedBy)
 
     out.ok = true;
     out.decision = plan.decision;
-    m_queue->resolve(review.id, ItemState::Decided, plan.decision);
-    for (const std::string &id : reached)
-        if (const QueueItem *other = m_queue->find(id))
-            m_queue->resolve(id, ItemState::Decided, reachedDecision(plan, *other));
+    m_queue->resolve(review.id, ItemState::Decided, plan.decision, &review);
+    for (const std::string &id : reached) {
+        if (const QueueItem *other = m_queue->find(id)) {
+            Review same { id, review.action, review.reason, std::nullopt, ReviewScope::Call };
+            m_queue->resolve(id, ItemState::Decided, reachedDecision(plan, *other), &same);
+        }
+    }
     return out;
+}
+
+void Broker::applyDecidedElsewhere(const Review &review, const std::string &decidedBy)
+{
+    const QueueItem *item = m_queue->find(review.id);
+    if (!item)
+        return;
+    // Planned again here, where the agent's real values are: the reviewer
+    // saw and edited masked ones. The items the decision reached elsewhere
+    // were decided there, one by one, and arrive the same way.
+    ReviewPlan plan = planReview(review, *item, decidedBy);
+    if (!plan.ok) {
+        Decision d;
+        d.kind = DecisionKind::Deny;
+        d.decidedBy = decidedBy;
+        d.code = "invalid_review";
+        d.reason
+            = "the decision made by " + decidedBy + " could not be applied here: " + plan.message;
+        m_queue->resolve(review.id, ItemState::Decided, std::move(d));
+        return;
+    }
+    if (plan.grant)
+        m_grants.add(*plan.grant);
+    m_queue->resolve(review.id, ItemState::Decided, plan.decision);
 }
 
 void Broker::handleReview(ConnectionId cid, const Review &review)
@@ -564,9 +593,26 @@ void Broker::handleReview(ConnectionId cid, const Review &review)
     const ReviewOutcome out = this->review(review, humanDecider());
     if (!out.ok)
         return sendError(cid, out.code, out.message);
+    // A store that settles decisions later (the team's) may still refuse
+    // this one: the reviewer hears once it is settled, either way.
+    if (m_queue->find(review.id)) {
+        m_awaitingReview[review.id] = cid;
+        return;
+    }
     sendJson(cid,
         Json { { "type", "reviewed" }, { "id", review.id },
             { "decision", decisionKindName(out.decision.kind) } });
+}
+
+void Broker::onReviewRefused(const std::string &id, const std::string &message)
+{
+    const auto it = m_awaitingReview.find(id);
+    if (it == m_awaitingReview.end())
+        return;
+    const ConnectionId cid = it->second;
+    m_awaitingReview.erase(it);
+    if (m_connections.count(cid))
+        sendError(cid, ErrorCode::AlreadyResolved, message);
 }
 
 void Broker::onItemAdded(const QueueItem &item)
@@ -611,6 +657,13 @@ void Broker::onAbandoned(const std::string &itemId)
 void Broker::onResolved(const QueueItem &item)
 {
     const Decision &d = *item.decision;
+    if (const auto waiting = m_awaitingReview.find(item.id); waiting != m_awaitingReview.end()) {
+        if (m_connections.count(waiting->second))
+            sendJson(waiting->second,
+                Json { { "type", "reviewed" }, { "id", item.id },
+                    { "decision", decisionKindName(d.kind) } });
+        m_awaitingReview.erase(waiting);
+    }
     broadcastToReviewers(
         Json { { "type", "resolved" }, { "id", item.id }, { "state", itemStateName(item.state) },
             { "decision", decisionKindName(d.kind) }, { "decided_by", d.decidedBy } });

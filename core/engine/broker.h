@@ -128,6 +128,9 @@ private:
     void handleCancel(ConnectionId cid, Session &session, const protocol::Cancel &cancel);
     void handleReview(ConnectionId cid, const protocol::Review &review);
     void onItemAdded(const QueueItem &item);
+    // A reviewer elsewhere decided one of this process's items (team mode).
+    void applyDecidedElsewhere(const protocol::Review &review, const std::string &decidedBy);
+    void onReviewRefused(const std::string &id, const std::string &message);
     // Puts the turn's findings, as the chain sees them now, on its pending items.
     void refreshTurnFindings(
         const std::string &sessionId, const std::optional<std::string> &turnId);
@@ -173,6 +176,8 @@ private:
     QTimer m_trim;
     std::unordered_map<ConnectionId, Connection> m_connections;
     std::unordered_set<ConnectionId> m_reviewers;
+    // Reviews a store settles later (team mode): who to answer, per item.
+    std::unordered_map<std::string, ConnectionId> m_awaitingReview;
     // Turns whose findings the queue was last given, so a result that
     // changes nothing costs no walk over the queue. Only a saving: the store
     // itself ignores findings an item already has.

@@ -8,6 +8,7 @@
 #include <QCoreApplication>
 #include <QDir>
 #include <QFile>
+#include <QSysInfo>
 
 #include <algorithm>
 
@@ -19,6 +20,29 @@
 #include <unistd.h>
 
 namespace holdpoint {
+
+namespace {
+
+// This instance's id in the team, kept in the data dir so that a gateway
+// that restarts (or was killed) finds its pending items again.
+std::string teamInstanceId(const QString &dataDir, const std::string &kind)
+{
+    const QString path = dataDir + QStringLiteral("/team-instance");
+    QFile f(path);
+    if (f.open(QIODevice::ReadOnly)) {
+        const QByteArray id = f.readAll().trimmed();
+        if (!id.isEmpty() && id.size() <= 200)
+            return id.toStdString();
+    }
+    const std::string id = kind + "-" + QSysInfo::machineHostName().toStdString() + "-"
+        + generateToken().left(8).toStdString();
+    QString error;
+    ensurePrivateDir(dataDir, &error);
+    writePrivateFile(path, QByteArray::fromStdString(id) + '\n', &error);
+    return id;
+}
+
+} // namespace
 
 std::string ConsoleCore::currentOsUser()
 {
@@ -48,10 +72,28 @@ ConsoleCore::ConsoleCore(ConsoleOptions options, Clock *clock, QObject *parent)
     if (m_options.audit.dir.isEmpty())
         m_options.audit.dir = m_options.dataDir + u'/' + QLatin1String(audit::DirName);
 
-    m_queue = std::make_unique<ReviewQueue>(m_clock);
+    if (m_options.team) {
+        team::TeamConfig &t = *m_options.team;
+        t.self.id = teamInstanceId(m_options.dataDir, t.self.kind);
+        if (t.self.reviewer.empty())
+            t.self.reviewer = m_options.broker.reviewerName;
+        t.self.graceMs = m_options.broker.graceMs;
+        auto store = std::make_unique<team::TeamStore>(t, m_clock);
+        m_team = store.get();
+        m_queue = store->view();
+        m_store = std::move(store);
+        connect(m_team, &team::TeamStore::availabilityChanged, this,
+            &ConsoleCore::teamAvailabilityChanged);
+        connect(m_team, &team::TeamStore::claimChanged, this, &ConsoleCore::claimChanged);
+    } else {
+        auto queue = std::make_unique<ReviewQueue>(m_clock);
+        m_queue = queue.get();
+        m_store = std::move(queue);
+    }
+    connect(m_store.get(), &QueueStore::reviewRefused, this, &ConsoleCore::reviewRefused);
     m_audit = std::make_unique<AuditLog>(m_options.audit, m_clock);
     m_endpoint = std::make_unique<Endpoint>(m_options.endpoint);
-    m_broker = std::make_unique<Broker>(m_queue.get(), m_clock, m_endpoint.get(), m_options.broker);
+    m_broker = std::make_unique<Broker>(m_store.get(), m_clock, m_endpoint.get(), m_options.broker);
     m_broker->setPolicy(m_options.policy);
     m_broker->setAuditLog(m_audit.get());
     m_endpoint->setHandler(m_broker.get());
@@ -62,6 +104,8 @@ ConsoleCore::ConsoleCore(ConsoleOptions options, Clock *clock, QObject *parent)
             Q_EMIT connectionRejected(peer, why);
         });
     connect(m_broker.get(), &Broker::activity, this, &ConsoleCore::activity);
+    if (m_team)
+        connect(m_broker.get(), &Broker::activity, m_team, &team::TeamStore::copyRecord);
     connect(m_broker.get(), &Broker::connectionsChanged, this, &ConsoleCore::connectionsChanged);
     connect(m_audit.get(), &AuditLog::availabilityChanged, this,
         [this](bool available, const QString &error) {
@@ -303,7 +347,21 @@ bool ConsoleCore::start(QString *error)
         return false;
     }
     m_filesWritten = true;
+    if (m_team)
+        m_team->start();
     return true;
+}
+
+void ConsoleCore::claimItem(const std::string &id)
+{
+    if (m_team)
+        m_team->claim(id);
+}
+
+void ConsoleCore::releaseItem(const std::string &id)
+{
+    if (m_team)
+        m_team->release(id);
 }
 
 void ConsoleCore::stop()

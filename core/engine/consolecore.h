@@ -6,6 +6,7 @@
 #include "engine/ruleshape.h"
 #include "queue/reviewqueue.h"
 #include "server/endpoint.h"
+#include "team/teamstore.h"
 
 #include <QLockFile>
 #include <QObject>
@@ -36,6 +37,10 @@ struct ConsoleOptions
     Policy policy; // loaded already (loadPolicyFiles)
     QStringList policyFiles; // watched for edits; empty: the built-in default, not watched
     AuditConfig audit; // dir empty: <dataDir>/audit
+    // Team mode (core/team/TEAM.md): the queue lives in PostgreSQL. The
+    // instance id is read from (or written to) the data dir; the reviewer
+    // and grace period come from `broker`.
+    std::optional<team::TeamConfig> team;
 };
 
 // The console without any window: what `holdpoint --headless` runs and the
@@ -56,7 +61,15 @@ public:
     // Removes the files. Also done by the destructor.
     void stop();
 
-    ReviewQueue *queue() const { return m_queue.get(); }
+    // What the window shows: the queue, or in team mode every pending team item.
+    ReviewQueue *queue() const { return m_queue; }
+    // Team mode; null without --team.
+    team::TeamStore *team() const { return m_team; }
+    bool teamAvailable() const { return !m_team || m_team->isConnected(); }
+    QString teamError() const { return m_team ? m_team->lastError() : QString(); }
+    // The editor lease on a team item (TEAM.md): taken while its editor is open.
+    void claimItem(const std::string &id);
+    void releaseItem(const std::string &id);
     Clock *clock() const { return m_clock; }
     // What start() restored from the audit log, and what it had to repair.
     const RecoveryReport &recovery() const { return m_recovery; }
@@ -122,12 +135,19 @@ Q_SIGNALS:
     void policyReloaded();
     void policyReloadFailed(const QString &error);
     void auditAvailabilityChanged(bool available, const QString &error);
+    void teamAvailabilityChanged(bool available, const QString &error);
+    // A decision asked for here did not happen (team mode: someone decided
+    // first, or another reviewer holds the item, or the team is down).
+    void reviewRefused(const std::string &id, const std::string &message);
+    void claimChanged(const std::string &id, bool held, const std::string &holder);
 
 private:
     ConsoleOptions m_options;
     std::unique_ptr<SystemClock> m_ownClock;
     Clock *m_clock;
-    std::unique_ptr<ReviewQueue> m_queue;
+    std::unique_ptr<QueueStore> m_store;
+    ReviewQueue *m_queue = nullptr;
+    team::TeamStore *m_team = nullptr;
     std::unique_ptr<AuditLog> m_audit;
     RecoveryReport m_recovery;
     AuditOpenReport m_auditOpen;

@@ -36,6 +36,13 @@ Json itemToJson(const QueueItem &item)
         { "agent_connected", item.agentConnected } };
     if (item.turnId)
         j["turn_id"] = *item.turnId;
+    if (item.team) {
+        Json team { { "host", item.team->host }, { "gateway", item.team->gateway },
+            { "online", item.team->online } };
+        if (!item.team->editingBy.empty())
+            team["being_edited_by"] = item.team->editingBy;
+        j["team"] = std::move(team);
+    }
     if (item.proposedArgs) {
         j["proposed_args"] = *item.proposedArgs;
         j["patch"] = item.patch;

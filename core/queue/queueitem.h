@@ -23,6 +23,18 @@ enum class ItemState
 };
 std::string_view itemStateName(ItemState state);
 
+// Where a team item waits (core/team/TEAM.md): the host and gateway that
+// hold its agent, whether that gateway is alive, and who is editing it.
+struct TeamPlace
+{
+    std::string host;
+    std::string gateway;
+    bool local = false; // this process holds the agent
+    bool online = true; // the gateway's heartbeat is fresh
+    std::string editingBy; // a reviewer holding the editor lease
+    TimeMs editingUntil = 0;
+};
+
 // One escalated call. `args` are the agent's original arguments; a
 // reviewer's edit travels in the decision, never overwrites them.
 struct QueueItem
@@ -63,6 +75,7 @@ struct QueueItem
     std::string searchText;
     int risk = 0;
     std::optional<protocol::Decision> decision; // set once no longer pending
+    std::optional<TeamPlace> team; // set in team mode
 
     // A value of this item (its args, a patch, a decision's args) as a
     // person may see it: with this item's secrets masked.

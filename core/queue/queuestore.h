@@ -38,8 +38,13 @@ public:
     // The pending item, or null. Valid until the store next changes.
     virtual const QueueItem *find(const std::string &id) const = 0;
     // Moves a pending item to a final state and removes it. False when `id`
-    // is not pending: exactly one decision per item.
-    virtual bool resolve(const std::string &id, ItemState state, protocol::Decision decision) = 0;
+    // is not pending: exactly one decision per item. `review` is the
+    // reviewer's answer the decision came from, for a store that must pass
+    // it on (the team's, whose gateway plans it again). A store may settle
+    // the decision later, and emits resolved once it has.
+    virtual bool resolve(const std::string &id, ItemState state, protocol::Decision decision,
+        const protocol::Review *review = nullptr)
+        = 0;
     virtual void setAgentConnected(const std::string &id, bool connected) = 0;
     // The real values of a restored item's masked args, from the re-sent call.
     virtual void restoreSecrets(
@@ -66,6 +71,13 @@ Q_SIGNALS:
     void itemUpdated(const QueueItem &item);
     // After removal, with the final item (state and decision set).
     void resolved(const QueueItem &item);
+    // A reviewer elsewhere decided a pending item of this process's agents
+    // (team mode): its owner plans `review` as its own and resolves the
+    // item, in the same call.
+    void decidedElsewhere(const protocol::Review &review, const std::string &decidedBy);
+    // A decision this process asked for did not happen: someone decided
+    // first, a reviewer elsewhere holds the item, or the store is down.
+    void reviewRefused(const std::string &id, const std::string &message);
 };
 
 } // namespace holdpoint

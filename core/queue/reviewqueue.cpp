@@ -54,7 +54,7 @@ const QueueItem &ReviewQueue::add(QueueItem item)
     QueueItem *raw = owned.get();
     m_rows.insertAt(m_rows.size(), raw);
     m_byId.emplace(raw->id, std::move(owned));
-    if (raw->deadline != NoDeadline) {
+    if (raw->deadline != NoDeadline && m_enforceDeadlines) {
         m_deadlines.emplace(raw->deadline, raw->id);
         if (raw->deadline < m_alarm.deadline())
             m_alarm.setDeadline(raw->deadline);
@@ -82,7 +82,8 @@ const QueueItem *ReviewQueue::find(const std::string &id) const
     return it == m_byId.end() ? nullptr : it->second.get();
 }
 
-bool ReviewQueue::resolve(const std::string &id, ItemState state, protocol::Decision decision)
+bool ReviewQueue::resolve(
+    const std::string &id, ItemState state, protocol::Decision decision, const protocol::Review *)
 {
     Q_ASSERT(state != ItemState::Pending);
     auto it = m_byId.find(id);
@@ -100,6 +101,25 @@ bool ReviewQueue::resolve(const std::string &id, ItemState state, protocol::Deci
     Q_EMIT removed(row);
     Q_EMIT resolved(*item);
     return true;
+}
+
+void ReviewQueue::setEnforceDeadlines(bool enforce)
+{
+    m_enforceDeadlines = enforce;
+    if (!enforce) {
+        m_deadlines.clear();
+        m_alarm.setDeadline(NoDeadline);
+    }
+}
+
+void ReviewQueue::setTeamPlace(const std::string &id, TeamPlace place)
+{
+    auto it = m_byId.find(id);
+    if (it == m_byId.end())
+        return;
+    it->second->team = std::move(place);
+    Q_EMIT changed(rowOf(it->second.get()));
+    Q_EMIT itemUpdated(*it->second);
 }
 
 void ReviewQueue::setAgentConnected(const std::string &id, bool connected)

@@ -32,7 +32,8 @@ public:
     std::string newId() const override;
     void enqueue(QueueItem item) override { add(std::move(item)); }
     const QueueItem *find(const std::string &id) const override;
-    bool resolve(const std::string &id, ItemState state, protocol::Decision decision) override;
+    bool resolve(const std::string &id, ItemState state, protocol::Decision decision,
+        const protocol::Review *review = nullptr) override;
     void setAgentConnected(const std::string &id, bool connected) override;
     void restoreSecrets(
         const std::string &id, const Json &args, std::vector<Redaction> redactions) override;
@@ -45,6 +46,10 @@ public:
 
     // Adds a pending item whose id no pending item has.
     const QueueItem &add(QueueItem item);
+    // Off: items wait past their deadline until someone resolves them (a
+    // team's deadlines are kept by the database).
+    void setEnforceDeadlines(bool enforce);
+    void setTeamPlace(const std::string &id, TeamPlace place);
     // Row access for the model.
 
     int size() const { return int(m_rows.size()); }
@@ -68,6 +73,7 @@ private:
     std::unordered_map<std::string, std::unique_ptr<QueueItem>> m_byId;
     std::uint64_t m_nextArrival = 1;
     std::set<std::pair<TimeMs, std::string>> m_deadlines; // earliest first
+    bool m_enforceDeadlines = true;
 };
 
 } // namespace holdpoint

@@ -378,6 +378,19 @@ std::vector<Row> pendingRows(pqxx::connection_base &c)
     });
 }
 
+std::vector<std::pair<std::string, bool>> instancesOnline(pqxx::connection_base &c)
+{
+    return guarded(c, "reading the team's instances", [&] {
+        pqxx::nontransaction tx(c);
+        std::vector<std::pair<std::string, bool>> out;
+        for (const auto &r :
+            tx.exec("SELECT id, heartbeat_at > clock_timestamp() - holdpoint.heartbeat_stale()"
+                    " FROM holdpoint.instances"))
+            out.emplace_back(text(r[0]), r[1].as<bool>());
+        return out;
+    });
+}
+
 std::optional<Row> row(pqxx::connection_base &c, const std::string &id)
 {
     auto found = rows(c, { id });

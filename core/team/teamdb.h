@@ -189,6 +189,8 @@ void appendAudit(
     pqxx::connection_base &c, const std::string &instance, const std::vector<AuditEvent> &events);
 
 std::vector<Row> pendingRows(pqxx::connection_base &c);
+// Every gateway and console, and whether its heartbeat is fresh.
+std::vector<std::pair<std::string, bool>> instancesOnline(pqxx::connection_base &c);
 std::optional<Row> row(pqxx::connection_base &c, const std::string &id);
 // Rows by id, in the order given; ids that are not there are left out.
 std::vector<Row> rows(pqxx::connection_base &c, const std::vector<std::string> &ids);

@@ -1,0 +1,672 @@
+#include "teamstore.h"
+
+#include <QDateTime>
+#include <QRandomGenerator>
+
+namespace holdpoint::team {
+
+using protocol::Decision;
+using protocol::DecisionKind;
+
+namespace {
+
+TimeMs parseTime(const Json &j, const char *key)
+{
+    if (!j.contains(key) || !j[key].is_string())
+        return NoDeadline;
+    const QDateTime t
+        = QDateTime::fromString(toQString(j[key].get<std::string>()), Qt::ISODateWithMs);
+    return t.isValid() ? t.toMSecsSinceEpoch() : NoDeadline;
+}
+
+std::string str(const Json &j, const char *key)
+{
+    return j.contains(key) && j[key].is_string() ? j[key].get<std::string>() : std::string();
+}
+
+// Another gateway's item as this process shows it. Its args are the masked
+// ones; the real values stay with the gateway that holds the agent.
+std::optional<QueueItem> itemFromRow(const Row &row)
+{
+    const Json j = Json::parse(row.itemText, nullptr, false);
+    if (!j.is_object())
+        return std::nullopt;
+    QueueItem item;
+    item.id = row.id;
+    item.callId = row.callId;
+    // Sessions are the gateway's; two gateways may well both have an "s1".
+    item.sessionId = row.gateway + "/" + row.sessionId;
+    if (j.contains("agent") && j["agent"].is_object()) {
+        const Json &a = j["agent"];
+        item.agent.name = str(a, "name");
+        item.agent.framework = str(a, "framework");
+        if (a.contains("capabilities"))
+            item.agent.capabilities = protocol::capabilitiesFromJson(a["capabilities"]);
+    }
+    item.toolName = row.tool;
+    item.args = j.value("args", Json::object());
+    item.context = j.value("context", Json());
+    item.annotations = j.value("annotations", Json());
+    item.turnId = row.turnId;
+    if (j.contains("proposed_args")) {
+        item.proposedArgs = j["proposed_args"];
+        item.patch = j.value("patch", Json::array());
+    }
+    item.reason = str(j, "reason");
+    item.trail = j.value("trail", Json::array());
+    if (j.contains("warnings") && j["warnings"].is_array()) {
+        for (const Json &w : j["warnings"])
+            if (w.is_object())
+                item.warnings.push_back({ str(w, "guardrail"), str(w, "code"), str(w, "message") });
+    }
+    if (j.contains("turn_findings"))
+        item.turnFindings = protocol::turnFindingsFromJson(j["turn_findings"]);
+    item.receivedAt = row.createdAt;
+    item.deadline = row.deadline;
+    if (const TimeMs received = parseTime(j, "received_at"); received != NoDeadline)
+        item.receivedAt = received;
+    item.agentConnected = j.value("agent_connected", true);
+    return item;
+}
+
+std::optional<protocol::Review> reviewFromText(const std::string &text, const std::string &id)
+{
+    Json j = Json::parse(text, nullptr, false);
+    if (!j.is_object())
+        return std::nullopt;
+    j["type"] = "review";
+    j["id"] = id;
+    auto parsed = protocol::parseMessage(dumpJson(j));
+    if (parsed.message)
+        if (auto *review = std::get_if<protocol::Review>(&*parsed.message))
+            return *review;
+    return std::nullopt;
+}
+
+Json reviewToJson(const protocol::Review &r)
+{
+    Json j { { "id", r.id }, { "action", protocol::reviewActionName(r.action) } };
+    if (!r.reason.empty())
+        j["reason"] = r.reason;
+    if (r.args)
+        j["args"] = *r.args;
+    if (r.scope != protocol::ReviewScope::Call)
+        j["scope"] = protocol::reviewScopeName(r.scope);
+    return j;
+}
+
+// The review a decision stands for, when the engine did not give one.
+protocol::Review reviewOf(const std::string &id, const Decision &d)
+{
+    protocol::Review r;
+    r.id = id;
+    r.reason = d.reason;
+    r.action = d.kind == DecisionKind::Deny ? protocol::ReviewAction::Deny
+        : d.kind == DecisionKind::Halt      ? protocol::ReviewAction::Halt
+                                            : protocol::ReviewAction::Approve;
+    return r;
+}
+
+ItemState stateOf(const std::string &teamState)
+{
+    if (teamState == "decided")
+        return ItemState::Decided;
+    if (teamState == "cancelled")
+        return ItemState::Cancelled;
+    if (teamState == "abandoned")
+        return ItemState::Abandoned;
+    return ItemState::TimedOut; // timed_out, unavailable
+}
+
+std::string teamStateOf(ItemState state)
+{
+    switch (state) {
+    case ItemState::Cancelled:
+        return "cancelled";
+    case ItemState::Abandoned:
+        return "abandoned";
+    case ItemState::TimedOut:
+        return "timed_out";
+    default:
+        return "unavailable";
+    }
+}
+
+// How an item ended, from its row: what reviewers elsewhere see of it.
+Decision decisionOf(const Row &row)
+{
+    Decision d;
+    d.kind = row.decision == "allow" ? DecisionKind::Allow
+        : row.decision == "modify"   ? DecisionKind::Modify
+        : row.decision == "halt"     ? DecisionKind::Halt
+                                     : DecisionKind::Deny;
+    d.decidedBy = row.decidedBy;
+    d.code = row.code;
+    d.reason = row.reason;
+    return d;
+}
+
+Json callFields(const QueueItem &item, const std::string &gateway)
+{
+    Json j { { "call_id", item.callId }, { "gateway", gateway }, { "item", item.id },
+        { "session", item.sessionId }, { "tool", item.toolName } };
+    if (!item.agent.name.empty())
+        j["agent"] = item.agent.name;
+    if (item.turnId)
+        j["turn"] = *item.turnId;
+    return j;
+}
+
+} // namespace
+
+TeamStore::TeamStore(TeamConfig config, Clock *clock, QObject *parent)
+    : QueueStore(parent)
+    , m_config(std::move(config))
+    , m_clock(clock)
+    , m_view(clock)
+    , m_conn(m_config.url, m_config.connection)
+    , m_deadlines(
+          clock, [this] { checkLocalDeadlines(); }, this)
+{
+    // Deadlines are the database's, enforced once for the whole team.
+    m_view.setEnforceDeadlines(false);
+    connect(&m_view, &QueueStore::itemAdded, this, &QueueStore::itemAdded);
+    connect(&m_view, &QueueStore::itemUpdated, this, &QueueStore::itemUpdated);
+    connect(&m_view, &QueueStore::resolved, this, &QueueStore::resolved);
+    connect(&m_conn, &TeamConnection::connected, this, &TeamStore::onConnected);
+    connect(&m_conn, &TeamConnection::disconnected, this, &TeamStore::onDisconnected);
+    connect(&m_conn, &TeamConnection::notified, this, &TeamStore::onNotified);
+    m_flush.setSingleShot(true);
+    m_flush.setInterval(1000);
+    connect(&m_flush, &QTimer::timeout, this, &TeamStore::flushCopies);
+    m_heartbeat.setInterval(int(m_config.heartbeatMs));
+    connect(&m_heartbeat, &QTimer::timeout, this, &TeamStore::tick);
+}
+
+TeamStore::~TeamStore() = default;
+
+void TeamStore::start()
+{
+    m_conn.start();
+    m_heartbeat.start();
+}
+
+std::string TeamStore::newId() const
+{
+    // 64 random bits: unique across a fleet's gateways, not just this queue.
+    static constexpr char hex[] = "0123456789abcdef";
+    for (;;) {
+        quint64 v = QRandomGenerator::system()->generate64();
+        std::string id(16, '0');
+        for (char &c : id) {
+            c = hex[v & 0xf];
+            v >>= 4;
+        }
+        if (!m_view.find(id))
+            return id;
+    }
+}
+
+TeamPlace TeamStore::ownPlace() const
+{
+    TeamPlace p;
+    p.host = m_config.self.host;
+    p.gateway = m_config.self.id;
+    p.local = true;
+    return p;
+}
+
+TeamPlace TeamStore::placeOf(const Row &row) const
+{
+    TeamPlace p;
+    p.host = row.host;
+    p.gateway = row.gateway;
+    p.local = row.gateway == m_config.self.id;
+    p.online = p.local || row.gatewayOnline;
+    if (row.claimUntil > row.now && row.claimedBy != m_config.self.id) {
+        p.editingBy = row.claimName;
+        p.editingUntil = row.claimUntil;
+    }
+    return p;
+}
+
+void TeamStore::enqueue(QueueItem item)
+{
+    item.team = ownPlace();
+    m_local[item.id] = Local { item.deadline, false };
+    if (item.deadline != NoDeadline && item.deadline < m_deadlines.deadline())
+        m_deadlines.setDeadline(item.deadline);
+    writeEscalation(m_view.add(std::move(item)));
+}
+
+void TeamStore::writeEscalation(const QueueItem &item)
+{
+    Escalation e;
+    e.id = item.id;
+    e.gateway = m_config.self.id;
+    e.host = m_config.self.host;
+    e.sessionId = item.sessionId;
+    e.callId = item.callId;
+    e.turnId = item.turnId;
+    e.tool = item.toolName;
+    e.item = itemToJson(item); // masked
+    e.waitMs
+        = item.deadline == NoDeadline ? 0 : std::max<TimeMs>(0, item.deadline - m_clock->now());
+    e.audit = callFields(item, m_config.self.id);
+    e.audit["host"] = m_config.self.host;
+    e.audit["reason"] = item.reason;
+    e.audit["deadline"] = formatTimestamp(item.deadline);
+    const std::string id = item.id;
+    m_conn.run<Escalated>([e = std::move(e)](pqxx::connection_base &c) { return escalate(c, e); },
+        [this, id](Escalated r) {
+            auto it = m_local.find(id);
+            if (it == m_local.end())
+                return;
+            it->second.written = true;
+            if (r.state != "pending")
+                refresh({ id }); // decided while this gateway was away
+        },
+        [this, id](const TeamError &error) {
+            if (!m_local.count(id))
+                return;
+            Decision d;
+            d.kind = DecisionKind::Deny;
+            d.decidedBy = "team";
+            d.code = "team_unavailable";
+            d.reason = "the team refused the escalation: " + std::string(error.what());
+            endLocally(id, ItemState::TimedOut, std::move(d), "unavailable");
+        });
+}
+
+bool TeamStore::resolve(
+    const std::string &id, ItemState state, Decision decision, const protocol::Review *review)
+{
+    if (id == m_applying)
+        return m_view.resolve(id, state, std::move(decision));
+    const QueueItem *item = m_view.find(id);
+    if (!item || m_deciding.count(id))
+        return false;
+    if (state == ItemState::Decided && decision.decidedBy.rfind("human:", 0) == 0) {
+        // A person's decision: exactly one per item, settled by the database.
+        Decide d;
+        d.id = id;
+        d.instance = m_config.self.id;
+        d.decidedBy = decision.decidedBy;
+        d.decision = std::string(protocol::decisionKindName(decision.kind));
+        d.review = reviewToJson(review ? *review : reviewOf(id, decision));
+        d.reason = decision.reason;
+        d.audit = callFields(*item, item->team ? item->team->gateway : m_config.self.id);
+        d.audit["session"] = item->team && !item->team->local
+            ? item->sessionId.substr(item->team->gateway.size() + 1)
+            : item->sessionId;
+        d.audit["decided_by"] = d.decidedBy;
+        d.audit["decision"] = d.decision;
+        d.audit["reason"] = d.reason;
+        d.audit["state"] = "decided";
+        if (review && review->args)
+            d.audit["args"] = item->masked(*review->args);
+        m_deciding.insert(id);
+        m_conn.run<Decided>([d](pqxx::connection_base &c) { return decide(c, d); },
+            [this, id, state, decision](Decided r) {
+                m_deciding.erase(id);
+                if (r.outcome == Decided::Outcome::Decided) {
+                    m_claims.erase(id);
+                    m_local.erase(id);
+                    m_view.resolve(id, state, decision);
+                    return;
+                }
+                std::string message;
+                switch (r.outcome) {
+                case Decided::Outcome::AlreadyDecided:
+                    message = "already_decided: decided by " + r.decidedBy + " at "
+                        + formatTimestamp(r.decidedAt)
+                        + (r.state == "decided" ? std::string() : " (" + r.state + ")");
+                    break;
+                case Decided::Outcome::Claimed:
+                    message = "being edited by " + r.holder
+                        + "; only a halt goes through until they are done";
+                    break;
+                default:
+                    message = "no such item in the team queue";
+                    break;
+                }
+                Q_EMIT reviewRefused(id, message);
+                refresh({ id });
+            },
+            [this, id](const TeamError &error) {
+                m_deciding.erase(id);
+                Q_EMIT reviewRefused(id, "not decided: " + std::string(error.what()));
+            },
+            TeamConnection::WhenDown::Fail);
+        return true;
+    }
+    // Anything else is a deny this process makes about its own agent's
+    // call: cancelled, or abandoned after the grace period.
+    if (m_local.count(id)) {
+        endLocally(id, state, std::move(decision), teamStateOf(state));
+        return true;
+    }
+    return false;
+}
+
+void TeamStore::endLocally(
+    const std::string &id, ItemState state, Decision decision, const std::string &teamState)
+{
+    const QueueItem *item = m_view.find(id);
+    if (!item)
+        return;
+    m_local.erase(id);
+    m_claims.erase(id);
+    Withdraw w;
+    w.id = id;
+    w.gateway = m_config.self.id;
+    w.state = teamState;
+    w.code = decision.code;
+    w.reason = decision.reason;
+    w.decidedBy = decision.decidedBy;
+    w.audit = callFields(*item, m_config.self.id);
+    w.audit["code"] = decision.code;
+    w.audit["decided_by"] = decision.decidedBy;
+    w.audit["decision"] = "deny";
+    w.audit["reason"] = decision.reason;
+    w.audit["state"] = teamState;
+    // Written once the database is back; a reviewer's decision that got
+    // there first stands there, and this deny stands here.
+    m_conn.run<Withdrawn>(
+        [w](pqxx::connection_base &c) { return withdraw(c, w); }, [](Withdrawn) {});
+    m_view.resolve(id, state, std::move(decision));
+}
+
+void TeamStore::claim(const std::string &id)
+{
+    if (!m_view.find(id))
+        return;
+    m_claims.insert(id);
+    const std::string self = m_config.self.id, name = m_config.self.reviewer;
+    const TimeMs lease = m_config.leaseMs;
+    m_conn.run<Claimed>(
+        [id, self, name, lease](
+            pqxx::connection_base &c) { return team::claim(c, id, self, name, lease); },
+        [this, id](Claimed r) {
+            if (!r.held)
+                m_claims.erase(id);
+            Q_EMIT claimChanged(id, r.held, r.holder);
+        },
+        [this, id](const TeamError &) { Q_EMIT claimChanged(id, false, {}); },
+        TeamConnection::WhenDown::Fail);
+}
+
+void TeamStore::release(const std::string &id)
+{
+    if (!m_claims.erase(id))
+        return;
+    const std::string self = m_config.self.id;
+    m_conn.run<bool>([id, self](pqxx::connection_base &c) { return team::release(c, id, self); },
+        [](bool) {}, {}, TeamConnection::WhenDown::Fail);
+}
+
+void TeamStore::onConnected()
+{
+    m_everConnected = true;
+    if (!m_available) {
+        m_available = true;
+        Q_EMIT availabilityChanged(true, {});
+    }
+    tick();
+    resync();
+}
+
+void TeamStore::onDisconnected(const QString &why)
+{
+    if (m_available || !m_everConnected) {
+        m_available = false;
+        Q_EMIT availabilityChanged(false, why);
+    }
+    checkLocalDeadlines();
+}
+
+void TeamStore::onNotified(const QString &kind, const QString &qid)
+{
+    const std::string id = qid.toStdString();
+    if (kind == u"new") {
+        if (!m_local.count(id) && !m_view.find(id))
+            refresh({ id });
+    } else if (kind == u"decided" || kind == u"claim") {
+        if (m_view.find(id) && !m_deciding.count(id))
+            refresh({ id });
+    }
+}
+
+void TeamStore::tick()
+{
+    if (!m_conn.isConnected())
+        return;
+    const Instance self = m_config.self;
+    std::vector<std::string> claims(m_claims.begin(), m_claims.end());
+    const TimeMs lease = m_config.leaseMs;
+    struct Beat
+    {
+        std::vector<std::pair<std::string, bool>> instances;
+        std::vector<std::string> lost; // leases that did not renew
+    };
+    m_conn.run<Beat>(
+        [self, claims, lease](pqxx::connection_base &c) {
+            Beat b;
+            heartbeat(c, self);
+            expireDue(c, self.id);
+            for (const std::string &id : claims)
+                if (!team::claim(c, id, self.id, self.reviewer, lease).held)
+                    b.lost.push_back(id);
+            b.instances = instancesOnline(c);
+            return b;
+        },
+        [this](Beat b) {
+            for (const std::string &id : b.lost)
+                if (m_claims.erase(id))
+                    Q_EMIT claimChanged(id, false, {});
+            std::unordered_map<std::string, bool> online(b.instances.begin(), b.instances.end());
+            std::vector<std::pair<std::string, TeamPlace>> changed;
+            m_view.forEachPending([&](const QueueItem &item) {
+                if (!item.team || item.team->local)
+                    return;
+                const auto it = online.find(item.team->gateway);
+                const bool now = it != online.end() && it->second;
+                if (now != item.team->online) {
+                    TeamPlace p = *item.team;
+                    p.online = now;
+                    changed.emplace_back(item.id, std::move(p));
+                }
+            });
+            for (auto &[id, place] : changed)
+                m_view.setTeamPlace(id, std::move(place));
+        },
+        {}, TeamConnection::WhenDown::Fail);
+}
+
+void TeamStore::copyRecord(const Json &record)
+{
+    // Escalations, claims, a person's decisions and every ending are in the
+    // team's audit already, written with the change they record.
+    const std::string event = record.value("event", std::string());
+    if (event != "call" && !(event == "decision" && record.value("state", std::string()) == "auto"))
+        return;
+    // Bounded while the database is away: 100,000 records, then a count.
+    constexpr std::size_t MaxWaiting = 100'000;
+    if (m_copies.size() + m_copiesInFlight >= MaxWaiting) {
+        ++m_copiesLost;
+        return;
+    }
+    Json fields = record;
+    fields.erase("event");
+    fields["at"] = fields.value("ts", std::string());
+    fields.erase("ts");
+    fields["gateway"] = m_config.self.id;
+    m_copies.push_back({ event, std::move(fields) });
+    if (!m_flush.isActive())
+        m_flush.start();
+}
+
+void TeamStore::flushCopies()
+{
+    if (m_copies.empty())
+        return;
+    std::vector<AuditEvent> batch = std::move(m_copies);
+    m_copies.clear();
+    if (m_copiesLost) {
+        batch.push_back({ "records_lost",
+            Json { { "count", m_copiesLost }, { "gateway", m_config.self.id },
+                { "why", "the team database was away too long" } } });
+        m_copiesLost = 0;
+    }
+    m_copiesInFlight += batch.size();
+    const std::size_t n = batch.size();
+    const std::string self = m_config.self.id;
+    m_conn.run<std::size_t>(
+        [batch = std::move(batch), self](pqxx::connection_base &c) {
+            appendAudit(c, self, batch);
+            return batch.size();
+        },
+        [this](std::size_t written) { m_copiesInFlight -= written; },
+        [this, n](const TeamError &) { m_copiesInFlight -= n; });
+}
+
+void TeamStore::checkLocalDeadlines()
+{
+    const TimeMs now = m_clock->now();
+    TimeMs next = NoDeadline;
+    std::vector<std::string> due;
+    for (const auto &[id, local] : m_local) {
+        if (local.deadline == NoDeadline)
+            continue;
+        if (local.deadline <= now)
+            due.push_back(id);
+        else
+            next = std::min(next, local.deadline);
+    }
+    if (!due.empty()) {
+        if (m_conn.isConnected()) {
+            // The database ends them (exactly once, whoever asks first) and
+            // says so; ask again in a second if its clock is behind ours.
+            const std::string self = m_config.self.id;
+            m_conn.run<std::vector<std::string>>(
+                [self](pqxx::connection_base &c) { return expireDue(c, self); },
+                [](std::vector<std::string>) {}, {}, TeamConnection::WhenDown::Fail);
+            next = std::min(next, now + 1'000);
+        } else {
+            for (const std::string &id : due) {
+                Decision d;
+                d.kind = DecisionKind::Deny;
+                d.decidedBy = "timeout";
+                d.code = "team_unavailable";
+                d.reason = "denied: the team database was unreachable until the deadline ("
+                    + m_conn.lastError().toStdString() + ")";
+                endLocally(id, ItemState::TimedOut, std::move(d), "unavailable");
+            }
+        }
+    }
+    m_deadlines.setDeadline(next);
+}
+
+void TeamStore::refresh(std::vector<std::string> ids)
+{
+    m_conn.run<std::vector<Row>>([ids](pqxx::connection_base &c) { return rows(c, ids); },
+        [this](std::vector<Row> found) {
+            for (const Row &r : found)
+                applyRow(r);
+        },
+        {}, TeamConnection::WhenDown::Fail);
+}
+
+void TeamStore::resync()
+{
+    std::vector<std::string> shown;
+    m_view.forEachPending([&](const QueueItem &item) { shown.push_back(item.id); });
+    struct State
+    {
+        std::vector<Row> pending;
+        std::vector<Row> shown;
+    };
+    m_conn.run<State>(
+        [shown](pqxx::connection_base &c) {
+            return State { pendingRows(c), rows(c, shown) };
+        },
+        [this](State s) {
+            std::set<std::string> inDb;
+            for (const Row &r : s.shown)
+                inDb.insert(r.id);
+            for (const Row &r : s.pending) {
+                inDb.insert(r.id);
+                applyRow(r);
+            }
+            for (const Row &r : s.shown)
+                if (r.state != "pending")
+                    applyRow(r);
+            // Items shown here that the team has no row for: a remote one
+            // is gone; a local one whose escalation never landed is
+            // written by the job still queued for it.
+            std::vector<std::string> gone;
+            m_view.forEachPending([&](const QueueItem &item) {
+                if (!inDb.count(item.id) && !m_local.count(item.id))
+                    gone.push_back(item.id);
+            });
+            for (const std::string &id : gone) {
+                Decision d;
+                d.kind = DecisionKind::Deny;
+                d.decidedBy = "team";
+                d.reason = "no longer in the team queue";
+                m_view.resolve(id, ItemState::Abandoned, std::move(d));
+            }
+        },
+        {}, TeamConnection::WhenDown::Fail);
+}
+
+void TeamStore::addRemote(const Row &row)
+{
+    auto item = itemFromRow(row);
+    if (!item || m_view.find(row.id))
+        return;
+    item->team = placeOf(row);
+    m_view.add(std::move(*item));
+}
+
+void TeamStore::applyRow(const Row &row)
+{
+    const QueueItem *item = m_view.find(row.id);
+    if (row.state == "pending") {
+        if (!item) {
+            if (!m_local.count(row.id))
+                addRemote(row);
+            return;
+        }
+        const TeamPlace place = placeOf(row);
+        if (!item->team || item->team->online != place.online
+            || item->team->editingBy != place.editingBy)
+            m_view.setTeamPlace(row.id, place);
+        return;
+    }
+    if (!item || m_deciding.count(row.id))
+        return;
+    m_claims.erase(row.id);
+    if (m_local.erase(row.id) && row.state == "decided") {
+        // A person decided one of our agents' calls elsewhere: the engine
+        // plans it here, with the real values, and resolves it.
+        const auto review = reviewFromText(row.reviewText, row.id);
+        if (review) {
+            m_applying = row.id;
+            Q_EMIT decidedElsewhere(*review, row.decidedBy);
+            m_applying.clear();
+        }
+        if (m_view.find(row.id)) {
+            Decision d;
+            d.kind = DecisionKind::Deny;
+            d.decidedBy = row.decidedBy;
+            d.code = "invalid_review";
+            d.reason = "the decision made by " + row.decidedBy + " could not be applied here";
+            m_view.resolve(row.id, ItemState::Decided, std::move(d));
+        }
+        return;
+    }
+    m_view.resolve(row.id, stateOf(row.state), decisionOf(row));
+}
+
+} // namespace holdpoint::team

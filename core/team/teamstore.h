@@ -1,0 +1,148 @@
+#pragma once
+
+// The queue store of team mode (TEAM.md "Gateways and consoles"): the
+// engine's QueueStore, backed by the team's PostgreSQL.
+//
+// Its view is a ReviewQueue in memory holding every pending team item: this
+// process's own escalations and, mirrored, every other gateway's. The
+// engine and the window read that view synchronously, as they read the
+// queue without a team. Changes go to the database on TeamConnection's
+// thread, and come back from it through LISTEN/NOTIFY:
+// - an escalation of this process's agents is written to the team and
+//   waits there (its deadline kept by the database);
+// - a reviewer's decision here is a conditional update there, and the item
+//   leaves the view only once it committed;
+// - a decision made anywhere on one of this process's items is planned by
+//   the engine as its own (decidedElsewhere) and delivered to the agent.
+// While the database is unreachable, escalations wait up to their deadline
+// and are then denied with `team_unavailable`, never allowed.
+
+#include "queue/reviewqueue.h"
+#include "team/teamconnection.h"
+
+#include <QTimer>
+
+#include <memory>
+#include <set>
+#include <string>
+#include <unordered_map>
+
+namespace holdpoint::team {
+
+struct TeamConfig
+{
+    std::string url;
+    Instance self; // id, kind, host, label, reviewer, grace
+    TimeMs heartbeatMs = 2'000; // also how often due items are expired
+    TimeMs leaseMs = 15'000; // the editor lease; renewed every third of it
+    TeamConnection::Options connection;
+};
+
+class TeamStore final : public QueueStore
+{
+    Q_OBJECT
+public:
+    TeamStore(TeamConfig config, Clock *clock, QObject *parent = nullptr);
+    ~TeamStore() override;
+
+    void start();
+    // Every pending team item, as the window shows it.
+    ReviewQueue *view() { return &m_view; }
+    bool isConnected() const { return m_conn.isConnected(); }
+    QString lastError() const { return m_conn.lastError(); }
+    const TeamConfig &config() const { return m_config; }
+
+    // The editor lease (TEAM.md "Statements"): taken when a reviewer opens
+    // an item's editor, renewed while it stays open, released after.
+    void claim(const std::string &id);
+    void release(const std::string &id);
+
+    // A record of this process's audit log (Broker::activity). Auto-
+    // decided calls are copied to the team's audit in batches, at most about
+    // 1 s behind (TEAM.md "The audit chain"); the rest is there already.
+    void copyRecord(const Json &record);
+
+    // QueueStore
+    std::string newId() const override;
+    void enqueue(QueueItem item) override;
+    const QueueItem *find(const std::string &id) const override { return m_view.find(id); }
+    bool resolve(const std::string &id, ItemState state, protocol::Decision decision,
+        const protocol::Review *review = nullptr) override;
+    void setAgentConnected(const std::string &id, bool connected) override
+    {
+        m_view.setAgentConnected(id, connected);
+    }
+    void restoreSecrets(
+        const std::string &id, const Json &args, std::vector<Redaction> redactions) override
+    {
+        m_view.restoreSecrets(id, args, std::move(redactions));
+    }
+    void setTurnFindings(const std::string &sessionId, const std::optional<std::string> &turnId,
+        const std::vector<protocol::TurnFinding> &findings) override
+    {
+        m_view.setTurnFindings(sessionId, turnId, findings);
+    }
+    std::vector<std::string> pendingIds(const PendingQuery &query) const override
+    {
+        return m_view.pendingIds(query);
+    }
+    int pendingCount() const override { return m_view.pendingCount(); }
+    std::unordered_map<std::string, int> pendingPerSession() const override
+    {
+        return m_view.pendingPerSession();
+    }
+    void forEachPending(const std::function<void(const QueueItem &)> &fn) const override
+    {
+        m_view.forEachPending(fn);
+    }
+
+Q_SIGNALS:
+    void availabilityChanged(bool available, const QString &why);
+    // The lease on `id`: held by this console, or by `holder` elsewhere.
+    void claimChanged(const std::string &id, bool held, const std::string &holder);
+
+private:
+    struct Local
+    {
+        TimeMs deadline = NoDeadline;
+        bool written = false; // the escalation committed
+    };
+
+    void onConnected();
+    void onDisconnected(const QString &why);
+    void onNotified(const QString &kind, const QString &id);
+    void tick();
+    void flushCopies();
+    void checkLocalDeadlines();
+    void writeEscalation(const QueueItem &item);
+    // Reads rows and makes the view agree with them.
+    void refresh(std::vector<std::string> ids);
+    void resync();
+    void applyRow(const Row &row);
+    void addRemote(const Row &row);
+    // Ends a local item here without the database: a deny, written to the
+    // team once it is back.
+    void endLocally(const std::string &id, ItemState state, protocol::Decision decision,
+        const std::string &teamState);
+    TeamPlace placeOf(const Row &row) const;
+    TeamPlace ownPlace() const;
+
+    TeamConfig m_config;
+    Clock *m_clock;
+    ReviewQueue m_view;
+    TeamConnection m_conn;
+    QTimer m_heartbeat;
+    QTimer m_flush;
+    std::vector<AuditEvent> m_copies; // waiting for the next flush
+    std::size_t m_copiesInFlight = 0; // handed to the connection, not yet written
+    std::size_t m_copiesLost = 0; // dropped while too many waited
+    Alarm m_deadlines;
+    std::unordered_map<std::string, Local> m_local; // this process's pending items
+    std::set<std::string> m_deciding; // our decisions on their way
+    std::set<std::string> m_claims; // leases this console holds
+    std::string m_applying; // the item decidedElsewhere is resolving
+    bool m_available = false;
+    bool m_everConnected = false;
+};
+
+} // namespace holdpoint::team

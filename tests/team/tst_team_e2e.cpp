@@ -1,0 +1,290 @@
+// Team mode end to end: real `holdpoint --team` processes (gateways and
+// reviewer consoles), real agents on their loopback endpoints, and
+// holdpoint-ctl, all on one PostgreSQL the test starts itself.
+
+#include "common/consoleprocess.h"
+#include "common/pgcluster.h"
+
+#include <QtTest>
+
+#include <csignal>
+
+using namespace holdpoint;
+using namespace holdpoint::test;
+
+namespace {
+
+Json toolCall(const std::string &callId, const std::string &tool = "deploy")
+{
+    return Json { { "type", "tool_call" }, { "call_id", callId }, { "tool_name", tool },
+        { "args", { { "target", "prod" } } } };
+}
+
+} // namespace
+
+class tst_TeamE2E final : public QObject
+{
+    Q_OBJECT
+
+private Q_SLOTS:
+    void initTestCase();
+    void init();
+    void cleanup();
+
+    void escalationReachesEveryConsoleAndTheDecisionItsAgent();
+    void twoReviewersRaceAndTheLoserIsTold();
+    void teamCtlDecidesForAGateway();
+    void killedGatewayKeepsItsItemsAndAnswersTheResend();
+    void unreachableDatabaseDeniesWithTeamUnavailable();
+    void autoDecisionsReachTheTeamAudit();
+
+private:
+    QStringList teamArgs(const QString &reviewer = {}) const
+    {
+        QStringList a { QStringLiteral("--team"), m_url };
+        if (!reviewer.isEmpty())
+            a << QStringLiteral("--reviewer") << reviewer;
+        return a;
+    }
+    CtlResult teamCtl(const QStringList &args) const
+    {
+        QProcess p;
+        p.start(QStringLiteral(HOLDPOINT_CTL_BIN),
+            QStringList { QStringLiteral("--team"), m_url } + args);
+        return finish(p);
+    }
+    // The ids `holdpoint-ctl --team URL pending --json` lists.
+    QStringList teamPending() const
+    {
+        QStringList ids;
+        const Json items = teamCtl({ QStringLiteral("pending"), QStringLiteral("--json") }).json();
+        if (items.is_array())
+            for (const Json &i : items)
+                ids << toQString(i.value("id", std::string()));
+        return ids;
+    }
+
+    PgCluster m_pg;
+    QString m_db;
+    QString m_url;
+    int m_databases = 0;
+};
+
+void tst_TeamE2E::initTestCase()
+{
+    QVERIFY2(m_pg.start(), qPrintable(m_pg.lastError()));
+}
+
+void tst_TeamE2E::init()
+{
+    m_db = QStringLiteral("e2e%1").arg(++m_databases);
+    QVERIFY2(m_pg.createDatabase(m_db), qPrintable(m_pg.lastError()));
+    m_url = m_pg.connString(m_db);
+    const CtlResult init = teamCtl({ QStringLiteral("team"), QStringLiteral("init"), m_url });
+    QVERIFY2(init.exitCode == 0, init.err.constData());
+}
+
+void tst_TeamE2E::cleanup()
+{
+    if (!m_pg.isRunning())
+        QVERIFY(m_pg.startAgain());
+    m_pg.dropDatabase(m_db);
+}
+
+void tst_TeamE2E::escalationReachesEveryConsoleAndTheDecisionItsAgent()
+{
+    ConsoleProcess gatewayA(teamArgs());
+    ConsoleProcess gatewayB(teamArgs());
+    ConsoleProcess alice(teamArgs(QStringLiteral("alice")));
+    ConsoleProcess bob(teamArgs(QStringLiteral("bob")));
+    QVERIFY(gatewayA.ready() && gatewayB.ready() && alice.ready() && bob.ready());
+    auto aliceView = alice.reviewer();
+    auto bobView = bob.reviewer();
+    QVERIFY(aliceView && bobView);
+
+    auto agent = gatewayA.agent();
+    QVERIFY(agent);
+    agent->send(toolCall("c1"));
+    QVERIFY(agent->next("pending").is_object());
+
+    // Both reviewer consoles show it, with its host and gateway.
+    const Json atAlice = aliceView->next("escalated");
+    const Json atBob = bobView->next("escalated");
+    QVERIFY2(
+        atAlice.is_object() && atBob.is_object(), "the escalation did not reach both consoles");
+    const std::string itemId = atAlice["item"]["id"];
+    QCOMPARE(atBob["item"]["id"].get<std::string>(), itemId);
+    QVERIFY(atAlice["item"]["team"]["gateway"].get<std::string>().rfind("gateway-", 0) == 0);
+    QCOMPARE(atAlice["item"]["team"]["online"].get<bool>(), true);
+    QCOMPARE(teamPending(), QStringList { toQString(itemId) });
+    // Every instance mirrors the team queue, gateways too.
+    QVERIFY(QTest::qWaitFor(
+        [&] {
+            return gatewayB.ctl({ QStringLiteral("pending") })
+                .out.contains(QByteArray::fromStdString(itemId));
+        },
+        WaitMs));
+
+    const CtlResult approved = alice.ctl({ QStringLiteral("approve"), toQString(itemId) });
+    QVERIFY2(approved.exitCode == 0, approved.err.constData());
+    const Json decision = agent->next("decision");
+    QCOMPARE(decision.value("decision", std::string()), std::string("allow"));
+    QCOMPARE(decision.value("decided_by", std::string()), std::string("human:alice"));
+    QCOMPARE(decision.value("call_id", std::string()), std::string("c1"));
+    QVERIFY(bobView->next("resolved").is_object());
+    QVERIFY(teamPending().isEmpty());
+    const CtlResult verify = teamCtl({ QStringLiteral("audit"), QStringLiteral("verify") });
+    QVERIFY2(verify.exitCode == 0, verify.out.constData());
+}
+
+void tst_TeamE2E::twoReviewersRaceAndTheLoserIsTold()
+{
+    ConsoleProcess gateway(teamArgs());
+    ConsoleProcess alice(teamArgs(QStringLiteral("alice")));
+    ConsoleProcess bob(teamArgs(QStringLiteral("bob")));
+    QVERIFY(gateway.ready() && alice.ready() && bob.ready());
+    auto aliceView = alice.reviewer();
+    auto bobView = bob.reviewer();
+    auto agent = gateway.agent();
+    QVERIFY(aliceView && bobView && agent);
+    agent->send(toolCall("race"));
+    const std::string id = aliceView->next("escalated")["item"]["id"];
+    QVERIFY(bobView->next("escalated").is_object());
+
+    aliceView->send(Json { { "type", "review" }, { "id", id }, { "action", "approve" } });
+    bobView->send(
+        Json { { "type", "review" }, { "id", id }, { "action", "deny" }, { "reason", "no" } });
+    const Json a = aliceView->next("reviewed", 3000);
+    const Json b = bobView->next("reviewed", 3000);
+    QVERIFY2(a.is_object() != b.is_object(), "both or neither were told their decision was made");
+    auto &loser = a.is_object() ? bobView : aliceView;
+    const Json error = loser->next("error");
+    QCOMPARE(error.value("code", std::string()), std::string("already_resolved"));
+    QVERIFY2(error.value("message", std::string()).find("already_decided: decided by human:")
+            != std::string::npos,
+        error.dump().c_str());
+    const Json decision = agent->next("decision");
+    QCOMPARE(decision.value("decided_by", std::string()),
+        a.is_object() ? std::string("human:alice") : std::string("human:bob"));
+    QVERIFY(agent->noneOf("decision"));
+}
+
+void tst_TeamE2E::teamCtlDecidesForAGateway()
+{
+    ConsoleProcess gateway(teamArgs());
+    QVERIFY(gateway.ready());
+    auto agent = gateway.agent();
+    QVERIFY(agent);
+    agent->send(toolCall("d1"));
+    QVERIFY(agent->next("pending").is_object());
+    QStringList ids;
+    QVERIFY(QTest::qWaitFor([&] { return !(ids = teamPending()).isEmpty(); }, WaitMs));
+    qputenv("HOLDPOINT_REVIEWER", "carol");
+    const CtlResult denied = teamCtl({ QStringLiteral("deny"), ids.first(),
+        QStringLiteral("--reason"), QStringLiteral("not today") });
+    qunsetenv("HOLDPOINT_REVIEWER");
+    QVERIFY2(denied.exitCode == 0, denied.err.constData());
+    const Json decision = agent->next("decision");
+    QCOMPARE(decision.value("decision", std::string()), std::string("deny"));
+    QCOMPARE(decision.value("reason", std::string()), std::string("not today"));
+    QCOMPARE(decision.value("decided_by", std::string()), std::string("human:carol"));
+    // Decided is decided: a second answer is refused and says by whom.
+    const CtlResult again = teamCtl({ QStringLiteral("approve"), ids.first() });
+    QCOMPARE(again.exitCode, 2);
+    QVERIFY2(again.err.contains("already_decided") && again.err.contains("human:carol"),
+        again.err.constData());
+}
+
+void tst_TeamE2E::killedGatewayKeepsItsItemsAndAnswersTheResend()
+{
+    QTemporaryDir dir;
+    const QString data = dir.path() + QStringLiteral("/gw");
+    std::string id;
+    {
+        ConsoleProcess gateway(data, teamArgs());
+        QVERIFY(gateway.ready());
+        auto agent = gateway.agent(std::string("s-kill"));
+        QVERIFY(agent);
+        agent->send(toolCall("k1"));
+        QVERIFY(agent->next("pending").is_object());
+        QStringList ids;
+        QVERIFY(QTest::qWaitFor([&] { return !(ids = teamPending()).isEmpty(); }, WaitMs));
+        id = ids.first().toStdString();
+        ::kill(pid_t(gateway.process().processId()), SIGKILL);
+        QVERIFY(gateway.process().waitForFinished(WaitMs));
+    }
+    // The item outlives its gateway, and a reviewer decides it meanwhile.
+    QCOMPARE(teamPending(), QStringList { toQString(id) });
+    const CtlResult approved = teamCtl({ QStringLiteral("approve"), toQString(id) });
+    QVERIFY2(approved.exitCode == 0, approved.err.constData());
+
+    ConsoleProcess again(data, teamArgs());
+    QVERIFY(again.ready());
+    auto agent = again.agent(std::string("s-kill"));
+    QVERIFY(agent);
+    agent->send(toolCall("k1"));
+    const Json decision = agent->next("decision", 20'000);
+    QCOMPARE(decision.value("decision", std::string()), std::string("allow"));
+    QVERIFY(decision.value("decided_by", std::string()).rfind("human:", 0) == 0);
+}
+
+void tst_TeamE2E::unreachableDatabaseDeniesWithTeamUnavailable()
+{
+    ConsoleProcess gateway(
+        teamArgs() + QStringList { QStringLiteral("--timeout"), QStringLiteral("3") });
+    QVERIFY(gateway.ready());
+    auto agent = gateway.agent();
+    QVERIFY(agent);
+    QVERIFY2(m_pg.stopImmediate(), qPrintable(m_pg.lastError()));
+    agent->send(toolCall("u1"));
+    QVERIFY(agent->next("pending").is_object());
+    const Json decision = agent->next("decision", 20'000);
+    QCOMPARE(decision.value("decision", std::string()), std::string("deny"));
+    QCOMPARE(decision.value("code", std::string()), std::string("team_unavailable"));
+    // Back up: the gateway reconnects on its own and the team learns the
+    // item ended; nothing waits there for a reviewer.
+    QVERIFY2(m_pg.startAgain(), qPrintable(m_pg.lastError()));
+    QVERIFY(QTest::qWaitFor(
+        [&] {
+            QString out;
+            return m_pg.psql(m_db, QStringLiteral("SELECT state FROM holdpoint.items"), &out)
+                && out.trimmed() == QStringLiteral("unavailable");
+        },
+        20'000));
+    // And it escalates again.
+    agent->send(toolCall("u2"));
+    QVERIFY(QTest::qWaitFor([&] { return teamPending().size() == 1; }, 20'000));
+}
+
+void tst_TeamE2E::autoDecisionsReachTheTeamAudit()
+{
+    QTemporaryDir dir;
+    const QString policy = writeAutoAllowPolicy(dir.path());
+    QVERIFY(!policy.isEmpty());
+    ConsoleProcess gateway(teamArgs() + QStringList { QStringLiteral("--policy"), policy });
+    QVERIFY(gateway.ready());
+    auto agent = gateway.agent();
+    QVERIFY(agent);
+    for (int i = 0; i < 5; ++i) {
+        agent->send(toolCall("auto" + std::to_string(i), "auto_op"));
+        QCOMPARE(agent->next("decision").value("decision", std::string()), std::string("allow"));
+    }
+    // Copied in batches, about a second behind; the chain still holds.
+    QVERIFY(QTest::qWaitFor(
+        [&] {
+            const CtlResult r = teamCtl({ QStringLiteral("audit"), QStringLiteral("query"),
+                QStringLiteral("--decision"), QStringLiteral("allow"), QStringLiteral("--json") });
+            return r.exitCode == 0 && r.out.count('\n') == 5;
+        },
+        WaitMs));
+    const CtlResult calls = teamCtl({ QStringLiteral("audit"), QStringLiteral("query"),
+        QStringLiteral("--event"), QStringLiteral("call"), QStringLiteral("--tool"),
+        QStringLiteral("auto_op"), QStringLiteral("--json") });
+    QCOMPARE(calls.out.count('\n'), 5);
+    QVERIFY(calls.out.contains("\"gateway\":\"gateway-"));
+    const CtlResult verify = teamCtl({ QStringLiteral("audit"), QStringLiteral("verify") });
+    QVERIFY2(verify.exitCode == 0, verify.out.constData());
+}
+
+QTEST_GUILESS_MAIN(tst_TeamE2E)
+#include "tst_team_e2e.moc"
