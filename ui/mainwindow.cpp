@@ -146,6 +146,7 @@ MainWindow::MainWindow(ConsoleCore *core, QWidget *parent)
     connect(&m_refresh, &QTimer::timeout, this, [this] {
         agentsModel()->refresh();
         updateTitleAndStatus();
+        updateTeamBanner(); // the latest reason, while reconnecting
     });
     m_refresh.start();
 
@@ -744,6 +745,9 @@ void MainWindow::updateTitleAndStatus()
     status += m_core->auditAvailable()
         ? tr("   \u00b7   audit log: recording (%1 records)").arg(m_core->auditRecords())
         : tr("   \u00b7   audit log: CANNOT WRITE, refusing every call");
+    if (m_core->team())
+        status += m_core->teamAvailable() ? tr("   \u00b7   team: connected as %1").arg(m_core->teamInstance())
+                                          : tr("   \u00b7   team: UNREACHABLE");
     m_statusLabel->setText(status);
     m_presence->setPending(pending);
 }

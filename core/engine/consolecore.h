@@ -67,6 +67,7 @@ public:
     team::TeamStore *team() const { return m_team; }
     bool teamAvailable() const { return !m_team || m_team->isConnected(); }
     QString teamError() const { return m_team ? m_team->lastError() : QString(); }
+    QString teamInstance() const { return m_team ? toQString(m_team->config().self.id) : QString(); }
     // The editor lease on a team item (TEAM.md): taken while its editor is open.
     void claimItem(const std::string &id);
     void releaseItem(const std::string &id);

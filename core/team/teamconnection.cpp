@@ -164,7 +164,9 @@ private:
     void lost(const QString &why)
     {
         closeConnection();
-        reportDown(why);
+        reportDown(why.contains(QStringLiteral("team database"))
+                       ? why.trimmed()
+                       : QStringLiteral("lost the connection to the team database: ") + why.trimmed());
         // Jobs that must not wait fail now; the rest wait for the reconnect.
         for (auto it = m_jobs.begin(); it != m_jobs.end();) {
             if (it->whenDown == TeamConnection::WhenDown::Fail) {
