@@ -15,14 +15,13 @@ ReviewQueue::ReviewQueue(Clock *clock, QObject *parent)
 
 ReviewQueue::~ReviewQueue() = default;
 
-std::string ReviewQueue::newId() const
+std::string ReviewQueue::newId(std::size_t digits) const
 {
-    // 48 random bits, shown as 12 hex digits: short enough to type in
-    // `holdpoint-ctl approve ID`, and checked against the live queue.
+    Q_ASSERT(digits <= 16);
     static constexpr char hex[] = "0123456789abcdef";
     for (;;) {
         quint64 v = QRandomGenerator::system()->generate64();
-        std::string id(12, '0');
+        std::string id(digits, '0');
         for (char &c : id) {
             c = hex[v & 0xf];
             v >>= 4;

@@ -29,7 +29,10 @@ public:
 
     Clock *clock() const { return m_clock; }
 
-    std::string newId() const override;
+    std::string newId() const override { return newId(12); }
+    // `digits` random hex digits no pending item has (48 bits at 12: short
+    // enough to type in `holdpoint-ctl approve ID`).
+    std::string newId(std::size_t digits) const;
     void enqueue(QueueItem item) override { add(std::move(item)); }
     const QueueItem *find(const std::string &id) const override;
     bool resolve(const std::string &id, ItemState state, protocol::Decision decision,

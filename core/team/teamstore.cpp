@@ -1,7 +1,6 @@
 #include "teamstore.h"
 
 #include <QDateTime>
-#include <QRandomGenerator>
 
 namespace holdpoint::team {
 
@@ -194,17 +193,7 @@ void TeamStore::start()
 std::string TeamStore::newId() const
 {
     // 64 random bits: unique across a fleet's gateways, not just this queue.
-    static constexpr char hex[] = "0123456789abcdef";
-    for (;;) {
-        quint64 v = QRandomGenerator::system()->generate64();
-        std::string id(16, '0');
-        for (char &c : id) {
-            c = hex[v & 0xf];
-            v >>= 4;
-        }
-        if (!m_view.find(id))
-            return id;
-    }
+    return m_view.newId(16);
 }
 
 TeamPlace TeamStore::ownPlace() const
