@@ -84,7 +84,6 @@ ConsoleCore::ConsoleCore(ConsoleOptions options, Clock *clock, QObject *parent)
         m_store = std::move(store);
         connect(m_team, &team::TeamStore::availabilityChanged, this,
             &ConsoleCore::teamAvailabilityChanged);
-        connect(m_team, &team::TeamStore::claimChanged, this, &ConsoleCore::claimChanged);
     } else {
         auto queue = std::make_unique<ReviewQueue>(m_clock);
         m_queue = queue.get();

@@ -140,7 +140,6 @@ Q_SIGNALS:
     // A decision asked for here did not happen (team mode: someone decided
     // first, or another reviewer holds the item, or the team is down).
     void reviewRefused(const std::string &id, const std::string &message);
-    void claimChanged(const std::string &id, bool held, const std::string &holder);
 
 private:
     ConsoleOptions m_options;

@@ -32,7 +32,6 @@ struct TeamPlace
     bool local = false; // this process holds the agent
     bool online = true; // the gateway's heartbeat is fresh
     std::string editingBy; // a reviewer holding the editor lease
-    TimeMs editingUntil = 0;
 };
 
 // One escalated call. `args` are the agent's original arguments; a

@@ -212,17 +212,15 @@ TeamPlace TeamStore::placeOf(const Row &row) const
     p.gateway = row.gateway;
     p.local = row.gateway == m_config.self.id;
     p.online = p.local || row.gatewayOnline;
-    if (row.claimUntil > row.now && row.claimedBy != m_config.self.id) {
+    if (row.claimUntil > row.now && row.claimedBy != m_config.self.id)
         p.editingBy = row.claimName;
-        p.editingUntil = row.claimUntil;
-    }
     return p;
 }
 
 void TeamStore::enqueue(QueueItem item)
 {
     item.team = ownPlace();
-    m_local[item.id] = Local { item.deadline, false };
+    m_local[item.id] = item.deadline;
     if (item.deadline != NoDeadline && item.deadline < m_deadlines.deadline())
         m_deadlines.setDeadline(item.deadline);
     writeEscalation(m_view.add(std::move(item)));
@@ -248,11 +246,7 @@ void TeamStore::writeEscalation(const QueueItem &item)
     const std::string id = item.id;
     m_conn.run<Escalated>([e = std::move(e)](pqxx::connection_base &c) { return escalate(c, e); },
         [this, id](Escalated r) {
-            auto it = m_local.find(id);
-            if (it == m_local.end())
-                return;
-            it->second.written = true;
-            if (r.state != "pending")
+            if (m_local.count(id) && r.state != "pending")
                 refresh({ id }); // decided while this gateway was away
         },
         [this, id](const TeamError &error) {
@@ -378,11 +372,9 @@ void TeamStore::claim(const std::string &id)
             pqxx::connection_base &c) { return team::claim(c, id, self, name, lease); },
         [this, id](Claimed r) {
             if (!r.held)
-                m_claims.erase(id);
-            Q_EMIT claimChanged(id, r.held, r.holder);
+                m_claims.erase(id); // another console's: the claim notice shows whose
         },
-        [this, id](const TeamError &) { Q_EMIT claimChanged(id, false, {}); },
-        TeamConnection::WhenDown::Fail);
+        [this, id](const TeamError &) { m_claims.erase(id); }, TeamConnection::WhenDown::Fail);
 }
 
 void TeamStore::release(const std::string &id)
@@ -394,23 +386,18 @@ void TeamStore::release(const std::string &id)
         [](bool) {}, {}, TeamConnection::WhenDown::Fail);
 }
 
+// TeamConnection reports each change once: connected after every (re)open,
+// disconnected when an open connection is lost or the first open fails.
 void TeamStore::onConnected()
 {
-    m_everConnected = true;
-    if (!m_available) {
-        m_available = true;
-        Q_EMIT availabilityChanged(true, {});
-    }
+    Q_EMIT availabilityChanged(true, {});
     tick();
     resync();
 }
 
 void TeamStore::onDisconnected(const QString &why)
 {
-    if (m_available || !m_everConnected) {
-        m_available = false;
-        Q_EMIT availabilityChanged(false, why);
-    }
+    Q_EMIT availabilityChanged(false, why);
     checkLocalDeadlines();
 }
 
@@ -451,8 +438,7 @@ void TeamStore::tick()
         },
         [this](Beat b) {
             for (const std::string &id : b.lost)
-                if (m_claims.erase(id))
-                    Q_EMIT claimChanged(id, false, {});
+                m_claims.erase(id);
             std::unordered_map<std::string, bool> online(b.instances.begin(), b.instances.end());
             std::vector<std::pair<std::string, TeamPlace>> changed;
             m_view.forEachPending([&](const QueueItem &item) {
@@ -524,13 +510,13 @@ void TeamStore::checkLocalDeadlines()
     const TimeMs now = m_clock->now();
     TimeMs next = NoDeadline;
     std::vector<std::string> due;
-    for (const auto &[id, local] : m_local) {
-        if (local.deadline == NoDeadline)
+    for (const auto &[id, deadline] : m_local) {
+        if (deadline == NoDeadline)
             continue;
-        if (local.deadline <= now)
+        if (deadline <= now)
             due.push_back(id);
         else
-            next = std::min(next, local.deadline);
+            next = std::min(next, deadline);
     }
     if (!due.empty()) {
         if (m_conn.isConnected()) {

@@ -98,16 +98,8 @@ public:
 
 Q_SIGNALS:
     void availabilityChanged(bool available, const QString &why);
-    // The lease on `id`: held by this console, or by `holder` elsewhere.
-    void claimChanged(const std::string &id, bool held, const std::string &holder);
 
 private:
-    struct Local
-    {
-        TimeMs deadline = NoDeadline;
-        bool written = false; // the escalation committed
-    };
-
     void onConnected();
     void onDisconnected(const QString &why);
     void onNotified(const QString &kind, const QString &id);
@@ -137,12 +129,10 @@ private:
     std::size_t m_copiesInFlight = 0; // handed to the connection, not yet written
     std::size_t m_copiesLost = 0; // dropped while too many waited
     Alarm m_deadlines;
-    std::unordered_map<std::string, Local> m_local; // this process's pending items
+    std::unordered_map<std::string, TimeMs> m_local; // this process's pending items, by deadline
     std::set<std::string> m_deciding; // our decisions on their way
     std::set<std::string> m_claims; // leases this console holds
     std::string m_applying; // the item decidedElsewhere is resolving
-    bool m_available = false;
-    bool m_everConnected = false;
 };
 
 } // namespace holdpoint::team
