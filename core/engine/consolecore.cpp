@@ -25,21 +25,20 @@ namespace {
 
 // This instance's id in the team, kept in the data dir so that a gateway
 // that restarts (or was killed) finds its pending items again.
-std::string teamInstanceId(const QString &dataDir, const std::string &kind)
+bool teamInstanceId(const QString &dataDir, const std::string &kind, std::string *id, QString *error)
 {
     const QString path = dataDir + QStringLiteral("/team-instance");
     QFile f(path);
     if (f.open(QIODevice::ReadOnly)) {
-        const QByteArray id = f.readAll().trimmed();
-        if (!id.isEmpty() && id.size() <= 200)
-            return id.toStdString();
+        const QByteArray kept = f.readAll().trimmed();
+        if (!kept.isEmpty() && kept.size() <= 200) {
+            *id = kept.toStdString();
+            return true;
+        }
     }
-    const std::string id = kind + "-" + QSysInfo::machineHostName().toStdString() + "-"
+    *id = kind + "-" + QSysInfo::machineHostName().toStdString() + "-"
         + generateToken().left(8).toStdString();
-    QString error;
-    ensurePrivateDir(dataDir, &error);
-    writePrivateFile(path, QByteArray::fromStdString(id) + '\n', &error);
-    return id;
+    return writePrivateFile(path, QByteArray::fromStdString(*id) + '\n', error);
 }
 
 } // namespace
@@ -73,8 +72,7 @@ ConsoleCore::ConsoleCore(ConsoleOptions options, Clock *clock, QObject *parent)
         m_options.audit.dir = m_options.dataDir + u'/' + QLatin1String(audit::DirName);
 
     if (m_options.team) {
-        team::TeamConfig &t = *m_options.team;
-        t.self.id = teamInstanceId(m_options.dataDir, t.self.kind);
+        team::TeamConfig &t = *m_options.team; // its id is read by start(), under the lock
         if (t.self.reviewer.empty())
             t.self.reviewer = m_options.broker.reviewerName;
         t.self.graceMs = m_options.broker.graceMs;
@@ -305,6 +303,16 @@ bool ConsoleCore::start(QString *error)
     // QLockFile creates it with the umask's mode, usually 0644; like every
     // other file in the data dir it is the user's alone (it names our pid and host).
     QFile::setPermissions(lockPath, QFileDevice::ReadOwner | QFileDevice::WriteOwner);
+
+    if (m_team) {
+        // Before the log restores pending items: they escalate under this id.
+        std::string id;
+        if (!teamInstanceId(dir, m_team->config().self.kind, &id, error)) {
+            m_lock.reset();
+            return false;
+        }
+        m_team->setInstanceId(std::move(id));
+    }
 
     // The log opens first: what it restores is in the queue before any
     // agent can connect. A log that cannot be written does not stop the

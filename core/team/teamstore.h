@@ -45,6 +45,8 @@ public:
     TeamStore(TeamConfig config, Clock *clock, QObject *parent = nullptr);
     ~TeamStore() override;
 
+    // This instance's id, kept by its owner; before anything is enqueued.
+    void setInstanceId(std::string id) { m_config.self.id = std::move(id); }
     void start();
     // Every pending team item, as the window shows it.
     ReviewQueue *view() { return &m_view; }
