@@ -19,6 +19,7 @@
 #include "exitcodes.h"
 #include "geminihook.h"
 #include "hookcommand.h"
+#include "reviewcommand.h"
 #include "guardrails/chain.h"
 #include "integrations/claudecode.h"
 #include "integrations/codex.h"
@@ -109,20 +110,6 @@ at the team's queue and audit in PostgreSQL instead. The password goes in
 ~/.pgpass, PGPASSFILE or PGPASSWORD, never in the URL.
 )";
 
-std::optional<Json> parseJsonOption(const QString &text, const char *what, bool requireObject, QString *error)
-{
-    Json j;
-    std::string why;
-    if (!parseStrictJson(text.toStdString(), protocol::MaxDepth, &j, &why)) {
-        *error = QStringLiteral("--%1: invalid JSON: %2").arg(QLatin1String(what), toQString(why));
-        return std::nullopt;
-    }
-    if (requireObject && !j.is_object()) {
-        *error = QStringLiteral("--%1: expected a JSON object, got %2").arg(QLatin1String(what), QLatin1String(j.type_name()));
-        return std::nullopt;
-    }
-    return j;
-}
 
 // One connection to the console for one subcommand: connects, does the
 // subcommand's exchange, sets the exit code.
@@ -297,44 +284,15 @@ void printQueue(const Json &items, bool asJson)
 
 int runReviewer(const QString &command, const QStringList &args, const EndpointInfo &endpoint)
 {
-    QCommandLineParser p;
-    const QCommandLineOption reason(QStringLiteral("reason"), {}, QStringLiteral("text"));
-    const QCommandLineOption argsOpt(QStringLiteral("args"), {}, QStringLiteral("json"));
-    const QCommandLineOption json(QStringLiteral("json"));
-    if (command == u"pending")
-        p.addOption(json);
-    else
-        p.addOption(reason);
-    if (command == u"edit")
-        p.addOption(argsOpt);
-    if (!p.parse(args))
-        return usageError(p.errorText());
-
-    Json review;
-    if (command != u"pending") {
-        if (p.positionalArguments().size() != 1)
-            return usageError(QStringLiteral("%1: expected exactly one item ID (see `holdpoint-ctl pending`)").arg(command));
-        review = Json {{"type", "review"}, {"id", p.positionalArguments().first().toStdString()}, {"action", command.toStdString()}};
-        if (command == u"deny" && p.value(reason).trimmed().isEmpty())
-            return usageError(QStringLiteral("deny: --reason TEXT is required; the agent sees it"));
-        if (p.isSet(reason))
-            review["reason"] = p.value(reason).toStdString();
-        if (command == u"edit") {
-            if (!p.isSet(argsOpt))
-                return usageError(QStringLiteral("edit: --args JSON is required"));
-            QString error;
-            auto j = parseJsonOption(p.value(argsOpt), "args", true, &error);
-            if (!j)
-                return usageError(error);
-            review["args"] = std::move(*j);
-        }
-    } else if (!p.positionalArguments().isEmpty()) {
-        return usageError(QStringLiteral("pending: unexpected argument \"%1\"").arg(p.positionalArguments().first()));
-    }
+    QString error;
+    const auto parsed = parseReviewCommand(command, args, QStringLiteral("holdpoint-ctl pending"), &error);
+    if (!parsed)
+        return usageError(error);
+    const Json &review = parsed->review;
 
     ConsoleExchange exchange(endpoint);
     g_exchange = &exchange;
-    const bool asJson = command == u"pending" && p.isSet(json);
+    const bool asJson = parsed->json;
     exchange.onWelcome = [] {};
     exchange.onMessage = [&](const Json &m) {
         const std::string type = m.value("type", std::string());

@@ -1,12 +1,10 @@
 #include "teamcommands.h"
 #include "exitcodes.h"
 #include "hookcommand.h"
+#include "reviewcommand.h"
 
-#include "common/jsonparse.h"
-#include "protocol/protocol.h"
 #include "team/teamdb.h"
 
-#include <QCommandLineParser>
 #include <QDateTime>
 #include <QHostInfo>
 
@@ -127,37 +125,11 @@ int runTeam(const QStringList &args, const QString &globalTeamUrl)
 
 int runTeamReviewer(const QString &command, const QStringList &args, const QString &url)
 {
-    QCommandLineParser p;
-    const QCommandLineOption reason(QStringLiteral("reason"), {}, QStringLiteral("text"));
-    const QCommandLineOption argsOpt(QStringLiteral("args"), {}, QStringLiteral("json"));
-    const QCommandLineOption json(QStringLiteral("json"));
-    if (command == u"pending")
-        p.addOption(json);
-    else
-        p.addOption(reason);
-    if (command == u"edit")
-        p.addOption(argsOpt);
-    if (!p.parse(args))
-        return failed(p.errorText());
-    if (command == u"pending" && !p.positionalArguments().isEmpty())
-        return failed(QStringLiteral("pending: unexpected argument \"%1\"")
-                          .arg(p.positionalArguments().first()));
-    if (command != u"pending" && p.positionalArguments().size() != 1)
-        return failed(QStringLiteral(
-            "%1: expected exactly one item ID (see `holdpoint-ctl --team URL pending`)")
-                          .arg(command));
-    if (command == u"deny" && p.value(reason).trimmed().isEmpty())
-        return failed(QStringLiteral("deny: --reason TEXT is required; the agent sees it"));
-    Json editArgs;
-    if (command == u"edit") {
-        if (!p.isSet(argsOpt))
-            return failed(QStringLiteral("edit: --args JSON is required"));
-        std::string why;
-        if (!parseStrictJson(p.value(argsOpt).toStdString(), protocol::MaxDepth, &editArgs, &why))
-            return failed(QStringLiteral("edit: --args: invalid JSON: %1").arg(toQString(why)));
-        if (!editArgs.is_object())
-            return failed(QStringLiteral("edit: --args: expected a JSON object"));
-    }
+    QString error;
+    const auto parsed
+        = parseReviewCommand(command, args, QStringLiteral("holdpoint-ctl --team URL pending"), &error);
+    if (!parsed)
+        return failed(error);
 
     try {
         auto c = team::connect(url.toStdString());
@@ -165,10 +137,12 @@ int runTeamReviewer(const QString &command, const QStringList &args, const QStri
         if (command == u"pending") {
             const std::string self = "ctl@" + QHostInfo::localHostName().toStdString();
             team::expireDue(*c, self);
-            printPending(team::pendingRows(*c), p.isSet(json));
+            printPending(team::pendingRows(*c), parsed->json);
             return exitcode::review::Done;
         }
-        const std::string id = p.positionalArguments().first().toStdString();
+        Json review = parsed->review;
+        review.erase("type"); // stored as the review alone
+        const std::string id = review["id"];
         const auto found = team::row(*c, id);
         if (!found)
             return failed(
@@ -185,17 +159,12 @@ int runTeamReviewer(const QString &command, const QStringList &args, const QStri
         d.id = id;
         d.instance = "ctl@" + QHostInfo::localHostName().toStdString();
         d.decidedBy = "human:" + reviewerName();
-        Json review { { "id", id }, { "action", command.toStdString() } };
-        if (p.isSet(reason) && !p.value(reason).isEmpty())
-            review["reason"] = p.value(reason).toStdString();
-        if (command == u"edit")
-            review["args"] = editArgs;
         d.decision = command == u"approve" ? (item.contains("proposed_args") ? "modify" : "allow")
             : command == u"edit"           ? "modify"
             : command == u"deny"           ? "deny"
                                            : "halt";
         d.review = review;
-        d.reason = p.value(reason).toStdString();
+        d.reason = review.value("reason", std::string());
         if (d.reason.empty())
             d.reason = command == u"halt" ? "halted by a reviewer" : "approved by a reviewer";
         d.audit = Json { { "call_id", found->callId }, { "decided_by", d.decidedBy },
@@ -203,7 +172,7 @@ int runTeamReviewer(const QString &command, const QStringList &args, const QStri
             { "os_user", reviewerName() }, { "reason", d.reason }, { "session", found->sessionId },
             { "state", "decided" }, { "tool", found->tool } };
         if (command == u"edit")
-            d.audit["args"] = editArgs;
+            d.audit["args"] = review["args"];
         const auto outcome = team::decide(*c, d);
         switch (outcome.outcome) {
         case team::Decided::Outcome::Decided:
