@@ -109,10 +109,11 @@ Child::~Child()
     }
 }
 
-std::unique_ptr<Child> startConsole(const QString &root, QString *error)
+std::unique_ptr<Child> startConsole(const QString &root, QString *error, const QStringList &extra,
+                                    const QString &name)
 {
     auto child = std::make_unique<Child>();
-    child->dataDir = root + QStringLiteral("/console");
+    child->dataDir = root + QLatin1Char('/') + name;
     const QString policy = root + QStringLiteral("/bench-policy.json");
     QFile f(policy);
     if (!f.open(QIODevice::WriteOnly)) {
@@ -127,8 +128,10 @@ std::unique_ptr<Child> startConsole(const QString &root, QString *error)
     child->process = std::make_unique<QProcess>();
     child->process->setProcessChannelMode(QProcess::ForwardedErrorChannel);
     child->process->start(QStringLiteral(HOLDPOINT_BIN),
-                          {QStringLiteral("--headless"), QStringLiteral("--data-dir"), child->dataDir,
-                           QStringLiteral("--policy"), policy, QStringLiteral("--max-connections"), QStringLiteral("2048")});
+                          QStringList {QStringLiteral("--headless"), QStringLiteral("--data-dir"), child->dataDir,
+                                       QStringLiteral("--policy"), policy, QStringLiteral("--max-connections"),
+                                       QStringLiteral("2048")}
+                              + extra);
     if (!child->process->waitForStarted(10'000)) {
         *error = QStringLiteral("cannot start %1").arg(QStringLiteral(HOLDPOINT_BIN));
         return nullptr;
@@ -136,9 +139,10 @@ std::unique_ptr<Child> startConsole(const QString &root, QString *error)
     EndpointInfo info;
     QString why;
     for (int i = 0; i < 1000; ++i) {
-        if (readEndpointInfo(child->dataDir, false, &info, &why) && info.pid == child->process->processId()) {
+        if (readEndpointInfo(child->dataDir, true, &info, &why) && info.pid == child->process->processId()) {
             child->url = info.url;
             child->agentToken = info.agentToken;
+            child->reviewerToken = info.reviewerToken;
             return child;
         }
         QThread::msleep(10); // polling a file another process writes

@@ -61,12 +61,15 @@ struct Child
     QString dataDir;
     QUrl url;
     QByteArray agentToken;
+    QByteArray reviewerToken;
     ~Child();
 };
 
-// A real `holdpoint --headless` on a temporary data dir under `root`, with a
-// policy that allows the tool "bench_op" at once.
-std::unique_ptr<Child> startConsole(const QString &root, QString *error);
+// A real `holdpoint --headless` on the data dir `root`/`name`, with a policy
+// that allows the tool "bench_op" at once and asks a person for the rest;
+// `extra` goes on its command line.
+std::unique_ptr<Child> startConsole(const QString &root, QString *error, const QStringList &extra = {},
+                                    const QString &name = QStringLiteral("console"));
 // This binary in --serve-echo mode; `syncFile` non-empty adds one
 // fdatasync per message to that file.
 // How the echo server logs each message before answering: not at all, or
@@ -86,5 +89,7 @@ void queueScenario(bool quick, Table *table);
 void auditScenario(bool quick, Table *table);
 // With `peerHitlDir`, also through mcp-hitl-wrapper built there.
 void mcpScenario(bool quick, const QString &peerHitlDir, Table *table);
+// Team mode on a PostgreSQL cluster of its own (skipped without the server).
+void teamScenario(bool quick, Table *table);
 
 } // namespace holdpoint::bench

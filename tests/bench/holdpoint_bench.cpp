@@ -22,6 +22,11 @@
 //              tests/mcp/node_modules; otherwise reported as skipped), and
 //              with --peer-hitl DIR through mcp-hitl-wrapper too, all
 //              interleaved.
+//  team        on a PostgreSQL cluster of its own (fsync on): an escalation
+//              at a gateway seen in a second console, an approval there
+//              reaching the agent, the auto-allowed rtt with --team, and
+//              1000 escalations/s over four gateways; baseline: one console
+//              alone, measured interleaved (skipped without the server).
 
 #include "bench.h"
 
@@ -70,6 +75,8 @@ int main(int argc, char **argv)
         auditScenario(q, &table);
     if (want("mcp"))
         mcpScenario(q, parser.value(peer), &table);
+    if (want("team"))
+        teamScenario(q, &table);
 
     table.print(q);
     if (parser.isSet(json)) {

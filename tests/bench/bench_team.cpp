@@ -1,0 +1,326 @@
+// The team scenario: `holdpoint --team` gateways and a reviewer console on a
+// PostgreSQL cluster this run starts for itself (fsync on), each figure next
+// to the same figure for one console alone, measured in the same run.
+
+#include "bench.h"
+
+#include "common/pgcluster.h"
+
+#include <QDeadlineTimer>
+#include <QEventLoop>
+#include <QTimer>
+#include <QWebSocket>
+
+#include <deque>
+#include <functional>
+#include <map>
+#include <optional>
+
+namespace holdpoint::bench {
+
+namespace {
+
+struct Message
+{
+    Json json;
+    SteadyClock::time_point at; // when it was read off the socket
+};
+
+double msBetween(SteadyClock::time_point from, SteadyClock::time_point to)
+{
+    return std::chrono::duration<double, std::milli>(to - from).count();
+}
+
+// A protocol client whose waits run the event loop until a message arrives,
+// so a latency is not rounded up to a polling period.
+class Peer final : public QObject
+{
+public:
+    // Once connected: called for every message instead of keeping it.
+    std::function<void(const Message &)> onMessage;
+
+    bool connectAs(const QUrl &url, const QByteArray &token, const std::string &role, QString *error)
+    {
+        connect(&m_ws, &QWebSocket::textMessageReceived, this, [this](const QString &text) {
+            Message m {Json::parse(text.toStdString(), nullptr, false), SteadyClock::now()};
+            if (onMessage)
+                onMessage(m);
+            else
+                m_inbox.push_back(std::move(m));
+            if (m_loop)
+                m_loop->quit();
+        });
+        connect(&m_ws, &QWebSocket::connected, this, [this, token, role] {
+            for (QAbstractSocket *tcp : m_ws.findChildren<QAbstractSocket *>())
+                tcp->setSocketOption(QAbstractSocket::LowDelayOption, 1);
+            send(Json {{"type", "hello"}, {"protocol", 1}, {"token", token.toStdString()}, {"role", role},
+                       {"agent", {{"name", "bench"}}}});
+        });
+        connect(&m_ws, &QWebSocket::disconnected, this, [this] {
+            m_closed = true;
+            if (m_loop)
+                m_loop->quit();
+        });
+        m_ws.open(url);
+        if (!next("welcome", 10'000) || (role == "reviewer" && !next("queue", 10'000))) {
+            *error = QStringLiteral("no welcome from %1 as %2").arg(url.toString(), QString::fromStdString(role));
+            return false;
+        }
+        return true;
+    }
+
+    void send(const Json &j) { m_ws.sendTextMessage(QString::fromStdString(dumpJson(j))); }
+
+    // The first message of `type`, waiting up to `timeoutMs` for it.
+    std::optional<Message> next(const std::string &type, int timeoutMs)
+    {
+        const QDeadlineTimer deadline(timeoutMs);
+        for (;;) {
+            for (auto it = m_inbox.begin(); it != m_inbox.end(); ++it) {
+                if (it->json.value("type", std::string()) == type) {
+                    Message m = std::move(*it);
+                    m_inbox.erase(it);
+                    return m;
+                }
+            }
+            if (m_closed || deadline.hasExpired())
+                return std::nullopt;
+            QEventLoop loop;
+            m_loop = &loop;
+            QTimer::singleShot(std::max<qint64>(1, deadline.remainingTime()), &loop, &QEventLoop::quit);
+            loop.exec();
+            m_loop = nullptr;
+        }
+    }
+
+    void clear() { m_inbox.clear(); }
+
+private:
+    QWebSocket m_ws;
+    std::deque<Message> m_inbox;
+    QEventLoop *m_loop = nullptr;
+    bool m_closed = false;
+};
+
+// An agent on `agentHost` and a reviewer on `reviewerHost` (the same console
+// alone, or a gateway and a second console in the team).
+struct Pair
+{
+    Peer agent;
+    Peer reviewer;
+    std::vector<double> escalationMs; // call sent → the reviewer sees it
+    std::vector<double> decisionMs;   // approve sent → the agent has the decision
+    int calls = 0;
+};
+
+// One escalated call, approved by the reviewer; false with `error` set when
+// a step does not happen within 10 s.
+bool escalateAndApprove(Pair &p, QString *error)
+{
+    const std::string callId = "e" + std::to_string(++p.calls);
+    p.agent.send(Json {{"type", "tool_call"}, {"call_id", callId}, {"tool_name", "deploy"},
+                       {"args", {{"target", "staging"}, {"build", p.calls}}}});
+    const auto sent = SteadyClock::now();
+    const std::optional<Message> escalated = p.reviewer.next("escalated", 10'000);
+    if (!escalated) {
+        *error = QStringLiteral("escalation %1 never reached the reviewer").arg(QString::fromStdString(callId));
+        return false;
+    }
+    p.escalationMs.push_back(msBetween(sent, escalated->at));
+    const std::string id = escalated->json["item"].value("id", std::string());
+    p.reviewer.send(Json {{"type", "review"}, {"id", id}, {"action", "approve"}});
+    const auto approved = SteadyClock::now();
+    const std::optional<Message> decision = p.agent.next("decision", 10'000);
+    if (!decision || decision->json.value("decision", std::string()) != "allow") {
+        *error = QStringLiteral("the approval of %1 never reached the agent").arg(QString::fromStdString(id));
+        return false;
+    }
+    p.decisionMs.push_back(msBetween(approved, decision->at));
+    p.agent.clear();
+    p.reviewer.clear();
+    return true;
+}
+
+struct Burst
+{
+    double offeredPerSecond = 0;
+    double visiblePerSecond = 0;
+    std::vector<double> lagMs;  // call sent → the reviewer console sees it
+    double drainMs = 0;         // last call sent → the last one seen
+};
+
+// `rate` escalations a second for `seconds`, spread over agents on every
+// gateway, counted as they reach a reviewer on `console`.
+Burst burst(const std::vector<std::unique_ptr<Child>> &gateways, const Child &console, int rate, double seconds,
+            QString *error)
+{
+    Burst b;
+    constexpr int agentsPerGateway = 4;
+    std::vector<std::unique_ptr<Peer>> agents;
+    for (const auto &g : gateways) {
+        for (int i = 0; i < agentsPerGateway; ++i) {
+            auto agent = std::make_unique<Peer>();
+            if (!agent->connectAs(g->url, g->agentToken, "agent", error))
+                return b;
+            agent->onMessage = [](const Message &) {}; // pending notices, not needed
+            agents.push_back(std::move(agent));
+        }
+    }
+    const int total = int(rate * seconds);
+    std::map<std::string, SteadyClock::time_point> sentAt;
+    std::vector<SteadyClock::time_point> seenAt;
+    seenAt.reserve(std::size_t(total));
+    QEventLoop loop;
+    Peer reviewer;
+    if (!reviewer.connectAs(console.url, console.reviewerToken, "reviewer", error))
+        return b;
+    reviewer.onMessage = [&](const Message &m) {
+        if (m.json.value("type", std::string()) != "escalated")
+            return;
+        const auto it = sentAt.find(m.json["item"].value("call_id", std::string()));
+        if (it == sentAt.end())
+            return;
+        b.lagMs.push_back(msBetween(it->second, m.at));
+        seenAt.push_back(m.at);
+        if (int(seenAt.size()) == total)
+            loop.quit();
+    };
+
+    // Paced by the clock, not by the timer's count, so a late tick catches up.
+    const auto start = SteadyClock::now();
+    int sent = 0;
+    QTimer pace;
+    pace.setTimerType(Qt::PreciseTimer);
+    QObject::connect(&pace, &QTimer::timeout, &loop, [&] {
+        const double elapsed = std::chrono::duration<double>(SteadyClock::now() - start).count();
+        const int due = std::min(total, int(elapsed * rate));
+        for (; sent < due; ++sent) {
+            const std::string callId = "b" + std::to_string(sent);
+            agents[std::size_t(sent) % agents.size()]->send(
+                Json {{"type", "tool_call"}, {"call_id", callId}, {"tool_name", "deploy"},
+                      {"args", {{"target", "staging"}, {"build", sent}}}});
+            sentAt[callId] = SteadyClock::now();
+        }
+        if (sent == total)
+            pace.stop();
+    });
+    pace.start(2);
+    QTimer watchdog;
+    watchdog.setSingleShot(true);
+    QObject::connect(&watchdog, &QTimer::timeout, &loop, &QEventLoop::quit);
+    watchdog.start(int(seconds * 1000) + 30'000);
+    loop.exec();
+    if (int(seenAt.size()) < total) {
+        *error = QStringLiteral("%1 of %2 escalations reached the reviewer console within 30 s of the last")
+                     .arg(seenAt.size())
+                     .arg(total);
+        return b;
+    }
+    const auto lastSent = std::max_element(sentAt.begin(), sentAt.end(), [](const auto &a, const auto &c) {
+                              return a.second < c.second;
+                          })->second;
+    const auto lastSeen = *std::max_element(seenAt.begin(), seenAt.end());
+    b.offeredPerSecond = total / std::chrono::duration<double>(lastSent - start).count();
+    b.visiblePerSecond = total / std::chrono::duration<double>(lastSeen - start).count();
+    b.drainMs = msBetween(lastSent, lastSeen);
+    return b;
+}
+
+} // namespace
+
+void teamScenario(bool quick, Table *table)
+{
+    test::PgCluster pg;
+    test::PgCluster::Options durable;
+    durable.durable = true;
+    if (!pg.start(durable)) {
+        if (pg.lastError().startsWith(QStringLiteral("no PostgreSQL server binaries")))
+            return table->skip("team", pg.lastError().toStdString());
+        return table->fail("team", pg.lastError().toStdString());
+    }
+    if (!pg.createDatabase(QStringLiteral("bench")))
+        return table->fail("team", pg.lastError().toStdString());
+    const QStringList team {QStringLiteral("--team"), pg.connString(QStringLiteral("bench"))};
+
+    QTemporaryDir tmp;
+    QString error;
+    auto alone = startConsole(tmp.path(), &error, {}, QStringLiteral("alone"));
+    auto gateway = startConsole(tmp.path(), &error, team, QStringLiteral("gateway"));
+    auto console = startConsole(tmp.path(), &error, team + QStringList {QStringLiteral("--reviewer"), QStringLiteral("bench")},
+                                QStringLiteral("reviewer"));
+    if (!alone || !gateway || !console)
+        return table->fail("team", error.toStdString());
+
+    // Escalation and decision latency, interleaved call by call.
+    Pair local, remote;
+    if (!local.agent.connectAs(alone->url, alone->agentToken, "agent", &error)
+        || !local.reviewer.connectAs(alone->url, alone->reviewerToken, "reviewer", &error)
+        || !remote.agent.connectAs(gateway->url, gateway->agentToken, "agent", &error)
+        || !remote.reviewer.connectAs(console->url, console->reviewerToken, "reviewer", &error))
+        return table->fail("team", error.toStdString());
+    const int rounds = quick ? 40 : 400;
+    for (int i = 0; i < rounds + 5; ++i) {
+        if (!escalateAndApprove(local, &error) || !escalateAndApprove(remote, &error))
+            return table->fail("team", error.toStdString());
+        if (i == 4) { // warm-up
+            for (Pair *p : {&local, &remote}) {
+                p->escalationMs.clear();
+                p->decisionMs.clear();
+            }
+        }
+    }
+    const std::string n = std::to_string(rounds) + " escalations";
+    for (const auto &[name, p] : {std::pair {"p50", 0.5}, std::pair {"p99", 0.99}}) {
+        const bool median = p == 0.5;
+        table->add({"team", "escalated at a gateway, seen in a second console, " + n, name, "ms",
+                    percentile(remote.escalationMs, p), "one console alone", percentile(local.escalationMs, p),
+                    median ? "at most 10 ms" : ""});
+        table->add({"team", "approved in a second console, at the gateway's agent, " + n, name, "ms",
+                    percentile(remote.decisionMs, p), "one console alone", percentile(local.decisionMs, p),
+                    median ? "at most 10 ms" : ""});
+    }
+
+    // The auto-decided path: a gateway against the same console without --team.
+    const int calls = quick ? 500 : 10'000;
+    std::vector<double> withTeam, without;
+    const int parts = quick ? 3 : 10;
+    sequentialCalls(gateway->url, gateway->agentToken, calls / 10 + 1, &error);
+    sequentialCalls(alone->url, alone->agentToken, calls / 10 + 1, &error);
+    for (int part = 0; part < parts && error.isEmpty(); ++part) {
+        const std::vector<double> t = sequentialCalls(gateway->url, gateway->agentToken, calls / parts, &error);
+        const std::vector<double> a = sequentialCalls(alone->url, alone->agentToken, calls / parts, &error);
+        withTeam.insert(withTeam.end(), t.begin(), t.end());
+        without.insert(without.end(), a.begin(), a.end());
+    }
+    if (!error.isEmpty())
+        return table->fail("team", error.toStdString());
+    for (const auto &[name, p] : {std::pair {"p50", 0.5}, std::pair {"p99", 0.99}})
+        table->add({"team", "auto-allowed rtt at a gateway, " + std::to_string(withTeam.size()) + " calls", name, "µs",
+                    percentile(withTeam, p), "the same console without --team", percentile(without, p),
+                    p == 0.5 ? "within 5%" : ""});
+
+    // A sustained burst over four gateways.
+    std::vector<std::unique_ptr<Child>> gateways;
+    gateways.push_back(std::move(gateway));
+    for (int i = 2; i <= 4; ++i) {
+        gateways.push_back(startConsole(tmp.path(), &error, team, QStringLiteral("gateway%1").arg(i)));
+        if (!gateways.back())
+            return table->fail("team", error.toStdString());
+    }
+    const int rate = 1000;
+    const double seconds = quick ? 2 : 10;
+    const Burst b = burst(gateways, *console, rate, seconds, &error);
+    if (!error.isEmpty())
+        return table->fail("team", error.toStdString());
+    const std::string variant = std::to_string(int(rate * seconds)) + " escalations over 4 gateways";
+    table->add({"team", variant, "seen/s", "1/s", b.visiblePerSecond, "offered", b.offeredPerSecond,
+                "1000/s sustained"});
+    table->add({"team", variant, "lag p50", "ms", percentile(b.lagMs, 0.5), "one escalation at a time",
+                percentile(remote.escalationMs, 0.5), ""});
+    table->add({"team", variant, "lag p99", "ms", percentile(b.lagMs, 0.99), "one escalation at a time",
+                percentile(remote.escalationMs, 0.99), ""});
+    table->add({"team", variant, "drain after the last", "ms", b.drainMs, "one escalation at a time",
+                percentile(remote.escalationMs, 0.5), "no backlog"});
+}
+
+} // namespace holdpoint::bench
