@@ -262,15 +262,37 @@ TimeMs heartbeat(pqxx::connection_base &c, const Instance &self)
     });
 }
 
+namespace {
+
+Escalated escalateIn(pqxx::transaction_base &tx, const Escalation &e)
+{
+    const auto r = tx.exec_params("SELECT state, created FROM holdpoint.escalate($1, $2, $3, "
+                                  "$4, $5, $6, $7, $8, $9, $10)",
+        e.id, e.gateway, e.host, e.sessionId, e.callId, optionalText(e.turnId), e.tool,
+        dumpJson(e.item), static_cast<long long>(e.waitMs), dumpJson(e.audit));
+    return Escalated { text(r[0][0]), r[0][1].as<bool>() };
+}
+
+} // namespace
+
 Escalated escalate(pqxx::connection_base &c, const Escalation &e)
 {
     return guarded(c, "escalating to the team", [&] {
         pqxx::nontransaction tx(c);
-        const auto r = tx.exec_params("SELECT state, created FROM holdpoint.escalate($1, $2, $3, "
-                                      "$4, $5, $6, $7, $8, $9, $10)",
-            e.id, e.gateway, e.host, e.sessionId, e.callId, optionalText(e.turnId), e.tool,
-            dumpJson(e.item), static_cast<long long>(e.waitMs), dumpJson(e.audit));
-        return Escalated { text(r[0][0]), r[0][1].as<bool>() };
+        return escalateIn(tx, e);
+    });
+}
+
+std::vector<Escalated> escalate(pqxx::connection_base &c, const std::vector<Escalation> &batch)
+{
+    return guarded(c, "escalating to the team", [&] {
+        pqxx::work tx(c);
+        std::vector<Escalated> out;
+        out.reserve(batch.size());
+        for (const Escalation &e : batch)
+            out.push_back(escalateIn(tx, e));
+        tx.commit();
+        return out;
     });
 }
 

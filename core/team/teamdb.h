@@ -177,6 +177,9 @@ inline constexpr int SchemaVersion = 1;
 
 TimeMs heartbeat(pqxx::connection_base &c, const Instance &self);
 Escalated escalate(pqxx::connection_base &c, const Escalation &e);
+// Several in one transaction: one commit, so a burst costs one WAL flush.
+// Any error rolls back all of them.
+std::vector<Escalated> escalate(pqxx::connection_base &c, const std::vector<Escalation> &batch);
 Decided decide(pqxx::connection_base &c, const Decide &d);
 Claimed claim(pqxx::connection_base &c, const std::string &id, const std::string &instance,
     const std::string &reviewer, TimeMs leaseMs);

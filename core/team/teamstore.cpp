@@ -243,22 +243,86 @@ void TeamStore::writeEscalation(const QueueItem &item)
     e.audit["host"] = m_config.self.host;
     e.audit["reason"] = item.reason;
     e.audit["deadline"] = formatTimestamp(item.deadline);
-    const std::string id = item.id;
-    m_conn.run<Escalated>([e = std::move(e)](pqxx::connection_base &c) { return escalate(c, e); },
-        [this, id](Escalated r) {
-            if (m_local.count(id) && r.state != "pending")
-                refresh({ id }); // decided while this gateway was away
+    m_escalations.push_back(std::move(e));
+    if (!m_escalating)
+        postEscalations();
+}
+
+void TeamStore::postEscalations()
+{
+    if (m_escalations.empty())
+        return;
+    std::vector<Escalation> batch;
+    batch.swap(m_escalations);
+    std::vector<std::string> ids;
+    for (const Escalation &e : batch)
+        ids.push_back(e.id);
+    ++m_escalating;
+    struct Outcome
+    {
+        std::optional<Escalated> written;
+        std::string error; // why the team refused it
+    };
+    // One transaction for the batch. If the database refuses it for a reason
+    // other than the connection, each goes alone, so one bad item does not
+    // take the others down with it. Lost connections retry the whole job:
+    // writing an escalation twice changes nothing.
+    m_conn.run<std::vector<Outcome>>(
+        [batch = std::move(batch)](pqxx::connection_base &c) {
+            std::vector<Outcome> out;
+            try {
+                for (Escalated &r : escalate(c, batch))
+                    out.push_back({ std::move(r), {} });
+                return out;
+            } catch (const TeamError &error) {
+                if (error.retryable() || batch.size() == 1)
+                    throw;
+            }
+            for (const Escalation &e : batch) {
+                try {
+                    out.push_back({ escalate(c, e), {} });
+                } catch (const TeamError &error) {
+                    if (error.retryable())
+                        throw;
+                    out.push_back({ std::nullopt, error.what() });
+                }
+            }
+            return out;
         },
-        [this, id](const TeamError &error) {
-            if (!m_local.count(id))
-                return;
-            Decision d;
-            d.kind = DecisionKind::Deny;
-            d.decidedBy = "team";
-            d.code = "team_unavailable";
-            d.reason = "the team refused the escalation: " + std::string(error.what());
-            endLocally(id, ItemState::TimedOut, std::move(d), "unavailable");
+        [this, ids](std::vector<Outcome> outcomes) {
+            --m_escalating;
+            for (std::size_t i = 0; i < ids.size() && i < outcomes.size(); ++i) {
+                if (outcomes[i].written)
+                    escalated(ids[i], *outcomes[i].written);
+                else
+                    escalationRefused(ids[i], outcomes[i].error);
+            }
+            postEscalations();
+        },
+        [this, ids](const TeamError &error) {
+            --m_escalating;
+            for (const std::string &id : ids)
+                escalationRefused(id, error.what());
+            postEscalations();
         });
+}
+
+void TeamStore::escalated(const std::string &id, const Escalated &r)
+{
+    if (m_local.count(id) && r.state != "pending")
+        refresh({ id }); // decided while this gateway was away
+}
+
+void TeamStore::escalationRefused(const std::string &id, const std::string &why)
+{
+    if (!m_local.count(id))
+        return;
+    Decision d;
+    d.kind = DecisionKind::Deny;
+    d.decidedBy = "team";
+    d.code = "team_unavailable";
+    d.reason = "the team refused the escalation: " + why;
+    endLocally(id, ItemState::TimedOut, std::move(d), "unavailable");
 }
 
 bool TeamStore::resolve(
@@ -289,6 +353,7 @@ bool TeamStore::resolve(
         if (review && review->args)
             d.audit["args"] = item->masked(*review->args);
         m_deciding.insert(id);
+        postEscalations(); // the item's row first
         m_conn.run<Decided>([d](pqxx::connection_base &c) { return decide(c, d); },
             [this, id, state, decision](Decided r) {
                 m_deciding.erase(id);
@@ -353,6 +418,7 @@ void TeamStore::endLocally(
     w.audit["decision"] = "deny";
     w.audit["reason"] = decision.reason;
     w.audit["state"] = teamState;
+    postEscalations(); // the item's row first
     // Written once the database is back; a reviewer's decision that got
     // there first stands there, and this deny stands here.
     m_conn.run<Withdrawn>(
@@ -365,6 +431,7 @@ void TeamStore::claim(const std::string &id)
     if (!m_view.find(id))
         return;
     m_claims.insert(id);
+    postEscalations(); // the item's row first
     const std::string self = m_config.self.id, name = m_config.self.reviewer;
     const TimeMs lease = m_config.leaseMs;
     m_conn.run<Claimed>(
@@ -542,14 +609,37 @@ void TeamStore::checkLocalDeadlines()
     m_deadlines.setDeadline(next);
 }
 
-void TeamStore::refresh(std::vector<std::string> ids)
+void TeamStore::refresh(const std::vector<std::string> &ids)
 {
-    m_conn.run<std::vector<Row>>([ids](pqxx::connection_base &c) { return rows(c, ids); },
+    for (const std::string &id : ids)
+        if (m_toRefreshSet.insert(id).second)
+            m_toRefresh.push_back(id);
+    if (!m_refreshing)
+        readRefreshes();
+}
+
+void TeamStore::readRefreshes()
+{
+    if (m_toRefresh.empty())
+        return;
+    std::vector<std::string> ids;
+    ids.swap(m_toRefresh);
+    m_toRefreshSet.clear();
+    m_refreshing = true;
+    // A read that fails is not retried: the connection is gone, and the
+    // resync after the reconnect reads every row again.
+    m_conn.run<std::vector<Row>>([ids = std::move(ids)](pqxx::connection_base &c) { return rows(c, ids); },
         [this](std::vector<Row> found) {
+            m_refreshing = false;
             for (const Row &r : found)
                 applyRow(r);
+            readRefreshes();
         },
-        {}, TeamConnection::WhenDown::Fail);
+        [this](const TeamError &) {
+            m_refreshing = false;
+            readRefreshes();
+        },
+        TeamConnection::WhenDown::Fail);
 }
 
 void TeamStore::resync()

@@ -26,6 +26,7 @@
 #include <set>
 #include <string>
 #include <unordered_map>
+#include <unordered_set>
 
 namespace holdpoint::team {
 
@@ -108,9 +109,19 @@ private:
     void tick();
     void flushCopies();
     void checkLocalDeadlines();
+    // Escalations are written in batches: those made while one batch is on
+    // its way go in the next. A job about an item (a decision, a claim, a
+    // withdrawal) sends what waits first, since the connection runs jobs in
+    // order and the item's row must be there.
     void writeEscalation(const QueueItem &item);
-    // Reads rows and makes the view agree with them.
-    void refresh(std::vector<std::string> ids);
+    void postEscalations();
+    void escalated(const std::string &id, const Escalated &result);
+    void escalationRefused(const std::string &id, const std::string &why);
+    // Reads rows and makes the view agree with them. Ids asked for while a
+    // read is on its way go in the next read, so a burst of notifications
+    // costs a few statements, not one each.
+    void refresh(const std::vector<std::string> &ids);
+    void readRefreshes();
     void resync();
     void applyRow(const Row &row);
     void addRemote(const Row &row);
@@ -134,6 +145,11 @@ private:
     std::unordered_map<std::string, TimeMs> m_local; // this process's pending items, by deadline
     std::set<std::string> m_deciding; // our decisions on their way
     std::set<std::string> m_claims; // leases this console holds
+    std::vector<std::string> m_toRefresh; // in the order asked for
+    std::unordered_set<std::string> m_toRefreshSet;
+    bool m_refreshing = false;
+    std::vector<Escalation> m_escalations; // not yet handed to the connection
+    int m_escalating = 0; // batches on their way
     std::string m_applying; // the item decidedElsewhere is resolving
 };
 

@@ -33,6 +33,7 @@ private Q_SLOTS:
     void refusesBadConnectionStrings_data();
     void refusesBadConnectionStrings();
     void escalationIsIdempotent();
+    void escalationBatchCommitsAllOrNone();
     void exactlyOneDecisionWhenTwoReviewersRace();
     void claimHoldsOthersOffButNotAHalt();
     void lapsedClaimFreesTheItem();
@@ -220,6 +221,36 @@ void tst_TeamDb::escalationIsIdempotent()
     QVERIFY(admin(
         QStringLiteral("SELECT count(*) FROM holdpoint.audit WHERE event = 'escalated'"), &out));
     QCOMPARE(out.trimmed(), QStringLiteral("1"));
+}
+
+void tst_TeamDb::escalationBatchCommitsAllOrNone()
+{
+    auto c = open();
+    heartbeat(*c, gateway("gw-a"));
+    const auto written = escalate(*c, std::vector { escalation("b1"), escalation("b2"), escalation("b3") });
+    QCOMPARE(written.size(), std::size_t(3));
+    for (const Escalated &e : written) {
+        QVERIFY(e.created);
+        QCOMPARE(e.state, std::string("pending"));
+    }
+    // A batch with one item the team refuses (its id taken by another call)
+    // writes none of it, not even the good item before the bad one.
+    try {
+        escalate(*c, std::vector { escalation("b4"), escalation("b2", "gw-b") });
+        QFAIL("a batch with a taken id was accepted");
+    } catch (const TeamError &e) {
+        QCOMPARE(e.sqlState(), std::string("23505"));
+        QVERIFY(!e.retryable());
+    }
+    std::vector<std::string> ids;
+    for (const Row &r : pendingRows(*c))
+        ids.push_back(r.id);
+    QCOMPARE(ids, (std::vector<std::string> { "b1", "b2", "b3" }));
+    QString out;
+    QVERIFY(admin(
+        QStringLiteral("SELECT count(*) FROM holdpoint.audit WHERE event = 'escalated'"), &out));
+    QCOMPARE(out.trimmed(), QStringLiteral("3"));
+    QCOMPARE(verifyAudit(*c).status, audit::VerifyStatus::Intact);
 }
 
 void tst_TeamDb::exactlyOneDecisionWhenTwoReviewersRace()
