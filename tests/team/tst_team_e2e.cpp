@@ -8,6 +8,7 @@
 #include <QtTest>
 
 #include <csignal>
+#include <set>
 
 using namespace holdpoint;
 using namespace holdpoint::test;
@@ -37,6 +38,8 @@ private Q_SLOTS:
     void killedGatewayKeepsItsItemsAndAnswersTheResend();
     void unreachableDatabaseDeniesWithTeamUnavailable();
     void autoDecisionsReachTheTeamAudit();
+    void thousandEscalationsConvergeEverywhere();
+    void immediateRestartLosesNothing();
 
 private:
     QStringList teamArgs(const QString &reviewer = {}) const
@@ -62,6 +65,28 @@ private:
             for (const Json &i : items)
                 ids << toQString(i.value("id", std::string()));
         return ids;
+    }
+
+    // The ids an instance's own queue shows (`holdpoint-ctl pending --json`).
+    static QStringList pendingAt(const ConsoleProcess &c)
+    {
+        QStringList ids;
+        const Json items = c.ctl({ QStringLiteral("pending"), QStringLiteral("--json") }).json();
+        if (items.is_array())
+            for (const Json &i : items)
+                ids << toQString(i.value("id", std::string()));
+        ids.sort();
+        return ids;
+    }
+    int auditCount(const char *event)
+    {
+        QString out;
+        if (!m_pg.psql(m_db,
+                QStringLiteral("SELECT count(*) FROM holdpoint.audit WHERE event = '%1'")
+                    .arg(QLatin1String(event)),
+                &out))
+            return -1;
+        return out.trimmed().toInt();
     }
 
     PgCluster m_pg;
@@ -282,6 +307,102 @@ void tst_TeamE2E::autoDecisionsReachTheTeamAudit()
         QStringLiteral("auto_op"), QStringLiteral("--json") });
     QCOMPARE(calls.out.count('\n'), 5);
     QVERIFY(calls.out.contains("\"gateway\":\"gateway-"));
+    const CtlResult verify = teamCtl({ QStringLiteral("audit"), QStringLiteral("verify") });
+    QVERIFY2(verify.exitCode == 0, verify.out.constData());
+}
+
+void tst_TeamE2E::thousandEscalationsConvergeEverywhere()
+{
+    ConsoleProcess gatewayA(teamArgs());
+    ConsoleProcess gatewayB(teamArgs());
+    ConsoleProcess alice(teamArgs(QStringLiteral("alice")));
+    ConsoleProcess bob(teamArgs(QStringLiteral("bob")));
+    QVERIFY(gatewayA.ready() && gatewayB.ready() && alice.ready() && bob.ready());
+    std::vector<std::unique_ptr<TestSocket>> agents;
+    for (ConsoleProcess *g : { &gatewayA, &gatewayA, &gatewayB, &gatewayB }) {
+        agents.push_back(g->agent());
+        QVERIFY(agents.back());
+    }
+    // All at once: nothing waits for an answer before the next is sent.
+    constexpr int Total = 1000;
+    for (int i = 0; i < Total; ++i)
+        agents[std::size_t(i) % agents.size()]->send(toolCall("burst" + std::to_string(i)));
+
+    QStringList team;
+    QVERIFY2(QTest::qWaitFor([&] { return (team = teamPending()).size() == Total; }, 60'000),
+        qPrintable(QStringLiteral("the team has %1 of %2").arg(team.size()).arg(Total)));
+    team.sort();
+    for (const ConsoleProcess *c : { &gatewayA, &gatewayB, &alice, &bob }) {
+        QStringList shown;
+        QVERIFY2(QTest::qWaitFor([&] { return (shown = pendingAt(*c)) == team; }, 60'000),
+            qPrintable(QStringLiteral("%1 shows %2 of the team's %3 items")
+                           .arg(c->dataDir())
+                           .arg(shown.size())
+                           .arg(Total)));
+    }
+    QCOMPARE(auditCount("escalated"), Total);
+}
+
+void tst_TeamE2E::immediateRestartLosesNothing()
+{
+    ConsoleProcess gateway(teamArgs());
+    ConsoleProcess alice(teamArgs(QStringLiteral("alice")));
+    QVERIFY(gateway.ready() && alice.ready());
+    auto agent = gateway.agent();
+    QVERIFY(agent);
+    constexpr int Total = 50;
+    for (int i = 0; i < Total; ++i)
+        agent->send(toolCall("r" + std::to_string(i)));
+    QStringList ids;
+    QVERIFY(QTest::qWaitFor([&] { return (ids = teamPending()).size() == Total; }, WaitMs));
+    ids.sort();
+    QVERIFY(QTest::qWaitFor([&] { return pendingAt(alice) == ids; }, WaitMs));
+
+    // The server dies without a shutdown checkpoint and comes back.
+    QVERIFY2(m_pg.restartImmediate(), qPrintable(m_pg.lastError()));
+    QStringList after = teamPending();
+    after.sort();
+    QCOMPARE(after, ids);
+
+    // Both instances reconnect on their own: half is decided in alice's
+    // console, half with holdpoint-ctl --team, each exactly once.
+    for (int i = 0; i < Total; ++i) {
+        if (i % 2 == 0) {
+            CtlResult r;
+            // Until alice's console has its connection back, it refuses
+            // (nothing written) and says why; then it decides.
+            QVERIFY2(QTest::qWaitFor(
+                         [&] {
+                             r = alice.ctl({ QStringLiteral("approve"), ids[i] });
+                             return r.exitCode == 0 || r.err.contains("already_decided");
+                         },
+                         20'000),
+                r.err.constData());
+            QVERIFY2(r.exitCode == 0, r.err.constData());
+        } else {
+            const CtlResult r = teamCtl({ QStringLiteral("approve"), ids[i] });
+            QVERIFY2(r.exitCode == 0, r.err.constData());
+        }
+    }
+    std::set<std::string> answered;
+    for (int i = 0; i < Total; ++i) {
+        const Json d = agent->next("decision", 20'000);
+        QCOMPARE(d.value("decision", std::string()), std::string("allow"));
+        QVERIFY(answered.insert(d.value("call_id", std::string())).second);
+    }
+    QCOMPARE(int(answered.size()), Total);
+    QVERIFY(agent->noneOf("decision"));
+    QVERIFY(teamPending().isEmpty());
+    QVERIFY(QTest::qWaitFor(
+        [&] { return pendingAt(alice).isEmpty() && pendingAt(gateway).isEmpty(); }, WaitMs));
+    QCOMPARE(auditCount("escalated"), Total);
+    QCOMPARE(auditCount("decision"), Total);
+
+    // And the team carries on.
+    auto aliceView = alice.reviewer();
+    QVERIFY(aliceView);
+    agent->send(toolCall("after"));
+    QVERIFY(aliceView->next("escalated").is_object());
     const CtlResult verify = teamCtl({ QStringLiteral("audit"), QStringLiteral("verify") });
     QVERIFY2(verify.exitCode == 0, verify.out.constData());
 }
