@@ -1,0 +1,180 @@
+// The window in team mode: real consoles with their windows (offscreen), a
+// real gateway process with an agent, on a PostgreSQL the test starts.
+
+#include "common/consoleprocess.h"
+#include "common/pgcluster.h"
+#include "engine/consolecore.h"
+#include "mainwindow.h"
+
+#include <QApplication>
+#include <QLabel>
+#include <QPlainTextEdit>
+#include <QPushButton>
+#include <QTableView>
+#include <QtTest>
+
+using namespace holdpoint;
+using namespace holdpoint::test;
+
+namespace {
+
+// A reviewer's console in this process, its window shown.
+struct TeamWindow
+{
+    TeamWindow(const QString &url, const std::string &reviewer)
+    {
+        ConsoleOptions o;
+        o.dataDir = dir.path() + QStringLiteral("/data");
+        o.broker.reviewerName = reviewer;
+        team::TeamConfig t;
+        t.url = url.toStdString();
+        t.self.kind = "console";
+        t.self.host = "desk-" + reviewer;
+        o.team = std::move(t);
+        core = std::make_unique<ConsoleCore>(o);
+        QString error;
+        started = core->start(&error);
+        window = std::make_unique<MainWindow>(core.get());
+        window->show();
+    }
+    template <typename T> T *child(const char *name) const
+    {
+        return window->findChild<T *>(QString::fromLatin1(name));
+    }
+    // Selects the first row of the queue and waits for the detail pane.
+    bool selectFirst() const
+    {
+        QTableView *view = window->queueView();
+        if (!QTest::qWaitFor([&] { return view->model()->rowCount() > 0; }, WaitMs))
+            return false;
+        view->setCurrentIndex(view->model()->index(0, 0));
+        return true;
+    }
+    QString meta() const { return child<QLabel>("detailMeta")->text(); }
+
+    QTemporaryDir dir;
+    std::unique_ptr<ConsoleCore> core;
+    std::unique_ptr<MainWindow> window;
+    bool started = false;
+};
+
+} // namespace
+
+class tst_TeamWindow final : public QObject
+{
+    Q_OBJECT
+
+private Q_SLOTS:
+    void initTestCase();
+    void init();
+    void cleanup();
+
+    void redBannerWhileTheDatabaseIsDown();
+    void beingEditedByHoldsTheOthersOff();
+
+private:
+    PgCluster m_pg;
+    QString m_db;
+    int m_databases = 0;
+};
+
+void tst_TeamWindow::initTestCase()
+{
+    QVERIFY2(m_pg.start(), qPrintable(m_pg.lastError()));
+}
+
+void tst_TeamWindow::init()
+{
+    m_db = QStringLiteral("gui%1").arg(++m_databases);
+    QVERIFY2(m_pg.createDatabase(m_db), qPrintable(m_pg.lastError()));
+}
+
+void tst_TeamWindow::cleanup()
+{
+    if (!m_pg.isRunning())
+        QVERIFY(m_pg.startAgain());
+    m_pg.dropDatabase(m_db);
+}
+
+void tst_TeamWindow::redBannerWhileTheDatabaseIsDown()
+{
+    TeamWindow alice(m_pg.connString(m_db), "alice");
+    QVERIFY(alice.started);
+    auto *banner = alice.child<QLabel>("teamBanner");
+    auto *status = alice.child<QLabel>("statusLabel");
+    QVERIFY(banner && status);
+    QVERIFY(QTest::qWaitFor([&] { return alice.core->teamAvailable(); }, WaitMs));
+    QVERIFY(QTest::qWaitFor(
+        [&] { return status->text().contains(QLatin1String("team: connected as console-")); },
+        WaitMs));
+    QVERIFY(!banner->isVisible());
+
+    QVERIFY2(m_pg.stopImmediate(), qPrintable(m_pg.lastError()));
+    QVERIFY(QTest::qWaitFor([&] { return banner->isVisible(); }, WaitMs));
+    QVERIFY2(banner->text().contains(QLatin1String("team database is unreachable")),
+        qPrintable(banner->text()));
+    QVERIFY2(
+        banner->text().contains(QLatin1String("team_unavailable")), qPrintable(banner->text()));
+    QVERIFY(QTest::qWaitFor(
+        [&] { return status->text().contains(QLatin1String("team: UNREACHABLE")); }, WaitMs));
+
+    // Back without a restart of the console.
+    QVERIFY2(m_pg.startAgain(), qPrintable(m_pg.lastError()));
+    QVERIFY(QTest::qWaitFor([&] { return !banner->isVisible(); }, 20'000));
+    QVERIFY(QTest::qWaitFor(
+        [&] { return status->text().contains(QLatin1String("team: connected as")); }, WaitMs));
+}
+
+void tst_TeamWindow::beingEditedByHoldsTheOthersOff()
+{
+    const QString url = m_pg.connString(m_db);
+    ConsoleProcess gateway({ QStringLiteral("--team"), url });
+    QVERIFY(gateway.ready());
+    TeamWindow alice(url, "alice");
+    TeamWindow bob(url, "bob");
+    QVERIFY(alice.started && bob.started);
+    auto agent = gateway.agent();
+    QVERIFY(agent);
+    agent->send(Json { { "type", "tool_call" }, { "call_id", "gui1" }, { "tool_name", "deploy" },
+        { "args", { { "target", "prod" } } } });
+    QVERIFY(agent->next("pending").is_object());
+    QVERIFY(alice.selectFirst() && bob.selectFirst());
+    // Each item shows where it came from.
+    QVERIFY(
+        QTest::qWaitFor([&] { return alice.meta().contains(QLatin1String("gateway-")); }, WaitMs));
+
+    auto *approve = alice.child<QPushButton>("approveButton");
+    auto *halt = alice.child<QPushButton>("haltButton");
+    QVERIFY(approve && halt);
+    QVERIFY(QTest::qWaitFor([&] { return approve->isEnabled(); }, WaitMs));
+
+    // Bob starts editing the arguments: his console takes the lease.
+    bob.window->activateWindow();
+    QVERIFY(QTest::qWaitForWindowActive(bob.window.get()));
+    auto *editor = bob.child<QPlainTextEdit>("argsEditor");
+    QVERIFY(editor);
+    editor->setFocus();
+    QVERIFY(QTest::qWaitFor(
+        [&] { return alice.meta().contains(QLatin1String("BEING EDITED BY bob")); }, WaitMs));
+    QVERIFY(!approve->isEnabled());
+    QVERIFY(!alice.child<QPushButton>("denyButton")->isEnabled());
+    QVERIFY(halt->isEnabled());
+    QVERIFY2(approve->toolTip().contains(QLatin1String("being edited by bob")),
+        qPrintable(approve->toolTip()));
+    QVERIFY(!bob.meta().contains(QLatin1String("BEING EDITED BY")));
+
+    // Bob leaves the editor: the lease goes back and alice may decide.
+    bob.window->queueView()->setFocus();
+    QVERIFY(QTest::qWaitFor(
+        [&] { return !alice.meta().contains(QLatin1String("BEING EDITED BY")); }, WaitMs));
+    QVERIFY(approve->isEnabled());
+    QTest::mouseClick(approve, Qt::LeftButton);
+    const Json decision = agent->next("decision");
+    QCOMPARE(decision.value("decision", std::string()), std::string("allow"));
+    QCOMPARE(decision.value("decided_by", std::string()), std::string("human:alice"));
+    QVERIFY(
+        QTest::qWaitFor([&] { return bob.window->queueView()->model()->rowCount() == 0; }, WaitMs));
+}
+
+QTEST_MAIN(tst_TeamWindow)
+#include "tst_teamwindow.moc"
