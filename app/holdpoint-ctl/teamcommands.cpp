@@ -171,6 +171,8 @@ int runTeamReviewer(const QString &command, const QStringList &args, const QStri
             { "decision", d.decision }, { "gateway", found->gateway }, { "item", id },
             { "os_user", reviewerName() }, { "reason", d.reason }, { "session", found->sessionId },
             { "state", "decided" }, { "tool", found->tool } };
+        if (found->turnId)
+            d.audit["turn"] = *found->turnId; // so a console's Turns view files it
         if (command == u"edit")
             d.audit["args"] = review["args"];
         const auto outcome = team::decide(*c, d);

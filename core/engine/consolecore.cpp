@@ -82,6 +82,8 @@ ConsoleCore::ConsoleCore(ConsoleOptions options, Clock *clock, QObject *parent)
         m_store = std::move(store);
         connect(m_team, &team::TeamStore::availabilityChanged, this,
             &ConsoleCore::teamAvailabilityChanged);
+        // History and Turns show the whole team's calls and decisions.
+        connect(m_team, &team::TeamStore::activity, this, &ConsoleCore::activity);
     } else {
         auto queue = std::make_unique<ReviewQueue>(m_clock);
         m_queue = queue.get();

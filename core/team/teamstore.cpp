@@ -186,6 +186,11 @@ TeamStore::~TeamStore() = default;
 
 void TeamStore::start()
 {
+    // A console shows the fleet's history; a headless gateway has no view.
+    if (m_config.self.kind == "console") {
+        m_activity = std::make_unique<TeamActivity>(&m_conn, m_config.self.id);
+        connect(m_activity.get(), &TeamActivity::record, this, &TeamStore::activity);
+    }
     m_conn.start();
     m_heartbeat.start();
 }
@@ -462,6 +467,12 @@ void TeamStore::onConnected()
     resync();
 }
 
+void TeamStore::followActivity()
+{
+    if (m_activity)
+        m_activity->follow();
+}
+
 void TeamStore::onDisconnected(const QString &why)
 {
     Q_EMIT availabilityChanged(false, why);
@@ -471,6 +482,7 @@ void TeamStore::onDisconnected(const QString &why)
 void TeamStore::onNotified(const QString &kind, const QString &qid)
 {
     const std::string id = qid.toStdString();
+    followActivity();
     if (kind == u"new") {
         if (!m_local.count(id) && !m_view.find(id))
             refresh({ id });
@@ -484,6 +496,7 @@ void TeamStore::tick()
 {
     if (!m_conn.isConnected())
         return;
+    followActivity(); // auto-decisions, copied without a notification
     const Instance self = m_config.self;
     std::vector<std::string> claims(m_claims.begin(), m_claims.end());
     const TimeMs lease = m_config.leaseMs;

@@ -18,6 +18,7 @@
 // and are then denied with `team_unavailable`, never allowed.
 
 #include "queue/reviewqueue.h"
+#include "team/teamactivity.h"
 #include "team/teamconnection.h"
 
 #include <QTimer>
@@ -101,12 +102,16 @@ public:
 
 Q_SIGNALS:
     void availabilityChanged(bool available, const QString &why);
+    // A console's view of what the rest of the team did: every line of the
+    // team's audit that another instance wrote (teamactivity.h).
+    void activity(const Json &record);
 
 private:
     void onConnected();
     void onDisconnected(const QString &why);
     void onNotified(const QString &kind, const QString &id);
     void tick();
+    void followActivity();
     void flushCopies();
     void checkLocalDeadlines();
     // Escalations are written in batches: those made while one batch is on
@@ -136,6 +141,7 @@ private:
     Clock *m_clock;
     ReviewQueue m_view;
     TeamConnection m_conn;
+    std::unique_ptr<TeamActivity> m_activity; // consoles only
     QTimer m_heartbeat;
     QTimer m_flush;
     std::vector<AuditEvent> m_copies; // waiting for the next flush

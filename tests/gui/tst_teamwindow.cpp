@@ -1,6 +1,7 @@
 // The window in team mode: real consoles with their windows (offscreen), a
 // real gateway process with an agent, on a PostgreSQL the test starts.
 
+#include "activitymodels.h"
 #include "common/consoleprocess.h"
 #include "common/pgcluster.h"
 #include "engine/consolecore.h"
@@ -71,6 +72,7 @@ private Q_SLOTS:
 
     void redBannerWhileTheDatabaseIsDown();
     void beingEditedByHoldsTheOthersOff();
+    void historyAndTurnsShowTheWholeTeam();
 
 private:
     PgCluster m_pg;
@@ -174,6 +176,67 @@ void tst_TeamWindow::beingEditedByHoldsTheOthersOff()
     QCOMPARE(decision.value("decided_by", std::string()), std::string("human:alice"));
     QVERIFY(
         QTest::qWaitFor([&] { return bob.window->queueView()->model()->rowCount() == 0; }, WaitMs));
+}
+
+void tst_TeamWindow::historyAndTurnsShowTheWholeTeam()
+{
+    const QString url = m_pg.connString(m_db);
+    QTemporaryDir dir;
+    const QString policy = writeAutoAllowPolicy(dir.path());
+    QVERIFY(!policy.isEmpty());
+    ConsoleProcess gateway({ QStringLiteral("--team"), url, QStringLiteral("--policy"), policy });
+    QVERIFY(gateway.ready());
+    TeamWindow alice(url, "alice");
+    QVERIFY(alice.started);
+    auto agent = gateway.agent(std::string("s-hist"));
+    QVERIFY(agent);
+
+    // One call the gateway's policy allows, one a reviewer elsewhere
+    // approves with holdpoint-ctl --team, both in turn t9.
+    agent->send(Json { { "type", "tool_call" }, { "call_id", "a1" }, { "tool_name", "auto_op" },
+        { "turn_id", "t9" }, { "args", { { "n", 1 } } } });
+    QCOMPARE(agent->next("decision").value("decision", std::string()), std::string("allow"));
+    agent->send(Json { { "type", "tool_call" }, { "call_id", "h1" }, { "tool_name", "deploy" },
+        { "turn_id", "t9" }, { "args", { { "target", "prod" } } } });
+    QVERIFY(QTest::qWaitFor([&] { return alice.core->queue()->size() == 1; }, WaitMs));
+    std::string id, session;
+    alice.core->queue()->forEachPending([&](const QueueItem &item) {
+        id = item.id;
+        session = item.sessionId;
+    });
+    QVERIFY2(session.rfind("gateway-", 0) == 0 && session.size() > 7
+            && session.compare(session.size() - 7, 7, "/s-hist") == 0,
+        session.c_str());
+    QProcess ctl;
+    QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
+    env.insert(QStringLiteral("HOLDPOINT_REVIEWER"), QStringLiteral("carol"));
+    ctl.setProcessEnvironment(env);
+    ctl.start(QStringLiteral(HOLDPOINT_CTL_BIN),
+        { QStringLiteral("--team"), url, QStringLiteral("approve"), toQString(id) });
+    const CtlResult approved = finish(ctl);
+    QVERIFY2(approved.exitCode == 0, approved.err.constData());
+    QCOMPARE(
+        agent->next("decision").value("decided_by", std::string()), std::string("human:carol"));
+
+    // History: both decisions, though neither was made in this console.
+    HistoryModel *history = alice.window->historyModel();
+    QVERIFY(QTest::qWaitFor([&] { return history->rowCount() == 2; }, WaitMs));
+    QStringList seen;
+    for (int row = 0; row < 2; ++row)
+        seen << history->index(row, HistoryModel::Tool).data().toString() + QLatin1Char(' ')
+                + history->index(row, HistoryModel::DecidedBy).data().toString();
+    seen.sort();
+    QCOMPARE(seen.size(), 2);
+    QVERIFY2(
+        seen[0].startsWith(QLatin1String("auto_op ")) && !seen[0].contains(QLatin1String("human")),
+        qPrintable(seen.join(QLatin1String(", "))));
+    QCOMPARE(seen[1], QStringLiteral("deploy human:carol"));
+
+    // Turns: the gateway's session, turn t9, both calls.
+    TurnsModel *turns = alice.window->turnsModel();
+    const QModelIndex turn = turns->turnIndex({ session, "t9" });
+    QVERIFY(turn.isValid());
+    QCOMPARE(turns->rowCount(turn), 2);
 }
 
 QTEST_MAIN(tst_TeamWindow)

@@ -5,6 +5,7 @@
 
 #include "common/pgcluster.h"
 #include "common/sha256.h"
+#include "team/teamactivity.h"
 #include "team/teamaudit.h"
 #include "team/teamdb.h"
 
@@ -34,6 +35,7 @@ private Q_SLOTS:
     void refusesBadConnectionStrings();
     void escalationIsIdempotent();
     void escalationBatchCommitsAllOrNone();
+    void activityFollowsTheAuditInOrder();
     void exactlyOneDecisionWhenTwoReviewersRace();
     void claimHoldsOthersOffButNotAHalt();
     void lapsedClaimFreesTheItem();
@@ -227,7 +229,8 @@ void tst_TeamDb::escalationBatchCommitsAllOrNone()
 {
     auto c = open();
     heartbeat(*c, gateway("gw-a"));
-    const auto written = escalate(*c, std::vector { escalation("b1"), escalation("b2"), escalation("b3") });
+    const auto written
+        = escalate(*c, std::vector { escalation("b1"), escalation("b2"), escalation("b3") });
     QCOMPARE(written.size(), std::size_t(3));
     for (const Escalated &e : written) {
         QVERIFY(e.created);
@@ -251,6 +254,35 @@ void tst_TeamDb::escalationBatchCommitsAllOrNone()
         QStringLiteral("SELECT count(*) FROM holdpoint.audit WHERE event = 'escalated'"), &out));
     QCOMPARE(out.trimmed(), QStringLiteral("3"));
     QCOMPARE(verifyAudit(*c).status, audit::VerifyStatus::Intact);
+}
+
+void tst_TeamDb::activityFollowsTheAuditInOrder()
+{
+    auto c = open();
+    QVERIFY(auditSince(*c, -1, 10).empty());
+    heartbeat(*c, gateway("gw-a"));
+    for (const char *id : { "f1", "f2", "f3" }) {
+        Escalation e = escalation(id);
+        e.audit["gateway"] = "gw-a";
+        e.audit["session"] = "s1";
+        escalate(*c, e);
+    }
+    // The newest two, oldest first; then what follows a sequence number.
+    const auto newest = auditSince(*c, -1, 2);
+    QCOMPARE(newest.size(), std::size_t(2));
+    QVERIFY(newest[0].seq < newest[1].seq);
+    QCOMPARE(newest[1].instance, std::string("gw-a"));
+    const auto all = auditSince(*c, 0, 100);
+    QCOMPARE(all.size(), std::size_t(3));
+    QCOMPARE(all[1].seq, newest[0].seq);
+    QVERIFY(auditSince(*c, all.back().seq, 100).empty());
+    // Another gateway's session is named as its items are in the queue.
+    QCOMPARE(viewRecord(all[0].line, "console-1").value("session", std::string()),
+        std::string("gw-a/s1"));
+    QCOMPARE(viewRecord(all[0].line, "gw-a").value("session", std::string()), std::string("s1"));
+    QCOMPARE(
+        viewRecord(all[0].line, "gw-a").value("event", std::string()), std::string("escalated"));
+    QVERIFY(viewRecord("not json", "gw-a").is_null());
 }
 
 void tst_TeamDb::exactlyOneDecisionWhenTwoReviewersRace()

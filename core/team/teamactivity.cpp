@@ -1,0 +1,96 @@
+#include "teamactivity.h"
+
+#include "team/teamdb.h"
+
+#include <pqxx/pqxx>
+
+namespace holdpoint::team {
+
+namespace {
+
+constexpr int Batch = 5'000;
+
+} // namespace
+
+std::vector<AuditLine> auditSince(pqxx::connection_base &c, long long afterSeq, int limit)
+{
+    try {
+        pqxx::nontransaction tx(c);
+        const pqxx::result rows = afterSeq < 0
+            ? tx.exec_params("SELECT seq, instance, line FROM (SELECT seq, instance, line FROM "
+                             "holdpoint.audit ORDER BY seq DESC LIMIT $1) newest ORDER BY seq",
+                limit)
+            : tx.exec_params("SELECT seq, instance, line FROM holdpoint.audit WHERE seq > $1 "
+                             "ORDER BY seq LIMIT $2",
+                afterSeq, limit);
+        std::vector<AuditLine> out;
+        out.reserve(rows.size());
+        for (const auto &r : rows)
+            out.push_back({ r[0].as<long long>(),
+                r[1].is_null() ? std::string() : r[1].as<std::string>(), r[2].as<std::string>() });
+        return out;
+    } catch (const pqxx::broken_connection &e) {
+        throw TeamError(std::string("reading the team audit: ") + e.what(), true);
+    } catch (const pqxx::failure &e) {
+        throw TeamError(std::string("reading the team audit: ") + e.what(), !c.is_open());
+    }
+}
+
+Json viewRecord(const std::string &line, const std::string &self)
+{
+    Json record = Json::parse(line, nullptr, false);
+    if (!record.is_object())
+        return Json();
+    const std::string gateway = record.value("gateway", std::string());
+    if (!gateway.empty() && gateway != self && record.contains("session")
+        && record["session"].is_string())
+        record["session"] = gateway + '/' + record["session"].get<std::string>();
+    return record;
+}
+
+TeamActivity::TeamActivity(
+    TeamConnection *connection, std::string self, int backlog, QObject *parent)
+    : QObject(parent)
+    , m_conn(connection)
+    , m_self(std::move(self))
+    , m_backlog(backlog)
+{ }
+
+void TeamActivity::follow()
+{
+    if (m_reading) {
+        m_again = true;
+        return;
+    }
+    if (!m_conn->isConnected())
+        return;
+    m_reading = true;
+    m_again = false;
+    const long long after = m_seq;
+    const int limit = after < 0 ? m_backlog : Batch;
+    m_conn->run<std::vector<AuditLine>>(
+        [after, limit](pqxx::connection_base &c) { return auditSince(c, after, limit); },
+        [this, limit](std::vector<AuditLine> lines) {
+            m_reading = false;
+            if (m_seq < 0 && lines.empty())
+                m_seq = 0;
+            for (const AuditLine &l : lines) {
+                m_seq = l.seq;
+                if (l.instance == m_self)
+                    continue;
+                if (Json r = viewRecord(l.line, m_self); r.is_object())
+                    Q_EMIT record(r);
+            }
+            if (m_again || int(lines.size()) == limit)
+                follow();
+        },
+        [this](const TeamError &) {
+            // The connection is gone; the next one reads from where this
+            // left off.
+            m_reading = false;
+            m_again = false;
+        },
+        TeamConnection::WhenDown::Fail);
+}
+
+} // namespace holdpoint::team
