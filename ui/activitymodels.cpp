@@ -484,10 +484,14 @@ void AgentsModel::refresh()
         r.id = toQString(s.id);
         r.agent = displaySafe(toQString(s.agent.name), 80);
         r.framework = displaySafe(toQString(s.agent.framework), 40);
-        r.connected = s.connections > 0;
+        r.connected = s.connections > 0 && s.hostOnline;
         r.state = s.connections > 0 ? tr("connected (%1)").arg(counted(s.connections, tr("connection"), tr("connections")))
                   : s.pending > 0   ? tr("disconnected, resumable")
                                     : tr("disconnected");
+        // Team mode: another gateway's agent, as that gateway last said.
+        if (!s.host.empty())
+            r.state = s.hostOnline ? tr("%1, at %2").arg(r.state, displaySafe(toQString(s.host), 60))
+                                   : tr("AGENT HOST OFFLINE (%1)").arg(displaySafe(toQString(s.host), 60));
         r.pending = s.pending;
         r.lastActivity = s.lastActivity;
         r.turn = s.currentTurn ? toQString(*s.currentTurn) : QString();

@@ -167,7 +167,7 @@ std::vector<SessionInfo> Broker::sessionsInfo() const
     out.reserve(m_sessions.size());
     for (const auto &[id, s] : m_sessions.all()) {
         SessionInfo info { id, s.agent, int(s.connections.size()), 0, s.lastActivity, s.currentTurn,
-            m_grants.describe(id) };
+            m_grants.describe(id), {}, true };
         if (auto it = pending.find(id); it != pending.end())
             info.pending = it->second;
         out.push_back(std::move(info));

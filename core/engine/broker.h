@@ -60,6 +60,9 @@ struct SessionInfo
     TimeMs lastActivity = 0;
     std::optional<std::string> currentTurn;
     std::vector<std::string> grants; // what reviewers decided for the rest of a turn or the session
+    // Team mode: another gateway's session (its id is "<gateway>/<session>").
+    std::string host; // that gateway's host; empty for this console's own
+    bool hostOnline = true; // its heartbeat is fresh
 };
 
 struct ReviewOutcome

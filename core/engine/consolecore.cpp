@@ -41,6 +41,62 @@ bool teamInstanceId(const QString &dataDir, const std::string &kind, std::string
     return writePrivateFile(path, QByteArray::fromStdString(*id) + '\n', error);
 }
 
+// What a team instance publishes of its agent sessions (TEAM.md "Schema"),
+// at most MaxPublished of them, most recently active first.
+constexpr std::size_t MaxPublished = 1000;
+
+Json sessionsToJson(std::vector<SessionInfo> sessions)
+{
+    std::sort(sessions.begin(), sessions.end(),
+        [](const SessionInfo &a, const SessionInfo &b) { return a.lastActivity > b.lastActivity; });
+    if (sessions.size() > MaxPublished)
+        sessions.resize(MaxPublished);
+    Json out = Json::array();
+    for (const SessionInfo &s : sessions) {
+        Json j { { "session", s.id }, { "agent", s.agent.name }, { "framework", s.agent.framework },
+            { "connections", s.connections }, { "pending", s.pending },
+            { "last_activity", s.lastActivity }, { "grants", s.grants } };
+        if (s.currentTurn)
+            j["turn"] = *s.currentTurn;
+        out.push_back(std::move(j));
+    }
+    return out;
+}
+
+// Another instance's sessions, read defensively: whatever is not of the
+// expected type is left at its default.
+std::vector<SessionInfo> sessionsFromJson(const Json &list, const std::string &instance)
+{
+    auto str = [](const Json &j, const char *key) {
+        const auto it = j.find(key);
+        return it != j.end() && it->is_string() ? it->get<std::string>() : std::string();
+    };
+    auto num = [](const Json &j, const char *key) -> long long {
+        const auto it = j.find(key);
+        return it != j.end() && it->is_number_integer() ? it->get<long long>() : 0;
+    };
+    std::vector<SessionInfo> out;
+    for (const Json &j : list) {
+        if (!j.is_object() || str(j, "session").empty() || out.size() >= MaxPublished)
+            continue;
+        SessionInfo s;
+        s.id = instance + '/' + str(j, "session");
+        s.agent.name = str(j, "agent");
+        s.agent.framework = str(j, "framework");
+        s.connections = int(std::clamp<long long>(num(j, "connections"), 0, 1'000'000));
+        s.pending = int(std::clamp<long long>(num(j, "pending"), 0, 1'000'000'000));
+        s.lastActivity = num(j, "last_activity");
+        if (const std::string turn = str(j, "turn"); !turn.empty())
+            s.currentTurn = turn;
+        if (const auto g = j.find("grants"); g != j.end() && g->is_array())
+            for (const Json &grant : *g)
+                if (grant.is_string())
+                    s.grants.push_back(grant.get<std::string>());
+        out.push_back(std::move(s));
+    }
+    return out;
+}
+
 } // namespace
 
 std::string ConsoleCore::currentOsUser()
@@ -103,8 +159,10 @@ ConsoleCore::ConsoleCore(ConsoleOptions options, Clock *clock, QObject *parent)
             Q_EMIT connectionRejected(peer, why);
         });
     connect(m_broker.get(), &Broker::activity, this, &ConsoleCore::activity);
-    if (m_team)
+    if (m_team) {
         connect(m_broker.get(), &Broker::activity, m_team, &team::TeamStore::copyRecord);
+        m_team->setAgentsSource([this] { return sessionsToJson(m_broker->sessionsInfo()); });
+    }
     connect(m_broker.get(), &Broker::connectionsChanged, this, &ConsoleCore::connectionsChanged);
     connect(m_audit.get(), &AuditLog::availabilityChanged, this,
         [this](bool available, const QString &error) {
@@ -359,6 +417,19 @@ bool ConsoleCore::start(QString *error)
     if (m_team)
         m_team->start();
     return true;
+}
+
+std::vector<SessionInfo> ConsoleCore::sessions() const
+{
+    std::vector<SessionInfo> all = m_broker->sessionsInfo();
+    if (m_team)
+        for (const team::TeamStore::RemoteAgents &r : m_team->remoteAgents())
+            for (SessionInfo &s : sessionsFromJson(r.sessions, r.instance)) {
+                s.host = r.host;
+                s.hostOnline = r.online;
+                all.push_back(std::move(s));
+            }
+    return all;
 }
 
 void ConsoleCore::claimItem(const std::string &id)

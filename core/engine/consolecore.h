@@ -85,7 +85,9 @@ public:
     int connectionCount() const;
     int agentConnections() const { return m_broker->agentConnections(); }
     int reviewerConnections() const { return m_broker->reviewerConnections(); }
-    std::vector<SessionInfo> sessions() const { return m_broker->sessionsInfo(); }
+    // This console's agent sessions; in team mode, then every other
+    // instance's as it last published them.
+    std::vector<SessionInfo> sessions() const;
 
     // Deciding, as this console's reviewer: decided_by "human:<name>".
     ReviewOutcome review(const protocol::Review &review);

@@ -235,6 +235,15 @@ int migrate(pqxx::connection_base &c)
         const bool mayCreate
             = tx.exec("SELECT has_database_privilege(current_database(), 'CREATE')")[0][0]
                   .as<bool>();
+        const bool owns = version == 0
+            || tx.exec("SELECT pg_has_role(nspowner, 'USAGE') FROM pg_namespace WHERE nspname = "
+                       "'holdpoint'")[0][0]
+                   .as<bool>();
+        if (!owns)
+            throw TeamError("the team schema is version " + std::to_string(version)
+                + " and this holdpoint needs version " + std::to_string(SchemaVersion) + "; role "
+                + tx.exec("SELECT session_user")[0][0].as<std::string>()
+                + " may not upgrade it: run `holdpoint-ctl team init URL` as the database's owner");
         if (version == 0 && !mayCreate)
             throw TeamError("the team schema is not there yet, and role "
                 + tx.exec("SELECT session_user")[0][0].as<std::string>()
@@ -400,16 +409,24 @@ std::vector<Row> pendingRows(pqxx::connection_base &c)
     });
 }
 
-std::vector<std::pair<std::string, bool>> instancesOnline(pqxx::connection_base &c)
+std::vector<InstanceState> instances(pqxx::connection_base &c)
 {
     return guarded(c, "reading the team's instances", [&] {
         pqxx::nontransaction tx(c);
-        std::vector<std::pair<std::string, bool>> out;
-        for (const auto &r :
-            tx.exec("SELECT id, heartbeat_at > clock_timestamp() - holdpoint.heartbeat_stale()"
-                    " FROM holdpoint.instances"))
-            out.emplace_back(text(r[0]), r[1].as<bool>());
+        std::vector<InstanceState> out;
+        for (const auto &r : tx.exec(
+                 "SELECT id, host, heartbeat_at > clock_timestamp() - holdpoint.heartbeat_stale(),"
+                 " agents FROM holdpoint.instances"))
+            out.push_back({ text(r[0]), text(r[1]), r[2].as<bool>(), text(r[3]) });
         return out;
+    });
+}
+
+void publishAgents(pqxx::connection_base &c, const std::string &instance, const std::string &agents)
+{
+    guarded(c, "publishing this instance's agents", [&] {
+        pqxx::nontransaction tx(c);
+        tx.exec_params("SELECT holdpoint.publish_agents($1, $2)", instance, agents);
     });
 }
 

@@ -173,7 +173,7 @@ std::unique_ptr<pqxx::connection> connect(const std::string &url);
 int migrate(pqxx::connection_base &c);
 // The schema version the database has: 0 when there is none.
 int schemaVersion(pqxx::connection_base &c);
-inline constexpr int SchemaVersion = 1;
+inline constexpr int SchemaVersion = 2;
 
 TimeMs heartbeat(pqxx::connection_base &c, const Instance &self);
 Escalated escalate(pqxx::connection_base &c, const Escalation &e);
@@ -192,8 +192,17 @@ void appendAudit(
     pqxx::connection_base &c, const std::string &instance, const std::vector<AuditEvent> &events);
 
 std::vector<Row> pendingRows(pqxx::connection_base &c);
-// Every gateway and console, and whether its heartbeat is fresh.
-std::vector<std::pair<std::string, bool>> instancesOnline(pqxx::connection_base &c);
+struct InstanceState
+{
+    std::string id;
+    std::string host;
+    bool online = false; // its heartbeat is fresh
+    std::string agents; // what it published: a JSON array
+};
+// Every gateway and console.
+std::vector<InstanceState> instances(pqxx::connection_base &c);
+// This instance's agent sessions, a JSON array, for every console's Agents view.
+void publishAgents(pqxx::connection_base &c, const std::string &instance, const std::string &agents);
 std::optional<Row> row(pqxx::connection_base &c, const std::string &id);
 // Rows by id, in the order given; ids that are not there are left out.
 std::vector<Row> rows(pqxx::connection_base &c, const std::vector<std::string> &ids);

@@ -500,26 +500,37 @@ void TeamStore::tick()
     const Instance self = m_config.self;
     std::vector<std::string> claims(m_claims.begin(), m_claims.end());
     const TimeMs lease = m_config.leaseMs;
+    const std::string agents = m_agentsSource ? dumpJson(m_agentsSource()) : std::string("[]");
     struct Beat
     {
-        std::vector<std::pair<std::string, bool>> instances;
+        std::vector<InstanceState> instances;
         std::vector<std::string> lost; // leases that did not renew
     };
     m_conn.run<Beat>(
-        [self, claims, lease](pqxx::connection_base &c) {
+        [self, claims, lease, agents](pqxx::connection_base &c) {
             Beat b;
             heartbeat(c, self);
+            publishAgents(c, self.id, agents);
             expireDue(c, self.id);
             for (const std::string &id : claims)
                 if (!team::claim(c, id, self.id, self.reviewer, lease).held)
                     b.lost.push_back(id);
-            b.instances = instancesOnline(c);
+            b.instances = instances(c);
             return b;
         },
         [this](Beat b) {
             for (const std::string &id : b.lost)
                 m_claims.erase(id);
-            std::unordered_map<std::string, bool> online(b.instances.begin(), b.instances.end());
+            std::unordered_map<std::string, bool> online;
+            m_remoteAgents.clear();
+            for (const InstanceState &i : b.instances) {
+                online[i.id] = i.online;
+                if (i.id == m_config.self.id)
+                    continue;
+                Json list = Json::parse(i.agents, nullptr, false);
+                if (list.is_array() && !list.empty())
+                    m_remoteAgents.push_back({ i.id, i.host, i.online, std::move(list) });
+            }
             std::vector<std::pair<std::string, TeamPlace>> changed;
             m_view.forEachPending([&](const QueueItem &item) {
                 if (!item.team || item.team->local)

@@ -23,6 +23,7 @@
 
 #include <QTimer>
 
+#include <functional>
 #include <memory>
 #include <set>
 #include <string>
@@ -55,6 +56,19 @@ public:
     bool isConnected() const { return m_conn.isConnected(); }
     QString lastError() const { return m_conn.lastError(); }
     const TeamConfig &config() const { return m_config; }
+
+    // This instance's agent sessions as a JSON array, published with each
+    // heartbeat for every console's Agents view.
+    void setAgentsSource(std::function<Json()> source) { m_agentsSource = std::move(source); }
+    struct RemoteAgents
+    {
+        std::string instance;
+        std::string host;
+        bool online = false;
+        Json sessions; // as its agents source gave them
+    };
+    // What the other instances published, as of the last heartbeat.
+    const std::vector<RemoteAgents> &remoteAgents() const { return m_remoteAgents; }
 
     // The editor lease (TEAM.md "Statements"): taken when a reviewer opens
     // an item's editor, renewed while it stays open, released after.
@@ -142,6 +156,8 @@ private:
     ReviewQueue m_view;
     TeamConnection m_conn;
     std::unique_ptr<TeamActivity> m_activity; // consoles only
+    std::function<Json()> m_agentsSource;
+    std::vector<RemoteAgents> m_remoteAgents;
     QTimer m_heartbeat;
     QTimer m_flush;
     std::vector<AuditEvent> m_copies; // waiting for the next flush

@@ -72,7 +72,7 @@ private Q_SLOTS:
 
     void redBannerWhileTheDatabaseIsDown();
     void beingEditedByHoldsTheOthersOff();
-    void historyAndTurnsShowTheWholeTeam();
+    void historyTurnsAndAgentsShowTheWholeTeam();
 
 private:
     PgCluster m_pg;
@@ -178,7 +178,7 @@ void tst_TeamWindow::beingEditedByHoldsTheOthersOff()
         QTest::qWaitFor([&] { return bob.window->queueView()->model()->rowCount() == 0; }, WaitMs));
 }
 
-void tst_TeamWindow::historyAndTurnsShowTheWholeTeam()
+void tst_TeamWindow::historyTurnsAndAgentsShowTheWholeTeam()
 {
     const QString url = m_pg.connString(m_db);
     QTemporaryDir dir;
@@ -193,6 +193,7 @@ void tst_TeamWindow::historyAndTurnsShowTheWholeTeam()
 
     // One call the gateway's policy allows, one a reviewer elsewhere
     // approves with holdpoint-ctl --team, both in turn t9.
+    agent->send(Json { { "type", "turn_start" }, { "turn_id", "t9" } });
     agent->send(Json { { "type", "tool_call" }, { "call_id", "a1" }, { "tool_name", "auto_op" },
         { "turn_id", "t9" }, { "args", { { "n", 1 } } } });
     QCOMPARE(agent->next("decision").value("decision", std::string()), std::string("allow"));
@@ -237,6 +238,22 @@ void tst_TeamWindow::historyAndTurnsShowTheWholeTeam()
     const QModelIndex turn = turns->turnIndex({ session, "t9" });
     QVERIFY(turn.isValid());
     QCOMPARE(turns->rowCount(turn), 2);
+
+    // Agents: the gateway's agent, with the host it runs on.
+    AgentsModel *agents = alice.window->agentsModel();
+    int row = -1;
+    QVERIFY(QTest::qWaitFor(
+        [&] {
+            for (int r = 0; r < agents->rowCount(); ++r)
+                if (agents->index(r, AgentsModel::Session).data().toString() == toQString(session))
+                    row = r;
+            return row >= 0;
+        },
+        WaitMs));
+    const QString state = agents->index(row, AgentsModel::State).data().toString();
+    QVERIFY2(state.startsWith(QLatin1String("connected (1 connection), at ")), qPrintable(state));
+    QCOMPARE(agents->index(row, AgentsModel::Turn).data().toString(), QStringLiteral("t9"));
+    QCOMPARE(agents->index(row, AgentsModel::Agent).data().toString(), QStringLiteral("tester"));
 }
 
 QTEST_MAIN(tst_TeamWindow)

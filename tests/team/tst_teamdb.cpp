@@ -31,6 +31,7 @@ private Q_SLOTS:
 
     void migratesOnceWhenTenStartTogether();
     void refusesASchemaNewerThanItself();
+    void upgradesFromVersionOne();
     void refusesBadConnectionStrings_data();
     void refusesBadConnectionStrings();
     void escalationIsIdempotent();
@@ -160,12 +161,53 @@ void tst_TeamDb::refusesASchemaNewerThanItself()
         migrate(*c);
         QFAIL("a newer schema was accepted");
     } catch (const TeamError &e) {
-        QVERIFY2(
-            std::string(e.what()).find("schema version 99, newer than this holdpoint knows (1)")
+        QVERIFY2(std::string(e.what()).find("schema version 99, newer than this holdpoint knows ("
+                     + std::to_string(SchemaVersion) + ")")
                 != std::string::npos,
             e.what());
         QVERIFY(!e.retryable());
     }
+}
+
+void tst_TeamDb::upgradesFromVersionOne()
+{
+    // A database made by a holdpoint that knew only version 1, with its
+    // roles, and a gateway's login.
+    QVERIFY(m_pg.psqlFile(m_db, QStringLiteral(HOLDPOINT_SOURCE_DIR "/core/team/schema/v1.sql")));
+    QVERIFY(m_pg.psqlFile(m_db, QStringLiteral(HOLDPOINT_SOURCE_DIR "/resources/team/roles.sql")));
+    QVERIFY(admin(QStringLiteral(
+        "DO $$ BEGIN IF NOT EXISTS (SELECT 1 FROM pg_roles WHERE rolname = 'gw_login') THEN "
+        "CREATE ROLE gw_login LOGIN IN ROLE holdpoint_gateway; "
+        "CREATE ROLE rv_login LOGIN IN ROLE holdpoint_reviewer; END IF; END $$")));
+    // The gateway may not upgrade it, and says who may.
+    auto gw = team::connect(url(QStringLiteral("gw_login")));
+    try {
+        migrate(*gw);
+        QFAIL("a role that does not own the schema upgraded it");
+    } catch (const TeamError &e) {
+        QVERIFY2(std::string(e.what()).find("is version 1 and this holdpoint needs version 2")
+                    != std::string::npos
+                && std::string(e.what()).find("holdpoint-ctl team init") != std::string::npos,
+            e.what());
+    }
+    // The owner upgrades it; then the gateway publishes its agents.
+    auto owner = team::connect(url());
+    QCOMPARE(migrate(*owner), SchemaVersion);
+    QCOMPARE(schemaVersion(*owner), SchemaVersion);
+    QCOMPARE(migrate(*gw), SchemaVersion);
+    heartbeat(*gw, gateway("gw-a"));
+    publishAgents(*gw, "gw-a", R"([{"session":"s1","agent":"claude"}])");
+    try {
+        publishAgents(*gw, "gw-a", R"({"session":"s1"})");
+        QFAIL("agents that are not a JSON array were stored");
+    } catch (const TeamError &e) {
+        QCOMPARE(e.sqlState(), std::string("22023"));
+    }
+    const auto all = instances(*owner);
+    QCOMPARE(all.size(), std::size_t(1));
+    QCOMPARE(all[0].id, std::string("gw-a"));
+    QVERIFY(all[0].online);
+    QCOMPARE(Json::parse(all[0].agents)[0]["agent"].get<std::string>(), std::string("claude"));
 }
 
 void tst_TeamDb::refusesBadConnectionStrings_data()
