@@ -233,6 +233,12 @@ void TeamStore::enqueue(QueueItem item)
 
 void TeamStore::writeEscalation(const QueueItem &item)
 {
+    // Remembered until its decision is delivered (copyRecord); bounded, at
+    // the cost of some `delivered` lines, should agents never be answered.
+    constexpr std::size_t MaxRemembered = 100'000;
+    if (m_escalatedCalls.size() >= MaxRemembered)
+        m_escalatedCalls.clear();
+    m_escalatedCalls[item.sessionId + '\n' + item.callId] = item.id;
     Escalation e;
     e.id = item.id;
     e.gateway = m_config.self.id;
@@ -552,10 +558,22 @@ void TeamStore::tick()
 void TeamStore::copyRecord(const Json &record)
 {
     // Escalations, claims, a person's decisions and every ending are in the
-    // team's audit already, written with the change they record.
+    // team's audit already, written with the change they record. What is
+    // copied: calls, auto-decisions, and the delivery of an escalated call's
+    // decision to its agent, named by its item.
     const std::string event = record.value("event", std::string());
-    if (event != "call" && !(event == "decision" && record.value("state", std::string()) == "auto"))
+    std::string item;
+    if (event == "delivered") {
+        const auto it = m_escalatedCalls.find(
+            record.value("session", std::string()) + '\n' + record.value("call_id", std::string()));
+        if (it == m_escalatedCalls.end())
+            return;
+        item = std::move(it->second);
+        m_escalatedCalls.erase(it);
+    } else if (event != "call"
+        && !(event == "decision" && record.value("state", std::string()) == "auto")) {
         return;
+    }
     // Bounded while the database is away: 100,000 records, then a count.
     constexpr std::size_t MaxWaiting = 100'000;
     if (m_copies.size() + m_copiesInFlight >= MaxWaiting) {
@@ -567,6 +585,8 @@ void TeamStore::copyRecord(const Json &record)
     fields["at"] = fields.value("ts", std::string());
     fields.erase("ts");
     fields["gateway"] = m_config.self.id;
+    if (!item.empty())
+        fields["item"] = std::move(item);
     m_copies.push_back({ event, std::move(fields) });
     if (!m_flush.isActive())
         m_flush.start();

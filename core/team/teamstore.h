@@ -161,6 +161,7 @@ private:
     QTimer m_heartbeat;
     QTimer m_flush;
     std::vector<AuditEvent> m_copies; // waiting for the next flush
+    std::unordered_map<std::string, std::string> m_escalatedCalls; // "<session>\n<call>" → item
     std::size_t m_copiesInFlight = 0; // handed to the connection, not yet written
     std::size_t m_copiesLost = 0; // dropped while too many waited
     Alarm m_deadlines;

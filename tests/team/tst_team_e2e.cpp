@@ -158,6 +158,18 @@ void tst_TeamE2E::escalationReachesEveryConsoleAndTheDecisionItsAgent()
     QCOMPARE(decision.value("call_id", std::string()), std::string("c1"));
     QVERIFY(bobView->next("resolved").is_object());
     QVERIFY(teamPending().isEmpty());
+    // The gateway copies the delivery to the team's audit, about a second
+    // behind, named by the item.
+    QVERIFY(QTest::qWaitFor(
+        [&] {
+            QString out;
+            return m_pg.psql(m_db,
+                       QStringLiteral("SELECT line FROM holdpoint.audit WHERE event = 'delivered'"),
+                       &out)
+                && out.contains(QStringLiteral("\"item\":\"%1\"").arg(toQString(itemId)))
+                && out.contains(QLatin1String("\"connections\":1"));
+        },
+        WaitMs));
     const CtlResult verify = teamCtl({ QStringLiteral("audit"), QStringLiteral("verify") });
     QVERIFY2(verify.exitCode == 0, verify.out.constData());
 }
