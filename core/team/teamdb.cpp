@@ -97,7 +97,7 @@ constexpr char RowColumns[]
       "1000)::bigint,"
       " i.decided_by_instance,"
       " coalesce(g.heartbeat_at > clock_timestamp() - holdpoint.heartbeat_stale(), false),"
-      " (extract(epoch FROM clock_timestamp()) * 1000)::bigint"
+      " (extract(epoch FROM clock_timestamp()) * 1000)::bigint, i.turn_findings"
       " FROM holdpoint.items i LEFT JOIN holdpoint.instances g ON g.id = i.gateway ";
 
 Row toRow(const pqxx::row &r)
@@ -127,6 +127,8 @@ Row toRow(const pqxx::row &r)
     row.decidedByInstance = text(r[20]);
     row.gatewayOnline = r[21].as<bool>();
     row.now = ms(r[22]);
+    if (!r[23].is_null())
+        row.turnFindingsText = text(r[23]);
     return row;
 }
 
@@ -419,6 +421,17 @@ std::vector<InstanceState> instances(pqxx::connection_base &c)
                  " agents FROM holdpoint.instances"))
             out.push_back({ text(r[0]), text(r[1]), r[2].as<bool>(), text(r[3]) });
         return out;
+    });
+}
+
+int setTurnFindings(pqxx::connection_base &c, const std::string &gateway, const std::string &session,
+    const std::optional<std::string> &turn, const std::string &findings)
+{
+    return guarded(c, "sharing a turn's loop findings", [&] {
+        pqxx::nontransaction tx(c);
+        return tx.exec_params("SELECT holdpoint.set_turn_findings($1, $2, $3, $4)", gateway, session,
+            optionalText(turn), findings)[0][0]
+            .as<int>();
     });
 }
 

@@ -150,6 +150,7 @@ struct Row
     std::string decidedByInstance;
     bool gatewayOnline = false; // its heartbeat is fresh
     TimeMs now = 0; // the database's clock when read
+    std::optional<std::string> turnFindingsText; // newer than those in itemText
 };
 
 struct AuditEvent
@@ -201,6 +202,10 @@ struct InstanceState
 };
 // Every gateway and console.
 std::vector<InstanceState> instances(pqxx::connection_base &c);
+// A gateway's current loop findings (a JSON array) for one of its turns,
+// onto its pending items of that turn. Returns how many it changed.
+int setTurnFindings(pqxx::connection_base &c, const std::string &gateway, const std::string &session,
+    const std::optional<std::string> &turn, const std::string &findings);
 // This instance's agent sessions, a JSON array, for every console's Agents view.
 void publishAgents(pqxx::connection_base &c, const std::string &instance, const std::string &agents);
 std::optional<Row> row(pqxx::connection_base &c, const std::string &id);

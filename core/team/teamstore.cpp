@@ -60,6 +60,9 @@ std::optional<QueueItem> itemFromRow(const Row &row)
     }
     if (j.contains("turn_findings"))
         item.turnFindings = protocol::turnFindingsFromJson(j["turn_findings"]);
+    if (row.turnFindingsText) // newer than those it was escalated with
+        if (const Json f = Json::parse(*row.turnFindingsText, nullptr, false); f.is_array())
+            item.turnFindings = protocol::turnFindingsFromJson(f);
     item.receivedAt = row.createdAt;
     item.deadline = row.deadline;
     if (const TimeMs received = parseTime(j, "received_at"); received != NoDeadline)
@@ -455,6 +458,27 @@ void TeamStore::claim(const std::string &id)
         [this, id](const TeamError &) { m_claims.erase(id); }, TeamConnection::WhenDown::Fail);
 }
 
+void TeamStore::setTurnFindings(const std::string &sessionId,
+    const std::optional<std::string> &turnId, const std::vector<protocol::TurnFinding> &findings)
+{
+    m_view.setTurnFindings(sessionId, turnId, findings);
+    bool ours = false;
+    m_view.forEachPending([&](const QueueItem &item) {
+        ours = ours
+            || (item.sessionId == sessionId && item.turnId == turnId && m_local.count(item.id));
+    });
+    if (!ours)
+        return;
+    postEscalations(); // the items' rows first
+    const std::string gateway = m_config.self.id;
+    const std::string json = dumpJson(protocol::turnFindingsToJson(findings));
+    m_conn.run<int>(
+        [gateway, sessionId, turnId, json](pqxx::connection_base &c) {
+            return team::setTurnFindings(c, gateway, sessionId, turnId, json);
+        },
+        [](int) {});
+}
+
 void TeamStore::release(const std::string &id)
 {
     if (!m_claims.erase(id))
@@ -492,7 +516,7 @@ void TeamStore::onNotified(const QString &kind, const QString &qid)
     if (kind == u"new") {
         if (!m_local.count(id) && !m_view.find(id))
             refresh({ id });
-    } else if (kind == u"decided" || kind == u"claim") {
+    } else if (kind == u"decided" || kind == u"claim" || kind == u"findings") {
         if (m_view.find(id) && !m_deciding.count(id))
             refresh({ id });
     }
@@ -751,6 +775,15 @@ void TeamStore::applyRow(const Row &row)
         if (!item->team || item->team->online != place.online
             || item->team->editingBy != place.editingBy)
             m_view.setTeamPlace(row.id, place);
+        if (row.turnFindingsText && !m_local.count(row.id)) {
+            const Json f = Json::parse(*row.turnFindingsText, nullptr, false);
+            const QueueItem *now = m_view.find(row.id);
+            if (f.is_array() && now) {
+                auto findings = protocol::turnFindingsFromJson(f);
+                if (findings != now->turnFindings)
+                    m_view.setTurnFindings(now->sessionId, now->turnId, findings);
+            }
+        }
         return;
     }
     if (!item || m_deciding.count(row.id))

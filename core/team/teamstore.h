@@ -95,11 +95,10 @@ public:
     {
         m_view.restoreSecrets(id, args, std::move(redactions));
     }
+    // Our own turns' findings also go to the team, onto our pending items
+    // of the turn, so every console sees a loop its items are part of.
     void setTurnFindings(const std::string &sessionId, const std::optional<std::string> &turnId,
-        const std::vector<protocol::TurnFinding> &findings) override
-    {
-        m_view.setTurnFindings(sessionId, turnId, findings);
-    }
+        const std::vector<protocol::TurnFinding> &findings) override;
     std::vector<std::string> pendingIds(const PendingQuery &query) const override
     {
         return m_view.pendingIds(query);

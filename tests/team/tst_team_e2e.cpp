@@ -40,6 +40,7 @@ private Q_SLOTS:
     void autoDecisionsReachTheTeamAudit();
     void thousandEscalationsConvergeEverywhere();
     void immediateRestartLosesNothing();
+    void loopFindingsFollowTheirItems();
 
 private:
     QStringList teamArgs(const QString &reviewer = {}) const
@@ -417,6 +418,53 @@ void tst_TeamE2E::immediateRestartLosesNothing()
     QVERIFY(aliceView->next("escalated").is_object());
     const CtlResult verify = teamCtl({ QStringLiteral("audit"), QStringLiteral("verify") });
     QVERIFY2(verify.exitCode == 0, verify.out.constData());
+}
+
+void tst_TeamE2E::loopFindingsFollowTheirItems()
+{
+    QTemporaryDir dir;
+    const QString policy = dir.filePath(QStringLiteral("loop.json"));
+    QFile f(policy);
+    QVERIFY(f.open(QIODevice::WriteOnly));
+    f.write(R"({"default": "ask", "guardrails": [
+        {"type": "loop_detection", "exact_failure": {"warn": 2, "block": 5}},
+        {"type": "rules", "rules": [{"when": {"tool": "read_file"}, "action": "allow"}]}]})");
+    f.close();
+    ConsoleProcess gateway(teamArgs() + QStringList { QStringLiteral("--policy"), policy });
+    ConsoleProcess alice(teamArgs(QStringLiteral("alice")));
+    QVERIFY(gateway.ready() && alice.ready());
+    auto agent = gateway.agent();
+    QVERIFY(agent);
+    agent->send(Json { { "type", "turn_start" }, { "turn_id", "t1" } });
+    agent->send(Json { { "type", "tool_call" }, { "call_id", "w1" }, { "tool_name", "write_file" },
+        { "turn_id", "t1" }, { "args", { { "path", "a.txt" } } } });
+    QVERIFY(QTest::qWaitFor([&] { return pendingAt(alice).size() == 1; }, WaitMs));
+    auto findingsAtAlice = [&] {
+        const Json items
+            = alice.ctl({ QStringLiteral("pending"), QStringLiteral("--json") }).json();
+        return items.is_array() && items.size() == 1
+            ? items[0].value("turn_findings", Json::array())
+            : Json::array();
+    };
+    QVERIFY(findingsAtAlice().empty());
+
+    // While it waits, the same read fails three times in the turn: the
+    // gateway's loop detection warns, and alice's copy of the item shows it.
+    for (int i = 0; i < 3; ++i) {
+        const std::string id = "r" + std::to_string(i);
+        agent->send(Json { { "type", "tool_call" }, { "call_id", id }, { "tool_name", "read_file" },
+            { "turn_id", "t1" }, { "args", { { "path", "same.txt" } } } });
+        QCOMPARE(agent->next("decision").value("decision", std::string()), std::string("allow"));
+        agent->send(Json { { "type", "tool_result" }, { "call_id", id }, { "ok", false },
+            { "result", { { "error", "no such file" } } } });
+        QVERIFY(agent->next("after_call").is_object());
+    }
+    Json findings;
+    QVERIFY2(QTest::qWaitFor([&] { return !(findings = findingsAtAlice()).empty(); }, WaitMs),
+        "the loop finding did not reach the other console");
+    QCOMPARE(findings[0].value("pattern", std::string()), std::string("exact_failure"));
+    QCOMPARE(findings[0].value("level", std::string()), std::string("warn"));
+    QCOMPARE(findings[0].value("count", 0), 3);
 }
 
 QTEST_GUILESS_MAIN(tst_TeamE2E)

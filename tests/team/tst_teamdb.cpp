@@ -32,6 +32,7 @@ private Q_SLOTS:
     void migratesOnceWhenTenStartTogether();
     void refusesASchemaNewerThanItself();
     void upgradesFromVersionOne();
+    void turnFindingsGoOntoPendingItemsOfTheTurn();
     void refusesBadConnectionStrings_data();
     void refusesBadConnectionStrings();
     void escalationIsIdempotent();
@@ -208,6 +209,33 @@ void tst_TeamDb::upgradesFromVersionOne()
     QCOMPARE(all[0].id, std::string("gw-a"));
     QVERIFY(all[0].online);
     QCOMPARE(Json::parse(all[0].agents)[0]["agent"].get<std::string>(), std::string("claude"));
+}
+
+void tst_TeamDb::turnFindingsGoOntoPendingItemsOfTheTurn()
+{
+    auto c = open();
+    heartbeat(*c, gateway("gw-a"));
+    auto inTurn = [](const std::string &id, const std::string &gw, const char *turn) {
+        Escalation e = escalation(id, gw);
+        e.turnId = turn;
+        return e;
+    };
+    escalate(*c,
+        std::vector { inTurn("t1a", "gw-a", "t1"), inTurn("t1b", "gw-a", "t1"),
+            inTurn("t2a", "gw-a", "t2"), inTurn("t1other", "gw-b", "t1") });
+    decide(*c, decision("t1b", "console-1", "alice"));
+    const std::string findings = R"([{"pattern":"exact_failure","count":3}])";
+    // Only gw-a's pending items of session s1, turn t1.
+    QCOMPARE(setTurnFindings(*c, "gw-a", "s1", std::string("t1"), findings), 1);
+    for (const Row &r : rows(*c, { "t1a", "t1b", "t2a", "t1other" }))
+        QCOMPARE(r.turnFindingsText.value_or(std::string("none")),
+            r.id == "t1a" ? findings : std::string("none"));
+    try {
+        setTurnFindings(*c, "gw-a", "s1", std::string("t1"), R"({"not":"an array"})");
+        QFAIL("findings that are not a JSON array were stored");
+    } catch (const TeamError &e) {
+        QCOMPARE(e.sqlState(), std::string("22023"));
+    }
 }
 
 void tst_TeamDb::refusesBadConnectionStrings_data()

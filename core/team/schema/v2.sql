@@ -1,8 +1,51 @@
--- Team schema version 2: each instance publishes its agent sessions, so
--- every console's Agents view shows the whole team (TEAM.md "Schema").
+-- Team schema version 2 (TEAM.md "Schema"): each instance publishes its
+-- agent sessions, so every console's Agents view shows the whole team; and
+-- a gateway's loop findings for a turn follow its pending items of it.
+
+CREATE FUNCTION holdpoint.is_json_array(p text) RETURNS boolean
+    LANGUAGE plpgsql IMMUTABLE
+    SET search_path = pg_catalog, pg_temp
+AS $$
+BEGIN
+    RETURN json_typeof(p::json) = 'array';
+EXCEPTION WHEN invalid_text_representation THEN
+    RETURN false;
+END
+$$;
 
 ALTER TABLE holdpoint.instances
-    ADD COLUMN agents text NOT NULL DEFAULT '[]' CHECK (octet_length(agents) <= 1048576);
+    ADD COLUMN agents text NOT NULL DEFAULT '[]'
+        CHECK (octet_length(agents) <= 1048576 AND holdpoint.is_json_array(agents));
+-- Findings newer than those in `item`, as a JSON array; NULL: none since.
+ALTER TABLE holdpoint.items
+    ADD COLUMN turn_findings text
+        CHECK (octet_length(turn_findings) <= 1048576 AND holdpoint.is_json_array(turn_findings));
+
+-- A gateway's current loop findings for one of its turns, onto its pending
+-- items of that turn; each one changed is announced. Returns how many.
+CREATE FUNCTION holdpoint.set_turn_findings(p_gateway text, p_session text, p_turn text, p_findings text)
+    RETURNS integer
+    LANGUAGE plpgsql SECURITY DEFINER
+    SET search_path = pg_catalog, pg_temp
+AS $$
+DECLARE
+    r record;
+    n integer := 0;
+BEGIN
+    IF p_findings IS NULL OR NOT holdpoint.is_json_array(p_findings) THEN
+        RAISE EXCEPTION 'findings must be a JSON array' USING ERRCODE = '22023';
+    END IF;
+    FOR r IN UPDATE holdpoint.items i SET turn_findings = p_findings
+              WHERE i.gateway = p_gateway AND i.session_id = p_session
+                AND i.turn_id IS NOT DISTINCT FROM p_turn AND i.state = 'pending'
+              RETURNING i.id
+    LOOP
+        PERFORM pg_notify('holdpoint', 'findings ' || r.id);
+        n := n + 1;
+    END LOOP;
+    RETURN n;
+END
+$$;
 
 -- An instance's agent sessions, as a JSON array of objects, replacing what
 -- it published before. Sent with every heartbeat.
@@ -11,7 +54,7 @@ CREATE FUNCTION holdpoint.publish_agents(p_id text, p_agents text) RETURNS void
     SET search_path = pg_catalog, pg_temp
 AS $$
 BEGIN
-    IF p_agents IS NULL OR jsonb_typeof(p_agents::jsonb) IS DISTINCT FROM 'array' THEN
+    IF p_agents IS NULL OR NOT holdpoint.is_json_array(p_agents) THEN
         RAISE EXCEPTION 'agents must be a JSON array' USING ERRCODE = '22023';
     END IF;
     UPDATE holdpoint.instances SET agents = p_agents WHERE id = p_id;
@@ -42,7 +85,8 @@ BEGIN
                        ' holdpoint.append_audit(text, text[], text[]),'
                        ' holdpoint.ts_text(timestamptz),'
                        ' holdpoint.heartbeat_stale(),'
-                       ' holdpoint.publish_agents(text, text) TO %I', role_name);
+                       ' holdpoint.publish_agents(text, text),'
+                       ' holdpoint.set_turn_findings(text, text, text, text) TO %I', role_name);
     END LOOP;
     -- Deciding is the reviewer's alone.
     IF EXISTS (SELECT 1 FROM pg_roles WHERE rolname = 'holdpoint_reviewer') THEN
