@@ -229,6 +229,8 @@ void TeamStore::enqueue(QueueItem item)
 {
     item.team = ownPlace();
     m_local[item.id] = item.deadline;
+    if (item.deadline != NoDeadline)
+        m_byDeadline.emplace(item.deadline, item.id);
     if (item.deadline != NoDeadline && item.deadline < m_deadlines.deadline())
         m_deadlines.setDeadline(item.deadline);
     writeEscalation(m_view.add(std::move(item)));
@@ -643,16 +645,21 @@ void TeamStore::flushCopies()
 void TeamStore::checkLocalDeadlines()
 {
     const TimeMs now = m_clock->now();
-    TimeMs next = NoDeadline;
-    std::vector<std::string> due;
-    for (const auto &[id, deadline] : m_local) {
-        if (deadline == NoDeadline)
-            continue;
-        if (deadline <= now)
-            due.push_back(id);
-        else
-            next = std::min(next, deadline);
+    // m_byDeadline may name items that ended since: an entry counts while
+    // m_local still holds that item with that deadline.
+    auto current = [this](const std::pair<const TimeMs, std::string> &e) {
+        const auto it = m_local.find(e.second);
+        return it != m_local.end() && it->second == e.first;
+    };
+    std::vector<std::pair<TimeMs, std::string>> due;
+    while (!m_byDeadline.empty() && m_byDeadline.begin()->first <= now) {
+        if (current(*m_byDeadline.begin()))
+            due.emplace_back(m_byDeadline.begin()->first, m_byDeadline.begin()->second);
+        m_byDeadline.erase(m_byDeadline.begin());
     }
+    while (!m_byDeadline.empty() && !current(*m_byDeadline.begin()))
+        m_byDeadline.erase(m_byDeadline.begin());
+    TimeMs next = m_byDeadline.empty() ? NoDeadline : m_byDeadline.begin()->first;
     if (!due.empty()) {
         if (m_conn.isConnected()) {
             // The database ends them (exactly once, whoever asks first) and
@@ -662,8 +669,10 @@ void TeamStore::checkLocalDeadlines()
                 [self](pqxx::connection_base &c) { return expireDue(c, self); },
                 [](std::vector<std::string>) {}, {}, TeamConnection::WhenDown::Fail);
             next = std::min(next, now + 1'000);
+            // Still ours until the database's answer ends them.
+            m_byDeadline.insert(due.begin(), due.end());
         } else {
-            for (const std::string &id : due) {
+            for (const auto &[deadline, id] : due) {
                 Decision d;
                 d.kind = DecisionKind::Deny;
                 d.decidedBy = "timeout";

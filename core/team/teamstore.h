@@ -24,6 +24,7 @@
 #include <QTimer>
 
 #include <functional>
+#include <map>
 #include <memory>
 #include <set>
 #include <string>
@@ -165,6 +166,7 @@ private:
     std::size_t m_copiesLost = 0; // dropped while too many waited
     Alarm m_deadlines;
     std::unordered_map<std::string, TimeMs> m_local; // this process's pending items, by deadline
+    std::multimap<TimeMs, std::string> m_byDeadline; // the same, soonest first; may name ended ones
     std::set<std::string> m_deciding; // our decisions on their way
     std::set<std::string> m_claims; // leases this console holds
     std::vector<std::string> m_toRefresh; // in the order asked for

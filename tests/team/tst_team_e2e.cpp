@@ -41,6 +41,7 @@ private Q_SLOTS:
     void thousandEscalationsConvergeEverywhere();
     void immediateRestartLosesNothing();
     void loopFindingsFollowTheirItems();
+    void deadlineEndsACallOnceAcrossTheTeam();
 
 private:
     QStringList teamArgs(const QString &reviewer = {}) const
@@ -465,6 +466,28 @@ void tst_TeamE2E::loopFindingsFollowTheirItems()
     QCOMPARE(findings[0].value("pattern", std::string()), std::string("exact_failure"));
     QCOMPARE(findings[0].value("level", std::string()), std::string("warn"));
     QCOMPARE(findings[0].value("count", 0), 3);
+}
+
+void tst_TeamE2E::deadlineEndsACallOnceAcrossTheTeam()
+{
+    // Two gateways and a console all run expire_due; the call times out
+    // once, and its agent hears it once.
+    const QStringList shortDeadline { QStringLiteral("--timeout"), QStringLiteral("2") };
+    ConsoleProcess gateway(teamArgs() + shortDeadline);
+    ConsoleProcess other(teamArgs() + shortDeadline);
+    ConsoleProcess alice(teamArgs(QStringLiteral("alice")));
+    QVERIFY(gateway.ready() && other.ready() && alice.ready());
+    auto agent = gateway.agent();
+    QVERIFY(agent);
+    agent->send(toolCall("late"));
+    QVERIFY(agent->next("pending").is_object());
+    const Json decision = agent->next("decision", 20'000);
+    QCOMPARE(decision.value("decision", std::string()), std::string("deny"));
+    QCOMPARE(decision.value("decided_by", std::string()), std::string("timeout"));
+    QVERIFY(QTest::qWaitFor(
+        [&] { return pendingAt(alice).isEmpty() && pendingAt(other).isEmpty(); }, WaitMs));
+    QCOMPARE(auditCount("decision"), 1);
+    QVERIFY(agent->noneOf("decision"));
 }
 
 QTEST_GUILESS_MAIN(tst_TeamE2E)
