@@ -97,8 +97,8 @@ constexpr char RowColumns[]
       "1000)::bigint,"
       " i.decided_by_instance,"
       " coalesce(g.heartbeat_at > clock_timestamp() - holdpoint.heartbeat_stale(), false),"
-      " (extract(epoch FROM clock_timestamp()) * 1000)::bigint, i.turn_findings"
-      " FROM holdpoint.items i LEFT JOIN holdpoint.instances g ON g.id = i.gateway ";
+      " (extract(epoch FROM clock_timestamp()) * 1000)::bigint, i.turn_findings,"
+      " i.agent_connected FROM holdpoint.items i LEFT JOIN holdpoint.instances g ON g.id = i.gateway ";
 
 Row toRow(const pqxx::row &r)
 {
@@ -129,6 +129,8 @@ Row toRow(const pqxx::row &r)
     row.now = ms(r[22]);
     if (!r[23].is_null())
         row.turnFindingsText = text(r[23]);
+    if (!r[24].is_null())
+        row.agentConnected = r[24].as<bool>();
     return row;
 }
 
@@ -432,6 +434,17 @@ int setTurnFindings(pqxx::connection_base &c, const std::string &gateway, const 
         return tx.exec_params("SELECT holdpoint.set_turn_findings($1, $2, $3, $4)", gateway, session,
             optionalText(turn), findings)[0][0]
             .as<int>();
+    });
+}
+
+bool setAgentConnected(
+    pqxx::connection_base &c, const std::string &gateway, const std::string &id, bool connected)
+{
+    return guarded(c, "sharing an agent's connection", [&] {
+        pqxx::nontransaction tx(c);
+        return tx.exec_params("SELECT holdpoint.set_agent_connected($1, $2, $3)", gateway, id,
+            connected)[0][0]
+            .as<bool>();
     });
 }
 

@@ -151,6 +151,7 @@ struct Row
     bool gatewayOnline = false; // its heartbeat is fresh
     TimeMs now = 0; // the database's clock when read
     std::optional<std::string> turnFindingsText; // newer than those in itemText
+    std::optional<bool> agentConnected; // newer than itemText's agent_connected
 };
 
 struct AuditEvent
@@ -206,6 +207,10 @@ std::vector<InstanceState> instances(pqxx::connection_base &c);
 // onto its pending items of that turn. Returns how many it changed.
 int setTurnFindings(pqxx::connection_base &c, const std::string &gateway, const std::string &session,
     const std::optional<std::string> &turn, const std::string &findings);
+// Whether the agent waiting for a gateway's pending item is connected now.
+// False when nothing changed (already so, or the item is no longer pending).
+bool setAgentConnected(
+    pqxx::connection_base &c, const std::string &gateway, const std::string &id, bool connected);
 // This instance's agent sessions, a JSON array, for every console's Agents view.
 void publishAgents(pqxx::connection_base &c, const std::string &instance, const std::string &agents);
 std::optional<Row> row(pqxx::connection_base &c, const std::string &id);

@@ -68,6 +68,8 @@ std::optional<QueueItem> itemFromRow(const Row &row)
     if (const TimeMs received = parseTime(j, "received_at"); received != NoDeadline)
         item.receivedAt = received;
     item.agentConnected = j.value("agent_connected", true);
+    if (row.agentConnected) // changed since it was escalated
+        item.agentConnected = *row.agentConnected;
     return item;
 }
 
@@ -460,6 +462,20 @@ void TeamStore::claim(const std::string &id)
         [this, id](const TeamError &) { m_claims.erase(id); }, TeamConnection::WhenDown::Fail);
 }
 
+void TeamStore::setAgentConnected(const std::string &id, bool connected)
+{
+    m_view.setAgentConnected(id, connected);
+    if (!m_local.count(id))
+        return;
+    postEscalations(); // the item's row first
+    const std::string gateway = m_config.self.id;
+    m_conn.run<bool>(
+        [gateway, id, connected](pqxx::connection_base &c) {
+            return team::setAgentConnected(c, gateway, id, connected);
+        },
+        [](bool) {});
+}
+
 void TeamStore::setTurnFindings(const std::string &sessionId,
     const std::optional<std::string> &turnId, const std::vector<protocol::TurnFinding> &findings)
 {
@@ -518,7 +534,7 @@ void TeamStore::onNotified(const QString &kind, const QString &qid)
     if (kind == u"new") {
         if (!m_local.count(id) && !m_view.find(id))
             refresh({ id });
-    } else if (kind == u"decided" || kind == u"claim" || kind == u"findings") {
+    } else if (kind == u"decided" || kind == u"claim" || kind == u"findings" || kind == u"agent") {
         if (m_view.find(id) && !m_deciding.count(id))
             refresh({ id });
     }
@@ -784,6 +800,11 @@ void TeamStore::applyRow(const Row &row)
         if (!item->team || item->team->online != place.online
             || item->team->editingBy != place.editingBy)
             m_view.setTeamPlace(row.id, place);
+        if (row.agentConnected && !m_local.count(row.id)) {
+            const QueueItem *now = m_view.find(row.id);
+            if (now && now->agentConnected != *row.agentConnected)
+                m_view.setAgentConnected(row.id, *row.agentConnected);
+        }
         if (row.turnFindingsText && !m_local.count(row.id)) {
             const Json f = Json::parse(*row.turnFindingsText, nullptr, false);
             const QueueItem *now = m_view.find(row.id);

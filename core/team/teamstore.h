@@ -87,10 +87,8 @@ public:
     const QueueItem *find(const std::string &id) const override { return m_view.find(id); }
     bool resolve(const std::string &id, ItemState state, protocol::Decision decision,
         const protocol::Review *review = nullptr) override;
-    void setAgentConnected(const std::string &id, bool connected) override
-    {
-        m_view.setAgentConnected(id, connected);
-    }
+    // Our own agents' connections also go to the team (TEAM.md "Schema").
+    void setAgentConnected(const std::string &id, bool connected) override;
     void restoreSecrets(
         const std::string &id, const Json &args, std::vector<Redaction> redactions) override
     {

@@ -42,6 +42,7 @@ private Q_SLOTS:
     void immediateRestartLosesNothing();
     void loopFindingsFollowTheirItems();
     void deadlineEndsACallOnceAcrossTheTeam();
+    void agentDisconnectShowsInEveryConsole();
 
 private:
     QStringList teamArgs(const QString &reviewer = {}) const
@@ -488,6 +489,35 @@ void tst_TeamE2E::deadlineEndsACallOnceAcrossTheTeam()
         [&] { return pendingAt(alice).isEmpty() && pendingAt(other).isEmpty(); }, WaitMs));
     QCOMPARE(auditCount("decision"), 1);
     QVERIFY(agent->noneOf("decision"));
+}
+
+void tst_TeamE2E::agentDisconnectShowsInEveryConsole()
+{
+    ConsoleProcess gateway(teamArgs());
+    ConsoleProcess alice(teamArgs(QStringLiteral("alice")));
+    QVERIFY(gateway.ready() && alice.ready());
+    auto connectedAtAlice = [&]() -> std::optional<bool> {
+        const Json items
+            = alice.ctl({ QStringLiteral("pending"), QStringLiteral("--json") }).json();
+        if (!items.is_array() || items.size() != 1)
+            return std::nullopt;
+        return items[0].value("agent_connected", true);
+    };
+    {
+        auto agent = gateway.agent(std::string("s-drop"));
+        QVERIFY(agent);
+        agent->send(toolCall("d1"));
+        QVERIFY(agent->next("pending").is_object());
+        QVERIFY(QTest::qWaitFor([&] { return connectedAtAlice() == true; }, WaitMs));
+        agent->abort(); // the agent's process dies; its call waits out the grace period
+    }
+    QVERIFY(QTest::qWaitFor([&] { return connectedAtAlice() == false; }, WaitMs));
+
+    // It comes back and asks again: connected, everywhere.
+    auto again = gateway.agent(std::string("s-drop"));
+    QVERIFY(again);
+    again->send(toolCall("d1"));
+    QVERIFY(QTest::qWaitFor([&] { return connectedAtAlice() == true; }, WaitMs));
 }
 
 QTEST_GUILESS_MAIN(tst_TeamE2E)

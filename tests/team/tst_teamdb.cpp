@@ -230,6 +230,13 @@ void tst_TeamDb::turnFindingsGoOntoPendingItemsOfTheTurn()
     for (const Row &r : rows(*c, { "t1a", "t1b", "t2a", "t1other" }))
         QCOMPARE(r.turnFindingsText.value_or(std::string("none")),
             r.id == "t1a" ? findings : std::string("none"));
+    // An agent's connection: only its own gateway's pending item, only on a change.
+    QVERIFY(setAgentConnected(*c, "gw-a", "t1a", false));
+    QVERIFY(!setAgentConnected(*c, "gw-a", "t1a", false));
+    QVERIFY(!setAgentConnected(*c, "gw-b", "t1a", true));
+    QVERIFY(!setAgentConnected(*c, "gw-a", "t1b", false)); // decided
+    QCOMPARE(rows(*c, { "t1a" })[0].agentConnected, std::optional<bool>(false));
+    QCOMPARE(rows(*c, { "t2a" })[0].agentConnected, std::optional<bool>());
     try {
         setTurnFindings(*c, "gw-a", "s1", std::string("t1"), R"({"not":"an array"})");
         QFAIL("findings that are not a JSON array were stored");

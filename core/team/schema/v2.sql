@@ -1,6 +1,7 @@
 -- Team schema version 2 (TEAM.md "Schema"): each instance publishes its
 -- agent sessions, so every console's Agents view shows the whole team; and
--- a gateway's loop findings for a turn follow its pending items of it.
+-- a gateway's loop findings for a turn, and whether an item's agent is
+-- connected, follow its pending items.
 
 CREATE FUNCTION holdpoint.is_json_array(p text) RETURNS boolean
     LANGUAGE plpgsql IMMUTABLE
@@ -20,6 +21,28 @@ ALTER TABLE holdpoint.instances
 ALTER TABLE holdpoint.items
     ADD COLUMN turn_findings text
         CHECK (octet_length(turn_findings) <= 1048576 AND holdpoint.is_json_array(turn_findings));
+
+-- Whether the agent waiting for the item is connected to its gateway now;
+-- NULL: as when it was escalated (in `item`).
+ALTER TABLE holdpoint.items ADD COLUMN agent_connected boolean;
+
+-- A gateway's agent dropped or came back while its item waits.
+CREATE FUNCTION holdpoint.set_agent_connected(p_gateway text, p_id text, p_connected boolean)
+    RETURNS boolean
+    LANGUAGE plpgsql SECURITY DEFINER
+    SET search_path = pg_catalog, pg_temp
+AS $$
+BEGIN
+    UPDATE holdpoint.items i SET agent_connected = p_connected
+     WHERE i.id = p_id AND i.gateway = p_gateway AND i.state = 'pending'
+       AND i.agent_connected IS DISTINCT FROM p_connected;
+    IF NOT FOUND THEN
+        RETURN false;
+    END IF;
+    PERFORM pg_notify('holdpoint', 'agent ' || p_id);
+    RETURN true;
+END
+$$;
 
 -- A gateway's current loop findings for one of its turns, onto its pending
 -- items of that turn; each one changed is announced. Returns how many.
@@ -86,7 +109,8 @@ BEGIN
                        ' holdpoint.ts_text(timestamptz),'
                        ' holdpoint.heartbeat_stale(),'
                        ' holdpoint.publish_agents(text, text),'
-                       ' holdpoint.set_turn_findings(text, text, text, text) TO %I', role_name);
+                       ' holdpoint.set_turn_findings(text, text, text, text),'
+                       ' holdpoint.set_agent_connected(text, text, boolean) TO %I', role_name);
     END LOOP;
     -- Deciding is the reviewer's alone.
     IF EXISTS (SELECT 1 FROM pg_roles WHERE rolname = 'holdpoint_reviewer') THEN
