@@ -1,0 +1,31 @@
+#pragma once
+
+// Between the team's rows and the engine's items, reviews and decisions:
+// what TeamStore writes to the database and how it reads it back.
+
+#include "protocol/protocol.h"
+#include "queue/queueitem.h"
+#include "team/teamdb.h"
+
+#include <optional>
+#include <string>
+
+namespace holdpoint::team {
+
+// Another gateway's item as this process shows it. Its args are the masked
+// ones; the real values stay with the gateway that holds the agent.
+std::optional<QueueItem> itemFromRow(const Row &row);
+// A stored review (the reviewer's answer) as the engine takes it.
+std::optional<protocol::Review> reviewFromText(const std::string &text, const std::string &id);
+Json reviewToJson(const protocol::Review &r);
+// The review a decision stands for, when the engine did not give one.
+protocol::Review reviewOf(const std::string &id, const protocol::Decision &d);
+// An item's `state` in the team, and back.
+ItemState stateOf(const std::string &teamState);
+std::string teamStateOf(ItemState state);
+// How an item ended, from its row: what reviewers elsewhere see of it.
+protocol::Decision decisionOf(const Row &row);
+// The fields every team audit line about an item carries.
+Json callFields(const QueueItem &item, const std::string &gateway);
+
+} // namespace holdpoint::team
