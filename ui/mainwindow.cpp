@@ -577,12 +577,12 @@ void MainWindow::decideAlways(bool allow, const QString &reason)
     if (!item || m_alwaysDialog)
         return;
     const QueueItem call = *item; // the dialog outlives any pointer into the queue
-    const std::size_t scanned = 5000;
+    static constexpr std::size_t scanned = 5000;
     auto *dialog = new AlwaysRuleDialog(
         m_core->alwaysShapeFor(call, allow), call, m_core->userPolicyFile(),
         [core = m_core, call, why = reason.toStdString()](
             const RuleShape &shape) { return core->alwaysRuleFrom(shape, call, why); },
-        [core = m_core, scanned](const Json &rule) { return core->pastMatches(rule, 50, scanned); },
+        [core = m_core](const Json &rule) { return core->pastMatches(rule, 50, scanned); },
         scanned, this);
     dialog->setAttribute(Qt::WA_DeleteOnClose);
     m_alwaysDialog = dialog;

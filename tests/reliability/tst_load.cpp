@@ -42,8 +42,11 @@ qint64 residentKiB(qint64 pid)
 
 // Sanitized builds run slower and keep freed memory in quarantine: they
 // run a smaller load and only report memory.
+// GCC says so with __SANITIZE_ADDRESS__, clang with __has_feature.
 #if defined(__SANITIZE_ADDRESS__)
 constexpr bool Sanitized = true;
+#elif defined(__has_feature)
+constexpr bool Sanitized = __has_feature(address_sanitizer);
 #else
 constexpr bool Sanitized = false;
 #endif
