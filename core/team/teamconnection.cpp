@@ -11,27 +11,25 @@
 
 namespace holdpoint::team {
 
-namespace {
-
-class Receiver final : public pqxx::notification_receiver
-{
-public:
-    Receiver(pqxx::connection_base &c, std::function<void(const std::string &)> onPayload)
-        : pqxx::notification_receiver(c, NotifyChannel)
-        , m_onPayload(std::move(onPayload))
-    { }
-    void operator()(const std::string &payload, int) override { m_onPayload(payload); }
-
-private:
-    std::function<void(const std::string &)> m_onPayload;
-};
-
-} // namespace
-
 // Lives on TeamConnection's thread; everything here runs there.
 class ConnectionWorker final : public QObject
 {
     Q_OBJECT
+
+    // Hands a NOTIFY payload on the team channel to the worker.
+    class Receiver final : public pqxx::notification_receiver
+    {
+    public:
+        Receiver(pqxx::connection_base &c, std::function<void(const std::string &)> onPayload)
+            : pqxx::notification_receiver(c, NotifyChannel)
+            , m_onPayload(std::move(onPayload))
+        { }
+        void operator()(const std::string &payload, int) override { m_onPayload(payload); }
+
+    private:
+        std::function<void(const std::string &)> m_onPayload;
+    };
+
 public:
     struct Job
     {
