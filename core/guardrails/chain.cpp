@@ -236,6 +236,9 @@ ChainOutcome GuardrailChain::decide(const CallView &call, const GuardContext &co
             break;
         }
         case Action::Ask:
+            if (v.metadata.is_object())
+                if (auto a = v.metadata.find("approvals"); a != v.metadata.end())
+                    out.approvals = protocol::strictest(out.approvals, protocol::approvalRuleFromJson(*a));
             if (askedBy.empty()) {
                 askedBy = name;
                 askReason = v.reason;

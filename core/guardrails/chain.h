@@ -33,6 +33,10 @@ struct ChainOutcome
     std::vector<protocol::Warning> warnings;
     Json trail = Json::array();    // every guardrail's verdict, in order
     std::vector<Redaction> redactions; // to mask before a person or a log sees the call
+    // Ask: how many people must approve, the strictest of what the asking
+    // guardrails said (a verdict's metadata "approvals"). The policy's
+    // default ask gets the policy's default_approvals from the broker.
+    protocol::ApprovalRule approvals;
 };
 
 // The chain's answer to a tool_result (README.md "After the call").

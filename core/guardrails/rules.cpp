@@ -83,7 +83,7 @@ void RulesGuardrail::index(std::uint32_t i)
 RulesGuardrail::Rule RulesGuardrail::compileRule(const Json &json, const std::string &path) const
 {
     const SpecReader r(json, path);
-    r.onlyKeys({"when", "match", "action", "reason", "code", "set", "remove", "clamp"});
+    r.onlyKeys({"when", "match", "action", "reason", "code", "set", "remove", "clamp", "approvals"});
     Rule rule;
     if (!r.has("when") && !r.has("match"))
         r.fail("", "a rule needs \"when\", \"match\" or both");
@@ -109,6 +109,12 @@ RulesGuardrail::Rule RulesGuardrail::compileRule(const Json &json, const std::st
     rule.action = *actionFromName(action);
     rule.reason = r.string("reason", "matched " + path);
     rule.code = r.string("code", path);
+
+    if (const Json *approvals = r.optional("approvals")) {
+        if (rule.action != Action::Ask)
+            r.fail("approvals", "only an ask rule waits for approvals (this rule's action is " + action + ")");
+        rule.approvals = readApprovals(*approvals, r.pathOf("approvals"));
+    }
 
     const bool rewrites = r.has("set") || r.has("remove") || r.has("clamp");
     if (rule.action == Action::Modify && !rewrites)
@@ -233,6 +239,8 @@ Verdict RulesGuardrail::beforeCall(const CallView &call, const GuardContext &)
             continue;
         Verdict v = Verdict::make(rule.action, rule.code, expandReason(rule.reason, call));
         v.metadata["rule"] = std::size_t(i);
+        if (rule.approvals)
+            v.metadata["approvals"] = protocol::approvalRuleToJson(*rule.approvals);
         if (rule.action == Action::Modify)
             v.args = rewrite(rule, call.args);
         return v;

@@ -45,6 +45,7 @@ private:
         std::vector<std::pair<std::string, Json>> set;
         std::vector<std::string> remove;
         std::vector<Clamp> clamp;
+        std::optional<protocol::ApprovalRule> approvals; // ask only
     };
     Rule compileRule(const Json &json, const std::string &path) const;
     void index(std::uint32_t rule);

@@ -140,4 +140,23 @@ void SpecReader::onlyKeys(std::initializer_list<const char *> keys) const
     }
 }
 
+protocol::ApprovalRule readApprovals(const Json &value, const std::string &path)
+{
+    if (!value.is_object())
+        throw SpecError(path, std::string("expected an object like {\"required\": 2}, got ") + value.type_name());
+    const SpecReader r(value, path);
+    r.onlyKeys({ "required", "exclude_requester", "on_edit", "comment" });
+    protocol::ApprovalRule rule;
+    if (!r.has("required"))
+        r.fail("required", "required, expected the number of people who must approve (1 to "
+                + std::to_string(protocol::MaxApprovalsRequired) + ")");
+    const double required = r.number("required", 1, 1, protocol::MaxApprovalsRequired);
+    if (required != double(int(required)))
+        r.fail("required", "expected a whole number of people, got " + dumpJson(value["required"]));
+    rule.required = int(required);
+    rule.excludeRequester = r.boolean("exclude_requester", false);
+    rule.resetOnEdit = r.oneOf("on_edit", { "reset", "keep" }, "reset") == "reset";
+    return rule;
+}
+
 } // namespace holdpoint

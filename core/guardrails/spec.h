@@ -5,6 +5,7 @@
 // loader prefixes with the file name.
 
 #include "common/json.h"
+#include "protocol/protocol.h"
 
 #include <initializer_list>
 #include <stdexcept>
@@ -49,6 +50,10 @@ private:
     const Json &m_object;
     std::string m_path;
 };
+
+// An "approvals" object: {"required": 1-10, "exclude_requester": bool,
+// "on_edit": "reset" | "keep"} (README.md "Approvals").
+protocol::ApprovalRule readApprovals(const Json &value, const std::string &path);
 
 std::string joinChoices(std::initializer_list<const char *> choices);
 bool isComment(const Json &value);

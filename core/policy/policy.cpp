@@ -80,6 +80,13 @@ PolicyResult parsePolicy(std::string_view text, const QString &file, Policy base
                 r.error = fail(file, key, "unknown action " + dumpJson(v) + " (expected one of: ask, allow, deny)");
                 return r;
             }
+        } else if (key == "default_approvals") {
+            try {
+                base.defaultApprovals = readApprovals(v, key);
+            } catch (const SpecError &e) {
+                r.error = fail(file, e.path, e.what());
+                return r;
+            }
         } else if (key == "guardrails") {
             if (!v.is_array()) {
                 r.error = fail(file, key, std::string("expected an array, got ") + v.type_name());
@@ -102,7 +109,7 @@ PolicyResult parsePolicy(std::string_view text, const QString &file, Policy base
                 }
             }
         } else {
-            r.error = fail(file, key, "unknown key (expected one of: version, description, default, guardrails)");
+            r.error = fail(file, key, "unknown key (expected one of: version, description, default, default_approvals, guardrails)");
             return r;
         }
     }

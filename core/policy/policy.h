@@ -15,6 +15,8 @@ namespace holdpoint {
 struct Policy
 {
     DefaultAction defaultAction = DefaultAction::Ask;
+    // Who must approve a call the default asks about ("default_approvals").
+    protocol::ApprovalRule defaultApprovals;
     // Never null. Shared, so a running call keeps the chain it started with
     // while a reload swaps in a new one.
     std::shared_ptr<GuardrailChain> chain;

@@ -3,6 +3,8 @@
 #include "common/jsonparse.h"
 #include "common/sha256.h"
 
+#include <QDateTime>
+
 #include <algorithm>
 #include <array>
 #include <cmath>
@@ -300,6 +302,7 @@ ParseResult parseHello(const Json &o)
         FieldReader a(agent);
         a.string("name", h.agent.name, MaxNameLength, false, false);
         a.string("framework", h.agent.framework, MaxNameLength, false, false);
+        a.string("user", h.agent.user, MaxNameLength, false, false);
         if (a.failed()) {
             ParseError e = a.error();
             e.message = "agent." + e.message;
@@ -554,6 +557,75 @@ Json turnFindingsToJson(const std::vector<TurnFinding> &findings)
                             {"call_ids", f.callIds},
                             {"message", f.message}});
     return out;
+}
+
+Json approvalRuleToJson(const ApprovalRule &rule)
+{
+    return Json { { "required", rule.required }, { "exclude_requester", rule.excludeRequester },
+        { "on_edit", rule.resetOnEdit ? "reset" : "keep" } };
+}
+
+ApprovalRule approvalRuleFromJson(const Json &json)
+{
+    ApprovalRule rule;
+    if (!json.is_object())
+        return rule;
+    if (auto it = json.find("required"); it != json.end() && it->is_number_integer())
+        rule.required = int(std::clamp<std::int64_t>(it->get<std::int64_t>(), 1, MaxApprovalsRequired));
+    if (auto it = json.find("exclude_requester"); it != json.end() && it->is_boolean())
+        rule.excludeRequester = it->get<bool>();
+    if (auto it = json.find("on_edit"); it != json.end() && it->is_string())
+        rule.resetOnEdit = it->get<std::string>() != "keep";
+    return rule;
+}
+
+ApprovalRule strictest(const ApprovalRule &a, const ApprovalRule &b)
+{
+    return ApprovalRule { std::max(a.required, b.required), a.excludeRequester || b.excludeRequester,
+        a.resetOnEdit || b.resetOnEdit };
+}
+
+Json votesToJson(const std::vector<Vote> &votes)
+{
+    Json out = Json::array();
+    for (const Vote &v : votes) {
+        Json j { { "reviewer", v.reviewer }, { "via", v.via }, { "args", v.args },
+            { "args_sha256", v.argsHash }, { "at", formatTimestamp(v.at) } };
+        if (v.edit)
+            j["edit"] = true;
+        out.push_back(std::move(j));
+    }
+    return out;
+}
+
+std::vector<Vote> votesFromJson(const Json &array)
+{
+    std::vector<Vote> out;
+    if (!array.is_array())
+        return out;
+    for (const Json &j : array) {
+        if (!j.is_object())
+            continue;
+        auto text = [&](const char *key) {
+            auto it = j.find(key);
+            return it != j.end() && it->is_string() ? it->get<std::string>() : std::string();
+        };
+        Vote v { text("reviewer"), text("via"), j.value("args", Json::object()), text("args_sha256"),
+            j.value("edit", false) == true, 0 };
+        if (auto at = j.find("at"); at != j.end() && at->is_number_integer())
+            v.at = at->get<TimeMs>();
+        else if (const std::string iso = text("at"); !iso.empty())
+            v.at = QDateTime::fromString(QString::fromStdString(iso), Qt::ISODateWithMs).toMSecsSinceEpoch();
+        if (!v.reviewer.empty())
+            out.push_back(std::move(v));
+    }
+    return out;
+}
+
+std::string argsDigest(const Json &args)
+{
+    // nlohmann's objects are ordered maps: dump() writes keys sorted.
+    return sha256Hex(args.dump());
 }
 
 std::vector<TurnFinding> turnFindingsFromJson(const Json &array)

@@ -3,6 +3,7 @@
 // Wire protocol v1. PROTOCOL.md beside this file is the contract; the
 // section names cited below are its headings.
 
+#include "common/clock.h"
 #include "common/json.h"
 
 #include <cstddef>
@@ -71,6 +72,9 @@ struct AgentInfo
     std::string name;
     std::string framework;
     Capabilities capabilities {};
+    // The OS user the agent runs as, as it says (hooks and adapters send
+    // their process owner); empty: the console's own user.
+    std::string user {};
 };
 
 struct Hello
@@ -79,6 +83,9 @@ struct Hello
     Role role = Role::Agent;
     std::string token;
     AgentInfo agent;
+    // Set by the endpoint, never read from the wire: the reviewer the token
+    // belongs to, when it is not the console's own reviewer token.
+    std::string reviewerName;
     std::optional<std::string> sessionId;
 };
 
@@ -176,7 +183,51 @@ struct Decision
     std::string decidedBy; // guardrail:<name>, human:<user>, timeout, policy:default, agent
     std::string code;      // machine-readable cause, e.g. "timeout", "cancelled"
     std::vector<Warning> warnings;
+    // A person's decision: how they authenticated (console, a reviewer
+    // token, a web session), for the records. Not on the agent's wire.
+    std::string via;
 };
+
+// How many people must approve an escalated call (PROTOCOL.md "Approvals"):
+// `required` distinct reviewers approving the same arguments. A deny or a
+// halt from any one of them is final at once.
+struct ApprovalRule
+{
+    int required = 1;
+    // The person who started the agent (its OS user) may not approve it.
+    bool excludeRequester = false;
+    // on_edit "reset": an edit voids the approvals given before it; "keep"
+    // keeps them listed, counting again only if the arguments come back.
+    bool resetOnEdit = true;
+
+    // More than one reviewer's say is involved: votes are kept.
+    bool voted() const { return required > 1 || excludeRequester; }
+    friend bool operator==(const ApprovalRule &, const ApprovalRule &) = default;
+};
+constexpr int MaxApprovalsRequired = 10;
+Json approvalRuleToJson(const ApprovalRule &rule);
+// A rule as approvalRuleToJson writes it; anything else is the default.
+ApprovalRule approvalRuleFromJson(const Json &json);
+// What both rules demand: the larger count, and either one's conditions.
+ApprovalRule strictest(const ApprovalRule &a, const ApprovalRule &b);
+
+// One reviewer's approval of an item's arguments. Deny and halt are not
+// votes: they end the item.
+struct Vote
+{
+    std::string reviewer; // the authenticated name, never a claimed one
+    std::string via; // how they authenticated: console, ctl, team:<role>, web:<device>
+    Json args; // the arguments approved, masked as reviewers see them
+    std::string argsHash; // argsDigest(args) of the real arguments
+    bool edit = false; // the reviewer proposed these arguments
+    TimeMs at = 0;
+    friend bool operator==(const Vote &, const Vote &) = default;
+};
+Json votesToJson(const std::vector<Vote> &votes);
+std::vector<Vote> votesFromJson(const Json &array);
+// SHA-256 (hex) of the arguments' canonical JSON (keys sorted), so the same
+// arguments hash the same wherever they were written.
+std::string argsDigest(const Json &args);
 
 // One loop finding of a turn as it stands now (PROTOCOL.md "turn_findings"):
 // a pattern that reached its warn threshold, with the calls that make it up.

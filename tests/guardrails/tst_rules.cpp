@@ -570,7 +570,7 @@ void TestRules::validationMessages_data()
     QTest::newRow("bad regex") << R"({"guardrails":[{"type":"rules","rules":[{"action":"deny","when":{"args":{"c":{"regex":"(unclosed"}}}}]}]})"
                                << "policy.json: guardrails[0].rules[0].when.args.c.regex: invalid regex: missing closing parenthesis at offset 9";
     QTest::newRow("unknown rule key") << R"({"guardrails":[{"type":"rules","rules":[{"action":"deny","whenn":{}}]}]})"
-                                      << "policy.json: guardrails[0].rules[0].whenn: unknown key (expected one of: when, match, action, reason, code, set, remove, clamp)";
+                                      << "policy.json: guardrails[0].rules[0].whenn: unknown key (expected one of: when, match, action, reason, code, set, remove, clamp, approvals)";
     QTest::newRow("rule without condition") << R"({"guardrails":[{"type":"rules","rules":[{"action":"deny"}]}]})"
                                             << "policy.json: guardrails[0].rules[0]: a rule needs \"when\", \"match\" or both";
     QTest::newRow("unknown action") << R"({"guardrails":[{"type":"rules","rules":[{"match":"Bash","action":"nuke"}]}]})"
