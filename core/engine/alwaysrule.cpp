@@ -87,7 +87,7 @@ std::vector<Json> pastMatches(const QString &auditDir, const Json &rule, std::si
     calls.event = "call";
     audit::query(auditDir, calls, scanned, [&](std::string_view, const Json &r) {
         const std::string session = r.value("session", std::string());
-        const protocol::AgentInfo agent {r.value("agent", std::string()), r.value("framework", std::string())};
+        const protocol::AgentInfo agent {r.value("agent", std::string()), r.value("framework", std::string()), {}, {}};
         const std::string callId = r.value("call_id", std::string());
         const std::string tool = r.value("tool", std::string());
         const Json args = r.value("args", Json::object());

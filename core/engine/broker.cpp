@@ -4,6 +4,7 @@
 #include "engine/callrecords.h"
 #include "engine/recovery.h"
 #include "engine/reviewdecision.h"
+#include "queue/approvals.h"
 #include "guardrails/chain.h"
 
 #include <QMetaMethod>
@@ -69,6 +70,7 @@ Broker::Broker(
     connect(m_queue, &QueueStore::itemAdded, this, &Broker::onItemAdded);
     connect(m_queue, &QueueStore::decidedElsewhere, this, &Broker::applyDecidedElsewhere);
     connect(m_queue, &QueueStore::reviewRefused, this, &Broker::onReviewRefused);
+    connect(m_queue, &QueueStore::voteCounted, this, &Broker::onVoteCounted);
     connect(m_queue, &QueueStore::itemUpdated, this, [this](const QueueItem &item) {
         if (!m_reviewers.empty())
             broadcastToReviewers(Json { { "type", "updated" }, { "item", itemToJson(item) } });
@@ -181,7 +183,10 @@ HelloOutcome Broker::onHello(ConnectionId cid, const Hello &hello)
 {
     HelloOutcome out;
     if (hello.role == Role::Reviewer) {
-        m_connections[cid] = Connection { Role::Reviewer, {} };
+        // Alone, the reviewer token is the console's own reviewer's.
+        m_connections[cid] = Connection { Role::Reviewer, {},
+            ReviewerIdentity { hello.reviewerName.empty() ? m_config.reviewerName : hello.reviewerName,
+                "reviewer token (" + hello.agent.name + ")" } };
         m_reviewers.insert(cid);
         out.sessionId = "reviewer-" + std::to_string(cid);
         sendWelcome(cid, out);
@@ -198,7 +203,7 @@ HelloOutcome Broker::onHello(ConnectionId cid, const Hello &hello)
     session->agent = hello.agent;
     session->connections.insert(cid);
     session->lastActivity = m_clock->now();
-    m_connections[cid] = Connection { Role::Agent, session->id };
+    m_connections[cid] = Connection { Role::Agent, session->id, {} };
     out.sessionId = session->id;
     out.resumed = resumed;
     sendWelcome(cid, out);
@@ -311,6 +316,8 @@ ChainOutcome Broker::screen(const Session &session, const ToolCall &call, TimeMs
     if (session.halted && inHaltedTurn(*session.halted, call.turnId))
         return refused(Action::Halt, haltedTurnDecision(*session.halted));
     ChainOutcome outcome = m_policy.chain->beforeCall(view, { now }, m_policy.defaultAction);
+    if (outcome.action == Action::Ask && outcome.decidedBy == "policy:default")
+        outcome.approvals = strictest(outcome.approvals, m_policy.defaultApprovals);
     m_grants.apply(session.id, call.turnId, call.toolName, &outcome);
     fitToCapabilities(outcome, session.agent);
     return outcome;
@@ -366,8 +373,9 @@ void Broker::escalate(Session &session, ToolCall &&call, ChainOutcome &&outcome,
         timeout = std::min<TimeMs>(
             timeout, std::max<TimeMs>(1, TimeMs(std::llround(*call.timeoutS * 1000))));
     const std::string callId = call.callId;
-    QueueItem item = makeQueueItem(m_queue->newId(), session.id, session.agent,
-        escalationOf(std::move(call), std::move(outcome)), now, now + timeout);
+    Escalation e = escalationOf(std::move(call), std::move(outcome));
+    e.requester = session.agent.user.empty() ? m_config.osUser : session.agent.user;
+    QueueItem item = makeQueueItem(m_queue->newId(), session.id, session.agent, std::move(e), now, now + timeout);
     item.turnFindings
         = m_policy.chain->turnFindings(session.id, item.turnId.value_or(std::string()));
     session.calls[callId].itemId = item.id;
@@ -527,94 +535,6 @@ void Broker::handleCancel(ConnectionId cid, Session &session, const Cancel &canc
     m_queue->resolve(it->second.itemId, ItemState::Cancelled, std::move(d));
 }
 
-ReviewOutcome Broker::review(const Review &review, const std::string &decidedBy)
-{
-    ReviewOutcome out;
-    const QueueItem *item = m_queue->find(review.id);
-    if (!item) {
-        out.code = ErrorCode::UnknownItem;
-        out.message = "id: no pending item \"" + review.id
-            + "\"; it may have been decided, timed out or cancelled";
-        return out;
-    }
-    ReviewPlan plan = planReview(review, *item, decidedBy);
-    if (!plan.ok) {
-        out.code = plan.code;
-        out.message = std::move(plan.message);
-        return out;
-    }
-    // Who else the decision reaches is settled before the queue changes.
-    std::vector<std::string> reached;
-    if (plan.reach)
-        for (const std::string &id : m_queue->pendingIds(*plan.reach))
-            if (const QueueItem *other = m_queue->find(id); other && planReaches(plan, *other))
-                reached.push_back(id);
-    if (plan.grant)
-        m_grants.add(*plan.grant);
-
-    out.ok = true;
-    out.decision = plan.decision;
-    m_queue->resolve(review.id, ItemState::Decided, plan.decision, &review);
-    for (const std::string &id : reached) {
-        if (const QueueItem *other = m_queue->find(id)) {
-            Review same { id, review.action, review.reason, std::nullopt, ReviewScope::Call };
-            m_queue->resolve(id, ItemState::Decided, reachedDecision(plan, *other), &same);
-        }
-    }
-    return out;
-}
-
-void Broker::applyDecidedElsewhere(const Review &review, const std::string &decidedBy)
-{
-    const QueueItem *item = m_queue->find(review.id);
-    if (!item)
-        return;
-    // Planned again here, where the agent's real values are: the reviewer
-    // saw and edited masked ones. The items the decision reached elsewhere
-    // were decided there, one by one, and arrive the same way.
-    ReviewPlan plan = planReview(review, *item, decidedBy);
-    if (!plan.ok) {
-        Decision d;
-        d.kind = DecisionKind::Deny;
-        d.decidedBy = decidedBy;
-        d.code = "invalid_review";
-        d.reason
-            = "the decision made by " + decidedBy + " could not be applied here: " + plan.message;
-        m_queue->resolve(review.id, ItemState::Decided, std::move(d));
-        return;
-    }
-    if (plan.grant)
-        m_grants.add(*plan.grant);
-    m_queue->resolve(review.id, ItemState::Decided, plan.decision);
-}
-
-void Broker::handleReview(ConnectionId cid, const Review &review)
-{
-    const ReviewOutcome out = this->review(review, humanDecider());
-    if (!out.ok)
-        return sendError(cid, out.code, out.message);
-    // A store that settles decisions later (the team's) may still refuse
-    // this one: the reviewer hears once it is settled, either way.
-    if (m_queue->find(review.id)) {
-        m_awaitingReview[review.id] = cid;
-        return;
-    }
-    sendJson(cid,
-        Json { { "type", "reviewed" }, { "id", review.id },
-            { "decision", decisionKindName(out.decision.kind) } });
-}
-
-void Broker::onReviewRefused(const std::string &id, const std::string &message)
-{
-    const auto it = m_awaitingReview.find(id);
-    if (it == m_awaitingReview.end())
-        return;
-    const ConnectionId cid = it->second;
-    m_awaitingReview.erase(it);
-    if (m_connections.count(cid))
-        sendError(cid, ErrorCode::AlreadyResolved, message);
-}
-
 void Broker::onItemAdded(const QueueItem &item)
 {
     if (m_reviewers.empty())
@@ -687,8 +607,14 @@ void Broker::onResolved(const QueueItem &item)
         if (d.args != shown)
             fields["edited"] = true;
     }
-    if (d.decidedBy.rfind("human:", 0) == 0)
+    if (d.decidedBy.find(",human:") != std::string::npos) {
+        Json names = Json::array();
+        for (const std::string &n : decidersOf(d.decidedBy))
+            names.push_back(n);
+        fields["approvers"] = std::move(names);
+    } else if (d.decidedBy == "human:" + m_config.reviewerName) {
         fields["os_user"] = m_config.reviewerName;
+    }
     finishCall(*session, item.callId, item.turnId, d, std::move(ran), std::move(fields));
 }
 

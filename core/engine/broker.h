@@ -34,6 +34,9 @@ struct BrokerConfig
     TimeMs graceMs = 60'000;
     // The person behind human decisions: decided_by is "human:<reviewerName>".
     std::string reviewerName;
+    // The OS user this console runs as: the requester of an agent that does
+    // not say which user it runs as (ApprovalRule::excludeRequester).
+    std::string osUser;
     std::string serverName;
     // Decided calls remembered per session for idempotent re-sends.
     std::size_t rememberedCallsPerSession = 10'000;
@@ -68,6 +71,12 @@ struct SessionInfo
 struct ReviewOutcome
 {
     bool ok = false;
+    // An approval counted toward several (the item waits for more), or one
+    // the store settles later.
+    bool voted = false;
+    bool later = false;
+    int approvals = 0;
+    int required = 0;
     protocol::ErrorCode code = protocol::ErrorCode::UnknownItem;
     std::string message;
     protocol::Decision decision;
@@ -87,8 +96,9 @@ public:
 
     // A reviewer's decision on a pending item, from the UI or the reviewer
     // role. `decidedBy` is what the agent will see, e.g. "human:alice".
-    ReviewOutcome review(const protocol::Review &review, const std::string &decidedBy);
-    std::string humanDecider() const { return "human:" + m_config.reviewerName; }
+    ReviewOutcome review(const protocol::Review &review, const ReviewerIdentity &reviewer);
+    // This console's own reviewer, at its window.
+    ReviewerIdentity consoleReviewer() const { return { m_config.reviewerName, "console" }; }
 
     // Every call and decision is recorded there, and a decision reaches the
     // agent only once its record is on disk. Without one (unit tests),
@@ -119,6 +129,7 @@ private:
     {
         protocol::Role role = protocol::Role::Agent;
         std::string sessionId;
+        ReviewerIdentity reviewer; // a reviewer connection's, from its token
     };
 
     void handleToolCall(ConnectionId cid, Session &session, protocol::ToolCall &&call);
@@ -130,6 +141,9 @@ private:
     void handleToolResult(ConnectionId cid, Session &session, const protocol::ToolResult &result);
     void handleCancel(ConnectionId cid, Session &session, const protocol::Cancel &cancel);
     void handleReview(ConnectionId cid, const protocol::Review &review);
+    // An approval of an item that needs several (ApprovalRule::voted).
+    ReviewOutcome vote(const protocol::Review &review, const QueueItem &item, const ReviewerIdentity &reviewer);
+    void onVoteCounted(const std::string &id, int approvals, int required);
     void onItemAdded(const QueueItem &item);
     // A reviewer elsewhere decided one of this process's items (team mode).
     void applyDecidedElsewhere(const protocol::Review &review, const std::string &decidedBy);

@@ -56,6 +56,7 @@ Escalation escalationOf(ToolCall call, ChainOutcome &&outcome)
         e.patch = std::move(outcome.patch);
     }
     e.redactions = std::move(outcome.redactions);
+    e.approvals = outcome.approvals;
     return e;
 }
 
@@ -79,6 +80,8 @@ QueueItem makeQueueItem(std::string id, const std::string &sessionId, const Agen
     item.proposedArgs = std::move(e.proposedArgs);
     if (item.proposedArgs)
         item.patch = std::move(e.patch);
+    item.approvals = e.approvals;
+    item.requester = std::move(e.requester);
     item.receivedAt = receivedAt;
     item.deadline = deadline;
     return item;
@@ -114,6 +117,10 @@ Json escalatedRecord(const QueueItem &item)
                     {"reason", item.reason},
                     {"deadline", formatTimestamp(item.deadline)},
                     {"warnings", warningsToJson(item.warnings)}};
+    if (item.approvals.voted()) {
+        escalated["approvals"] = approvalRuleToJson(item.approvals);
+        escalated["requester"] = item.requester;
+    }
     if (item.proposedArgs) {
         escalated["proposed_args"] = item.masked(*item.proposedArgs);
         escalated["patch"] = item.masked(item.patch);

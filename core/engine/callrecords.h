@@ -35,6 +35,8 @@ struct Escalation
     std::optional<Json> proposedArgs;
     Json patch;
     std::vector<Redaction> redactions;
+    protocol::ApprovalRule approvals;
+    std::string requester;
 };
 
 // The chain's escalation of a live call.

@@ -119,8 +119,11 @@ ConsoleCore::ConsoleCore(ConsoleOptions options, Clock *clock, QObject *parent)
     m_options.endpoint.port = m_options.port;
     m_options.endpoint.agentToken = generateToken();
     m_options.endpoint.reviewerToken = generateToken();
+    const std::string requestedReviewer = m_options.broker.reviewerName;
     if (m_options.broker.reviewerName.empty())
         m_options.broker.reviewerName = currentOsUser();
+    if (m_options.broker.osUser.empty())
+        m_options.broker.osUser = currentOsUser();
     if (m_options.broker.serverName.empty())
         m_options.broker.serverName = std::string("holdpoint/") + HOLDPOINT_VERSION;
 
@@ -131,6 +134,8 @@ ConsoleCore::ConsoleCore(ConsoleOptions options, Clock *clock, QObject *parent)
         team::TeamConfig &t = *m_options.team; // its id is read by start(), under the lock
         if (t.self.reviewer.empty())
             t.self.reviewer = m_options.broker.reviewerName;
+        if (t.requestedReviewer.empty())
+            t.requestedReviewer = requestedReviewer;
         t.self.graceMs = m_options.broker.graceMs;
         auto store = std::make_unique<team::TeamStore>(t, m_clock);
         m_team = store.get();
@@ -223,7 +228,7 @@ int ConsoleCore::connectionCount() const
 
 ReviewOutcome ConsoleCore::review(const protocol::Review &review)
 {
-    return m_broker->review(review, m_broker->humanDecider());
+    return m_broker->review(review, m_broker->consoleReviewer());
 }
 
 void ConsoleCore::recordReveal(const QueueItem &item)

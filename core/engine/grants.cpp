@@ -20,7 +20,9 @@ void Grants::apply(const std::string &sessionId, const std::optional<std::string
     if (!g)
         return;
     const bool deny = g->kind == DecisionKind::Deny && outcome->action != Action::Deny && outcome->action != Action::Halt;
-    const bool allow = g->kind != DecisionKind::Deny && outcome->action == Action::Ask;
+    // A standing approval from one person never stands in for the several
+    // a rule asks for.
+    const bool allow = g->kind != DecisionKind::Deny && outcome->action == Action::Ask && !outcome->approvals.voted();
     if (!deny && !allow)
         return;
     outcome->action = deny ? Action::Deny : Action::Allow;

@@ -32,7 +32,7 @@ std::vector<Warning> warningsFromJson(const Json &j)
 
 // The queue item a logged escalation stands for.
 QueueItem itemFromRecords(const RecoveredCall &c, const Json &call, const Json &escalated,
-                          const std::function<std::string()> &newId)
+                          const std::vector<Json> &votes, const std::function<std::string()> &newId)
 {
     Escalation e;
     e.call.callId = c.callId;
@@ -43,6 +43,12 @@ QueueItem itemFromRecords(const RecoveredCall &c, const Json &call, const Json &
     if (call.contains("turn"))
         e.call.turnId = call["turn"].get<std::string>();
     e.reason = escalated.value("reason", std::string());
+    // Restored with its approval rule, so a restart never lets one person
+    // approve what needs two.
+    if (escalated.contains("approvals")) {
+        e.approvals = approvalRuleFromJson(escalated["approvals"]);
+        e.requester = escalated.value("requester", std::string());
+    }
     e.trail = call.value("trail", Json::array());
     e.warnings = warningsFromJson(escalated.value("warnings", Json::array()));
     if (escalated.contains("proposed_args")) {
@@ -57,6 +63,24 @@ QueueItem itemFromRecords(const RecoveredCall &c, const Json &call, const Json &
                                    parseTime(call.value("ts", std::string())), deadline);
     item.agentConnected = false;
     item.secretsPending = c.masked;
+    // The approvals given before the restart count still, unless the log
+    // kept the arguments masked: then the re-sent call is approved afresh.
+    if (!c.masked && item.approvals.voted()) {
+        for (const Json &r : votes) {
+            Vote v { r.value("reviewer", std::string()), r.value("via", std::string()),
+                r.value("args", Json::object()), r.value("args_sha256", std::string()),
+                r.value("edit", false), parseTime(r.value("ts", std::string())) };
+            if (v.reviewer.empty())
+                continue;
+            std::erase_if(item.votes, [&](const Vote &old) { return old.reviewer == v.reviewer; });
+            if (v.edit) {
+                item.editedArgs = v.args;
+                if (item.approvals.resetOnEdit)
+                    item.votes.clear();
+            }
+            item.votes.push_back(std::move(v));
+        }
+    }
     return item;
 }
 
@@ -68,6 +92,7 @@ std::vector<RecoveredCall> recoverCalls(const QString &auditDir, TimeMs recordsS
     struct Seen
     {
         Json call, escalated, decision;
+        std::vector<Json> votes;
         bool listed = false;
     };
     std::unordered_map<std::string, std::unordered_map<std::string, Seen>> seen;
@@ -76,7 +101,7 @@ std::vector<RecoveredCall> recoverCalls(const QString &auditDir, TimeMs recordsS
         auditDir,
         [&](std::string_view, const Json &r) {
             const std::string &event = r["event"].get_ref<const std::string &>();
-            if (event != "call" && event != "escalated" && event != "decision")
+            if (event != "call" && event != "escalated" && event != "decision" && event != "vote")
                 return true;
             const std::string sid = r.value("session", std::string());
             const std::string cid = r.value("call_id", std::string());
@@ -88,12 +113,15 @@ std::vector<RecoveredCall> recoverCalls(const QString &auditDir, TimeMs recordsS
                     return true;
                 s.call = r;
                 s.escalated = Json();
+                s.votes.clear();
                 if (!s.listed) {
                     s.listed = true;
                     order.emplace_back(sid, cid);
                 }
             } else if (event == "escalated") {
                 s.escalated = r;
+            } else if (event == "vote") {
+                s.votes.push_back(r);
             } else {
                 s.decision = r;
             }
@@ -118,7 +146,7 @@ std::vector<RecoveredCall> recoverCalls(const QString &auditDir, TimeMs recordsS
         if (!s.decision.is_null())
             c.decision = decisionFromRecords(s.decision, s.call);
         else
-            c.item = itemFromRecords(c, s.call, s.escalated, newId);
+            c.item = itemFromRecords(c, s.call, s.escalated, s.votes, newId);
         out.push_back(std::move(c));
     }
     return out;

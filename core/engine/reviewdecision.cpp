@@ -80,6 +80,10 @@ ReviewPlan planReview(const Review &review, const QueueItem &item, const std::st
 
     // Approve or deny for the rest of the turn or session: later calls of
     // the same tool are answered the same way, and so are those waiting now.
+    if (review.action == ReviewAction::Approve && item.approvals.voted())
+        return refuse(ErrorCode::InvalidField,
+                      "scope: this call needs " + std::to_string(item.approvals.required)
+                          + " people's approval, which one person cannot give for later calls; approve it alone (scope call)");
     if (review.action != ReviewAction::Approve && review.action != ReviewAction::Deny)
         return refuse(ErrorCode::InvalidField, "scope: only approve and deny reach beyond one call");
     if (review.scope == ReviewScope::Turn && !item.turnId)
@@ -103,7 +107,11 @@ bool planReaches(const ReviewPlan &plan, const QueueItem &other)
 {
     if (!plan.reach || other.id == plan.reviewedId)
         return false;
-    return !plan.grant || !other.secretsPending;
+    if (!plan.grant)
+        return true;
+    // Nothing that needs several people's approval is approved in passing.
+    const bool approves = plan.grant->kind != DecisionKind::Deny;
+    return !other.secretsPending && !(approves && other.approvals.voted());
 }
 
 Decision reachedDecision(const ReviewPlan &plan, const QueueItem &other)

@@ -73,6 +73,15 @@ struct QueueItem
     // Kept by ReviewQueue for filtering (queuefilter.h); lowercase.
     std::string searchText;
     int risk = 0;
+    // How many people must approve, who asked (the agent's OS user, for
+    // exclude_requester), and the approvals given so far (approvals.h).
+    protocol::ApprovalRule approvals;
+    std::string requester;
+    std::vector<protocol::Vote> votes;
+    // The latest edit a reviewer proposed, real values: what an approval
+    // approves now, until another edit.
+    std::optional<Json> editedArgs;
+
     std::optional<protocol::Decision> decision; // set once no longer pending
     std::optional<TeamPlace> team; // set in team mode
 

@@ -24,6 +24,27 @@ struct PendingQuery
     std::optional<std::string> toolName; // set: only this tool's items
 };
 
+// Who is deciding: the name their authentication maps to, never one a
+// client claims, and how they authenticated (console, holdpoint-ctl through
+// a reviewer token, a team database role, a web session).
+struct ReviewerIdentity
+{
+    std::string name;
+    std::string via;
+    std::string decidedBy() const { return "human:" + name; }
+};
+
+// What became of an approval on an item that needs several.
+struct VoteOutcome
+{
+    bool ok = false;
+    std::string message; // why it was refused
+    bool later = false; // the store settles it later (the team's): resolved, itemUpdated or reviewRefused follow
+    bool decided = false; // it completed the count: the item is resolved
+    int approvals = 0;
+    int required = 0;
+};
+
 class QueueStore : public QObject
 {
     Q_OBJECT
@@ -44,6 +65,15 @@ public:
     // the decision later, and emits resolved once it has.
     virtual bool resolve(const std::string &id, ItemState state, protocol::Decision decision,
         const protocol::Review *review = nullptr)
+        = 0;
+    // An approval (or an edit, `editArgs` set) by `reviewer` of an item
+    // whose rule needs votes (ApprovalRule::voted, approvals.h). Once
+    // enough people approved the same arguments, the store resolves the
+    // item with `final`, its decided_by listing every approver. `final` is
+    // the decision those arguments get (allow or modify); `review` is the
+    // reviewer's answer it came from, as for resolve.
+    virtual VoteOutcome vote(const std::string &id, const ReviewerIdentity &reviewer,
+        const std::optional<Json> &editArgs, protocol::Decision final, const protocol::Review &review)
         = 0;
     virtual void setAgentConnected(const std::string &id, bool connected) = 0;
     // The real values of a restored item's masked args, from the re-sent call.
@@ -78,6 +108,9 @@ Q_SIGNALS:
     // A decision this process asked for did not happen: someone decided
     // first, a reviewer elsewhere holds the item, or the store is down.
     void reviewRefused(const std::string &id, const std::string &message);
+    // An approval this process sent was counted, and the item waits for more
+    // (a store that settles votes later).
+    void voteCounted(const std::string &id, int approvals, int required);
 };
 
 } // namespace holdpoint

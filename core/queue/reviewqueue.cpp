@@ -1,4 +1,5 @@
 #include "reviewqueue.h"
+#include "approvals.h"
 
 #include "queue/queuefilter.h"
 
@@ -100,6 +101,53 @@ bool ReviewQueue::resolve(
     Q_EMIT removed(row);
     Q_EMIT resolved(*item);
     return true;
+}
+
+VoteOutcome ReviewQueue::vote(const std::string &id, const ReviewerIdentity &reviewer,
+    const std::optional<Json> &editArgs, protocol::Decision final, const protocol::Review &review)
+{
+    VoteOutcome out;
+    auto it = m_byId.find(id);
+    if (it == m_byId.end()) {
+        out.message = "id: no pending item \"" + id + "\"; it may have been decided, timed out or cancelled";
+        return out;
+    }
+    QueueItem &item = *it->second;
+    out.required = item.approvals.required;
+    // An edit to what stands already is an approval of it.
+    const bool edit = editArgs && item.masked(*editArgs) != item.masked(approvedArgs(item));
+    if (const std::string why = approvalRefusal(item, reviewer.name); !why.empty()
+        && (!edit || !hasApproved(item, reviewer.name))) {
+        out.message = why;
+        out.approvals = approvalCount(item);
+        return out;
+    }
+    addVote(item, reviewer.name, reviewer.via, m_clock->now(), edit ? editArgs : std::nullopt);
+    out.ok = true;
+    out.approvals = approvalCount(item);
+    if (approvalsReached(item)) {
+        const std::vector<std::string> names = approvers(item);
+        final.decidedBy = approversDecidedBy(names);
+        out.decided = resolve(id, ItemState::Decided, std::move(final), &review);
+        return out;
+    }
+    Q_EMIT changed(rowOf(&item));
+    Q_EMIT itemUpdated(item);
+    return out;
+}
+
+void ReviewQueue::setVotes(const std::string &id, std::vector<protocol::Vote> votes, std::optional<Json> editedArgs)
+{
+    auto it = m_byId.find(id);
+    if (it == m_byId.end())
+        return;
+    QueueItem &item = *it->second;
+    if (item.votes == votes && item.editedArgs == editedArgs)
+        return;
+    item.votes = std::move(votes);
+    item.editedArgs = std::move(editedArgs);
+    Q_EMIT changed(rowOf(&item));
+    Q_EMIT itemUpdated(item);
 }
 
 void ReviewQueue::setEnforceDeadlines(bool enforce)

@@ -108,7 +108,7 @@ struct Fixture
         r.action = action;
         r.reason = reason;
         r.args = std::move(args);
-        return broker.review(r, broker.humanDecider());
+        return broker.review(r, broker.consoleReviewer());
     }
     std::string sessionOf(ConnectionId cid) const { return out.last(cid, "welcome").value("session_id", std::string()); }
 

@@ -338,7 +338,7 @@ void TestReviewDecision::sessionScopeAnswersWaitingAndLaterCalls()
     r.id = f.itemOf("c1");
     r.action = ReviewAction::Approve;
     r.scope = ReviewScope::Session;
-    QVERIFY(f.broker.review(r, f.broker.humanDecider()).ok);
+    QVERIFY(f.broker.review(r, f.broker.consoleReviewer()).ok);
     // The session's other write_file call waiting now is answered with it...
     QCOMPARE(f.out.last(a, "decision")["call_id"], Json("c2"));
     QCOMPARE(f.out.last(a, "decision")["reason"], Json("approved by a reviewer (for the rest of the session)"));
@@ -367,7 +367,7 @@ void TestReviewDecision::turnScopeEndsWithTheTurn()
     r.action = ReviewAction::Deny;
     r.reason = "not in this turn";
     r.scope = ReviewScope::Turn;
-    QVERIFY(f.broker.review(r, f.broker.humanDecider()).ok);
+    QVERIFY(f.broker.review(r, f.broker.consoleReviewer()).ok);
     f.call(a, "c2", {{"path", "b.txt"}}, "write_file", std::nullopt, std::string("t1"));
     QCOMPARE(f.out.last(a, "decision")["call_id"], Json("c2"));
     QCOMPARE(f.out.last(a, "decision")["code"], Json("reviewer_scope"));
@@ -389,7 +389,7 @@ void TestReviewDecision::scopeNeverOverridesAGuardrailDeny()
     r.id = f.itemOf("c1");
     r.action = ReviewAction::Approve;
     r.scope = ReviewScope::Session;
-    QVERIFY(f.broker.review(r, f.broker.humanDecider()).ok);
+    QVERIFY(f.broker.review(r, f.broker.consoleReviewer()).ok);
     f.call(a, "c2", {{"path", "/etc/passwd"}});
     QCOMPARE(f.out.last(a, "decision")["decision"], Json("deny"));
     QCOMPARE(f.out.last(a, "decision")["reason"], Json("system files"));

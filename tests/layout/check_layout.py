@@ -10,7 +10,9 @@ it may use. This checks that:
   3. every library of ours links only parts the table allows (the link graph
      CMake wrote at configure time);
   4. holdpoint-ctl's link closure has neither the server nor the engine, and
-     its binary defines no function that those libraries define.
+     its binary defines no function that those libraries define;
+  5. no source file of ours (C++, Python, JavaScript, TypeScript, SQL, shell)
+     is longer than 800 lines.
 Exit 0 when all hold; otherwise every violation is printed and it exits 1.
 """
 
@@ -21,6 +23,8 @@ import subprocess
 import sys
 
 FORBIDDEN_FOR_CTL = ("server", "engine")
+MAX_LINES = 800
+SOURCE_SUFFIXES = {".h", ".cpp", ".py", ".js", ".mjs", ".ts", ".sql", ".sh"}
 INCLUDE = re.compile(r'^\s*#\s*include\s*"([^"]+)"', re.M)
 
 
@@ -133,6 +137,19 @@ def main():
                 if why:
                     errors.append(f"{f.relative_to(args.source)}: {why}")
 
+    too_long = 0
+    for top in ("app", "core", "ui", "resources", "tests", ".ci"):
+        for f in sorted((args.source / top).rglob("*")):
+            rel = f.relative_to(args.source)
+            if "node_modules" in rel.parts or "dist" in rel.parts or not f.is_file():
+                continue
+            if f.suffix not in SOURCE_SUFFIXES and not (top == ".ci" and f.suffix == ""):
+                continue
+            n = len(f.read_text(encoding="utf-8", errors="replace").splitlines())
+            too_long += 1
+            if n > MAX_LINES:
+                errors.append(f"{rel}: {n} lines, more than {MAX_LINES}")
+
     # target: direct links, as CMake recorded them.
     target_part = {f"holdpoint_{n}": n for n in core_parts}
     target_part.update({"ui": "ui", "holdpoint": "holdpoint", "holdpoint-ctl": "holdpoint-ctl"})
@@ -167,7 +184,7 @@ def main():
         for s in sorted(shared)[:10]:
             errors.append(f"holdpoint-ctl contains {s} from the {part} library")
 
-    print(f"layout: {len(parts)} parts, {checked} includes, {len(links)} libraries checked")
+    print(f"layout: {len(parts)} parts, {checked} includes, {len(links)} libraries, {too_long} source files checked")
     for e in errors:
         print("layout: " + e)
     print(f"{0 if errors else 1} passed, {1 if errors else 0} failed")

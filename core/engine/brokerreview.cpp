@@ -1,0 +1,173 @@
+// The reviewer's side of the broker: a review planned and applied, a vote
+// counted towards an item that needs several people (queue/approvals.h), and
+// decisions another console made arriving here.
+#include "broker.h"
+
+#include "engine/reviewdecision.h"
+
+namespace holdpoint {
+
+using namespace protocol;
+
+ReviewOutcome Broker::review(const Review &review, const ReviewerIdentity &reviewer)
+{
+    ReviewOutcome out;
+    const QueueItem *item = m_queue->find(review.id);
+    if (!item) {
+        out.code = ErrorCode::UnknownItem;
+        out.message = "id: no pending item \"" + review.id
+            + "\"; it may have been decided, timed out or cancelled";
+        return out;
+    }
+    if (item->approvals.voted()
+        && (review.action == ReviewAction::Approve || review.action == ReviewAction::Edit))
+        return vote(review, *item, reviewer);
+    ReviewPlan plan = planReview(review, *item, reviewer.decidedBy());
+    if (!plan.ok) {
+        out.code = plan.code;
+        out.message = std::move(plan.message);
+        return out;
+    }
+    plan.decision.via = reviewer.via;
+    // Who else the decision reaches is settled before the queue changes.
+    std::vector<std::string> reached;
+    if (plan.reach)
+        for (const std::string &id : m_queue->pendingIds(*plan.reach))
+            if (const QueueItem *other = m_queue->find(id); other && planReaches(plan, *other))
+                reached.push_back(id);
+    if (plan.grant)
+        m_grants.add(*plan.grant);
+
+    out.ok = true;
+    out.decision = plan.decision;
+    m_queue->resolve(review.id, ItemState::Decided, plan.decision, &review);
+    for (const std::string &id : reached) {
+        if (const QueueItem *other = m_queue->find(id)) {
+            Review same { id, review.action, review.reason, std::nullopt, ReviewScope::Call };
+            m_queue->resolve(id, ItemState::Decided, reachedDecision(plan, *other), &same);
+        }
+    }
+    return out;
+}
+
+ReviewOutcome Broker::vote(const Review &review, const QueueItem &item, const ReviewerIdentity &reviewer)
+{
+    ReviewOutcome out;
+    // An approval approves the arguments as they stand: after an edit, the
+    // edited ones.
+    Review effective = review;
+    if (review.action == ReviewAction::Approve && item.editedArgs) {
+        effective.action = ReviewAction::Edit;
+        effective.args = item.masked(*item.editedArgs);
+    }
+    ReviewPlan plan = planReview(effective, item, reviewer.decidedBy());
+    if (!plan.ok) {
+        out.code = plan.code;
+        out.message = std::move(plan.message);
+        return out;
+    }
+    std::optional<Json> editArgs;
+    if (review.action == ReviewAction::Edit)
+        editArgs = plan.decision.args;
+    const std::string itemId = item.id, sessionId = item.sessionId, callId = item.callId,
+                      tool = item.toolName;
+    const VoteOutcome v = m_queue->vote(itemId, reviewer, editArgs, plan.decision, effective);
+    out.approvals = v.approvals;
+    out.required = v.required;
+    if (!v.ok) {
+        out.code = ErrorCode::Forbidden;
+        out.message = v.message;
+        return out;
+    }
+    out.ok = true;
+    out.later = v.later;
+    out.voted = !v.decided;
+    out.decision = plan.decision;
+    if (v.later)
+        return out;
+    // The vote is a record of its own: who, how, and which arguments.
+    if (Session *session = m_sessions.find(sessionId)) {
+        const QueueItem *still = m_queue->find(itemId);
+        Json fields { { "item", itemId }, { "call_id", callId }, { "tool", tool },
+            { "reviewer", reviewer.name }, { "decided_by", reviewer.decidedBy() }, { "via", reviewer.via },
+            { "verdict", editArgs ? "edit" : "approve" }, { "approvals", v.approvals },
+            { "required", v.required } };
+        const Json shown = still ? still->masked(plan.decision.args) : item.masked(plan.decision.args);
+        fields["args"] = shown;
+        fields["args_sha256"] = argsDigest(shown);
+        if (editArgs)
+            fields["edit"] = true;
+        appendRecord("vote", *session, std::move(fields));
+    }
+    return out;
+}
+
+void Broker::onVoteCounted(const std::string &id, int approvals, int required)
+{
+    const auto it = m_awaitingReview.find(id);
+    if (it == m_awaitingReview.end())
+        return;
+    const ConnectionId cid = it->second;
+    m_awaitingReview.erase(it);
+    if (m_connections.count(cid))
+        sendJson(cid,
+            Json { { "type", "voted" }, { "id", id }, { "approvals", approvals }, { "required", required } });
+}
+
+void Broker::applyDecidedElsewhere(const Review &review, const std::string &decidedBy)
+{
+    const QueueItem *item = m_queue->find(review.id);
+    if (!item)
+        return;
+    // Planned again here, where the agent's real values are: the reviewer
+    // saw and edited masked ones. The items the decision reached elsewhere
+    // were decided there, one by one, and arrive the same way.
+    ReviewPlan plan = planReview(review, *item, decidedBy);
+    if (!plan.ok) {
+        Decision d;
+        d.kind = DecisionKind::Deny;
+        d.decidedBy = decidedBy;
+        d.code = "invalid_review";
+        d.reason
+            = "the decision made by " + decidedBy + " could not be applied here: " + plan.message;
+        m_queue->resolve(review.id, ItemState::Decided, std::move(d));
+        return;
+    }
+    if (plan.grant)
+        m_grants.add(*plan.grant);
+    m_queue->resolve(review.id, ItemState::Decided, plan.decision);
+}
+
+void Broker::handleReview(ConnectionId cid, const Review &review)
+{
+    const auto conn = m_connections.find(cid);
+    const ReviewOutcome out = this->review(review, conn->second.reviewer);
+    if (!out.ok)
+        return sendError(cid, out.code, out.message);
+    if (out.voted && !out.later)
+        return sendJson(cid,
+            Json { { "type", "voted" }, { "id", review.id }, { "approvals", out.approvals },
+                { "required", out.required } });
+    // A store that settles decisions later (the team's) may still refuse
+    // this one: the reviewer hears once it is settled, either way.
+    if (m_queue->find(review.id)) {
+        m_awaitingReview[review.id] = cid;
+        return;
+    }
+    sendJson(cid,
+        Json { { "type", "reviewed" }, { "id", review.id },
+            { "decision", decisionKindName(out.decision.kind) } });
+}
+
+void Broker::onReviewRefused(const std::string &id, const std::string &message)
+{
+    const auto it = m_awaitingReview.find(id);
+    if (it == m_awaitingReview.end())
+        return;
+    const ConnectionId cid = it->second;
+    m_awaitingReview.erase(it);
+    if (m_connections.count(cid))
+        sendError(cid, ErrorCode::AlreadyResolved, message);
+}
+
+} // namespace holdpoint

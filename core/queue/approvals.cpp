@@ -1,0 +1,94 @@
+#include "approvals.h"
+
+#include <algorithm>
+
+namespace holdpoint {
+
+const Json &approvedArgs(const QueueItem &item)
+{
+    if (item.editedArgs)
+        return *item.editedArgs;
+    return item.proposedArgs ? *item.proposedArgs : item.args;
+}
+
+std::string approvedHash(const QueueItem &item)
+{
+    return protocol::argsDigest(item.masked(approvedArgs(item)));
+}
+
+std::vector<std::string> approvers(const QueueItem &item)
+{
+    const std::string hash = approvedHash(item);
+    std::vector<std::string> out;
+    for (const protocol::Vote &v : item.votes)
+        if (v.argsHash == hash && std::find(out.begin(), out.end(), v.reviewer) == out.end())
+            out.push_back(v.reviewer);
+    return out;
+}
+
+int approvalCount(const QueueItem &item)
+{
+    return int(approvers(item).size());
+}
+
+bool hasApproved(const QueueItem &item, const std::string &reviewer)
+{
+    const std::vector<std::string> names = approvers(item);
+    return std::find(names.begin(), names.end(), reviewer) != names.end();
+}
+
+std::string approvalRefusal(const QueueItem &item, const std::string &reviewer)
+{
+    if (item.approvals.excludeRequester && !item.requester.empty() && reviewer == item.requester)
+        return reviewer + " started this agent, and this call needs approval from someone else";
+    if (hasApproved(item, reviewer))
+        return reviewer + " approved these arguments already; waiting for someone other than you ("
+            + std::to_string(approvalCount(item)) + "/" + std::to_string(item.approvals.required)
+            + " approvals)";
+    return {};
+}
+
+void addVote(QueueItem &item, const std::string &reviewer, const std::string &via, TimeMs at,
+    const std::optional<Json> &editArgs)
+{
+    std::erase_if(item.votes, [&](const protocol::Vote &v) { return v.reviewer == reviewer; });
+    if (editArgs) {
+        item.editedArgs = *editArgs;
+        if (item.approvals.resetOnEdit)
+            item.votes.clear();
+    }
+    const Json shown = item.masked(approvedArgs(item));
+    item.votes.push_back(protocol::Vote { reviewer, via, shown, protocol::argsDigest(shown),
+        editArgs.has_value(), at });
+}
+
+bool approvalsReached(const QueueItem &item)
+{
+    return approvalCount(item) >= std::max(1, item.approvals.required);
+}
+
+std::string approversDecidedBy(const std::vector<std::string> &names)
+{
+    std::string out;
+    for (const std::string &n : names)
+        out += (out.empty() ? "human:" : ",human:") + n;
+    return out;
+}
+
+std::vector<std::string> decidersOf(const std::string &decidedBy)
+{
+    std::vector<std::string> out;
+    std::size_t start = 0;
+    while (start <= decidedBy.size()) {
+        std::size_t end = decidedBy.find(',', start);
+        if (end == std::string::npos)
+            end = decidedBy.size();
+        std::string part = decidedBy.substr(start, end - start);
+        if (part.rfind("human:", 0) == 0)
+            out.push_back(part.substr(6));
+        start = end + 1;
+    }
+    return out;
+}
+
+} // namespace holdpoint

@@ -1,0 +1,42 @@
+#pragma once
+
+// Counting approvals on an item that needs more than one person
+// (protocol::ApprovalRule, PROTOCOL.md "Approvals"). Pure functions over a
+// QueueItem: the in-memory queue applies them, and the team database
+// applies the same rules in its `review` function.
+//
+// An approval approves the item's arguments as they stand: the latest
+// reviewer's edit, else the guardrails' proposal, else the call's own. Votes
+// compare by the SHA-256 of those arguments as reviewers see them (masked),
+// so a gateway and a console far from it hash the same thing.
+
+#include "queue/queueitem.h"
+
+#include <string>
+#include <vector>
+
+namespace holdpoint {
+
+const Json &approvedArgs(const QueueItem &item);
+std::string approvedHash(const QueueItem &item);
+// Distinct reviewers whose approval is of the arguments as they stand.
+int approvalCount(const QueueItem &item);
+// Those reviewers, in the order they approved.
+std::vector<std::string> approvers(const QueueItem &item);
+bool hasApproved(const QueueItem &item, const std::string &reviewer);
+// Why `reviewer` may not approve the item now (they started the agent, or
+// approved these arguments already); empty when they may.
+std::string approvalRefusal(const QueueItem &item, const std::string &reviewer);
+// Adds `reviewer`'s approval of the arguments as they stand, or, with
+// `editArgs`, of those arguments, which become the item's proposal (with
+// on_edit "reset", every other approval is void). A reviewer's earlier vote
+// is replaced: one vote per person.
+void addVote(QueueItem &item, const std::string &reviewer, const std::string &via, TimeMs at,
+    const std::optional<Json> &editArgs);
+bool approvalsReached(const QueueItem &item);
+// decided_by of a decision several people approved: "human:alice,human:bob".
+std::string approversDecidedBy(const std::vector<std::string> &names);
+// Every name in a decided_by, "human:" dropped: ["alice", "bob"].
+std::vector<std::string> decidersOf(const std::string &decidedBy);
+
+} // namespace holdpoint
