@@ -31,10 +31,11 @@ std::optional<ReviewCommand> parseReviewCommand(
     const QCommandLineOption reason(QStringLiteral("reason"), {}, QStringLiteral("text"));
     const QCommandLineOption argsOpt(QStringLiteral("args"), {}, QStringLiteral("json"));
     const QCommandLineOption json(QStringLiteral("json"));
+    const QCommandLineOption reviewer(QStringLiteral("reviewer"), {}, QStringLiteral("name"));
     if (command == u"pending")
         p.addOption(json);
     else
-        p.addOption(reason);
+        p.addOptions({ reason, reviewer });
     if (command == u"edit")
         p.addOption(argsOpt);
     if (!p.parse(args)) {
@@ -67,6 +68,9 @@ std::optional<ReviewCommand> parseReviewCommand(
     }
     if (p.isSet(reason))
         out.review["reason"] = p.value(reason).toStdString();
+    out.reviewer = (p.isSet(reviewer) ? p.value(reviewer) : qEnvironmentVariable("HOLDPOINT_REVIEWER"))
+                       .trimmed()
+                       .toStdString();
     if (command == u"edit") {
         if (!p.isSet(argsOpt)) {
             *error = QStringLiteral("edit: --args JSON is required");

@@ -25,6 +25,9 @@ struct ReviewCommand
     bool json = false; // pending --json
     // The rest: {"type":"review","id","action", "reason" when given, "args" for edit}.
     Json review;
+    // --reviewer NAME, else $HOLDPOINT_REVIEWER: which of the names the
+    // login maps to (team); empty: its only one.
+    std::string reviewer;
 };
 
 // `args` starts with the program and the command. On a usage error:

@@ -3,15 +3,17 @@
 #include "hookcommand.h"
 #include "reviewcommand.h"
 
+#include "queue/approvals.h"
 #include "team/teamdb.h"
+#include "team/teamitems.h"
 
+#include <QCommandLineParser>
 #include <QDateTime>
+#include <QRegularExpression>
 #include <QHostInfo>
 
 #include <cstdio>
 
-#include <pwd.h>
-#include <unistd.h>
 
 namespace holdpoint {
 
@@ -28,20 +30,24 @@ int failed(const std::exception &e)
     return failed(QString::fromUtf8(e.what()));
 }
 
-// The person behind a decision: HOLDPOINT_REVIEWER, else the OS user.
-std::string reviewerName()
-{
-    const QByteArray fromEnv = qgetenv("HOLDPOINT_REVIEWER");
-    if (!fromEnv.trimmed().isEmpty())
-        return fromEnv.trimmed().toStdString();
-    if (const passwd *pw = ::getpwuid(::geteuid()); pw && pw->pw_name)
-        return pw->pw_name;
-    return "unknown";
-}
-
 std::string formatMs(TimeMs ms)
 {
     return QDateTime::fromMSecsSinceEpoch(ms, Qt::UTC).toString(Qt::ISODateWithMs).toStdString();
+}
+
+// "approvals 1/2 by alice; needs someone other than bob (who started the agent)"
+std::string approvalsLine(const QueueItem &item)
+{
+    std::string line = "approvals " + std::to_string(approvalCount(item)) + "/"
+        + std::to_string(item.approvals.required);
+    const std::vector<std::string> names = approvers(item);
+    for (std::size_t i = 0; i < names.size(); ++i)
+        line += (i ? ", " : " by ") + names[i];
+    if (item.editedArgs)
+        line += "; of arguments edited by a reviewer: " + dumpJson(*item.editedArgs);
+    if (item.approvals.excludeRequester && !item.requester.empty())
+        line += "; " + item.requester + " (who started the agent) may not approve";
+    return line;
 }
 
 // An item as `pending --json` prints it: the item reviewers see, and where it waits.
@@ -55,6 +61,12 @@ Json itemOf(const team::Row &r)
     if (!r.claimName.empty() && r.claimUntil > r.now)
         team["being_edited_by"] = r.claimName;
     item["team"] = std::move(team);
+    if (const auto queued = team::itemFromRow(r); queued && queued->approvals.voted()) {
+        item["votes"] = protocol::votesToJson(queued->votes);
+        item["approvals_given"] = approvalCount(*queued);
+        if (queued->editedArgs)
+            item["edited_args"] = *queued->editedArgs;
+    }
     return item;
 }
 
@@ -85,6 +97,8 @@ void printPending(const std::vector<team::Row> &rows, bool asJson)
             printLine(stdout, "    agent host offline");
         if (!r.claimName.empty() && r.claimUntil > r.now)
             printLine(stdout, "    being edited by " + r.claimName);
+        if (const auto queued = team::itemFromRow(r); queued && queued->approvals.voted())
+            printLine(stdout, "    " + approvalsLine(*queued));
     }
 }
 
@@ -97,10 +111,10 @@ QString teamUrl(const QString &fromFlag)
     return QString::fromLocal8Bit(qgetenv("HOLDPOINT_TEAM_URL"));
 }
 
-int runTeam(const QStringList &args, const QString &globalTeamUrl)
+namespace {
+
+int runTeamInit(const QStringList &args, const QString &globalTeamUrl)
 {
-    if (args.size() < 2 || args.at(1) != u"init")
-        return failed(QStringLiteral("team: expected `team init URL`"));
     QString url = args.size() >= 3 ? args.at(2) : teamUrl(globalTeamUrl);
     if (args.size() > 3)
         return failed(QStringLiteral("team init: unexpected argument \"%1\"").arg(args.at(3)));
@@ -121,6 +135,97 @@ int runTeam(const QStringList &args, const QString &globalTeamUrl)
     } catch (const std::exception &e) {
         return failed(e);
     }
+}
+
+// team reviewer add NAME --role LOGIN [--os-user USER] | list [--json] | disable NAME
+int runTeamReviewers(const QStringList &args, const QString &globalTeamUrl)
+{
+    const QString usage = QStringLiteral("team reviewer: expected `add NAME --role LOGIN [--os-user USER]`, "
+                                         "`list [--json]` or `disable NAME`");
+    if (args.size() < 3)
+        return failed(usage);
+    const QString sub = args.at(2);
+    QCommandLineParser p;
+    const QCommandLineOption role(QStringLiteral("role"), {}, QStringLiteral("login"));
+    const QCommandLineOption osUser(QStringLiteral("os-user"), {}, QStringLiteral("user"));
+    const QCommandLineOption json(QStringLiteral("json"));
+    if (sub == u"add")
+        p.addOptions({ role, osUser });
+    else if (sub == u"list")
+        p.addOption(json);
+    else if (sub != u"disable")
+        return failed(usage);
+    QStringList rest = args.mid(2);
+    rest.first() = QStringLiteral("holdpoint-ctl team reviewer ") + sub;
+    if (!p.parse(rest))
+        return failed(QStringLiteral("team reviewer %1: %2").arg(sub, p.errorText()));
+    const QStringList names = p.positionalArguments();
+    const QString url = teamUrl(globalTeamUrl);
+    if (url.isEmpty())
+        return failed(QStringLiteral("team reviewer: give the database with --team URL or $HOLDPOINT_TEAM_URL"));
+    if (sub != u"list" && names.size() != 1)
+        return failed(QStringLiteral("team reviewer %1: expected exactly one NAME").arg(sub));
+    if (sub == u"list" && !names.isEmpty())
+        return failed(QStringLiteral("team reviewer list: unexpected argument \"%1\"").arg(names.first()));
+    if (sub == u"add" && p.value(role).trimmed().isEmpty())
+        return failed(QStringLiteral("team reviewer add: --role LOGIN is required: the PostgreSQL login "
+                                     "this reviewer decides through"));
+    static const QRegularExpression validName(QStringLiteral("^[A-Za-z0-9][A-Za-z0-9._@-]{0,63}$"));
+    if (sub == u"add" && !validName.match(names.first()).hasMatch())
+        return failed(QStringLiteral("team reviewer add: \"%1\" is not a reviewer name (letters, digits, "
+                                     "and . _ @ - after the first; at most 64)")
+                          .arg(names.first()));
+    try {
+        auto c = team::connect(url.toStdString());
+        team::migrate(*c);
+        if (sub == u"add") {
+            team::addReviewer(*c, names.first().toStdString(), p.value(role).trimmed().toStdString(),
+                p.value(osUser).trimmed().toStdString());
+            std::printf("reviewer %s decides through login %s\n", qPrintable(names.first()),
+                qPrintable(p.value(role).trimmed()));
+            return exitcode::Ok;
+        }
+        if (sub == u"disable") {
+            if (!team::disableReviewer(*c, names.first().toStdString()))
+                return failed(QStringLiteral("team reviewer disable: no enabled reviewer \"%1\" "
+                                             "(see `team reviewer list`)")
+                                  .arg(names.first()));
+            std::printf("reviewer %s may no longer decide\n", qPrintable(names.first()));
+            return exitcode::Ok;
+        }
+        const auto all = team::reviewers(*c);
+        if (p.isSet(json)) {
+            Json out = Json::array();
+            for (const auto &r : all)
+                out.push_back(Json { { "name", r.name }, { "os_user", r.osUser }, { "disabled", r.disabled },
+                    { "logins", r.logins } });
+            printLine(stdout, dumpJson(out, 2));
+            return exitcode::Ok;
+        }
+        if (all.empty())
+            printLine(stdout, "no reviewers; add one with `holdpoint-ctl team reviewer add NAME --role LOGIN`");
+        for (const auto &r : all) {
+            std::string logins;
+            for (const auto &l : r.logins)
+                logins += (logins.empty() ? "" : " ") + l;
+            printLine(stdout, r.name + "  logins: " + (logins.empty() ? "-" : logins) + "  os user: " + r.osUser
+                    + (r.disabled ? "  (disabled)" : ""));
+        }
+        return exitcode::Ok;
+    } catch (const std::exception &e) {
+        return failed(e);
+    }
+}
+
+} // namespace
+
+int runTeam(const QStringList &args, const QString &globalTeamUrl)
+{
+    if (args.size() >= 2 && args.at(1) == u"init")
+        return runTeamInit(args, globalTeamUrl);
+    if (args.size() >= 2 && args.at(1) == u"reviewer")
+        return runTeamReviewers(args, globalTeamUrl);
+    return failed(QStringLiteral("team: expected `team init URL` or `team reviewer add|list|disable`"));
 }
 
 int runTeamReviewer(const QString &command, const QStringList &args, const QString &url)
@@ -155,33 +260,50 @@ int runTeamReviewer(const QString &command, const QStringList &args, const QStri
                 "edit: the agent of %1 cannot run edited arguments; approve or deny it")
                               .arg(toQString(id)));
 
+        const auto queued = team::itemFromRow(*found);
+        if (!queued)
+            return failed(QStringLiteral("%1: item %2 in the team queue is unreadable").arg(command, toQString(id)));
         team::Decide d;
         d.id = id;
         d.instance = "ctl@" + QHostInfo::localHostName().toStdString();
-        d.decidedBy = "human:" + reviewerName();
-        d.decision = command == u"approve" ? (item.contains("proposed_args") ? "modify" : "allow")
+        d.reviewer = parsed->reviewer;
+        d.via = "holdpoint-ctl";
+        d.action = command.toStdString();
+        d.decision = command == u"approve" ? (item.contains("proposed_args") || queued->editedArgs ? "modify" : "allow")
             : command == u"edit"           ? "modify"
             : command == u"deny"           ? "deny"
                                            : "halt";
+        if (command == u"approve" || command == u"edit") {
+            d.args = command == u"edit" ? review["args"] : approvedArgs(*queued);
+            d.argsHash = protocol::argsDigest(d.args);
+        }
         d.review = review;
         d.reason = review.value("reason", std::string());
         if (d.reason.empty())
             d.reason = command == u"halt" ? "halted by a reviewer" : "approved by a reviewer";
-        d.audit = Json { { "call_id", found->callId }, { "decided_by", d.decidedBy },
-            { "decision", d.decision }, { "gateway", found->gateway }, { "item", id },
-            { "os_user", reviewerName() }, { "reason", d.reason }, { "session", found->sessionId },
-            { "state", "decided" }, { "tool", found->tool } };
+        d.audit = Json { { "call_id", found->callId }, { "decision", d.decision }, { "gateway", found->gateway },
+            { "item", id }, { "reason", d.reason }, { "session", found->sessionId }, { "state", "decided" },
+            { "tool", found->tool } };
         if (found->turnId)
             d.audit["turn"] = *found->turnId; // so a console's Turns view files it
         if (command == u"edit")
             d.audit["args"] = review["args"];
+        else if (command == u"approve" && queued->editedArgs)
+            d.audit["args"] = *queued->editedArgs; // what the approvals approve
         const auto outcome = team::decide(*c, d);
         switch (outcome.outcome) {
         case team::Decided::Outcome::Decided:
             printLine(stdout,
                 dumpJson(Json { { "type", "reviewed" }, { "id", id }, { "decision", d.decision },
-                    { "decided_by", d.decidedBy } }));
+                    { "decided_by", outcome.decidedBy } }));
             return exitcode::review::Done;
+        case team::Decided::Outcome::Voted:
+            printLine(stdout,
+                dumpJson(Json { { "type", "voted" }, { "id", id }, { "reviewer", outcome.reviewer },
+                    { "approvals", outcome.approvals }, { "required", outcome.required } }));
+            return exitcode::review::Done;
+        case team::Decided::Outcome::Refused:
+            return failed(QStringLiteral("%1: %2").arg(command, toQString(outcome.message)));
         case team::Decided::Outcome::AlreadyDecided:
             return failed(
                 QStringLiteral("already_decided: %1 was decided by %2 at %3 (%4)")

@@ -98,7 +98,12 @@ constexpr char RowColumns[]
       " i.decided_by_instance,"
       " coalesce(g.heartbeat_at > clock_timestamp() - holdpoint.heartbeat_stale(), false),"
       " (extract(epoch FROM clock_timestamp()) * 1000)::bigint, i.turn_findings,"
-      " i.agent_connected FROM holdpoint.items i LEFT JOIN holdpoint.instances g ON g.id = i.gateway ";
+      " i.agent_connected,"
+      " (SELECT json_agg(json_build_object('reviewer', v.reviewer, 'via', v.via, 'args', v.args::json,"
+      "   'args_sha256', v.args_hash, 'edit', v.edit, 'at', (extract(epoch FROM v.at) * 1000)::bigint)"
+      "   ORDER BY v.at, v.reviewer) FROM holdpoint.votes v WHERE v.item_id = i.id),"
+      " i.proposal"
+      " FROM holdpoint.items i LEFT JOIN holdpoint.instances g ON g.id = i.gateway ";
 
 Row toRow(const pqxx::row &r)
 {
@@ -131,6 +136,9 @@ Row toRow(const pqxx::row &r)
         row.turnFindingsText = text(r[23]);
     if (!r[24].is_null())
         row.agentConnected = r[24].as<bool>();
+    row.votesText = r[25].is_null() ? std::string("[]") : text(r[25]);
+    if (!r[26].is_null())
+        row.proposalText = text(r[26]);
     return row;
 }
 
@@ -313,24 +321,87 @@ Decided decide(pqxx::connection_base &c, const Decide &d)
 {
     return guarded(c, "deciding in the team", [&] {
         pqxx::nontransaction tx(c);
+        const std::optional<std::string> args
+            = d.args.is_object() ? std::optional<std::string>(dumpJson(d.args)) : std::nullopt;
+        const std::optional<std::string> hash
+            = d.argsHash.empty() ? std::nullopt : std::optional<std::string>(d.argsHash);
         const auto r = tx.exec_params(
-            "SELECT outcome, decided_by, (extract(epoch FROM decided_at) * 1000)::bigint, holder, "
-            "state,"
-            " decided_by_instance FROM holdpoint.decide($1, $2, $3, $4, $5, $6, $7)",
-            d.id, d.instance, d.decidedBy, d.decision, dumpJson(d.review), d.reason,
-            dumpJson(d.audit));
+            "SELECT outcome, reviewer, decided_by, (extract(epoch FROM decided_at) * 1000)::bigint,"
+            " holder, state, decided_by_instance, approvals, required, message"
+            " FROM holdpoint.review($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)",
+            d.id, d.instance, d.reviewer, d.via, d.action, optionalText(args), optionalText(hash),
+            d.decision, dumpJson(d.review), d.reason, dumpJson(d.audit));
         Decided out;
         const std::string outcome = text(r[0][0]);
         out.outcome = outcome == "decided" ? Decided::Outcome::Decided
+            : outcome == "voted"           ? Decided::Outcome::Voted
+            : outcome == "refused"         ? Decided::Outcome::Refused
             : outcome == "already_decided" ? Decided::Outcome::AlreadyDecided
             : outcome == "claimed"         ? Decided::Outcome::Claimed
                                            : Decided::Outcome::UnknownItem;
-        out.decidedBy = text(r[0][1]);
-        out.decidedAt = ms(r[0][2]);
-        out.holder = text(r[0][3]);
-        out.state = text(r[0][4]);
-        out.decidedByInstance = text(r[0][5]);
+        out.reviewer = text(r[0][1]);
+        out.decidedBy = text(r[0][2]);
+        out.decidedAt = ms(r[0][3]);
+        out.holder = text(r[0][4]);
+        out.state = text(r[0][5]);
+        out.decidedByInstance = text(r[0][6]);
+        out.approvals = r[0][7].is_null() ? 0 : r[0][7].as<int>();
+        out.required = r[0][8].is_null() ? 0 : r[0][8].as<int>();
+        out.message = text(r[0][9]);
         return out;
+    });
+}
+
+std::vector<std::string> myReviewerNames(pqxx::connection_base &c)
+{
+    return guarded(c, "reading this login's reviewer names", [&] {
+        pqxx::nontransaction tx(c);
+        std::vector<std::string> out;
+        for (const auto &row : tx.exec("SELECT holdpoint.my_reviewer_names()"))
+            out.push_back(text(row[0]));
+        return out;
+    });
+}
+
+void addReviewer(pqxx::connection_base &c, const std::string &name, const std::string &login,
+    const std::string &osUser)
+{
+    guarded(c, "adding a reviewer", [&] {
+        pqxx::work tx(c);
+        tx.exec_params("SELECT holdpoint.reviewer_add($1, $2, $3)", name, login, osUser);
+        tx.commit();
+        return 0;
+    });
+}
+
+std::vector<ReviewerEntry> reviewers(pqxx::connection_base &c)
+{
+    return guarded(c, "listing reviewers", [&] {
+        pqxx::nontransaction tx(c);
+        std::vector<ReviewerEntry> out;
+        const auto rows = tx.exec(
+            "SELECT r.name, r.os_user, r.disabled,"
+            " coalesce((SELECT string_agg(l.login, ' ' ORDER BY l.login) FROM holdpoint.reviewer_logins l"
+            "           WHERE l.name = r.name), '')"
+            " FROM holdpoint.reviewers r ORDER BY r.name");
+        for (const auto &row : rows) {
+            ReviewerEntry e { text(row[0]), text(row[1]), row[2].as<bool>(), {} };
+            const QStringList logins = QString::fromStdString(text(row[3])).split(u' ', Qt::SkipEmptyParts);
+            for (const QString &l : logins)
+                e.logins.push_back(l.toStdString());
+            out.push_back(std::move(e));
+        }
+        return out;
+    });
+}
+
+bool disableReviewer(pqxx::connection_base &c, const std::string &name)
+{
+    return guarded(c, "disabling a reviewer", [&] {
+        pqxx::work tx(c);
+        const bool done = tx.exec_params("SELECT holdpoint.reviewer_disable($1)", name)[0][0].as<bool>();
+        tx.commit();
+        return done;
     });
 }
 

@@ -71,12 +71,19 @@ struct Escalated
     bool created = false;
 };
 
+// A reviewer's answer, to holdpoint.review() (TEAM.md "Approvals"). The
+// database derives who decides from the login; `reviewer` only picks among
+// the names the login maps to.
 struct Decide
 {
     std::string id;
     std::string instance;
-    std::string decidedBy; // human:NAME
-    std::string decision; // allow, deny, modify, halt
+    std::string reviewer; // empty: the login's only name
+    std::string via; // how the reviewer authenticated, for the record
+    std::string action; // approve, edit, deny, halt
+    Json args; // approve and edit: the arguments approved, masked
+    std::string argsHash; // protocol::argsDigest(args)
+    std::string decision; // allow, deny, modify, halt: what the item gets if this ends it
     Json review; // the reviewer's answer, args masked
     std::string reason;
     Json audit;
@@ -87,16 +94,22 @@ struct Decided
     enum class Outcome
     {
         Decided,
+        Voted, // counted; the item waits for more approvals
+        Refused, // not counted: `message` says why
         AlreadyDecided,
         Claimed,
         UnknownItem
     };
     Outcome outcome = Outcome::UnknownItem;
+    std::string reviewer; // the name the login decided as
     std::string decidedBy;
     TimeMs decidedAt = 0; // ms since the epoch, the database's clock
     std::string holder; // Claimed: the reviewer holding the lease
     std::string state;
     std::string decidedByInstance;
+    int approvals = 0;
+    int required = 0;
+    std::string message;
 };
 
 struct Claimed
@@ -152,6 +165,16 @@ struct Row
     TimeMs now = 0; // the database's clock when read
     std::optional<std::string> turnFindingsText; // newer than those in itemText
     std::optional<bool> agentConnected; // newer than itemText's agent_connected
+    std::string votesText; // a JSON array as protocol::votesToJson writes it
+    std::optional<std::string> proposalText; // the latest edit's review, args masked
+};
+
+struct ReviewerEntry
+{
+    std::string name;
+    std::string osUser;
+    bool disabled = false;
+    std::vector<std::string> logins;
 };
 
 struct AuditEvent
@@ -175,7 +198,7 @@ std::unique_ptr<pqxx::connection> connect(const std::string &url);
 int migrate(pqxx::connection_base &c);
 // The schema version the database has: 0 when there is none.
 int schemaVersion(pqxx::connection_base &c);
-inline constexpr int SchemaVersion = 2;
+inline constexpr int SchemaVersion = 3;
 
 TimeMs heartbeat(pqxx::connection_base &c, const Instance &self);
 Escalated escalate(pqxx::connection_base &c, const Escalation &e);
@@ -183,6 +206,14 @@ Escalated escalate(pqxx::connection_base &c, const Escalation &e);
 // Any error rolls back all of them.
 std::vector<Escalated> escalate(pqxx::connection_base &c, const std::vector<Escalation> &batch);
 Decided decide(pqxx::connection_base &c, const Decide &d);
+// The reviewer names the calling login may decide as (none: it may not).
+std::vector<std::string> myReviewerNames(pqxx::connection_base &c);
+// The database owner's: map a login to a reviewer (created, or enabled
+// again), list them, disable one (false: no such enabled reviewer).
+void addReviewer(pqxx::connection_base &c, const std::string &name, const std::string &login,
+    const std::string &osUser);
+std::vector<ReviewerEntry> reviewers(pqxx::connection_base &c);
+bool disableReviewer(pqxx::connection_base &c, const std::string &name);
 Claimed claim(pqxx::connection_base &c, const std::string &id, const std::string &instance,
     const std::string &reviewer, TimeMs leaseMs);
 bool release(pqxx::connection_base &c, const std::string &id, const std::string &instance);

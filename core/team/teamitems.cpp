@@ -72,7 +72,21 @@ std::optional<QueueItem> itemFromRow(const Row &row)
     item.agentConnected = j.value("agent_connected", true);
     if (row.agentConnected) // changed since it was escalated
         item.agentConnected = *row.agentConnected;
+    if (j.contains("approvals")) {
+        item.approvals = protocol::approvalRuleFromJson(j["approvals"]);
+        item.requester = str(j, "requester");
+    }
+    applyVotes(item, row);
     return item;
+}
+
+void applyVotes(QueueItem &item, const Row &row)
+{
+    item.votes = protocol::votesFromJson(Json::parse(row.votesText, nullptr, false));
+    item.editedArgs.reset();
+    if (row.proposalText)
+        if (const Json p = Json::parse(*row.proposalText, nullptr, false); p.is_object() && p.contains("args"))
+            item.editedArgs = unmaskJson(p["args"], item.redactions);
 }
 
 std::optional<protocol::Review> reviewFromText(const std::string &text, const std::string &id)

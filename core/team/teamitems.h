@@ -15,6 +15,9 @@ namespace holdpoint::team {
 // Another gateway's item as this process shows it. Its args are the masked
 // ones; the real values stay with the gateway that holds the agent.
 std::optional<QueueItem> itemFromRow(const Row &row);
+// The row's votes and proposed edit onto `item` (real values where `item`
+// holds them: its own gateway's).
+void applyVotes(QueueItem &item, const Row &row);
 // A stored review (the reviewer's answer) as the engine takes it.
 std::optional<protocol::Review> reviewFromText(const std::string &text, const std::string &id);
 Json reviewToJson(const protocol::Review &r);

@@ -1,5 +1,6 @@
 #include "teamstore.h"
 
+#include "queue/approvals.h"
 #include "team/teamitems.h"
 
 namespace holdpoint::team {
@@ -197,57 +198,11 @@ bool TeamStore::resolve(
         return false;
     if (state == ItemState::Decided && decision.decidedBy.rfind("human:", 0) == 0) {
         // A person's decision: exactly one per item, settled by the database.
-        Decide d;
-        d.id = id;
-        d.instance = m_config.self.id;
-        d.decidedBy = decision.decidedBy;
-        d.decision = std::string(protocol::decisionKindName(decision.kind));
-        d.review = reviewToJson(review ? *review : reviewOf(id, decision));
-        d.reason = decision.reason;
-        d.audit = callFields(*item, item->team ? item->team->gateway : m_config.self.id);
-        d.audit["session"] = item->team && !item->team->local
-            ? item->sessionId.substr(item->team->gateway.size() + 1)
-            : item->sessionId;
-        d.audit["decided_by"] = d.decidedBy;
-        d.audit["decision"] = d.decision;
-        d.audit["reason"] = d.reason;
-        d.audit["state"] = "decided";
-        if (review && review->args)
-            d.audit["args"] = item->masked(*review->args);
-        m_deciding.insert(id);
-        postEscalations(); // the item's row first
-        m_conn.run<Decided>([d](pqxx::connection_base &c) { return decide(c, d); },
-            [this, id, state, decision](Decided r) {
-                m_deciding.erase(id);
-                if (r.outcome == Decided::Outcome::Decided) {
-                    m_claims.erase(id);
-                    m_local.erase(id);
-                    m_view.resolve(id, state, decision);
-                    return;
-                }
-                std::string message;
-                switch (r.outcome) {
-                case Decided::Outcome::AlreadyDecided:
-                    message = "already_decided: decided by " + r.decidedBy + " at "
-                        + formatTimestamp(r.decidedAt)
-                        + (r.state == "decided" ? std::string() : " (" + r.state + ")");
-                    break;
-                case Decided::Outcome::Claimed:
-                    message = "being edited by " + r.holder
-                        + "; only a halt goes through until they are done";
-                    break;
-                default:
-                    message = "no such item in the team queue";
-                    break;
-                }
-                Q_EMIT reviewRefused(id, message);
-                refresh({ id });
-            },
-            [this, id](const TeamError &error) {
-                m_deciding.erase(id);
-                Q_EMIT reviewRefused(id, "not decided: " + std::string(error.what()));
-            },
-            TeamConnection::WhenDown::Fail);
+        const protocol::Review answer = review ? *review : reviewOf(id, decision);
+        Decide d = decideOf(*item, answer, decision);
+        if (answer.action == protocol::ReviewAction::Edit && answer.args)
+            d.args = item->masked(*answer.args);
+        sendReview(std::move(d), state, std::move(decision));
         return true;
     }
     // Anything else is a deny this process makes about its own agent's
@@ -257,6 +212,106 @@ bool TeamStore::resolve(
         return true;
     }
     return false;
+}
+
+VoteOutcome TeamStore::vote(const std::string &id, const ReviewerIdentity &reviewer,
+    const std::optional<Json> &editArgs, Decision final, const protocol::Review &review)
+{
+    VoteOutcome out;
+    const QueueItem *item = m_view.find(id);
+    if (!item || m_deciding.count(id)) {
+        out.message = item ? "a decision on " + id + " is on its way already"
+                           : "id: no pending item \"" + id + "\"; it may have been decided, timed out or cancelled";
+        return out;
+    }
+    out.required = item->approvals.required;
+    out.approvals = approvalCount(*item);
+    final.decidedBy = reviewer.decidedBy();
+    final.via = reviewer.via;
+    Decide d = decideOf(*item, review, final);
+    d.action = editArgs ? "edit" : "approve";
+    d.args = item->masked(editArgs ? *editArgs : approvedArgs(*item));
+    d.argsHash = protocol::argsDigest(d.args);
+    sendReview(std::move(d), ItemState::Decided, std::move(final));
+    out.ok = true;
+    out.later = true;
+    return out;
+}
+
+Decide TeamStore::decideOf(const QueueItem &item, const protocol::Review &review, const Decision &decision) const
+{
+    Decide d;
+    d.id = item.id;
+    d.instance = m_config.self.id;
+    d.reviewer = m_config.requestedReviewer;
+    d.via = decision.via.empty() ? std::string("console") : decision.via;
+    d.action = std::string(protocol::reviewActionName(review.action));
+    d.decision = std::string(protocol::decisionKindName(decision.kind));
+    d.review = reviewToJson(review);
+    d.reason = decision.reason;
+    d.audit = callFields(item, item.team ? item.team->gateway : m_config.self.id);
+    d.audit["session"] = item.team && !item.team->local
+        ? item.sessionId.substr(item.team->gateway.size() + 1)
+        : item.sessionId;
+    d.audit["decision"] = d.decision;
+    d.audit["reason"] = d.reason;
+    d.audit["state"] = "decided";
+    if (review.args)
+        d.audit["args"] = item.masked(*review.args);
+    return d;
+}
+
+void TeamStore::sendReview(Decide d, ItemState state, Decision decision)
+{
+    const std::string id = d.id;
+    m_deciding.insert(id);
+    postEscalations(); // the item's row first
+    m_conn.run<Decided>([d](pqxx::connection_base &c) { return decide(c, d); },
+        [this, id, state, decision](Decided r) mutable {
+            m_deciding.erase(id);
+            switch (r.outcome) {
+            case Decided::Outcome::Decided:
+                if (r.decidedBy.find(',') != std::string::npos || r.required > 1) {
+                    // This approval completed the count: the decision is
+                    // the arguments everyone approved, as the database
+                    // keeps them, applied as one made elsewhere.
+                    refresh({ id });
+                    return;
+                }
+                m_claims.erase(id);
+                m_local.erase(id);
+                // Who decided is who the database says authenticated.
+                decision.decidedBy = r.decidedBy;
+                m_view.resolve(id, state, std::move(decision));
+                return;
+            case Decided::Outcome::Voted:
+                Q_EMIT voteCounted(id, r.approvals, r.required);
+                refresh({ id });
+                return;
+            case Decided::Outcome::Refused:
+                Q_EMIT reviewRefused(id, r.message);
+                refresh({ id });
+                return;
+            case Decided::Outcome::AlreadyDecided:
+                Q_EMIT reviewRefused(id,
+                    "already_decided: decided by " + r.decidedBy + " at " + formatTimestamp(r.decidedAt)
+                        + (r.state == "decided" ? std::string() : " (" + r.state + ")"));
+                break;
+            case Decided::Outcome::Claimed:
+                Q_EMIT reviewRefused(
+                    id, "being edited by " + r.holder + "; only a halt goes through until they are done");
+                break;
+            case Decided::Outcome::UnknownItem:
+                Q_EMIT reviewRefused(id, "no such item in the team queue");
+                break;
+            }
+            refresh({ id });
+        },
+        [this, id](const TeamError &error) {
+            m_deciding.erase(id);
+            Q_EMIT reviewRefused(id, "not decided: " + std::string(error.what()));
+        },
+        TeamConnection::WhenDown::Fail);
 }
 
 void TeamStore::endLocally(
@@ -378,7 +433,8 @@ void TeamStore::onNotified(const QString &kind, const QString &qid)
     if (kind == u"new") {
         if (!m_local.count(id) && !m_view.find(id))
             refresh({ id });
-    } else if (kind == u"decided" || kind == u"claim" || kind == u"findings" || kind == u"agent") {
+    } else if (kind == u"decided" || kind == u"claim" || kind == u"findings" || kind == u"agent"
+        || kind == u"vote") {
         if (m_view.find(id) && !m_deciding.count(id))
             refresh({ id });
     }
@@ -648,6 +704,13 @@ void TeamStore::applyRow(const Row &row)
             const QueueItem *now = m_view.find(row.id);
             if (now && now->agentConnected != *row.agentConnected)
                 m_view.setAgentConnected(row.id, *row.agentConnected);
+        }
+        if (const QueueItem *now = m_view.find(row.id); now && now->approvals.voted()) {
+            QueueItem counted;
+            counted.redactions = now->redactions;
+            applyVotes(counted, row);
+            if (counted.votes != now->votes || counted.editedArgs != now->editedArgs)
+                m_view.setVotes(row.id, std::move(counted.votes), std::move(counted.editedArgs));
         }
         if (row.turnFindingsText && !m_local.count(row.id)) {
             const Json f = Json::parse(*row.turnFindingsText, nullptr, false);

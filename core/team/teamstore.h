@@ -37,6 +37,9 @@ struct TeamConfig
 {
     std::string url;
     Instance self; // id, kind, host, label, reviewer, grace
+    // The reviewer name asked for with --reviewer or $HOLDPOINT_REVIEWER;
+    // empty: the login's only one. The database decides who it is.
+    std::string requestedReviewer;
     TimeMs heartbeatMs = 2'000; // also how often due items are expired
     TimeMs leaseMs = 15'000; // the editor lease; renewed every third of it
     TeamConnection::Options connection;
@@ -87,6 +90,9 @@ public:
     const QueueItem *find(const std::string &id) const override { return m_view.find(id); }
     bool resolve(const std::string &id, ItemState state, protocol::Decision decision,
         const protocol::Review *review = nullptr) override;
+    VoteOutcome vote(const std::string &id, const ReviewerIdentity &reviewer,
+        const std::optional<Json> &editArgs, protocol::Decision final,
+        const protocol::Review &review) override;
     // Our own agents' connections also go to the team (TEAM.md "Schema").
     void setAgentConnected(const std::string &id, bool connected) override;
     void restoreSecrets(
@@ -131,6 +137,11 @@ private:
     // withdrawal) sends what waits first, since the connection runs jobs in
     // order and the item's row must be there.
     void writeEscalation(const QueueItem &item);
+    // A person's answer, to the database's review(): the decider is the
+    // login's reviewer, and the outcome comes back as resolved, voteCounted
+    // or reviewRefused.
+    Decide decideOf(const QueueItem &item, const protocol::Review &review, const protocol::Decision &decision) const;
+    void sendReview(Decide d, ItemState state, protocol::Decision decision);
     void postEscalations();
     void escalated(const std::string &id, const Escalated &result);
     void escalationRefused(const std::string &id, const std::string &why);

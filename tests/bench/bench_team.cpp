@@ -5,6 +5,9 @@
 #include "bench.h"
 
 #include "common/pgcluster.h"
+#include "team/teamdb.h"
+
+#include <pqxx/pqxx>
 
 #include <QDeadlineTimer>
 #include <QEventLoop>
@@ -240,6 +243,15 @@ void teamScenario(bool quick, Table *table)
     }
     if (!pg.createDatabase(QStringLiteral("bench")))
         return table->fail("team", pg.lastError().toStdString());
+    // The reviewer console decides as "bench", which its login maps to.
+    try {
+        auto c = team::connect(pg.connString(QStringLiteral("bench")).toStdString());
+        team::migrate(*c);
+        pqxx::nontransaction tx(*c);
+        tx.exec(test::PgCluster::mapReviewersSql(pg.adminUser(), {QStringLiteral("bench")}).toStdString());
+    } catch (const std::exception &e) {
+        return table->fail("team", e.what());
+    }
     const QStringList team {QStringLiteral("--team"), pg.connString(QStringLiteral("bench"))};
 
     QTemporaryDir tmp;

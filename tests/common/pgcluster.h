@@ -170,6 +170,19 @@ public:
         return runPsql(database, user, argv("-f", path), output);
     }
 
+    // SQL that lets `login` decide as each of `names` (team schema 3), as
+    // `holdpoint-ctl team reviewer add` does but without its audit line, so
+    // tests that count audit lines count only their own.
+    static QString mapReviewersSql(const QString &login, const QStringList &names)
+    {
+        QString sql;
+        for (const QString &n : names)
+            sql += word("INSERT INTO holdpoint.reviewers (name, os_user) VALUES ('%1', '%1') ON CONFLICT DO NOTHING;"
+                        "INSERT INTO holdpoint.reviewer_logins (login, name) VALUES ('%2', '%1') ON CONFLICT DO NOTHING;")
+                       .arg(n, login);
+        return sql;
+    }
+
     // Crash and recover (same options and port): the server dying under a client.
     bool restartImmediate() { return pgCtl(argv("-m", "immediate", "restart"), true); }
     bool stopImmediate() { return pgCtl(argv("-m", "immediate", "stop"), false); }

@@ -4,6 +4,9 @@
 #include "activitymodels.h"
 #include "common/consoleprocess.h"
 #include "common/pgcluster.h"
+#include "team/teamdb.h"
+
+#include <pqxx/pqxx>
 #include "engine/consolecore.h"
 #include "mainwindow.h"
 
@@ -89,6 +92,11 @@ void tst_TeamWindow::init()
 {
     m_db = QStringLiteral("gui%1").arg(++m_databases);
     QVERIFY2(m_pg.createDatabase(m_db), qPrintable(m_pg.lastError()));
+    auto c = team::connect(m_pg.connString(m_db).toStdString());
+    team::migrate(*c);
+    pqxx::nontransaction tx(*c);
+    tx.exec(PgCluster::mapReviewersSql(m_pg.adminUser(), { QStringLiteral("alice"), QStringLiteral("bob"), QStringLiteral("carol") })
+                .toStdString());
 }
 
 void tst_TeamWindow::cleanup()

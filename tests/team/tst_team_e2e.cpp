@@ -55,6 +55,11 @@ private:
     CtlResult teamCtl(const QStringList &args) const
     {
         QProcess p;
+        // A login that maps to several reviewers says which one it is.
+        QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
+        if (!env.contains(QStringLiteral("HOLDPOINT_REVIEWER")))
+            env.insert(QStringLiteral("HOLDPOINT_REVIEWER"), QStringLiteral("carol"));
+        p.setProcessEnvironment(env);
         p.start(QStringLiteral(HOLDPOINT_CTL_BIN),
             QStringList { QStringLiteral("--team"), m_url } + args);
         return finish(p);
@@ -110,6 +115,11 @@ void tst_TeamE2E::init()
     m_url = m_pg.connString(m_db);
     const CtlResult init = teamCtl({ QStringLiteral("team"), QStringLiteral("init"), m_url });
     QVERIFY2(init.exitCode == 0, init.err.constData());
+    // One login for every process here, deciding as alice, bob or carol.
+    QVERIFY2(m_pg.psql(m_db,
+                 PgCluster::mapReviewersSql(m_pg.adminUser(),
+                     { QStringLiteral("alice"), QStringLiteral("bob"), QStringLiteral("carol") })),
+        qPrintable(m_pg.lastError()));
 }
 
 void tst_TeamE2E::cleanup()

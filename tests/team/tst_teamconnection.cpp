@@ -35,7 +35,9 @@ Decide approval(const std::string &id)
     Decide d;
     d.id = id;
     d.instance = "console-a";
-    d.decidedBy = "human:alice";
+    d.reviewer = "alice";
+    d.via = "test";
+    d.action = "approve";
     d.decision = "allow";
     d.review = Json { { "action", "approve" } };
     d.audit = Json { { "item", id } };
@@ -83,6 +85,10 @@ void tst_TeamConnection::init()
 {
     m_db = QStringLiteral("conn%1").arg(++m_databases);
     QVERIFY2(m_pg.createDatabase(m_db), qPrintable(m_pg.lastError()));
+    auto c = team::connect(url());
+    migrate(*c);
+    pqxx::nontransaction tx(*c);
+    tx.exec(PgCluster::mapReviewersSql(m_pg.adminUser(), { QStringLiteral("alice") }).toStdString());
 }
 
 void tst_TeamConnection::cleanup()

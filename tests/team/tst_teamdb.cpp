@@ -60,6 +60,12 @@ private:
     {
         auto c = team::connect(url(user));
         migrate(*c);
+        if (user.isEmpty()) {
+            pqxx::nontransaction tx(*c);
+            tx.exec(PgCluster::mapReviewersSql(m_pg.adminUser(),
+                { QStringLiteral("alice"), QStringLiteral("bob"), QStringLiteral("carol") })
+                        .toStdString());
+        }
         return c;
     }
     bool admin(const QString &sql, QString *out = nullptr)
@@ -91,11 +97,13 @@ private:
         Decide d;
         d.id = id;
         d.instance = instance;
-        d.decidedBy = "human:" + reviewer;
+        d.reviewer = reviewer;
+        d.via = "test";
+        d.action = kind == "allow" ? "approve" : kind == "modify" ? "edit" : kind;
         d.decision = kind;
         d.review = Json { { "action", kind == "allow" ? "approve" : kind } };
         d.reason = "by " + reviewer;
-        d.audit = Json { { "decided_by", d.decidedBy }, { "decision", kind }, { "item", id } };
+        d.audit = Json { { "decision", kind }, { "item", id } };
         return d;
     }
     static Instance gateway(const std::string &id)
@@ -186,7 +194,7 @@ void tst_TeamDb::upgradesFromVersionOne()
         migrate(*gw);
         QFAIL("a role that does not own the schema upgraded it");
     } catch (const TeamError &e) {
-        QVERIFY2(std::string(e.what()).find("is version 1 and this holdpoint needs version 2")
+        QVERIFY2(std::string(e.what()).find("is version 1 and this holdpoint needs version 3")
                     != std::string::npos
                 && std::string(e.what()).find("holdpoint-ctl team init") != std::string::npos,
             e.what());
@@ -635,6 +643,7 @@ void tst_TeamDb::gatewayRoleMayNotDecide()
         tx.exec("SELECT holdpoint.audit_append('decision', 'x', '{}')");
         QFAIL("the gateway role appended to the chain directly");
     } catch (const pqxx::insufficient_privilege &) { }
+    QVERIFY(admin(PgCluster::mapReviewersSql(QStringLiteral("rv_login"), { QStringLiteral("rita") })));
     auto rv = open(QStringLiteral("rv_login"));
     QCOMPARE(
         decide(*rv, decision("role1", "console-r", "rita")).outcome, Decided::Outcome::Decided);
