@@ -183,10 +183,14 @@ HelloOutcome Broker::onHello(ConnectionId cid, const Hello &hello)
 {
     HelloOutcome out;
     if (hello.role == Role::Reviewer) {
-        // Alone, the reviewer token is the console's own reviewer's.
+        // The endpoint names who a reviewer token stands for; the data
+        // directory's own token is the console's reviewer's.
         m_connections[cid] = Connection { Role::Reviewer, {},
-            ReviewerIdentity { hello.reviewerName.empty() ? m_config.reviewerName : hello.reviewerName,
-                "reviewer token (" + hello.agent.name + ")" } };
+            hello.reviewerName.empty()
+                ? ReviewerIdentity { m_config.reviewerName, "reviewer token (" + hello.agent.name + ")",
+                      m_config.osUser }
+                : ReviewerIdentity { hello.reviewerName, "reviewer token (" + hello.agent.name + ")",
+                      hello.reviewerOsUser } };
         m_reviewers.insert(cid);
         out.sessionId = "reviewer-" + std::to_string(cid);
         sendWelcome(cid, out);

@@ -98,7 +98,7 @@ public:
     // role. `decidedBy` is what the agent will see, e.g. "human:alice".
     ReviewOutcome review(const protocol::Review &review, const ReviewerIdentity &reviewer);
     // This console's own reviewer, at its window.
-    ReviewerIdentity consoleReviewer() const { return { m_config.reviewerName, "console" }; }
+    ReviewerIdentity consoleReviewer() const { return { m_config.reviewerName, "console", m_config.osUser }; }
 
     // Every call and decision is recorded there, and a decision reaches the
     // agent only once its record is on disk. Without one (unit tests),

@@ -86,6 +86,7 @@ struct Hello
     // Set by the endpoint, never read from the wire: the reviewer the token
     // belongs to, when it is not the console's own reviewer token.
     std::string reviewerName;
+    std::string reviewerOsUser;
     std::optional<std::string> sessionId;
 };
 

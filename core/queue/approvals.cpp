@@ -37,10 +37,12 @@ bool hasApproved(const QueueItem &item, const std::string &reviewer)
     return std::find(names.begin(), names.end(), reviewer) != names.end();
 }
 
-std::string approvalRefusal(const QueueItem &item, const std::string &reviewer)
+std::string approvalRefusal(const QueueItem &item, const std::string &reviewer, const std::string &osUser)
 {
-    if (item.approvals.excludeRequester && !item.requester.empty() && reviewer == item.requester)
-        return reviewer + " started this agent, and this call needs approval from someone else";
+    if (item.approvals.excludeRequester && !item.requester.empty()
+        && (reviewer == item.requester || osUser == item.requester))
+        return reviewer + " started this agent (as OS user " + item.requester
+            + "), and this call needs approval from someone else";
     if (hasApproved(item, reviewer))
         return reviewer + " approved these arguments already; waiting for someone other than you ("
             + std::to_string(approvalCount(item)) + "/" + std::to_string(item.approvals.required)

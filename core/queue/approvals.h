@@ -26,7 +26,8 @@ std::vector<std::string> approvers(const QueueItem &item);
 bool hasApproved(const QueueItem &item, const std::string &reviewer);
 // Why `reviewer` may not approve the item now (they started the agent, or
 // approved these arguments already); empty when they may.
-std::string approvalRefusal(const QueueItem &item, const std::string &reviewer);
+// `osUser` is the OS user the reviewer is known to be, when any.
+std::string approvalRefusal(const QueueItem &item, const std::string &reviewer, const std::string &osUser = {});
 // Adds `reviewer`'s approval of the arguments as they stand, or, with
 // `editArgs`, of those arguments, which become the item's proposal (with
 // on_edit "reset", every other approval is void). A reviewer's earlier vote

@@ -31,6 +31,9 @@ struct ReviewerIdentity
 {
     std::string name;
     std::string via;
+    // The OS user this reviewer is, when known: with exclude_requester, the
+    // agent's own user may not approve under any name.
+    std::string osUser;
     std::string decidedBy() const { return "human:" + name; }
 };
 

@@ -116,7 +116,7 @@ VoteOutcome ReviewQueue::vote(const std::string &id, const ReviewerIdentity &rev
     out.required = item.approvals.required;
     // An edit to what stands already is an approval of it.
     const bool edit = editArgs && item.masked(*editArgs) != item.masked(approvedArgs(item));
-    if (const std::string why = approvalRefusal(item, reviewer.name); !why.empty()
+    if (const std::string why = approvalRefusal(item, reviewer.name, reviewer.osUser); !why.empty()
         && (!edit || !hasApproved(item, reviewer.name))) {
         out.message = why;
         out.approvals = approvalCount(item);

@@ -109,7 +109,7 @@ void queueScenario(bool quick, Table *table)
             protocol::Review r;
             r.id = id;
             t = SteadyClock::now();
-            broker.review(r, ReviewerIdentity { "bench", "console" });
+            broker.review(r, ReviewerIdentity { "bench", "console", {} });
             approve.push_back(std::chrono::duration<double, std::micro>(SteadyClock::now() - t).count());
         }
         table->add({"queue", variant, "approve mid", "µs", percentile(approve, 0.5), "finding the item",
