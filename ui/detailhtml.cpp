@@ -1,13 +1,17 @@
 #include "detailhtml.h"
 
+#include "approvaltext.h"
 #include "itemtext.h"
+#include "queue/approvals.h"
 
 #include <QCoreApplication>
+#include <QDateTime>
 #include <QRegularExpression>
 #include <QStringList>
 #include <QTextBlock>
 #include <QTextCursor>
 
+#include <algorithm>
 #include <map>
 
 namespace holdpoint {
@@ -76,6 +80,45 @@ QString turnFindingsHtml(const QueueItem &item)
                           QString::number(f.warnAt), stopped ? tr("stopped at") : tr("stops at"),
                           QString::number(f.stopAt), tr("calls"), calls.join(QStringLiteral(", ")));
     }
+    return lines.join(QStringLiteral("<br>"));
+}
+
+QString approvalsHtml(const QueueItem &item, bool revealed)
+{
+    if (!item.approvals.voted())
+        return {};
+    auto safe = [](const std::string &text, int max) { return displaySafe(toQString(text), max).toHtmlEscaped(); };
+    const int have = approvalCount(item);
+    const int need = std::max(1, item.approvals.required);
+    QStringList lines;
+    lines << QStringLiteral("<b>%1</b> <span style=\"color:%2\">%3</span>")
+                 .arg(tr("Approvals:"), have >= need ? QStringLiteral("#1e8449") : QStringLiteral("#b9770e"),
+                      have >= need ? tr("%1 of %2 approvals; complete").arg(have).arg(need)
+                                   : tr("%1 of %2 approvals; needs %3 more").arg(have).arg(need).arg(need - have));
+    if (item.approvals.excludeRequester)
+        lines << (item.requester.empty()
+                      ? tr("The agent's OS user is not known; anyone may approve.")
+                      : tr("Started by OS user <b>%1</b>, who may not approve it.").arg(safe(item.requester, 40)));
+    // Each vote, in order; one for other arguments than those standing now
+    // (with on_edit "keep") is listed, greyed, and does not count.
+    const std::string standing = approvedHash(item);
+    for (const protocol::Vote &v : item.votes) {
+        const bool counts = v.argsHash == standing;
+        const QString when = QDateTime::fromMSecsSinceEpoch(v.at).toString(QStringLiteral("HH:mm:ss"));
+        const QString what = v.edit ? tr("edited the arguments to") : tr("approved");
+        QString line = QStringLiteral("%1 <b>%2</b> \u00b7 %3 \u00b7 %4 \u00b7 %5: <tt>%6</tt>")
+                           .arg(v.edit ? QStringLiteral("\u270e") : QStringLiteral("\u2714"), safe(v.reviewer, 40),
+                                safe(v.via, 60), when, what, summarizeArgs(v.args, 160).toHtmlEscaped());
+        if (!counts)
+            line = QStringLiteral("<span style=\"color:#8a8a8a\"><s>%1</s> %2</span>")
+                       .arg(line, tr("(other arguments: does not count)"));
+        lines << line;
+    }
+    const Json now = revealed ? approvedArgs(item) : item.masked(approvedArgs(item));
+    QString standingLine = tr("An approval now approves: <tt>%1</tt>").arg(summarizeArgs(now, 200).toHtmlEscaped());
+    if (const std::string by = editAuthor(item); !by.empty())
+        standingLine += QStringLiteral(" ") + tr("(as edited by %1)").arg(safe(by, 40));
+    lines << standingLine;
     return lines.join(QStringLiteral("<br>"));
 }
 

@@ -23,6 +23,12 @@ QString trailHtml(const QueueItem &item, bool revealed);
 // turn; a quiet line when nothing was found.
 QString turnFindingsHtml(const QueueItem &item);
 
+// "Approvals", for a call that needs several people: how many of how many,
+// who started the agent when that matters, each vote (who, how they
+// authenticated, when, which arguments, an edit or not) and the arguments
+// an approval approves now. Empty for a call one person decides.
+QString approvalsHtml(const QueueItem &item, bool revealed);
+
 // Which calls of a batch wait in a looping turn: "2 of 4 calls: demo-coder
 // (retrying a failing call 3/5), build-bot (…)"; a quiet line when none.
 QString batchFindingsHtml(const std::vector<const QueueItem *> &items);

@@ -1,11 +1,13 @@
 #include "detailpane.h"
 
+#include "approvaltext.h"
 #include "common/jsondiff.h"
 #include "common/jsonparse.h"
 #include "detailhtml.h"
 #include "engine/consolecore.h"
 #include "itemtext.h"
 #include "jsonhighlighter.h"
+#include "queue/approvals.h"
 #include "widgethelpers.h"
 
 #include <QEvent>
@@ -27,12 +29,14 @@ DetailPane::DetailPane(ConsoleCore *core, QWidget *parent)
     , m_reason(new QLabel(this))
     , m_trail(new QLabel(this))
     , m_turn(new QLabel(this))
+    , m_approvals(new QLabel(this))
     , m_context(new QPlainTextEdit(this))
     , m_diff(new QTextBrowser(this))
     , m_revealButton(makeButton(tr("Reveal secrets  [R]"), QStringLiteral("revealButton"), this))
     , m_editState(new QLabel(this))
     , m_argsEditor(new QPlainTextEdit(this))
     , m_argsStatus(new QLabel(this))
+    , m_approveNote(new QLabel(this))
     , m_approveButton(makeButton(tr("&Approve  [A]"), QStringLiteral("approveButton"), this))
     , m_editButton(makeButton(
           tr("Approve with edits  [Ctrl+Enter]"), QStringLiteral("approveEditsButton"), this))
@@ -61,6 +65,15 @@ DetailPane::DetailPane(ConsoleCore *core, QWidget *parent)
     m_turn->setTextFormat(Qt::RichText);
     m_turn->setWordWrap(true);
     m_turn->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    m_approvals->setObjectName(QStringLiteral("approvals"));
+    m_approvals->setTextFormat(Qt::RichText);
+    m_approvals->setWordWrap(true);
+    m_approvals->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    m_approvals->setVisible(false);
+    m_approveNote->setObjectName(QStringLiteral("approveNote"));
+    m_approveNote->setTextFormat(Qt::PlainText);
+    m_approveNote->setWordWrap(true);
+    m_approveNote->setVisible(false);
     m_context->setObjectName(QStringLiteral("contextView"));
     m_context->setReadOnly(true);
     m_context->setFocusPolicy(Qt::ClickFocus);
@@ -106,6 +119,7 @@ DetailPane::DetailPane(ConsoleCore *core, QWidget *parent)
     d->addWidget(m_reason);
     d->addWidget(m_trail);
     d->addWidget(m_turn);
+    d->addWidget(m_approvals);
     d->addWidget(new QLabel(tr("Context and MCP annotations"), this));
     d->addWidget(m_context);
     d->addLayout(argsHeader);
@@ -114,6 +128,7 @@ DetailPane::DetailPane(ConsoleCore *core, QWidget *parent)
     d->addWidget(m_argsStatus);
     d->addWidget(new QLabel(tr("Changes from the agent's arguments"), this));
     d->addWidget(m_diff);
+    d->addWidget(m_approveNote);
     d->addLayout(buttons);
 
     connect(m_approveButton, &QPushButton::clicked, this, &DetailPane::approveClicked);
@@ -132,6 +147,13 @@ const QueueItem *DetailPane::item() const
 Json DetailPane::shown(const QueueItem &item, const Json &value) const
 {
     return m_revealed ? value : item.masked(value);
+}
+
+Json DetailPane::standing(const QueueItem &item) const
+{
+    // One person's call: what the guardrails proposed, else the agent's
+    // own. A call that needs several: the latest edit, once someone made one.
+    return shown(item, approvedArgs(item));
 }
 
 bool DetailPane::eventFilter(QObject *watched, QEvent *event)
@@ -216,6 +238,8 @@ void DetailPane::showItem(
         m_reason->clear();
         m_trail->clear();
         m_turn->clear();
+        m_approvals->clear();
+        m_approvals->setVisible(false);
         m_context->clear();
         m_diff->clear();
         const QSignalBlocker block(m_argsEditor);
@@ -238,10 +262,10 @@ void DetailPane::showItem(
     m_context->setPlainText(
         ctx.empty() ? tr("(none sent)") : toQString(dumpJson(shown(*item, ctx), 2)));
     {
-        // What the guardrails proposed is what approving runs, so that is what
-        // the editor starts from; secrets stay masked unless revealed.
-        const QString args
-            = toQString(dumpJson(shown(*item, item->proposedArgs.value_or(item->args)), 2));
+        // What approving runs (the guardrails' proposal, or a reviewer's
+        // edit on a call that needs several people) is what the editor
+        // starts from; secrets stay masked unless revealed.
+        const QString args = toQString(dumpJson(standing(*item), 2));
         const bool edited = sameItem && m_argsEditor->toPlainText() != m_shownArgs;
         m_shownArgs = args;
         const QSignalBlocker block(m_argsEditor);
@@ -283,6 +307,9 @@ void DetailPane::showMeta(const QueueItem &item)
     m_reason->setText(tr("Why: %1").arg(
         toQString(m_revealed ? item.reason : maskText(item.reason, item.redactions))));
     m_turn->setText(turnFindingsHtml(item));
+    const QString approvals = approvalsHtml(item, m_revealed);
+    m_approvals->setText(approvals);
+    m_approvals->setVisible(!approvals.isEmpty());
 }
 
 void DetailPane::refresh()
@@ -301,6 +328,8 @@ void DetailPane::showBatch(const std::vector<const QueueItem *> &items)
     // Nothing of one call may pass for the batch's: only what they share shows.
     m_trail->clear();
     m_turn->setText(batchFindingsHtml(items));
+    m_approvals->clear();
+    m_approvals->setVisible(false);
     m_context->clear();
     m_diff->clear();
     m_argsStatus->clear();
@@ -320,16 +349,31 @@ void DetailPane::setActions(bool recording, std::size_t selected)
     // Another reviewer's editor holds a team item: only a halt goes through.
     const QueueItem *current = has ? item() : nullptr;
     const bool heldElsewhere = current && current->team && !current->team->editingBy.empty();
-    m_approveButton->setEnabled(has && recording && !heldElsewhere);
+    // A call that needs several people: this reviewer may have approved it
+    // already, or have started its agent. Deny and halt stay theirs.
+    const bool one = current && selected == 1;
+    const QString refused = one ? approveRefusal(*m_core, *current) : QString();
+    const bool mayEdit = !one || mayEditVoted(*m_core, *current);
+    m_approveButton->setEnabled(has && recording && !heldElsewhere && refused.isEmpty());
     m_editButton->setEnabled(
-        has && recording && !heldElsewhere && m_editedArgs.has_value() && selected <= 1);
+        has && recording && !heldElsewhere && m_editedArgs.has_value() && selected <= 1 && mayEdit);
     m_denyButton->setEnabled(has && !heldElsewhere);
     const QString held = heldElsewhere
         ? tr("being edited by %1: only a halt goes through until they are done")
               .arg(displaySafe(toQString(current->team->editingBy), 60))
         : QString();
-    m_approveButton->setToolTip(held);
+    m_approveButton->setToolTip(held.isEmpty() ? refused : held);
     m_denyButton->setToolTip(held);
+    if (current && current->agent.capabilities.modify && one)
+        m_editButton->setToolTip(mayEdit ? QString() : refused);
+    const QString note = !refused.isEmpty() ? approveRefusalShort(*m_core, *current)
+        : one && recording                  ? voteHint(*current)
+                                            : QString();
+    m_approveNote->setText(note);
+    m_approveNote->setToolTip(refused);
+    m_approveNote->setStyleSheet(
+        refused.isEmpty() ? QString() : QStringLiteral("color: #a04000; font-weight: bold;"));
+    m_approveNote->setVisible(!note.isEmpty());
     m_haltButton->setEnabled(has);
     m_approveButton->setText(
         selected > 1 ? tr("&Approve %1  [A]").arg(selected) : tr("&Approve  [A]"));
@@ -350,8 +394,17 @@ void DetailPane::showDiff(const QueueItem *item)
     QStringList parts;
     if (const auto rewrite = describeChanges(original, proposed); !rewrite.empty())
         parts << changesHtml(rewrite, tr("rewritten by guardrails"));
+    // On a call that needs several people, the edit that stands is another
+    // reviewer's (or this one's, sent earlier): approving approves it.
+    const Json now = standing(*item);
+    if (item->editedArgs)
+        if (const auto theirs = describeChanges(proposed, now); !theirs.empty())
+            parts << changesHtml(theirs,
+                editAuthor(*item).empty()
+                    ? tr("edited by a reviewer")
+                    : tr("edited by %1").arg(displaySafe(toQString(editAuthor(*item)), 40)));
     if (m_editedArgs)
-        if (const auto edits = describeChanges(proposed, *m_editedArgs); !edits.empty())
+        if (const auto edits = describeChanges(now, *m_editedArgs); !edits.empty())
             parts << changesHtml(edits, tr("your edits"));
     m_diff->setHtml(parts.isEmpty() ? tr("<i>None: approving runs the agent's own arguments.</i>")
                                     : parts.join(QStringLiteral("<br>")));
@@ -383,7 +436,7 @@ void DetailPane::onArgsEdited()
     } else if (!parsed.is_object()) {
         m_argsStatus->setText(tr("\u2716 Arguments must be a JSON object, not %1")
                                   .arg(QLatin1String(parsed.type_name())));
-    } else if (parsed == shown(*item, item->proposedArgs.value_or(item->args))) {
+    } else if (parsed == standing(*item)) {
         m_argsStatus->setText(tr("\u2714 Valid JSON, unchanged"));
     } else {
         m_argsStatus->setText(

@@ -68,6 +68,8 @@ private:
     void showEditing(bool editing);
     void showMeta(const QueueItem &item);
     static QString cannotEdit(const QueueItem &item);
+    // What approving runs: the arguments as they stand (approvals.h), as shown.
+    Json standing(const QueueItem &item) const;
 
     ConsoleCore *m_core;
     std::string m_id;
@@ -81,12 +83,14 @@ private:
     QLabel *m_reason;
     QLabel *m_trail;
     QLabel *m_turn;
+    QLabel *m_approvals;
     QPlainTextEdit *m_context;
     QTextBrowser *m_diff;
     QPushButton *m_revealButton;
     QLabel *m_editState;
     QPlainTextEdit *m_argsEditor;
     QLabel *m_argsStatus;
+    QLabel *m_approveNote; // why Approve is off for this reviewer, or what it does
     QPushButton *m_approveButton;
     QPushButton *m_editButton;
     QPushButton *m_denyButton;

@@ -2,6 +2,7 @@
 
 #include "activitymodels.h"
 #include "alwaysruledialog.h"
+#include "approvaltext.h"
 #include "common/jsondiff.h"
 #include "common/jsonparse.h"
 #include "denydialog.h"
@@ -437,9 +438,17 @@ bool MainWindow::decide(const std::string &id, ReviewAction action, const QStrin
         showError(toQString(out.message));
         return false;
     }
-    statusBar()->showMessage(
-        tr("%1: %2").arg(toQString(protocol::decisionKindName(out.decision.kind)), toQString(r.id)),
-        4000);
+    if (out.voted && !out.later)
+        statusBar()->showMessage(tr("Approval counted for %1: %2 of %3; it waits for more")
+                                     .arg(toQString(r.id))
+                                     .arg(out.approvals)
+                                     .arg(out.required),
+            6000);
+    else
+        statusBar()->showMessage(
+            tr("%1: %2").arg(
+                toQString(protocol::decisionKindName(out.decision.kind)), toQString(r.id)),
+            4000);
     return true;
 }
 
@@ -486,6 +495,15 @@ void MainWindow::approve()
         statusBar()->showMessage(tr("Approved %1 of %2 calls").arg(done).arg(ids.size()), 6000);
         return afterDecision(anchor);
     }
+    // A call that needs several people: the key must not do what the
+    // disabled button would not, and no rule may approve such calls later.
+    if (const QueueItem *item = m_core->queue()->find(ids.front())) {
+        QString refused = approveRefusal(*m_core, *item);
+        if (refused.isEmpty() && scope() == Scope::Always)
+            refused = alwaysRefusal(*item);
+        if (!refused.isEmpty())
+            return showError(tr("Not approved: %1").arg(refused));
+    }
     switch (scope()) {
     case Scope::Always:
         return decideAlways(true, {});
@@ -508,6 +526,8 @@ void MainWindow::approveWithEdits()
     const std::optional<Json> edited = m_detail->editedArgs();
     if (!edited || !m_core->auditAvailable() || dialogOpen())
         return;
+    if (const QueueItem *item = currentItem(); item && !mayEditVoted(*m_core, *item))
+        return showError(tr("Not approved: %1").arg(approveRefusal(*m_core, *item)));
     const DecisionAnchor anchor = m_selection->anchorAround({ m_currentId });
     decide(m_currentId, ReviewAction::Edit, {}, edited);
     afterDecision(anchor);

@@ -1,6 +1,8 @@
 #include "queuemodel.h"
 
+#include "approvaltext.h"
 #include "itemtext.h"
+#include "queue/approvals.h"
 
 #include <QColor>
 
@@ -53,7 +55,7 @@ QVariant QueueModel::data(const QModelIndex &index, int role) const
         case Waiting: return formatDuration(now - item->receivedAt);
         case Agent: return toQString(item->agent.name);
         case Tool: return displaySafe(toQString(item->toolName), 60);
-        case Arguments: return summarizeArgs(item->masked(item->proposedArgs.value_or(item->args)));
+        case Arguments: return summarizeArgs(item->masked(approvedArgs(*item)));
         case Reason: return whyText(*item, itemSignals(*item));
         case Warnings: {
             // The turn's loop first, as a marker with its count against the stop threshold.
@@ -72,10 +74,16 @@ QVariant QueueModel::data(const QModelIndex &index, int role) const
                                        : QStringLiteral("\u26a0 %1 (+%2)").arg(first).arg(item->warnings.size() - 1);
             return loop.isEmpty() ? warned : loop + QStringLiteral("  ") + warned;
         }
+        case Approvals:
+            return item->approvals.voted()
+                ? QStringLiteral("%1/%2").arg(approvalCount(*item)).arg(item->approvals.required)
+                : QString();
         case TimeLeft: return item->deadline == NoDeadline ? QString() : formatDuration(item->deadline - now);
         case ColumnCount: break;
         }
     }
+    if (role == Qt::ToolTipRole && index.column() == Approvals && item->approvals.voted())
+        return approvalsSummary(*item);
     if (role == Qt::ToolTipRole && index.column() == Warnings
         && (!item->warnings.empty() || !item->turnFindings.empty())) {
         QStringList lines;
@@ -87,7 +95,7 @@ QVariant QueueModel::data(const QModelIndex &index, int role) const
         return lines.join(u'\n');
     }
     if (role == Qt::ToolTipRole && index.column() == Arguments)
-        return toQString(dumpJson(item->masked(item->proposedArgs.value_or(item->args)), 2)).left(4000);
+        return toQString(dumpJson(item->masked(approvedArgs(*item)), 2)).left(4000);
     if (role == Qt::ToolTipRole && index.column() == Reason)
         return displaySafe(toQString(maskText(item->reason, item->redactions)), 2000);
     if (role == Qt::ForegroundRole && index.column() == Warnings && !item->turnFindings.empty()) {
@@ -101,6 +109,8 @@ QVariant QueueModel::data(const QModelIndex &index, int role) const
         return QColor(0x8a, 0x8a, 0x8a);
     if (role == Qt::TextAlignmentRole && (index.column() == Waiting || index.column() == TimeLeft))
         return int(Qt::AlignRight | Qt::AlignVCenter);
+    if (role == Qt::TextAlignmentRole && index.column() == Approvals)
+        return int(Qt::AlignCenter);
     return {};
 }
 
@@ -115,6 +125,7 @@ QVariant QueueModel::headerData(int section, Qt::Orientation orientation, int ro
     case Arguments: return tr("Arguments");
     case Reason: return tr("Why");
     case Warnings: return tr("Warnings");
+    case Approvals: return tr("Approvals");
     case TimeLeft: return tr("Time left");
     case ColumnCount: break;
     }

@@ -15,7 +15,9 @@ class QueueModel final : public QAbstractTableModel
 {
     Q_OBJECT
 public:
-    enum Column { Waiting, Agent, Tool, Arguments, Reason, Warnings, TimeLeft, ColumnCount };
+    // Approvals: "1/2" on a call that needs several people (approvals.h),
+    // empty on one that needs one.
+    enum Column { Waiting, Agent, Tool, Arguments, Reason, Warnings, Approvals, TimeLeft, ColumnCount };
     enum Roles {
         ItemIdRole = Qt::UserRole + 1,
         RiskRole,

@@ -38,6 +38,7 @@ void QueueView::setUpColumns()
     };
     fit(QueueModel::Waiting, QStringLiteral("88m 88s"));
     fit(QueueModel::TimeLeft, QStringLiteral("88m 88s"));
+    fit(QueueModel::Approvals, QStringLiteral("10/10"));
     setColumnWidth(QueueModel::Agent, 9 * em);
     setColumnWidth(QueueModel::Tool, 8 * em);
     // Tool names are what a reviewer scans first: the column grows to the
