@@ -17,9 +17,12 @@
 //                                      4  halted: the agent should stop
 //                                      2  usage, console unreachable, console error,
 //                                         Ctrl+C before the call was sent
-//   pending approve deny edit halt     0  done
+//   pending approve deny edit halt     0  done (also an approval counted towards several)
 //                                      2  usage, console unreachable, console error,
-//                                         Ctrl+C
+//                                         a refused credential, Ctrl+C
+//   reviewer add list remove           0  done
+//                                      2  usage, a refused name, reviewers.json
+//                                         unreadable or open to others
 //   hook claude-code                   0  answered on stdout (the decision is in the JSON);
 //                                         with --fail-open, also every failure
 //                                      2  blocked: Claude Code's blocking code, on any

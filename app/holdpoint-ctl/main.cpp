@@ -3,6 +3,7 @@
 //   submit   submit one tool call as an agent and wait for its decision
 //   pending  list the pending queue (reviewer)
 //   approve | deny | edit | halt   decide a queue item (reviewer)
+//   reviewer add | list | remove   other people's reviewer tokens (alone)
 //   hook claude-code | codex | gemini, mcp-proxy    the integrations' entry points
 //   audit, policy check            offline tools
 //
@@ -20,6 +21,7 @@
 #include "geminihook.h"
 #include "hookcommand.h"
 #include "reviewcommand.h"
+#include "reviewercommands.h"
 #include "guardrails/chain.h"
 #include "integrations/claudecode.h"
 #include "integrations/codex.h"
@@ -46,7 +48,7 @@ int usageError(const QString &message)
     return exitcode::Failed;
 }
 
-const char *const Usage = R"(Usage: holdpoint-ctl [--data-dir DIR] [--team URL] COMMAND [OPTIONS]
+const char *const Usage = R"(Usage: holdpoint-ctl [--data-dir DIR | --credential FILE] [--team URL] COMMAND [OPTIONS]
 
 Commands:
   submit --tool NAME --args JSON [--agent NAME] [--timeout S] [--call-id ID]
@@ -60,6 +62,18 @@ Commands:
   halt ID [--reason TEXT]
                          Decide a pending item as the reviewer.
                          Exit 0 done, 2 error.
+                         --credential FILE (or $HOLDPOINT_CREDENTIAL), before
+                         or after the command: decide as the person the file
+                         was made for; --reviewer cannot choose another name.
+  reviewer add NAME [--os-user USER] [--out FILE]
+                         Give another person a reviewer token of their own
+                         (their OS user defaults to NAME). Writes their
+                         credential to FILE (default
+                         ./holdpoint-reviewer-NAME.json, mode 0600); the data
+                         directory keeps only its SHA-256.
+  reviewer list [--json] The other reviewers: name, OS user, when added.
+  reviewer remove NAME   Refuse NAME's token from now on; a connection of
+                         theirs is closed.
   hook claude-code [--fail-open]
                          Claude Code command hook for PreToolUse and PostToolUse:
                          reads the hook's JSON on stdin, answers on stdout.
@@ -102,7 +116,10 @@ unreachable, audit log unreadable); under mcp-proxy it may also be the
 server's own code.
 
 The console is found through endpoint.json in --data-dir, else
-$HOLDPOINT_DATA_DIR, else the platform's app data directory.
+$HOLDPOINT_DATA_DIR, else the platform's app data directory. A reviewer
+command with --credential FILE (else $HOLDPOINT_CREDENTIAL, unless --data-dir
+is given) takes the console's address and the token from that file instead;
+the file must be yours and mode 0600.
 
 --team URL (or $HOLDPOINT_TEAM_URL), a libpq connection string or URI,
 points pending, approve, deny, edit, halt, audit verify and audit query
@@ -282,16 +299,29 @@ void printQueue(const Json &items, bool asJson)
     }
 }
 
-int runReviewer(const QString &command, const QStringList &args, const EndpointInfo &endpoint)
+int runReviewer(const QString &command, const QStringList &args, const ReviewerLogin &login)
 {
     QString error;
     const auto parsed = parseReviewCommand(command, args, QStringLiteral("holdpoint-ctl pending"), &error);
     if (!parsed)
         return usageError(error);
     const Json &review = parsed->review;
+    // Alone, the token is the identity (issue 26): a name that differs from
+    // the credential's is refused, not passed on.
+    if (!login.name.empty() && !parsed->reviewer.empty() && parsed->reviewer != login.name)
+        return usageError(QStringLiteral("%1: reviewer \"%2\" (from --reviewer or $HOLDPOINT_REVIEWER): %3 is %4's "
+                                         "credential, and the token alone says who decides; drop --reviewer, "
+                                         "or use --reviewer %4")
+                              .arg(command, toQString(parsed->reviewer), login.credentialPath, toQString(login.name)));
 
-    ConsoleExchange exchange(endpoint);
+    ConsoleExchange exchange(login.endpoint);
     g_exchange = &exchange;
+    if (!login.credentialPath.isEmpty())
+        exchange.onFailed = [&login](const QString &why) {
+            return usageError(QStringLiteral("%1\n(the address and token come from %2; if the console restarted "
+                                             "on another port or its owner removed you, ask them for a new one)")
+                                  .arg(why, login.credentialPath));
+        };
     const bool asJson = parsed->json;
     exchange.onWelcome = [] {};
     exchange.onMessage = [&](const Json &m) {
@@ -303,7 +333,8 @@ int runReviewer(const QString &command, const QStringList &args, const EndpointI
             } else {
                 exchange.send(review);
             }
-        } else if (type == "reviewed") {
+        } else if (type == "reviewed" || type == "voted") {
+            // voted: an approval counted towards a call that needs several people.
             printLine(stdout, dumpJson(m));
             exchange.finish(exitcode::review::Done);
         } else if (type == "error") {
@@ -401,6 +432,7 @@ int main(int argc, char **argv)
     args.removeFirst();
     QString dataDirFlag;
     QString teamFlag;
+    QString credentialFlag;
     while (!args.isEmpty() && args.first().startsWith(u'-')) {
         const QString a = args.takeFirst();
         if (a == u"--help" || a == u"-h") {
@@ -419,6 +451,10 @@ int main(int argc, char **argv)
             teamFlag = args.takeFirst();
         else if (a.startsWith(u"--team="))
             teamFlag = a.mid(7);
+        else if (a == u"--credential" && !args.isEmpty())
+            credentialFlag = args.takeFirst();
+        else if (a.startsWith(u"--credential="))
+            credentialFlag = a.mid(13);
         else
             return usageError(QStringLiteral("unknown option %1\n%2").arg(a, QString::fromLatin1(Usage)));
     }
@@ -426,6 +462,13 @@ int main(int argc, char **argv)
         return usageError(QStringLiteral("no command given\n%1").arg(QString::fromLatin1(Usage)));
 
     const QString command = args.first();
+    const bool reviewer = command == u"pending" || command == u"approve" || command == u"deny" || command == u"edit"
+                          || command == u"halt";
+    if (!credentialFlag.isEmpty() && !reviewer)
+        return usageError(QStringLiteral("--credential is a reviewer's: it goes with pending, approve, deny, edit "
+                                         "and halt, not %1").arg(command));
+    if (command == u"reviewer")
+        return runReviewers(args, dataDirFlag, teamFlag);
     if (command == u"hook") {
         if (args.size() >= 2 && args.at(1) == u"claude-code")
             return runHook(ClaudeCodeHook, args, dataDirFlag);
@@ -489,20 +532,33 @@ int main(int argc, char **argv)
     }
     // QCommandLineParser expects the program name first.
     args.first() = QStringLiteral("holdpoint-ctl ") + command;
-    const bool reviewer = command == u"pending" || command == u"approve" || command == u"deny" || command == u"edit"
-                          || command == u"halt";
     if (command != u"submit" && !reviewer)
         return usageError(QStringLiteral("unknown command \"%1\"\n%2").arg(command, QString::fromLatin1(Usage)));
-    if (reviewer && !teamUrl(teamFlag).isEmpty())
-        return runTeamReviewer(command, args, teamUrl(teamFlag));
+    QString error;
+    const auto interruptible = [&app] {
+        onTerminationSignal(&app, [] {
+            if (g_exchange)
+                g_exchange->interrupt();
+        });
+    };
+    if (reviewer) {
+        if (!takeCredentialOption(args, &credentialFlag, &error))
+            return usageError(error);
+        if (!teamUrl(teamFlag).isEmpty()) {
+            if (!credentialFlag.isEmpty())
+                return usageError(QStringLiteral("--credential: with --team, your PostgreSQL login says who you are"));
+            return runTeamReviewer(command, args, teamUrl(teamFlag));
+        }
+        const auto login = reviewerLogin(credentialFlag, dataDirFlag, &error);
+        if (!login)
+            return usageError(error);
+        interruptible();
+        return runReviewer(command, args, *login);
+    }
 
     EndpointInfo endpoint;
-    QString error;
-    if (!readEndpointInfo(resolveDataDir(dataDirFlag), reviewer, &endpoint, &error))
+    if (!readEndpointInfo(resolveDataDir(dataDirFlag), false, &endpoint, &error))
         return usageError(error);
-    onTerminationSignal(&app, [] {
-        if (g_exchange)
-            g_exchange->interrupt();
-    });
-    return command == u"submit" ? runSubmit(args, endpoint) : runReviewer(command, args, endpoint);
+    interruptible();
+    return runSubmit(args, endpoint);
 }

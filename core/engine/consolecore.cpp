@@ -1,6 +1,7 @@
 #include "consolecore.h"
 
 #include "common/datadir.h"
+#include "common/reviewertokens.h"
 #include "engine/alwaysrule.h"
 #include "guardrails/chain.h"
 #include "policy/policywatcher.h"
@@ -119,6 +120,10 @@ ConsoleCore::ConsoleCore(ConsoleOptions options, Clock *clock, QObject *parent)
     m_options.endpoint.port = m_options.port;
     m_options.endpoint.agentToken = generateToken();
     m_options.endpoint.reviewerToken = generateToken();
+    // Alone, other people review with tokens of their own (holdpoint-ctl
+    // reviewer add); a team's reviewers are its database's logins.
+    if (!m_options.team && m_options.endpoint.reviewersFile.isEmpty())
+        m_options.endpoint.reviewersFile = m_options.dataDir + u'/' + QLatin1String(ReviewersFileName);
     const std::string requestedReviewer = m_options.broker.reviewerName;
     if (m_options.broker.reviewerName.empty())
         m_options.broker.reviewerName = currentOsUser();
@@ -152,6 +157,7 @@ ConsoleCore::ConsoleCore(ConsoleOptions options, Clock *clock, QObject *parent)
     }
     connect(m_store.get(), &QueueStore::reviewRefused, this, &ConsoleCore::reviewRefused);
     m_audit = std::make_unique<AuditLog>(m_options.audit, m_clock);
+    m_options.endpoint.ownerName = m_options.broker.reviewerName;
     m_endpoint = std::make_unique<Endpoint>(m_options.endpoint);
     m_broker = std::make_unique<Broker>(m_store.get(), m_clock, m_endpoint.get(), m_options.broker);
     m_broker->setPolicy(m_options.policy);

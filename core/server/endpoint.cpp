@@ -1,5 +1,8 @@
 #include "endpoint.h"
 
+#include <QFile>
+#include <QFileInfo>
+#include <QFileSystemWatcher>
 #include <QHostAddress>
 #include <QTcpServer>
 #include <QTcpSocket>
@@ -7,6 +10,8 @@
 #include <QWebSocket>
 #include <QWebSocketCorsAuthenticator>
 #include <QWebSocketServer>
+
+#include <sys/stat.h>
 
 #include <algorithm>
 #include <chrono>
@@ -101,7 +106,75 @@ bool Endpoint::listen(QString *error)
             *error = QStringLiteral("cannot listen on 127.0.0.1:%1: %2").arg(m_config.port).arg(m_tcp->errorString());
         return false;
     }
+    if (!m_config.reviewersFile.isEmpty() && !m_reviewersWatcher) {
+        // holdpoint-ctl replaces the file atomically (a rename), which a
+        // watch on the file itself would lose; the directory sees it.
+        m_reviewersWatcher = new QFileSystemWatcher(this);
+        m_reviewersWatcher->addPath(QFileInfo(m_config.reviewersFile).absolutePath());
+        connect(m_reviewersWatcher, &QFileSystemWatcher::directoryChanged, this, &Endpoint::refreshReviewers);
+        refreshReviewers();
+    }
     return true;
+}
+
+void Endpoint::refreshReviewers()
+{
+    if (m_config.reviewersFile.isEmpty())
+        return;
+    // Reread only when the file changed: a new inode (every atomic write),
+    // size, times (ctime covers chmod and chown) or mode.
+    struct stat st {};
+    std::string stamp = "absent";
+    if (::stat(QFile::encodeName(m_config.reviewersFile).constData(), &st) == 0)
+        stamp = std::to_string(st.st_ino) + ':' + std::to_string(st.st_size) + ':' + std::to_string(st.st_mtim.tv_sec)
+            + '.' + std::to_string(st.st_mtim.tv_nsec) + ':' + std::to_string(st.st_ctim.tv_sec) + '.'
+            + std::to_string(st.st_ctim.tv_nsec) + ':' + std::to_string(st.st_mode) + ':' + std::to_string(st.st_uid);
+    if (stamp == m_reviewersStamp)
+        return;
+    m_reviewersStamp = stamp;
+    m_namedReviewers.clear();
+    m_reviewersProblem.clear();
+    if (stamp != "absent") {
+        QByteArray bytes;
+        QString error;
+        bool missing = false;
+        if (!readPrivateFile(m_config.reviewersFile, MaxReviewersFileBytes, &bytes, &error, &missing)) {
+            if (!missing)
+                m_reviewersProblem = error.toStdString();
+        } else if (ReviewersParse parsed = parseReviewersFile(bytes.toStdString()); !parsed.error.empty()) {
+            m_reviewersProblem = m_config.reviewersFile.toStdString() + ": " + parsed.error;
+        } else if (const auto own = std::find_if(parsed.reviewers.begin(), parsed.reviewers.end(),
+                       [this](const NamedReviewer &n) { return n.name == m_config.ownerName; });
+                   own != parsed.reviewers.end()) {
+            // Two people behind one name would make decided_by a guess.
+            m_reviewersProblem = m_config.reviewersFile.toStdString() + ": \"" + own->name
+                + "\" is this console's own reviewer; give the other person a name of their own";
+        } else {
+            m_namedReviewers = std::move(parsed.reviewers);
+        }
+        // Fail closed: a file that cannot be trusted admits nobody.
+        if (!m_reviewersProblem.empty())
+            Q_EMIT rejected(QStringLiteral("127.0.0.1"),
+                QStringLiteral("named reviewer tokens refused: ") + toQString(m_reviewersProblem));
+    }
+    closeRemovedReviewers();
+}
+
+void Endpoint::closeRemovedReviewers()
+{
+    std::vector<std::pair<ConnectionId, std::string>> removed;
+    for (const auto &[id, c] : m_connections) {
+        if (!c.authenticated || c.closing || c.reviewerName.empty())
+            continue;
+        const bool listed = std::any_of(m_namedReviewers.begin(), m_namedReviewers.end(), [&c](const NamedReviewer &n) {
+            return n.name == c.reviewerName && n.osUser == c.reviewerOsUser && n.tokenSha256 == c.reviewerTokenSha256;
+        });
+        if (!listed)
+            removed.emplace_back(id, c.reviewerName);
+    }
+    for (const auto &[id, name] : removed)
+        reject(id, CloseCode::PolicyViolation, ErrorCode::AuthFailed,
+            "token: reviewer " + name + " is no longer one of this console's reviewers");
 }
 
 quint16 Endpoint::port() const
@@ -239,15 +312,38 @@ void Endpoint::handleHello(ConnectionId id, Connection &c, const std::string &te
                       "type: the first message must be hello");
 
     const QByteArray token = QByteArray::fromStdString(hello->token);
-    const QByteArray &expected = hello->role == Role::Reviewer ? m_config.reviewerToken : m_config.agentToken;
-    if (!constantTimeEquals(token, expected))
+    // Who a reviewer is comes from the token alone, never from the wire.
+    Hello admitted = *hello;
+    admitted.reviewerName.clear();
+    admitted.reviewerOsUser.clear();
+    bool valid = false;
+    if (hello->role != Role::Reviewer) {
+        valid = constantTimeEquals(token, m_config.agentToken);
+    } else if (constantTimeEquals(token, m_config.reviewerToken)) {
+        valid = true;
+    } else if (!m_config.reviewersFile.isEmpty()) {
+        refreshReviewers(); // a reviewer added a moment ago is admitted, a removed one is not
+        if (const auto named = findReviewerByToken(m_namedReviewers, token)) {
+            valid = true;
+            admitted.reviewerName = named->name;
+            admitted.reviewerOsUser = named->osUser;
+            c.reviewerName = named->name;
+            c.reviewerOsUser = named->osUser;
+            c.reviewerTokenSha256 = named->tokenSha256;
+        } else if (!m_reviewersProblem.empty()) {
+            Q_EMIT rejected(c.socket->peerAddress().toString(),
+                QStringLiteral("reviewer token not recognised; named reviewer tokens are refused: ")
+                    + toQString(m_reviewersProblem));
+        }
+    }
+    if (!valid)
         return reject(id, CloseCode::PolicyViolation, ErrorCode::AuthFailed,
                       std::string("token: not valid for role ") + std::string(roleName(hello->role)));
 
     c.helloTimer->stop();
     c.authenticated = true;
     if (m_handler)
-        m_handler->onHello(id, *hello);
+        m_handler->onHello(id, admitted);
 }
 
 void Endpoint::heard(ConnectionId id)

@@ -1,5 +1,6 @@
 #pragma once
 
+#include "common/reviewertokens.h"
 #include "server/messagehandler.h"
 
 #include <QByteArray>
@@ -16,6 +17,7 @@ class QWebSocketServer;
 class QTcpServer;
 class QWebSocketCorsAuthenticator;
 class QTimer;
+class QFileSystemWatcher;
 QT_END_NAMESPACE
 
 namespace holdpoint {
@@ -36,6 +38,12 @@ struct EndpointConfig
     QStringList allowedOrigins;             // exact Origin values; empty admits none
     QByteArray agentToken;
     QByteArray reviewerToken;
+    // Alone mode's other reviewers (common/reviewertokens.h): a reviewer
+    // hello with one of their tokens is that person. Reread when it
+    // changes; empty: only reviewerToken admits reviewers.
+    QString reviewersFile;
+    // The console's own reviewer: no entry there may take this name.
+    std::string ownerName;
 };
 
 // The loopback WebSocket endpoint (PROTOCOL.md "Connecting"): admits only
@@ -59,6 +67,12 @@ public:
 
     static bool constantTimeEquals(const QByteArray &a, const QByteArray &b);
 
+    // Rereads EndpointConfig::reviewersFile if it changed, and closes the
+    // connections of reviewers it no longer lists (a removed token must not
+    // keep deciding). Runs on each reviewer hello and when the data
+    // directory changes; callable by tests.
+    void refreshReviewers();
+
 Q_SIGNALS:
     // A client that was turned away: bad Origin, Host or token, too many
     // connections, no hello in time. `detail` never contains a secret.
@@ -72,6 +86,10 @@ private:
         qint64 lastHeard = 0; // steady ms
         bool authenticated = false;
         bool closing = false;
+        // A named reviewer's (reviewers.json), to close it once removed.
+        std::string reviewerName;
+        std::string reviewerOsUser;
+        std::string reviewerTokenSha256;
     };
 
     void onNewConnection();
@@ -84,6 +102,7 @@ private:
     bool hostAllowed(QWebSocket *socket) const;
     void keepAlive();
     void heard(ConnectionId id);
+    void closeRemovedReviewers();
 
     EndpointConfig m_config;
     MessageHandler *m_handler = nullptr;
@@ -92,6 +111,10 @@ private:
     std::unordered_map<ConnectionId, Connection> m_connections;
     ConnectionId m_nextId = 1;
     QTimer *m_keepAlive = nullptr;
+    QFileSystemWatcher *m_reviewersWatcher = nullptr;
+    std::vector<NamedReviewer> m_namedReviewers;
+    std::string m_reviewersStamp;   // what the file was when last read: inode, size, times
+    std::string m_reviewersProblem; // why the file was refused; never a token
     std::unordered_set<quint16> m_upgraded; // peer ports upgraded since their handshake timer started
     // While send(), close(), reject() or keepAlive() runs, a disconnect it
     // causes is reported from the event loop: the connection entry stays
