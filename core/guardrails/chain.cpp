@@ -236,8 +236,9 @@ ChainOutcome GuardrailChain::decide(const CallView &call, const GuardContext &co
             break;
         }
         case Action::Ask:
-            if (v.metadata.is_object())
-                if (auto a = v.metadata.find("approvals"); a != v.metadata.end())
+            // trailEntry took the metadata: read it from the entry.
+            if (auto m = entryJson.find("metadata"); m != entryJson.end() && m->is_object())
+                if (auto a = m->find("approvals"); a != m->end())
                     out.approvals = protocol::strictest(out.approvals, protocol::approvalRuleFromJson(*a));
             if (askedBy.empty()) {
                 askedBy = name;

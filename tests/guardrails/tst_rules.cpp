@@ -60,6 +60,7 @@ private Q_SLOTS:
     void protectedPaths_data();
     void protectedPaths();
     void protectedPathsAsk();
+    void askRuleNamesItsApprovals();
     void validationMessages_data();
     void validationMessages();
 };
@@ -555,6 +556,39 @@ void TestRules::protectedPathsAsk()
     QCOMPARE(c.run(p).action, Action::Allow);
 }
 
+void TestRules::askRuleNamesItsApprovals()
+{
+    const Policy p = policyOf(R"({"default":"allow","guardrails":[
+        {"type":"rules","name":"deploys","rules":[
+            {"match":"deploy","action":"ask","approvals":{"required":2,"exclude_requester":true}},
+            {"match":"pay","action":"ask","approvals":{"required":3,"on_edit":"keep"}},
+            {"match":"write_file","action":"ask"}]},
+        {"type":"rules","name":"payments","rules":[
+            {"match":"pay","action":"ask","approvals":{"required":2,"exclude_requester":true}}]}]})");
+    Call c;
+    c.tool = "deploy";
+    ChainOutcome o = c.run(p);
+    QCOMPARE(o.action, Action::Ask);
+    QCOMPARE(o.approvals.required, 2);
+    QVERIFY(o.approvals.excludeRequester);
+    QVERIFY(o.approvals.resetOnEdit);
+    QVERIFY(o.approvals.voted());
+
+    // Two asks: the strictest of each part, so neither rule is weakened.
+    c.tool = "pay";
+    o = c.run(p);
+    QCOMPARE(o.approvals.required, 3);
+    QVERIFY(o.approvals.excludeRequester);
+    QVERIFY(o.approvals.resetOnEdit);
+
+    // An ask without approvals needs one person, as before.
+    c.tool = "write_file";
+    o = c.run(p);
+    QCOMPARE(o.action, Action::Ask);
+    QCOMPARE(o.approvals.required, 1);
+    QVERIFY(!o.approvals.voted());
+}
+
 void TestRules::validationMessages_data()
 {
     QTest::addColumn<QString>("policy");
@@ -571,6 +605,20 @@ void TestRules::validationMessages_data()
                                << "policy.json: guardrails[0].rules[0].when.args.c.regex: invalid regex: missing closing parenthesis at offset 9";
     QTest::newRow("unknown rule key") << R"({"guardrails":[{"type":"rules","rules":[{"action":"deny","whenn":{}}]}]})"
                                       << "policy.json: guardrails[0].rules[0].whenn: unknown key (expected one of: when, match, action, reason, code, set, remove, clamp, approvals)";
+    QTest::newRow("approvals on deny") << R"({"guardrails":[{"type":"rules","rules":[{"match":"Bash","action":"deny","approvals":{"required":2}}]}]})"
+                                       << "policy.json: guardrails[0].rules[0].approvals: only an ask rule waits for approvals (this rule's action is deny)";
+    QTest::newRow("approvals without required") << R"({"guardrails":[{"type":"rules","rules":[{"match":"Bash","action":"ask","approvals":{}}]}]})"
+                                                << "policy.json: guardrails[0].rules[0].approvals.required: required, expected the number of people who must approve (1 to 10)";
+    QTest::newRow("approvals too many") << R"({"guardrails":[{"type":"rules","rules":[{"match":"Bash","action":"ask","approvals":{"required":11}}]}]})"
+                                        << "policy.json: guardrails[0].rules[0].approvals.required: expected a number from 1 to 10, got 11";
+    QTest::newRow("approvals fractional") << R"({"guardrails":[{"type":"rules","rules":[{"match":"Bash","action":"ask","approvals":{"required":1.5}}]}]})"
+                                          << "policy.json: guardrails[0].rules[0].approvals.required: expected a whole number of people, got 1.5";
+    QTest::newRow("approvals bad on_edit") << R"({"guardrails":[{"type":"rules","rules":[{"match":"Bash","action":"ask","approvals":{"required":2,"on_edit":"merge"}}]}]})"
+                                           << "policy.json: guardrails[0].rules[0].approvals.on_edit: unknown value \"merge\" (expected one of: reset, keep)";
+    QTest::newRow("approvals unknown key") << R"({"guardrails":[{"type":"rules","rules":[{"match":"Bash","action":"ask","approvals":{"required":2,"quorum":2}}]}]})"
+                                           << "policy.json: guardrails[0].rules[0].approvals.quorum: unknown key (expected one of: required, exclude_requester, on_edit, comment)";
+    QTest::newRow("approvals not an object") << R"({"guardrails":[{"type":"rules","rules":[{"match":"Bash","action":"ask","approvals":2}]}]})"
+                                             << "policy.json: guardrails[0].rules[0].approvals: expected an object like {\"required\": 2}, got number";
     QTest::newRow("rule without condition") << R"({"guardrails":[{"type":"rules","rules":[{"action":"deny"}]}]})"
                                             << "policy.json: guardrails[0].rules[0]: a rule needs \"when\", \"match\" or both";
     QTest::newRow("unknown action") << R"({"guardrails":[{"type":"rules","rules":[{"match":"Bash","action":"nuke"}]}]})"
