@@ -1,5 +1,7 @@
 #include "consoleclient.h"
 
+#include "common/datadir.h"
+
 #include <QAbstractSocket>
 
 namespace holdpoint {
@@ -41,6 +43,9 @@ void ConsoleClient::connectTo(const EndpointInfo &info, protocol::Role role, con
                     {"agent", {{"name", agent.name}}}};
     if (!agent.framework.empty())
         m_hello["agent"]["framework"] = agent.framework;
+    // Who started the agent, for rules that exclude the requester.
+    if (role == protocol::Role::Agent)
+        m_hello["agent"]["user"] = agent.user.empty() ? currentOsUser() : agent.user;
     if (!agent.capabilities.all())
         m_hello["capabilities"] = protocol::capabilitiesToJson(agent.capabilities);
     if (sessionId)

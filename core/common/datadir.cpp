@@ -7,6 +7,9 @@
 #include <QSaveFile>
 #include <QStandardPaths>
 
+#include <pwd.h>
+#include <unistd.h>
+
 namespace holdpoint {
 
 QString resolveDataDir(const QString &fromFlag)
@@ -61,6 +64,14 @@ QByteArray generateToken()
     quint32 words[8];
     QRandomGenerator::system()->fillRange(words);
     return QByteArray(reinterpret_cast<const char *>(words), sizeof words).toHex();
+}
+
+std::string currentOsUser()
+{
+    if (const passwd *pw = getpwuid(geteuid()); pw && pw->pw_name)
+        return pw->pw_name;
+    const QByteArray user = qgetenv("USER");
+    return user.isEmpty() ? std::string("uid") + std::to_string(geteuid()) : user.toStdString();
 }
 
 } // namespace holdpoint

@@ -3,6 +3,8 @@
 #include <QByteArray>
 #include <QString>
 
+#include <string>
+
 namespace holdpoint {
 
 // Where console and clients meet: endpoint.json and reviewer.token live here.
@@ -16,6 +18,10 @@ bool ensurePrivateDir(const QString &dir, QString *error);
 // readable by others, not even for a moment, and a crash leaves either the
 // old file or the new one.
 bool writePrivateFile(const QString &path, const QByteArray &bytes, QString *error);
+
+// The OS user this process runs as (its effective uid's name): the data
+// directory's owner for the console, the requester for an agent.
+std::string currentOsUser();
 
 // 256 bits from the operating system's CSPRNG, hex encoded.
 QByteArray generateToken();

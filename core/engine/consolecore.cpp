@@ -17,7 +17,6 @@
 #ifdef __GLIBC__
 #include <malloc.h>
 #endif
-#include <pwd.h>
 #include <unistd.h>
 
 namespace holdpoint {
@@ -102,10 +101,7 @@ std::vector<SessionInfo> sessionsFromJson(const Json &list, const std::string &i
 
 std::string ConsoleCore::currentOsUser()
 {
-    if (const passwd *pw = getpwuid(geteuid()); pw && pw->pw_name)
-        return pw->pw_name;
-    const QByteArray user = qgetenv("USER");
-    return user.isEmpty() ? std::string("uid") + std::to_string(geteuid()) : user.toStdString();
+    return holdpoint::currentOsUser();
 }
 
 ConsoleCore::ConsoleCore(ConsoleOptions options, Clock *clock, QObject *parent)

@@ -25,6 +25,8 @@ Json itemToJson(const QueueItem &item)
     Json agent { { "name", item.agent.name } };
     if (!item.agent.framework.empty())
         agent["framework"] = item.agent.framework;
+    if (!item.agent.user.empty())
+        agent["user"] = item.agent.user;
     if (!item.agent.capabilities.all())
         agent["capabilities"] = protocol::capabilitiesToJson(item.agent.capabilities);
     Json j { { "id", item.id }, { "call_id", item.callId }, { "session_id", item.sessionId },

@@ -41,6 +41,7 @@ std::optional<QueueItem> itemFromRow(const Row &row)
         const Json &a = j["agent"];
         item.agent.name = str(a, "name");
         item.agent.framework = str(a, "framework");
+        item.agent.user = str(a, "user");
         if (a.contains("capabilities"))
             item.agent.capabilities = protocol::capabilitiesFromJson(a["capabilities"]);
     }

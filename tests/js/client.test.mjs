@@ -4,7 +4,7 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdtempSync, writeFileSync, readFileSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
-import { tmpdir } from 'node:os';
+import { tmpdir, userInfo } from 'node:os';
 import { join } from 'node:path';
 import {
   HoldpointClient, ConsoleUnavailableError, ConsoleRefusedError, ConnectionLostError, HoldpointError,
@@ -52,7 +52,8 @@ test('a call waits for a person: pending, then approve, edit, deny and halt from
   const seen = [];
   const approve = client.submit('send_mail', { to: 'a@example.org' }, { onPending: (p) => seen.push(p) });
   const item = await hp.pendingItem((i) => i.args.to === 'a@example.org');
-  assert.deepEqual(item.agent, { name: 'js-tests', framework: 'node-test' });
+  // user: the OS user who started the agent, for rules that exclude the requester.
+  assert.deepEqual(item.agent, { name: 'js-tests', framework: 'node-test', user: userInfo().username });
   await hp.ctl('approve', item.id);
   const approved = await within('the approval', approve);
   assert.equal(approved.decision, 'allow');

@@ -5,7 +5,7 @@
 
 import assert from 'node:assert/strict';
 import { mkdtempSync, writeFileSync, realpathSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { tmpdir, userInfo } from 'node:os';
 import { join } from 'node:path';
 import { Console as HeadlessConsole } from '../common/console.mjs';
 
@@ -57,6 +57,8 @@ export class Console extends HeadlessConsole {
 export async function awaitRewriteAsSent(hp, agentName, args) {
   const item = await hp.pendingItem((i) => i.args.path === args.path, { what: 'the rewritten call to wait for a person' });
   assert.deepEqual(item.agent.capabilities, { modify: false });
+  // hello names the OS user who started the agent (exclude_requester).
+  assert.equal(item.agent.user, userInfo().username);
   assert.deepEqual(item.args, args);
   assert.equal(item.reason, `a guardrail would rewrite the arguments (rules: sandboxed), but agent "${agentName}" `
     + 'cannot take edited arguments: approve or deny the call as sent');

@@ -8,6 +8,7 @@ PYTHONPATH at resources/integrations/python.
 import asyncio
 import json
 import os
+import pwd
 import subprocess
 import tempfile
 import threading
@@ -125,9 +126,11 @@ class TestClient(unittest.TestCase):
                 call_id = c.new_call_id()
                 waiting = asyncio.ensure_future(c.submit("review", {"wait": True}, call_id=call_id))
                 deadline = time.time() + 10
-                while not any(i["call_id"] == call_id for i in json.loads(ctl("pending", "--json"))):
+                while not (items := [i for i in json.loads(ctl("pending", "--json")) if i["call_id"] == call_id]):
                     self.assertLess(time.time(), deadline)
                     await asyncio.sleep(0.02)
+                # hello names the OS user who started the agent (exclude_requester).
+                self.assertEqual(items[0]["agent"]["user"], pwd.getpwuid(os.geteuid()).pw_name)
                 await c.cancel(call_id)
                 d = await waiting
                 self.assertEqual((d.decision, d.code, d.decided_by), ("deny", "cancelled", "agent"))

@@ -4,6 +4,7 @@
 // resolves as allowed unless the console said allow or modify: an unreachable
 // console, a dropped connection or a malformed answer rejects it.
 import { randomBytes } from 'node:crypto';
+import { userInfo } from 'node:os';
 import WebSocket from 'ws';
 import { findEndpoint } from './endpoint.js';
 import { ClientClosedError, ConnectionLostError, ConsoleRefusedError, ConsoleUnavailableError, HoldpointError, ProtocolViolationError, } from './errors.js';
@@ -22,6 +23,15 @@ function depth(value) {
     for (const child of Object.values(value))
         deepest = Math.max(deepest, depth(child));
     return deepest + 1;
+}
+/** The OS user this process runs as (hello's agent.user). */
+function osUser() {
+    try {
+        return userInfo().username;
+    }
+    catch {
+        return process.env.USER ?? `uid${process.getuid?.() ?? ''}`;
+    }
 }
 /** One agent connection to the console. */
 export class HoldpointClient {
@@ -77,7 +87,8 @@ export class HoldpointClient {
                     reject(new ConsoleUnavailableError(`the console at ${endpoint.url} did not answer hello within ${timeoutMs} ms`));
                 }, timeoutMs);
                 ws.on('open', () => {
-                    const agent = { name: this.options.agentName ?? 'js-agent' };
+                    // user: who started the agent, for rules that exclude the requester.
+                    const agent = { name: this.options.agentName ?? 'js-agent', user: osUser() };
                     if (this.options.framework)
                         agent.framework = this.options.framework;
                     const hello = { type: 'hello', protocol: 1, token: endpoint.agent_token, agent };

@@ -5,6 +5,7 @@
 // console, a dropped connection or a malformed answer rejects it.
 
 import { randomBytes } from 'node:crypto';
+import { userInfo } from 'node:os';
 import WebSocket from 'ws';
 import { findEndpoint, type Endpoint } from './endpoint.js';
 import {
@@ -125,6 +126,15 @@ function depth(value: unknown): number {
   return deepest + 1;
 }
 
+/** The OS user this process runs as (hello's agent.user). */
+function osUser(): string {
+  try {
+    return userInfo().username;
+  } catch {
+    return process.env.USER ?? `uid${process.getuid?.() ?? ''}`;
+  }
+}
+
 /** One agent connection to the console. */
 export class HoldpointClient {
   readonly options: ClientOptions;
@@ -182,7 +192,8 @@ export class HoldpointClient {
           reject(new ConsoleUnavailableError(`the console at ${endpoint.url} did not answer hello within ${timeoutMs} ms`));
         }, timeoutMs);
         ws.on('open', () => {
-          const agent: JsonObject = { name: this.options.agentName ?? 'js-agent' };
+          // user: who started the agent, for rules that exclude the requester.
+          const agent: JsonObject = { name: this.options.agentName ?? 'js-agent', user: osUser() };
           if (this.options.framework) agent.framework = this.options.framework;
           const hello: JsonObject = { type: 'hello', protocol: 1, token: endpoint.agent_token, agent };
           if (this.sessionId) hello.session_id = this.sessionId;

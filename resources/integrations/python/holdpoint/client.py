@@ -15,6 +15,16 @@ from typing import Any, Optional
 import websockets
 
 
+
+def _os_user() -> str:
+    """The OS user this process runs as: the requester a rule with
+    exclude_requester keeps from approving its own agent's calls."""
+    try:
+        import pwd
+        return pwd.getpwuid(os.geteuid()).pw_name
+    except (ImportError, KeyError):
+        return os.environ.get("USER") or f"uid{os.geteuid()}"
+
 class HoldpointError(Exception):
     """The console refused a message; ``code`` is the protocol's error code."""
 
@@ -101,8 +111,10 @@ class HoldpointClient:
             self._ws = await websockets.connect(endpoint["url"], max_size=16 * 1024 * 1024, ping_interval=None)
         except (OSError, websockets.exceptions.WebSocketException) as e:
             raise ConsoleUnavailable(f"cannot connect to the console at {endpoint['url']}: {e}") from None
-        hello = {"type": "hello", "protocol": 1, "token": endpoint["agent_token"],
-                 "agent": {"name": self.agent_name, **({"framework": self.framework} if self.framework else {})}}
+        agent = {"name": self.agent_name, "user": _os_user()}
+        if self.framework:
+            agent["framework"] = self.framework
+        hello = {"type": "hello", "protocol": 1, "token": endpoint["agent_token"], "agent": agent}
         if self.session_id:
             hello["session_id"] = self.session_id
         await self._ws.send(json.dumps(hello))
