@@ -49,7 +49,7 @@ QString approveRefusal(const ConsoleCore &core, const QueueItem &item)
 {
     if (!item.approvals.voted())
         return {};
-    return toQString(approvalRefusal(item, core.reviewerName(), ConsoleCore::currentOsUser()));
+    return toQString(approvalRefusal(item, core.reviewerName(), core.reviewerOsUser()));
 }
 
 QString alwaysRefusal(const QueueItem &item)

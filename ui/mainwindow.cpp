@@ -117,6 +117,11 @@ MainWindow::MainWindow(ConsoleCore *core, QWidget *parent)
         updateTeamBanner();
         updateActions();
     });
+    connect(m_core, &ConsoleCore::reviewerChanged, this, [this] {
+        updateTeamBanner();
+        updateActions();
+        updateTitleAndStatus();
+    });
     // A decision the team did not take (someone decided first, or holds the
     // item): said where the reviewer looks, and the item shows as it stands.
     connect(m_core, &ConsoleCore::reviewRefused, this,
@@ -741,7 +746,10 @@ void MainWindow::updateAuditBanner()
 void MainWindow::updateTeamBanner()
 {
     const bool down = m_core->team() && !m_core->teamAvailable();
-    m_teamBanner->setVisible(down);
+    const QString noReviewer = m_core->reviewerError();
+    m_teamBanner->setVisible(down || !noReviewer.isEmpty());
+    if (!down && !noReviewer.isEmpty())
+        m_teamBanner->setText(tr("This console shows the team's calls but cannot decide them: %1").arg(noReviewer));
     if (down)
         m_teamBanner->setText(
             tr("The team database is unreachable: %1. Escalated calls wait up to their deadline "
@@ -766,7 +774,10 @@ void MainWindow::updateTitleAndStatus()
         ? tr("   \u00b7   audit log: recording (%1 records)").arg(m_core->auditRecords())
         : tr("   \u00b7   audit log: CANNOT WRITE, refusing every call");
     if (m_core->team())
-        status += m_core->teamAvailable() ? tr("   \u00b7   team: connected as %1").arg(m_core->teamInstance())
+        status += m_core->teamAvailable()
+            ? tr("   \u00b7   team: connected as %1, deciding as %2")
+                  .arg(m_core->teamInstance(),
+                      m_core->reviewerError().isEmpty() ? toQString(m_core->reviewerName()) : tr("nobody"))
                                           : tr("   \u00b7   team: UNREACHABLE");
     m_statusLabel->setText(status);
     m_presence->setPending(pending);

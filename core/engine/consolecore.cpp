@@ -144,6 +144,7 @@ ConsoleCore::ConsoleCore(ConsoleOptions options, Clock *clock, QObject *parent)
         m_store = std::move(store);
         connect(m_team, &team::TeamStore::availabilityChanged, this,
             &ConsoleCore::teamAvailabilityChanged);
+        connect(m_team, &team::TeamStore::reviewerChanged, this, &ConsoleCore::reviewerChanged);
         // History and Turns show the whole team's calls and decisions.
         connect(m_team, &team::TeamStore::activity, this, &ConsoleCore::activity);
     } else {

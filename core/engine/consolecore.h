@@ -91,7 +91,18 @@ public:
 
     // Deciding, as this console's reviewer: decided_by "human:<name>".
     ReviewOutcome review(const protocol::Review &review);
-    std::string reviewerName() const { return m_options.broker.reviewerName; }
+    // Who this console decides as: in team mode, the name the database
+    // maps this login to, once it answered.
+    std::string reviewerName() const
+    {
+        return m_team && !m_team->reviewer().empty() ? m_team->reviewer() : m_options.broker.reviewerName;
+    }
+    std::string reviewerOsUser() const
+    {
+        return m_team && !m_team->reviewer().empty() ? m_team->reviewerOsUser() : m_options.broker.osUser;
+    }
+    // Why this console may not decide (its team login maps to no reviewer).
+    QString reviewerError() const { return m_team ? m_team->reviewerError() : QString(); }
     // Records that the reviewer looked at the item's masked secrets.
     void recordReveal(const QueueItem &item);
 
@@ -139,6 +150,7 @@ Q_SIGNALS:
     void policyReloadFailed(const QString &error);
     void auditAvailabilityChanged(bool available, const QString &error);
     void teamAvailabilityChanged(bool available, const QString &error);
+    void reviewerChanged();
     // A decision asked for here did not happen (team mode: someone decided
     // first, or another reviewer holds the item, or the team is down).
     void reviewRefused(const std::string &id, const std::string &message);

@@ -363,6 +363,19 @@ std::vector<std::string> myReviewerNames(pqxx::connection_base &c)
     });
 }
 
+ReviewerSelf reviewerForLogin(pqxx::connection_base &c, const std::string &requested)
+{
+    return guarded(c, "finding this login's reviewer", [&] {
+        pqxx::nontransaction tx(c);
+        const pqxx::result r = tx.exec_params("SELECT name, coalesce(os_user, '') FROM holdpoint.reviewers "
+                                              "WHERE name = holdpoint.reviewer_for_login($1)",
+            requested);
+        if (r.empty())
+            throw TeamError("no reviewer for this login");
+        return ReviewerSelf { text(r[0][0]), text(r[0][1]) };
+    });
+}
+
 void addReviewer(pqxx::connection_base &c, const std::string &name, const std::string &login,
     const std::string &osUser)
 {

@@ -208,6 +208,14 @@ std::vector<Escalated> escalate(pqxx::connection_base &c, const std::vector<Esca
 Decided decide(pqxx::connection_base &c, const Decide &d);
 // The reviewer names the calling login may decide as (none: it may not).
 std::vector<std::string> myReviewerNames(pqxx::connection_base &c);
+// Who the calling login decides as, `requested` (empty: its only name)
+// checked against the reviewers table; a TeamError says why not.
+struct ReviewerSelf
+{
+    std::string name;
+    std::string osUser;
+};
+ReviewerSelf reviewerForLogin(pqxx::connection_base &c, const std::string &requested);
 // The database owner's: map a login to a reviewer (created, or enabled
 // again), list them, disable one (false: no such enabled reviewer).
 void addReviewer(pqxx::connection_base &c, const std::string &name, const std::string &login,

@@ -410,8 +410,31 @@ void TeamStore::release(const std::string &id)
 void TeamStore::onConnected()
 {
     Q_EMIT availabilityChanged(true, {});
+    identify();
     tick();
     resync();
+}
+
+void TeamStore::identify()
+{
+    m_conn.run<ReviewerSelf>(
+        [requested = m_config.requestedReviewer](
+            pqxx::connection_base &c) { return reviewerForLogin(c, requested); },
+        [this](ReviewerSelf self) {
+            m_reviewer = std::move(self.name);
+            m_reviewerOsUser = std::move(self.osUser);
+            m_reviewerError.clear();
+            Q_EMIT reviewerChanged();
+        },
+        [this](const TeamError &e) {
+            if (e.retryable())
+                return; // the next connect asks again
+            m_reviewer.clear();
+            m_reviewerOsUser.clear();
+            m_reviewerError = QString::fromStdString(e.what());
+            Q_EMIT reviewerChanged();
+        },
+        TeamConnection::WhenDown::Fail);
 }
 
 void TeamStore::followActivity()

@@ -60,6 +60,12 @@ public:
     bool isConnected() const { return m_conn.isConnected(); }
     QString lastError() const { return m_conn.lastError(); }
     const TeamConfig &config() const { return m_config; }
+    // Who this console decides as, as the database maps its login (asked
+    // on every connect); empty with reviewerError() saying why, or before
+    // the first answer.
+    const std::string &reviewer() const { return m_reviewer; }
+    const std::string &reviewerOsUser() const { return m_reviewerOsUser; }
+    const QString &reviewerError() const { return m_reviewerError; }
 
     // This instance's agent sessions as a JSON array, published with each
     // heartbeat for every console's Agents view.
@@ -123,9 +129,12 @@ Q_SIGNALS:
     // A console's view of what the rest of the team did: every line of the
     // team's audit that another instance wrote (teamactivity.h).
     void activity(const Json &record);
+    // reviewer() or reviewerError() changed.
+    void reviewerChanged();
 
 private:
     void onConnected();
+    void identify();
     void onDisconnected(const QString &why);
     void onNotified(const QString &kind, const QString &id);
     void tick();
@@ -181,6 +190,9 @@ private:
     std::vector<std::string> m_toRefresh; // in the order asked for
     std::unordered_set<std::string> m_toRefreshSet;
     bool m_refreshing = false;
+    std::string m_reviewer;
+    std::string m_reviewerOsUser;
+    QString m_reviewerError;
     std::vector<Escalation> m_escalations; // not yet handed to the connection
     int m_escalating = 0; // batches on their way
     std::string m_applying; // the item decidedElsewhere is resolving

@@ -74,6 +74,7 @@ private Q_SLOTS:
     void cleanup();
 
     void redBannerWhileTheDatabaseIsDown();
+    void aNameTheLoginDoesNotMapToDecidesNothing();
     void beingEditedByHoldsTheOthersOff();
     void historyTurnsAndAgentsShowTheWholeTeam();
 
@@ -117,6 +118,7 @@ void tst_TeamWindow::redBannerWhileTheDatabaseIsDown()
     QVERIFY(QTest::qWaitFor(
         [&] { return status->text().contains(QLatin1String("team: connected as console-")); },
         WaitMs));
+    QVERIFY(QTest::qWaitFor([&] { return status->text().contains(QLatin1String("deciding as alice")); }, WaitMs));
     QVERIFY(!banner->isVisible());
 
     QVERIFY2(m_pg.stopImmediate(), qPrintable(m_pg.lastError()));
@@ -133,6 +135,24 @@ void tst_TeamWindow::redBannerWhileTheDatabaseIsDown()
     QVERIFY(QTest::qWaitFor([&] { return !banner->isVisible(); }, 20'000));
     QVERIFY(QTest::qWaitFor(
         [&] { return status->text().contains(QLatin1String("team: connected as")); }, WaitMs));
+}
+
+void tst_TeamWindow::aNameTheLoginDoesNotMapToDecidesNothing()
+{
+    // The login maps to alice, bob and carol; "mallory" is a claim.
+    TeamWindow mallory(m_pg.connString(m_db), "mallory");
+    QVERIFY(mallory.started);
+    auto *banner = mallory.child<QLabel>("teamBanner");
+    auto *status = mallory.child<QLabel>("statusLabel");
+    QVERIFY2(QTest::qWaitFor(
+                 [&] { return banner->isVisible() && banner->text().contains(QLatin1String("cannot decide them")); },
+                 WaitMs),
+        qPrintable(banner->text()));
+    QVERIFY2(banner->text().contains(QLatin1String("may not decide as \"mallory\"; it decides as: alice, bob, carol")),
+        qPrintable(banner->text()));
+    QVERIFY(QTest::qWaitFor([&] { return status->text().contains(QLatin1String("deciding as nobody")); }, WaitMs));
+    QCOMPARE(mallory.core->reviewerName(), std::string("mallory")); // the claim, never confirmed
+    QVERIFY(!mallory.core->reviewerError().isEmpty());
 }
 
 void tst_TeamWindow::beingEditedByHoldsTheOthersOff()
