@@ -189,7 +189,7 @@ HelloOutcome Broker::onHello(ConnectionId cid, const Hello &hello)
             hello.reviewerName.empty()
                 ? ReviewerIdentity { m_config.reviewerName, "reviewer token (" + hello.agent.name + ")",
                       m_config.osUser }
-                : ReviewerIdentity { hello.reviewerName, "reviewer token (" + hello.agent.name + ")",
+                : ReviewerIdentity { hello.reviewerName, "reviewer credential (" + hello.agent.name + ")",
                       hello.reviewerOsUser } };
         m_reviewers.insert(cid);
         out.sessionId = "reviewer-" + std::to_string(cid);

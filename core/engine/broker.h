@@ -195,6 +195,8 @@ private:
     std::unordered_set<ConnectionId> m_reviewers;
     // Reviews a store settles later (team mode): who to answer, per item.
     std::unordered_map<std::string, ConnectionId> m_awaitingReview;
+    // The reviewer connection whose review is being handled, if any.
+    std::optional<ConnectionId> m_reviewingConnection;
     // Turns whose findings the queue was last given, so a result that
     // changes nothing costs no walk over the queue. Only a saving: the store
     // itself ignores findings an item already has.

@@ -53,6 +53,13 @@ ReviewOutcome Broker::review(const Review &review, const ReviewerIdentity &revie
 ReviewOutcome Broker::vote(const Review &review, const QueueItem &item, const ReviewerIdentity &reviewer)
 {
     ReviewOutcome out;
+    // A vote nobody could read back after a crash is no vote.
+    if (auditUnavailable()) {
+        out.code = ErrorCode::Forbidden;
+        out.message = "the audit log cannot be written, so no approval is counted: "
+            + m_audit->lastError().toStdString();
+        return out;
+    }
     // An approval approves the arguments as they stand: after an edit, the
     // edited ones.
     Review effective = review;
@@ -97,7 +104,22 @@ ReviewOutcome Broker::vote(const Review &review, const QueueItem &item, const Re
         fields["args_sha256"] = argsDigest(shown);
         if (editArgs)
             fields["edit"] = true;
-        appendRecord("vote", *session, std::move(fields));
+        // The reviewer hears "voted" once the vote is durable: a crash
+        // after it cannot forget a vote someone was told was counted.
+        appendRecord("vote", *session, std::move(fields),
+            [this, cid = m_reviewingConnection, itemId, approvals = v.approvals, required = v.required](
+                bool durable) {
+                if (!cid || !m_connections.count(*cid))
+                    return;
+                if (durable)
+                    sendJson(*cid,
+                        Json { { "type", "voted" }, { "id", itemId }, { "approvals", approvals },
+                            { "required", required } });
+                else
+                    sendError(*cid, ErrorCode::Forbidden,
+                        "the audit log could not record the approval of " + itemId
+                            + "; it may not count after a restart");
+            });
     }
     return out;
 }
@@ -141,13 +163,13 @@ void Broker::applyDecidedElsewhere(const Review &review, const std::string &deci
 void Broker::handleReview(ConnectionId cid, const Review &review)
 {
     const auto conn = m_connections.find(cid);
+    m_reviewingConnection = cid;
     const ReviewOutcome out = this->review(review, conn->second.reviewer);
+    m_reviewingConnection.reset();
     if (!out.ok)
         return sendError(cid, out.code, out.message);
     if (out.voted && !out.later)
-        return sendJson(cid,
-            Json { { "type", "voted" }, { "id", review.id }, { "approvals", out.approvals },
-                { "required", out.required } });
+        return; // answered once its record is durable (vote())
     // A store that settles decisions later (the team's) may still refuse
     // this one: the reviewer hears once it is settled, either way.
     if (m_queue->find(review.id)) {

@@ -11,6 +11,7 @@
 #include <QTemporaryDir>
 #include <QTest>
 
+#include <csignal>
 #include <pwd.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -67,6 +68,8 @@ private Q_SLOTS:
     void removedReviewerIsRefusedAndClosed();
     void reviewerNameCannotBeChosen();
     void requesterMayNotApprove();
+    void votesSurviveARestart();
+    void timeoutAtOneOfTwoIsADeny();
     void badCredentials_data();
     void badCredentials();
     void addRefuses_data();
@@ -210,8 +213,9 @@ void TestReviewersE2E::twoPeopleDecide()
     QCOMPARE(votes[0]["reviewer"], Json("bob"));
     QCOMPARE(votes[0]["decided_by"], Json("human:bob"));
     QCOMPARE(votes[1]["reviewer"], Json(ownOsUser()));
-    for (const Json &v : votes)
-        QVERIFY2(v.value("via", std::string()).starts_with("reviewer token"), dumpJson(v).c_str());
+    // bob's named credential and the owner's reviewer token say which they were.
+    QCOMPARE(votes[0]["via"], Json("reviewer credential (holdpoint-ctl)"));
+    QCOMPARE(votes[1]["via"], Json("reviewer token (holdpoint-ctl)"));
     QVERIFY(decision.is_object());
     QCOMPARE(decision["decided_by"], Json(decidedBy));
     QCOMPARE(decision["approvers"], (Json { "bob", ownOsUser() }));
@@ -323,6 +327,89 @@ void TestReviewersE2E::requesterMayNotApprove()
     const Json d = agent.next("decision");
     QCOMPARE(d["decision"], Json("allow"));
     QCOMPARE(d["decided_by"], Json("human:bob,human:" + ownOsUser()));
+}
+
+void TestReviewersE2E::votesSurviveARestart()
+{
+    m_console = startConsole(QStringLiteral(R"({"required": 2})"));
+    QVERIFY(m_console);
+    QCOMPARE(addReviewer(QStringLiteral("bob"), QStringLiteral("bob-e2e"), &m_bob).exitCode, 0);
+    const QString data = m_console->dataDir();
+    const QStringList extra { QStringLiteral("--policy"), m_tmp->filePath(QStringLiteral("policy.json")) };
+    const Json call { { "type", "tool_call" }, { "call_id", "r1" }, { "tool_name", "deploy" },
+        { "args", { { "env", "prod" } } } };
+    QString id;
+    {
+        auto agent = m_console->agent(std::string("s-restart"));
+        QVERIFY(agent);
+        agent->send(call);
+        QVERIFY(agent->next("pending").is_object());
+        const Json items = m_console->ctl({ QStringLiteral("pending"), QStringLiteral("--json") }).json();
+        QCOMPARE(items.size(), std::size_t(1));
+        id = QString::fromStdString(items[0]["id"].get<std::string>());
+        QCOMPARE(asBob({ QStringLiteral("approve"), id }).json()["approvals"], Json(1));
+        // Killed, as a crash would: the vote is in the log already.
+        ::kill(pid_t(m_console->process().processId()), SIGKILL);
+        QVERIFY(m_console->process().waitForFinished(WaitMs));
+    }
+    // On the same data directory: the console on another port, bob's
+    // credential re-issued for it (the token itself is unchanged).
+    ConsoleProcess again(data, extra);
+    QVERIFY(again.ready());
+    QFile credentialFile(m_bob);
+    QVERIFY(credentialFile.open(QIODevice::ReadOnly));
+    Json credential = Json::parse(credentialFile.readAll().toStdString());
+    credentialFile.close();
+    credential["url"] = again.info().url.toString().toStdString();
+    QVERIFY(!writeFile(m_bob, QByteArray::fromStdString(dumpJson(credential)), Private).isEmpty());
+
+    auto agent = again.agent(std::string("s-restart"));
+    QVERIFY(agent);
+    agent->send(call);
+    QVERIFY(agent->next("pending").is_object());
+    const Json items = again.ctl({ QStringLiteral("pending"), QStringLiteral("--json") }).json();
+    QCOMPARE(items.size(), std::size_t(1));
+    QCOMPARE(items[0]["id"], Json(id.toStdString()));
+    if (items[0]["approvals_given"] != Json(1))
+        for (const Json &r : auditRecords(again))
+            qWarning("%s", r.dump().c_str());
+    QVERIFY2(items[0]["approvals_given"] == Json(1), items[0].dump().c_str());
+    QCOMPARE(items[0]["votes"][0]["reviewer"], Json("bob"));
+    // Still bob's: his approval counts once, after the restart too.
+    const CtlResult twice = asBob({ QStringLiteral("approve"), id });
+    QCOMPARE(twice.exitCode, 2);
+    QVERIFY2(twice.err.contains("bob approved these arguments already"), twice.err.constData());
+    QCOMPARE(again.ctl({ QStringLiteral("approve"), id }).json()["type"], Json("reviewed"));
+    const Json d = agent->next("decision");
+    QCOMPARE(d["decision"], Json("allow"));
+    QCOMPARE(d["decided_by"], Json("human:bob,human:" + ownOsUser()));
+    const CtlResult verify = again.ctl({ QStringLiteral("audit"), QStringLiteral("verify") });
+    QVERIFY2(verify.exitCode == 0, verify.out.constData());
+}
+
+void TestReviewersE2E::timeoutAtOneOfTwoIsADeny()
+{
+    const QString policy = writeFile(m_tmp->filePath(QStringLiteral("policy.json")),
+        QByteArrayLiteral(R"({"default": "ask", "default_approvals": {"required": 2}})"), Private);
+    m_console = std::make_unique<ConsoleProcess>(
+        QStringList { QStringLiteral("--policy"), policy, QStringLiteral("--timeout"), QStringLiteral("2") });
+    QVERIFY(m_console->ready());
+    m_owner = m_console->reviewer();
+    QVERIFY(m_owner);
+    std::unique_ptr<QProcess> submit;
+    const QString id = submitAndWait(&submit);
+    QVERIFY(!id.isEmpty());
+    QCOMPARE(m_console->ctl({ QStringLiteral("approve"), id }).json()["type"], Json("voted"));
+    const CtlResult submitted = finish(*submit);
+    QCOMPARE(submitted.json()["decision"], Json("deny"));
+    QCOMPARE(submitted.json()["code"], Json("timeout"));
+    int votes = 0;
+    for (const Json &r : auditRecords(*m_console))
+        if (r.value("item", std::string()) == id.toStdString() && r.value("event", std::string()) == "vote")
+            ++votes;
+    QCOMPARE(votes, 1);
+    const CtlResult verify = m_console->ctl({ QStringLiteral("audit"), QStringLiteral("verify") });
+    QVERIFY2(verify.exitCode == 0, verify.out.constData());
 }
 
 void TestReviewersE2E::badCredentials_data()
