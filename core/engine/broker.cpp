@@ -321,7 +321,7 @@ ChainOutcome Broker::screen(const Session &session, const ToolCall &call, TimeMs
         return refused(Action::Halt, haltedTurnDecision(*session.halted));
     ChainOutcome outcome = m_policy.chain->beforeCall(view, { now }, m_policy.defaultAction);
     if (outcome.action == Action::Ask && outcome.decidedBy == "policy:default")
-        outcome.approvals = strictest(outcome.approvals, m_policy.defaultApprovals);
+        outcome.approvals = m_policy.defaultApprovals; // no guardrail asked, so none named approvals
     m_grants.apply(session.id, call.turnId, call.toolName, &outcome);
     fitToCapabilities(outcome, session.agent);
     return outcome;

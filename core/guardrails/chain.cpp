@@ -191,6 +191,7 @@ ChainOutcome GuardrailChain::decide(const CallView &call, const GuardContext &co
     out.trail.get_ref<Json::array_t &>().reserve(m_entries.size());
     std::optional<Json> current; // set once a guardrail rewrote the arguments
     std::string allowedBy, allowReason, askedBy, askReason, askCode;
+    bool namedApprovals = false; // an ask named approvals (out.approvals holds them)
 
     for (std::size_t index = 0; index < m_entries.size(); ++index) {
         const ChainEntry &entry = m_entries[index];
@@ -237,9 +238,14 @@ ChainOutcome GuardrailChain::decide(const CallView &call, const GuardContext &co
         }
         case Action::Ask:
             // trailEntry took the metadata: read it from the entry.
+            // The strictest of the asks that name approvals; the first one
+            // as it is (the default rule would turn its "keep" into "reset").
             if (auto m = entryJson.find("metadata"); m != entryJson.end() && m->is_object())
-                if (auto a = m->find("approvals"); a != m->end())
-                    out.approvals = protocol::strictest(out.approvals, protocol::approvalRuleFromJson(*a));
+                if (auto a = m->find("approvals"); a != m->end()) {
+                    const protocol::ApprovalRule asked = protocol::approvalRuleFromJson(*a);
+                    out.approvals = namedApprovals ? protocol::strictest(out.approvals, asked) : asked;
+                    namedApprovals = true;
+                }
             if (askedBy.empty()) {
                 askedBy = name;
                 askReason = v.reason;

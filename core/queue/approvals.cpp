@@ -18,10 +18,11 @@ std::string approvedHash(const QueueItem &item)
 
 std::vector<std::string> approvers(const QueueItem &item)
 {
-    const std::string hash = approvedHash(item);
+    // With on_edit "keep", an approval given before an edit still counts.
+    const std::string hash = item.approvals.resetOnEdit ? approvedHash(item) : std::string();
     std::vector<std::string> out;
     for (const protocol::Vote &v : item.votes)
-        if (v.argsHash == hash && std::find(out.begin(), out.end(), v.reviewer) == out.end())
+        if ((hash.empty() || v.argsHash == hash) && std::find(out.begin(), out.end(), v.reviewer) == out.end())
             out.push_back(v.reviewer);
     return out;
 }

@@ -19,7 +19,8 @@ namespace holdpoint {
 
 const Json &approvedArgs(const QueueItem &item);
 std::string approvedHash(const QueueItem &item);
-// Distinct reviewers whose approval is of the arguments as they stand.
+// Distinct reviewers whose approval is of the arguments as they stand (with
+// on_edit "keep": whose approval is of any arguments the item had).
 int approvalCount(const QueueItem &item);
 // Those reviewers, in the order they approved.
 std::vector<std::string> approvers(const QueueItem &item);

@@ -581,6 +581,14 @@ void TestRules::askRuleNamesItsApprovals()
     QVERIFY(o.approvals.excludeRequester);
     QVERIFY(o.approvals.resetOnEdit);
 
+    // One ask that keeps approvals across edits is taken as it is.
+    const Policy keep = policyOf(R"({"default":"allow","guardrails":[{"type":"rules","rules":[
+        {"match":"release","action":"ask","approvals":{"required":2,"on_edit":"keep"}}]}]})");
+    c.tool = "release";
+    o = c.run(keep);
+    QCOMPARE(o.approvals.required, 2);
+    QVERIFY(!o.approvals.resetOnEdit);
+
     // An ask without approvals needs one person, as before.
     c.tool = "write_file";
     o = c.run(p);

@@ -19,10 +19,12 @@ using namespace holdpoint::test;
 namespace {
 
 // deploy needs two people, never the one who started the agent; note needs
-// one; an edit of a deploy voids the approvals given before it.
+// one; an edit of a deploy voids the approvals given before it, and of a
+// release keeps them.
 constexpr char Policy[] = R"({"default": "allow", "guardrails": [{"type": "rules", "name": "gates", "rules": [
     {"match": "deploy", "action": "ask", "reason": "production",
      "approvals": {"required": 2, "exclude_requester": true, "on_edit": "reset"}},
+    {"match": "release", "action": "ask", "approvals": {"required": 2, "on_edit": "keep"}},
     {"match": "note", "action": "ask", "reason": "one person"}]}]})";
 
 Json toolCall(const std::string &callId, const std::string &tool = "deploy")
@@ -55,6 +57,7 @@ private Q_SLOTS:
     void requesterIsRefusedAVote();
     void denyAfterOneApprovalEndsIt();
     void editResetsAndTheAgentRunsOnlyWhatTwoApproved();
+    void editWithKeepCountsTheEarlierApproval();
     void timeoutAtOneOfTwoIsADeny();
 
 private:
@@ -434,6 +437,26 @@ void tst_TeamApprovals::editResetsAndTheAgentRunsOnlyWhatTwoApproved()
     QCOMPARE(str(votes[1], "verdict"), QStringLiteral("edit"));
     QCOMPARE(str(votes[2], "args_sha256"), str(votes[1], "args_sha256"));
     QVERIFY(str(votes[0], "args_sha256") != str(votes[1], "args_sha256"));
+    verifyAudits(gateway);
+}
+
+void tst_TeamApprovals::editWithKeepCountsTheEarlierApproval()
+{
+    ConsoleProcess gateway(gatewayArgs());
+    QVERIFY(gateway.ready());
+    auto agent = agentAs(gateway, "dave");
+    QVERIFY(agent);
+    agent->send(toolCall("k1", "release"));
+    const QString id = str(teamItem("k1"), "id");
+    QVERIFY(!id.isEmpty());
+    QVERIFY(ctlAs(QStringLiteral("alice_login"), { QStringLiteral("approve"), id }).out.contains("\"voted\""));
+    const CtlResult edit = ctlAs(QStringLiteral("bob_login"),
+        { QStringLiteral("edit"), id, QStringLiteral("--args"), QStringLiteral(R"({"target": "canary"})") });
+    QVERIFY2(edit.exitCode == 0 && !edit.out.contains("\"voted\""), QByteArray(edit.out + edit.err).constData());
+    const Json d = agent->next("decision");
+    QCOMPARE(str(d, "decision"), QStringLiteral("modify"));
+    QCOMPARE(d["args"], (Json { { "target", "canary" } }));
+    QCOMPARE(str(d, "decided_by"), QStringLiteral("human:alice,human:bob"));
     verifyAudits(gateway);
 }
 

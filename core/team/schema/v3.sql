@@ -207,8 +207,10 @@ BEGIN
             p_action := 'approve'; -- an edit to what stands is an approval of it
         END IF;
         IF p_action = 'approve' AND EXISTS (
-                SELECT 1 FROM holdpoint.votes v WHERE v.item_id = p_id AND v.reviewer = who AND v.args_hash = p_args_hash) THEN
-            SELECT count(*) INTO n FROM holdpoint.votes v WHERE v.item_id = p_id AND v.args_hash = p_args_hash;
+                SELECT 1 FROM holdpoint.votes v
+                 WHERE v.item_id = p_id AND v.reviewer = who AND (v.args_hash = p_args_hash OR NOT reset)) THEN
+            SELECT count(*) INTO n FROM holdpoint.votes v
+             WHERE v.item_id = p_id AND (v.args_hash = p_args_hash OR NOT reset);
             RETURN QUERY SELECT 'refused'::text, who, NULL::text, NULL::timestamptz, NULL::text, r.state, NULL::text,
                                 n, need, format('%s approved these arguments already; waiting for someone other than you (%s/%s approvals)',
                                                 who, n, need);
@@ -230,7 +232,7 @@ BEGIN
         INSERT INTO holdpoint.votes (item_id, reviewer, via, args, args_hash, edit, at)
              VALUES (p_id, who, p_via, p_args, p_args_hash, p_action = 'edit', now_ts);
         SELECT coalesce(array_agg(v.reviewer ORDER BY v.at, v.reviewer), '{}') INTO names
-          FROM holdpoint.votes v WHERE v.item_id = p_id AND v.args_hash = p_args_hash;
+          FROM holdpoint.votes v WHERE v.item_id = p_id AND (v.args_hash = p_args_hash OR NOT reset);
         n := cardinality(names);
         -- The vote's record: the item as the row has it, who, how, and the
         -- arguments approved, byte for byte.
