@@ -106,6 +106,12 @@ Commands:
                          and work with or without a console running.
   team init [URL]        Create or migrate the team schema in PostgreSQL (as the
                          database's owner; see resources/team/roles.sql).
+  team reviewer add NAME --role LOGIN [--os-user USER]
+  team reviewer list [--json]
+  team reviewer disable NAME
+                         As the database's owner, with --team: map a
+                         PostgreSQL login to the reviewer NAME (decided_by is
+                         human:NAME), list them, or disable one.
   policy check FILE...   Validate policy files as the console would load them
                          (later files add to earlier ones). Exit 0 valid,
                          1 invalid or unreadable, with the console's message,
@@ -124,7 +130,10 @@ the file must be yours and mode 0600.
 --team URL (or $HOLDPOINT_TEAM_URL), a libpq connection string or URI,
 points pending, approve, deny, edit, halt, audit verify and audit query
 at the team's queue and audit in PostgreSQL instead. The password goes in
-~/.pgpass, PGPASSFILE or PGPASSWORD, never in the URL.
+~/.pgpass, PGPASSFILE or PGPASSWORD, never in the URL. There the database
+says who the login is; --reviewer NAME (or $HOLDPOINT_REVIEWER) only picks
+among the names it maps to. On a call that needs several people, approve
+and edit print {"type":"voted",...} until the last approval decides it.
 )";
 
 
