@@ -141,6 +141,8 @@ private:
     void handleToolResult(ConnectionId cid, Session &session, const protocol::ToolResult &result);
     void handleCancel(ConnectionId cid, Session &session, const protocol::Cancel &cancel);
     void handleReview(ConnectionId cid, const protocol::Review &review);
+    // The reviewer connection waiting to hear about item `id`, if still there.
+    std::optional<ConnectionId> takeAwaitingReview(const std::string &id);
     // An approval of an item that needs several (ApprovalRule::voted).
     ReviewOutcome vote(const protocol::Review &review, const QueueItem &item, const ReviewerIdentity &reviewer);
     void onVoteCounted(const std::string &id, int approvals, int required);

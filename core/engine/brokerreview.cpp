@@ -9,6 +9,16 @@ namespace holdpoint {
 
 using namespace protocol;
 
+namespace {
+
+// The answer to a vote that did not complete its item's count.
+Json votedJson(const std::string &id, int approvals, int required)
+{
+    return Json { { "type", "voted" }, { "id", id }, { "approvals", approvals }, { "required", required } };
+}
+
+} // namespace
+
 ReviewOutcome Broker::review(const Review &review, const ReviewerIdentity &reviewer)
 {
     ReviewOutcome out;
@@ -112,9 +122,7 @@ ReviewOutcome Broker::vote(const Review &review, const QueueItem &item, const Re
                 if (!cid || !m_connections.count(*cid))
                     return;
                 if (durable)
-                    sendJson(*cid,
-                        Json { { "type", "voted" }, { "id", itemId }, { "approvals", approvals },
-                            { "required", required } });
+                    sendJson(*cid, votedJson(itemId, approvals, required));
                 else
                     sendError(*cid, ErrorCode::Forbidden,
                         "the audit log could not record the approval of " + itemId
@@ -124,16 +132,22 @@ ReviewOutcome Broker::vote(const Review &review, const QueueItem &item, const Re
     return out;
 }
 
-void Broker::onVoteCounted(const std::string &id, int approvals, int required)
+std::optional<ConnectionId> Broker::takeAwaitingReview(const std::string &id)
 {
     const auto it = m_awaitingReview.find(id);
     if (it == m_awaitingReview.end())
-        return;
+        return std::nullopt;
     const ConnectionId cid = it->second;
     m_awaitingReview.erase(it);
-    if (m_connections.count(cid))
-        sendJson(cid,
-            Json { { "type", "voted" }, { "id", id }, { "approvals", approvals }, { "required", required } });
+    if (!m_connections.count(cid))
+        return std::nullopt;
+    return cid;
+}
+
+void Broker::onVoteCounted(const std::string &id, int approvals, int required)
+{
+    if (const auto cid = takeAwaitingReview(id))
+        sendJson(*cid, votedJson(id, approvals, required));
 }
 
 void Broker::applyDecidedElsewhere(const Review &review, const std::string &decidedBy)
@@ -183,13 +197,8 @@ void Broker::handleReview(ConnectionId cid, const Review &review)
 
 void Broker::onReviewRefused(const std::string &id, const std::string &message)
 {
-    const auto it = m_awaitingReview.find(id);
-    if (it == m_awaitingReview.end())
-        return;
-    const ConnectionId cid = it->second;
-    m_awaitingReview.erase(it);
-    if (m_connections.count(cid))
-        sendError(cid, ErrorCode::AlreadyResolved, message);
+    if (const auto cid = takeAwaitingReview(id))
+        sendError(*cid, ErrorCode::AlreadyResolved, message);
 }
 
 } // namespace holdpoint

@@ -598,6 +598,17 @@ Json votesToJson(const std::vector<Vote> &votes)
     return out;
 }
 
+namespace {
+
+// `j[key]` when it is a string; else empty.
+std::string stringOr(const Json &j, const char *key)
+{
+    auto it = j.find(key);
+    return it != j.end() && it->is_string() ? it->get<std::string>() : std::string();
+}
+
+} // namespace
+
 std::vector<Vote> votesFromJson(const Json &array)
 {
     std::vector<Vote> out;
@@ -606,10 +617,7 @@ std::vector<Vote> votesFromJson(const Json &array)
     for (const Json &j : array) {
         if (!j.is_object())
             continue;
-        auto text = [&](const char *key) {
-            auto it = j.find(key);
-            return it != j.end() && it->is_string() ? it->get<std::string>() : std::string();
-        };
+        auto text = [&](const char *key) { return stringOr(j, key); };
         Vote v { text("reviewer"), text("via"), j.value("args", Json::object()), text("args_sha256"),
             j.value("edit", false) == true, 0 };
         if (auto at = j.find("at"); at != j.end() && at->is_number_integer())
@@ -636,10 +644,7 @@ std::vector<TurnFinding> turnFindingsFromJson(const Json &array)
     for (const Json &j : array) {
         if (!j.is_object())
             continue;
-        auto text = [&](const char *key) {
-            auto it = j.find(key);
-            return it != j.end() && it->is_string() ? it->get<std::string>() : std::string();
-        };
+        auto text = [&](const char *key) { return stringOr(j, key); };
         auto number = [&](const char *key) {
             auto it = j.find(key);
             return it != j.end() && it->is_number_integer() ? int(std::clamp<std::int64_t>(it->get<std::int64_t>(), 0, 1'000'000)) : 0;

@@ -99,6 +99,27 @@ private:
             return nullptr;
         return s;
     }
+    // A gateway (with `more` arguments) whose agent, running as OS user
+    // `user`, sent `callId` of `tool`; `id` is its item once the team queue
+    // has it (empty if it never came).
+    struct Waiting
+    {
+        std::unique_ptr<ConsoleProcess> gateway;
+        std::unique_ptr<TestSocket> agent;
+        QString id;
+        bool ok() const { return agent && !id.isEmpty(); }
+    };
+    Waiting waiting(const std::string &callId, const std::string &tool = "deploy", const std::string &user = "dave",
+        const QStringList &more = {}) const
+    {
+        Waiting w;
+        w.gateway = std::make_unique<ConsoleProcess>(gatewayArgs(more));
+        if (!w.gateway->ready() || !(w.agent = agentAs(*w.gateway, user)))
+            return w;
+        w.agent->send(toolCall(callId, tool));
+        w.id = str(teamItem(callId), "id");
+        return w;
+    }
     // The team queue's item for `callId`, as holdpoint-ctl pending --json
     // shows it (null until it is there).
     Json teamItem(const std::string &callId) const
@@ -187,13 +208,11 @@ void tst_TeamApprovals::cleanup()
 
 void tst_TeamApprovals::spoofedNameIsRefusedAndTheMappedNameDecides()
 {
-    ConsoleProcess gateway(gatewayArgs());
-    QVERIFY(gateway.ready());
-    auto agent = agentAs(gateway, "dave");
-    QVERIFY(agent);
-    agent->send(toolCall("n1", "note"));
-    const QString id = str(teamItem("n1"), "id");
-    QVERIFY(!id.isEmpty());
+    Waiting w = waiting("n1", "note", "dave");
+    QVERIFY(w.ok());
+    ConsoleProcess &gateway = *w.gateway;
+    TestSocket *agent = w.agent.get();
+    const QString id = w.id;
 
     // bob's login says it is alice: refused, with the name it may use.
     const CtlResult spoof = ctlAs(QStringLiteral("bob_login"), { QStringLiteral("approve"), id }, QStringLiteral("alice"));
@@ -223,13 +242,11 @@ void tst_TeamApprovals::spoofedNameIsRefusedAndTheMappedNameDecides()
 
 void tst_TeamApprovals::loginWithoutAReviewerIsRefused()
 {
-    ConsoleProcess gateway(gatewayArgs());
-    QVERIFY(gateway.ready());
-    auto agent = agentAs(gateway, "dave");
-    QVERIFY(agent);
-    agent->send(toolCall("n1", "note"));
-    const QString id = str(teamItem("n1"), "id");
-    QVERIFY(!id.isEmpty());
+    Waiting w = waiting("n1", "note", "dave");
+    QVERIFY(w.ok());
+    ConsoleProcess &gateway = *w.gateway;
+    TestSocket *agent = w.agent.get();
+    const QString id = w.id;
     const CtlResult r = ctlAs(QStringLiteral("eve_login"), { QStringLiteral("deny"), id, QStringLiteral("--reason"), QStringLiteral("x") });
     QVERIFY(r.exitCode != 0);
     QVERIFY2(r.err.contains("the database login eve_login is not a reviewer"), r.err.constData());
@@ -384,13 +401,11 @@ void tst_TeamApprovals::requesterIsRefusedAVote()
 
 void tst_TeamApprovals::denyAfterOneApprovalEndsIt()
 {
-    ConsoleProcess gateway(gatewayArgs());
-    QVERIFY(gateway.ready());
-    auto agent = agentAs(gateway, "dave");
-    QVERIFY(agent);
-    agent->send(toolCall("x1"));
-    const QString id = str(teamItem("x1"), "id");
-    QVERIFY(!id.isEmpty());
+    Waiting w = waiting("x1", "deploy", "dave");
+    QVERIFY(w.ok());
+    ConsoleProcess &gateway = *w.gateway;
+    TestSocket *agent = w.agent.get();
+    const QString id = w.id;
     const CtlResult a = ctlAs(QStringLiteral("alice_login"), { QStringLiteral("approve"), id });
     QVERIFY2(a.exitCode == 0 && a.out.contains("\"voted\""), QByteArray(a.out + a.err).constData());
     const CtlResult b = ctlAs(QStringLiteral("bob_login"), { QStringLiteral("deny"), id, QStringLiteral("--reason"), QStringLiteral("not on a Friday") });
@@ -405,13 +420,11 @@ void tst_TeamApprovals::denyAfterOneApprovalEndsIt()
 
 void tst_TeamApprovals::editResetsAndTheAgentRunsOnlyWhatTwoApproved()
 {
-    ConsoleProcess gateway(gatewayArgs());
-    QVERIFY(gateway.ready());
-    auto agent = agentAs(gateway, "dave");
-    QVERIFY(agent);
-    agent->send(toolCall("e1"));
-    const QString id = str(teamItem("e1"), "id");
-    QVERIFY(!id.isEmpty());
+    Waiting w = waiting("e1", "deploy", "dave");
+    QVERIFY(w.ok());
+    ConsoleProcess &gateway = *w.gateway;
+    TestSocket *agent = w.agent.get();
+    const QString id = w.id;
     QVERIFY(ctlAs(QStringLiteral("alice_login"), { QStringLiteral("approve"), id }).out.contains("\"voted\""));
     // bob edits: his approval of the new arguments; alice's no longer counts.
     const CtlResult edit = ctlAs(QStringLiteral("bob_login"),
@@ -442,13 +455,11 @@ void tst_TeamApprovals::editResetsAndTheAgentRunsOnlyWhatTwoApproved()
 
 void tst_TeamApprovals::editWithKeepCountsTheEarlierApproval()
 {
-    ConsoleProcess gateway(gatewayArgs());
-    QVERIFY(gateway.ready());
-    auto agent = agentAs(gateway, "dave");
-    QVERIFY(agent);
-    agent->send(toolCall("k1", "release"));
-    const QString id = str(teamItem("k1"), "id");
-    QVERIFY(!id.isEmpty());
+    Waiting w = waiting("k1", "release", "dave");
+    QVERIFY(w.ok());
+    ConsoleProcess &gateway = *w.gateway;
+    TestSocket *agent = w.agent.get();
+    const QString id = w.id;
     QVERIFY(ctlAs(QStringLiteral("alice_login"), { QStringLiteral("approve"), id }).out.contains("\"voted\""));
     const CtlResult edit = ctlAs(QStringLiteral("bob_login"),
         { QStringLiteral("edit"), id, QStringLiteral("--args"), QStringLiteral(R"({"target": "canary"})") });
@@ -462,13 +473,11 @@ void tst_TeamApprovals::editWithKeepCountsTheEarlierApproval()
 
 void tst_TeamApprovals::timeoutAtOneOfTwoIsADeny()
 {
-    ConsoleProcess gateway(gatewayArgs({ QStringLiteral("--timeout"), QStringLiteral("3") }));
-    QVERIFY(gateway.ready());
-    auto agent = agentAs(gateway, "dave");
-    QVERIFY(agent);
-    agent->send(toolCall("t1"));
-    const QString id = str(teamItem("t1"), "id");
-    QVERIFY(!id.isEmpty());
+    Waiting w = waiting("t1", "deploy", "dave", { QStringLiteral("--timeout"), QStringLiteral("3") });
+    QVERIFY(w.ok());
+    ConsoleProcess &gateway = *w.gateway;
+    TestSocket *agent = w.agent.get();
+    const QString id = w.id;
     QVERIFY(ctlAs(QStringLiteral("alice_login"), { QStringLiteral("approve"), id }).out.contains("\"voted\""));
     const Json d = agent->next("decision", 20'000);
     QCOMPARE(str(d, "decision"), QStringLiteral("deny"));
