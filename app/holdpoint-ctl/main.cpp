@@ -148,7 +148,7 @@ public:
         connect(&m_client, &ConsoleClient::failed, this,
             [this](const QString &why) { finish(onFailed ? onFailed(why) : usageError(why)); });
         connect(&m_client, &ConsoleClient::message, this, [this](const Json &m) { onMessage(m); });
-        connect(&m_client, &ConsoleClient::welcomed, this, [this](const Json &) { onWelcome(); });
+        connect(&m_client, &ConsoleClient::welcomed, this, [this](const Json &w) { onWelcome(w); });
     }
 
     int run(protocol::Role role, const protocol::AgentInfo &agent, const std::optional<std::string> &session)
@@ -169,7 +169,7 @@ public:
         finish(usageError(QStringLiteral("interrupted")));
     }
 
-    std::function<void()> onWelcome;
+    std::function<void(const Json &welcome)> onWelcome;
     std::function<void(const Json &)> onMessage;
     // Reports the failure and returns the exit code; unset: usageError().
     std::function<int(const QString &)> onFailed;
@@ -263,7 +263,7 @@ int runSubmit(const QStringList &args, const EndpointInfo &endpoint)
     ConsoleExchange exchange(endpoint);
     g_exchange = &exchange;
     exchange.cancelOnInterrupt(id);
-    exchange.onWelcome = [&] { exchange.send(call); };
+    exchange.onWelcome = [&](const Json &) { exchange.send(call); };
     exchange.onMessage = [&](const Json &m) {
         const std::string type = m.value("type", std::string());
         if (type == "pending") {
@@ -332,7 +332,18 @@ int runReviewer(const QString &command, const QStringList &args, const ReviewerL
                                   .arg(why, login.credentialPath));
         };
     const bool asJson = parsed->json;
-    exchange.onWelcome = [] {};
+    // Alone, the token says who this is; a different --reviewer is refused
+    // before anything is decided.
+    exchange.onWelcome = [&](const Json &welcome) {
+        const std::string self = welcome.value("reviewer", std::string());
+        if (parsed->reviewer.empty() || self.empty() || self == parsed->reviewer)
+            return;
+        printLine(stderr,
+            command.toStdString() + ": reviewer \"" + parsed->reviewer
+                + "\" (from --reviewer or $HOLDPOINT_REVIEWER): this console's reviewer token is " + self
+                + "'s, and the token alone says who decides; drop --reviewer, or use --reviewer " + self);
+        exchange.finish(exitcode::review::Failed);
+    };
     exchange.onMessage = [&](const Json &m) {
         const std::string type = m.value("type", std::string());
         if (type == "queue") {

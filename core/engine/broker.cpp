@@ -224,9 +224,12 @@ void Broker::sendPending(ConnectionId cid, const QueueItem &item)
 
 void Broker::sendWelcome(ConnectionId cid, const HelloOutcome &outcome)
 {
-    sendJson(cid,
-        Json { { "type", "welcome" }, { "protocol", Version }, { "server", m_config.serverName },
-            { "session_id", outcome.sessionId }, { "resumed", outcome.resumed } });
+    Json welcome { { "type", "welcome" }, { "protocol", Version }, { "server", m_config.serverName },
+        { "session_id", outcome.sessionId }, { "resumed", outcome.resumed } };
+    // A reviewer hears who its token says it is.
+    if (const auto it = m_connections.find(cid); it != m_connections.end() && it->second.role == Role::Reviewer)
+        welcome["reviewer"] = it->second.reviewer.name;
+    sendJson(cid, welcome);
 }
 
 void Broker::onMessage(ConnectionId cid, Message &&message)

@@ -288,6 +288,14 @@ void TestReviewersE2E::reviewerNameCannotBeChosen()
     const CtlResult fromEnv = finish(p);
     QCOMPARE(fromEnv.exitCode, 2);
     QVERIFY(fromEnv.err.contains("use --reviewer bob"));
+    // The owner's token is the owner: another name is refused, not recorded.
+    const CtlResult owner = m_console->ctl(
+        { QStringLiteral("approve"), id, QStringLiteral("--reviewer"), QStringLiteral("mallory") });
+    QCOMPARE(owner.exitCode, 2);
+    QVERIFY2(owner.err.contains("reviewer \"mallory\"")
+            && owner.err.contains(QByteArray::fromStdString("use --reviewer " + ownOsUser())),
+        owner.err.constData());
+    QVERIFY(m_console->ctl({ QStringLiteral("pending"), QStringLiteral("--json") }).json()[0]["votes"].empty());
     submit->kill();
     submit->waitForFinished(WaitMs);
 }
