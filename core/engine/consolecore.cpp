@@ -166,6 +166,15 @@ ConsoleCore::ConsoleCore(ConsoleOptions options, Clock *clock, QObject *parent)
                 Json { { "peer", peer.toStdString() }, { "why", why.toStdString() } });
             Q_EMIT connectionRejected(peer, why);
         });
+    // Who may review is part of the record: each change of the named
+    // reviewers the console admits (holdpoint-ctl reviewer add/remove).
+    connect(m_endpoint.get(), &Endpoint::reviewersChanged, this,
+        [this](const Json &reviewers, const QString &problem) {
+            Json fields { { "reviewers", reviewers } };
+            if (!problem.isEmpty())
+                fields["problem"] = problem.toStdString();
+            m_audit->append("reviewers_changed", std::move(fields));
+        });
     connect(m_broker.get(), &Broker::activity, this, &ConsoleCore::activity);
     if (m_team) {
         connect(m_broker.get(), &Broker::activity, m_team, &team::TeamStore::copyRecord);

@@ -132,6 +132,8 @@ void Endpoint::refreshReviewers()
     if (stamp == m_reviewersStamp)
         return;
     m_reviewersStamp = stamp;
+    const std::vector<NamedReviewer> before = std::move(m_namedReviewers);
+    const std::string problemBefore = std::move(m_reviewersProblem);
     m_namedReviewers.clear();
     m_reviewersProblem.clear();
     if (stamp != "absent") {
@@ -156,6 +158,16 @@ void Endpoint::refreshReviewers()
         if (!m_reviewersProblem.empty())
             Q_EMIT rejected(QStringLiteral("127.0.0.1"),
                 QStringLiteral("named reviewer tokens refused: ") + toQString(m_reviewersProblem));
+    }
+    const auto same = [](const NamedReviewer &a, const NamedReviewer &b) {
+        return a.name == b.name && a.osUser == b.osUser && a.tokenSha256 == b.tokenSha256;
+    };
+    if (!std::equal(before.begin(), before.end(), m_namedReviewers.begin(), m_namedReviewers.end(), same)
+        || problemBefore != m_reviewersProblem) {
+        Json listed = Json::array();
+        for (const NamedReviewer &n : m_namedReviewers)
+            listed.push_back(Json { { "name", n.name }, { "os_user", n.osUser } });
+        Q_EMIT reviewersChanged(listed, toQString(m_reviewersProblem));
     }
     closeRemovedReviewers();
 }

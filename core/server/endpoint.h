@@ -77,6 +77,10 @@ Q_SIGNALS:
     // A client that was turned away: bad Origin, Host or token, too many
     // connections, no hello in time. `detail` never contains a secret.
     void rejected(const QString &peer, const QString &why);
+    // The named reviewers admitted changed (added, removed, re-issued, or
+    // the file refused): `reviewers` is [{name, os_user}], never a token or
+    // its digest; `problem` says why the file admits nobody, if it does not.
+    void reviewersChanged(const Json &reviewers, const QString &problem);
 
 private:
     struct Connection

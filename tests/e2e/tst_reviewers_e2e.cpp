@@ -219,6 +219,15 @@ void TestReviewersE2E::twoPeopleDecide()
     QVERIFY(decision.is_object());
     QCOMPARE(decision["decided_by"], Json(decidedBy));
     QCOMPARE(decision["approvers"], (Json { "bob", ownOsUser() }));
+    // Adding bob is on the record too, without his token or its digest.
+    std::vector<Json> changes;
+    for (const Json &r : auditRecords(*m_console))
+        if (r.value("event", std::string()) == "reviewers_changed")
+            changes.push_back(r);
+    QCOMPARE(changes.size(), std::size_t(1));
+    QCOMPARE(changes[0]["reviewers"], (Json::parse(R"([{"name": "bob", "os_user": "bob-e2e"}])")));
+    QVERIFY(dumpJson(changes[0]).find(credential.credential.token) == std::string::npos);
+    QVERIFY(dumpJson(changes[0]).find(sha256Hex(credential.credential.token)) == std::string::npos);
 }
 
 void TestReviewersE2E::removedReviewerIsRefusedAndClosed()
@@ -248,6 +257,16 @@ void TestReviewersE2E::removedReviewerIsRefusedAndClosed()
     QCOMPARE(refused.exitCode, 2);
     QVERIFY2(refused.err.contains("auth_failed"), refused.err.constData());
     QVERIFY2(refused.err.contains("ask them for a new one"), refused.err.constData());
+    // The removal is on the record: the console now admits nobody else.
+    QVERIFY(QTest::qWaitFor(
+        [&] {
+            Json last;
+            for (const Json &r : auditRecords(*m_console))
+                if (r.value("event", std::string()) == "reviewers_changed")
+                    last = r;
+            return last.is_object() && last["reviewers"] == Json::array();
+        },
+        WaitMs));
     QVERIFY(m_console->ctl({ QStringLiteral("reviewer"), QStringLiteral("list") })
                 .out.startsWith("no reviewers"));
     const CtlResult twice = m_console->ctl(
