@@ -86,8 +86,11 @@ ReviewOutcome Broker::vote(const Review &review, const QueueItem &item, const Re
     std::optional<Json> editArgs;
     if (review.action == ReviewAction::Edit)
         editArgs = plan.decision.args;
+    // Copied now: the vote that completes the count resolves the item,
+    // and `item` is gone after it.
     const std::string itemId = item.id, sessionId = item.sessionId, callId = item.callId,
                       tool = item.toolName;
+    const Json shown = item.masked(plan.decision.args);
     const VoteOutcome v = m_queue->vote(itemId, reviewer, editArgs, plan.decision, effective);
     out.approvals = v.approvals;
     out.required = v.required;
@@ -104,12 +107,10 @@ ReviewOutcome Broker::vote(const Review &review, const QueueItem &item, const Re
         return out;
     // The vote is a record of its own: who, how, and which arguments.
     if (Session *session = m_sessions.find(sessionId)) {
-        const QueueItem *still = m_queue->find(itemId);
         Json fields { { "item", itemId }, { "call_id", callId }, { "tool", tool },
             { "reviewer", reviewer.name }, { "decided_by", reviewer.decidedBy() }, { "via", reviewer.via },
             { "verdict", editArgs ? "edit" : "approve" }, { "approvals", v.approvals },
             { "required", v.required } };
-        const Json shown = still ? still->masked(plan.decision.args) : item.masked(plan.decision.args);
         fields["args"] = shown;
         fields["args_sha256"] = argsDigest(shown);
         if (editArgs)

@@ -175,14 +175,15 @@ void Endpoint::refreshReviewers()
 void Endpoint::closeRemovedReviewers()
 {
     std::vector<std::pair<ConnectionId, std::string>> removed;
-    for (const auto &[id, c] : m_connections) {
+    for (const auto &entry : m_connections) {
+        const Connection &c = entry.second; // a lambda below takes it (no structured binding: clang 14)
         if (!c.authenticated || c.closing || c.reviewerName.empty())
             continue;
         const bool listed = std::any_of(m_namedReviewers.begin(), m_namedReviewers.end(), [&c](const NamedReviewer &n) {
             return n.name == c.reviewerName && n.osUser == c.reviewerOsUser && n.tokenSha256 == c.reviewerTokenSha256;
         });
         if (!listed)
-            removed.emplace_back(id, c.reviewerName);
+            removed.emplace_back(entry.first, c.reviewerName);
     }
     for (const auto &[id, name] : removed)
         reject(id, CloseCode::PolicyViolation, ErrorCode::AuthFailed,
