@@ -49,6 +49,9 @@ QString approveRefusal(const ConsoleCore &core, const QueueItem &item)
 {
     if (!item.approvals.voted())
         return {};
+    // A team console whose login maps to no reviewer is nobody here.
+    if (!core.reviewerError().isEmpty())
+        return core.reviewerError();
     return toQString(approvalRefusal(item, core.reviewerName(), core.reviewerOsUser()));
 }
 
@@ -67,6 +70,8 @@ QString approveRefusalShort(const ConsoleCore &core, const QueueItem &item)
         return {};
     const QString count
         = QStringLiteral("%1/%2").arg(approvalCount(item)).arg(item.approvals.required);
+    if (!core.reviewerError().isEmpty())
+        return trApprovals("This console may not decide (see the banner above)");
     // The core refuses the agent's own user first; someone else is refused
     // only for having approved these arguments already.
     if (hasApproved(item, core.reviewerName()))
@@ -77,7 +82,8 @@ QString approveRefusalShort(const ConsoleCore &core, const QueueItem &item)
 
 bool mayEditVoted(const ConsoleCore &core, const QueueItem &item)
 {
-    return approveRefusal(core, item).isEmpty() || hasApproved(item, core.reviewerName());
+    return core.reviewerError().isEmpty()
+        && (approveRefusal(core, item).isEmpty() || hasApproved(item, core.reviewerName()));
 }
 
 QString voteHint(const QueueItem &item)

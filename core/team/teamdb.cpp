@@ -5,6 +5,8 @@
 #include <libpq-fe.h>
 #include <pqxx/pqxx>
 
+#include <sstream>
+
 #include <cstdlib>
 #include <memory>
 
@@ -41,7 +43,22 @@ template <typename Fn> auto guarded(pqxx::connection_base &c, const char *what, 
             state = "42501";
         const bool retryable = !c.is_open() || state.rfind("08", 0) == 0
             || state.rfind("57P", 0) == 0 || state == "40001" || state == "40P01";
-        std::string message = e.what();
+        // The server's text without its "ERROR:" label and the PL/pgSQL
+        // CONTEXT lines (which function raised it is for us, not for the
+        // person reading); the HINT stays, on the same line.
+        std::string message;
+        std::istringstream lines(e.what());
+        for (std::string line; std::getline(lines, line);) {
+            if (line.rfind("CONTEXT:", 0) == 0 || line.rfind("LINE ", 0) == 0 || line.find_first_not_of(" ^") == std::string::npos)
+                continue;
+            if (line.rfind("ERROR:", 0) == 0)
+                line.erase(0, line.find_first_not_of(' ', 6));
+            else if (line.rfind("HINT:", 0) == 0)
+                line = "; " + line.substr(line.find_first_not_of(' ', 5));
+            else if (!message.empty())
+                line = " " + line;
+            message += line;
+        }
         while (!message.empty() && (message.back() == '\n' || message.back() == ' '))
             message.pop_back();
         if (state == "42501")

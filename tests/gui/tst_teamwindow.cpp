@@ -150,6 +150,9 @@ void tst_TeamWindow::aNameTheLoginDoesNotMapToDecidesNothing()
         qPrintable(banner->text()));
     QVERIFY2(banner->text().contains(QLatin1String("may not decide as \"mallory\"; it decides as: alice, bob, carol")),
         qPrintable(banner->text()));
+    // The database's reason, as a person reads it: no SQL labels or context.
+    QVERIFY2(!banner->text().contains(QLatin1String("ERROR:")) && !banner->text().contains(QLatin1String("CONTEXT")),
+        qPrintable(banner->text()));
     QVERIFY(QTest::qWaitFor([&] { return status->text().contains(QLatin1String("deciding as nobody")); }, WaitMs));
     QCOMPARE(mallory.core->reviewerName(), std::string("mallory")); // the claim, never confirmed
     QVERIFY(!mallory.core->reviewerError().isEmpty());
