@@ -78,6 +78,27 @@ bool containsNoCase(std::string_view hay, std::string_view needle)
     return containsFolded(hay, folded(needle));
 }
 
+// Whether `who` names one of the comma-separated deciders in `decidedBy`:
+// the whole decider, its name after the colon, or its kind before it.
+bool namesDecider(std::string_view decidedBy, std::string_view who)
+{
+    const std::string want = folded(who);
+    std::size_t start = 0;
+    while (start <= decidedBy.size()) {
+        std::size_t end = decidedBy.find(',', start);
+        if (end == std::string_view::npos)
+            end = decidedBy.size();
+        const std::string part = folded(decidedBy.substr(start, end - start));
+        const std::size_t colon = part.find(':');
+        if (part == want
+            || (colon != std::string::npos && (part.compare(colon + 1, std::string::npos, want) == 0
+                    || part.compare(0, colon, want) == 0)))
+            return true;
+        start = end + 1;
+    }
+    return false;
+}
+
 // The `ts` of a line as written by formatRecord: `{"seq":N,"ts":"...",`.
 std::string_view lineTimestamp(std::string_view line)
 {
@@ -234,7 +255,7 @@ bool Filter::fieldsMatch(const Json &record) const
         return false;
     if (!decision.empty() && (str("event") != "decision" || str("decision") != decision))
         return false;
-    if (!decidedBy.empty() && !containsNoCase(str("decided_by"), decidedBy))
+    if (!decidedBy.empty() && !namesDecider(str("decided_by"), decidedBy))
         return false;
     return true;
 }

@@ -21,7 +21,11 @@ struct Filter
     std::string agent;     // the agent's name, exact
     std::string tool;      // exact
     std::string decision;  // allow, modify, deny or halt: decision records only
-    std::string decidedBy; // substring of decided_by, case-insensitive
+    // One of decided_by's deciders, case ignored: "alice" or "human:alice"
+    // (her own decisions, her votes, and those she approved with others),
+    // or a kind ("human", "guardrail", "policy"). Never a mere substring:
+    // "ali" matches nobody.
+    std::string decidedBy;
     std::string text;      // case-insensitive substring of the record as written
     std::string since;     // ISO 8601 UTC timestamp, inclusive
     std::string until;     // exclusive

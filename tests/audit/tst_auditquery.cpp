@@ -48,6 +48,8 @@ private Q_SLOTS:
     void initTestCase();
     void sameAsParsingEveryRecord_data();
     void sameAsParsingEveryRecord();
+    void decidedByNamesWholeDeciders_data();
+    void decidedByNamesWholeDeciders();
     void paddingAndATornTailAreNoRecords();
 
 private:
@@ -180,6 +182,37 @@ void TestAuditQuery::paddingAndATornTailAreNoRecords()
     filter.text = "BASH";
     QCOMPARE(queried(tmp.path(), filter, 0), (std::vector<quint64> {5, 4, 3, 2, 1}));
     QCOMPARE(queried(tmp.path(), {}, 2), (std::vector<quint64> {5, 4}));
+}
+
+void TestAuditQuery::decidedByNamesWholeDeciders_data()
+{
+    QTest::addColumn<QString>("decidedBy");
+    QTest::addColumn<QString>("query");
+    QTest::addColumn<bool>("matches");
+    QTest::newRow("her name") << "human:alice" << "alice" << true;
+    QTest::newRow("her name, other case") << "human:alice" << "ALICE" << true;
+    QTest::newRow("the whole decider") << "human:alice" << "human:alice" << true;
+    QTest::newRow("the kind") << "human:alice" << "human" << true;
+    QTest::newRow("one of two approvers") << "human:bob,human:alice" << "alice" << true;
+    QTest::newRow("the first of two") << "human:bob,human:alice" << "bob" << true;
+    QTest::newRow("a guardrail") << "guardrail:rules" << "rules" << true;
+    QTest::newRow("a part of a name") << "human:alice" << "ali" << false;
+    QTest::newRow("a name inside another") << "human:malice" << "alice" << false;
+    QTest::newRow("another kind") << "guardrail:alice" << "human:alice" << false;
+    QTest::newRow("nobody") << "" << "alice" << false;
+}
+
+void TestAuditQuery::decidedByNamesWholeDeciders()
+{
+    QFETCH(QString, decidedBy);
+    QFETCH(QString, query);
+    QFETCH(bool, matches);
+    audit::Filter filter;
+    filter.decidedBy = query.toStdString();
+    Json record { { "seq", 1 }, { "event", "vote" } };
+    if (!decidedBy.isEmpty())
+        record["decided_by"] = decidedBy.toStdString();
+    QCOMPARE(filter.matchesRecord(record), matches);
 }
 
 QTEST_GUILESS_MAIN(TestAuditQuery)
