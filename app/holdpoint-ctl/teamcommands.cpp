@@ -61,12 +61,8 @@ Json itemOf(const team::Row &r)
     if (!r.claimName.empty() && r.claimUntil > r.now)
         team["being_edited_by"] = r.claimName;
     item["team"] = std::move(team);
-    if (const auto queued = team::itemFromRow(r); queued && queued->approvals.voted()) {
-        item["votes"] = protocol::votesToJson(queued->votes);
-        item["approvals_given"] = approvalCount(*queued);
-        if (queued->editedArgs)
-            item["edited_args"] = *queued->editedArgs;
-    }
+    if (const auto queued = team::itemFromRow(r))
+        putApprovalFields(item, *queued); // with the votes the row holds now
     return item;
 }
 

@@ -2,6 +2,7 @@
 
 #include "audit/auditfile.h"
 #include "engine/callrecords.h"
+#include "queue/approvals.h"
 
 #include <QDateTime>
 
@@ -70,15 +71,8 @@ QueueItem itemFromRecords(const RecoveredCall &c, const Json &call, const Json &
             Vote v { r.value("reviewer", std::string()), r.value("via", std::string()),
                 r.value("args", Json::object()), r.value("args_sha256", std::string()),
                 r.value("edit", false), parseTime(r.value("ts", std::string())) };
-            if (v.reviewer.empty())
-                continue;
-            std::erase_if(item.votes, [&](const Vote &old) { return old.reviewer == v.reviewer; });
-            if (v.edit) {
-                item.editedArgs = v.args;
-                if (item.approvals.resetOnEdit)
-                    item.votes.clear();
-            }
-            item.votes.push_back(std::move(v));
+            if (!v.reviewer.empty())
+                applyVote(item, std::move(v));
         }
     }
     return item;

@@ -54,15 +54,33 @@ std::string approvalRefusal(const QueueItem &item, const std::string &reviewer, 
 void addVote(QueueItem &item, const std::string &reviewer, const std::string &via, TimeMs at,
     const std::optional<Json> &editArgs)
 {
-    std::erase_if(item.votes, [&](const protocol::Vote &v) { return v.reviewer == reviewer; });
-    if (editArgs) {
-        item.editedArgs = *editArgs;
+    const Json shown = item.masked(editArgs ? *editArgs : approvedArgs(item));
+    applyVote(item, protocol::Vote { reviewer, via, shown, protocol::argsDigest(shown), editArgs.has_value(), at },
+        editArgs);
+}
+
+void applyVote(QueueItem &item, protocol::Vote vote, const std::optional<Json> &editArgs)
+{
+    std::erase_if(item.votes, [&](const protocol::Vote &v) { return v.reviewer == vote.reviewer; });
+    if (vote.edit) {
+        item.editedArgs = editArgs ? *editArgs : vote.args;
         if (item.approvals.resetOnEdit)
             item.votes.clear();
     }
-    const Json shown = item.masked(approvedArgs(item));
-    item.votes.push_back(protocol::Vote { reviewer, via, shown, protocol::argsDigest(shown),
-        editArgs.has_value(), at });
+    item.votes.push_back(std::move(vote));
+}
+
+void putApprovalFields(Json &j, const QueueItem &item)
+{
+    if (!item.approvals.voted())
+        return;
+    j["approvals"] = protocol::approvalRuleToJson(item.approvals);
+    j["approvals_required"] = item.approvals.required;
+    j["requester"] = item.requester;
+    j["votes"] = protocol::votesToJson(item.votes);
+    j["approvals_given"] = approvalCount(item);
+    if (item.editedArgs)
+        j["edited_args"] = *item.editedArgs;
 }
 
 bool approvalsReached(const QueueItem &item)

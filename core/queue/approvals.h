@@ -35,6 +35,13 @@ std::string approvalRefusal(const QueueItem &item, const std::string &reviewer, 
 // is replaced: one vote per person.
 void addVote(QueueItem &item, const std::string &reviewer, const std::string &via, TimeMs at,
     const std::optional<Json> &editArgs);
+// The same for a vote already made (one read back from the audit log): an
+// edit's arguments are `editArgs` when given (real values), else the
+// vote's own.
+void applyVote(QueueItem &item, protocol::Vote vote, const std::optional<Json> &editArgs = std::nullopt);
+// An item's approval fields as reviewers see them (PROTOCOL.md "Approvals"),
+// put into `j`; nothing for an item one person decides.
+void putApprovalFields(Json &j, const QueueItem &item);
 bool approvalsReached(const QueueItem &item);
 // decided_by of a decision several people approved: "human:alice,human:bob".
 std::string approversDecidedBy(const std::vector<std::string> &names);

@@ -39,15 +39,7 @@ Json itemToJson(const QueueItem &item)
         { "agent_connected", item.agentConnected } };
     if (item.turnId)
         j["turn_id"] = *item.turnId;
-    if (item.approvals.voted()) {
-        j["approvals"] = protocol::approvalRuleToJson(item.approvals);
-        j["approvals_required"] = item.approvals.required;
-        j["requester"] = item.requester;
-        j["votes"] = protocol::votesToJson(item.votes);
-        j["approvals_given"] = approvalCount(item);
-        if (item.editedArgs)
-            j["edited_args"] = *item.editedArgs;
-    }
+    putApprovalFields(j, item);
     if (item.team) {
         Json team { { "host", item.team->host }, { "gateway", item.team->gateway },
             { "online", item.team->online } };
