@@ -25,8 +25,7 @@ ReviewOutcome Broker::review(const Review &review, const ReviewerIdentity &revie
     const QueueItem *item = m_queue->find(review.id);
     if (!item) {
         out.code = ErrorCode::UnknownItem;
-        out.message = "id: no pending item \"" + review.id
-            + "\"; it may have been decided, timed out or cancelled";
+        out.message = noPendingItem(review.id);
         return out;
     }
     if (item->approvals.voted()

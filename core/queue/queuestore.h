@@ -37,6 +37,12 @@ struct ReviewerIdentity
     std::string decidedBy() const { return "human:" + name; }
 };
 
+// The refusal for a review of an item no longer (or never) pending.
+inline std::string noPendingItem(const std::string &id)
+{
+    return "id: no pending item \"" + id + "\"; it may have been decided, timed out or cancelled";
+}
+
 // What became of an approval on an item that needs several.
 struct VoteOutcome
 {

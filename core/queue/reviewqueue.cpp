@@ -109,7 +109,7 @@ VoteOutcome ReviewQueue::vote(const std::string &id, const ReviewerIdentity &rev
     VoteOutcome out;
     auto it = m_byId.find(id);
     if (it == m_byId.end()) {
-        out.message = "id: no pending item \"" + id + "\"; it may have been decided, timed out or cancelled";
+        out.message = noPendingItem(id);
         return out;
     }
     QueueItem &item = *it->second;

@@ -220,8 +220,7 @@ VoteOutcome TeamStore::vote(const std::string &id, const ReviewerIdentity &revie
     VoteOutcome out;
     const QueueItem *item = m_view.find(id);
     if (!item || m_deciding.count(id)) {
-        out.message = item ? "a decision on " + id + " is on its way already"
-                           : "id: no pending item \"" + id + "\"; it may have been decided, timed out or cancelled";
+        out.message = item ? "a decision on " + id + " is on its way already" : noPendingItem(id);
         return out;
     }
     out.required = item->approvals.required;
@@ -732,8 +731,7 @@ void TeamStore::applyRow(const Row &row)
             QueueItem counted;
             counted.redactions = now->redactions;
             applyVotes(counted, row);
-            if (counted.votes != now->votes || counted.editedArgs != now->editedArgs)
-                m_view.setVotes(row.id, std::move(counted.votes), std::move(counted.editedArgs));
+            m_view.setVotes(row.id, std::move(counted.votes), std::move(counted.editedArgs)); // no-op if unchanged
         }
         if (row.turnFindingsText && !m_local.count(row.id)) {
             const Json f = Json::parse(*row.turnFindingsText, nullptr, false);
