@@ -369,17 +369,6 @@ Decided decide(pqxx::connection_base &c, const Decide &d)
     });
 }
 
-std::vector<std::string> myReviewerNames(pqxx::connection_base &c)
-{
-    return guarded(c, "reading this login's reviewer names", [&] {
-        pqxx::nontransaction tx(c);
-        std::vector<std::string> out;
-        for (const auto &row : tx.exec("SELECT holdpoint.my_reviewer_names()"))
-            out.push_back(text(row[0]));
-        return out;
-    });
-}
-
 ReviewerSelf reviewerForLogin(pqxx::connection_base &c, const std::string &requested)
 {
     return guarded(c, "finding this login's reviewer", [&] {

@@ -206,8 +206,6 @@ Escalated escalate(pqxx::connection_base &c, const Escalation &e);
 // Any error rolls back all of them.
 std::vector<Escalated> escalate(pqxx::connection_base &c, const std::vector<Escalation> &batch);
 Decided decide(pqxx::connection_base &c, const Decide &d);
-// The reviewer names the calling login may decide as (none: it may not).
-std::vector<std::string> myReviewerNames(pqxx::connection_base &c);
 // Who the calling login decides as, `requested` (empty: its only name)
 // checked against the reviewers table; a TeamError says why not.
 struct ReviewerSelf

@@ -73,16 +73,6 @@ BEGIN
 END
 $$;
 
--- The names the calling login may decide as (for a console to say so at
--- start), enabled ones only.
-CREATE FUNCTION holdpoint.my_reviewer_names() RETURNS SETOF text
-    LANGUAGE sql STABLE SECURITY DEFINER
-    SET search_path = pg_catalog, pg_temp
-AS $$
-    SELECT r.name FROM holdpoint.reviewer_logins l JOIN holdpoint.reviewers r ON r.name = l.name
-     WHERE l.login = session_user AND NOT r.disabled ORDER BY r.name
-$$;
-
 -- An audit record's fields (a JSON object's text, kept byte for byte) with
 -- `p_extra`'s added after them.
 CREATE FUNCTION holdpoint.with_fields(p_fields text, p_extra jsonb) RETURNS text
@@ -329,8 +319,7 @@ BEGIN
                        ' holdpoint.heartbeat_stale(),'
                        ' holdpoint.publish_agents(text, text),'
                        ' holdpoint.set_turn_findings(text, text, text, text),'
-                       ' holdpoint.set_agent_connected(text, text, boolean),'
-                       ' holdpoint.my_reviewer_names() TO %I', role_name);
+                       ' holdpoint.set_agent_connected(text, text, boolean) TO %I', role_name);
     END LOOP;
     -- Deciding is the reviewer's alone.
     IF EXISTS (SELECT 1 FROM pg_roles WHERE rolname = 'holdpoint_reviewer') THEN
