@@ -99,11 +99,11 @@ QString approvalsHtml(const QueueItem &item, bool revealed)
         lines << (item.requester.empty()
                       ? tr("The agent's OS user is not known; anyone may approve.")
                       : tr("Started by OS user <b>%1</b>, who may not approve it.").arg(safe(item.requester, 40)));
-    // Each vote, in order; one for other arguments than those standing now
-    // (with on_edit "keep") is listed, greyed, and does not count.
-    const std::string standing = approvedHash(item);
+    // Each vote, in order; one that does not count (for other arguments
+    // than those standing now, with on_edit "reset") is listed, greyed.
+    const std::vector<std::string> counted = approvers(item);
     for (const protocol::Vote &v : item.votes) {
-        const bool counts = v.argsHash == standing;
+        const bool counts = std::find(counted.begin(), counted.end(), v.reviewer) != counted.end();
         const QString when = QDateTime::fromMSecsSinceEpoch(v.at).toString(QStringLiteral("HH:mm:ss"));
         const QString what = v.edit ? tr("edited the arguments to") : tr("approved");
         QString line = QStringLiteral("%1 <b>%2</b> \u00b7 %3 \u00b7 %4 \u00b7 %5: <tt>%6</tt>")

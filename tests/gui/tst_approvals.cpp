@@ -32,6 +32,8 @@ const char *const SomeNeedTwo = R"({"version":1,"default":"ask","default_approva
     {"type":"rules","rules":[{"when":{"tool":"read_file"},"action":"ask","reason":"reads need a look"}]}]})";
 // Every call needs two people.
 const char *const TwoPeople = R"({"version":1,"default":"ask","default_approvals":{"required":2}})";
+// Three people; an edit keeps the approvals given before it.
+const char *const ThreeKeep = R"({"version":1,"default":"ask","default_approvals":{"required":3,"on_edit":"keep"}})";
 // Anyone but the agent's own OS user.
 const char *const NotTheRequester
     = R"({"version":1,"default":"ask","default_approvals":{"required":1,"exclude_requester":true}})";
@@ -77,6 +79,7 @@ private Q_SLOTS:
     void approvingOnceWaitsForSomeoneElse();
     void aVoteFromElsewhereShowsAndAnEditResetsTheCount();
     void theAgentsOwnUserMayNotApprove();
+    void withKeepAnApprovalBeforeAnEditStillCounts();
 };
 
 void TestApprovals::countShowsInTheQueueOnlyWhereItMatters()
@@ -264,6 +267,24 @@ void TestApprovals::theAgentsOwnUserMayNotApprove()
 
     QVERIFY(approveAs(h, id, "bob").ok);
     QCOMPARE(h.decisionFor("c1")["decided_by"], Json("human:bob"));
+}
+
+void TestApprovals::withKeepAnApprovalBeforeAnEditStillCounts()
+{
+    WindowHarness h(ThreeKeep);
+    QVERIFY(h.started && h.welcomed);
+    QVERIFY(h.submit("c1", "write_file", {{"path", "notes.txt"}}));
+    const std::string id = itemOf(h, "c1");
+    h.view()->setFocus();
+    QTRY_COMPARE(h.view()->currentIndex().row(), 0);
+    auto *approvals = h.child<QLabel>("approvals");
+    QVERIFY(approveAs(h, id, "bob").ok);
+    QVERIFY(approveAs(h, id, "carol", Json({{"path", "sandbox/notes.txt"}})).ok);
+    // Both count, as the queue counts them; neither is shown struck out.
+    QCOMPARE(cell(h, id, QueueModel::Approvals), QStringLiteral("2/3"));
+    QTRY_VERIFY2(approvals->text().contains(QStringLiteral("2 of 3 approvals")), qPrintable(approvals->text()));
+    QVERIFY2(approvals->text().contains(QStringLiteral("<b>bob</b>")), qPrintable(approvals->text()));
+    QVERIFY2(!approvals->text().contains(QStringLiteral("does not count")), qPrintable(approvals->text()));
 }
 
 QTEST_MAIN(TestApprovals)
