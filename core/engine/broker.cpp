@@ -246,12 +246,25 @@ void Broker::onMessage(ConnectionId cid, Message &&message)
                 "\"reviewer\" with the reviewer token may decide");
         return handleReview(cid, *review);
     }
+    if (auto *web = std::get_if<WebRequest>(&message)) {
+        if (conn.role != Role::Reviewer)
+            return sendError(cid, ErrorCode::Forbidden, "web: only a reviewer connection may ask about the reviewer page");
+        if (!m_webHandler)
+            return sendError(cid, ErrorCode::Forbidden,
+                "web: this console serves no reviewer page; start it with --web 127.0.0.1:8765");
+        std::string error;
+        Json answer = m_webHandler(conn.reviewer, *web, &error);
+        if (answer.is_null())
+            return sendError(cid, ErrorCode::Forbidden, "web: " + error);
+        answer["type"] = "web";
+        return sendJson(cid, answer);
+    }
     if (std::holds_alternative<Hello>(message))
         return sendError(
             cid, ErrorCode::DuplicateHello, "hello: this connection already said hello");
     if (conn.role != Role::Agent)
         return sendError(
-            cid, ErrorCode::Forbidden, "type: a reviewer connection may only send review messages");
+            cid, ErrorCode::Forbidden, "type: a reviewer connection may only send review and web messages");
 
     Session *session = m_sessions.find(conn.sessionId);
     if (!session)
@@ -622,6 +635,9 @@ void Broker::onResolved(const QueueItem &item)
     } else if (d.decidedBy == "human:" + m_config.reviewerName) {
         fields["os_user"] = m_config.reviewerName;
     }
+    // How the person authenticated: the console, a reviewer token, a web session.
+    if (!d.via.empty())
+        fields["via"] = d.via;
     finishCall(*session, item.callId, item.turnId, d, std::move(ran), std::move(fields));
 }
 

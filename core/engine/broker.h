@@ -100,6 +100,11 @@ public:
     // This console's own reviewer, at its window.
     ReviewerIdentity consoleReviewer() const { return { m_config.reviewerName, "console", m_config.osUser }; }
 
+    // The reviewer page's requests (pair, sessions, revoke) from a reviewer
+    // connection: the answer, or null with `error` set. Unset: no page.
+    using WebHandler = std::function<Json(const ReviewerIdentity &, const protocol::WebRequest &, std::string *error)>;
+    void setWebHandler(WebHandler handler) { m_webHandler = std::move(handler); }
+
     // Every call and decision is recorded there, and a decision reaches the
     // agent only once its record is on disk. Without one (unit tests),
     // decisions go out at once.
@@ -185,6 +190,7 @@ private:
     void broadcastToReviewers(const Json &j);
 
     QueueStore *m_queue;
+    WebHandler m_webHandler;
     Clock *m_clock;
     Outbound *m_outbound;
     AuditLog *m_audit = nullptr;

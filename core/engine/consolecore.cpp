@@ -174,6 +174,7 @@ ConsoleCore::ConsoleCore(ConsoleOptions options, Clock *clock, QObject *parent)
             if (!problem.isEmpty())
                 fields["problem"] = problem.toStdString();
             m_audit->append("reviewers_changed", std::move(fields));
+            Q_EMIT namedReviewersChanged();
         });
     connect(m_broker.get(), &Broker::activity, this, &ConsoleCore::activity);
     if (m_team) {
@@ -241,6 +242,16 @@ int ConsoleCore::connectionCount() const
 ReviewOutcome ConsoleCore::review(const protocol::Review &review)
 {
     return m_broker->review(review, m_broker->consoleReviewer());
+}
+
+std::optional<NamedReviewer> ConsoleCore::namedReviewer(const std::string &name) const
+{
+    if (m_team || !m_endpoint)
+        return std::nullopt;
+    for (const NamedReviewer &n : m_endpoint->namedReviewers())
+        if (n.name == name)
+            return n;
+    return std::nullopt;
 }
 
 void ConsoleCore::recordReveal(const QueueItem &item)

@@ -91,6 +91,15 @@ public:
 
     // Deciding, as this console's reviewer: decided_by "human:<name>".
     ReviewOutcome review(const protocol::Review &review);
+    // Deciding as someone who authenticated elsewhere (the reviewer page).
+    ReviewOutcome reviewAs(const protocol::Review &review, const ReviewerIdentity &reviewer)
+    {
+        return m_broker->review(review, reviewer);
+    }
+    // Alone mode: a reviewer the owner added (holdpoint-ctl reviewer add).
+    std::optional<NamedReviewer> namedReviewer(const std::string &name) const;
+    // The reviewer page's answers to holdpoint-ctl web (broker.h).
+    void setWebHandler(Broker::WebHandler handler) { m_broker->setWebHandler(std::move(handler)); }
     // Who this console decides as: in team mode, the name the database
     // maps this login to, once it answered.
     std::string reviewerName() const
@@ -151,6 +160,8 @@ Q_SIGNALS:
     void auditAvailabilityChanged(bool available, const QString &error);
     void teamAvailabilityChanged(bool available, const QString &error);
     void reviewerChanged();
+    // Alone mode: a reviewer was added to or removed from reviewers.json.
+    void namedReviewersChanged();
     // A decision asked for here did not happen (team mode: someone decided
     // first, or another reviewer holds the item, or the team is down).
     void reviewRefused(const std::string &id, const std::string &message);

@@ -455,6 +455,27 @@ ParseResult parseReview(const Json &o)
     return success(std::move(r));
 }
 
+ParseResult parseWebRequest(const Json &o)
+{
+    FieldReader f(o);
+    WebRequest w;
+    std::string action;
+    if (f.string("action", action, 16, false)) {
+        if (action == "pair")
+            w.action = WebAction::Pair;
+        else if (action == "sessions")
+            w.action = WebAction::Sessions;
+        else if (action == "revoke")
+            w.action = WebAction::Revoke;
+        else
+            f.fail(ErrorCode::InvalidField, "action: expected one of pair, sessions, revoke, got \"" + action + "\"");
+    }
+    f.string("session", w.session, MaxIdLength, true, w.action == WebAction::Revoke);
+    if (f.failed())
+        return failure(f.error());
+    return success(std::move(w));
+}
+
 } // namespace
 
 ParseResult parseMessage(std::string_view text)
@@ -493,6 +514,8 @@ ParseResult parseMessage(std::string_view text)
             return parseCancel(doc);
         if (type == "review")
             return parseReview(doc);
+        if (type == "web")
+            return parseWebRequest(doc);
     } catch (const std::exception &e) {
         // Defensive: the readers check types first, so this means a bug of ours.
         return failure({ErrorCode::InvalidMessage, std::string("could not read message: ") + e.what(), {}}, &doc);

@@ -140,7 +140,16 @@ struct Review
     ReviewScope scope = ReviewScope::Call;
 };
 
-using Message = std::variant<Hello, TurnStart, TurnEnd, ToolCall, ToolResult, Cancel, Review>;
+// A reviewer's request about the reviewer page (PROTOCOL.md "The reviewer
+// page"): a pairing link for themselves, the web sessions, a revoke.
+enum class WebAction { Pair, Sessions, Revoke };
+struct WebRequest
+{
+    WebAction action = WebAction::Sessions;
+    std::string session; // revoke: which
+};
+
+using Message = std::variant<Hello, TurnStart, TurnEnd, ToolCall, ToolResult, Cancel, Review, WebRequest>;
 
 struct ParseError
 {

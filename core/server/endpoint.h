@@ -72,6 +72,8 @@ public:
     // keep deciding). Runs on each reviewer hello and when the data
     // directory changes; callable by tests.
     void refreshReviewers();
+    // The named reviewers admitted now.
+    const std::vector<NamedReviewer> &namedReviewers() const { return m_namedReviewers; }
 
 Q_SIGNALS:
     // A client that was turned away: bad Origin, Host or token, too many

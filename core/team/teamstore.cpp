@@ -242,7 +242,12 @@ Decide TeamStore::decideOf(const QueueItem &item, const protocol::Review &review
     Decide d;
     d.id = item.id;
     d.instance = m_config.self.id;
-    d.reviewer = m_config.requestedReviewer;
+    // A web session decides as its own reviewer; the database checks that
+    // this instance's login may speak for them. Anything else is this
+    // console's own reviewer.
+    d.reviewer = decision.via.rfind("web", 0) == 0 && decision.decidedBy.rfind("human:", 0) == 0
+        ? decision.decidedBy.substr(6)
+        : m_config.requestedReviewer;
     d.via = decision.via.empty() ? std::string("console") : decision.via;
     d.action = std::string(protocol::reviewActionName(review.action));
     d.decision = std::string(protocol::decisionKindName(decision.kind));
