@@ -27,6 +27,7 @@
 #include "integrations/codex.h"
 #include "integrations/mcpproxy.h"
 #include "policy/policy.h"
+#include "qr/qrcode.h"
 #include "protocol/protocol.h"
 
 #include <QCommandLineParser>
@@ -65,6 +66,11 @@ Commands:
                          --credential FILE (or $HOLDPOINT_CREDENTIAL), before
                          or after the command: decide as the person the file
                          was made for; --reviewer cannot choose another name.
+  web pair [--no-qr]     A link (and its QR code) that pairs a phone or browser
+                         with the console's reviewer page (holdpoint --web) for
+                         you: it works once, for 5 minutes.
+  web sessions [--json]  The paired devices: yours, or every one for the owner.
+  web revoke ID          End a device's session; its open page closes.
   reviewer add NAME [--os-user USER] [--out FILE]
                          Give another person a reviewer token of their own
                          (their OS user defaults to NAME). Writes their
@@ -367,6 +373,69 @@ int runReviewer(const QString &command, const QStringList &args, const ReviewerL
     return rc;
 }
 
+// `web pair|sessions|revoke`: the reviewer page, asked of the console that
+// serves it, as the reviewer this login is (a pairing link is for oneself).
+int runWeb(const QStringList &args, const ReviewerLogin &login)
+{
+    const QString sub = args.value(1);
+    bool json = false, qr = true;
+    Json request { { "type", "web" } };
+    if (sub == u"pair" && args.size() <= 3) {
+        request["action"] = "pair";
+        if (args.size() == 3 && args.at(2) != u"--no-qr")
+            return usageError(QStringLiteral("web pair: unknown option %1 (expected --no-qr)").arg(args.at(2)));
+        qr = args.size() == 2;
+    } else if (sub == u"sessions" && args.size() <= 3) {
+        request["action"] = "sessions";
+        if (args.size() == 3 && args.at(2) != u"--json")
+            return usageError(QStringLiteral("web sessions: unknown option %1 (expected --json)").arg(args.at(2)));
+        json = args.size() == 3;
+    } else if (sub == u"revoke" && args.size() == 3) {
+        request["action"] = "revoke";
+        request["session"] = args.at(2).toStdString();
+    } else {
+        return usageError(QStringLiteral("web: expected `web pair [--no-qr]`, `web sessions [--json]` or `web revoke ID`"));
+    }
+    ConsoleExchange exchange(login.endpoint);
+    g_exchange = &exchange;
+    exchange.onWelcome = [](const Json &) {};
+    exchange.onMessage = [&](const Json &m) {
+        const std::string type = m.value("type", std::string());
+        if (type == "queue") {
+            exchange.send(request);
+        } else if (type == "web") {
+            const std::string action = m.value("action", std::string());
+            if (action == "pair") {
+                const std::string url = m.value("url", std::string());
+                printLine(stdout, "Open this link on the device within 5 minutes; it works once and pairs it for "
+                        + m.value("reviewer", std::string()) + " (until " + m.value("expires", std::string()) + "):");
+                printLine(stdout, url);
+                if (qr)
+                    std::fputs(qrForTerminal(encodeQr(QByteArray::fromStdString(url))).toUtf8().constData(), stdout);
+            } else if (action == "sessions" && json) {
+                printLine(stdout, dumpJson(m.value("sessions", Json::array()), 2));
+            } else if (action == "sessions") {
+                const Json sessions = m.value("sessions", Json::array());
+                if (sessions.empty())
+                    printLine(stdout, "no paired devices; pair one with `holdpoint-ctl web pair`");
+                for (const Json &s : sessions)
+                    printLine(stdout, s.value("id", std::string()) + "  " + s.value("reviewer", std::string()) + "  last seen "
+                            + s.value("last_seen", std::string()) + "  open pages " + std::to_string(s.value("open_pages", 0))
+                            + "  " + s.value("user_agent", std::string()).substr(0, 60));
+            } else {
+                printLine(stdout, "revoked " + m.value("session", std::string()));
+            }
+            exchange.finish(exitcode::review::Done);
+        } else if (type == "error") {
+            reportError(m);
+            exchange.finish(exitcode::review::Failed);
+        }
+    };
+    const int rc = exchange.run(protocol::Role::Reviewer, { "holdpoint-ctl", {} }, std::nullopt);
+    g_exchange = nullptr;
+    return rc;
+}
+
 // The command hooks of Claude Code and Codex: one JSON document on stdin, the
 // console's answer on stdout. What differs between them is in HookSpec.
 struct HookSpec
@@ -483,7 +552,7 @@ int main(int argc, char **argv)
 
     const QString command = args.first();
     const bool reviewer = command == u"pending" || command == u"approve" || command == u"deny" || command == u"edit"
-                          || command == u"halt";
+                          || command == u"halt" || command == u"web";
     if (!credentialFlag.isEmpty() && !reviewer)
         return usageError(QStringLiteral("--credential is a reviewer's: it goes with pending, approve, deny, edit "
                                          "and halt, not %1").arg(command));
@@ -564,7 +633,7 @@ int main(int argc, char **argv)
     if (reviewer) {
         if (!takeCredentialOption(args, &credentialFlag, &error))
             return usageError(error);
-        if (!teamUrl(teamFlag).isEmpty()) {
+        if (!teamUrl(teamFlag).isEmpty() && command != u"web") {
             if (!credentialFlag.isEmpty())
                 return usageError(QStringLiteral("--credential: with --team, your PostgreSQL login says who you are"));
             return runTeamReviewer(command, args, teamUrl(teamFlag));
@@ -573,6 +642,8 @@ int main(int argc, char **argv)
         if (!login)
             return usageError(error);
         interruptible();
+        if (command == u"web")
+            return runWeb(args, *login);
         return runReviewer(command, args, *login);
     }
 

@@ -7,6 +7,7 @@
 #include "engine/consolecore.h"
 #include "guardrails/chain.h"
 #include "mainwindow.h"
+#include "webfront.h"
 
 #include <QApplication>
 #include <QCommandLineParser>
@@ -113,6 +114,7 @@ int main(int argc, char **argv)
     parser.addOptions(
         { headless, demo, port, dataDir, policy, timeout, grace, origin, maxMessage, maxConnections,
             helloTimeout, auditMaxMb, auditKeep, idleTimeout, retention, team, reviewer });
+    WebFront front(&parser);
     parser.process(*app);
 
     if (!parser.positionalArguments().isEmpty())
@@ -186,7 +188,7 @@ int main(int argc, char **argv)
 
     ConsoleCore core(options);
     QString error;
-    if (!core.start(&error))
+    if (!core.start(&error) || !front.start(&core, &error))
         return fail(error);
     // SIGINT and SIGTERM end the event loop normally, so the endpoint and
     // token files are removed as on any clean exit.

@@ -1,0 +1,236 @@
+// The reviewer page's JSON API (WEB.md "The API"): who am I, the queue,
+// pairing, and a decision, made through the engine as the caller's reviewer.
+#include "webserver.h"
+
+#include "common/jsonparse.h"
+#include "common/sha256.h"
+#include "engine/consolecore.h"
+
+#include <QHttpServerRequest>
+#include <QSysInfo>
+
+namespace holdpoint {
+
+namespace {
+
+constexpr std::size_t MaxBodyDepth = protocol::MaxDepth;
+
+// A JSON object body with only `allowed` keys, or why not.
+bool parseBody(const QByteArray &body, std::initializer_list<const char *> allowed, Json *out, std::string *why)
+{
+    if (!parseStrictJson(std::string_view(body.constData(), std::size_t(body.size())), MaxBodyDepth, out, why))
+        return false;
+    if (!out->is_object()) {
+        *why = "the body must be a JSON object";
+        return false;
+    }
+    for (const auto &entry : out->items()) {
+        const std::string &key = entry.key();
+        if (std::none_of(allowed.begin(), allowed.end(), [&key](const char *a) { return key == a; })) {
+            *why = key + ": unknown field";
+            return false;
+        }
+    }
+    return true;
+}
+
+bool stringField(const Json &body, const char *key, bool required, std::string *out, std::string *why)
+{
+    const auto it = body.find(key);
+    if (it == body.end()) {
+        if (required)
+            *why = std::string(key) + ": missing";
+        return !required;
+    }
+    if (!it->is_string()) {
+        *why = std::string(key) + ": expected a string";
+        return false;
+    }
+    *out = it->get<std::string>();
+    return true;
+}
+
+} // namespace
+
+Json WebServer::itemJson(const QueueItem &item) const
+{
+    Json j = itemToJson(item);
+    // What a reviewer decides on; any change to it makes an earlier look stale.
+    const Json seen { { "args", j["args"] }, { "edited_args", j.value("edited_args", Json()) },
+        { "proposed_args", j.value("proposed_args", Json()) }, { "votes", j.value("votes", Json()) },
+        { "turn_findings", j["turn_findings"] } };
+    j["version"] = sha256Hex(dumpJson(seen)).substr(0, 16);
+    return j;
+}
+
+Json WebServer::snapshot() const
+{
+    Json list = Json::array();
+    m_core->queue()->forEachPending([&](const QueueItem &item) { list.push_back(itemJson(item)); });
+    return { { "now", formatTimestamp(m_core->clock()->now()) }, { "items", std::move(list) } };
+}
+
+WebServer::Reply WebServer::me(const Caller &caller) const
+{
+    return json({ { "reviewer", caller.identity.name }, { "via", caller.identity.via },
+        { "session", caller.sessionId }, { "csrf", caller.csrf }, { "team", m_core->team() != nullptr },
+        { "console", QSysInfo::machineHostName().toStdString() } });
+}
+
+WebServer::Reply WebServer::items() const
+{
+    return json(snapshot());
+}
+
+WebServer::Reply WebServer::redeem(const QHttpServerRequest &request, const QHostAddress &peer)
+{
+    if (!m_sessions.admitPairingAttempt(peer.toString()))
+        return error(429, "rate_limited", "too many pairing attempts; wait a minute");
+    Json body;
+    std::string why, code;
+    if (!parseBody(request.body(), { "code" }, &body, &why) || !stringField(body, "code", true, &code, &why))
+        return error(400, "invalid", why);
+    PairingRefusal refusal = PairingRefusal::Unknown;
+    const auto redeemed = m_sessions.redeem(code, request.value("user-agent").toStdString(), &refusal);
+    if (!redeemed) {
+        Q_EMIT refused(peer.toString(), QStringLiteral("pairing code refused"));
+        switch (refusal) {
+        case PairingRefusal::Used:
+            return error(410, "pairing_used", "this pairing link was used already; each link works once");
+        case PairingRefusal::Expired:
+            return error(410, "pairing_expired", "this pairing link expired; links work for 5 minutes");
+        case PairingRefusal::Unknown:
+            break;
+        }
+        return error(410, "pairing_unknown", "this pairing link is not one this console made");
+    }
+    if (!identityFor(redeemed->session.reviewer, {})) {
+        m_sessions.revoke(redeemed->session.id);
+        return error(403, "forbidden", redeemed->session.reviewer + " may no longer decide here");
+    }
+    Reply r = json({ { "reviewer", redeemed->session.reviewer }, { "session", redeemed->session.id } });
+    r.headers.emplace_back("Set-Cookie",
+        QByteArray("__Host-holdpoint=") + redeemed->token
+            + "; Path=/; HttpOnly; Secure; SameSite=Strict; Max-Age=" + QByteArray::number(WebSessionIdleMs / 1000));
+    return r;
+}
+
+WebServer::Reply WebServer::logout(const Caller &caller)
+{
+    if (!caller.sessionId.empty())
+        m_sessions.revoke(caller.sessionId);
+    Reply r = json({ { "ok", true } });
+    r.headers.emplace_back("Set-Cookie", "__Host-holdpoint=; Path=/; HttpOnly; Secure; SameSite=Strict; Max-Age=0");
+    return r;
+}
+
+WebServer::Reply WebServer::review(const Caller &caller, const std::string &id, const QByteArray &raw)
+{
+    Json body;
+    std::string why, action, version, scope = "call", reason;
+    if (!parseBody(raw, { "action", "version", "scope", "reason", "args" }, &body, &why)
+        || !stringField(body, "action", true, &action, &why) || !stringField(body, "version", true, &version, &why)
+        || !stringField(body, "scope", false, &scope, &why) || !stringField(body, "reason", false, &reason, &why))
+        return error(400, "invalid", why);
+    protocol::Review r;
+    r.id = id;
+    if (action == "approve")
+        r.action = protocol::ReviewAction::Approve;
+    else if (action == "deny")
+        r.action = protocol::ReviewAction::Deny;
+    else if (action == "edit")
+        r.action = protocol::ReviewAction::Edit;
+    else if (action == "halt")
+        r.action = protocol::ReviewAction::Halt;
+    else
+        return error(400, "invalid", "action: expected approve, deny, edit or halt");
+    if (scope == "call")
+        r.scope = protocol::ReviewScope::Call;
+    else if (scope == "turn")
+        r.scope = protocol::ReviewScope::Turn;
+    else if (scope == "session")
+        r.scope = protocol::ReviewScope::Session;
+    else if (scope == "always")
+        return error(400, "invalid", "scope: \"always\" rules are made at the desktop console, where the rule dialog is");
+    else
+        return error(400, "invalid", "scope: expected call, turn or session");
+    if (reason.size() > protocol::MaxReasonLength)
+        return error(400, "invalid", "reason: longer than " + std::to_string(protocol::MaxReasonLength) + " bytes");
+    r.reason = reason;
+    if (r.action == protocol::ReviewAction::Deny && QString::fromStdString(reason).trimmed().isEmpty())
+        return error(400, "invalid", "reason: a deny needs a reason; the agent sees it");
+    if (const auto it = body.find("args"); it != body.end()) {
+        if (r.action != protocol::ReviewAction::Edit || !it->is_object())
+            return error(400, "invalid", "args: an object, with action edit only");
+        r.args = *it;
+    } else if (r.action == protocol::ReviewAction::Edit) {
+        return error(400, "invalid", "args: an edit needs the edited arguments");
+    }
+
+    const QueueItem *item = m_core->queue()->find(id);
+    if (!item) {
+        const auto d = m_decided.find(id);
+        if (d == m_decided.end())
+            return error(409, "already_decided", "this call is no longer waiting");
+        Reply reply = json({ { "error", "already_decided" },
+            { "message", "already decided by " + d->second.decidedBy + " at " + formatTimestamp(d->second.at) },
+            { "decided_by", d->second.decidedBy }, { "decided_at", formatTimestamp(d->second.at) },
+            { "state", d->second.state } },
+            409);
+        return reply;
+    }
+    if (itemJson(*item)["version"] != version)
+        return error(409, "changed", "this call changed since you looked (an edit, an approval or its turn); review it again");
+
+    const ReviewOutcome outcome = m_core->reviewAs(r, caller.identity);
+    if (!outcome.ok) {
+        if (outcome.code == protocol::ErrorCode::UnknownItem)
+            return error(409, "already_decided", outcome.message);
+        return error(422, "refused", outcome.message);
+    }
+    // A team database settles every decision: a reviewer elsewhere may have
+    // got there first, and the feed says so ("refused").
+    if (outcome.later || m_core->team()) {
+        m_awaiting[id] = { caller.sessionId, caller.identity.name };
+        return json({ { "outcome", "sent" } });
+    }
+    if (outcome.voted)
+        return json({ { "outcome", "voted" }, { "approvals", outcome.approvals }, { "required", outcome.required } });
+    return json({ { "outcome", "decided" }, { "decided_by", outcome.decision.decidedBy } });
+}
+
+Json WebServer::answer(const ReviewerIdentity &who, const protocol::WebRequest &request, std::string *error)
+{
+    // The console's owner manages every device; anyone else, their own.
+    const bool owner = !m_core->team() && who.name == m_core->reviewerName();
+    switch (request.action) {
+    case protocol::WebAction::Pair: {
+        if (!identityFor(who.name, {})) {
+            *error = who.name + " may not decide on this console";
+            return {};
+        }
+        const Pairing p = pair(who.name, who.via);
+        return { { "action", "pair" }, { "url", p.url.toStdString() }, { "expires", formatTimestamp(p.expires) },
+            { "reviewer", who.name } };
+    }
+    case protocol::WebAction::Sessions: {
+        Json mine = Json::array();
+        for (Json &s : sessionsJson())
+            if (owner || s["reviewer"] == who.name)
+                mine.push_back(std::move(s));
+        return { { "action", "sessions" }, { "sessions", std::move(mine) } };
+    }
+    case protocol::WebAction::Revoke: {
+        const WebSession *s = m_sessions.find(request.session);
+        if (!s || (!owner && s->reviewer != who.name)) {
+            *error = "no session \"" + request.session + "\" of yours; `holdpoint-ctl web sessions` lists them";
+            return {};
+        }
+        m_sessions.revoke(request.session);
+        return { { "action", "revoke" }, { "session", request.session }, { "revoked", true } };
+    }
+    }
+    return {};
+}
+
+} // namespace holdpoint

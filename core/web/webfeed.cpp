@@ -1,0 +1,140 @@
+// The reviewer page's live feed (WEB.md, `GET /api/live`): one WebSocket
+// per open page. A decision made anywhere reaches every page as "removed"
+// the moment the queue resolves the item.
+#include "webserver.h"
+
+#include "engine/consolecore.h"
+
+#include <QNetworkRequest>
+#include <QPointer>
+#include <QTimer>
+
+namespace holdpoint {
+
+namespace {
+
+constexpr qint64 MaxDecidedRemembered = 4096;
+constexpr qint64 SilentLiveMs = 60'000; // no pong for this long: the page is gone
+
+qint64 steadyMs()
+{
+    return std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now().time_since_epoch())
+        .count();
+}
+
+QList<QPair<QByteArray, QByteArray>> headersOf(const QNetworkRequest &request)
+{
+    QList<QPair<QByteArray, QByteArray>> headers;
+    for (const QByteArray &name : request.rawHeaderList())
+        headers.append({ name, request.rawHeader(name) });
+    return headers;
+}
+
+} // namespace
+
+// Closing or aborting a socket may report its disconnect at once, which
+// takes it out of m_live: act on a copy.
+std::vector<QPointer<QWebSocket>> WebServer::liveSockets(const std::function<bool(const Live &)> &which) const
+{
+    std::vector<QPointer<QWebSocket>> out;
+    for (const Live &l : m_live)
+        if (which(l))
+            out.emplace_back(l.socket.get());
+    return out;
+}
+
+void WebServer::acceptLive()
+{
+    while (hasPendingWebSocketConnections()) {
+        std::unique_ptr<QWebSocket> socket = nextPendingWebSocketConnection();
+        if (!socket)
+            continue;
+        // Authenticated again from the upgrade's own headers: the check in
+        // handleRequest admitted the upgrade, this one names the reviewer.
+        const auto who = caller(headersOf(socket->request()), socket->peerAddress());
+        if (!who) {
+            socket->close(QWebSocketProtocol::CloseCodePolicyViolated, QStringLiteral("no session"));
+            socket.release()->deleteLater();
+            continue;
+        }
+        QWebSocket *ws = socket.get();
+        ws->setMaxAllowedIncomingMessageSize(4096);
+        ws->setMaxAllowedIncomingFrameSize(4096);
+        const auto heard = [this, ws] {
+            for (Live &l : m_live)
+                if (l.socket.get() == ws)
+                    l.lastHeard = steadyMs();
+        };
+        connect(ws, &QWebSocket::textMessageReceived, this, heard);
+        connect(ws, &QWebSocket::pong, this, heard);
+        connect(ws, &QWebSocket::binaryMessageReceived, ws,
+            [ws] { ws->close(QWebSocketProtocol::CloseCodeDatatypeNotSupported, QStringLiteral("text only")); });
+        connect(ws, &QWebSocket::disconnected, this, [this, ws] {
+            const auto it = std::find_if(m_live.begin(), m_live.end(), [ws](const Live &l) { return l.socket.get() == ws; });
+            if (it == m_live.end())
+                return;
+            it->socket.release()->deleteLater();
+            m_live.erase(it);
+        });
+        m_live.push_back({ std::move(socket), who->sessionId, who->identity.name, steadyMs() });
+        Json first = snapshot();
+        first["type"] = "snapshot";
+        ws->sendTextMessage(QString::fromStdString(dumpJson(first)));
+    }
+}
+
+void WebServer::broadcast(const Json &message)
+{
+    if (m_live.empty())
+        return;
+    const QString text = QString::fromStdString(dumpJson(message));
+    for (const Live &l : m_live)
+        l.socket->sendTextMessage(text);
+}
+
+void WebServer::sendTo(const std::string &sessionId, const std::string &reviewer, const Json &message)
+{
+    const QString text = QString::fromStdString(dumpJson(message));
+    for (const Live &l : m_live)
+        if (sessionId.empty() ? l.sessionId.empty() && l.reviewer == reviewer : l.sessionId == sessionId)
+            l.socket->sendTextMessage(text);
+}
+
+void WebServer::onResolved(const QueueItem &item)
+{
+    const std::string decidedBy = item.decision ? item.decision->decidedBy : std::string();
+    const std::string state(itemStateName(item.state));
+    const TimeMs at = m_core->clock()->now();
+    if (m_decided.emplace(item.id, Decided { decidedBy, state, at }).second) {
+        m_decidedOrder.push_back(item.id);
+        if (qint64(m_decidedOrder.size()) > MaxDecidedRemembered) {
+            m_decided.erase(m_decidedOrder.front());
+            m_decidedOrder.pop_front();
+        }
+    }
+    m_awaiting.erase(item.id);
+    broadcast({ { "type", "removed" }, { "id", item.id }, { "state", state }, { "decided_by", decidedBy },
+        { "decided_at", formatTimestamp(at) } });
+}
+
+void WebServer::onSessionRevoked(const std::string &id)
+{
+    for (const QPointer<QWebSocket> &ws : liveSockets([&id](const Live &l) { return l.sessionId == id; })) {
+        if (!ws)
+            continue;
+        ws->sendTextMessage(QStringLiteral("{\"type\":\"revoked\"}"));
+        ws->close(QWebSocketProtocol::CloseCodePolicyViolated, QStringLiteral("session ended"));
+    }
+}
+
+void WebServer::pingLive()
+{
+    const qint64 now = steadyMs();
+    for (const QPointer<QWebSocket> &ws : liveSockets([now](const Live &l) { return now - l.lastHeard > SilentLiveMs; }))
+        if (ws)
+            ws->abort();
+    for (const Live &l : m_live)
+        l.socket->ping();
+}
+
+} // namespace holdpoint

@@ -1,0 +1,459 @@
+// The reviewer page's transport: listening, who is calling, what every
+// answer carries, and which request goes where (WEB.md). The API itself is
+// in webapi.cpp, the live feed in webfeed.cpp.
+#include "webserver.h"
+
+#include "common/reviewertokens.h"
+#include "common/sha256.h"
+#include "engine/consolecore.h"
+#include "web/weblistener.h"
+
+#include <QFile>
+#include <QHttpServerRequest>
+#include <QHttpServerResponder>
+#include <QSslCertificate>
+#include <QSslKey>
+#include <QTimer>
+
+namespace holdpoint {
+
+namespace {
+
+constexpr char CookieName[] = "__Host-holdpoint";
+constexpr char Csp[] = "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; "
+                       "connect-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'";
+constexpr char AnsweredProperty[] = "holdpoint_answered";
+
+bool isLoopback(const QHostAddress &a)
+{
+    return a.isLoopback();
+}
+
+QString hostText(const QHostAddress &a)
+{
+    return a.protocol() == QAbstractSocket::IPv6Protocol ? u'[' + a.toString() + u']' : a.toString();
+}
+
+// Header names a proxy may not claim for the reviewer's name.
+bool reservedHeader(const QByteArray &name)
+{
+    static const QByteArray reserved[] = { "cookie", "host", "origin", "authorization", "content-length",
+        "content-type", "connection", "upgrade", "x-csrf-token", "transfer-encoding" };
+    const QByteArray lower = name.toLower();
+    return std::find(std::begin(reserved), std::end(reserved), lower) != std::end(reserved);
+}
+
+bool headerNameValid(const QByteArray &name)
+{
+    if (name.isEmpty() || name.size() > 64)
+        return false;
+    return std::all_of(name.begin(), name.end(), [](char c) {
+        return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '-' || c == '_';
+    });
+}
+
+QByteArray headerValue(const QList<QPair<QByteArray, QByteArray>> &headers, const QByteArray &name)
+{
+    for (const auto &h : headers)
+        if (h.first.compare(name, Qt::CaseInsensitive) == 0)
+            return h.second;
+    return {};
+}
+
+QByteArray cookieToken(const QList<QPair<QByteArray, QByteArray>> &headers)
+{
+    for (const auto &h : headers) {
+        if (h.first.compare("cookie", Qt::CaseInsensitive) != 0)
+            continue;
+        for (const QByteArray &pair : h.second.split(';')) {
+            const QByteArray p = pair.trimmed();
+            if (p.startsWith(CookieName) && p.size() > qsizetype(sizeof CookieName) - 1 && p[sizeof CookieName - 1] == '=')
+                return p.mid(qsizetype(sizeof CookieName));
+        }
+    }
+    return {};
+}
+
+} // namespace
+
+bool parseWebAddress(const QString &text, QHostAddress *address, quint16 *port, QString *error)
+{
+    const qsizetype colon = text.lastIndexOf(u':');
+    QString host = text.left(colon);
+    bool ok = colon > 0;
+    const uint p = text.mid(colon + 1).toUInt(&ok);
+    if (colon <= 0 || !ok || p > 65535) {
+        *error = QStringLiteral("--web: expected ADDRESS:PORT, e.g. 127.0.0.1:8765, got \"%1\"").arg(text);
+        return false;
+    }
+    if (host.startsWith(u'[') && host.endsWith(u']'))
+        host = host.mid(1, host.size() - 2);
+    if (host == QLatin1String("localhost"))
+        host = QStringLiteral("127.0.0.1");
+    if (!address->setAddress(host)) {
+        *error = QStringLiteral("--web: \"%1\" is not an IP address (use 127.0.0.1, ::1 or an interface's address)")
+                     .arg(host);
+        return false;
+    }
+    *port = quint16(p);
+    return true;
+}
+
+QString webConfigProblem(const WebConfig &c)
+{
+    if (c.certFile.isEmpty() != c.keyFile.isEmpty())
+        return QStringLiteral("--web-cert and --web-key go together");
+    if (!isLoopback(c.address) && c.certFile.isEmpty())
+        return QStringLiteral("--web %1 is not a loopback address, so it needs TLS: add --web-cert and --web-key, "
+                              "or listen on 127.0.0.1 behind a reverse proxy that terminates TLS (README, "
+                              "\"Approve from your phone\")")
+            .arg(c.address.toString());
+    if (c.authHeader.isEmpty() != c.trustedProxies.isEmpty())
+        return QStringLiteral("--web-auth-header and --web-trusted-proxy go together: the header is believed "
+                              "only from the proxies listed");
+    if (!c.authHeader.isEmpty() && (!headerNameValid(c.authHeader) || reservedHeader(c.authHeader)))
+        return QStringLiteral("--web-auth-header: \"%1\" cannot name the reviewer").arg(QString::fromLatin1(c.authHeader));
+    for (const QString &o : c.origins) {
+        const QUrl url(o);
+        if (!url.isValid() || (url.scheme() != QLatin1String("https") && url.scheme() != QLatin1String("http"))
+            || url.host().isEmpty() || !url.path().isEmpty() || url.hasQuery() || !url.userName().isEmpty())
+            return QStringLiteral("--web-origin: \"%1\" is not an origin like https://review.example.com").arg(o);
+    }
+    return {};
+}
+
+WebServer::WebServer(ConsoleCore *core, WebConfig config, QObject *parent)
+    : QAbstractHttpServer(parent)
+    , m_core(core)
+    , m_config(std::move(config))
+    , m_sessions(m_config.sessionsFile, core->clock())
+    , m_secret(generateToken())
+{
+}
+
+WebServer::~WebServer()
+{
+    m_core->setWebHandler({});
+}
+
+bool WebServer::start(QString *error)
+{
+    if (const QString problem = webConfigProblem(m_config); !problem.isEmpty()) {
+        *error = problem;
+        return false;
+    }
+    if (!m_sessions.load(error))
+        return false;
+    std::optional<QSslConfiguration> tls;
+    if (!m_config.certFile.isEmpty()) {
+        const QList<QSslCertificate> chain = QSslCertificate::fromPath(m_config.certFile);
+        QFile keyFile(m_config.keyFile);
+        if (chain.isEmpty()) {
+            *error = QStringLiteral("--web-cert %1: no PEM certificate there").arg(m_config.certFile);
+            return false;
+        }
+        if (!keyFile.open(QIODevice::ReadOnly)) {
+            *error = QStringLiteral("--web-key %1: %2").arg(m_config.keyFile, keyFile.errorString());
+            return false;
+        }
+        QSslKey key(&keyFile, QSsl::Rsa);
+        if (key.isNull()) {
+            keyFile.seek(0);
+            key = QSslKey(&keyFile, QSsl::Ec);
+        }
+        if (key.isNull()) {
+            *error = QStringLiteral("--web-key %1: no unencrypted PEM RSA or EC key there").arg(m_config.keyFile);
+            return false;
+        }
+        QSslConfiguration c = QSslConfiguration::defaultConfiguration();
+        c.setLocalCertificateChain(chain);
+        c.setPrivateKey(key);
+        c.setProtocol(QSsl::TlsV1_2OrLater);
+        tls = c;
+    }
+    WebListenerLimits limits;
+    limits.maxRequestBytes = m_config.maxRequestBytes;
+    m_listener = new WebListener(limits, tls, this);
+    connect(m_listener, &WebListener::guardRefused, this, &WebServer::refused);
+    if (!m_listener->listen(m_config.address, m_config.port)) {
+        *error = QStringLiteral("--web %1:%2: %3")
+                     .arg(m_config.address.toString())
+                     .arg(m_config.port)
+                     .arg(m_listener->errorString());
+        return false;
+    }
+    bind(m_listener);
+
+    const QString scheme = tls ? QStringLiteral("https://") : QStringLiteral("http://");
+    const QString port = u':' + QString::number(m_listener->serverPort());
+    m_origins = m_config.origins;
+    if (isLoopback(m_config.address))
+        for (const QString &h : { QStringLiteral("127.0.0.1"), QStringLiteral("localhost"), QStringLiteral("[::1]") })
+            m_origins << scheme + h + port;
+    else
+        m_origins << scheme + hostText(m_config.address) + port;
+    for (const QString &o : std::as_const(m_origins))
+        m_hosts.insert(QUrl(o).authority().toUtf8());
+    // The listening address itself, as a proxy in front may name it.
+    m_hosts.insert((hostText(m_config.address) + port).toUtf8());
+
+    connect(this, &QAbstractHttpServer::newWebSocketConnection, this, &WebServer::acceptLive);
+    ReviewQueue *queue = m_core->queue();
+    connect(queue, &QueueStore::itemAdded, this,
+        [this](const QueueItem &item) { broadcast({ { "type", "added" }, { "item", itemJson(item) } }); });
+    connect(queue, &QueueStore::itemUpdated, this,
+        [this](const QueueItem &item) { broadcast({ { "type", "updated" }, { "item", itemJson(item) } }); });
+    connect(queue, &QueueStore::resolved, this, &WebServer::onResolved);
+    connect(m_core, &ConsoleCore::reviewRefused, this, [this](const std::string &id, const std::string &message) {
+        const auto it = m_awaiting.find(id);
+        if (it == m_awaiting.end())
+            return;
+        sendTo(it->second.first, it->second.second, { { "type", "refused" }, { "id", id }, { "message", message } });
+        m_awaiting.erase(it);
+    });
+    connect(m_core, &ConsoleCore::namedReviewersChanged, this, [this] {
+        // A reviewer removed from the console may no longer decide from a phone either.
+        for (const WebSession &s : m_sessions.list())
+            if (!identityFor(s.reviewer, {}))
+                m_sessions.revokeReviewer(s.reviewer);
+    });
+    connect(&m_sessions, &WebSessions::revoked, this, &WebServer::onSessionRevoked);
+    m_core->setWebHandler([this](const ReviewerIdentity &who, const protocol::WebRequest &request,
+                              std::string *why) { return answer(who, request, why); });
+    m_pinger = new QTimer(this);
+    m_pinger->setInterval(20'000);
+    connect(m_pinger, &QTimer::timeout, this, &WebServer::pingLive);
+    m_pinger->start();
+    return true;
+}
+
+quint16 WebServer::port() const
+{
+    return m_listener ? m_listener->serverPort() : 0;
+}
+
+QString WebServer::origin() const
+{
+    return m_origins.value(0);
+}
+
+WebServer::Pairing WebServer::pair(const std::string &reviewer, const std::string &via)
+{
+    const PairingCode code = m_sessions.pair(reviewer, via);
+    return { origin() + QStringLiteral("/pair#") + toQString(code.code), code.expires };
+}
+
+Json WebServer::sessionsJson() const
+{
+    Json list = Json::array();
+    for (const WebSession &s : m_sessions.list()) {
+        int open = 0;
+        for (const Live &l : m_live)
+            open += l.sessionId == s.id;
+        list.push_back({ { "id", s.id }, { "reviewer", s.reviewer }, { "paired_via", s.pairedVia },
+            { "user_agent", s.userAgent }, { "created", formatTimestamp(s.created) },
+            { "last_seen", formatTimestamp(s.lastSeen) }, { "open_pages", open } });
+    }
+    return list;
+}
+
+bool WebServer::revoke(const std::string &id)
+{
+    return m_sessions.revoke(id);
+}
+
+bool WebServer::originAllowed(const QHttpServerRequest &request) const
+{
+    const QByteArray origin = request.value("origin");
+    return !origin.isEmpty() && m_origins.contains(QString::fromUtf8(origin), Qt::CaseSensitive);
+}
+
+bool WebServer::hostAllowed(const QByteArray &host) const
+{
+    return m_hosts.contains(host);
+}
+
+std::optional<ReviewerIdentity> WebServer::identityFor(const std::string &reviewer, const std::string &via) const
+{
+    if (m_core->team())
+        return ReviewerIdentity { reviewer, via, {} }; // the database says whom this login may decide as
+    if (reviewer == m_core->reviewerName())
+        return ReviewerIdentity { reviewer, via, m_core->reviewerOsUser() };
+    if (const auto named = m_core->namedReviewer(reviewer))
+        return ReviewerIdentity { reviewer, via, named->osUser };
+    return std::nullopt;
+}
+
+std::optional<WebServer::Caller> WebServer::caller(
+    const QList<QPair<QByteArray, QByteArray>> &headers, const QHostAddress &peer)
+{
+    if (!m_config.authHeader.isEmpty()) {
+        const bool trusted = std::any_of(m_config.trustedProxies.begin(), m_config.trustedProxies.end(),
+            [&](const QHostAddress &p) { return p.isEqual(peer, QHostAddress::TolerantConversion); });
+        const QByteArray named = headerValue(headers, m_config.authHeader).trimmed();
+        if (trusted && !named.isEmpty()) {
+            const std::string name = named.toStdString();
+            if (!reviewerNameProblem(name).empty())
+                return std::nullopt;
+            const std::string via = "web (" + m_config.authHeader.toStdString() + " from " + peer.toString().toStdString() + ")";
+            auto identity = identityFor(name, via);
+            if (!identity)
+                return std::nullopt;
+            return Caller { std::move(*identity), {}, sha256Hex(m_secret.toStdString() + ':' + name) };
+        }
+    }
+    const WebSession *session = m_sessions.authenticate(cookieToken(headers));
+    if (!session)
+        return std::nullopt;
+    auto identity = identityFor(session->reviewer, "web session " + session->id + " (paired via " + session->pairedVia + ")");
+    if (!identity) {
+        m_sessions.revokeReviewer(session->reviewer);
+        return std::nullopt;
+    }
+    return Caller { std::move(*identity), session->id, session->csrf };
+}
+
+bool WebServer::handleRequest(const QHttpServerRequest &request, QTcpSocket *socket)
+{
+    if (WebListener::refused(socket))
+        return true; // the guard answered already
+    const bool upgrade = request.value("upgrade").compare("websocket", Qt::CaseInsensitive) == 0;
+    if (!upgrade) {
+        send(socket, request, route(request, socket));
+        return true;
+    }
+    // A WebSocket is refused before the upgrade, with a status a browser shows.
+    const char *why = nullptr;
+    if (request.url().path() != QLatin1String("/api/live"))
+        why = "no WebSocket here";
+    else if (!hostAllowed(request.value("host")))
+        why = "unknown Host";
+    else if (!originAllowed(request))
+        why = "foreign or missing Origin";
+    else if (!caller(request.headers(), request.remoteAddress()))
+        why = "no session";
+    if (why) {
+        Q_EMIT refused(request.remoteAddress().toString(), QStringLiteral("WebSocket upgrade: %1").arg(QLatin1String(why)));
+        send(socket, request, error(403, "forbidden", std::string("WebSocket refused: ") + why));
+        return false;
+    }
+    WebListener::handOver(socket);
+    return true;
+}
+
+void WebServer::missingHandler(const QHttpServerRequest &request, QTcpSocket *socket)
+{
+    if (!socket->property(AnsweredProperty).toBool() && !WebListener::refused(socket))
+        send(socket, request, error(404, "not_found", "nothing here"));
+}
+
+WebServer::Reply WebServer::route(const QHttpServerRequest &request, QTcpSocket *socket)
+{
+    const QString path = request.url().path();
+    const bool get = request.method() == QHttpServerRequest::Method::Get;
+    const bool post = request.method() == QHttpServerRequest::Method::Post;
+    if (!hostAllowed(request.value("host")))
+        return error(421, "bad_host", "this server does not answer for that Host");
+    if (request.body().size() > m_config.maxRequestBytes)
+        return error(413, "too_large", "the body is over the limit");
+    if (!path.startsWith(QLatin1String("/api/"))) {
+        if (!get)
+            return error(405, "method_not_allowed", "the page's files are read with GET");
+        return staticFile(path);
+    }
+    const bool reviewPath = path.startsWith(QLatin1String("/api/items/")) && path.endsWith(QLatin1String("/review"));
+    const bool postPath = path == QLatin1String("/api/pair") || path == QLatin1String("/api/logout") || reviewPath;
+    const bool getPath = path == QLatin1String("/api/me") || path == QLatin1String("/api/items");
+    if ((postPath && !post) || (getPath && !get))
+        return error(405, "method_not_allowed",
+            postPath ? "this changes state, so it takes a POST" : "this is read with GET");
+    if (!postPath && !getPath)
+        return error(404, "not_found", "no such API");
+    if (post && !originAllowed(request)) {
+        Q_EMIT refused(request.remoteAddress().toString(), QStringLiteral("POST %1 with Origin \"%2\"")
+                                                               .arg(path, QString::fromUtf8(request.value("origin").left(200))));
+        return error(403, "bad_origin", "a change is taken only from the page's own origin");
+    }
+    if (path == QLatin1String("/api/pair"))
+        return redeem(request, request.remoteAddress());
+    const auto who = caller(request.headers(), request.remoteAddress());
+    if (!who)
+        return error(401, "no_session", "this device is not paired, or its session ended; pair it again");
+    if (post) {
+        const QByteArray csrf = request.value("x-csrf-token");
+        if (!Endpoint::constantTimeEquals(csrf, QByteArray::fromStdString(who->csrf)))
+            return error(403, "bad_csrf", "the request lacks this session's CSRF token; reload the page");
+    }
+    if (path == QLatin1String("/api/me"))
+        return me(*who);
+    if (path == QLatin1String("/api/items"))
+        return items();
+    if (path == QLatin1String("/api/logout"))
+        return logout(*who);
+    const QString id = path.mid(qsizetype(strlen("/api/items/")), path.size() - qsizetype(strlen("/api/items/")) - qsizetype(strlen("/review")));
+    Q_UNUSED(socket)
+    return review(*who, id.toStdString(), request.body());
+}
+
+WebServer::Reply WebServer::staticFile(const QString &path) const
+{
+    static const std::pair<const char *, const char *> files[] = {
+        { "index.html", "text/html; charset=utf-8" },
+        { "app.js", "text/javascript; charset=utf-8" },
+        { "app.css", "text/css; charset=utf-8" },
+        { "icon.svg", "image/svg+xml" },
+    };
+    QString name = path.mid(1);
+    if (name.isEmpty() || name == QLatin1String("pair"))
+        name = QStringLiteral("index.html");
+    for (const auto &[file, type] : files) {
+        if (name != QLatin1String(file))
+            continue;
+        QFile f(QStringLiteral(":/holdpoint/web/") + name);
+        if (!f.open(QIODevice::ReadOnly))
+            return error(500, "missing", "the page's files are missing from this build");
+        Reply r;
+        r.body = f.readAll();
+        r.contentType = type;
+        return r;
+    }
+    return error(404, "not_found", "nothing here");
+}
+
+WebServer::Reply WebServer::error(int status, const char *code, const std::string &message)
+{
+    return json({ { "error", code }, { "message", message } }, status);
+}
+
+WebServer::Reply WebServer::json(const Json &body, int status)
+{
+    Reply r;
+    r.status = status;
+    r.body = QByteArray::fromStdString(dumpJson(body));
+    return r;
+}
+
+void WebServer::send(QTcpSocket *socket, const QHttpServerRequest &request, const Reply &reply)
+{
+    if (!socket->isOpen())
+        return;
+    socket->setProperty(AnsweredProperty, true);
+    QHttpServerResponder r = makeResponder(request, socket);
+    r.writeStatusLine(QHttpServerResponder::StatusCode(reply.status));
+    r.writeHeader("Content-Type", reply.contentType);
+    r.writeHeader("Content-Security-Policy", Csp);
+    r.writeHeader("X-Content-Type-Options", "nosniff");
+    r.writeHeader("X-Frame-Options", "DENY");
+    r.writeHeader("Referrer-Policy", "no-referrer");
+    r.writeHeader("Cross-Origin-Opener-Policy", "same-origin");
+    r.writeHeader("Cross-Origin-Resource-Policy", "same-origin");
+    r.writeHeader("Cache-Control", reply.contentType.startsWith("application/json") ? "no-store" : "no-cache");
+    if (m_listener && m_listener->tls())
+        r.writeHeader("Strict-Transport-Security", "max-age=31536000");
+    for (const auto &[name, value] : reply.headers)
+        r.writeHeader(name, value);
+    r.writeHeader("Content-Length", QByteArray::number(reply.body.size()));
+    r.writeBody(reply.body);
+}
+
+} // namespace holdpoint

@@ -1,0 +1,753 @@
+'use strict';
+
+// Holdpoint's reviewer page: pairing, the live queue, and the review of one
+// call. Everything the server sends is put on the page as text (textContent,
+// text nodes), never parsed as HTML.
+
+const RETRY_MIN_MS = 1000;
+const RETRY_MAX_MS = 10000;
+const PING_MS = 25000;
+const TOAST_MS = 4000;
+
+const state = {
+  csrf: '',
+  items: new Map(), // id → item, oldest first, as the live feed has it
+  loaded: false, // a snapshot has arrived
+  skewMs: 0, // the server's clock minus ours
+  openId: null, // the item the detail view shows
+  shown: null, // that item as shown: its version is what a review decides on
+  editArgs: null, // the edit in progress, when it is valid
+  busyId: null, // the item a review is in flight for
+  openedAt: 0, // when the detail opened (performance.now())
+  cameFromQueue: false, // the detail was opened by tapping a card (so Back is history.back)
+  socket: null,
+  retryMs: RETRY_MIN_MS,
+  stopped: false,
+};
+
+const el = (id) => document.getElementById(id);
+
+// ---- small helpers ------------------------------------------------------
+
+// Makes an element; children are nodes or strings (text), null is skipped.
+function h(tag, className, ...children) {
+  const node = document.createElement(tag);
+  if (className) node.className = className;
+  for (const child of children) if (child != null && child !== false) node.append(child);
+  return node;
+}
+
+const isObject = (v) => v !== null && typeof v === 'object' && !Array.isArray(v);
+const isEmpty = (v) => v === undefined || v === null || (typeof v === 'object' && Object.keys(v).length === 0);
+const pretty = (v) => JSON.stringify(v, null, 2);
+
+// JSON text with keys sorted, so equal values compare equal.
+function canonical(v) {
+  if (Array.isArray(v)) return `[${v.map(canonical).join(',')}]`;
+  if (isObject(v)) return `{${Object.keys(v).sort().map((k) => `${JSON.stringify(k)}:${canonical(v[k])}`).join(',')}}`;
+  return JSON.stringify(v);
+}
+const sameJson = (a, b) => canonical(a) === canonical(b);
+
+// "human:alice,human:bob" → "alice, bob"
+const who = (decidedBy) => (decidedBy || 'someone else').split(',').map((s) => s.replace(/^human:/, '')).join(', ');
+
+function clock(iso) {
+  const date = new Date(iso);
+  return Number.isNaN(date.getTime()) ? '' : date.toLocaleTimeString([], { hour: '2-digit', minute: '2-digit', second: '2-digit' });
+}
+const at = (iso) => (clock(iso) ? ` at ${clock(iso)}` : '');
+
+function duration(ms) {
+  const s = Math.floor(ms / 1000);
+  const pad = (n) => String(n).padStart(2, '0');
+  if (s < 60) return `${s}s`;
+  if (s < 3600) return `${Math.floor(s / 60)}m ${pad(s % 60)}s`;
+  return `${Math.floor(s / 3600)}h ${pad(Math.floor(s / 60) % 60)}m`;
+}
+
+// ---- the API --------------------------------------------------------------
+
+// The server's messages are lower-case clauses: "this pairing link expired; …".
+function sentence(text) {
+  const s = String(text).trim();
+  return s && `${s[0].toUpperCase()}${s.slice(1)}${/[.!?]$/.test(s) ? '' : '.'}`;
+}
+
+class ApiError extends Error {
+  constructor(status, body) {
+    super(sentence(body.message || `Holdpoint answered with an error (${status})`));
+    this.status = status;
+    this.code = body.error || '';
+    this.body = body;
+  }
+}
+
+async function api(method, path, body) {
+  const init = { method, credentials: 'same-origin', headers: { Accept: 'application/json' } };
+  if (method !== 'GET') {
+    init.headers['Content-Type'] = 'application/json';
+    if (state.csrf) init.headers['X-CSRF-Token'] = state.csrf;
+    init.body = JSON.stringify(body || {});
+  }
+  let response;
+  try {
+    response = await fetch(path, init);
+  } catch {
+    throw new ApiError(0, { error: 'network', message: 'Holdpoint cannot be reached. Check your connection and try again.' });
+  }
+  const data = await response.json().catch(() => ({}));
+  if (!response.ok) throw new ApiError(response.status, data);
+  return data;
+}
+
+// ---- screens, banner, toast ------------------------------------------------
+
+function showView(id) {
+  for (const view of document.querySelectorAll('.view')) view.hidden = view.id !== id;
+}
+
+function showGate(title, error, { hint = true, retry = false } = {}) {
+  el('gate-title').textContent = title;
+  el('pair-error').textContent = error || '';
+  el('pair-error').hidden = !error;
+  el('gate-hint').hidden = !hint;
+  el('retry').hidden = !retry;
+  el('whoami').hidden = true;
+  setStatus(null);
+  hideBanner();
+  showView('gate');
+}
+
+function showBanner(text, kind = 'error') {
+  el('banner-text').textContent = text;
+  el('banner').className = `banner banner--${kind}`;
+  el('banner').hidden = false;
+}
+
+function hideBanner() {
+  el('banner').hidden = true;
+}
+
+let toastTimer = 0;
+function toast(text) {
+  const node = el('toast');
+  node.textContent = text;
+  node.hidden = false;
+  clearTimeout(toastTimer);
+  toastTimer = setTimeout(() => { node.hidden = true; }, TOAST_MS);
+}
+
+const STATUS_TEXT = { connecting: 'Connecting…', live: 'Live', down: 'Reconnecting…' };
+
+function setStatus(kind) {
+  const node = el('status');
+  node.textContent = STATUS_TEXT[kind] || '';
+  node.className = kind ? `status status--${kind}` : 'status';
+  node.hidden = !kind;
+  document.body.classList.toggle('is-offline', kind === 'down');
+}
+
+// ---- signing in -------------------------------------------------------------
+
+async function start() {
+  bindEvents();
+  setInterval(tick, 1000);
+  if (location.pathname === '/pair' && !(await pair())) return;
+  await signIn();
+}
+
+// The code (URL-safe) sits in the fragment of a link that works once: take it
+// out of the address, and so of history, before anything else.
+async function pair() {
+  const code = location.hash.slice(1);
+  history.replaceState(null, '', '/');
+  if (!code) {
+    showGate('Pairing failed', 'This pairing link has no code in it.');
+    return false;
+  }
+  try {
+    await api('POST', '/api/pair', { code });
+    return true;
+  } catch (err) {
+    showGate('Pairing failed', err.message);
+    return false;
+  }
+}
+
+async function signIn() {
+  let me;
+  try {
+    me = await api('GET', '/api/me');
+  } catch (err) {
+    if (err.status === 401) showGate('Not paired', err.message);
+    else showGate('Holdpoint is not reachable', err.message, { hint: false, retry: true });
+    return;
+  }
+  state.csrf = me.csrf;
+  state.stopped = false;
+  el('whoami').textContent = `Deciding as ${me.reviewer}`;
+  el('whoami').hidden = false;
+  renderQueue();
+  route();
+  connect();
+}
+
+function signedOut(message) {
+  state.stopped = true;
+  state.csrf = '';
+  if (state.socket) state.socket.close();
+  showGate('Signed out', message);
+}
+
+async function logout() {
+  try {
+    await api('POST', '/api/logout');
+  } catch (err) {
+    if (err.status !== 401) return showBanner(err.message);
+  }
+  signedOut('This device was signed out.');
+}
+
+// ---- the live feed ----------------------------------------------------------
+
+function connect() {
+  const scheme = location.protocol === 'https:' ? 'wss:' : 'ws:';
+  const socket = new WebSocket(`${scheme}//${location.host}/api/live`);
+  let pingTimer = 0;
+  state.socket = socket;
+  setStatus(state.loaded ? 'down' : 'connecting');
+  socket.onopen = () => {
+    pingTimer = setInterval(() => socket.send('{"type":"ping"}'), PING_MS);
+  };
+  socket.onmessage = (event) => {
+    let message;
+    try {
+      message = JSON.parse(event.data);
+    } catch {
+      return;
+    }
+    const handle = feed[message.type];
+    if (handle) handle(message);
+  };
+  socket.onclose = () => {
+    clearInterval(pingTimer);
+    if (!state.stopped) retryLater();
+  };
+}
+
+function retryLater() {
+  setStatus('down');
+  setTimeout(reconnect, state.retryMs);
+  state.retryMs = Math.min(state.retryMs * 2, RETRY_MAX_MS);
+}
+
+// A socket refused for a lost session looks like any other drop, so ask
+// who we are before opening another.
+async function reconnect() {
+  try {
+    state.csrf = (await api('GET', '/api/me')).csrf;
+  } catch (err) {
+    if (err.status === 401) signedOut(err.message);
+    else retryLater();
+    return;
+  }
+  connect();
+}
+
+const feed = {
+  snapshot(m) {
+    state.skewMs = Date.parse(m.now) - Date.now() || 0;
+    state.items = new Map(m.items.map((item) => [item.id, item]));
+    state.loaded = true;
+    state.retryMs = RETRY_MIN_MS;
+    setStatus('live');
+    renderQueue();
+    route();
+  },
+  added(m) {
+    state.items.set(m.item.id, m.item);
+    renderQueue();
+  },
+  updated(m) {
+    state.items.set(m.item.id, m.item);
+    renderQueue();
+    if (m.item.id === state.openId) refreshDetail(m.item);
+  },
+  voted(m) {
+    const item = state.items.get(m.id);
+    if (!item) return;
+    item.approvals_given = m.approvals;
+    item.approvals_required = m.required;
+    renderQueue();
+    if (m.id === state.openId) renderDetail(item);
+  },
+  removed(m) {
+    state.items.delete(m.id);
+    renderQueue();
+    // Our own review reports itself when its answer comes back.
+    if (m.id === state.openId && m.id !== state.busyId) {
+      showBanner(removalText(m), 'notice');
+      closeDetail();
+    }
+  },
+  refused(m) {
+    showBanner(sentence(m.message || 'the team database refused your decision'));
+  },
+  revoked() {
+    signedOut('This device was signed out.');
+  },
+};
+
+function removalText(m) {
+  switch (m.state) {
+    case 'timed_out': return `This call timed out${at(m.decided_at)}.`;
+    case 'cancelled': return `The agent cancelled this call${at(m.decided_at)}.`;
+    case 'abandoned': return `The agent went away; this call was dropped${at(m.decided_at)}.`;
+    default: return `Decided by ${who(m.decided_by)}${at(m.decided_at)}.`;
+  }
+}
+
+// ---- routing: "#item=ID" is the detail of one call --------------------------
+
+function hashItemId() {
+  const match = /^#item=(.+)$/.exec(location.hash);
+  try {
+    return match ? decodeURIComponent(match[1]) : null;
+  } catch {
+    return null;
+  }
+}
+
+function route() {
+  if (!state.csrf || state.stopped) return;
+  const id = hashItemId();
+  if (!id || !state.loaded) {
+    if (!id) state.cameFromQueue = false;
+    return showQueue();
+  }
+  const item = state.items.get(id);
+  if (!item) {
+    showBanner('This call is no longer waiting.', 'notice');
+    closeDetail();
+  } else if (id === state.openId) {
+    refreshDetail(item);
+  } else {
+    openDetail(item);
+  }
+}
+
+function showQueue() {
+  state.openId = null;
+  state.shown = null;
+  showView('queue-view');
+}
+
+function closeDetail() {
+  showQueue();
+  if (state.cameFromQueue) {
+    history.back();
+  } else if (location.hash) {
+    history.replaceState(null, '', '/');
+  }
+}
+
+// ---- the queue ----------------------------------------------------------------
+
+function renderQueue() {
+  const count = state.items.size;
+  el('queue').replaceChildren(...[...state.items.values()].map((item) => h('li', null, card(item))));
+  el('queue-count').textContent = count ? String(count) : '';
+  el('empty').hidden = !state.loaded || count > 0;
+  el('loading').hidden = state.loaded;
+  document.title = count ? `(${count}) Holdpoint` : 'Holdpoint';
+  tick();
+}
+
+function card(item) {
+  const link = h('a', item.agent_connected === false ? 'card card--disconnected' : 'card',
+    h('div', 'card-top', h('span', 'tool', item.tool_name), countdown(item.deadline)),
+    h('p', 'card-who', agentLine(item)),
+    h('p', 'card-why', item.reason),
+    chips(item));
+  link.href = `#item=${encodeURIComponent(item.id)}`;
+  link.dataset.id = item.id;
+  return link;
+}
+
+function agentLine(item) {
+  const agent = item.agent || {};
+  const name = agent.user ? `${agent.name} (${agent.user})` : agent.name;
+  const place = item.team && (item.team.host || item.team.gateway);
+  return place ? `${name} · on ${place}` : name;
+}
+
+// The loop marker shows the finding with the highest count.
+function topFinding(item) {
+  const findings = item.turn_findings || [];
+  return findings.reduce((top, f) => (!top || f.count > top.count ? f : top), null);
+}
+
+function chips(item) {
+  const list = [];
+  const add = (text, tone) => list.push(h('span', `chip chip--${tone}`, text));
+  const loop = topFinding(item);
+  if (loop) add(`⟲ ${loop.count}/${loop.stop_at}`, loop.level === 'warn' ? 'warn' : 'bad');
+  if (item.approvals_required) add(`Approvals ${item.approvals_given || 0}/${item.approvals_required}`, 'info');
+  if (item.edited_args) add('Edited', 'info');
+  if (item.agent_connected === false) add('Agent disconnected', 'bad');
+  if (item.team && item.team.online === false) add('Gateway offline', 'warn');
+  if (item.team && item.team.being_edited_by) add(`${item.team.being_edited_by} is editing`, 'muted');
+  return list.length ? h('div', 'chips', ...list) : null;
+}
+
+function countdown(deadline) {
+  const node = h('span', 'countdown');
+  node.dataset.deadline = deadline;
+  return node;
+}
+
+// Counts every deadline on the page down, on the server's clock.
+function tick() {
+  const now = Date.now() + state.skewMs;
+  for (const node of document.querySelectorAll('.countdown[data-deadline]')) {
+    const left = Date.parse(node.dataset.deadline) - now;
+    node.textContent = left > 0 ? `${duration(left)} left` : 'Time is up';
+    node.classList.toggle('countdown--urgent', left < 60000);
+  }
+}
+
+// ---- the detail of one call -----------------------------------------------------
+
+function openDetail(item) {
+  state.openId = item.id;
+  state.openedAt = performance.now();
+  hideBanner();
+  el('scope').value = 'call';
+  el('deny-reason').value = '';
+  el('edit-args').value = '';
+  togglePanel(null);
+  renderDetail(item);
+  showView('detail');
+  window.scrollTo(0, 0);
+}
+
+function refreshDetail(item) {
+  // A change our own review in flight made is reported by its answer.
+  const changed = state.shown && state.shown.version !== item.version && state.busyId !== item.id;
+  renderDetail(item);
+  if (changed) showBanner('This call changed while you were looking at it; review it again.', 'notice');
+}
+
+function renderDetail(item) {
+  state.shown = item;
+  el('detail-countdown').dataset.deadline = item.deadline;
+  el('detail-body').replaceChildren(...[
+    detailHead(item),
+    section('Why', h('p', null, item.reason)),
+    warningsSection(item),
+    findingsSection(item),
+    argsSection(item),
+    rewriteSection(item),
+    editedSection(item),
+    votesSection(item),
+    trailSection(item),
+    !isEmpty(item.context) && section('Context', jsonBlock(item.context)),
+    !isEmpty(item.annotations) && section('Annotations', jsonBlock(item.annotations)),
+    factsSection(item),
+  ].filter(Boolean));
+  validateEdit();
+  tick();
+}
+
+function section(title, ...children) {
+  return h('section', 'block', h('h2', null, title), ...children);
+}
+
+function detailHead(item) {
+  const title = h('h1', 'detail-tool', item.tool_name);
+  title.id = 'detail-tool';
+  return h('div', 'detail-head', title, h('p', 'card-who', agentLine(item)), chips(item));
+}
+
+function warningsSection(item) {
+  const warnings = item.warnings || [];
+  if (!warnings.length) return null;
+  return section('Warnings', h('ul', 'list', ...warnings.map((w) =>
+    h('li', 'tone-warn', `⚠ ${w.guardrail}: ${w.message}`, w.code && h('span', 'code', w.code)))));
+}
+
+function findingsSection(item) {
+  const findings = item.turn_findings || [];
+  if (!findings.length) return null;
+  return section('Loop in this turn', h('ul', 'list', ...findings.map((f) =>
+    h('li', f.level === 'warn' ? 'tone-warn' : 'tone-bad',
+      h('p', 'finding', `⟲ ${f.message}`),
+      h('p', 'muted', `${f.count} of ${f.stop_at} (warns at ${f.warn_at}) · ${f.level} · ${f.pattern} · ${f.tool_name} · ${f.guardrail}`),
+      f.call_ids && f.call_ids.length ? h('p', 'muted', `Calls ${f.call_ids.join(', ')}`) : null))));
+}
+
+function argsSection(item) {
+  const redacted = item.redacted || [];
+  const secrets = redacted.length
+    ? h('p', 'note', 'Secrets masked: ', redacted.map((r) => `${r.kind} as ${r.placeholder}`).join(', '))
+    : null;
+  let standing = null;
+  if (item.edited_args) standing = 'Approve approves the edited arguments below.';
+  else if (item.proposed_args) standing = 'Approve approves the guardrails’ rewrite below.';
+  return section('Arguments', secrets, jsonBlock(item.args), standing && h('p', 'hint', standing));
+}
+
+function rewriteSection(item) {
+  if (!item.proposed_args) return null;
+  const ops = (item.patch || []).map((op) =>
+    h('li', 'mono', `${op.op} ${op.path}${'value' in op ? ` → ${JSON.stringify(op.value)}` : ''}`));
+  return section('Rewritten by guardrails', diffBlock(item.args, item.proposed_args), ops.length ? h('ul', 'list patch', ...ops) : null);
+}
+
+function editedSection(item) {
+  if (!item.edited_args) return null;
+  const editor = (item.votes || []).filter((v) => v.edit).pop();
+  return section(editor ? `Edited by ${editor.reviewer}` : 'Edited', diffBlock(item.args, item.edited_args));
+}
+
+const standingArgs = (item) => item.edited_args || item.proposed_args || item.args;
+
+function votesSection(item) {
+  const votes = item.votes || [];
+  if (!item.approvals_required && !votes.length) return null;
+  const keep = item.approvals && item.approvals.on_edit === 'keep';
+  const rows = votes.map((v) => {
+    const counts = keep || !v.args || sameJson(v.args, standingArgs(item));
+    const facts = [v.via, clock(v.at), v.edit ? 'edit' : '', counts ? '' : 'no longer counts'].filter(Boolean).join(' · ');
+    return h('li', counts ? 'vote' : 'vote vote--stale', `${v.edit ? '✎' : '✓'} `, h('strong', null, v.reviewer), h('span', 'muted', ` · ${facts}`));
+  });
+  const title = item.approvals_required ? `Approvals ${item.approvals_given || 0}/${item.approvals_required}` : 'Votes';
+  return section(title, rows.length ? h('ul', 'list', ...rows) : h('p', 'muted', 'No approvals yet.'));
+}
+
+const ACTION_TONE = { allow: 'ok', modify: 'info', warn: 'warn', ask: 'warn', deny: 'bad', block: 'bad', halt: 'bad' };
+
+function trailSection(item) {
+  const rows = (item.trail || []).map((v) => h('li', 'verdict',
+    h('span', `chip chip--${ACTION_TONE[v.action] || 'muted'}`, v.action),
+    ' ', h('strong', null, v.guardrail),
+    v.reason ? ` — ${v.reason}` : '',
+    v.code && h('span', 'code', v.code)));
+  return section('Guardrails', rows.length ? h('ul', 'list', ...rows) : h('p', 'muted', 'No guardrail gave a verdict.'));
+}
+
+function factsSection(item) {
+  const facts = [
+    ['Call', item.call_id],
+    ['Session', item.session_id],
+    ['Turn', item.turn_id],
+    ['Requester', item.requester],
+    ['Received', clock(item.received_at)],
+  ].filter(([, value]) => value);
+  return section('Details', h('dl', 'facts', ...facts.flatMap(([k, v]) => [h('dt', null, k), h('dd', 'mono', v)])));
+}
+
+// ---- JSON and diffs ----------------------------------------------------------
+
+const JSON_TOKEN = /("(?:[^"\\]|\\.)*")(\s*:)?|\b(?:true|false|null)\b|-?\d+(?:\.\d+)?(?:[eE][+-]?\d+)?/g;
+
+// Pretty JSON with keys, strings, numbers and literals marked for colour.
+function jsonBlock(value) {
+  const text = pretty(value);
+  const pre = h('pre', 'json');
+  let last = 0;
+  for (const m of text.matchAll(JSON_TOKEN)) {
+    let kind = 'lit';
+    if (m[2]) kind = 'key';
+    else if (m[1]) kind = 'str';
+    else if (/[-\d]/.test(m[0][0])) kind = 'num';
+    pre.append(text.slice(last, m.index), h('span', `j-${kind}`, m[1] || m[0]), m[2] || '');
+    last = m.index + m[0].length;
+  }
+  pre.append(text.slice(last));
+  return pre;
+}
+
+// Lines of `after` against `before`: [' ' | '-' | '+', line]. Common ends are
+// trimmed first; the middle is diffed by longest common subsequence unless it
+// is too large, when it shows as replaced.
+function lineDiff(before, after) {
+  const a = before.split('\n');
+  const b = after.split('\n');
+  let start = 0;
+  while (start < a.length && start < b.length && a[start] === b[start]) start++;
+  let endA = a.length;
+  let endB = b.length;
+  while (endA > start && endB > start && a[endA - 1] === b[endB - 1]) { endA--; endB--; }
+  const head = a.slice(0, start).map((line) => [' ', line]);
+  const tail = a.slice(endA).map((line) => [' ', line]);
+  const x = a.slice(start, endA);
+  const y = b.slice(start, endB);
+  if (x.length * y.length > 1e6) {
+    return [...head, ...x.map((l) => ['-', l]), ...y.map((l) => ['+', l]), ...tail];
+  }
+  const lcs = Array.from({ length: x.length + 1 }, () => new Uint32Array(y.length + 1));
+  for (let i = x.length - 1; i >= 0; i--) {
+    for (let j = y.length - 1; j >= 0; j--) {
+      lcs[i][j] = x[i] === y[j] ? lcs[i + 1][j + 1] + 1 : Math.max(lcs[i + 1][j], lcs[i][j + 1]);
+    }
+  }
+  const middle = [];
+  let i = 0;
+  let j = 0;
+  while (i < x.length || j < y.length) {
+    if (i < x.length && j < y.length && x[i] === y[j]) { middle.push([' ', x[i]]); i++; j++; }
+    else if (j >= y.length || (i < x.length && lcs[i + 1][j] >= lcs[i][j + 1])) middle.push(['-', x[i++]]);
+    else middle.push(['+', y[j++]]);
+  }
+  return [...head, ...middle, ...tail];
+}
+
+const DIFF_CLASS = { ' ': 'diff-same', '-': 'diff-del', '+': 'diff-add' };
+
+function diffBlock(before, after) {
+  const lines = lineDiff(pretty(before), pretty(after));
+  const pre = h('pre', 'diff', ...lines.map(([sign, line]) => h('span', DIFF_CLASS[sign], `${sign} ${line}`)));
+  pre.setAttribute('aria-label', 'Changes from the call’s own arguments: lines starting with - are removed, + added');
+  return pre;
+}
+
+// ---- reviewing ------------------------------------------------------------------
+
+const PANELS = ['deny', 'edit', 'halt'];
+
+// Opens one of the action panels (or none), closing the others.
+function togglePanel(name) {
+  for (const panel of PANELS) {
+    const open = panel === name;
+    el(`${panel}-panel`).hidden = !open;
+    el(panel).setAttribute('aria-expanded', String(open));
+  }
+  syncButtons();
+}
+
+const isOpen = (name) => !el(`${name}-panel`).hidden;
+
+function onPanelButton(name) {
+  if (isOpen(name)) return togglePanel(null);
+  if (name === 'edit') {
+    if (!el('edit-args').value) el('edit-args').value = pretty(standingArgs(state.shown));
+    el('edit-secrets').hidden = !(state.shown.redacted || []).length;
+  }
+  togglePanel(name);
+  validateEdit();
+  el(`${name}-panel`).scrollIntoView({ block: 'end', behavior: 'smooth' });
+  const focus = { deny: 'deny-reason', edit: 'edit-args', halt: 'halt-confirm' }[name];
+  el(focus).focus({ preventScroll: true });
+}
+
+// The edit must be a JSON object that differs from the call's own arguments.
+function checkEdit(text, original) {
+  let args;
+  try {
+    args = JSON.parse(text);
+  } catch (err) {
+    return { problem: `Not valid JSON: ${err.message}` };
+  }
+  if (!isObject(args)) return { problem: 'The arguments must be a JSON object, in { }.' };
+  if (sameJson(args, original)) return { problem: 'These are the call’s own arguments: change something, or use Approve.', hint: true };
+  return { args };
+}
+
+function validateEdit() {
+  state.editArgs = null;
+  if (!state.shown || !isOpen('edit')) return;
+  const result = checkEdit(el('edit-args').value, state.shown.args);
+  state.editArgs = result.args || null;
+  el('edit-error').textContent = result.problem || '';
+  el('edit-error').classList.toggle('is-hint', Boolean(result.hint));
+  el('edit-diff').replaceChildren(...(result.args ? [diffBlock(state.shown.args, result.args)] : []));
+  syncButtons();
+}
+
+function syncButtons() {
+  const busy = state.busyId !== null;
+  for (const id of ['approve', 'deny', 'edit', 'halt', 'halt-confirm', 'scope']) el(id).disabled = busy;
+  el('deny-confirm').disabled = busy || !el('deny-reason').value.trim();
+  el('edit-confirm').disabled = busy || !state.editArgs;
+  el('detail').setAttribute('aria-busy', String(busy));
+}
+
+// The second tap of a double tap on a card can land where Approve appears;
+// a review that soon after opening is not taken as meant.
+const SETTLE_MS = 600;
+
+async function review(action, extra = {}) {
+  const item = state.shown;
+  if (!item || state.busyId !== null || performance.now() - state.openedAt < SETTLE_MS) return;
+  state.busyId = item.id;
+  syncButtons();
+  try {
+    const body = { action, version: item.version, scope: el('scope').value, ...extra };
+    const result = await api('POST', `/api/items/${encodeURIComponent(item.id)}/review`, body);
+    reviewed(item, action, result);
+  } catch (err) {
+    reviewFailed(item, err);
+  } finally {
+    state.busyId = null;
+    syncButtons();
+  }
+}
+
+const DONE = { approve: 'Approved', edit: 'Approved with edits', deny: 'Denied', halt: 'Turn halted' };
+
+function reviewed(item, action, result) {
+  if (result.outcome === 'voted') {
+    toast(result.required ? `Your approval counted (${result.approvals}/${result.required})` : 'Your approval counted');
+  } else if (result.outcome === 'sent') {
+    toast('Sent');
+  } else {
+    toast(`${DONE[action]} — ${who(result.decided_by)}`);
+  }
+  if (state.openId === item.id) closeDetail();
+}
+
+function reviewFailed(item, err) {
+  if (err.status === 401) return signedOut(err.message);
+  if (err.code === 'already_decided') {
+    state.items.delete(item.id);
+    renderQueue();
+    showBanner(`Already decided by ${who(err.body.decided_by)}${at(err.body.decided_at)}.`);
+  } else if (err.code === 'changed' && state.items.has(item.id)) {
+    if (state.openId === item.id) renderDetail(state.items.get(item.id));
+    showBanner('This call changed since you looked; review it again.');
+  } else {
+    showBanner(err.code === 'changed' ? 'This call is no longer waiting.' : err.message);
+  }
+  // The call may have left the queue while the review was in flight.
+  if (state.openId === item.id && !state.items.has(item.id)) closeDetail();
+}
+
+// ---- wiring ---------------------------------------------------------------------
+
+function bindEvents() {
+  window.addEventListener('hashchange', route);
+  el('queue').addEventListener('click', (event) => {
+    if (event.target.closest('.card')) state.cameFromQueue = true;
+  });
+  el('back').addEventListener('click', closeDetail);
+  el('approve').addEventListener('click', () => review('approve'));
+  for (const name of PANELS) el(name).addEventListener('click', () => onPanelButton(name));
+  for (const button of document.querySelectorAll('.panel-cancel')) button.addEventListener('click', () => togglePanel(null));
+  el('deny-reason').addEventListener('input', syncButtons);
+  el('deny-confirm').addEventListener('click', () => {
+    const reason = el('deny-reason').value.trim();
+    if (reason) review('deny', { reason });
+  });
+  el('edit-args').addEventListener('input', validateEdit);
+  el('edit-confirm').addEventListener('click', () => {
+    if (state.editArgs) review('edit', { args: state.editArgs });
+  });
+  el('halt-confirm').addEventListener('click', () => review('halt'));
+  el('banner-close').addEventListener('click', hideBanner);
+  el('retry').addEventListener('click', signIn);
+  el('logout').addEventListener('click', logout);
+}
+
+start();

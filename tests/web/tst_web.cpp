@@ -1,0 +1,654 @@
+// The reviewer page's server (core/web/WEB.md) on loopback, with a real
+// console and a real agent: who gets in, what every refusal looks like, and
+// that a decision made from the page reaches the agent exactly once.
+
+#include "engine/consolecore.h"
+#include "policy/policy.h"
+#include "web/webclient.h"
+#include "web/webserver.h"
+
+#include <QProcess>
+#include <QTemporaryDir>
+#include <QTest>
+
+using namespace holdpoint;
+using namespace holdpoint::test;
+
+namespace {
+
+constexpr TimeMs Start = 1'800'000'000'000;
+
+struct WebConsole
+{
+    explicit WebConsole(WebConfig config = {})
+        : clock(Start)
+    {
+        ConsoleOptions o;
+        o.dataDir = dir.path() + QStringLiteral("/data");
+        o.broker.reviewerName = "owner";
+        policyFile = dir.path() + QStringLiteral("/policy.json");
+        QFile f(policyFile);
+        if (f.open(QIODevice::WriteOnly))
+            f.write(R"({"default": "ask"})");
+        f.close();
+        o.policy = *loadPolicyFiles({ policyFile }).policy;
+        o.policyFiles = { policyFile };
+        core = std::make_unique<ConsoleCore>(o, &clock);
+        QString error;
+        started = core->start(&error);
+        config.sessionsFile = o.dataDir + QStringLiteral("/web-sessions.json");
+        web = std::make_unique<WebServer>(core.get(), config);
+        started = started && web->start(&error);
+        if (!started)
+            qWarning("%s", qPrintable(error));
+        origin = web->origin().toUtf8();
+    }
+    quint16 port() const { return web->port(); }
+
+    // A paired device: its cookie header and CSRF token.
+    struct Device
+    {
+        QByteArray cookie;
+        QByteArray csrf;
+    };
+    HttpReply redeem(const std::string &code, const QByteArray &from = {})
+    {
+        return http(port(), "POST", "/api/pair", QByteArray::fromStdString(dumpJson({ { "code", code } })),
+            { { "Origin", from.isEmpty() ? origin : from } });
+    }
+    // Paired without the HTTP round trip (tested on its own), so fixtures
+    // do not spend the pairing rate limit.
+    Device pairDevice(const std::string &reviewer = "owner")
+    {
+        PairingRefusal refusal;
+        const auto redeemed = web->sessions()->redeem(web->sessions()->pair(reviewer, "test").code, "test", &refusal);
+        Device d;
+        d.cookie = "__Host-holdpoint=" + (redeemed ? redeemed->token : QByteArray());
+        const HttpReply me = http(port(), "GET", "/api/me", {}, { { "Cookie", d.cookie } });
+        d.csrf = QByteArray::fromStdString(me.json().value("csrf", std::string()));
+        return d;
+    }
+    HttpReply post(const Device &d, const QByteArray &path, const Json &body, const QByteArray &from = {})
+    {
+        return http(port(), "POST", path, QByteArray::fromStdString(dumpJson(body)),
+            { { "Origin", from.isEmpty() ? origin : from }, { "Cookie", d.cookie }, { "X-CSRF-Token", d.csrf } });
+    }
+    // The agent submits a call that waits for a person; returns its item.
+    Json submit(const std::string &callId, const Json &args = { { "path", "/tmp/x" } })
+    {
+        if (!agent) {
+            agent = std::make_unique<TestSocket>();
+            agent->hello(QUrl(core->url()), core->agentToken().toStdString());
+        }
+        const int before = core->queue()->size();
+        agent->send({ { "type", "tool_call" }, { "call_id", callId }, { "tool_name", "write_file" }, { "args", args } });
+        if (!QTest::qWaitFor([&] { return core->queue()->size() == before + 1; }, WaitMs))
+            return {};
+        if (reader.cookie.isEmpty())
+            reader = pairDevice();
+        const HttpReply items = http(port(), "GET", "/api/items", {}, { { "Cookie", reader.cookie } });
+        const Json listed = items.json();
+        for (const Json &item : listed["items"])
+            if (item["call_id"] == callId)
+                return item;
+        return {};
+    }
+    Json review(const Device &d, const Json &item, Json body)
+    {
+        body["version"] = item["version"];
+        return post(d, "/api/items/" + QByteArray::fromStdString(item["id"].get<std::string>()) + "/review", body).json();
+    }
+
+    QTemporaryDir dir;
+    ManualClock clock;
+    QString policyFile;
+    std::unique_ptr<ConsoleCore> core;
+    std::unique_ptr<WebServer> web;
+    std::unique_ptr<TestSocket> agent;
+    Device reader; // what submit() reads the items with
+    QByteArray origin;
+    bool started = false;
+};
+
+} // namespace
+
+class TestWeb : public QObject
+{
+    Q_OBJECT
+private Q_SLOTS:
+    void everyAnswerCarriesTheSecurityHeaders();
+    void pairingSetsAStrictCookieAndWorksOnce();
+    void pairingExpiresAfterFiveMinutes();
+    void pairingAttemptsAreRateLimited();
+    void pairingThroughTheReviewerProtocol();
+    void noSessionIsRefused();
+    void crossOriginPostIsRefusedAndDecidesNothing();
+    void postWithoutCsrfIsRefused();
+    void getNeverChangesState();
+    void oversizedBodyIsRefusedBeforeItIsRead();
+    void badBodiesGetClearErrors();
+    void foreignHostIsRefused();
+    void webSocketUpgradeChecksOriginAndSession();
+    void approveDenyEditAndHaltReachTheAgent();
+    void aStaleClickIsRefusedWithWhoDecided();
+    void liveFeedShowsNewCallsAndRemovesDecidedOnes();
+    void revokingASessionClosesItsPage();
+    void sessionsSurviveARestartAndTheFileHoldsNoToken();
+    void trustedHeaderOnlyFromListedPeers();
+    void configProblemsAreRefused();
+    void servesOverTls();
+};
+
+void TestWeb::everyAnswerCarriesTheSecurityHeaders()
+{
+    WebConsole c;
+    QVERIFY(c.started);
+    for (const QByteArray &path : { QByteArray("/"), QByteArray("/app.js"), QByteArray("/api/me"), QByteArray("/nope") }) {
+        const HttpReply r = http(c.port(), "GET", path);
+        QVERIFY2(r.status != 0, path.constData());
+        const QByteArray csp = r.header("Content-Security-Policy");
+        QVERIFY2(csp.contains("frame-ancestors 'none'"), csp.constData());
+        QVERIFY2(csp.contains("script-src 'self'") && !csp.contains("unsafe-inline"), csp.constData());
+        QCOMPARE(r.header("X-Content-Type-Options"), QByteArray("nosniff"));
+        QCOMPARE(r.header("Referrer-Policy"), QByteArray("no-referrer"));
+    }
+    const HttpReply page = http(c.port(), "GET", "/pair");
+    QCOMPARE(page.status, 200);
+    QVERIFY(page.body.contains("<script src=\"/app.js\""));
+    QVERIFY2(!page.body.contains("<script>") && !page.body.contains("style=\""), "inline script or style");
+    QCOMPARE(http(c.port(), "GET", "/api/items").header("Cache-Control"), QByteArray("no-store"));
+}
+
+void TestWeb::pairingSetsAStrictCookieAndWorksOnce()
+{
+    WebConsole c;
+    QVERIFY(c.started);
+    const QString url = c.web->pair("owner", "test").url;
+    QVERIFY2(url.startsWith(QLatin1String(c.origin) + QLatin1String("/pair#")), qPrintable(url));
+    const std::string code = url.section(u'#', 1).toStdString();
+    const HttpReply first = c.redeem(code);
+    QCOMPARE(first.status, 200);
+    const QByteArray cookie = first.header("Set-Cookie");
+    QVERIFY2(cookie.startsWith("__Host-holdpoint="), cookie.constData());
+    for (const char *attribute : { "; Path=/", "; HttpOnly", "; Secure", "; SameSite=Strict" })
+        QVERIFY2(cookie.contains(attribute), cookie.constData());
+    QVERIFY(!cookie.contains("Domain="));
+    const HttpReply me = http(c.port(), "GET", "/api/me", {}, { { "Cookie", cookie.left(cookie.indexOf(';')) } });
+    QCOMPARE(me.status, 200);
+    QCOMPARE(me.json()["reviewer"], "owner");
+    QVERIFY(!me.json()["csrf"].get<std::string>().empty());
+
+    const HttpReply second = c.redeem(code);
+    QCOMPARE(second.status, 410);
+    QCOMPARE(second.error(), "pairing_used");
+    QVERIFY(second.header("Set-Cookie").isEmpty());
+    QCOMPARE(c.web->sessions()->list().size(), std::size_t(1));
+}
+
+void TestWeb::pairingExpiresAfterFiveMinutes()
+{
+    WebConsole c;
+    QVERIFY(c.started);
+    const std::string late = c.web->pair("owner", "test").url.section(u'#', 1).toStdString();
+    const std::string inTime = c.web->pair("owner", "test").url.section(u'#', 1).toStdString();
+    c.clock.advance(PairingLifetimeMs - 1);
+    QCOMPARE(c.redeem(inTime).status, 200);
+    c.clock.advance(1);
+    const HttpReply r = c.redeem(late);
+    QCOMPARE(r.status, 410);
+    QCOMPARE(r.error(), "pairing_expired");
+    QCOMPARE(c.web->sessions()->list().size(), std::size_t(1));
+}
+
+void TestWeb::pairingAttemptsAreRateLimited()
+{
+    WebConsole c;
+    QVERIFY(c.started);
+    for (int i = 0; i < 5; ++i)
+        QCOMPARE(c.redeem("guess" + std::to_string(i)).error(), "pairing_unknown");
+    const std::string code = c.web->pair("owner", "test").url.section(u'#', 1).toStdString();
+    const HttpReply limited = c.redeem(code);
+    QCOMPARE(limited.status, 429);
+    QCOMPARE(limited.error(), "rate_limited");
+    // The limit is a window: a minute later the same code still works once.
+    c.clock.advance(60'000);
+    QCOMPARE(c.redeem(code).status, 200);
+}
+
+void TestWeb::pairingThroughTheReviewerProtocol()
+{
+    WebConsole c;
+    QVERIFY(c.started);
+    TestSocket reviewer;
+    const QByteArray token = [&] {
+        QFile f(c.core->dataDir() + QStringLiteral("/reviewer.token"));
+        return f.open(QIODevice::ReadOnly) ? f.readAll().trimmed() : QByteArray();
+    }();
+    QVERIFY(reviewer.hello(QUrl(c.core->url()), token.toStdString(), "reviewer").is_object());
+    reviewer.send({ { "type", "web" }, { "action", "pair" } });
+    const Json paired = reviewer.next("web");
+    QCOMPARE(paired["reviewer"], "owner");
+    const std::string url = paired["url"];
+    QCOMPARE(c.redeem(url.substr(url.find('#') + 1)).status, 200);
+    reviewer.send({ { "type", "web" }, { "action", "sessions" } });
+    const Json sessions = reviewer.next("web");
+    QCOMPARE(sessions["sessions"].size(), std::size_t(1));
+    QCOMPARE(sessions["sessions"][0]["reviewer"], "owner");
+    const std::string listed = dumpJson(sessions);
+    QVERIFY(listed.find("sha256") == std::string::npos && listed.find("csrf") == std::string::npos);
+    reviewer.send({ { "type", "web" }, { "action", "revoke" }, { "session", "nosuch" } });
+    QVERIFY(reviewer.next("error")["message"].get<std::string>().find("no session") != std::string::npos);
+    // An agent may not ask.
+    TestSocket agent;
+    QVERIFY(agent.hello(QUrl(c.core->url()), c.core->agentToken().toStdString()).is_object());
+    agent.send({ { "type", "web" }, { "action", "pair" } });
+    QCOMPARE(agent.next("error")["code"], "forbidden");
+}
+
+void TestWeb::noSessionIsRefused()
+{
+    WebConsole c;
+    QVERIFY(c.started);
+    const Json item = c.submit("c1");
+    QVERIFY(item.is_object());
+    for (const QByteArray &cookie : { QByteArray(), QByteArray("__Host-holdpoint=0000"), QByteArray("other=1") }) {
+        Headers h { { "Origin", c.origin } };
+        if (!cookie.isEmpty())
+            h.append({ "Cookie", cookie });
+        QCOMPARE(http(c.port(), "GET", "/api/items", {}, h).error(), "no_session");
+        const HttpReply r = http(c.port(), "POST", "/api/items/" + QByteArray::fromStdString(item["id"]) + "/review",
+            R"({"action":"approve","version":"x"})", h);
+        QCOMPARE(r.status, 401);
+    }
+    QCOMPARE(c.core->queue()->size(), 1);
+}
+
+void TestWeb::crossOriginPostIsRefusedAndDecidesNothing()
+{
+    WebConsole c;
+    QVERIFY(c.started);
+    const auto d = c.pairDevice();
+    const Json item = c.submit("c1");
+    const QByteArray path = "/api/items/" + QByteArray::fromStdString(item["id"]) + "/review";
+    const Json body { { "action", "approve" }, { "version", item["version"] } };
+    for (const QByteArray &from : { QByteArray("https://evil.example"), QByteArray("http://127.0.0.1:1"), QByteArray("null") }) {
+        const HttpReply r = c.post(d, path, body, from);
+        QCOMPARE(r.status, 403);
+        QCOMPARE(r.error(), "bad_origin");
+    }
+    // No Origin at all is no better.
+    const HttpReply none = http(c.port(), "POST", path, QByteArray::fromStdString(dumpJson(body)),
+        { { "Cookie", d.cookie }, { "X-CSRF-Token", d.csrf } });
+    QCOMPARE(none.error(), "bad_origin");
+    QCOMPARE(c.core->queue()->size(), 1);
+    QVERIFY(c.agent->noneOf("decision"));
+}
+
+void TestWeb::postWithoutCsrfIsRefused()
+{
+    WebConsole c;
+    QVERIFY(c.started);
+    auto d = c.pairDevice();
+    const Json item = c.submit("c1");
+    const QByteArray path = "/api/items/" + QByteArray::fromStdString(item["id"]) + "/review";
+    const Json body { { "action", "approve" }, { "version", item["version"] } };
+    for (const QByteArray &csrf : { QByteArray(), QByteArray("0123"), QByteArray::fromStdString(std::string(64, 'a')) }) {
+        d.csrf = csrf;
+        const HttpReply r = c.post(d, path, body);
+        QCOMPARE(r.status, 403);
+        QCOMPARE(r.error(), "bad_csrf");
+    }
+    QCOMPARE(c.core->queue()->size(), 1);
+}
+
+void TestWeb::getNeverChangesState()
+{
+    WebConsole c;
+    QVERIFY(c.started);
+    const auto d = c.pairDevice();
+    const Json item = c.submit("c1");
+    const std::string code = c.web->pair("owner", "test").url.section(u'#', 1).toStdString();
+    const Headers h { { "Cookie", d.cookie }, { "Origin", c.origin }, { "X-CSRF-Token", d.csrf } };
+    QCOMPARE(http(c.port(), "GET", "/api/items/" + QByteArray::fromStdString(item["id"]) + "/review?action=approve", {}, h).status, 405);
+    QCOMPARE(http(c.port(), "GET", "/api/pair?code=" + QByteArray::fromStdString(code), {}, h).status, 405);
+    QCOMPARE(http(c.port(), "GET", "/api/logout", {}, h).status, 405);
+    QCOMPARE(http(c.port(), "PUT", "/api/logout", {}, h).status, 405);
+    QCOMPARE(c.core->queue()->size(), 1);
+    QCOMPARE(c.web->sessions()->list().size(), std::size_t(2)); // the device, and submit()'s reader
+    QCOMPARE(c.redeem(code).status, 200); // the GET spent nothing
+}
+
+void TestWeb::oversizedBodyIsRefusedBeforeItIsRead()
+{
+    WebConsole c;
+    QVERIFY(c.started);
+    const auto d = c.pairDevice();
+    const Json item = c.submit("c1");
+    const std::string big(200 * 1024, 'x');
+    const HttpReply r = c.post(d, "/api/items/" + QByteArray::fromStdString(item["id"]) + "/review",
+        { { "action", "deny" }, { "reason", big }, { "version", item["version"] } });
+    QCOMPARE(r.status, 413);
+    QCOMPARE(r.error(), "too_large");
+    QVERIFY(r.closed);
+    // A body announced as huge is refused as soon as the cap is passed,
+    // though the client never finishes sending it.
+    QTcpSocket s;
+    s.connectToHost(QHostAddress::LocalHost, c.port());
+    QVERIFY(s.waitForConnected(WaitMs));
+    s.write("POST /api/pair HTTP/1.1\r\nHost: 127.0.0.1:" + QByteArray::number(c.port())
+        + "\r\nOrigin: " + c.origin + "\r\nContent-Length: 1000000000\r\n\r\n" + QByteArray(70 * 1024, '{'));
+    const HttpReply partial = readReply(s);
+    QCOMPARE(partial.status, 413);
+    QCOMPARE(c.core->queue()->size(), 1);
+    // The server is still there for everyone else.
+    QCOMPARE(http(c.port(), "GET", "/api/me", {}, { { "Cookie", d.cookie } }).status, 200);
+}
+
+void TestWeb::badBodiesGetClearErrors()
+{
+    WebConsole c;
+    QVERIFY(c.started);
+    const auto d = c.pairDevice();
+    const Json item = c.submit("c1");
+    const QByteArray path = "/api/items/" + QByteArray::fromStdString(item["id"]) + "/review";
+    const Json version = item["version"];
+    struct Case
+    {
+        QByteArray body;
+        const char *says;
+    };
+    const Case cases[] = {
+        { "{not json", "" },
+        { "[1]", "JSON object" },
+        { R"({"action":"approve"})", "version: missing" },
+        { R"({"action":1,"version":"v"})", "action: expected a string" },
+        { R"({"action":"launch","version":"v"})", "approve, deny, edit or halt" },
+        { R"({"action":"approve","version":"v","extra":1})", "extra: unknown field" },
+        { R"({"action":"deny","version":"v"})", "a deny needs a reason" },
+        { R"({"action":"deny","version":"v","reason":"   "})", "a deny needs a reason" },
+        { R"({"action":"edit","version":"v"})", "an edit needs" },
+        { R"({"action":"edit","version":"v","args":[1]})", "args: an object" },
+        { R"({"action":"approve","version":"v","scope":"always"})", "desktop console" },
+        { R"({"action":"approve","version":"v","scope":"forever"})", "call, turn or session" },
+    };
+    for (const Case &k : cases) {
+        const HttpReply r = http(c.port(), "POST", path, k.body,
+            { { "Origin", c.origin }, { "Cookie", d.cookie }, { "X-CSRF-Token", d.csrf } });
+        QVERIFY2(r.status == 400 && r.error() == "invalid", k.body.constData());
+        QVERIFY2(r.json()["message"].get<std::string>().find(k.says) != std::string::npos, r.body.constData());
+    }
+    QCOMPARE(c.core->queue()->size(), 1);
+    Q_UNUSED(version)
+}
+
+void TestWeb::foreignHostIsRefused()
+{
+    WebConsole c;
+    QVERIFY(c.started);
+    const auto d = c.pairDevice();
+    // DNS rebinding: a page of evil.example resolved to 127.0.0.1.
+    const HttpReply r = http(c.port(), "GET", "/api/items", {},
+        { { "Host", "evil.example:" + QByteArray::number(c.port()) }, { "Cookie", d.cookie } });
+    QCOMPARE(r.status, 421);
+    QCOMPARE(http(c.port(), "GET", "/api/me", {}, { { "Host", "localhost:" + QByteArray::number(c.port()) }, { "Cookie", d.cookie } }).status, 200);
+}
+
+void TestWeb::webSocketUpgradeChecksOriginAndSession()
+{
+    WebConsole c;
+    QVERIFY(c.started);
+    const auto d = c.pairDevice();
+    const auto upgrade = [&](const QByteArray &origin, const QByteArray &cookie, const QByteArray &path = "/api/live") {
+        QTcpSocket s;
+        s.connectToHost(QHostAddress::LocalHost, c.port());
+        s.waitForConnected(WaitMs);
+        QByteArray req = "GET " + path + " HTTP/1.1\r\nHost: 127.0.0.1:" + QByteArray::number(c.port())
+            + "\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\n"
+              "Sec-WebSocket-Version: 13\r\n";
+        if (!origin.isEmpty())
+            req += "Origin: " + origin + "\r\n";
+        if (!cookie.isEmpty())
+            req += "Cookie: " + cookie + "\r\n";
+        s.write(req + "\r\n");
+        QByteArray data;
+        (void)QTest::qWaitFor([&] { data += s.readAll(); return data.contains("\r\n\r\n") || s.state() != QAbstractSocket::ConnectedState; }, WaitMs);
+        return data.left(data.indexOf("\r\n"));
+    };
+    QCOMPARE(upgrade("https://evil.example", d.cookie), QByteArray("HTTP/1.1 403 Forbidden"));
+    QCOMPARE(upgrade({}, d.cookie), QByteArray("HTTP/1.1 403 Forbidden"));
+    QCOMPARE(upgrade(c.origin, {}), QByteArray("HTTP/1.1 403 Forbidden"));
+    QCOMPARE(upgrade(c.origin, d.cookie, "/"), QByteArray("HTTP/1.1 403 Forbidden"));
+    QCOMPARE(upgrade(c.origin, d.cookie), QByteArray("HTTP/1.1 101 Switching Protocols"));
+    QTRY_COMPARE(c.web->liveConnections(), 0); // the raw socket closed again
+}
+
+void TestWeb::approveDenyEditAndHaltReachTheAgent()
+{
+    WebConsole c;
+    QVERIFY(c.started);
+    const auto d = c.pairDevice();
+
+    Json item = c.submit("a1");
+    Json r = c.review(d, item, { { "action", "approve" } });
+    QCOMPARE(r["outcome"], "decided");
+    Json decision = c.agent->next("decision");
+    QCOMPARE(decision["call_id"], "a1");
+    QCOMPARE(decision["decision"], "allow");
+    QCOMPARE(decision["decided_by"], "human:owner");
+
+    item = c.submit("d1");
+    QCOMPARE(c.review(d, item, { { "action", "deny" }, { "reason", "not that file" } })["outcome"], "decided");
+    decision = c.agent->next("decision");
+    QCOMPARE(decision["decision"], "deny");
+    QCOMPARE(decision["reason"], "not that file");
+
+    item = c.submit("e1");
+    const Json edited { { "path", "/tmp/safe" } };
+    QCOMPARE(c.review(d, item, { { "action", "edit" }, { "args", edited } })["outcome"], "decided");
+    decision = c.agent->next("decision");
+    QCOMPARE(decision["decision"], "modify");
+    QCOMPARE(decision["args"], edited);
+
+    item = c.submit("h1");
+    QCOMPARE(c.review(d, item, { { "action", "halt" }, { "reason", "stop" } })["outcome"], "decided");
+    QCOMPARE(c.agent->next("decision")["decision"], "halt");
+
+    // The audit log says the page decided, and through which session.
+    QTRY_VERIFY([&] {
+        for (const Json &rec : c.core->recentActivity(100))
+            if (rec["event"] == "decision" && rec.value("via", std::string()).rfind("web session ", 0) == 0)
+                return true;
+        return false;
+    }());
+}
+
+void TestWeb::aStaleClickIsRefusedWithWhoDecided()
+{
+    WebConsole c;
+    QVERIFY(c.started);
+    const auto d = c.pairDevice();
+    const Json item = c.submit("s1");
+    // Decided at the desktop meanwhile.
+    protocol::Review desk;
+    desk.id = item["id"];
+    QVERIFY(c.core->review(desk).ok);
+    QCOMPARE(c.agent->next("decision")["decision"], "allow");
+    const HttpReply r = c.post(d, "/api/items/" + QByteArray::fromStdString(item["id"]) + "/review",
+        { { "action", "deny" }, { "reason", "late" }, { "version", item["version"] } });
+    QCOMPARE(r.status, 409);
+    QCOMPARE(r.error(), "already_decided");
+    QCOMPARE(r.json()["decided_by"], "human:owner");
+    QVERIFY(r.json()["message"].get<std::string>().find("already decided by human:owner at 20") != std::string::npos);
+    QVERIFY(c.agent->noneOf("decision")); // nothing acted twice
+
+    // A version the page no longer shows is refused too.
+    const Json other = c.submit("s2");
+    const HttpReply changed = c.post(d, "/api/items/" + QByteArray::fromStdString(other["id"]) + "/review",
+        { { "action", "approve" }, { "version", "0000000000000000" } });
+    QCOMPARE(changed.status, 409);
+    QCOMPARE(changed.error(), "changed");
+    QCOMPARE(c.core->queue()->size(), 1);
+}
+
+void TestWeb::liveFeedShowsNewCallsAndRemovesDecidedOnes()
+{
+    WebConsole c;
+    QVERIFY(c.started);
+    const auto d = c.pairDevice();
+    const auto other = c.pairDevice();
+    const Json first = c.submit("l1");
+    LiveFeed one(c.port(), c.origin, d.cookie), two(c.port(), c.origin, other.cookie);
+    QVERIFY(one.connected());
+    QVERIFY(two.connected());
+    const Json snapshot = one.next("snapshot");
+    QCOMPARE(snapshot["items"].size(), std::size_t(1));
+    QCOMPARE(snapshot["items"][0]["id"], first["id"]);
+    QVERIFY(two.next("snapshot").is_object());
+
+    const Json second = c.submit("l2");
+    QCOMPARE(one.next("added")["item"]["id"], second["id"]);
+    QCOMPARE(two.next("added")["item"]["id"], second["id"]);
+    // A decision from one page clears the card on the other.
+    QCOMPARE(c.review(d, second, { { "action", "approve" } })["outcome"], "decided");
+    const Json removed = two.next("removed");
+    QCOMPARE(removed["id"], second["id"]);
+    QCOMPARE(removed["decided_by"], "human:owner");
+    QCOMPARE(removed["state"], "decided");
+    QCOMPARE(one.next("removed")["id"], second["id"]);
+}
+
+void TestWeb::revokingASessionClosesItsPage()
+{
+    WebConsole c;
+    QVERIFY(c.started);
+    const auto d = c.pairDevice();
+    LiveFeed page(c.port(), c.origin, d.cookie);
+    QVERIFY(page.connected());
+    QVERIFY(page.next("snapshot").is_object());
+    const std::string id = c.web->sessions()->list().at(0).id;
+    QVERIFY(c.web->revoke(id));
+    QVERIFY(page.next("revoked").is_object());
+    QVERIFY(page.waitClosed());
+    QCOMPARE(http(c.port(), "GET", "/api/me", {}, { { "Cookie", d.cookie } }).status, 401);
+    // Logging out from the page ends its own session the same way.
+    const auto e = c.pairDevice();
+    QCOMPARE(c.post(e, "/api/logout", Json::object()).status, 200);
+    QCOMPARE(http(c.port(), "GET", "/api/me", {}, { { "Cookie", e.cookie } }).status, 401);
+}
+
+void TestWeb::sessionsSurviveARestartAndTheFileHoldsNoToken()
+{
+    WebConsole c;
+    QVERIFY(c.started);
+    const auto d = c.pairDevice();
+    const QString file = c.core->dataDir() + QStringLiteral("/web-sessions.json");
+    QFile f(file);
+    QVERIFY(f.open(QIODevice::ReadOnly));
+    const QByteArray bytes = f.readAll();
+    QVERIFY(!bytes.contains(d.cookie.mid(d.cookie.indexOf('=') + 1)));
+    QCOMPARE(QFile::permissions(file) & (QFile::ReadGroup | QFile::ReadOther | QFile::WriteGroup | QFile::WriteOther),
+        QFile::Permissions());
+    // A second server on the same data reads it back.
+    WebConfig config;
+    config.sessionsFile = file;
+    WebServer again(c.core.get(), config);
+    QString error;
+    QVERIFY2(again.start(&error), qPrintable(error));
+    QCOMPARE(http(again.port(), "GET", "/api/me", {}, { { "Cookie", d.cookie } }).json()["reviewer"], "owner");
+}
+
+void TestWeb::trustedHeaderOnlyFromListedPeers()
+{
+    WebConfig listed;
+    listed.authHeader = "X-Forwarded-User";
+    listed.trustedProxies = { QHostAddress(QStringLiteral("10.9.9.9")) };
+    WebConsole notListed(listed);
+    QVERIFY(notListed.started);
+    const HttpReply refused = http(notListed.port(), "GET", "/api/me", {}, { { "X-Forwarded-User", "owner" } });
+    QCOMPARE(refused.status, 401);
+    QCOMPARE(refused.error(), "no_session");
+
+    listed.trustedProxies = { QHostAddress::LocalHost };
+    WebConsole proxied(listed);
+    QVERIFY(proxied.started);
+    const HttpReply me = http(proxied.port(), "GET", "/api/me", {}, { { "X-Forwarded-User", "owner" } });
+    QCOMPARE(me.status, 200);
+    QCOMPARE(me.json()["reviewer"], "owner");
+    QVERIFY(me.json()["via"].get<std::string>().find("X-Forwarded-User") != std::string::npos);
+    // Someone the console does not know is nobody, from any proxy.
+    QCOMPARE(http(proxied.port(), "GET", "/api/me", {}, { { "X-Forwarded-User", "mallory" } }).status, 401);
+    // The header's reviewer decides, with the header's CSRF token.
+    const Json item = proxied.submit("t1");
+    const HttpReply r = http(proxied.port(), "POST", "/api/items/" + QByteArray::fromStdString(item["id"]) + "/review",
+        QByteArray::fromStdString(dumpJson({ { "action", "approve" }, { "version", item["version"] } })),
+        { { "X-Forwarded-User", "owner" }, { "Origin", proxied.origin },
+            { "X-CSRF-Token", QByteArray::fromStdString(me.json()["csrf"].get<std::string>()) } });
+    QCOMPARE(r.status, 200);
+    QCOMPARE(proxied.agent->next("decision")["decided_by"], "human:owner");
+}
+
+void TestWeb::configProblemsAreRefused()
+{
+    WebConfig open;
+    open.address = QHostAddress::AnyIPv4;
+    QVERIFY(webConfigProblem(open).contains(QLatin1String("needs TLS")));
+    WebConfig half;
+    half.authHeader = "X-Forwarded-User";
+    QVERIFY(webConfigProblem(half).contains(QLatin1String("go together")));
+    WebConfig cookie;
+    cookie.authHeader = "Cookie";
+    cookie.trustedProxies = { QHostAddress::LocalHost };
+    QVERIFY(!webConfigProblem(cookie).isEmpty());
+    QHostAddress a;
+    quint16 port = 0;
+    QString error;
+    QVERIFY(parseWebAddress(QStringLiteral("[::1]:8765"), &a, &port, &error));
+    QCOMPARE(a, QHostAddress(QHostAddress::LocalHostIPv6));
+    QCOMPARE(port, quint16(8765));
+    QVERIFY(!parseWebAddress(QStringLiteral("8765"), &a, &port, &error));
+    QVERIFY(!parseWebAddress(QStringLiteral("example.com:8765"), &a, &port, &error));
+
+    // The console itself refuses them before listening.
+    const auto words = [](const char *text) { return QString::fromLatin1(text).split(u' '); };
+    for (const QStringList &args : { words("--web 0.0.0.0:0"),
+             words("--web 127.0.0.1:0 --web-auth-header X-User --web-trusted-proxy *"), words("--web-cert /nonexistent") }) {
+        QTemporaryDir data;
+        QProcess p;
+        p.start(QStringLiteral(HOLDPOINT_BIN), words("--headless --data-dir") + QStringList { data.path() } + args);
+        QVERIFY(p.waitForFinished(WaitMs));
+        QCOMPARE(p.exitCode(), 1);
+        QVERIFY2(!p.readAllStandardError().isEmpty(), qPrintable(args.join(u' ')));
+    }
+}
+
+void TestWeb::servesOverTls()
+{
+    QTemporaryDir keys;
+    const QString cert = keys.path() + QStringLiteral("/cert.pem"), key = keys.path() + QStringLiteral("/key.pem");
+    QProcess openssl;
+    openssl.start(QStringLiteral("openssl"),
+        QString::fromLatin1("req -x509 -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes -days 1 -subj /CN=localhost")
+                .split(u' ')
+            + QStringList { QStringLiteral("-keyout"), key, QStringLiteral("-out"), cert });
+    QVERIFY(openssl.waitForFinished(WaitMs) && openssl.exitCode() == 0);
+    WebConfig config;
+    config.certFile = cert;
+    config.keyFile = key;
+    WebConsole c(config);
+    QVERIFY(c.started);
+    QVERIFY(c.origin.startsWith("https://"));
+    QSslSocket s;
+    s.setPeerVerifyMode(QSslSocket::VerifyNone);
+    s.connectToHostEncrypted(QStringLiteral("127.0.0.1"), c.port());
+    // The server runs on this thread: wait with the event loop running.
+    QTRY_VERIFY_WITH_TIMEOUT(s.isEncrypted(), WaitMs);
+    s.write(request("GET", "/", c.port(), {}, {}));
+    const HttpReply r = readReply(s);
+    QCOMPARE(r.status, 200);
+    QVERIFY(r.header("Strict-Transport-Security").startsWith("max-age="));
+    // Plain HTTP on the TLS port gets nothing.
+    QCOMPARE(http(c.port(), "GET", "/").status, 0);
+}
+
+QTEST_GUILESS_MAIN(TestWeb)
+#include "tst_web.moc"

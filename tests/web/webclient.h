@@ -1,0 +1,129 @@
+#pragma once
+
+// Plain HTTP/1.1 over a QTcpSocket, to see exactly what the reviewer page's
+// server answers to the requests a browser (or an attacker) sends.
+
+#include "common/testsocket.h"
+
+#include <QNetworkRequest>
+#include <QSslSocket>
+#include <QTcpSocket>
+
+namespace holdpoint::test {
+
+struct HttpReply
+{
+    int status = 0; // 0: no answer
+    QByteArray head;
+    QByteArray body;
+    bool closed = false; // the server closed the connection after answering
+
+    QByteArray header(const QByteArray &name) const
+    {
+        for (const QByteArray &line : head.split('\n')) {
+            const qsizetype colon = line.indexOf(':');
+            if (colon > 0 && line.left(colon).trimmed().compare(name, Qt::CaseInsensitive) == 0)
+                return line.mid(colon + 1).trimmed();
+        }
+        return {};
+    }
+    Json json() const { return Json::parse(body.toStdString(), nullptr, false); }
+    std::string error() const { return json().value("error", std::string()); }
+};
+
+using Headers = QList<QPair<QByteArray, QByteArray>>;
+
+inline HttpReply readReply(QTcpSocket &s)
+{
+    HttpReply r;
+    QByteArray data;
+    qsizetype bodyAt = -1;
+    qint64 length = -1;
+    (void)QTest::qWaitFor([&] {
+        data += s.readAll();
+        if (bodyAt < 0 && (bodyAt = data.indexOf("\r\n\r\n")) >= 0) {
+            bodyAt += 4;
+            r.head = data.left(bodyAt);
+            const QByteArray cl = r.header("Content-Length");
+            length = cl.isEmpty() ? 0 : cl.toLongLong();
+        }
+        return (bodyAt >= 0 && data.size() - bodyAt >= length) || s.state() != QAbstractSocket::ConnectedState;
+    }, WaitMs);
+    data += s.readAll();
+    if (bodyAt < 0)
+        return r;
+    r.status = data.mid(9, 3).toInt();
+    r.body = data.mid(bodyAt, length);
+    r.closed = QTest::qWaitFor([&] { return s.state() != QAbstractSocket::ConnectedState; }, 300);
+    return r;
+}
+
+inline QByteArray request(const QByteArray &method, const QByteArray &path, quint16 port, const QByteArray &body,
+    const Headers &headers)
+{
+    QByteArray req = method + ' ' + path + " HTTP/1.1\r\n";
+    bool host = false;
+    for (const auto &[name, value] : headers) {
+        req += name + ": " + value + "\r\n";
+        host = host || name.compare("host", Qt::CaseInsensitive) == 0;
+    }
+    if (!host)
+        req += "Host: 127.0.0.1:" + QByteArray::number(port) + "\r\n";
+    if (method == "POST" || !body.isEmpty())
+        req += "Content-Type: application/json\r\nContent-Length: " + QByteArray::number(body.size()) + "\r\n";
+    return req + "\r\n" + body;
+}
+
+inline HttpReply http(quint16 port, const QByteArray &method, const QByteArray &path, const QByteArray &body = {},
+    const Headers &headers = {})
+{
+    QTcpSocket s;
+    s.connectToHost(QHostAddress::LocalHost, port);
+    if (!s.waitForConnected(WaitMs))
+        return {};
+    s.write(request(method, path, port, body, headers));
+    return readReply(s);
+}
+
+// The page's live feed, opened as a browser opens it: with an Origin and
+// the session cookie.
+class LiveFeed : public QObject
+{
+public:
+    LiveFeed(quint16 port, const QByteArray &origin, const QByteArray &cookie)
+        : m_ws(QString::fromLatin1(origin))
+    {
+        connect(&m_ws, &QWebSocket::textMessageReceived, this,
+            [this](const QString &t) { m_inbox.push_back(Json::parse(t.toStdString(), nullptr, false)); });
+        connect(&m_ws, &QWebSocket::connected, this, [this] { m_connected = true; });
+        connect(&m_ws, &QWebSocket::disconnected, this, [this] { m_closed = true; });
+        QNetworkRequest request(QUrl(QStringLiteral("ws://127.0.0.1:%1/api/live").arg(port)));
+        if (!cookie.isEmpty())
+            request.setRawHeader("Cookie", cookie);
+        m_ws.open(request);
+    }
+    bool connected() { return QTest::qWaitFor([&] { return m_connected || m_closed; }, WaitMs) && m_connected; }
+    Json next(const std::string &type, int timeoutMs = WaitMs)
+    {
+        Json found;
+        (void)QTest::qWaitFor([&] {
+            for (auto it = m_inbox.begin(); it != m_inbox.end(); ++it)
+                if (it->value("type", std::string()) == type) {
+                    found = *it;
+                    m_inbox.erase(it);
+                    return true;
+                }
+            return false;
+        }, timeoutMs);
+        return found;
+    }
+    bool waitClosed() { return QTest::qWaitFor([&] { return m_closed; }, WaitMs); }
+
+private:
+    QWebSocket m_ws;
+    std::deque<Json> m_inbox;
+    bool m_connected = false;
+    bool m_closed = false;
+};
+
+} // namespace holdpoint::test
