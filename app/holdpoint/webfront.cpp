@@ -1,6 +1,7 @@
 #include "webfront.h"
 
 #include "engine/consolecore.h"
+#include "notify/ntfynotifier.h"
 #include "web/webserver.h"
 
 #include <QDir>
@@ -30,6 +31,12 @@ struct WebFront::Options
     QCommandLineOption trustedProxy { QStringLiteral("web-trusted-proxy"),
         QStringLiteral("The address of a proxy whose --web-auth-header is believed (repeatable; never *)."),
         QStringLiteral("address") };
+    QCommandLineOption ntfy { QStringLiteral("notify-ntfy"),
+        QStringLiteral("Tell reviewers away from the desk that a call waits: publish to this ntfy topic URL "
+                       "(e.g. https://ntfy.example.com/holdpoint-alice). Never with the call's arguments."),
+        QStringLiteral("url") };
+    QCommandLineOption ntfyToken { QStringLiteral("notify-ntfy-token"),
+        QStringLiteral("A file (mode 0600) holding the ntfy access token."), QStringLiteral("file") };
 };
 
 WebFront::WebFront(QCommandLineParser *parser)
@@ -37,12 +44,39 @@ WebFront::WebFront(QCommandLineParser *parser)
     , m_options(std::make_unique<Options>())
 {
     parser->addOptions({ m_options->web, m_options->cert, m_options->key, m_options->origin, m_options->authHeader,
-        m_options->trustedProxy });
+        m_options->trustedProxy, m_options->ntfy, m_options->ntfyToken });
 }
 
 WebFront::~WebFront() = default;
 
 bool WebFront::start(ConsoleCore *core, QString *error)
+{
+    return startPage(core, error) && startNotifier(core, error);
+}
+
+bool WebFront::startNotifier(ConsoleCore *core, QString *error)
+{
+    const Options &o = *m_options;
+    if (!m_parser->isSet(o.ntfy)) {
+        if (m_parser->isSet(o.ntfyToken))
+            *error = QStringLiteral("--notify-ntfy-token needs --notify-ntfy URL");
+        return !m_parser->isSet(o.ntfyToken);
+    }
+    NtfyOptions options { m_parser->value(o.ntfy), m_parser->value(o.ntfyToken), m_page ? m_page->origin() : QString() };
+    const auto config = NtfyConfig::fromOptions(options, error);
+    if (!config)
+        return false;
+    m_notifier = std::make_unique<NtfyNotifier>(*config, core->clock());
+    QObject::connect(m_notifier.get(), &Notifier::failed, [](const QString &why) {
+        std::fprintf(stderr, "holdpoint: notify: %s\n", qPrintable(why));
+    });
+    connectNotifier(core->queue(), m_notifier.get());
+    std::fprintf(stderr, "holdpoint: notifying reviewers through ntfy%s\n",
+        m_page ? " with links to the reviewer page" : " (no --web: the notices carry no link)");
+    return true;
+}
+
+bool WebFront::startPage(ConsoleCore *core, QString *error)
 {
     const Options &o = *m_options;
     const bool anyWebOption = m_parser->isSet(o.cert) || m_parser->isSet(o.key) || m_parser->isSet(o.origin)

@@ -12,6 +12,7 @@
 namespace holdpoint {
 
 class ConsoleCore;
+class Notifier;
 class WebServer;
 
 class WebFront
@@ -28,10 +29,14 @@ public:
     WebServer *page() const { return m_page.get(); }
 
 private:
+    bool startPage(ConsoleCore *core, QString *error);
+    bool startNotifier(ConsoleCore *core, QString *error);
+
     struct Options;
     QCommandLineParser *m_parser;
     std::unique_ptr<Options> m_options;
     std::unique_ptr<WebServer> m_page;
+    std::unique_ptr<Notifier> m_notifier;
 };
 
 } // namespace holdpoint
