@@ -90,7 +90,7 @@ inline HttpReply http(quint16 port, const QByteArray &method, const QByteArray &
 class LiveFeed : public QObject
 {
 public:
-    LiveFeed(quint16 port, const QByteArray &origin, const QByteArray &cookie)
+    LiveFeed(quint16 port, const QByteArray &origin, const QByteArray &cookie, const Headers &more = {})
         : m_ws(QString::fromLatin1(origin))
     {
         connect(&m_ws, &QWebSocket::textMessageReceived, this,
@@ -100,6 +100,8 @@ public:
         QNetworkRequest request(QUrl(QStringLiteral("ws://127.0.0.1:%1/api/live").arg(port)));
         if (!cookie.isEmpty())
             request.setRawHeader("Cookie", cookie);
+        for (const auto &[name, value] : more)
+            request.setRawHeader(name, value);
         m_ws.open(request);
     }
     bool connected() { return QTest::qWaitFor([&] { return m_connected || m_closed; }, WaitMs) && m_connected; }

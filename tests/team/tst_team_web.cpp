@@ -1,0 +1,204 @@
+// One headless web instance serves the whole team's queue (core/web/WEB.md):
+// real `holdpoint --team` gateways with their agents, a real headless
+// console with --web under a PostgreSQL login of its own, on a PostgreSQL
+// the test starts itself. The page's decisions reach agents on other hosts,
+// as the reviewer each web session or trusted header names; the database
+// still decides which names that login may speak for.
+
+#include "common/consoleprocess.h"
+#include "common/pgcluster.h"
+#include "web/webclient.h"
+
+#include <QTcpServer>
+#include <QtTest>
+
+using namespace holdpoint;
+using namespace holdpoint::test;
+
+namespace {
+
+constexpr char Policy[] = R"({"default": "ask"})";
+
+quint16 freePort()
+{
+    QTcpServer probe;
+    probe.listen(QHostAddress::LocalHost, 0);
+    return probe.serverPort();
+}
+
+} // namespace
+
+class tst_TeamWeb final : public QObject
+{
+    Q_OBJECT
+
+private Q_SLOTS:
+    void initTestCase();
+    void theWebInstanceDecidesForTwoGateways();
+
+private:
+    CtlResult ownerCtl(const QStringList &args) const
+    {
+        QProcess p;
+        p.start(QStringLiteral(HOLDPOINT_CTL_BIN), QStringList { QStringLiteral("--team"), m_url } + args);
+        return finish(p);
+    }
+    std::unique_ptr<TestSocket> agentOn(const ConsoleProcess &gateway, const std::string &name) const
+    {
+        auto s = std::make_unique<TestSocket>();
+        if (!s->hello(gateway.info().url, gateway.info().agentToken.toStdString(), "agent", std::nullopt, name).is_object())
+            return nullptr;
+        return s;
+    }
+
+    PgCluster m_pg;
+    QTemporaryDir m_dir;
+    QString m_policy;
+    QString m_url;
+};
+
+void tst_TeamWeb::initTestCase()
+{
+    QVERIFY2(m_pg.start(), qPrintable(m_pg.lastError()));
+    m_policy = m_dir.path() + QStringLiteral("/policy.json");
+    QFile f(m_policy);
+    QVERIFY(f.open(QIODevice::WriteOnly) && f.write(Policy) > 0 && f.flush());
+    QVERIFY2(m_pg.createDatabase(QStringLiteral("web")), qPrintable(m_pg.lastError()));
+    m_url = m_pg.connString(QStringLiteral("web"));
+    const CtlResult init = ownerCtl({ QStringLiteral("team"), QStringLiteral("init"), m_url });
+    QVERIFY2(init.exitCode == 0, init.err.constData());
+    QVERIFY(m_pg.psqlFile(QStringLiteral("web"), QStringLiteral(HOLDPOINT_SOURCE_DIR "/resources/team/roles.sql")));
+    QVERIFY2(m_pg.psql(QStringLiteral("web"), QStringLiteral("CREATE ROLE web_login LOGIN IN ROLE holdpoint_reviewer")),
+        qPrintable(m_pg.lastError()));
+    // The web instance's login may decide as alice and as bob, nobody else.
+    for (const char *name : { "alice", "bob" }) {
+        const CtlResult add = ownerCtl({ QStringLiteral("team"), QStringLiteral("reviewer"), QStringLiteral("add"),
+            QLatin1String(name), QStringLiteral("--role"), QStringLiteral("web_login") });
+        QVERIFY2(add.exitCode == 0, add.err.constData());
+    }
+}
+
+void tst_TeamWeb::theWebInstanceDecidesForTwoGateways()
+{
+    const QStringList gateway { QStringLiteral("--team"), m_url, QStringLiteral("--policy"), m_policy };
+    ConsoleProcess ci(gateway), server(gateway);
+    QVERIFY(ci.ready());
+    QVERIFY(server.ready());
+    const quint16 port = freePort();
+    const QByteArray origin = "http://127.0.0.1:" + QByteArray::number(port);
+    ConsoleProcess web({ QStringLiteral("--team"), m_pg.connString(QStringLiteral("web"), QStringLiteral("web_login")),
+        QStringLiteral("--reviewer"), QStringLiteral("alice"), QStringLiteral("--policy"), m_policy,
+        QStringLiteral("--web"), QStringLiteral("127.0.0.1:%1").arg(port), QStringLiteral("--web-auth-header"),
+        QStringLiteral("X-Forwarded-User"), QStringLiteral("--web-trusted-proxy"), QStringLiteral("127.0.0.1") });
+    QVERIFY(web.ready());
+
+    // alice pairs a phone with the web instance; bob comes through the SSO proxy.
+    const CtlResult pair = web.ctl({ QStringLiteral("web"), QStringLiteral("pair"), QStringLiteral("--no-qr") });
+    QVERIFY2(pair.exitCode == 0, pair.err.constData());
+    const QByteArray link = pair.out.trimmed().split('\n').last();
+    const HttpReply paired = http(port, "POST", "/api/pair",
+        QByteArray::fromStdString(dumpJson({ { "code", link.mid(link.indexOf('#') + 1).toStdString() } })),
+        { { "Origin", origin } });
+    QCOMPARE(paired.status, 200);
+    QCOMPARE(paired.json()["reviewer"], "alice");
+    const QByteArray alice = paired.header("Set-Cookie").split(';').first();
+    const Json aliceMe = http(port, "GET", "/api/me", {}, { { "Cookie", alice } }).json();
+    QCOMPARE(aliceMe["team"], true);
+    const Json bobMe = http(port, "GET", "/api/me", {}, { { "X-Forwarded-User", "bob" } }).json();
+    QCOMPARE(bobMe["reviewer"], "bob");
+
+    LiveFeed feed(port, origin, alice);
+    QVERIFY(feed.connected());
+    QVERIFY(feed.next("snapshot").is_object());
+    auto ciAgent = agentOn(ci, "ci-agent");
+    auto serverAgent = agentOn(server, "ops-agent");
+    QVERIFY(ciAgent && serverAgent);
+    ciAgent->send({ { "type", "tool_call" }, { "call_id", "c1" }, { "tool_name", "write_file" },
+        { "args", { { "path", "/srv/ci/out" } } } });
+    serverAgent->send({ { "type", "tool_call" }, { "call_id", "s1" }, { "tool_name", "restart" },
+        { "args", { { "unit", "nginx" } } } });
+
+    // The page's queue shows both gateways' calls.
+    Json items;
+    QTRY_VERIFY_WITH_TIMEOUT(
+        (items = http(port, "GET", "/api/items", {}, { { "Cookie", alice } }).json()["items"]).size() == 2, WaitMs);
+    std::map<std::string, Json> byCall;
+    for (const Json &item : items)
+        byCall[item["call_id"]] = item;
+    QVERIFY(byCall.count("c1") && byCall.count("s1"));
+    QVERIFY(byCall["c1"]["team"]["gateway"] != byCall["s1"]["team"]["gateway"]);
+
+    // alice approves the CI call from her phone.
+    const auto review = [&](const Headers &who, const QByteArray &csrf, const Json &item, Json body) {
+        body["version"] = item["version"];
+        Headers h = who;
+        h.append({ "Origin", origin });
+        h.append({ "X-CSRF-Token", csrf });
+        return http(port, "POST", "/api/items/" + QByteArray::fromStdString(item["id"]) + "/review",
+            QByteArray::fromStdString(dumpJson(body)), h);
+    };
+    const HttpReply approved = review({ { "Cookie", alice } }, QByteArray::fromStdString(aliceMe["csrf"]), byCall["c1"],
+        { { "action", "approve" } });
+    QCOMPARE(approved.status, 200);
+    QCOMPARE(approved.json()["outcome"], "sent");
+    const Json ciDecision = ciAgent->next("decision");
+    QCOMPARE(ciDecision["decision"], "allow");
+    QCOMPARE(ciDecision["decided_by"], "human:alice");
+    QCOMPARE(feed.next("removed")["id"], byCall["c1"]["id"]);
+
+    // bob denies the other through the proxy's header.
+    const HttpReply denied = review({ { "X-Forwarded-User", "bob" } }, QByteArray::fromStdString(bobMe["csrf"]),
+        byCall["s1"], { { "action", "deny" }, { "reason", "not during the release" } });
+    QCOMPARE(denied.status, 200);
+    const Json serverDecision = serverAgent->next("decision");
+    QCOMPARE(serverDecision["decision"], "deny");
+    QCOMPARE(serverDecision["reason"], "not during the release");
+    QCOMPARE(serverDecision["decided_by"], "human:bob");
+
+    // The team audit names the person and how they came in.
+    const CtlResult audit = ownerCtl({ QStringLiteral("audit"), QStringLiteral("query"), QStringLiteral("--json") });
+    int webDecisions = 0;
+    for (const QByteArray &line : audit.out.split('\n')) {
+        const Json j = Json::parse(line.toStdString(), nullptr, false);
+        if (j.is_object() && j.value("event", std::string()) == "decision" && j.value("db_role", std::string()) == "web_login") {
+            ++webDecisions;
+            QVERIFY(j.value("via", std::string()).rfind("web", 0) == 0);
+        }
+    }
+    QCOMPARE(webDecisions, 2);
+    const CtlResult verify = ownerCtl({ QStringLiteral("audit"), QStringLiteral("verify") });
+    QVERIFY2(verify.exitCode == 0, QByteArray(verify.out + verify.err).constData());
+
+    // carol's name through the proxy: the login may not speak for her, so
+    // the database refuses and nothing is decided.
+    serverAgent->send({ { "type", "tool_call" }, { "call_id", "s2" }, { "tool_name", "restart" },
+        { "args", { { "unit", "db" } } } });
+    Json added;
+    do
+        added = feed.next("added");
+    while (added.is_object() && added["item"]["call_id"] != "s2");
+    QVERIFY(added.is_object());
+    const Json carolMe = http(port, "GET", "/api/me", {}, { { "X-Forwarded-User", "carol" } }).json();
+    LiveFeed carolFeed(port, origin, {}, { { "X-Forwarded-User", "carol" } });
+    QVERIFY(carolFeed.connected());
+    const HttpReply carol = review({ { "X-Forwarded-User", "carol" } }, QByteArray::fromStdString(carolMe["csrf"]),
+        added["item"], { { "action", "approve" } });
+    QCOMPARE(carol.json()["outcome"], "sent");
+    const Json refused = carolFeed.next("refused");
+    QCOMPARE(refused["id"], added["item"]["id"]);
+    QVERIFY2(refused["message"].get<std::string>().find("carol") != std::string::npos, dumpJson(refused).c_str());
+    // alice, who may decide, then denies it: the only decision the agent gets.
+    QTRY_VERIFY_WITH_TIMEOUT(
+        http(port, "GET", "/api/items", {}, { { "Cookie", alice } }).json()["items"].size() == 1, WaitMs);
+    const Json again = http(port, "GET", "/api/items", {}, { { "Cookie", alice } }).json()["items"][0];
+    QCOMPARE(review({ { "Cookie", alice } }, QByteArray::fromStdString(aliceMe["csrf"]), again,
+                 { { "action", "deny" }, { "reason", "after carol" } })
+                 .status,
+        200);
+    const Json last = serverAgent->next("decision");
+    QCOMPARE(last["call_id"], "s2");
+    QCOMPARE(last["decided_by"], "human:alice");
+}
+
+QTEST_GUILESS_MAIN(tst_TeamWeb)
+#include "tst_team_web.moc"
