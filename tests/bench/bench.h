@@ -89,6 +89,8 @@ void queueScenario(bool quick, Table *table);
 void auditScenario(bool quick, Table *table);
 // With `peerHitlDir`, also through mcp-hitl-wrapper built there.
 void mcpScenario(bool quick, const QString &peerHitlDir, Table *table);
+// An approval from the reviewer page next to one from holdpoint-ctl.
+void webScenario(bool quick, Table *table);
 // Team mode on a PostgreSQL cluster of its own (skipped without the server).
 void teamScenario(bool quick, Table *table);
 

@@ -22,6 +22,9 @@
 //              tests/mcp/node_modules; otherwise reported as skipped), and
 //              with --peer-hitl DIR through mcp-hitl-wrapper too, all
 //              interleaved.
+//  web         an approval from the reviewer page (its POST, as the click
+//              sends it) until the agent has the decision; baseline: the
+//              same approval with `holdpoint-ctl approve`, interleaved.
 //  team        on a PostgreSQL cluster of its own (fsync on): an escalation
 //              at a gateway seen in a second console, an approval there
 //              reaching the agent, the auto-allowed rtt with --team, and
@@ -75,6 +78,8 @@ int main(int argc, char **argv)
         auditScenario(q, &table);
     if (want("mcp"))
         mcpScenario(q, parser.value(peer), &table);
+    if (want("web"))
+        webScenario(q, &table);
     if (want("team"))
         teamScenario(q, &table);
 
