@@ -43,6 +43,14 @@ std::vector<QPointer<QWebSocket>> WebServer::liveSockets(const std::function<boo
     return out;
 }
 
+// Deleted from the event loop, not inside its own signal; and with this
+// server when it goes first, so a socket is never left behind.
+void WebServer::dispose(QWebSocket *socket)
+{
+    socket->setParent(this);
+    socket->deleteLater();
+}
+
 void WebServer::acceptLive()
 {
     while (hasPendingWebSocketConnections()) {
@@ -54,7 +62,7 @@ void WebServer::acceptLive()
         const auto who = caller(headersOf(socket->request()), socket->peerAddress());
         if (!who) {
             socket->close(QWebSocketProtocol::CloseCodePolicyViolated, QStringLiteral("no session"));
-            socket.release()->deleteLater();
+            dispose(socket.release());
             continue;
         }
         QWebSocket *ws = socket.get();
@@ -73,7 +81,7 @@ void WebServer::acceptLive()
             const auto it = std::find_if(m_live.begin(), m_live.end(), [ws](const Live &l) { return l.socket.get() == ws; });
             if (it == m_live.end())
                 return;
-            it->socket.release()->deleteLater();
+            dispose(it->socket.release());
             m_live.erase(it);
         });
         m_live.push_back({ std::move(socket), who->sessionId, who->identity.name, steadyMs() });

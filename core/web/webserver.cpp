@@ -134,6 +134,11 @@ WebServer::WebServer(ConsoleCore *core, WebConfig config, QObject *parent)
 WebServer::~WebServer()
 {
     m_core->setWebHandler({});
+    // A socket deleted here reports its disconnect at once; nobody must
+    // act on it while m_live itself is being taken apart.
+    for (const Live &l : m_live)
+        l.socket->disconnect(this);
+    m_live.clear();
 }
 
 bool WebServer::start(QString *error)

@@ -131,6 +131,7 @@ private:
 
     // The live feed.
     void acceptLive();
+    void dispose(QWebSocket *socket);
     void broadcast(const Json &message);
     void sendTo(const std::string &sessionId, const std::string &reviewer, const Json &message);
     void onResolved(const QueueItem &item);

@@ -54,7 +54,9 @@ inline HttpReply readReply(QTcpSocket &s)
         return r;
     r.status = data.mid(9, 3).toInt();
     r.body = data.mid(bodyAt, length);
-    r.closed = QTest::qWaitFor([&] { return s.state() != QAbstractSocket::ConnectedState; }, 300);
+    // Only an answer that says so is waited on to see the connection close.
+    r.closed = r.header("Connection").compare("close", Qt::CaseInsensitive) == 0
+        && QTest::qWaitFor([&] { return s.state() != QAbstractSocket::ConnectedState; }, WaitMs);
     return r;
 }
 
