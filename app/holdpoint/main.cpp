@@ -267,6 +267,7 @@ int main(int argc, char **argv)
     const int rc = app->exec();
     agent.reset();
     window.reset();
+    front.stop();
     core.stop();
     return rc;
 }

@@ -1,6 +1,7 @@
 #include "webfront.h"
 
 #include "engine/consolecore.h"
+#include "common/reviewertokens.h"
 #include "notify/ntfynotifier.h"
 #include "web/webserver.h"
 
@@ -31,6 +32,10 @@ struct WebFront::Options
     QCommandLineOption trustedProxy { QStringLiteral("web-trusted-proxy"),
         QStringLiteral("The address of a proxy whose --web-auth-header is believed (repeatable; never *)."),
         QStringLiteral("address") };
+    QCommandLineOption proxySecret { QStringLiteral("web-proxy-secret-file"),
+        QStringLiteral("A file (mode 0600) with the secret the trusted proxy sends in X-Holdpoint-Proxy-Secret; "
+                       "required when the proxy is on loopback, where every local process is too."),
+        QStringLiteral("file") };
     QCommandLineOption ntfy { QStringLiteral("notify-ntfy"),
         QStringLiteral("Tell reviewers away from the desk that a call waits: publish to this ntfy topic URL "
                        "(e.g. https://ntfy.example.com/holdpoint-alice). Never with the call's arguments."),
@@ -44,14 +49,23 @@ WebFront::WebFront(QCommandLineParser *parser)
     , m_options(std::make_unique<Options>())
 {
     parser->addOptions({ m_options->web, m_options->cert, m_options->key, m_options->origin, m_options->authHeader,
-        m_options->trustedProxy, m_options->ntfy, m_options->ntfyToken });
+        m_options->trustedProxy, m_options->proxySecret, m_options->ntfy, m_options->ntfyToken });
 }
 
 WebFront::~WebFront() = default;
 
 bool WebFront::start(ConsoleCore *core, QString *error)
 {
-    return startPage(core, error) && startNotifier(core, error);
+    if (startPage(core, error) && startNotifier(core, error))
+        return true;
+    stop();
+    return false;
+}
+
+void WebFront::stop()
+{
+    m_notifier.reset();
+    m_page.reset();
 }
 
 bool WebFront::startNotifier(ConsoleCore *core, QString *error)
@@ -80,7 +94,7 @@ bool WebFront::startPage(ConsoleCore *core, QString *error)
 {
     const Options &o = *m_options;
     const bool anyWebOption = m_parser->isSet(o.cert) || m_parser->isSet(o.key) || m_parser->isSet(o.origin)
-        || m_parser->isSet(o.authHeader) || m_parser->isSet(o.trustedProxy);
+        || m_parser->isSet(o.authHeader) || m_parser->isSet(o.trustedProxy) || m_parser->isSet(o.proxySecret);
     if (!m_parser->isSet(o.web)) {
         if (anyWebOption)
             *error = QStringLiteral("the --web-* options need --web ADDRESS:PORT");
@@ -102,6 +116,18 @@ bool WebFront::startPage(ConsoleCore *core, QString *error)
             return false;
         }
         config.trustedProxies << address;
+    }
+    if (m_parser->isSet(o.proxySecret)) {
+        QByteArray secret;
+        if (!readPrivateFile(m_parser->value(o.proxySecret), 4096, &secret, error)) {
+            *error = QStringLiteral("--web-proxy-secret-file: ") + *error;
+            return false;
+        }
+        config.proxySecret = secret.trimmed();
+        if (config.proxySecret.size() < 16) {
+            *error = QStringLiteral("--web-proxy-secret-file: the secret must be at least 16 characters");
+            return false;
+        }
     }
     config.sessionsFile = QDir(core->dataDir()).filePath(QLatin1String(WebSessionsFileName));
     m_page = std::make_unique<WebServer>(core, config);

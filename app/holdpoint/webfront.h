@@ -25,6 +25,8 @@ public:
     // After parser.process() and core.start(): starts what the options ask
     // for. False with `error` when an option is wrong or a port is taken.
     bool start(ConsoleCore *core, QString *error);
+    // Before the console stops: the page and the notifier hear its signals.
+    void stop();
     // The page, when --web was given (the window's "Pair a device").
     WebServer *page() const { return m_page.get(); }
 

@@ -44,12 +44,16 @@ ReviewOutcome Broker::review(const Review &review, const ReviewerIdentity &revie
         for (const std::string &id : m_queue->pendingIds(*plan.reach))
             if (const QueueItem *other = m_queue->find(id); other && planReaches(plan, *other))
                 reached.push_back(id);
+    // A store that settles decisions later refuses a second one on its way.
+    if (!m_queue->resolve(review.id, ItemState::Decided, plan.decision, &review)) {
+        out.code = ErrorCode::AlreadyResolved;
+        out.message = "a decision on " + review.id + " is on its way already";
+        return out;
+    }
     if (plan.grant)
         m_grants.add(*plan.grant);
-
     out.ok = true;
     out.decision = plan.decision;
-    m_queue->resolve(review.id, ItemState::Decided, plan.decision, &review);
     for (const std::string &id : reached) {
         if (const QueueItem *other = m_queue->find(id)) {
             Review same { id, review.action, review.reason, std::nullopt, ReviewScope::Call };

@@ -179,12 +179,15 @@ WebServer::Reply WebServer::review(const Caller &caller, const std::string &id, 
             409);
         return reply;
     }
-    if (itemJson(*item)["version"] != version)
+    // What an approval or an edit agrees to must be what the page showed; a
+    // deny or a halt stops the call whatever it has become since.
+    const bool agrees = r.action == protocol::ReviewAction::Approve || r.action == protocol::ReviewAction::Edit;
+    if (agrees && itemJson(*item)["version"] != version)
         return error(409, "changed", "this call changed since you looked (an edit, an approval or its turn); review it again");
 
     const ReviewOutcome outcome = m_core->reviewAs(r, caller.identity);
     if (!outcome.ok) {
-        if (outcome.code == protocol::ErrorCode::UnknownItem)
+        if (outcome.code == protocol::ErrorCode::UnknownItem || outcome.code == protocol::ErrorCode::AlreadyResolved)
             return error(409, "already_decided", outcome.message);
         return error(422, "refused", outcome.message);
     }
@@ -227,6 +230,11 @@ Json WebServer::answer(const ReviewerIdentity &who, const protocol::WebRequest &
             return {};
         }
         m_sessions.revoke(request.session);
+        if (!m_sessions.lastError().isEmpty()) {
+            *error = "the session ended now, but " + m_sessions.lastError().toStdString()
+                + "; it would be back after a restart";
+            return {};
+        }
         return { { "action", "revoke" }, { "session", request.session }, { "revoked", true } };
     }
     }

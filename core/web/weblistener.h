@@ -1,12 +1,14 @@
 #pragma once
 
 // The reviewer page's TCP (or TLS) listener. Qt HTTP Server reads a whole
-// request, body included, before its handler sees any of it, with no limit;
-// this listener puts a guard on every socket first, which answers 413 and
-// closes the connection once a request passes the cap, before the bytes
-// pile up. It also ends connections that stay silent or never finish their
-// TLS handshake.
+// request, body included, before its handler sees any of it, with no limit
+// and no deadline; this listener puts a guard on every socket first, which
+// answers 413 once a request passes the cap and 408 when one takes too long
+// to arrive, before the bytes pile up, and closes connections that stay
+// silent, never finish their TLS handshake, or would pass the caps on open
+// connections.
 
+#include <QHash>
 #include <QSslConfiguration>
 #include <QTcpServer>
 
@@ -17,8 +19,10 @@ namespace holdpoint {
 struct WebListenerLimits
 {
     qint64 maxRequestBytes = 64 * 1024; // request line, headers and body
-    int idleMs = 60'000; // a connection with no bytes this long is closed
+    int requestMs = 10'000; // from a request's first byte to its last
+    int idleMs = 30'000; // a kept-alive connection with no request this long is closed
     int maxConnections = 256;
+    int maxConnectionsPerPeer = 64; // behind a proxy, every page is one address
 };
 
 class WebListener final : public QTcpServer
@@ -30,10 +34,13 @@ public:
     WebListener(WebListenerLimits limits, std::optional<QSslConfiguration> tls, QObject *parent = nullptr);
 
     bool tls() const { return m_tls.has_value(); }
+    int openConnections() const { return m_open; }
     // True for a socket whose request the guard refused: the handler must
     // not act on what Qt may still have parsed from it.
     static bool refused(const QObject *socket);
-    // The socket became a WebSocket: its idle limit is the feed's own now.
+    // The handler has a whole request: its deadline stops.
+    static void requestDone(QObject *socket);
+    // The socket became a WebSocket: its limits are the feed's own now.
     static void handOver(QObject *socket);
 
 Q_SIGNALS:
@@ -44,13 +51,14 @@ protected:
     void incomingConnection(qintptr descriptor) override;
 
 private:
+    friend class ConnectionGuard;
     void admit(QTcpSocket *socket);
-    void guard(QTcpSocket *socket);
-    void refuse(QTcpSocket *socket, int status, const char *error, const QString &why);
+    void closed(const QString &peer);
 
     WebListenerLimits m_limits;
     std::optional<QSslConfiguration> m_tls;
     int m_open = 0;
+    QHash<QString, int> m_perPeer;
 };
 
 } // namespace holdpoint

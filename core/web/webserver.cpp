@@ -52,12 +52,16 @@ bool headerNameValid(const QByteArray &name)
     });
 }
 
+// The header's value; empty when it is missing or sent more than once (a
+// proxy that appends instead of replacing must not let a client add a name).
 QByteArray headerValue(const QList<QPair<QByteArray, QByteArray>> &headers, const QByteArray &name)
 {
+    QByteArray value;
+    int seen = 0;
     for (const auto &h : headers)
-        if (h.first.compare(name, Qt::CaseInsensitive) == 0)
-            return h.second;
-    return {};
+        if (h.first.compare(name, Qt::CaseInsensitive) == 0 && ++seen == 1)
+            value = h.second;
+    return seen == 1 ? value : QByteArray();
 }
 
 QByteArray cookieToken(const QList<QPair<QByteArray, QByteArray>> &headers)
@@ -111,6 +115,13 @@ QString webConfigProblem(const WebConfig &c)
     if (c.authHeader.isEmpty() != c.trustedProxies.isEmpty())
         return QStringLiteral("--web-auth-header and --web-trusted-proxy go together: the header is believed "
                               "only from the proxies listed");
+    const bool loopbackProxy = std::any_of(c.trustedProxies.begin(), c.trustedProxies.end(), [](const QHostAddress &a) {
+        return a.isLoopback() || a.isEqual(QHostAddress::LocalHost, QHostAddress::TolerantConversion);
+    });
+    if (loopbackProxy && c.proxySecret.isEmpty())
+        return QStringLiteral("--web-trusted-proxy on loopback needs --web-proxy-secret-file: every process on this "
+                              "machine connects from loopback too, so the proxy must also prove itself with the "
+                              "secret in X-Holdpoint-Proxy-Secret");
     if (!c.authHeader.isEmpty() && (!headerNameValid(c.authHeader) || reservedHeader(c.authHeader)))
         return QStringLiteral("--web-auth-header: \"%1\" cannot name the reviewer").arg(QString::fromLatin1(c.authHeader));
     for (const QString &o : c.origins) {
@@ -133,7 +144,8 @@ WebServer::WebServer(ConsoleCore *core, WebConfig config, QObject *parent)
 
 WebServer::~WebServer()
 {
-    m_core->setWebHandler({});
+    if (m_core)
+        m_core->setWebHandler({});
     // A socket deleted here reports its disconnect at once; nobody must
     // act on it while m_live itself is being taken apart.
     for (const Live &l : m_live)
@@ -178,6 +190,9 @@ bool WebServer::start(QString *error)
     }
     WebListenerLimits limits;
     limits.maxRequestBytes = m_config.maxRequestBytes;
+    limits.requestMs = m_config.requestMs;
+    limits.maxConnections = m_config.maxConnections;
+    limits.maxConnectionsPerPeer = std::max(1, m_config.maxConnections / 4);
     m_listener = new WebListener(limits, tls, this);
     connect(m_listener, &WebListener::guardRefused, this, &WebServer::refused);
     if (!m_listener->listen(m_config.address, m_config.port)) {
@@ -204,10 +219,15 @@ bool WebServer::start(QString *error)
 
     connect(this, &QAbstractHttpServer::newWebSocketConnection, this, &WebServer::acceptLive);
     ReviewQueue *queue = m_core->queue();
-    connect(queue, &QueueStore::itemAdded, this,
-        [this](const QueueItem &item) { broadcast({ { "type", "added" }, { "item", itemJson(item) } }); });
-    connect(queue, &QueueStore::itemUpdated, this,
-        [this](const QueueItem &item) { broadcast({ { "type", "updated" }, { "item", itemJson(item) } }); });
+    // Serialised only when a page is open to see it.
+    connect(queue, &QueueStore::itemAdded, this, [this](const QueueItem &item) {
+        if (!m_live.empty())
+            broadcast({ { "type", "added" }, { "item", itemJson(item) } });
+    });
+    connect(queue, &QueueStore::itemUpdated, this, [this](const QueueItem &item) {
+        if (!m_live.empty())
+            broadcast({ { "type", "updated" }, { "item", itemJson(item) } });
+    });
     connect(queue, &QueueStore::resolved, this, &WebServer::onResolved);
     connect(m_core, &ConsoleCore::reviewRefused, this, [this](const std::string &id, const std::string &message) {
         const auto it = m_awaiting.find(id);
@@ -216,12 +236,9 @@ bool WebServer::start(QString *error)
         sendTo(it->second.first, it->second.second, { { "type", "refused" }, { "id", id }, { "message", message } });
         m_awaiting.erase(it);
     });
-    connect(m_core, &ConsoleCore::namedReviewersChanged, this, [this] {
-        // A reviewer removed from the console may no longer decide from a phone either.
-        for (const WebSession &s : m_sessions.list())
-            if (!identityFor(s.reviewer, {}))
-                m_sessions.revokeReviewer(s.reviewer);
-    });
+    // A reviewer removed from the console may no longer decide from a phone
+    // either, nor watch the queue through a page already open.
+    connect(m_core, &ConsoleCore::namedReviewersChanged, this, &WebServer::dropRemovedReviewers);
     connect(&m_sessions, &WebSessions::revoked, this, &WebServer::onSessionRevoked);
     m_core->setWebHandler([this](const ReviewerIdentity &who, const protocol::WebRequest &request,
                               std::string *why) { return answer(who, request, why); });
@@ -278,6 +295,19 @@ bool WebServer::hostAllowed(const QByteArray &host) const
     return m_hosts.contains(host);
 }
 
+void WebServer::dropRemovedReviewers()
+{
+    for (const WebSession &s : m_sessions.list())
+        if (!identityFor(s.reviewer, {}))
+            m_sessions.revokeReviewer(s.reviewer);
+    for (const QPointer<QWebSocket> &ws : liveSockets([this](const Live &l) { return !identityFor(l.reviewer, {}); })) {
+        if (!ws)
+            continue;
+        ws->sendTextMessage(QStringLiteral("{\"type\":\"revoked\"}"));
+        ws->close(QWebSocketProtocol::CloseCodePolicyViolated, QStringLiteral("reviewer removed"));
+    }
+}
+
 std::optional<ReviewerIdentity> WebServer::identityFor(const std::string &reviewer, const std::string &via) const
 {
     if (m_core->team())
@@ -296,7 +326,9 @@ std::optional<WebServer::Caller> WebServer::caller(
         const bool trusted = std::any_of(m_config.trustedProxies.begin(), m_config.trustedProxies.end(),
             [&](const QHostAddress &p) { return p.isEqual(peer, QHostAddress::TolerantConversion); });
         const QByteArray named = headerValue(headers, m_config.authHeader).trimmed();
-        if (trusted && !named.isEmpty()) {
+        const bool proven = m_config.proxySecret.isEmpty()
+            || Endpoint::constantTimeEquals(headerValue(headers, "x-holdpoint-proxy-secret"), m_config.proxySecret);
+        if (trusted && proven && !named.isEmpty()) {
             const std::string name = named.toStdString();
             if (!reviewerNameProblem(name).empty())
                 return std::nullopt;
@@ -320,9 +352,12 @@ std::optional<WebServer::Caller> WebServer::caller(
 
 bool WebServer::handleRequest(const QHttpServerRequest &request, QTcpSocket *socket)
 {
+    WebListener::requestDone(socket);
+    // As Qt HTTP Server tells an upgrade: it hands the socket on only then.
+    const bool upgrade = request.value("upgrade").compare("websocket", Qt::CaseInsensitive) == 0
+        && request.value("connection").toLower().contains("upgrade");
     if (WebListener::refused(socket))
-        return true; // the guard answered already
-    const bool upgrade = request.value("upgrade").compare("websocket", Qt::CaseInsensitive) == 0;
+        return !upgrade; // the guard answered already; true on an upgrade would hand the socket on
     if (!upgrade) {
         send(socket, request, route(request, socket));
         return true;
@@ -361,6 +396,13 @@ WebServer::Reply WebServer::route(const QHttpServerRequest &request, QTcpSocket 
         return error(421, "bad_host", "this server does not answer for that Host");
     if (request.body().size() > m_config.maxRequestBytes)
         return error(413, "too_large", "the body is over the limit");
+    // The page never sends a chunked body; what Qt's lenient chunk parser
+    // would make of one is not worth finding out.
+    if (!request.value("transfer-encoding").isEmpty()) {
+        Reply r = error(400, "invalid", "Transfer-Encoding is not taken here; send a Content-Length");
+        r.close = true;
+        return r;
+    }
     if (!path.startsWith(QLatin1String("/api/"))) {
         if (!get)
             return error(405, "method_not_allowed", "the page's files are read with GET");
@@ -457,8 +499,12 @@ void WebServer::send(QTcpSocket *socket, const QHttpServerRequest &request, cons
         r.writeHeader("Strict-Transport-Security", "max-age=31536000");
     for (const auto &[name, value] : reply.headers)
         r.writeHeader(name, value);
+    if (reply.close)
+        r.writeHeader("Connection", "close");
     r.writeHeader("Content-Length", QByteArray::number(reply.body.size()));
     r.writeBody(reply.body);
+    if (reply.close)
+        socket->disconnectFromHost();
 }
 
 } // namespace holdpoint

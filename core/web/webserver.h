@@ -39,7 +39,13 @@ struct WebConfig
     // Single sign-on: a header naming the reviewer, read only from these peers.
     QByteArray authHeader;
     QList<QHostAddress> trustedProxies;
+    // What the proxy sends in X-Holdpoint-Proxy-Secret; required when a
+    // trusted proxy is on loopback, where every local process is too.
+    QByteArray proxySecret;
     qint64 maxRequestBytes = 64 * 1024;
+    int requestMs = 10'000; // a request's first byte to its last
+    int maxConnections = 256; // open at once, pages included; a quarter of it per address
+
     QString sessionsFile; // empty: sessions end with the process
 };
 
@@ -95,6 +101,7 @@ private:
         QByteArray body;
         QByteArray contentType = "application/json";
         std::vector<std::pair<QByteArray, QByteArray>> headers;
+        bool close = false; // and end the connection
     };
     struct Live
     {
@@ -131,6 +138,7 @@ private:
 
     // The live feed.
     void acceptLive();
+    void dropRemovedReviewers();
     void dispose(QWebSocket *socket);
     void broadcast(const Json &message);
     void sendTo(const std::string &sessionId, const std::string &reviewer, const Json &message);
@@ -140,7 +148,7 @@ private:
     std::vector<QPointer<QWebSocket>> liveSockets(const std::function<bool(const Live &)> &which) const;
     Json snapshot() const;
 
-    ConsoleCore *m_core;
+    QPointer<ConsoleCore> m_core;
     WebConfig m_config;
     WebListener *m_listener = nullptr;
     WebSessions m_sessions;

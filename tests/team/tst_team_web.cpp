@@ -51,9 +51,17 @@ private:
         return s;
     }
 
+    // What the SSO proxy in front sends: the reviewer's name and its secret.
+    static Headers asProxy(const QByteArray &name)
+    {
+        return { { "X-Forwarded-User", name }, { "X-Holdpoint-Proxy-Secret", ProxySecret } };
+    }
+    static constexpr char ProxySecret[] = "the-proxy-and-holdpoint-share-this";
+
     PgCluster m_pg;
     QTemporaryDir m_dir;
     QString m_policy;
+    QString m_secretFile;
     QString m_url;
 };
 
@@ -63,6 +71,10 @@ void tst_TeamWeb::initTestCase()
     m_policy = m_dir.path() + QStringLiteral("/policy.json");
     QFile f(m_policy);
     QVERIFY(f.open(QIODevice::WriteOnly) && f.write(Policy) > 0 && f.flush());
+    m_secretFile = m_dir.path() + QStringLiteral("/proxy.secret");
+    QFile secret(m_secretFile);
+    QVERIFY(secret.open(QIODevice::WriteOnly) && secret.write(ProxySecret) > 0 && secret.flush());
+    QVERIFY(secret.setPermissions(QFile::ReadOwner | QFile::WriteOwner));
     QVERIFY2(m_pg.createDatabase(QStringLiteral("web")), qPrintable(m_pg.lastError()));
     m_url = m_pg.connString(QStringLiteral("web"));
     const CtlResult init = ownerCtl({ QStringLiteral("team"), QStringLiteral("init"), m_url });
@@ -89,7 +101,8 @@ void tst_TeamWeb::theWebInstanceDecidesForTwoGateways()
     ConsoleProcess web({ QStringLiteral("--team"), m_pg.connString(QStringLiteral("web"), QStringLiteral("web_login")),
         QStringLiteral("--reviewer"), QStringLiteral("alice"), QStringLiteral("--policy"), m_policy,
         QStringLiteral("--web"), QStringLiteral("127.0.0.1:%1").arg(port), QStringLiteral("--web-auth-header"),
-        QStringLiteral("X-Forwarded-User"), QStringLiteral("--web-trusted-proxy"), QStringLiteral("127.0.0.1") });
+        QStringLiteral("X-Forwarded-User"), QStringLiteral("--web-trusted-proxy"), QStringLiteral("127.0.0.1"),
+        QStringLiteral("--web-proxy-secret-file"), m_secretFile });
     QVERIFY(web.ready());
 
     // alice pairs a phone with the web instance; bob comes through the SSO proxy.
@@ -104,7 +117,7 @@ void tst_TeamWeb::theWebInstanceDecidesForTwoGateways()
     const QByteArray alice = paired.header("Set-Cookie").split(';').first();
     const Json aliceMe = http(port, "GET", "/api/me", {}, { { "Cookie", alice } }).json();
     QCOMPARE(aliceMe["team"], true);
-    const Json bobMe = http(port, "GET", "/api/me", {}, { { "X-Forwarded-User", "bob" } }).json();
+    const Json bobMe = http(port, "GET", "/api/me", {}, asProxy("bob")).json();
     QCOMPARE(bobMe["reviewer"], "bob");
 
     LiveFeed feed(port, origin, alice);
@@ -147,7 +160,7 @@ void tst_TeamWeb::theWebInstanceDecidesForTwoGateways()
     QCOMPARE(feed.next("removed")["id"], byCall["c1"]["id"]);
 
     // bob denies the other through the proxy's header.
-    const HttpReply denied = review({ { "X-Forwarded-User", "bob" } }, QByteArray::fromStdString(bobMe["csrf"]),
+    const HttpReply denied = review(asProxy("bob"), QByteArray::fromStdString(bobMe["csrf"]),
         byCall["s1"], { { "action", "deny" }, { "reason", "not during the release" } });
     QCOMPARE(denied.status, 200);
     const Json serverDecision = serverAgent->next("decision");
@@ -178,10 +191,10 @@ void tst_TeamWeb::theWebInstanceDecidesForTwoGateways()
         added = feed.next("added");
     while (added.is_object() && added["item"]["call_id"] != "s2");
     QVERIFY(added.is_object());
-    const Json carolMe = http(port, "GET", "/api/me", {}, { { "X-Forwarded-User", "carol" } }).json();
-    LiveFeed carolFeed(port, origin, {}, { { "X-Forwarded-User", "carol" } });
+    const Json carolMe = http(port, "GET", "/api/me", {}, asProxy("carol")).json();
+    LiveFeed carolFeed(port, origin, {}, asProxy("carol"));
     QVERIFY(carolFeed.connected());
-    const HttpReply carol = review({ { "X-Forwarded-User", "carol" } }, QByteArray::fromStdString(carolMe["csrf"]),
+    const HttpReply carol = review(asProxy("carol"), QByteArray::fromStdString(carolMe["csrf"]),
         added["item"], { { "action", "approve" } });
     QCOMPARE(carol.json()["outcome"], "sent");
     const Json refused = carolFeed.next("refused");

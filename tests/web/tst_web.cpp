@@ -126,6 +126,10 @@ private Q_SLOTS:
     void postWithoutCsrfIsRefused();
     void getNeverChangesState();
     void oversizedBodyIsRefusedBeforeItIsRead();
+    void slowAndChunkedRequestsAreRefused();
+    void connectionsAreCountedAcrossUpgrades();
+    void aRemovedReviewerLosesTheirOpenPage();
+    void theConsoleExitsCleanlyWithThePage();
     void badBodiesGetClearErrors();
     void foreignHostIsRefused();
     void webSocketUpgradeChecksOriginAndSession();
@@ -342,6 +346,119 @@ void TestWeb::oversizedBodyIsRefusedBeforeItIsRead()
     QCOMPARE(c.core->queue()->size(), 1);
     // The server is still there for everyone else.
     QCOMPARE(http(c.port(), "GET", "/api/me", {}, { { "Cookie", d.cookie } }).status, 200);
+}
+
+void TestWeb::slowAndChunkedRequestsAreRefused()
+{
+    WebConfig config;
+    config.requestMs = 300;
+    WebConsole c(config);
+    QVERIFY(c.started);
+    // A request that never finishes arriving (slowloris) is answered 408.
+    QTcpSocket slow;
+    slow.connectToHost(QHostAddress::LocalHost, c.port());
+    QVERIFY(slow.waitForConnected(WaitMs));
+    slow.write("GET /api/me HTTP/1.1\r\nHost: 127.0.0.1:" + QByteArray::number(c.port()) + "\r\nX-Slow: ");
+    const HttpReply late = readReply(slow);
+    QCOMPARE(late.status, 408);
+    QVERIFY(late.closed);
+    // An oversized WebSocket upgrade is refused like any request, and never upgraded.
+    const auto d = c.pairDevice();
+    QTcpSocket big;
+    big.connectToHost(QHostAddress::LocalHost, c.port());
+    QVERIFY(big.waitForConnected(WaitMs));
+    big.write("GET /api/live HTTP/1.1\r\nHost: 127.0.0.1:" + QByteArray::number(c.port())
+        + "\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\n"
+          "Sec-WebSocket-Version: 13\r\nOrigin: https://evil.example\r\nCookie: "
+        + d.cookie + "\r\nX-Pad: " + QByteArray(70 * 1024, 'a') + "\r\n\r\n");
+    QByteArray answer;
+    QVERIFY(QTest::qWaitFor([&] { answer += big.readAll(); return big.state() != QAbstractSocket::ConnectedState; }, WaitMs));
+    answer += big.readAll();
+    QVERIFY2(answer.startsWith("HTTP/1.1 413"), answer.left(100).constData());
+    QVERIFY2(!answer.contains("101 Switching Protocols"), answer.constData());
+    QCOMPARE(c.web->liveConnections(), 0);
+    // A chunked body is not taken, and the connection ends with the answer.
+    QTcpSocket chunked;
+    chunked.connectToHost(QHostAddress::LocalHost, c.port());
+    QVERIFY(chunked.waitForConnected(WaitMs));
+    chunked.write("POST /api/logout HTTP/1.1\r\nHost: 127.0.0.1:" + QByteArray::number(c.port()) + "\r\nOrigin: "
+        + c.origin + "\r\nCookie: " + d.cookie + "\r\nX-CSRF-Token: " + d.csrf
+        + "\r\nTransfer-Encoding: chunked\r\n\r\n2\r\n{}\r\n0\r\n\r\n");
+    const HttpReply te = readReply(chunked);
+    QCOMPARE(te.status, 400);
+    QVERIFY(te.closed);
+    QCOMPARE(http(c.port(), "GET", "/api/me", {}, { { "Cookie", d.cookie } }).status, 200); // not logged out
+}
+
+void TestWeb::connectionsAreCountedAcrossUpgrades()
+{
+    WebConfig config;
+    config.maxConnections = 16; // 4 from one address
+    WebConsole c(config);
+    QVERIFY(c.started);
+    const auto d = c.pairDevice();
+    // More upgrades, one after another, than the listener admits at once:
+    // each one's slot comes back when its page goes.
+    for (int i = 0; i < 24; ++i) {
+        LiveFeed page(c.port(), c.origin, d.cookie);
+        QVERIFY2(page.connected(), qPrintable(QString::number(i)));
+        QVERIFY(page.next("snapshot").is_object());
+    }
+    QTRY_COMPARE(c.web->liveConnections(), 0);
+    QCOMPARE(http(c.port(), "GET", "/api/me", {}, { { "Cookie", d.cookie } }).status, 200);
+    // And the cap holds: four pages from one address, and the fifth is turned away.
+    std::vector<std::unique_ptr<LiveFeed>> open;
+    for (int i = 0; i < 4; ++i) {
+        open.push_back(std::make_unique<LiveFeed>(c.port(), c.origin, d.cookie));
+        QVERIFY(open.back()->connected());
+    }
+    LiveFeed fifth(c.port(), c.origin, d.cookie);
+    QVERIFY(!fifth.connected());
+}
+
+void TestWeb::aRemovedReviewerLosesTheirOpenPage()
+{
+    WebConsole c;
+    QVERIFY(c.started);
+    QProcess add;
+    add.start(QStringLiteral(HOLDPOINT_CTL_BIN), { QStringLiteral("--data-dir"), c.core->dataDir(), QStringLiteral("reviewer"),
+                                                     QStringLiteral("add"), QStringLiteral("bob"), QStringLiteral("--out"),
+                                                     c.dir.path() + QStringLiteral("/bob.json") });
+    QVERIFY(add.waitForFinished(WaitMs) && add.exitCode() == 0);
+    QTRY_VERIFY(c.core->namedReviewer("bob").has_value());
+    const auto bob = c.pairDevice("bob");
+    QCOMPARE(http(c.port(), "GET", "/api/me", {}, { { "Cookie", bob.cookie } }).json()["reviewer"], "bob");
+    LiveFeed page(c.port(), c.origin, bob.cookie);
+    QVERIFY(page.connected());
+    QVERIFY(page.next("snapshot").is_object());
+    QProcess remove;
+    remove.start(QStringLiteral(HOLDPOINT_CTL_BIN),
+        { QStringLiteral("--data-dir"), c.core->dataDir(), QStringLiteral("reviewer"), QStringLiteral("remove"), QStringLiteral("bob") });
+    QVERIFY(remove.waitForFinished(WaitMs) && remove.exitCode() == 0);
+    QVERIFY(page.next("revoked").is_object());
+    QVERIFY(page.waitClosed());
+    QCOMPARE(http(c.port(), "GET", "/api/me", {}, { { "Cookie", bob.cookie } }).status, 401);
+    QVERIFY(c.web->sessions()->list().empty());
+}
+
+void TestWeb::theConsoleExitsCleanlyWithThePage()
+{
+    QTemporaryDir data;
+    QProcess console;
+    console.setProcessChannelMode(QProcess::MergedChannels);
+    console.start(QStringLiteral(HOLDPOINT_BIN),
+        { QStringLiteral("--headless"), QStringLiteral("--data-dir"), data.path() + QStringLiteral("/d"),
+            QStringLiteral("--web"), QStringLiteral("127.0.0.1:0") });
+    QByteArray out;
+    QVERIFY(QTest::qWaitFor([&] { out += console.readAll(); return out.contains("listening on"); }, WaitMs));
+    const qsizetype at = out.indexOf("reviewer page at http://127.0.0.1:");
+    QVERIFY(at >= 0);
+    const quint16 port = quint16(out.mid(at + 34, out.indexOf(' ', at + 34) - at - 34).toUInt());
+    QCOMPARE(http(port, "GET", "/").status, 200);
+    console.terminate();
+    QVERIFY(console.waitForFinished(WaitMs));
+    QCOMPARE(console.exitStatus(), QProcess::NormalExit);
+    QCOMPARE(console.exitCode(), 0);
 }
 
 void TestWeb::badBodiesGetClearErrors()
@@ -568,21 +685,36 @@ void TestWeb::trustedHeaderOnlyFromListedPeers()
     QCOMPARE(refused.status, 401);
     QCOMPARE(refused.error(), "no_session");
 
+    // A proxy on loopback shares its address with every local process, so
+    // it proves itself with a secret as well.
     listed.trustedProxies = { QHostAddress::LocalHost };
+    QVERIFY(webConfigProblem(listed).contains(QLatin1String("--web-proxy-secret-file")));
+    listed.proxySecret = "a-secret-only-the-proxy-knows";
     WebConsole proxied(listed);
     QVERIFY(proxied.started);
-    const HttpReply me = http(proxied.port(), "GET", "/api/me", {}, { { "X-Forwarded-User", "owner" } });
+    const Headers proxy { { "X-Forwarded-User", "owner" }, { "X-Holdpoint-Proxy-Secret", listed.proxySecret } };
+    const HttpReply me = http(proxied.port(), "GET", "/api/me", {}, proxy);
     QCOMPARE(me.status, 200);
     QCOMPARE(me.json()["reviewer"], "owner");
     QVERIFY(me.json()["via"].get<std::string>().find("X-Forwarded-User") != std::string::npos);
+    // Without the secret, with a wrong one, or with the name sent twice (a
+    // proxy that appends): nobody.
+    QCOMPARE(http(proxied.port(), "GET", "/api/me", {}, { { "X-Forwarded-User", "owner" } }).status, 401);
+    QCOMPARE(http(proxied.port(), "GET", "/api/me", {},
+                 { { "X-Forwarded-User", "owner" }, { "X-Holdpoint-Proxy-Secret", "a-secret-only-the-proxy-knowz" } })
+                 .status,
+        401);
+    QCOMPARE(http(proxied.port(), "GET", "/api/me", {}, proxy + Headers { { "X-Forwarded-User", "mallory" } }).status, 401);
     // Someone the console does not know is nobody, from any proxy.
-    QCOMPARE(http(proxied.port(), "GET", "/api/me", {}, { { "X-Forwarded-User", "mallory" } }).status, 401);
+    QCOMPARE(http(proxied.port(), "GET", "/api/me", {},
+                 { { "X-Forwarded-User", "mallory" }, { "X-Holdpoint-Proxy-Secret", listed.proxySecret } })
+                 .status,
+        401);
     // The header's reviewer decides, with the header's CSRF token.
     const Json item = proxied.submit("t1");
     const HttpReply r = http(proxied.port(), "POST", "/api/items/" + QByteArray::fromStdString(item["id"]) + "/review",
         QByteArray::fromStdString(dumpJson({ { "action", "approve" }, { "version", item["version"] } })),
-        { { "X-Forwarded-User", "owner" }, { "Origin", proxied.origin },
-            { "X-CSRF-Token", QByteArray::fromStdString(me.json()["csrf"].get<std::string>()) } });
+        proxy + Headers { { "Origin", proxied.origin }, { "X-CSRF-Token", QByteArray::fromStdString(me.json()["csrf"].get<std::string>()) } });
     QCOMPARE(r.status, 200);
     QCOMPARE(proxied.agent->next("decision")["decided_by"], "human:owner");
 }
