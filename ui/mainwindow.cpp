@@ -34,6 +34,7 @@
 #include <QTabWidget>
 #include <QTableView>
 #include <QTextBrowser>
+#include <QToolButton>
 #include <QVBoxLayout>
 
 namespace holdpoint {
@@ -41,9 +42,10 @@ namespace holdpoint {
 using protocol::ReviewAction;
 using protocol::ReviewScope;
 
-MainWindow::MainWindow(ConsoleCore *core, QWidget *parent)
+MainWindow::MainWindow(ConsoleCore *core, WebServer *page, QWidget *parent)
     : QMainWindow(parent)
     , m_core(core)
+    , m_page(page)
     , m_model(new QueueModel(core->queue(), this))
     , m_proxy(new QueueProxy(m_model, this))
 {
@@ -100,6 +102,12 @@ MainWindow::MainWindow(ConsoleCore *core, QWidget *parent)
     m_policyError->setStyleSheet(QStringLiteral("color: #c0392b; font-weight: bold;"));
     m_policyError->setVisible(false);
     statusBar()->addPermanentWidget(m_policyError);
+    // The window has no menus: its actions are keys, and this one a button too.
+    m_pairAction = DevicesDialog::makeAction(m_page != nullptr, this);
+    connect(m_pairAction, &QAction::triggered, this, &MainWindow::openDevices);
+    addAction(m_pairAction);
+    statusBar()->addPermanentWidget(
+        makeActionButton(m_pairAction, QStringLiteral("pairDeviceButton"), this));
     auto showPolicyError = [this](const QString &why) {
         m_policyError->setText(
             tr("Policy edit refused; the previous policy stays in force: %1").arg(why));
@@ -562,7 +570,6 @@ void MainWindow::deny()
     const QString what = ids.size() > 1 ? tr("%n calls", nullptr, int(ids.size()))
                                         : displaySafe(toQString(item->toolName), 80);
     auto *dialog = new DenyDialog(what, m_recentReasons, this);
-    dialog->setAttribute(Qt::WA_DeleteOnClose);
     m_denyDialog = dialog;
     const Scope chosen = ids.size() > 1 ? Scope::Call : scope();
     connect(dialog, &QDialog::accepted, this, [this, dialog, ids, chosen] {
@@ -590,10 +597,7 @@ void MainWindow::deny()
         afterDecision(anchor);
     });
     connect(dialog, &QDialog::finished, this, &MainWindow::focusQueue);
-    dialog->open();
-    // Without a window manager nobody activates the dialog: the keys the
-    // reviewer types next must reach it, not the queue behind it.
-    dialog->activateWindow();
+    presentDialog(dialog, true);
 }
 
 void MainWindow::decideAlways(bool allow, const QString &reason)
@@ -609,7 +613,6 @@ void MainWindow::decideAlways(bool allow, const QString &reason)
             const RuleShape &shape) { return core->alwaysRuleFrom(shape, call, why); },
         [core = m_core](const Json &rule) { return core->pastMatches(rule, 50, scanned); },
         scanned, this);
-    dialog->setAttribute(Qt::WA_DeleteOnClose);
     m_alwaysDialog = dialog;
     const std::string id = item->id;
     connect(dialog, &QDialog::accepted, this, [this, dialog, id, allow, reason] {
@@ -625,10 +628,7 @@ void MainWindow::decideAlways(bool allow, const QString &reason)
         afterDecision(anchor);
     });
     connect(dialog, &QDialog::finished, this, &MainWindow::focusQueue);
-    dialog->open();
-    // Without a window manager nobody activates the dialog: the keys the
-    // reviewer types next must reach it, not the queue behind it.
-    dialog->activateWindow();
+    presentDialog(dialog, true);
 }
 
 void MainWindow::editArgs()
@@ -706,6 +706,17 @@ void MainWindow::haltTurn(const QString &session, const QString &turn)
         tr("Halted the turn: %1 answered")
             .arg(counted(int(halted), tr("waiting call"), tr("waiting calls"))),
         6000);
+}
+
+void MainWindow::openDevices()
+{
+    if (!m_page)
+        return;
+    if (!m_devicesDialog) {
+        m_devicesDialog = new DevicesDialog(m_core, m_page, this);
+        connect(m_devicesDialog, &QDialog::finished, this, &MainWindow::focusQueue);
+    }
+    presentDialog(m_devicesDialog, false);
 }
 
 void MainWindow::backToQueue()

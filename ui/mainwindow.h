@@ -5,6 +5,7 @@
 #include "common/json.h"
 #include "denydialog.h"
 #include "detailpane.h"
+#include "devicesdialog.h"
 #include "protocol/protocol.h"
 #include "queueselection.h"
 
@@ -17,6 +18,7 @@
 #include <vector>
 
 QT_BEGIN_NAMESPACE
+class QAction;
 class QComboBox;
 class QLabel;
 class QLineEdit;
@@ -36,10 +38,12 @@ class Presence;
 class QueueModel;
 class QueueProxy;
 class TurnsModel;
+class WebServer;
 struct QueueItem;
 
 // The review console's window over a running ConsoleCore: the queue with
-// its detail and actions, and the Turns, History, Agents and Policy views.
+// its detail and actions, and the Turns, History, Agents and Policy views;
+// with the reviewer page (--web), the devices paired with it.
 class MainWindow final : public QMainWindow
 {
     Q_OBJECT
@@ -53,7 +57,8 @@ public:
         Always
     };
 
-    explicit MainWindow(ConsoleCore *core, QWidget *parent = nullptr);
+    // `page`: the reviewer page when the console serves one; it outlives the window.
+    explicit MainWindow(ConsoleCore *core, WebServer *page = nullptr, QWidget *parent = nullptr);
     ~MainWindow() override;
 
     QTableView *queueView() const { return m_view; }
@@ -62,6 +67,9 @@ public:
     // The dialogs while they are open, for keyboard flows and tests.
     DenyDialog *denyDialog() const { return m_denyDialog; }
     AlwaysRuleDialog *alwaysDialog() const { return m_alwaysDialog; }
+    DevicesDialog *devicesDialog() const { return m_devicesDialog; }
+    // "Pair a device…" (Ctrl+Shift+P): the Devices dialog, or how to get a page.
+    QAction *pairAction() const { return m_pairAction; }
     QTabWidget *tabs() const { return m_tabs; }
     TurnsModel *turnsModel() const { return m_turnsTab->model(); }
     TurnsTab *turnsTab() const { return m_turnsTab; }
@@ -88,6 +96,8 @@ public:
     void clearTurnFilter();
     // Halts the turn through one of its pending calls (H in the Turns view).
     void haltTurn(const QString &session, const QString &turn);
+    // Pairing a phone with the reviewer page, and the devices paired so far.
+    void openDevices();
 
 private:
     const QueueItem *currentItem() const;
@@ -115,6 +125,7 @@ private:
     QWidget *buildQueueTab();
 
     ConsoleCore *m_core;
+    WebServer *m_page;
     QueueModel *m_model;
     QueueProxy *m_proxy;
     QTabWidget *m_tabs = nullptr;
@@ -144,6 +155,8 @@ private:
     QTimer m_refresh;
     QPointer<DenyDialog> m_denyDialog;
     QPointer<AlwaysRuleDialog> m_alwaysDialog;
+    QPointer<DevicesDialog> m_devicesDialog;
+    QAction *m_pairAction = nullptr;
     std::string m_currentId;
     int m_lastRow = 0; // where the selection was, for when its row goes
     QStringList m_recentReasons;

@@ -1,11 +1,13 @@
 #include "widgethelpers.h"
 
+#include <QDialog>
 #include <QHeaderView>
 #include <QLabel>
 #include <QPainter>
 #include <QPushButton>
 #include <QShortcut>
 #include <QTableView>
+#include <QToolButton>
 
 namespace holdpoint {
 
@@ -14,6 +16,15 @@ QPushButton *makeButton(const QString &text, const QString &name, QWidget *paren
     auto *b = new QPushButton(text, parent);
     b->setObjectName(name);
     b->setFocusPolicy(Qt::NoFocus);
+    return b;
+}
+
+QToolButton *makeActionButton(QAction *action, const QString &name, QWidget *parent)
+{
+    auto *b = new QToolButton(parent);
+    b->setObjectName(name);
+    b->setDefaultAction(action);
+    b->setAutoRaise(true);
     return b;
 }
 
@@ -55,6 +66,17 @@ QLabel *makeBanner(const QString &name, const QString &background, QWidget *pare
     banner->setStyleSheet(QStringLiteral("background: %1; color: white; font-weight: bold;").arg(background));
     banner->setVisible(false);
     return banner;
+}
+
+void presentDialog(QDialog *dialog, bool modal)
+{
+    dialog->setAttribute(Qt::WA_DeleteOnClose);
+    if (modal)
+        dialog->open();
+    else
+        dialog->show();
+    dialog->raise();
+    dialog->activateWindow();
 }
 
 QIcon badgeIcon(int pending)

@@ -10,10 +10,13 @@
 
 QT_BEGIN_NAMESPACE
 class QAbstractItemModel;
+class QAction;
+class QDialog;
 class QLabel;
 class QPushButton;
 class QShortcut;
 class QTableView;
+class QToolButton;
 class QWidget;
 QT_END_NAMESPACE
 
@@ -21,6 +24,10 @@ namespace holdpoint {
 
 // A button the keyboard never lands on: focus stays on the queue or the editor.
 QPushButton *makeButton(const QString &text, const QString &name, QWidget *parent);
+
+// A flat button for an action, as a bar shows it: the action's text,
+// tooltip and enabled state, and its shortcut wherever the window has focus.
+QToolButton *makeActionButton(QAction *action, const QString &name, QWidget *parent);
 
 // A read-only table of whole rows, as every view of the window shows.
 QTableView *makeTable(QAbstractItemModel *model, const QString &name, QWidget *parent);
@@ -33,6 +40,11 @@ QShortcut *queueShortcut(const QKeySequence &key, QWidget *view, std::function<v
 // A hidden bar of bold plain text on `background`, for what the reviewer
 // must see: the audit log's state, an error to act on.
 QLabel *makeBanner(const QString &name, const QString &background, QWidget *parent);
+
+// Shows `dialog`, deleted when it closes (window-modal with `modal`), and
+// gives it the keyboard: without a window manager nobody activates it, and
+// the keys the reviewer types next must reach it, not the window behind.
+void presentDialog(QDialog *dialog, bool modal);
 
 // The application icon with the pending count on it, for the tray.
 QIcon badgeIcon(int pending);

@@ -250,7 +250,7 @@ int main(int argc, char **argv)
 
     std::unique_ptr<MainWindow> window;
     if (!parser.isSet(headless)) {
-        window = std::make_unique<MainWindow>(&core);
+        window = std::make_unique<MainWindow>(&core, front.page());
         window->show();
     }
     std::unique_ptr<DemoAgent> agent;
