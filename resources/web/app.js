@@ -261,6 +261,8 @@ const feed = {
     state.items = new Map(m.items.map((item) => [item.id, item]));
     state.loaded = true;
     state.retryMs = RETRY_MIN_MS;
+    // Back in touch: a "cannot be reached" from before is no longer true.
+    if (el('banner').classList.contains('banner--error')) hideBanner();
     setStatus('live');
     renderQueue();
     route();
@@ -637,7 +639,9 @@ function onPanelButton(name) {
   }
   togglePanel(name);
   validateEdit();
-  el(`${name}-panel`).scrollIntoView({ block: 'end', behavior: 'smooth' });
+  // At once, not smoothly: typing while a smooth scroll runs stops it halfway,
+  // with the field behind the action bar.
+  el(`${name}-panel`).scrollIntoView({ block: 'end' });
   const focus = { deny: 'deny-reason', edit: 'edit-args', halt: 'halt-confirm' }[name];
   el(focus).focus({ preventScroll: true });
 }
@@ -669,6 +673,9 @@ function validateEdit() {
 function syncButtons() {
   const busy = state.busyId !== null;
   for (const id of ['approve', 'deny', 'edit', 'halt', 'halt-confirm', 'scope']) el(id).disabled = busy;
+  // While a deny reason or an edit is being written, Approve is one stray
+  // tap away from the opposite: it waits until the panel is closed.
+  el('approve').disabled = busy || isOpen('deny') || isOpen('edit');
   el('deny-confirm').disabled = busy || !el('deny-reason').value.trim();
   el('edit-confirm').disabled = busy || !state.editArgs;
   el('detail').setAttribute('aria-busy', String(busy));

@@ -70,6 +70,7 @@ test('deny with a reason: the agent gets exactly that reason and writes nothing'
     const shown = await openCard(page, item.id);
     await openPanel(page, 'deny');
     assert.equal(await page.$eval('#deny-confirm', (b) => b.disabled), true, 'Deny is enabled with no reason');
+    assert.equal(await page.$eval('#approve', (b) => b.disabled), true, 'Approve is one tap away while a reason is written');
     await page.type('#deny-reason', reason);
     await until('Deny to be enabled', page.waitForFunction(() => !document.getElementById('deny-confirm').disabled));
     const review = await tapReview(page, '#deny-confirm');
