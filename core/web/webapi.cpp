@@ -127,45 +127,22 @@ WebServer::Reply WebServer::logout(const Caller &caller)
 WebServer::Reply WebServer::review(const Caller &caller, const std::string &id, const QByteArray &raw)
 {
     Json body;
-    std::string why, action, version, scope = "call", reason;
+    std::string why, version;
     if (!parseBody(raw, { "action", "version", "scope", "reason", "args" }, &body, &why)
-        || !stringField(body, "action", true, &action, &why) || !stringField(body, "version", true, &version, &why)
-        || !stringField(body, "scope", false, &scope, &why) || !stringField(body, "reason", false, &reason, &why))
+        || !stringField(body, "version", true, &version, &why))
         return error(400, "invalid", why);
-    protocol::Review r;
-    r.id = id;
-    if (action == "approve")
-        r.action = protocol::ReviewAction::Approve;
-    else if (action == "deny")
-        r.action = protocol::ReviewAction::Deny;
-    else if (action == "edit")
-        r.action = protocol::ReviewAction::Edit;
-    else if (action == "halt")
-        r.action = protocol::ReviewAction::Halt;
-    else
-        return error(400, "invalid", "action: expected approve, deny, edit or halt");
-    if (scope == "call")
-        r.scope = protocol::ReviewScope::Call;
-    else if (scope == "turn")
-        r.scope = protocol::ReviewScope::Turn;
-    else if (scope == "session")
-        r.scope = protocol::ReviewScope::Session;
-    else if (scope == "always")
+    if (body.value("scope", Json()) == "always")
         return error(400, "invalid", "scope: \"always\" rules are made at the desktop console, where the rule dialog is");
-    else
-        return error(400, "invalid", "scope: expected call, turn or session");
-    if (reason.size() > protocol::MaxReasonLength)
-        return error(400, "invalid", "reason: longer than " + std::to_string(protocol::MaxReasonLength) + " bytes");
-    r.reason = reason;
-    if (r.action == protocol::ReviewAction::Deny && QString::fromStdString(reason).trimmed().isEmpty())
-        return error(400, "invalid", "reason: a deny needs a reason; the agent sees it");
-    if (const auto it = body.find("args"); it != body.end()) {
-        if (r.action != protocol::ReviewAction::Edit || !it->is_object())
-            return error(400, "invalid", "args: an object, with action edit only");
-        r.args = *it;
-    } else if (r.action == protocol::ReviewAction::Edit) {
-        return error(400, "invalid", "args: an edit needs the edited arguments");
-    }
+    // The rest is the reviewer wire's review message, read by its own parser
+    // (PROTOCOL.md "Reviewer role"): the same rules as holdpoint-ctl's.
+    body.erase("version");
+    body["type"] = "review";
+    body["id"] = id;
+    protocol::ParseResult parsed = protocol::parseMessage(dumpJson(body));
+    const auto *reviewed = parsed.ok() ? std::get_if<protocol::Review>(&*parsed.message) : nullptr;
+    if (!reviewed)
+        return error(400, "invalid", parsed.error.message);
+    const protocol::Review &r = *reviewed;
 
     const QueueItem *item = m_core->queue()->find(id);
     if (!item) {

@@ -8,6 +8,7 @@
 
 #include <QTcpSocket>
 #include <QTest>
+#include <QNetworkRequest>
 #include <QWebSocket>
 
 #include <deque>
@@ -31,10 +32,12 @@ public:
         connect(&m_ws, &QWebSocket::disconnected, this, [this] { m_closed = true; });
     }
 
-    bool open(const QUrl &url)
+    bool open(const QUrl &url) { return open(QNetworkRequest(url)); }
+    // With headers of the caller's (a cookie, say).
+    bool open(const QNetworkRequest &request)
     {
         // True once the upgrade succeeded, even if the server closes at once.
-        m_ws.open(url);
+        m_ws.open(request);
         return QTest::qWaitFor([&] { return m_connected || m_closed; }, WaitMs) && m_connected;
     }
 

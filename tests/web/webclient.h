@@ -88,46 +88,24 @@ inline HttpReply http(quint16 port, const QByteArray &method, const QByteArray &
 }
 
 // The page's live feed, opened as a browser opens it: with an Origin and
-// the session cookie.
-class LiveFeed : public QObject
+// the session cookie (or a proxy's headers).
+class LiveFeed : public TestSocket
 {
 public:
     LiveFeed(quint16 port, const QByteArray &origin, const QByteArray &cookie, const Headers &more = {})
-        : m_ws(QString::fromLatin1(origin))
+        : TestSocket(QString::fromLatin1(origin))
     {
-        connect(&m_ws, &QWebSocket::textMessageReceived, this,
-            [this](const QString &t) { m_inbox.push_back(Json::parse(t.toStdString(), nullptr, false)); });
-        connect(&m_ws, &QWebSocket::connected, this, [this] { m_connected = true; });
-        connect(&m_ws, &QWebSocket::disconnected, this, [this] { m_closed = true; });
         QNetworkRequest request(QUrl(QStringLiteral("ws://127.0.0.1:%1/api/live").arg(port)));
         if (!cookie.isEmpty())
             request.setRawHeader("Cookie", cookie);
         for (const auto &[name, value] : more)
             request.setRawHeader(name, value);
-        m_ws.open(request);
+        m_upgraded = open(request);
     }
-    bool connected() { return QTest::qWaitFor([&] { return m_connected || m_closed; }, WaitMs) && m_connected; }
-    Json next(const std::string &type, int timeoutMs = WaitMs)
-    {
-        Json found;
-        (void)QTest::qWaitFor([&] {
-            for (auto it = m_inbox.begin(); it != m_inbox.end(); ++it)
-                if (it->value("type", std::string()) == type) {
-                    found = *it;
-                    m_inbox.erase(it);
-                    return true;
-                }
-            return false;
-        }, timeoutMs);
-        return found;
-    }
-    bool waitClosed() { return QTest::qWaitFor([&] { return m_closed; }, WaitMs); }
+    bool connected() const { return m_upgraded; }
 
 private:
-    QWebSocket m_ws;
-    std::deque<Json> m_inbox;
-    bool m_connected = false;
-    bool m_closed = false;
+    bool m_upgraded = false;
 };
 
 } // namespace holdpoint::test
