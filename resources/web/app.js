@@ -380,7 +380,8 @@ function card(item) {
 function agentLine(item) {
   const agent = item.agent || {};
   const name = agent.user ? `${agent.name} (${agent.user})` : agent.name;
-  const place = item.team && (item.team.host || item.team.gateway);
+  // The gateway's id names its host and tells two gateways on one host apart.
+  const place = item.team && (item.team.gateway || item.team.host);
   return place ? `${name} · on ${place}` : name;
 }
 

@@ -582,3 +582,57 @@ export async function withSetup(browser, options, fn) {
     await hp.dispose();
   }
 }
+
+// ---- team mode --------------------------------------------------------------------
+
+/**
+ * A gateway: `holdpoint --headless --team URL` without the page, in a data
+ * directory of its own, its agents' files in `filesDir` (an Agent connects
+ * to it as to a WebConsole). Nobody reviews here: its calls go to the team
+ * database.
+ */
+export class TeamGateway extends WebConsole {
+  constructor({ team, policy = ASK_ALL, args = [] }) {
+    super({ policy, args });
+    this.team = team;
+  }
+
+  /** Starts it; resolves once this run has written its endpoint.json, fails at once if it exits first. */
+  async start() {
+    const args = ['--headless', '--data-dir', this.dataDir, '--port', '0', '--team', this.team,
+      '--policy', this.policyPath, ...this.args];
+    const child = spawn(HOLDPOINT, args, { stdio: ['ignore', 'ignore', 'pipe'] });
+    this.process = child;
+    this.exited = new Promise((res) => {
+      child.once('exit', res);
+      child.once('error', res);
+    });
+    child.stderr.setEncoding('utf8');
+    child.stderr.on('data', (chunk) => { this.log += chunk; });
+    let failed = null;
+    child.once('error', (error) => { failed = `cannot start ${HOLDPOINT}: ${error.message}`; });
+    await waitFor('the gateway to start', () => {
+      if (failed) throw new Error(failed);
+      if (child.exitCode !== null || child.signalCode !== null) {
+        throw new Error(`the gateway exited (${child.exitCode ?? child.signalCode}) before it was ready:\n${this.log}`);
+      }
+      try {
+        return JSON.parse(readFileSync(join(this.dataDir, 'endpoint.json'), 'utf8')).pid === child.pid;
+      } catch {
+        return false;
+      }
+    }, START_TIMEOUT_MS);
+    return this;
+  }
+}
+
+/** `holdpoint-ctl --team URL ARGS...`; resolves with stdout, rejects with its stderr in the message. */
+export async function teamCtl(url, ...args) {
+  try {
+    const { stdout } = await run(CTL, ['--team', url, ...args], { timeout: CTL_TIMEOUT_MS });
+    return stdout;
+  } catch (error) {
+    error.message += `\n${error.stderr ?? ''}${error.stdout ?? ''}`;
+    throw error;
+  }
+}
