@@ -96,6 +96,10 @@ Json callRecord(const ToolCall &call, const AgentInfo &agent, const ChainOutcome
                  {"trail", maskJson(outcome.trail, outcome.redactions)}};
     if (!agent.framework.empty())
         record["framework"] = agent.framework;
+    // Who started the agent: a call restored after a restart still shows it,
+    // as it showed before.
+    if (!agent.user.empty())
+        record["user"] = agent.user;
     if (!agent.capabilities.all())
         record["capabilities"] = capabilitiesToJson(agent.capabilities);
     if (!call.annotations.is_null() && !call.annotations.empty())

@@ -133,6 +133,7 @@ std::vector<RecoveredCall> recoverCalls(const QString &auditDir, TimeMs recordsS
         c.callId = cid;
         c.agent.name = s.call.value("agent", std::string());
         c.agent.framework = s.call.value("framework", std::string());
+        c.agent.user = s.call.value("user", std::string());
         c.agent.capabilities = capabilitiesFromJson(s.call.value("capabilities", Json()));
         c.toolName = s.call.value("tool", std::string());
         c.args = s.call["args"];

@@ -366,8 +366,17 @@ void TestReviewersE2E::votesSurviveARestart()
     const Json call { { "type", "tool_call" }, { "call_id", "r1" }, { "tool_name", "deploy" },
         { "args", { { "env", "prod" } } } };
     QString id;
+    // An agent that says which OS user started it, as every client we ship does.
+    const auto agentAs = [](const ConsoleProcess &console) {
+        auto s = std::make_unique<TestSocket>();
+        if (!s->open(console.info().url))
+            return std::unique_ptr<TestSocket>();
+        s->send(Json { { "type", "hello" }, { "protocol", 1 }, { "role", "agent" }, { "session_id", "s-restart" },
+            { "token", console.info().agentToken.toStdString() }, { "agent", { { "name", "deployer" }, { "user", "dave" } } } });
+        return s->next("welcome").is_object() ? std::move(s) : std::unique_ptr<TestSocket>();
+    };
     {
-        auto agent = m_console->agent(std::string("s-restart"));
+        auto agent = agentAs(*m_console);
         QVERIFY(agent);
         agent->send(call);
         QVERIFY(agent->next("pending").is_object());
@@ -389,8 +398,12 @@ void TestReviewersE2E::votesSurviveARestart()
     credentialFile.close();
     credential["url"] = again.info().url.toString().toStdString();
     QVERIFY(!writeFile(m_bob, QByteArray::fromStdString(dumpJson(credential)), Private).isEmpty());
+    // Restored from the log, before the agent is back: who started it too.
+    const Json restored = again.ctl({ QStringLiteral("pending"), QStringLiteral("--json") }).json();
+    QCOMPARE(restored.size(), std::size_t(1));
+    QCOMPARE(QString::fromStdString(restored[0]["agent"].value("user", std::string())), QStringLiteral("dave"));
 
-    auto agent = again.agent(std::string("s-restart"));
+    auto agent = agentAs(again);
     QVERIFY(agent);
     agent->send(call);
     QVERIFY(agent->next("pending").is_object());
