@@ -127,11 +127,17 @@ void WebServer::onResolved(const QueueItem &item)
 
 void WebServer::onSessionRevoked(const std::string &id)
 {
-    for (const QPointer<QWebSocket> &ws : liveSockets([&id](const Live &l) { return l.sessionId == id; })) {
+    endLive([&id](const Live &l) { return l.sessionId == id; }, QStringLiteral("session ended"));
+}
+
+// Tells the pages `which` picks that they are signed out, then closes them.
+void WebServer::endLive(const std::function<bool(const Live &)> &which, const QString &why)
+{
+    for (const QPointer<QWebSocket> &ws : liveSockets(which)) {
         if (!ws)
             continue;
         ws->sendTextMessage(QStringLiteral("{\"type\":\"revoked\"}"));
-        ws->close(QWebSocketProtocol::CloseCodePolicyViolated, QStringLiteral("session ended"));
+        ws->close(QWebSocketProtocol::CloseCodePolicyViolated, why);
     }
 }
 

@@ -300,12 +300,7 @@ void WebServer::dropRemovedReviewers()
     for (const WebSession &s : m_sessions.list())
         if (!identityFor(s.reviewer, {}))
             m_sessions.revokeReviewer(s.reviewer);
-    for (const QPointer<QWebSocket> &ws : liveSockets([this](const Live &l) { return !identityFor(l.reviewer, {}); })) {
-        if (!ws)
-            continue;
-        ws->sendTextMessage(QStringLiteral("{\"type\":\"revoked\"}"));
-        ws->close(QWebSocketProtocol::CloseCodePolicyViolated, QStringLiteral("reviewer removed"));
-    }
+    endLive([this](const Live &l) { return !identityFor(l.reviewer, {}); }, QStringLiteral("reviewer removed"));
 }
 
 std::optional<ReviewerIdentity> WebServer::identityFor(const std::string &reviewer, const std::string &via) const

@@ -146,6 +146,7 @@ private:
     void onSessionRevoked(const std::string &id);
     void pingLive();
     std::vector<QPointer<QWebSocket>> liveSockets(const std::function<bool(const Live &)> &which) const;
+    void endLive(const std::function<bool(const Live &)> &which, const QString &why);
     Json snapshot() const;
 
     QPointer<ConsoleCore> m_core;
