@@ -41,14 +41,24 @@ class HoldpointGuardrail:
         self._calls: dict[int, str] = {}
 
     def on_turn_start(self, turn_id: Optional[str] = None) -> None:
+        """Starts a turn. Without a console the turn still starts: every
+        call in it names the turn, and ``before_call`` blocks them (or allows
+        them, without ``fail_closed``) instead of the agent crashing here."""
         self.turn_id = turn_id or f"turn-{secrets.token_hex(6)}"
         self._calls.clear()
-        self.client.turn_start(self.turn_id)
+        try:
+            self.client.turn_start(self.turn_id)
+        except ConsoleUnavailable:
+            pass
 
     def on_turn_end(self) -> None:
-        if self.turn_id:
-            self.client.turn_end(self.turn_id)
-        self.turn_id = None
+        try:
+            if self.turn_id:
+                self.client.turn_end(self.turn_id)
+        except ConsoleUnavailable:
+            pass  # the console is gone: the turn ended with it
+        finally:
+            self.turn_id = None
 
     def before_call(self, invocation: Any, context: Any = None) -> GuardrailDecision:
         name = _field(invocation, "name", "tool_name")
@@ -64,7 +74,7 @@ class HoldpointGuardrail:
         metadata = {"call_id": call_id, "decided_by": d.decided_by, "warnings": d.warnings}
         if d.decision == "halt":
             return GuardrailDecision("halt", d.reason, None, metadata)
-        if d.decision == "deny":
+        if d.decision not in ("allow", "modify"):  # deny, or anything this adapter does not know
             return GuardrailDecision("block", d.reason, None, metadata)
         modified = d.args if d.decision == "modify" else None
         if d.warnings:
