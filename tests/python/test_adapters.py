@@ -48,7 +48,8 @@ def setUpModule():
     policy = Path(work.name) / "policy.json"
     policy.write_text(json.dumps(POLICY))
     data_dir = str(Path(work.name) / "data")
-    console = subprocess.Popen([HOLDPOINT, "--headless", "--port", "0", "--data-dir", data_dir, "--policy", str(policy)])
+    console = subprocess.Popen([HOLDPOINT, "--headless", "--port", "0", "--data-dir", data_dir, "--policy", str(policy),
+                                "--timeout", "60"])  # a call no reviewer decides fails its test
     deadline = time.time() + 15
     while not (Path(data_dir) / "endpoint.json").exists():
         if time.time() > deadline or console.poll() is not None:
@@ -67,20 +68,37 @@ def ctl(*args):
     return subprocess.run([CTL, "--data-dir", state["data_dir"], *args], check=True, capture_output=True, text=True).stdout
 
 
-def decide_when_pending(tool_name, *action):
+class Reviewer(threading.Thread):
     """A reviewer in another thread: decides the first pending call of
-    `tool_name` as soon as it shows up (or fails after a deadline)."""
-    def run():
-        deadline = time.time() + 15
-        while time.time() < deadline:
-            for item in json.loads(ctl("pending", "--json")):
-                if item["tool_name"] == tool_name:
-                    ctl(action[0], item["id"], *action[1:])
-                    return
-            time.sleep(0.02)
-    thread = threading.Thread(target=run)
-    thread.start()
-    return thread
+    `tool_name` as soon as it shows up. join() returns that queue item, or
+    raises what went wrong (the call never showed up, holdpoint-ctl failed);
+    the console's --timeout then denies the call the test waits on."""
+
+    def __init__(self, tool_name, *action):
+        super().__init__()
+        self.tool_name, self.action = tool_name, action
+        self.item = self.error = None
+        self.start()
+
+    def run(self):
+        try:
+            deadline = time.time() + 30
+            while time.time() < deadline:
+                for item in json.loads(ctl("pending", "--json")):
+                    if item["tool_name"] == self.tool_name:
+                        ctl(self.action[0], item["id"], *self.action[1:])
+                        self.item = item
+                        return
+                time.sleep(0.02)
+            raise AssertionError(f"no pending {self.tool_name} call to decide")
+        except BaseException as e:  # handed to the test by join()
+            self.error = e
+
+    def join(self, timeout=None):
+        super().join(timeout)
+        if self.error is not None:
+            raise self.error
+        return self.item
 
 
 class TestClient(unittest.TestCase):
@@ -96,9 +114,9 @@ class TestClient(unittest.TestCase):
                 self.assertEqual((deny.decision, deny.reason, deny.args), ("deny", "no deleting", None))
                 halt = await c.submit("shutdown", {})
                 self.assertEqual(halt.decision, "halt")
-                reviewer = decide_when_pending("review", "edit", "--args", '{"n": 2}')
+                reviewer = Reviewer("review", "edit", "--args", '{"n": 2}')
                 edited = await c.submit("review", {"n": 1})
-                reviewer.join()
+                self.assertEqual(reviewer.join()["args"], {"n": 1})
                 self.assertEqual((edited.decision, edited.args), ("modify", {"n": 2}))
                 self.assertTrue(edited.decided_by.startswith("human:"))
         asyncio.run(go())
@@ -164,10 +182,14 @@ class TestAutoGen(unittest.TestCase):
             self.assertNotIn("halt", r.metadata)
             r = await p.evaluate(tool_name="shutdown", args={}, agent_name="coder", call_id="ag-halt-1")
             self.assertEqual((r.decision, r.metadata["halt"], r.metadata["call_id"]), (Decision.DENY, True, "ag-halt-1"))
-            reviewer = decide_when_pending("review", "deny", "--reason", "not now")
-            r = await p.evaluate(tool_name="review", args={"a": 1}, agent_name="planner")
-            reviewer.join()
+            reviewer = Reviewer("review", "deny", "--reason", "not now")
+            r = await p.evaluate(tool_name="review", args={"a": 1}, agent_name="planner", call_id="ag-review-1")
+            item = reviewer.join()
             self.assertEqual((r.decision, r.reason), (Decision.DENY, "not now"))
+            # The console got the caller's call_id, and a session per agent name.
+            self.assertEqual((item["call_id"], item["agent"]["name"], item["agent"]["framework"], item["args"]),
+                             ("ag-review-1", "planner", "autogen", {"a": 1}))
+            self.assertEqual(r.metadata["call_id"], "ag-review-1")
             await p.close()
         asyncio.run(go())
 
@@ -220,10 +242,13 @@ class TestCrewAI(unittest.TestCase):
         self.assertEqual((deny.allow, deny.reason), (False, "no deleting"))
         halt = p.evaluate(GuardrailRequest("shutdown", {}))
         self.assertEqual((halt.allow, halt.metadata["halt"]), (False, True))
-        reviewer = decide_when_pending("review", "approve")
-        approved = p.evaluate(GuardrailRequest("review", {"b": 1}, task_description="summarise"))
-        reviewer.join()
-        self.assertTrue(approved.allow)
+        reviewer = Reviewer("review", "approve")
+        approved = p.evaluate(GuardrailRequest("review", {"b": 1}, agent_role="researcher", task_description="summarise"))
+        item = reviewer.join()
+        self.assertEqual((approved.allow, approved.metadata["holdpoint_decision"]), (True, "allow"))
+        self.assertTrue(approved.metadata["decided_by"].startswith("human:"))
+        # The reviewer sees who asked and why.
+        self.assertEqual(item["context"], {"agent_role": "researcher", "task_description": "summarise"})
 
     def test_health_check(self):
         self.assertTrue(self.provider.health_check())
@@ -276,7 +301,7 @@ class TestOperator(unittest.TestCase):
         warn = g.after_call(first, {"error": "exit 1"})
         self.assertEqual(warn.action, "warn")
         second = Invocation("flaky", {"try": 2})
-        g.before_call(second)
+        self.assertEqual(g.before_call(second).action, "allow")
         halt = g.after_call(second, RuntimeError("exit 1"))
         self.assertEqual((halt.action, halt.reason), ("halt", "flaky failed 2 times in this turn; halting the turn"))
         g.on_turn_end()
