@@ -4,7 +4,9 @@
 #include "exitcodes.h"
 
 #include <QCoreApplication>
-#include <QFile>
+
+#include <algorithm>
+#include <cstdio>
 
 namespace holdpoint {
 
@@ -42,10 +44,18 @@ bool parseHookOptions(const QStringList &args, HookFailure *fail)
 
 bool readHookInput(std::size_t maxBytes, std::string *out)
 {
-    QFile in;
-    if (!in.open(stdin, QIODevice::ReadOnly))
-        return false;
-    *out = in.read(qint64(maxBytes) + 1).toStdString();
+    // Until the end of the input: one read of a pipe returns what has arrived
+    // so far, which for a large tool input (a file's content) is only its
+    // start, and a cut document is refused as invalid JSON.
+    out->clear();
+    char chunk[64 * 1024];
+    while (out->size() <= maxBytes) {
+        const std::size_t want = std::min(sizeof chunk, maxBytes + 1 - out->size());
+        const std::size_t got = std::fread(chunk, 1, want, stdin);
+        out->append(chunk, got);
+        if (got < want)
+            return !std::ferror(stdin);
+    }
     return true;
 }
 
