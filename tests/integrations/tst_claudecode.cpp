@@ -172,7 +172,9 @@ void TestClaudeCode::shippedSettingsSnippet()
     QFile f(QStringLiteral(HOLDPOINT_SOURCE_DIR "/resources/integrations/claude-code/settings.json"));
     QVERIFY(f.open(QIODevice::ReadOnly));
     const Json settings = Json::parse(f.readAll().toStdString());
-    for (const char *event : {"PreToolUse", "PostToolUse"}) {
+    // A failed call reaches only PostToolUseFailure hooks: without that
+    // entry loop detection never sees a Claude Code failure.
+    for (const char *event : {"PreToolUse", "PostToolUse", "PostToolUseFailure"}) {
         const Json &entry = settings["hooks"][event].at(0);
         QCOMPARE(entry["matcher"], Json("*"));
         QCOMPARE(entry["hooks"].at(0)["type"], Json("command"));
