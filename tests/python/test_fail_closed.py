@@ -11,6 +11,7 @@ call (``holdpoint-ctl pending --json``, or a reviewer connection's queue).
 """
 
 import asyncio
+import gc
 import json
 import os
 import signal
@@ -190,6 +191,23 @@ class TestConsoleKilledWhileWaiting(ConsoleTest):
                 await HoldpointClient("py-killed", data_dir=self.console.data_dir).connect()
         asyncio.run(go())
         self.assertNotRun()
+
+    def test_closing_after_the_console_died(self):
+        # An agent shutting down right after the console died gets no error
+        # from close(), at every point of the client noticing: before, with
+        # the connection lost but not yet closed (after one turn of the event
+        # loop), and after.
+        for turns in range(3):
+            with self.subTest(turns=turns):
+                console = Console()
+                self.addCleanup(console.close)
+
+                async def go():
+                    async with HoldpointClient("py-closing", data_dir=console.data_dir):
+                        console.kill()
+                        for _ in range(turns):
+                            await asyncio.sleep(0)
+                asyncio.run(go())
 
     def test_sync_client(self):
         with HoldpointSyncClient("py-killed-sync", data_dir=self.console.data_dir) as client:
@@ -601,3 +619,44 @@ class TestUnknownDecision(unittest.TestCase):
         guard = HoldpointGuardrail(Client())
         guard.on_turn_start()
         self.assertEqual(operator_run(guard, self.tool, "bash", {"command": "make"}).action, "block")
+
+
+class CancellationToken:
+    """AutoGen's CancellationToken as the provider uses it."""
+
+    def __init__(self):
+        self._callbacks = []
+
+    def add_callback(self, callback):
+        self._callbacks.append(callback)
+
+    def cancel(self):
+        for callback in self._callbacks:
+            callback()
+
+
+class TestAutoGenCancelled(ConsoleTest):
+    def test_a_cancelled_call_is_denied(self):
+        errors = []  # what the event loop reports: e.g. a task's exception nobody retrieved
+
+        async def go():
+            asyncio.get_running_loop().set_exception_handler(lambda loop, context: errors.append(context))
+            provider = HoldpointGuardrailProvider(data_dir=self.console.data_dir)
+            token = CancellationToken()
+            waiting = asyncio.ensure_future(provider.evaluate(tool_name="bash", args={"command": "make"},
+                                                              cancellation_token=token))
+            await asyncio.to_thread(self.console.wait_pending, "bash")
+            token.cancel()
+            r = await asyncio.wait_for(waiting, DEADLINE_S)
+            self.assertEqual((r.decision, r.metadata["code"], r.metadata["decided_by"]),
+                             (Decision.DENY, "cancelled", "agent"))
+            # A token that fires once the console is gone changes nothing.
+            late = CancellationToken()
+            self.assertEqual((await provider.evaluate(tool_name="read", args={}, cancellation_token=late)).decision,
+                             Decision.ALLOW)
+            self.console.kill()
+            late.cancel()
+            await provider.close()
+        asyncio.run(go())
+        gc.collect()
+        self.assertEqual(errors, [])

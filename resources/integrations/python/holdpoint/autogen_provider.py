@@ -61,8 +61,13 @@ class HoldpointGuardrailProvider:
             call_id = call_id or client.new_call_id()
             if cancellation_token is not None and hasattr(cancellation_token, "add_callback"):
                 loop = asyncio.get_running_loop()
-                cancellation_token.add_callback(
-                    lambda: loop.call_soon_threadsafe(lambda: asyncio.ensure_future(client.cancel(call_id))))
+
+                async def cancel() -> None:
+                    try:
+                        await client.cancel(call_id)
+                    except HoldpointError:
+                        pass  # no console: the call is denied anyway
+                cancellation_token.add_callback(lambda: loop.call_soon_threadsafe(lambda: asyncio.ensure_future(cancel())))
             d = await client.submit(tool_name, args, call_id=call_id)
         except (ConsoleUnavailable, HoldpointError) as e:
             if self.fail_closed:

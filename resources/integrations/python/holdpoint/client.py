@@ -139,8 +139,12 @@ class HoldpointClient:
         await self.close()
 
     async def close(self) -> None:
+        """Closes the connection; a console that is already gone is no error."""
         if self._ws is not None:
-            await self._ws.close()
+            try:
+                await self._ws.close()
+            except (OSError, websockets.exceptions.ConnectionClosed):
+                pass
         if self._reader is not None:
             await asyncio.gather(self._reader, return_exceptions=True)
 
