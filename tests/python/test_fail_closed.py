@@ -290,9 +290,11 @@ class TestNoConsoleAtStart(unittest.TestCase):
     def test_client(self):
         with self.assertRaises(ConsoleUnavailable):
             asyncio.run(HoldpointClient(data_dir=self.console.data_dir).connect())
+        threads = set(threading.enumerate())
         with self.assertRaises(ConsoleUnavailable):
             with HoldpointSyncClient(data_dir=self.console.data_dir) as client:
                 client.submit("read", {"path": "a"})
+        self.assertEqual(set(threading.enumerate()), threads)  # its event loop's thread is gone too
 
     def test_autogen(self):
         async def go():

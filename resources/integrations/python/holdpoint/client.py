@@ -284,7 +284,11 @@ class HoldpointSyncClient:
             self._loop.close()
 
     def __enter__(self):
-        return self.connect()
+        try:
+            return self.connect()
+        except BaseException:
+            self.close()  # no console: do not leave the loop's thread behind
+            raise
 
     def __exit__(self, *exc):
         self.close()
