@@ -44,19 +44,28 @@ class Console:
 
     def __init__(self):
         self._work = tempfile.TemporaryDirectory()
-        policy = Path(self._work.name) / "policy.json"
-        policy.write_text(json.dumps(POLICY))
+        self._policy = Path(self._work.name) / "policy.json"
+        self._policy.write_text(json.dumps(POLICY))
         self.data_dir = str(Path(self._work.name) / "data")
+        self.start()
+
+    def start(self):
+        """Starts (or, after kill(), restarts) the console on this data directory."""
         # --timeout: a call no test decides fails the test in minutes, not at CTest's limit.
         self.process = subprocess.Popen([HOLDPOINT, "--headless", "--port", "0", "--data-dir", self.data_dir,
-                                         "--policy", str(policy), "--timeout", "120"])
+                                         "--policy", str(self._policy), "--timeout", "120"])
         deadline = time.monotonic() + DEADLINE_S
-        while not (Path(self.data_dir) / "endpoint.json").exists():
+        while True:  # endpoint.json written by this process, not one left by a killed one
+            try:
+                self.endpoint = json.loads((Path(self.data_dir) / "endpoint.json").read_text())
+                if self.endpoint["pid"] == self.process.pid:
+                    return
+            except (OSError, ValueError, KeyError):
+                pass
             if time.monotonic() > deadline or self.process.poll() is not None:
                 self.close()
                 raise RuntimeError("the console did not start")
             time.sleep(0.02)
-        self.endpoint = json.loads((Path(self.data_dir) / "endpoint.json").read_text())
 
     def ctl(self, *args):
         return subprocess.run([CTL, "--data-dir", self.data_dir, *args], check=True, capture_output=True,
@@ -265,6 +274,50 @@ class TestConsoleKilledWhileWaiting(ConsoleTest):
         self.assertEqual((after.action, after.metadata["error"]), ("halt", "console_unavailable"))
         guard.on_turn_end()
         self.assertNotRun()
+
+
+class TestConsoleRestarted(ConsoleTest):
+    """The console is killed while a call waits and started again: the call
+    comes back to its queue, but the agent was told no and has moved on.
+    Approving it later runs nothing, and the agent's next calls go through."""
+
+    def test_sync_adapters(self):
+        crew = HoldpointProvider(data_dir=self.console.data_dir)
+        self.addCleanup(crew.client.close)
+        hook = enable_guardrail(crew)
+        guard = HoldpointGuardrail(data_dir=self.console.data_dir)
+        self.addCleanup(guard.client.close)
+        guard.on_turn_start("op-restart")
+        waiting = [Background(crewai_run, hook, self.tool, "crew_bash", {"command": "make"}),
+                   Background(operator_run, guard, self.tool, "op_bash", {"command": "make"})]
+        self.console.wait_pending("crew_bash")
+        self.console.wait_pending("op_bash")
+        self.console.kill()
+        self.assertIs(waiting[0].result(), False)
+        self.assertEqual(waiting[1].result().action, "block")
+
+        self.console.start()
+        for tool_name in ("crew_bash", "op_bash"):  # back in the queue; a person approves it now
+            self.console.ctl("approve", self.console.wait_pending(tool_name)[0]["id"])
+        self.assertIsNone(crewai_run(hook, self.tool, "read", {"path": "crew"}))
+        self.assertEqual(operator_run(guard, self.tool, "read", {"path": "op"}).action, "allow")
+        guard.on_turn_end()
+        self.assertEqual(self.tool.runs, [{"path": "crew"}, {"path": "op"}])
+
+    def test_autogen(self):
+        async def go():
+            provider = HoldpointGuardrailProvider(data_dir=self.console.data_dir)
+            waiting = asyncio.ensure_future(autogen_run(provider, self.tool, "bash", {"command": "make"}))
+            await asyncio.to_thread(self.console.wait_pending, "bash")
+            self.console.kill()
+            self.assertEqual((await asyncio.wait_for(waiting, DEADLINE_S)).decision, Decision.DENY)
+            await asyncio.to_thread(self.console.start)
+            item = (await asyncio.to_thread(self.console.wait_pending, "bash"))[0]
+            await asyncio.to_thread(self.console.ctl, "approve", item["id"])
+            self.assertEqual((await autogen_run(provider, self.tool, "read", {"path": "a"})).decision, Decision.ALLOW)
+            await provider.close()
+        asyncio.run(go())
+        self.assertEqual(self.tool.runs, [{"path": "a"}])
 
 
 class TestNoConsoleAtStart(unittest.TestCase):
