@@ -8,70 +8,24 @@
 
 import { test, describe, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn, execFile } from 'node:child_process';
+import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
-import { createRequire } from 'node:module';
-import { mkdirSync, copyFileSync, symlinkSync, existsSync, readFileSync } from 'node:fs';
-import { join, dirname } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { toolResults } from './anthropic-model.mjs';
-import { Harness, CTL, bash } from './harness.mjs';
+import { Harness, bash } from './harness.mjs';
+import { ClaudeCli, VERSIONS, claudeBinary } from './claude-cli.mjs';
 
 const run = promisify(execFile);
-const require = createRequire(import.meta.url);
-const here = dirname(fileURLToPath(import.meta.url));
-const shippedSettings = join(here, '../../resources/integrations/claude-code/settings.json');
-
-// Both ship a native binary: bin/claude.exe, which the package's postinstall
-// replaces with the one from the platform's optional dependency.
-export const VERSIONS = ['2.1.330', '2.1.197'];
-export function claudeBinary(version) {
-  return join(dirname(require.resolve(`claude-code-${version}/package.json`)), 'bin', 'claude.exe');
-}
 
 const h = new Harness('holdpoint-claude-');
-const { work, dataDir, model } = h;
-const bin = join(work, 'bin');
+const { model } = h;
+const cli = new ClaudeCli(h);
 const ctl = (...args) => h.ctl(...args);
 const pendingCommand = (command) => h.pendingCommand(command);
+const runClaude = (...args) => cli.run(...args);
 
-// A Claude Code home with the shipped settings and nothing else.
-function claudeHome(name) {
-  const home = join(work, name);
-  mkdirSync(join(home, '.claude'), { recursive: true });
-  copyFileSync(shippedSettings, join(home, '.claude', 'settings.json'));
-  return home;
-}
-
-// Runs `claude -p` in `cwd` until it exits; its stream-json events.
-function runClaude(version, home, cwd, prompt) {
-  const env = {
-    PATH: `${bin}:${process.env.PATH}`,
-    HOLDPOINT_DATA_DIR: dataDir,
-    ...h.claudeEnv(home),
-  };
-  const args = ['-p', prompt, '--output-format', 'stream-json', '--verbose', '--permission-mode', 'default'];
-  const child = spawn(claudeBinary(version), args, { cwd, env, stdio: ['ignore', 'pipe', 'pipe'] });
-  let stdout = '';
-  let stderr = '';
-  child.stdout.on('data', (d) => (stdout += d));
-  child.stderr.on('data', (d) => (stderr += d));
-  const timer = setTimeout(() => child.kill('SIGKILL'), 90000);
-  return new Promise((resolve) => {
-    child.on('exit', (code, signal) => {
-      clearTimeout(timer);
-      const events = stdout.split('\n').filter(Boolean).map((l) => JSON.parse(l));
-      const init = events.find((e) => e.type === 'system' && e.subtype === 'init');
-      resolve({ code, signal, stderr, events, sessionId: init?.session_id, result: events.find((e) => e.type === 'result') });
-    });
-  });
-}
-
-before(async () => {
-  mkdirSync(bin);
-  symlinkSync(CTL, join(bin, 'holdpoint-ctl'));
-  await h.start();
-});
+before(() => h.start());
 
 after(() => h.stop());
 
@@ -79,7 +33,7 @@ for (const version of VERSIONS) {
   describe(`Claude Code ${version}`, () => {
     let home;
     before(() => {
-      home = claudeHome(`home-${version}`);
+      home = cli.home(`home-${version}`);
     });
 
     test('the binary is this version', async () => {

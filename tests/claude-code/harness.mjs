@@ -26,7 +26,23 @@ export class Harness {
     this.dataDir = join(this.work, 'data');
     this.holdpoint = new Console({ holdpoint: HOLDPOINT, ctl: CTL, dataDir: this.dataDir });
     this.model = new ScriptedModel();
+    this.policy = join(this.work, 'policy.json');
+    this.consoles = [];
     this.runs = 0;
+  }
+
+  // Another real console, in its own data directory under the work
+  // directory, with `policy` (a policy object; the harness's policy when
+  // absent). Stopped with the harness unless a test killed it.
+  async otherConsole(name, policy) {
+    let file = this.policy;
+    if (policy) {
+      file = join(this.work, `${name}-policy.json`);
+      writeFileSync(file, JSON.stringify(policy));
+    }
+    const c = new Console({ holdpoint: HOLDPOINT, ctl: CTL, dataDir: join(this.work, name) });
+    this.consoles.push(c);
+    return c.start(file);
   }
 
   ctl(...args) {
@@ -63,21 +79,20 @@ export class Harness {
   }
 
   async start() {
-    const policy = join(this.work, 'policy.json');
-    writeFileSync(policy, JSON.stringify({
+    writeFileSync(this.policy, JSON.stringify({
       default: 'ask',
       guardrails: [{ type: 'rules', rules: [
         { match: 'Bash(echo allowed*)', action: 'allow', reason: 'echo is fine' },
         { match: 'Bash(echo secret*)', action: 'deny', reason: 'no secrets in files' },
       ] }],
     }));
-    await this.holdpoint.start(policy);
+    await this.holdpoint.start(this.policy);
     await this.model.start();
   }
 
   async stop() {
     await this.model.close();
-    await this.holdpoint.stop();
+    for (const c of [this.holdpoint, ...this.consoles]) await c.stop();
     rmSync(this.work, { recursive: true, force: true });
   }
 }
