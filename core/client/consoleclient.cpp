@@ -10,6 +10,11 @@ ConsoleClient::ConsoleClient(QObject *parent)
     : QObject(parent)
 {
     m_timeout.setSingleShot(true);
+    // Each message in one frame. Qt splits a message into frames of 512 KiB
+    // by default, and Qt's receiver (6.4) closes with 1007 "Invalid UTF-8"
+    // when a frame boundary falls inside a character: a call of 600 KB of
+    // CJK text never reached the console.
+    m_socket.setOutgoingFrameSize(QWebSocket::maxOutgoingFrameSize());
     connect(&m_socket, &QWebSocket::connected, this, [this] {
         // Small messages go out at once, not after the peer's delayed ACK.
         for (QAbstractSocket *tcp : m_socket.findChildren<QAbstractSocket *>())

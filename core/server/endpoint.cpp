@@ -242,6 +242,9 @@ void Endpoint::onNewConnection()
         socket->setParent(nullptr);
         socket->setMaxAllowedIncomingMessageSize(quint64(m_config.maxMessageBytes));
         socket->setMaxAllowedIncomingFrameSize(quint64(m_config.maxMessageBytes));
+        // Each message in one frame: a Qt client (holdpoint-ctl, mcp-proxy)
+        // rejects a message whose 512 KiB frames split a UTF-8 character.
+        socket->setOutgoingFrameSize(QWebSocket::maxOutgoingFrameSize());
 
         Connection c;
         c.socket = socket;
