@@ -33,6 +33,13 @@ let direct;
 const ctl = (...args) => holdpoint.ctl(...args);
 const pendingItem = (predicate) => holdpoint.pendingItem(predicate);
 
+// Waits for `call` to wait for a person; fails at once, with the answer, if
+// the client is answered first (a refusal instead of a question).
+async function pendingFor(call, predicate) {
+  const answered = call.then((result) => { throw new Error(`answered before any person was asked: ${text(result)}`); });
+  return Promise.race([pendingItem(predicate), answered]);
+}
+
 function connect(command, args) {
   const client = new Client({ name: 'holdpoint-test', version: '1.0.0' });
   return client.connect(new StdioClientTransport({ command, args, stderr: 'inherit' })).then(() => client);
@@ -144,4 +151,96 @@ test('a 4 MiB file read passes intact, and the console stays connected', async (
   const item = await pendingItem((i) => i.args.path === target);
   await ctl('approve', item.id);
   assert.notEqual((await call).isError, true);
+});
+
+test('a halted write returns isError, writes nothing, and the session\'s other calls are decided as usual', async () => {
+  const target = join(root, 'halted.txt');
+  const other = join(root, 'waits-through-the-halt.txt');
+  const later = join(root, 'after-the-halt.txt');
+  const call = proxied.callTool({ name: 'write_file', arguments: { path: target, content: 'halted' } });
+  const otherCall = proxied.callTool({ name: 'write_file', arguments: { path: other, content: 'other' } });
+  const item = await pendingItem((i) => i.args.path === target);
+  const otherItem = await pendingItem((i) => i.args.path === other);
+  await ctl('halt', item.id, '--reason', 'stop the run');
+  const result = await call;
+  assert.equal(result.isError, true);
+  assert.equal(text(result), 'Denied by Holdpoint: stop the run');
+  assert.equal(existsSync(target), false);
+  // MCP has no turns: the proxy sends each call outside any, and a halt
+  // outside a turn stops that call only (PROTOCOL.md, "Halting"). The other
+  // waiting call still waits, and a later one is asked about as usual.
+  assert.ok((await holdpoint.pending()).some((i) => i.id === otherItem.id), 'the halt took the other waiting call too');
+  const laterCall = proxied.callTool({ name: 'write_file', arguments: { path: later, content: 'later' } });
+  const laterItem = await pendingItem((i) => i.args.path === later);
+  await ctl('approve', otherItem.id);
+  await ctl('deny', laterItem.id, '--reason', 'not after a halt');
+  assert.notEqual((await otherCall).isError, true);
+  assert.equal(readFileSync(other, 'utf8'), 'other');
+  const laterResult = await laterCall;
+  assert.equal(laterResult.isError, true);
+  assert.equal(text(laterResult), 'Denied by Holdpoint: not after a halt');
+  assert.equal(existsSync(later), false);
+});
+
+// Precomposed and combining forms side by side (no normalisation may
+// happen), a ZWJ family, Hangul, kana and kanji, a character outside the
+// BMP, and what JSON must escape.
+const UNIT = 'naïve café / cafe\u0301 ñ n\u0303 🧪🚀👩‍👩‍👧 🏳️‍🌈 漢字かな交じり 한국어 𝄞 '
+  + 'a\u0308\u0323 "quoted" back\\slash tab\tnew\nline \u2028\u2029 ';
+const repeatTo = (unit, bytes) => unit.repeat(Math.ceil(bytes / Buffer.byteLength(unit)));
+
+test('a large non-ASCII write approved by a reviewer is written byte for byte, to a non-ASCII path', async () => {
+  const target = join(root, 'ノート été 🧪.txt');
+  const content = repeatTo(UNIT, 300 * 1024);
+  const call = proxied.callTool({ name: 'write_file', arguments: { path: target, content } });
+  const item = await pendingFor(call, (i) => i.args.path === target);
+  assert.ok(item.args.content === content, 'the console got other text than the client sent');
+  await ctl('approve', item.id);
+  const result = await call;
+  assert.notEqual(result.isError, true, text(result));
+  assert.ok(readFileSync(target).equals(Buffer.from(content, 'utf8')), 'the file differs from what the client sent');
+});
+
+test('a reviewer\'s non-ASCII edit is written byte for byte', async () => {
+  const asked = join(root, 'ask-edit.txt');
+  const edited = join(root, '編集済み é.txt');
+  // One command-line argument holds at most 128 KiB, so holdpoint-ctl edit gets less.
+  const content = repeatTo(UNIT, 90 * 1024);
+  const call = proxied.callTool({ name: 'write_file', arguments: { path: asked, content: 'short' } });
+  const item = await pendingItem((i) => i.args.path === asked);
+  await ctl('edit', item.id, '--args', JSON.stringify({ path: edited, content }));
+  const result = await call;
+  assert.notEqual(result.isError, true, text(result));
+  assert.ok(readFileSync(edited).equals(Buffer.from(content, 'utf8')), 'the file differs from the edit');
+  assert.equal(existsSync(asked), false);
+});
+
+test('writes of 700 KB of three-byte characters, more than one WebSocket frame each way, arrive whole', async () => {
+  // Three calls one byte apart: whatever the frame size, a character
+  // straddles the boundary between two frames in at least one of them.
+  for (const pad of ['', 'x', 'xx']) {
+    const target = join(root, `cjk${pad}.txt`);
+    const content = pad + '漢字仮名'.repeat(60 * 1024);
+    const call = proxied.callTool({ name: 'write_file', arguments: { path: target, content } });
+    const item = await pendingFor(call, (i) => i.args.path === target);
+    await ctl('approve', item.id);
+    const result = await call;
+    assert.notEqual(result.isError, true, text(result));
+    assert.ok(readFileSync(target).equals(Buffer.from(content, 'utf8')), `cjk${pad}.txt differs from what the client sent`);
+  }
+});
+
+test('a write over the console\'s 1 MiB message cap is refused and writes nothing; the next call reaches the console again', async () => {
+  const target = join(root, 'too-big.txt');
+  const content = repeatTo(UNIT, 1100 * 1024);
+  const result = await proxied.callTool({ name: 'write_file', arguments: { path: target, content } });
+  assert.equal(result.isError, true);
+  assert.match(text(result), /^Holdpoint console unreachable \(the console closed the connection.*\); the call was not run$/);
+  assert.equal(existsSync(target), false);
+  const next = join(root, 'after-too-big.txt');
+  const call = proxied.callTool({ name: 'write_file', arguments: { path: next, content: 'small' } });
+  const item = await pendingItem((i) => i.args.path === next);
+  await ctl('approve', item.id);
+  assert.notEqual((await call).isError, true);
+  assert.equal(readFileSync(next, 'utf8'), 'small');
 });
