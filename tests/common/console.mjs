@@ -46,14 +46,16 @@ export async function within(what, promise, timeoutMs = 20000) {
 const CTL_TIMEOUT_MS = 15000;
 
 export class Console {
-  constructor({ holdpoint, ctl, dataDir }) {
-    Object.assign(this, { holdpoint, ctlBin: ctl, dataDir });
+  // `args`: more options for the console, e.g. ['--timeout', '2'].
+  constructor({ holdpoint, ctl, dataDir, args = [] }) {
+    Object.assign(this, { holdpoint, ctlBin: ctl, dataDir, args });
   }
 
   // `holdpoint --headless` on a free port with `policy`; resolves once its
   // endpoint.json is there, and fails at once if it exits instead.
   async start(policy) {
-    this.process = spawn(this.holdpoint, ['--headless', '--port', '0', '--data-dir', this.dataDir, '--policy', policy],
+    this.process = spawn(this.holdpoint,
+      ['--headless', '--port', '0', '--data-dir', this.dataDir, '--policy', policy, ...this.args],
       { stdio: ['ignore', 'inherit', 'inherit'] });
     this.exited = new Promise((resolve) => this.process.once('exit', resolve));
     await waitFor('the console', () => {
