@@ -7,7 +7,7 @@ import { Agent, Runner, OpenAIProvider, tool } from '@openai/agents';
 import { z } from 'zod';
 import { HoldpointApprovals, HoldpointToolGuard, guardTool } from 'holdpoint/openai-agents';
 import { HoldpointHaltError } from 'holdpoint';
-import { Console, within, awaitRewriteAsSent } from './console.mjs';
+import { Console, within, waitFor, awaitRewriteAsSent } from './console.mjs';
 import { ScriptedChatModel } from './chatmodel.mjs';
 
 process.env.OPENAI_AGENTS_DISABLE_TRACING = '1';
@@ -117,6 +117,47 @@ test('approvals: a halt rejects the call and the run is not resumed', async () =
   await approvals.close();
 });
 
+test('approvals: a halt in a batch rejects every call of it, so even an application that resumes anyway runs none', async () => {
+  const approvals = new HoldpointApprovals({ dataDir: hp.dataDir });
+  const agentWithTools = agent(noteTools(true));
+  // The read is allowed before the shutdown halts the turn.
+  model.willCall({ name: 'read_note', args: { path: 'before-halt.txt', text: null } }, { name: 'shutdown', args: { path: 'all', text: null } });
+  const { result, halted, haltReason } = await within('the run', approvals.run((input) => runner.run(agentWithTools, input), 'read, then stop'));
+  assert.equal(halted, true);
+  assert.equal(haltReason, 'stop everything now');
+  assert.equal(model.requests.length, 1);
+  // Resumed as if `halted` were ignored: the state the adapter left runs nothing.
+  const resumed = await within('the resumed run', runner.run(agentWithTools, result.state));
+  assert.deepEqual(ran, []);
+  assert.deepEqual(model.toolResults(), ['Halted by Holdpoint: stop everything now', 'Halted by Holdpoint: stop everything now']);
+  assert.equal(resumed.interruptions?.length ?? 0, 0);
+  await approvals.close();
+});
+
+// The tool results of the model's last request, by the path its call asked for.
+function resultsByPath() {
+  const request = model.requests[model.requests.length - 1];
+  const asked = request.messages.find((m) => m.role === 'assistant' && m.tool_calls?.length);
+  const pathOf = Object.fromEntries(asked.tool_calls.map((c) => [c.id, JSON.parse(c.function.arguments).path]));
+  return Object.fromEntries(request.messages.filter((m) => m.role === 'tool').map((m) => [pathOf[m.tool_call_id], m.content]));
+}
+
+test('approvals: two calls in one response are decided one by one, each as decided for it', async () => {
+  const approvals = new HoldpointApprovals({ dataDir: hp.dataDir });
+  model.willCall({ name: 'send_note', args: { path: 'pair-a.txt', text: 'a' } }, { name: 'send_note', args: { path: 'pair-b.txt', text: 'b' } });
+  const running = approvals.run((input) => runner.run(agent(noteTools(true)), input), 'send both');
+  const first = await hp.pendingItem((i) => i.args.path === 'pair-a.txt');
+  await hp.ctl('deny', first.id, '--reason', 'not a');
+  const second = await hp.pendingItem((i) => i.args.path === 'pair-b.txt');
+  assert.equal(second.turn_id, first.turn_id);
+  await hp.ctl('approve', second.id);
+  const { halted } = await within('the run', running);
+  assert.equal(halted, false);
+  assert.deepEqual(ran, [{ name: 'send_note', path: 'pair-b.txt', text: 'b' }]);
+  assert.deepEqual(resultsByPath(), { 'pair-a.txt': 'Denied by Holdpoint: not a', 'pair-b.txt': 'send_note ran on pair-b.txt' });
+  await approvals.close();
+});
+
 // guardTool: the console inside invoke
 
 test('guardTool: an allowed call runs as asked', async () => {
@@ -171,6 +212,26 @@ test('guardTool: a halt rejects the run and the tool does not run', async () => 
   });
   assert.deepEqual(ran, []);
   assert.equal(guard.halted, true);
+  await guard.close();
+});
+
+test('guardTool: two calls in one response wait together; one is edited and runs while the other waits, then that one is denied', async () => {
+  const guard = new HoldpointToolGuard({ dataDir: hp.dataDir });
+  model.willCall({ name: 'send_note', args: { path: 'par-1.txt', text: 'one' } }, { name: 'send_note', args: { path: 'par-2.txt', text: 'two' } });
+  const running = runner.run(agent(guard.tools(noteTools(false))), 'send both');
+  const first = await hp.pendingItem((i) => i.args.path === 'par-1.txt');
+  const second = await hp.pendingItem((i) => i.args.path === 'par-2.txt');
+  // The second is decided first.
+  await hp.ctl('edit', second.id, '--args', JSON.stringify({ path: 'par-2-edited.txt', text: 'two, edited' }));
+  await waitFor('the edited call to run', () => ran.length > 0);
+  assert.deepEqual(ran, [{ name: 'send_note', path: 'par-2-edited.txt', text: 'two, edited' }]);
+  assert.ok((await hp.pending()).some((i) => i.id === first.id), 'the first call stopped waiting');
+  assert.equal(model.requests.length, 1);
+  await hp.ctl('deny', first.id, '--reason', 'one note is enough');
+  await within('the run', running);
+  assert.deepEqual(ran, [{ name: 'send_note', path: 'par-2-edited.txt', text: 'two, edited' }]);
+  assert.equal(model.requests.length, 2);
+  assert.deepEqual(resultsByPath(), { 'par-1.txt': 'Denied by Holdpoint: one note is enough', 'par-2.txt': 'send_note ran on par-2-edited.txt' });
   await guard.close();
 });
 

@@ -39,6 +39,7 @@ export declare class HoldpointApprovals extends Guard {
      * rejects it on `result.state`. Resume with `run(agent, result.state)`
      * unless `halted`. A `modify` is rejected (this path cannot run edited
      * arguments); an unreachable console rejects with the error as the message.
+     * On `halt`, every item of the batch is rejected, those approved before it too.
      */
     resolve<Item extends ApprovalItemLike>(result: RunResultLike<Item>): Promise<ResolvedInterruptions>;
     /**

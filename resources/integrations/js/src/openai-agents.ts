@@ -62,6 +62,7 @@ export class HoldpointApprovals extends Guard {
    * rejects it on `result.state`. Resume with `run(agent, result.state)`
    * unless `halted`. A `modify` is rejected (this path cannot run edited
    * arguments); an unreachable console rejects with the error as the message.
+   * On `halt`, every item of the batch is rejected, those approved before it too.
    */
   async resolve<Item extends ApprovalItemLike>(result: RunResultLike<Item>): Promise<ResolvedInterruptions> {
     const items = result.interruptions ?? [];
@@ -98,6 +99,13 @@ export class HoldpointApprovals extends Guard {
       } else {
         result.state.reject(item, { message: deniedText(decision.reason) });
       }
+    }
+    if (this.halted) {
+      // A halt stops the whole turn: a call of this batch approved before it
+      // is rejected too, so the state runs nothing even if it is resumed.
+      decisions.forEach((decision, i) => {
+        if (decision?.allowed) result.state.reject(items[i], { message: haltedText(this.haltReason) });
+      });
     }
     return { decisions, halted: this.halted, haltReason: this.haltReason };
   }
