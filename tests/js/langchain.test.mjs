@@ -4,58 +4,18 @@
 
 import { test, before, after, beforeEach } from 'node:test';
 import assert from 'node:assert/strict';
-import { createAgent, humanInTheLoopMiddleware, tool, FakeToolCallingModel, ToolMessage } from 'langchain';
-import { Command, MemorySaver } from '@langchain/langgraph';
-import { z } from 'zod';
 import { HoldpointHITL } from 'holdpoint/langchain';
 import { Console, within } from './console.mjs';
+import { langchainAgent, runThroughConsole, toolMessages } from './frameworks.mjs';
 
 const hp = new Console();
 let ran;
-let threads = 0;
 
 before(async () => { await hp.start(); });
 after(async () => { await hp.stop(); });
 beforeEach(() => { ran = []; });
 
-const NAMES = ['read_note', 'write_note', 'delete_note', 'send_note', 'shutdown'];
-
-function makeAgent(calls) {
-  const tools = NAMES.map((name) => tool(async ({ path, text }) => {
-    ran.push({ name, path, text });
-    return `${name} ran on ${path}`;
-  }, { name, description: `${name} a note`, schema: z.object({ path: z.string(), text: z.string().optional() }) }));
-  const model = new FakeToolCallingModel({
-    toolCalls: [calls.map((c, i) => ({ id: `lc-${i + 1}`, name: c.name, args: c.args })), []],
-  });
-  return createAgent({
-    model,
-    tools,
-    middleware: [humanInTheLoopMiddleware({ interruptOn: Object.fromEntries(NAMES.map((n) => [n, true])) })],
-    checkpointer: new MemorySaver(),
-  });
-}
-
-// Runs the agent, answering each interrupt through the console, until it
-// ends or the console halts it.
-async function runThroughConsole(hitl, agent, onInterrupt = async () => {}) {
-  const config = { configurable: { thread_id: `t-${++threads}` } };
-  let result = await within('the run', agent.invoke({ messages: [{ role: 'user', content: 'go' }] }, config));
-  const rounds = [];
-  while (result.__interrupt__?.length) {
-    const running = hitl.decideInterrupts(result.__interrupt__);
-    await onInterrupt(result.__interrupt__);
-    const decided = await within('the decisions', running);
-    rounds.push({ request: result.__interrupt__[0].value, decided });
-    if (decided.halted) return { result, rounds, halted: true };
-    result = await within('the resumed run', agent.invoke(new Command({ resume: decided.resume }), config));
-  }
-  return { result, rounds, halted: false };
-}
-
-function toolMessages(result) {
-  return result.messages.filter((m) => ToolMessage.isInstance(m)).map((m) => ({ name: m.name, content: m.content, status: m.status }));
-}
+const makeAgent = (calls) => langchainAgent(ran, calls);
 
 test('an allowed call is approved and runs', async () => {
   const hitl = new HoldpointHITL({ dataDir: hp.dataDir });
@@ -121,23 +81,51 @@ test('a policy deny and a person deny are rejected with the reason as the messag
   await hitl.close();
 });
 
-test('a halt rejects the whole batch and the run is not resumed', async () => {
+test('a halt rejects the whole batch; not resumed, the graph stays at the interrupt and nothing runs', async () => {
   const hitl = new HoldpointHITL({ dataDir: hp.dataDir });
   const agent = makeAgent([{ name: 'read_note', args: { path: 'd.txt' } }, { name: 'shutdown', args: { path: 'all' } }]);
-  const { halted, rounds } = await runThroughConsole(hitl, agent);
+  const { halted, rounds, config } = await runThroughConsole(hitl, agent);
   assert.equal(halted, true);
   assert.equal(hitl.haltReason, 'stop everything now');
+  // The read was allowed before the shutdown halted the turn; it is rejected too.
+  assert.equal(rounds[0].decided.halted, true);
   assert.deepEqual(rounds[0].decided.resume, { decisions: [
     { type: 'reject', message: 'Halted by Holdpoint: stop everything now' },
     { type: 'reject', message: 'Halted by Holdpoint: stop everything now' },
   ] });
   assert.deepEqual(ran, []);
+  const state = await agent.graph.getState(config);
+  assert.ok(state.tasks.some((t) => t.interrupts.length > 0), 'the graph is not waiting at the interrupt');
   await hitl.close();
 });
 
-test('no console: every action is rejected, none approved', async () => {
-  const hitl = new HoldpointHITL({ dataDir: '/nonexistent-holdpoint-dir' });
-  const decided = await within('the decision', hitl.decide({ actionRequests: [{ name: 'read_note', args: { path: 'e.txt' } }], reviewConfigs: [] }));
-  assert.equal(decided.response.decisions[0].type, 'reject');
-  assert.match(decided.response.decisions[0].message, /no decision could be obtained/);
+test('a halt: an application that resumes anyway with the adapter\'s answer runs no call, and the model is told', async () => {
+  // This is what keeps a halt from failing open: the answer itself rejects
+  // every call, so the graph runs none of them whatever the caller does.
+  const hitl = new HoldpointHITL({ dataDir: hp.dataDir });
+  const agent = makeAgent([{ name: 'read_note', args: { path: 'resumed.txt' } }, { name: 'shutdown', args: { path: 'all' } }]);
+  const { result, rounds } = await runThroughConsole(hitl, agent, undefined, { resumeAfterHalt: true });
+  assert.equal(rounds.length, 1);
+  assert.equal(rounds[0].decided.halted, true);
+  assert.deepEqual(ran, []);
+  assert.deepEqual(toolMessages(result), [
+    { name: 'read_note', content: 'Halted by Holdpoint: stop everything now', status: 'error' },
+    { name: 'shutdown', content: 'Halted by Holdpoint: stop everything now', status: 'error' },
+  ]);
+  await hitl.close();
+});
+
+test('a person halts a waiting call: the batch is rejected, and resumed anyway nothing runs', async () => {
+  const hitl = new HoldpointHITL({ dataDir: hp.dataDir });
+  const agent = makeAgent([{ name: 'read_note', args: { path: 'e.txt' } }, { name: 'send_note', args: { path: 'lc-halt.txt' } }]);
+  const { result, rounds } = await runThroughConsole(hitl, agent, async () => {
+    const item = await hp.pendingItem((i) => i.args.path === 'lc-halt.txt');
+    await hp.ctl('halt', item.id, '--reason', 'enough');
+  }, { resumeAfterHalt: true });
+  assert.equal(rounds[0].decided.halted, true);
+  assert.deepEqual(rounds[0].decided.resume.decisions.map((d) => d.type), ['reject', 'reject']);
+  assert.deepEqual(ran, []);
+  assert.deepEqual(toolMessages(result).map((m) => [m.name, m.status]), [['read_note', 'error'], ['send_note', 'error']]);
+  for (const m of toolMessages(result)) assert.match(m.content, /^Halted by Holdpoint: .*enough/);
+  await hitl.close();
 });
