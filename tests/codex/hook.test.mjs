@@ -13,7 +13,7 @@ import { mkdtempSync, mkdirSync, writeFileSync, readFileSync, existsSync, realpa
 import { tmpdir } from 'node:os';
 import { join, dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { waitFor, Console } from '../common/console.mjs';
+import { waitFor, within, Console } from '../common/console.mjs';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const CODEX = join(here, 'node_modules', '.bin', 'codex');
@@ -86,16 +86,21 @@ function outputOf(request, callId) {
 
 // One `codex exec` run: the model makes one shell call, then sees what came of
 // it (checked by `check`) and ends the turn.
-async function codexRun(dir, callId, cmd, check, { args = [], env = {}, extra = {} } = {}) {
+async function codexRun(dir, callId, cmd, check, { extra = {}, ...options } = {}) {
   turns.push(() => [shell(callId, cmd, extra)]);
   turns.push((request) => {
     check(outputOf(request, callId));
     return [message('done')];
   });
+  return codexExec(dir, options);
+}
+
+// `codex exec` in `dir` with whatever turns the test queued.
+async function codexExec(dir, { args = [], env = {}, home = codexHome } = {}) {
   const child = spawn(CODEX, ['exec', '--skip-git-repo-check', '--dangerously-bypass-hook-trust', '--color', 'never', ...args, 'do the task'], {
     cwd: dir,
     stdio: ['ignore', 'pipe', 'pipe'],
-    env: { ...process.env, CODEX_HOME: codexHome, HOLDPOINT_DATA_DIR: dataDir, PATH: `${dirname(CTL)}:${process.env.PATH}`, ...env },
+    env: { ...process.env, CODEX_HOME: home, HOLDPOINT_DATA_DIR: dataDir, PATH: `${dirname(CTL)}:${process.env.PATH}`, ...env },
   });
   let stderr = '';
   child.stderr.on('data', (c) => (stderr += c));
@@ -248,4 +253,143 @@ test('without a console the call is blocked, not run', async () => {
   }, { env: { HOLDPOINT_DATA_DIR: join(work, 'no-console-here') } });
   checkModel(result);
   assert.equal(existsSync(join(dir, 'unreachable.txt')), false);
+});
+
+// A console of its own, for a test that kills it or changes its options.
+async function ownConsole(name, args = []) {
+  const own = new Console({ holdpoint: HOLDPOINT, ctl: CTL, dataDir: join(work, `${name}-data`), args });
+  await own.start(join(work, 'policy.json'));
+  return own;
+}
+
+test('a console killed while a call waits: the call is blocked, not run', async () => {
+  const own = await ownConsole('killed');
+  try {
+    const dir = freshDir('killed');
+    const cmd = 'echo hi > killed.txt';
+    const running = codexRun(dir, 'call_killed', cmd, (output) => {
+      assert.match(output, /Holdpoint blocked this call: /);
+    }, { env: { HOLDPOINT_DATA_DIR: own.dataDir } });
+    await own.pendingItem((i) => i.args.command === cmd);
+    await own.kill('SIGKILL');
+    const result = await within('codex to finish after the console died', running, 60000);
+    checkModel(result);
+    assert.equal(existsSync(join(dir, 'killed.txt')), false, 'the call ran without a console');
+  } finally {
+    await own.kill('SIGKILL');
+  }
+});
+
+test("a call nobody decides is denied by the console's --timeout before Codex's hook timeout lets it run", async () => {
+  // Codex runs the call when a PreToolUse hook times out (hook.timeout,
+  // seconds, default 600). Here it is 10 s, the console's 2 s: the console's
+  // deny must arrive first. Were the console's timeout ignored, Codex would
+  // run the command after 10 s and the file would be there.
+  const home = join(work, 'codex-home-timeout');
+  mkdirSync(home);
+  copyFileSync(join(codexHome, 'config.toml'), join(home, 'config.toml'));
+  const hooks = JSON.parse(readFileSync(SNIPPET, 'utf8'));
+  hooks.hooks.PreToolUse[0].hooks[0].timeout = 10;
+  writeFileSync(join(home, 'hooks.json'), JSON.stringify(hooks));
+  const own = await ownConsole('timeout', ['--timeout', '2']);
+  try {
+    const dir = freshDir('timeout');
+    const result = await codexRun(dir, 'call_timeout', 'echo hi > timed-out.txt', (output) => {
+      assert.match(output, /timed out after 2 s waiting for a reviewer/);
+    }, { home, env: { HOLDPOINT_DATA_DIR: own.dataDir } });
+    checkModel(result);
+    assert.doesNotMatch(result.stderr, /hook timed out/);
+    assert.equal(existsSync(join(dir, 'timed-out.txt')), false, 'the call ran');
+  } finally {
+    await own.stop();
+  }
+});
+
+test('after a halt, a model that ignores it gets its next call in the turn denied at once', async () => {
+  const dir = freshDir('halt-again');
+  const first = 'echo one > first.txt';
+  const second = 'echo two > second.txt';
+  turns.push(() => [shell('call_halt_1', first)]);
+  turns.push((request) => {
+    assert.match(outputOf(request, 'call_halt_1'), /Holdpoint halted this run: stop now\. Stop here/);
+    return [shell('call_halt_2', second)]; // the model carries on regardless
+  });
+  turns.push((request) => {
+    assert.match(outputOf(request, 'call_halt_2'),
+      /Holdpoint halted this run: the run was halted \(stop now\); no tool call runs for the rest of this turn/);
+    return [message('done')];
+  });
+  const running = codexExec(dir);
+  const item = await pendingItem((i) => i.args.command === first);
+  await ctl('halt', item.id, '--reason', 'stop now');
+  // Nobody decides the second call: the run ends only if the console
+  // answers it by itself.
+  const result = await within('codex to finish without anyone deciding the second call', running, 60000);
+  checkModel(result);
+  assert.equal(existsSync(join(dir, 'first.txt')), false);
+  assert.equal(existsSync(join(dir, 'second.txt')), false, 'the call after the halt ran');
+  const records = (await ctl('audit', 'export')).trim().split('\n').map((l) => JSON.parse(l));
+  const decision = records.find((r) => r.event === 'decision' && r.call_id === 'call_halt_2');
+  assert.equal(decision.decision, 'halt');
+  assert.equal(decision.code, 'turn_halted');
+  const halt = records.find((r) => r.event === 'decision' && r.call_id === 'call_halt_1');
+  assert.equal(decision.decided_by, halt.decided_by, 'the halt of the turn, not a person, decided it');
+  assert.equal(records.some((r) => r.event === 'escalated' && r.call_id === 'call_halt_2'), false,
+    'the second call went to a person');
+});
+
+test('two calls in one response: each runs or not as decided for it', async () => {
+  const dir = freshDir('parallel');
+  const one = 'echo one > one.txt';
+  const two = 'echo two > two.txt';
+  turns.push(() => [shell('call_par_1', one), shell('call_par_2', two)]);
+  turns.push((request) => {
+    assert.match(outputOf(request, 'call_par_1'), /not this one/);
+    assert.match(outputOf(request, 'call_par_2'), /Process exited with code 0/);
+    return [message('done')];
+  });
+  const running = codexExec(dir);
+  // Codex asks its hooks for both at once: both wait together.
+  const [first, second] = await waitFor('both calls pending', async () => {
+    const p = await holdpoint.pending();
+    const a = p.find((i) => i.args.command === one);
+    const b = p.find((i) => i.args.command === two);
+    return a && b && [a, b];
+  }, 30000);
+  await ctl('approve', second.id);
+  await waitFor('the second call to run', () => existsSync(join(dir, 'two.txt')), 30000);
+  assert.ok((await holdpoint.pending()).some((i) => i.id === first.id), 'the first call still waits');
+  await ctl('deny', first.id, '--reason', 'not this one');
+  const result = await within('codex to finish', running, 60000);
+  checkModel(result);
+  assert.equal(readFileSync(join(dir, 'two.txt'), 'utf8'), 'two\n');
+  assert.equal(existsSync(join(dir, 'one.txt')), false, 'the denied call ran');
+});
+
+// Emoji with a skin tone, CJK, a combining accent (e + U+0301, not é), RTL.
+const UNICODE = 'héllo e\u0301 世界 👋🏽 🚀 مرحبا ';
+
+test('non-ASCII and large arguments reach the console and run byte for byte', async () => {
+  const dir = freshDir('unicode');
+  const name = 'e\u0301té-日本語-🚀.txt';
+  // A shell command is one argv string, which Linux caps at 128 KiB: about
+  // 100 KB of content is as large as a Codex shell call can be.
+  const content = UNICODE.repeat(Math.floor(100_000 / Buffer.byteLength(UNICODE)));
+  const cmd = `printf '%s' '${content}' > '${name}'`;
+  const running = codexRun(dir, 'call_unicode', cmd, (output) => assert.match(output, /Process exited with code 0/));
+  const item = await pendingItem((i) => i.args.command === cmd);
+  assert.equal(item.args.command, cmd);
+  await ctl('approve', item.id);
+  checkModel(await within('codex to finish', running, 60000));
+  assert.deepEqual(readFileSync(join(dir, name)), Buffer.from(content, 'utf8'));
+});
+
+test('a call over the console\'s message cap is blocked, not run', async () => {
+  const dir = freshDir('too-large');
+  const cmd = `echo ${'x'.repeat(1_200_000)} > too-large.txt`;
+  const result = await codexRun(dir, 'call_large', cmd, (output) => {
+    assert.match(output, /Holdpoint blocked this call: /);
+  });
+  checkModel(result);
+  assert.equal(existsSync(join(dir, 'too-large.txt')), false);
 });
