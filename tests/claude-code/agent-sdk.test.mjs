@@ -14,7 +14,8 @@ import { join } from 'node:path';
 import { query } from '@anthropic-ai/claude-agent-sdk';
 import { toolResults } from './anthropic-model.mjs';
 import { Harness, bash } from './harness.mjs';
-import { HoldpointClaudeAgentSdk } from '../../resources/integrations/js/dist/claude-agent-sdk.js';
+import { HoldpointClaudeAgentSdk } from 'holdpoint/claude-agent-sdk';
+import { ConsoleUnavailableError } from 'holdpoint';
 
 const h = new Harness('holdpoint-agent-sdk-');
 const { work, dataDir, model } = h;
@@ -23,13 +24,13 @@ const ctl = (...args) => h.ctl(...args);
 const pendingCommand = (command) => h.pendingCommand(command);
 const newDir = () => h.newDir();
 
-// One query in `cwd`, as one console turn; its messages, and the error it
-// ended with, if any.
-async function runQuery(guard, cwd, prompt, extraOptions = {}) {
+// One query in `cwd`, as one console turn (`turn: false`: outside any);
+// its messages, and the error it ended with, if any.
+async function runQuery(guard, cwd, prompt, { turn = true, ...extraOptions } = {}) {
   const stderr = [];
   const messages = [];
   let error;
-  await guard.startTurn();
+  if (turn) await guard.startTurn();
   try {
     const q = query({
       prompt,
@@ -212,3 +213,139 @@ describe('PreToolUse hook callback', () => {
     assert.equal(guard.halted, true);
   });
 });
+
+// Both of the adapter's places in a query.
+const PATHS = [
+  { name: 'canUseTool', options: () => ({}) },
+  { name: 'PreToolUse hook callback', options: (guard) => ({ canUseTool: undefined, hooks: guard.hooks() }) },
+];
+
+// The text a call gets when no decision could be obtained.
+const UNAVAILABLE = /Denied by Holdpoint: no decision could be obtained, so the call did not run \(/;
+
+// Text that is hard on every layer between the model and the disk: emoji
+// (with ZWJ sequences and flags), CJK, Hangul, right-to-left script,
+// combining marks (not normalised), JSON's escapes and U+2028.
+const LINE = 'emoji 🙂👩‍💻🇯🇵 漢字とかな 한국어 שלום e\u0301 a\u0308 n\u0303 "quoted" back\\slash\ttab \u2028 end\n';
+
+for (const path of PATHS) {
+  describe(`failing closed, ${path.name}`, () => {
+    const slug = path.name.split(' ')[0];
+
+    test('the console killed while a call waits for a person: that call and the next are denied, neither runs', async () => {
+      const doomed = await h.otherConsole(`doomed-${slug}`);
+      const guard = new HoldpointClaudeAgentSdk({ dataDir: doomed.dataDir, agentName: 'sdk-doomed' });
+      try {
+        const cwd = newDir();
+        // The second call is one the policy would allow at once.
+        model.script([[bash('echo waited > waited.txt')], [bash('echo allowed later > later.txt')], [{ text: 'gave up' }]]);
+        const running = runQuery(guard, cwd, 'write the files', path.options(guard));
+        await doomed.pendingItem((i) => i.args.command === 'echo waited > waited.txt', { timeoutMs: 30000 });
+        await doomed.kill('SIGKILL');
+        const r = await running;
+        assert.equal(r.error, undefined, r.stderr);
+        assert.equal(existsSync(join(cwd, 'waited.txt')), false, 'the waiting call ran');
+        assert.equal(existsSync(join(cwd, 'later.txt')), false, 'a call ran after the console died');
+        const [waited, later] = toolResults(model.requests).values();
+        assert.equal(waited.isError, true);
+        assert.match(waited.text, UNAVAILABLE);
+        assert.match(waited.text, /the connection to the console was lost/);
+        // endpoint.json is still there (SIGKILL), pointing at a dead port.
+        assert.equal(later.isError, true);
+        assert.match(later.text, UNAVAILABLE);
+        assert.match(later.text, /cannot connect to the console/);
+        assert.equal(r.result.result, 'gave up');
+      } finally {
+        await guard.close();
+      }
+    });
+
+    test('no console: a data directory without endpoint.json denies the call', async () => {
+      const empty = join(work, `empty-${slug}`);
+      mkdirSync(empty, { mode: 0o700 });
+      const guard = new HoldpointClaudeAgentSdk({ dataDir: empty, agentName: 'sdk-alone' });
+      try {
+        await assert.rejects(guard.startTurn(), ConsoleUnavailableError);
+        const cwd = newDir();
+        model.script([[bash('echo allowed > allowed.txt')], [{ text: 'ok' }]]);
+        const r = await runQuery(guard, cwd, 'write the file', { turn: false, ...path.options(guard) });
+        assert.equal(r.error, undefined, r.stderr);
+        assert.equal(existsSync(join(cwd, 'allowed.txt')), false);
+        const [result] = toolResults(model.requests).values();
+        assert.equal(result.isError, true);
+        assert.match(result.text, UNAVAILABLE);
+        assert.match(result.text, /no console found/);
+      } finally {
+        await guard.close();
+      }
+    });
+
+    test('a stale endpoint.json (its console killed before the query) denies the call', async () => {
+      const gone = await h.otherConsole(`gone-${slug}`);
+      await gone.kill('SIGKILL');
+      assert.ok(existsSync(join(gone.dataDir, 'endpoint.json')));
+      const guard = new HoldpointClaudeAgentSdk({ dataDir: gone.dataDir, agentName: 'sdk-stale' });
+      try {
+        await assert.rejects(guard.startTurn(), ConsoleUnavailableError);
+        const cwd = newDir();
+        model.script([[bash('echo allowed > allowed.txt')], [{ text: 'ok' }]]);
+        const r = await runQuery(guard, cwd, 'write the file', { turn: false, ...path.options(guard) });
+        assert.equal(r.error, undefined, r.stderr);
+        assert.equal(existsSync(join(cwd, 'allowed.txt')), false);
+        const [result] = toolResults(model.requests).values();
+        assert.equal(result.isError, true);
+        assert.match(result.text, UNAVAILABLE);
+        assert.match(result.text, /cannot connect to the console/);
+      } finally {
+        await guard.close();
+      }
+    });
+  });
+
+  describe(`large arguments, ${path.name}`, () => {
+    let guard;
+    before(() => {
+      guard = new HoldpointClaudeAgentSdk({ dataDir, agentName: 'sdk-large' });
+    });
+    after(async () => {
+      await guard.close();
+    });
+
+    test('a Write of a non-ASCII path and ~600 KB of non-ASCII content: the console sees it exactly, the disk gets it exactly', async () => {
+      const cwd = newDir();
+      const file = join(cwd, 'naïve-日本語-🙂-e\u0301.txt');
+      const content = LINE.repeat(Math.ceil(600 * 1024 / Buffer.byteLength(LINE)));
+      model.script([[{ tool: 'Write', input: { file_path: file, content } }], [{ text: 'written' }]]);
+      const running = runQuery(guard, cwd, 'write the file', path.options(guard));
+      const item = await h.holdpoint.pendingItem((i) => i.tool_name === 'Write' && i.args.file_path === file, { timeoutMs: 30000 });
+      assert.ok(item.args.content === content, 'the console saw other content than the model sent');
+      await ctl('approve', item.id);
+      const r = await running;
+      assert.equal(r.error, undefined, r.stderr);
+      assert.ok(readFileSync(file).equals(Buffer.from(content, 'utf8')), 'the bytes on disk differ from the content');
+      const [result] = toolResults(model.requests).values();
+      assert.equal(result.isError, false, result.text);
+    });
+
+    test("a call over the console's 1 MiB message cap is denied; the next query is decided again", async () => {
+      const cwd = newDir();
+      const file = join(cwd, 'huge.txt');
+      model.script([[{ tool: 'Write', input: { file_path: file, content: 'x'.repeat(1100 * 1024) } }], [{ text: 'too big then' }]]);
+      const r = await runQuery(guard, cwd, 'write the big file', path.options(guard));
+      assert.equal(r.error, undefined, r.stderr);
+      assert.equal(existsSync(file), false, 'the oversized call ran');
+      const [result] = toolResults(model.requests).values();
+      assert.equal(result.isError, true);
+      assert.match(result.text, UNAVAILABLE);
+      // The console closes with 1009; the client may see that or, still
+      // sending, only the dropped connection (1006).
+      assert.match(result.text, /the connection to the console was lost \((1009|1006)/);
+      assert.deepEqual((await h.holdpoint.pending()).filter((i) => i.tool_name === 'Write'), []);
+      // The guard connects again: the next query's call is decided and runs.
+      model.script([[bash('echo allowed > after.txt')], [{ text: 'done' }]]);
+      const next = await runQuery(guard, cwd, 'write a small file', path.options(guard));
+      assert.equal(next.error, undefined, next.stderr);
+      assert.equal(readFileSync(join(cwd, 'after.txt'), 'utf8'), 'allowed\n');
+    });
+  });
+}
