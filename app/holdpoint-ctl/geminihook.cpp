@@ -55,6 +55,17 @@ public:
         return writePrivateFile(m_path, QByteArray::fromStdString(dumpJson(ledger)), error);
     }
 
+    // The ledger as last written; {} if there is none or it is unreadable.
+    // Writes replace the file whole (QSaveFile), so no lock is needed.
+    Json read() const
+    {
+        QFile f(m_path);
+        if (!f.open(QIODevice::ReadOnly))
+            return Json::object();
+        Json ledger = Json::parse(f.readAll().toStdString(), nullptr, false);
+        return ledger.is_discarded() ? Json::object() : ledger;
+    }
+
 private:
     QString m_dir;
     QString m_path;
@@ -84,6 +95,18 @@ int runGeminiHook(const QStringList &args, const QString &dataDirFlag)
     const QString dataDir = resolveDataDir(dataDirFlag);
     Ledger ledger(dataDir, hook.sessionId);
     QString error;
+    auto newId = [](const char *prefix) {
+        return prefix + QByteArray::number(QRandomGenerator::system()->generate64(), 16).toStdString();
+    };
+    if (hook.event == gemini::Event::BeforeAgent) {
+        // A new prompt: a new turn for the calls that follow. Without it they
+        // would carry the last prompt's turn, and its grants, so a failure
+        // blocks the prompt.
+        const std::string turn = newId("gt-");
+        if (!ledger.update([&](Json *l) { gemini::ledgerStartTurn(l, turn); }, &error))
+            return fail(error);
+        return code::Answered;
+    }
     std::optional<std::string> callId;
     if (hook.event == gemini::Event::AfterTool) {
         if (!ledger.update([&](Json *l) { callId = gemini::ledgerTake(l, hook.toolName, hook.toolInput); }, &error))
@@ -115,8 +138,9 @@ int runGeminiHook(const QStringList &args, const QString &dataDirFlag)
     // Every BeforeTool is a new call: Gemini CLI sends no id of its own, and
     // one derived from the input would let a repeated call inherit the first
     // one's decision.
-    const std::string id = "gm-" + QByteArray::number(QRandomGenerator::system()->generate64(), 16).toStdString();
-    return hookExchange(endpoint, Agent, hook.sessionId, gemini::toolCallMessage(hook, id), [&](const Json &m) -> std::optional<int> {
+    const std::string id = newId("gm-");
+    const Json call = gemini::toolCallMessage(hook, id, gemini::ledgerTurn(ledger.read()));
+    return hookExchange(endpoint, Agent, hook.sessionId, call, [&](const Json &m) -> std::optional<int> {
         const std::string type = m.value("type", std::string());
         if (type == "decision" && m.value("call_id", std::string()) == id) {
             const Json answer = gemini::beforeToolAnswer(m, hook.toolInput);

@@ -90,9 +90,10 @@ Commands:
                          and PostToolUse, the same way; Codex cannot run edited
                          arguments or be halted, so those are denied.
   hook gemini [--fail-open]
-                         Gemini CLI command hook for BeforeTool and AfterTool,
-                         likewise: any failure exits 2 (Gemini CLI denies the
-                         call); --fail-open prints nothing, exit 0.
+                         Gemini CLI command hook for BeforeAgent (notes a turn
+                         per prompt), BeforeTool and AfterTool, likewise: any
+                         failure exits 2 (Gemini CLI denies the call or
+                         prompt); --fail-open prints nothing, exit 0.
   mcp-proxy [--server-name NAME] [--fail-open] -- COMMAND [ARGS...]
                          Run the MCP server COMMAND and sit between it and the
                          MCP client on stdin/stdout: every tools/call goes to

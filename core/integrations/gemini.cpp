@@ -30,11 +30,17 @@ ParseResult parseHookInput(std::string_view text)
 {
     ParseResult r;
     hookinput::Parsed p;
-    if (!hookinput::parse(text, {{"BeforeTool", "AfterTool"}, "gemini"}, &p, &r.error))
-        return r;
+    if (!hookinput::parse(text, {{"BeforeTool", "AfterTool", "BeforeAgent"}, "gemini"}, &p, &r.error)) {
+        // BeforeAgent names no tool; it needs only its session.
+        const auto session = hookinput::stringField(p.doc, "session_id");
+        if (p.event != "BeforeAgent" || !session || !protocol::isValidId(*session))
+            return r;
+        r.error.clear();
+        p.fields.sessionId = *session;
+    }
     const Json &doc = p.doc;
     HookInput in;
-    in.event = p.event == "BeforeTool" ? Event::BeforeTool : Event::AfterTool;
+    in.event = p.event == "BeforeTool" ? Event::BeforeTool : p.event == "AfterTool" ? Event::AfterTool : Event::BeforeAgent;
     in.sessionId = std::move(p.fields.sessionId);
     in.toolName = std::move(p.fields.toolName);
     in.toolInput = std::move(p.fields.toolInput);
@@ -50,9 +56,12 @@ ParseResult parseHookInput(std::string_view text)
     return r;
 }
 
-Json toolCallMessage(const HookInput &in, const std::string &callId)
+Json toolCallMessage(const HookInput &in, const std::string &callId, const std::optional<std::string> &turnId)
 {
-    return Json {{"type", "tool_call"}, {"call_id", callId}, {"tool_name", in.toolName}, {"args", in.toolInput}, {"context", in.context}};
+    Json j {{"type", "tool_call"}, {"call_id", callId}, {"tool_name", in.toolName}, {"args", in.toolInput}, {"context", in.context}};
+    if (turnId)
+        j["turn_id"] = *turnId;
+    return j;
 }
 
 Json toolResultMessage(const HookInput &in, const std::string &callId)
@@ -128,7 +137,9 @@ void ledgerAdd(Json *ledger, const std::string &callId, const std::string &toolN
     calls.push_back(Json {{"call_id", callId}, {"tool_name", toolName}, {"args", std::move(args)}, {"at_ms", nowMs}});
     if (calls.size() > LedgerMaxCalls)
         calls.erase(calls.begin(), calls.begin() + std::ptrdiff_t(calls.size() - LedgerMaxCalls));
-    *ledger = Json {{"calls", std::move(calls)}};
+    if (!ledger->is_object())
+        *ledger = Json::object();
+    (*ledger)["calls"] = std::move(calls);
 }
 
 std::optional<std::string> ledgerTake(Json *ledger, const std::string &toolName, const Json &args)
@@ -149,6 +160,23 @@ std::optional<std::string> ledgerTake(Json *ledger, const std::string &toolName,
         return id;
     }
     return std::nullopt;
+}
+
+void ledgerStartTurn(Json *ledger, const std::string &turnId)
+{
+    if (!ledger->is_object())
+        *ledger = Json::object();
+    (*ledger)["turn"] = turnId;
+}
+
+std::optional<std::string> ledgerTurn(const Json &ledger)
+{
+    if (!ledger.is_object())
+        return std::nullopt;
+    const auto turn = hookinput::stringField(ledger, "turn");
+    if (!turn || !protocol::isValidId(*turn))
+        return std::nullopt;
+    return turn;
 }
 
 } // namespace holdpoint::gemini

@@ -1,6 +1,6 @@
 #pragma once
 
-// Gemini CLI's BeforeTool and AfterTool command hooks
+// Gemini CLI's BeforeAgent, BeforeTool and AfterTool command hooks
 // (resources/integrations/gemini/README.md): the hook's JSON input in,
 // protocol messages out, and the console's answer back into the JSON Gemini
 // CLI reads. Pure functions, no I/O.
@@ -14,7 +14,8 @@
 
 namespace holdpoint::gemini {
 
-enum class Event { BeforeTool, AfterTool };
+// BeforeAgent (once per prompt) starts a turn; it names no tool.
+enum class Event { BeforeTool, AfterTool, BeforeAgent };
 
 struct HookInput
 {
@@ -42,7 +43,9 @@ ParseResult parseHookInput(std::string_view text);
 bool responseFailed(const std::string &toolName, const Json &toolResponse);
 
 // The protocol messages the hook sends.
-Json toolCallMessage(const HookInput &input, const std::string &callId);
+// `turnId`: the turn the BeforeAgent hook started (ledgerTurn), if any.
+Json toolCallMessage(const HookInput &input, const std::string &callId,
+                     const std::optional<std::string> &turnId = std::nullopt);
 Json toolResultMessage(const HookInput &input, const std::string &callId);
 
 // The hook's answer (printed as one line) for the console's decision on a
@@ -64,5 +67,15 @@ void ledgerAdd(Json *ledger, const std::string &callId, const std::string &toolN
                const Json &runArgs, std::int64_t nowMs);
 // Removes and returns the oldest call with this tool name and arguments.
 std::optional<std::string> ledgerTake(Json *ledger, const std::string &toolName, const Json &args);
+
+// Gemini CLI gives a hook no turn either. The BeforeAgent hook, which Gemini
+// CLI runs once for each prompt, notes a new turn id in the ledger ("turn"),
+// and each BeforeTool sends it: the console then halts the rest of a halted
+// turn at once (Gemini CLI 0.61 still runs the BeforeTool hook for the
+// model's next call in the same response after a halt), and "the rest of
+// this turn" means the rest of the prompt. Without the BeforeAgent hook
+// calls belong to no turn.
+void ledgerStartTurn(Json *ledger, const std::string &turnId);
+std::optional<std::string> ledgerTurn(const Json &ledger);
 
 } // namespace holdpoint::gemini

@@ -49,6 +49,7 @@ private Q_SLOTS:
     void afterToolAnswers();
     void ledgerFindsTheCall();
     void ledgerForgetsOldCalls();
+    void beforeAgentStartsATurn();
     void shippedSettingsSnippet();
 };
 
@@ -99,9 +100,9 @@ void TestGemini::rejectsBadInput()
     const std::pair<const char *, const char *> cases[] = {
         {"{", "hook input is not valid JSON: parse error at line 1, column 2: syntax error while parsing object key - unexpected end of input; expected string literal"},
         {"[]", "hook input: expected a JSON object, got array"},
-        {R"({"session_id":"s"})", "hook input: hook_event_name: required, expected BeforeTool or AfterTool"},
+        {R"({"session_id":"s"})", "hook input: hook_event_name: required, expected BeforeTool, AfterTool or BeforeAgent"},
         {R"({"hook_event_name":"BeforeModel","session_id":"s"})",
-         "hook input: hook_event_name: \"BeforeModel\" is not handled (configure holdpoint-ctl hook gemini for BeforeTool and AfterTool)"},
+         "hook input: hook_event_name: \"BeforeModel\" is not handled (configure holdpoint-ctl hook gemini for BeforeTool, AfterTool and BeforeAgent)"},
         {R"({"hook_event_name":"BeforeTool","tool_name":"read_file"})",
          "hook input: session_id: required, expected a string of 1 to 256 bytes without control characters"},
         {R"({"hook_event_name":"AfterTool","session_id":"s"})", "hook input: tool_name: required, expected a non-empty string of at most 256 bytes"},
@@ -186,11 +187,34 @@ void TestGemini::ledgerForgetsOldCalls()
     QCOMPARE(ledger["calls"][0]["call_id"], Json("c5"));
 }
 
+void TestGemini::beforeAgentStartsATurn()
+{
+    const ParseResult agent = parseHookInput(R"({"session_id":"s1","hook_event_name":"BeforeAgent","prompt":"hi","cwd":"/w"})");
+    QVERIFY2(agent.input, agent.error.c_str());
+    QCOMPARE(agent.input->event, Event::BeforeAgent);
+    QCOMPARE(agent.input->sessionId, std::string("s1"));
+    QVERIFY(!parseHookInput(R"({"hook_event_name":"BeforeAgent","prompt":"hi"})").input); // no session
+    Json ledger; // a missing file
+    QVERIFY(ledgerTurn(ledger) == std::nullopt);
+    ledgerStartTurn(&ledger, "gt-1");
+    ledgerAdd(&ledger, "gm-1", "t", Json::object(), Json::object(), 1000);
+    QVERIFY(ledgerTurn(ledger) == std::optional<std::string>("gt-1")); // adding a call keeps the turn
+    ledgerStartTurn(&ledger, "gt-2");
+    QVERIFY(ledgerTurn(ledger) == std::optional<std::string>("gt-2"));
+    QCOMPARE(ledger["calls"].size(), std::size_t(1));
+    QVERIFY(ledgerTurn(Json::parse(R"({"turn":""})")) == std::nullopt);
+    const HookInput in = parsed("before_shell.json");
+    QCOMPARE(toolCallMessage(in, "gm-1", "gt-2")["turn_id"], Json("gt-2"));
+    QVERIFY(!toolCallMessage(in, "gm-1").contains("turn_id"));
+}
+
 void TestGemini::shippedSettingsSnippet()
 {
     QFile f(QStringLiteral(HOLDPOINT_SOURCE_DIR "/resources/integrations/gemini/settings.json"));
     QVERIFY(f.open(QIODevice::ReadOnly));
     const Json settings = Json::parse(f.readAll().toStdString());
+    const Json &agent = settings["hooks"]["BeforeAgent"].at(0)["hooks"].at(0);
+    QCOMPARE(agent["command"], Json("holdpoint-ctl hook gemini"));
     for (const char *event : {"BeforeTool", "AfterTool"}) {
         const Json &hook = settings["hooks"][event].at(0)["hooks"].at(0);
         QCOMPARE(settings["hooks"][event].at(0)["matcher"], Json("*"));
