@@ -178,7 +178,9 @@ void TestClaudeCode::shippedSettingsSnippet()
         const Json &entry = settings["hooks"][event].at(0);
         QCOMPARE(entry["matcher"], Json("*"));
         QCOMPARE(entry["hooks"].at(0)["type"], Json("command"));
-        QCOMPARE(entry["hooks"].at(0)["command"], Json("holdpoint-ctl hook claude-code"));
+        // Claude Code runs the call when a hook exits with anything but 0 or
+        // 2: `|| exit 2` blocks it when holdpoint-ctl is missing or crashes.
+        QCOMPARE(entry["hooks"].at(0)["command"], Json("holdpoint-ctl hook claude-code || exit 2"));
     }
     // Longer than the console's default timeout (300 s), so the console, not
     // Claude Code, ends a call nobody decides, with a reason.
