@@ -9,7 +9,7 @@
 
 import { test, describe, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { toolResults } from './anthropic-model.mjs';
 import { Harness, bash } from './harness.mjs';
@@ -103,6 +103,33 @@ for (const version of VERSIONS) {
       assert.equal(results.get(one.id).isError, true);
       assert.match(results.get(one.id).text, /not the first file/);
       assert.equal(results.get(two.id).isError, false);
+    });
+
+    test('two read-only calls wait at once: the one approved first runs, the other, denied later, does not', async () => {
+      const cwd = h.newDir();
+      writeFileSync(join(cwd, 'a.txt'), 'alpha\n');
+      writeFileSync(join(cwd, 'b.txt'), 'beta\n');
+      const a = { ...bash('cat a.txt'), id: `toolu_cata_${version.replaceAll('.', '')}` };
+      const b = { ...bash('cat b.txt'), id: `toolu_catb_${version.replaceAll('.', '')}` };
+      model.script([[a, b], [{ text: 'done' }]]);
+      const running = cli.run(version, home, cwd, 'read both files');
+      // Calls that only read run side by side: both wait for a person.
+      const first = await h.pendingCommand('cat a.txt');
+      const second = await h.pendingCommand('cat b.txt');
+      assert.deepEqual((await h.holdpoint.pending()).map((i) => i.id).sort(), [first.id, second.id].sort());
+      await ctl('approve', second.id);
+      // The other still waits, undecided.
+      const still = await h.holdpoint.pending();
+      assert.deepEqual(still.map((i) => i.id), [first.id]);
+      await ctl('deny', first.id, '--reason', 'not that one');
+      const r = await running;
+      assert.equal(r.code, 0, r.stderr);
+      assert.equal(model.requests.length, 2);
+      const results = toolResults(model.requests);
+      assert.deepEqual(results.get(b.id), { text: 'beta', isError: false });
+      assert.equal(results.get(a.id).isError, true);
+      assert.match(results.get(a.id).text, /not that one/);
+      assert.doesNotMatch(results.get(a.id).text, /alpha/);
     });
 
     test('a Write of a non-ASCII path and ~600 KB of non-ASCII content: the console sees it exactly, the disk gets it exactly', async () => {

@@ -42,14 +42,15 @@ export class ClaudeCli {
 
   // Runs `claude -p` in `cwd` until it exits, with the hook finding the
   // console in `dataDir` (the harness's console unless given); its
-  // stream-json events.
-  run(version, home, cwd, prompt, { dataDir = this.h.dataDir } = {}) {
+  // stream-json events. `ctlOnPath: false` leaves holdpoint-ctl off PATH.
+  run(version, home, cwd, prompt, { dataDir = this.h.dataDir, permissionMode = 'default', ctlOnPath = true } = {}) {
     const env = {
-      PATH: `${this.bin}:${process.env.PATH}`,
+      PATH: ctlOnPath ? `${this.bin}:${process.env.PATH}`
+        : process.env.PATH.split(':').filter((d) => d && !existsSync(join(d, 'holdpoint-ctl'))).join(':'),
       HOLDPOINT_DATA_DIR: dataDir,
       ...this.h.claudeEnv(home),
     };
-    const args = ['-p', prompt, '--output-format', 'stream-json', '--verbose', '--permission-mode', 'default'];
+    const args = ['-p', prompt, '--output-format', 'stream-json', '--verbose', '--permission-mode', permissionMode];
     const child = spawn(claudeBinary(version), args, { cwd, env, stdio: ['ignore', 'pipe', 'pipe'] });
     let stdout = '';
     let stderr = '';

@@ -1,8 +1,9 @@
 // The Claude Code hook fails closed inside the real Claude Code CLI (both
 // pinned versions): a console killed while a call waits for a person, no
-// console at all, a console whose endpoint file points at a dead port, and
-// a call too large for the console's message cap. Each time the call must
-// not run, and the model must hear that it was blocked.
+// console at all, a console whose endpoint file points at a dead port, a
+// call too large for the console's message cap, and no holdpoint-ctl to
+// run. Each time the call must not run, and the model must hear that it
+// was blocked.
 //
 // Run by CTest (see tests/CMakeLists.txt) with HOLDPOINT_BIN and
 // HOLDPOINT_CTL_BIN pointing at the built binaries.
@@ -84,6 +85,20 @@ for (const version of VERSIONS) {
       assert.equal(r.code, 0, r.stderr);
       assert.equal(existsSync(join(cwd, 'allowed.txt')), false);
       assertBlocked(resultsInOrder()[0], /cannot connect to the console/);
+    });
+
+    test("no holdpoint-ctl on PATH: the call is blocked, even where Claude Code's own permissions allow it", async () => {
+      const cwd = h.newDir();
+      const file = join(cwd, 'edited.txt');
+      // acceptEdits lets Claude Code write files in its working directory
+      // without asking: only the hook stands in the way.
+      model.script([[{ tool: 'Write', input: { file_path: file, content: 'unchecked' } }], [{ text: 'ok' }]]);
+      const r = await cli.run(version, home, cwd, 'write the file', { permissionMode: 'acceptEdits', ctlOnPath: false });
+      assert.equal(r.code, 0, r.stderr);
+      assert.equal(existsSync(file), false, 'the call ran without the hook');
+      const [result] = resultsInOrder();
+      assert.equal(result.isError, true, result.text);
+      assert.match(result.text, /holdpoint-ctl: not found/);
     });
 
     test("a call over the console's 1 MiB message cap is blocked, and the console goes on", async () => {
