@@ -15,7 +15,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { FakeGemini } from './fakegemini.mjs';
-import { Console } from '../common/console.mjs';
+import { Console, within } from '../common/console.mjs';
 
 const require = createRequire(import.meta.url);
 const HOLDPOINT = process.env.HOLDPOINT_BIN;
@@ -36,10 +36,10 @@ const ctl = (...args) => holdpoint.ctl(...args);
 const pendingItem = (predicate) => holdpoint.pendingItem(predicate, { timeoutMs: 60000 });
 
 // Runs `gemini -p` for one scripted case; resolves with its exit code and output.
-function gemini(name, { holdpointDataDir = dataDir } = {}) {
+function gemini(name, { holdpointDataDir = dataDir, homeDir = home } = {}) {
   const env = {
     PATH: `${dirname(CTL)}:${process.env.PATH}`,
-    HOME: home,
+    HOME: homeDir,
     LANG: 'C.UTF-8',
     GEMINI_API_KEY: 'test-key-not-secret',
     GOOGLE_GEMINI_BASE_URL: model.url,
@@ -70,15 +70,24 @@ function firstResponse(name) {
   return response.response;
 }
 
-before(async () => {
-  for (const dir of [home, project, join(home, '.gemini')]) mkdirSync(dir, { recursive: true });
-  writeFileSync(join(home, '.gemini', 'settings.json'), JSON.stringify({
+// A HOME whose Gemini CLI settings are the snippet with `hooks` changed by `edit`.
+function makeHome(dir, edit = () => {}) {
+  const hooks = structuredClone(snippet.hooks);
+  edit(hooks);
+  mkdirSync(join(dir, '.gemini'), { recursive: true });
+  writeFileSync(join(dir, '.gemini', 'settings.json'), JSON.stringify({
     ...snippet,
+    hooks,
     security: { auth: { selectedType: 'gemini-api-key' } },
     general: { enableAutoUpdate: false, enableAutoUpdateNotification: false },
     privacy: { usageStatisticsEnabled: false },
     telemetry: { enabled: false },
   }, null, 2));
+}
+
+before(async () => {
+  for (const dir of [home, project]) mkdirSync(dir, { recursive: true });
+  makeHome(home);
   const policy = join(work, 'policy.json');
   writeFileSync(policy, JSON.stringify({
     default: 'ask',
@@ -204,6 +213,143 @@ test('with no console the call is blocked', async () => {
   assert.equal(r.code, 0, r.stderr);
   assert.equal(existsSync(out), false);
   assert.match(firstResponse('no-console').error, /Holdpoint blocked this call/);
+});
+
+function write(file_path, content) {
+  return { functionCall: { name: 'write_file', args: { file_path, content } } };
+}
+
+// A console of its own, for a test that kills it or changes its options.
+async function ownConsole(name, args = []) {
+  const own = new Console({ holdpoint: HOLDPOINT, ctl: CTL, dataDir: join(work, `${name}-data`), args });
+  await own.start(join(work, 'policy.json'));
+  return own;
+}
+
+test('a console killed while a call waits: the call is blocked, not run', async () => {
+  const own = await ownConsole('killed');
+  try {
+    const out = join(project, 'killed.txt');
+    model.script('killed', [[shell(`echo killed > ${out}`)]]);
+    const running = gemini('killed', { holdpointDataDir: own.dataDir });
+    await own.pendingItem((i) => i.args.command === `echo killed > ${out}`, { timeoutMs: 60000 });
+    await own.kill('SIGKILL');
+    const r = await within('gemini to finish after the console died', running, 60000);
+    assert.equal(r.code, 0, r.stderr);
+    assert.equal(existsSync(out), false, 'the call ran without a console');
+    assert.match(firstResponse('killed').error, /Holdpoint blocked this call: /);
+  } finally {
+    await own.kill('SIGKILL');
+  }
+});
+
+test("a call nobody decides is denied by the console's --timeout before Gemini CLI's hook timeout lets it run", async () => {
+  // Gemini CLI runs the tool when a BeforeTool hook times out (the hook's
+  // `timeout`, milliseconds, default 60000). Here it is 10 s, the console's
+  // 2 s: the console's deny must come first. Were it ignored, Gemini CLI
+  // would run the command after 10 s and the file would be there.
+  const timeoutHome = join(work, 'home-timeout');
+  makeHome(timeoutHome, (hooks) => { hooks.BeforeTool[0].hooks[0].timeout = 10000; });
+  const own = await ownConsole('timeout', ['--timeout', '2']);
+  try {
+    const out = join(project, 'timed-out.txt');
+    model.script('timeout', [[shell(`echo late > ${out}`)]]);
+    const r = await gemini('timeout', { holdpointDataDir: own.dataDir, homeDir: timeoutHome });
+    assert.equal(r.code, 0, r.stderr);
+    assert.equal(existsSync(out), false, 'the call ran');
+    assert.match(firstResponse('timeout').error, /timed out after 2 s waiting for a reviewer/);
+  } finally {
+    await own.stop();
+  }
+});
+
+test('a person halts a waiting call: it does not run, nor does the next call of the turn', async () => {
+  const first = join(project, 'halt-first.txt');
+  const second = join(project, 'halt-second.txt');
+  const later = join(project, 'halt-later.txt');
+  model.script('ctl-halt', [[write(first, 'one\n'), write(second, 'two\n')], [write(later, 'three\n')]]);
+  const running = gemini('ctl-halt');
+  const item = await pendingItem((i) => i.args.file_path === first);
+  await ctl('halt', item.id, '--reason', 'a person stopped it');
+  // Nobody decides the second call: the run ends only if the console
+  // halts it by itself.
+  const r = await within('gemini to finish without anyone deciding the second call', running, 60000);
+  assert.match(r.stderr, /Agent execution stopped: .*a person stopped it/);
+  assert.equal(existsSync(first), false, 'the halted call ran');
+  assert.equal(existsSync(second), false, 'the call after the halt ran');
+  assert.equal(existsSync(later), false);
+  assert.equal(model.requests.get('ctl-halt').length, 1, 'the CLI asked the model again after the halt');
+  // The console halted the second call itself, as part of the halted turn
+  // (the BeforeAgent hook started it), without asking anyone.
+  const records = (await ctl('audit', 'export')).trim().split('\n').map((l) => JSON.parse(l));
+  const callOf = (file) => records.find((rec) => rec.event === 'call' && rec.args?.file_path === file);
+  const [a, b] = [callOf(first), callOf(second)];
+  assert.ok(a.turn && a.turn === b.turn, 'both calls belong to the prompt\'s turn');
+  const decision = records.find((rec) => rec.event === 'decision' && rec.call_id === b.call_id);
+  assert.equal(decision.decision, 'halt');
+  assert.equal(decision.code, 'turn_halted');
+  assert.equal(records.some((rec) => rec.event === 'escalated' && rec.call_id === b.call_id), false,
+    'the second call went to a person');
+});
+
+test('a prompt whose turn cannot be noted is blocked before the model is asked', async () => {
+  // The hook keeps its notes in <data dir>/gemini-hook/; a file in its way
+  // makes the BeforeAgent hook fail.
+  const broken = join(work, 'broken-data');
+  mkdirSync(broken);
+  writeFileSync(join(broken, 'gemini-hook'), 'not a directory');
+  const out = join(project, 'no-turn.txt');
+  model.script('no-turn', [[shell(`echo allowed > ${out}`)]]);
+  const r = await gemini('no-turn', { holdpointDataDir: broken });
+  assert.match(r.stdout + r.stderr, /Holdpoint blocked this call: /);
+  assert.equal(model.requests.get('no-turn').length, 0, 'the model was asked');
+  assert.equal(existsSync(out), false);
+});
+
+test('two calls in one response: each runs or not as decided for it', async () => {
+  const one = join(project, 'par-one.txt');
+  const two = join(project, 'par-two.txt');
+  model.script('parallel', [[write(one, 'one\n'), write(two, 'two\n')]]);
+  const running = gemini('parallel');
+  // Gemini CLI asks its hook for one call at a time, in the model's order.
+  const first = await pendingItem((i) => i.args.file_path === one);
+  assert.equal((await holdpoint.pending()).some((i) => i.args.file_path === two), false);
+  await ctl('approve', first.id);
+  const second = await pendingItem((i) => i.args.file_path === two);
+  await ctl('deny', second.id, '--reason', 'not the second one');
+  const r = await running;
+  assert.equal(r.code, 0, r.stderr);
+  assert.equal(readFileSync(one, 'utf8'), 'one\n');
+  assert.equal(existsSync(two), false, 'the denied call ran');
+  const [a, b] = model.functionResponses('parallel');
+  assert.equal(a.response.error, undefined);
+  assert.match(a.response.output, /par-one\.txt/);
+  assert.match(b.response.error, /not the second one/);
+});
+
+// Emoji with a skin tone, CJK, a combining accent (e + U+0301, not é), RTL.
+const UNICODE = 'héllo e\u0301 世界 👋🏽 🚀 مرحبا\n';
+
+test('non-ASCII and large arguments reach the console and run byte for byte', async () => {
+  const out = join(project, 'e\u0301té-日本語-🚀.txt');
+  const content = UNICODE.repeat(Math.floor(300_000 / Buffer.byteLength(UNICODE)));
+  model.script('unicode', [[write(out, content)]]);
+  const running = gemini('unicode');
+  const item = await pendingItem((i) => i.args.file_path === out);
+  assert.equal(item.args.content, content);
+  await ctl('approve', item.id);
+  const r = await running;
+  assert.equal(r.code, 0, r.stderr);
+  assert.deepEqual(readFileSync(out), Buffer.from(content, 'utf8'));
+});
+
+test("a call over the console's message cap is blocked, not run", async () => {
+  const out = join(project, 'too-large.txt');
+  model.script('too-large', [[write(out, 'x'.repeat(1_200_000))]]);
+  const r = await gemini('too-large');
+  assert.equal(r.code, 0, r.stderr);
+  assert.equal(existsSync(out), false, 'the call ran');
+  assert.match(firstResponse('too-large').error, /Holdpoint blocked this call: /);
 });
 
 test('the scripted model saw only the calls it expected', () => {
