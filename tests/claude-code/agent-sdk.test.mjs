@@ -14,6 +14,7 @@ import { join } from 'node:path';
 import { query } from '@anthropic-ai/claude-agent-sdk';
 import { toolResults } from './anthropic-model.mjs';
 import { Harness, bash } from './harness.mjs';
+import { waitFor } from '../common/console.mjs';
 import { HoldpointClaudeAgentSdk } from 'holdpoint/claude-agent-sdk';
 import { ConsoleUnavailableError } from 'holdpoint';
 
@@ -349,3 +350,24 @@ for (const path of PATHS) {
     });
   });
 }
+
+test("the hook callback's own timeout passes while a call waits for a person: the call does not run, and the console drops it", async () => {
+  const guard = new HoldpointClaudeAgentSdk({ dataDir, agentName: 'sdk-impatient' });
+  try {
+    const cwd = newDir();
+    model.script([[bash('echo waited > waited.txt')], [{ text: 'gave up' }]]);
+    // Nobody decides; the SDK gives up on the callback after 2 s.
+    const hooks = { PreToolUse: [{ hooks: [guard.preToolUseHook], timeout: 2 }] };
+    const r = await runQuery(guard, cwd, 'write the file', { canUseTool: undefined, hooks });
+    assert.equal(r.error, undefined, r.stderr);
+    assert.equal(existsSync(join(cwd, 'waited.txt')), false, 'the call ran after the hook timed out');
+    const [result] = toolResults(model.requests).values();
+    assert.equal(result.isError, true);
+    assert.match(result.text, /The tool call was not executed/);
+    // The SDK aborts the callback's signal, and the adapter cancels the call.
+    await waitFor('the call to leave the queue', async () =>
+      (await h.holdpoint.pending()).every((i) => i.args.command !== 'echo waited > waited.txt'), 30000);
+  } finally {
+    await guard.close();
+  }
+});
