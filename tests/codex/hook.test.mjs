@@ -79,7 +79,7 @@ function shell(callId, cmd, extra = {}) {
 
 // What Codex sent back to the model for a call.
 function outputOf(request, callId) {
-  const item = request.input.find((i) => i.type === 'function_call_output' && i.call_id === callId);
+  const item = request.input.find((i) => ['function_call_output', 'custom_tool_call_output'].includes(i.type) && i.call_id === callId);
   assert.ok(item, `no function_call_output for ${callId} in the next request`);
   return typeof item.output === 'string' ? item.output : JSON.stringify(item.output);
 }
@@ -369,27 +369,54 @@ test('two calls in one response: each runs or not as decided for it', async () =
 // Emoji with a skin tone, CJK, a combining accent (e + U+0301, not é), RTL.
 const UNICODE = 'héllo e\u0301 世界 👋🏽 🚀 مرحبا ';
 
-test('non-ASCII and large arguments reach the console and run byte for byte', async () => {
+test('non-ASCII arguments reach the console and run byte for byte', async () => {
   const dir = freshDir('unicode');
   const name = 'e\u0301té-日本語-🚀.txt';
-  // A shell command is one argv string, which Linux caps at 128 KiB: about
-  // 100 KB of content is as large as a Codex shell call can be.
-  const content = UNICODE.repeat(Math.floor(100_000 / Buffer.byteLength(UNICODE)));
+  const content = UNICODE.repeat(500);
   const cmd = `printf '%s' '${content}' > '${name}'`;
   const running = codexRun(dir, 'call_unicode', cmd, (output) => assert.match(output, /Process exited with code 0/));
   const item = await pendingItem((i) => i.args.command === cmd);
-  assert.equal(item.args.command, cmd);
   await ctl('approve', item.id);
   checkModel(await within('codex to finish', running, 60000));
   assert.deepEqual(readFileSync(join(dir, name)), Buffer.from(content, 'utf8'));
 });
 
-test('a call over the console\'s message cap is blocked, not run', async () => {
-  const dir = freshDir('too-large');
-  const cmd = `echo ${'x'.repeat(1_200_000)} > too-large.txt`;
-  const result = await codexRun(dir, 'call_large', cmd, (output) => {
-    assert.match(output, /Holdpoint blocked this call: /);
+// A patch that adds `name` with `lines`, as the model sends apply_patch (a
+// freeform tool, offered for models in Codex's catalog such as gpt-5.5;
+// PreToolUse sees it as {"command": <patch>}). A shell command could not
+// carry this much: Linux caps one argv string at 128 KiB.
+function addFilePatch(callId, name, lines) {
+  const input = `*** Begin Patch\n*** Add File: ${name}\n${lines.map((l) => `+${l}\n`).join('')}*** End Patch`;
+  return { type: 'custom_tool_call', id: `ctc_${callId}`, call_id: callId, name: 'apply_patch', input };
+}
+
+test('a patch of a few hundred KB, in Unicode, runs byte for byte once approved', async () => {
+  const dir = freshDir('large');
+  const name = '大きい-🚀-e\u0301.txt';
+  const lines = Array.from({ length: Math.floor(300_000 / Buffer.byteLength(UNICODE)) }, (_, i) => `${i} ${UNICODE}`);
+  const patch = addFilePatch('call_patch', name, lines);
+  turns.push(() => [patch]);
+  turns.push((request) => {
+    assert.match(outputOf(request, 'call_patch'), /Success/);
+    return [message('done')];
   });
-  checkModel(result);
-  assert.equal(existsSync(join(dir, 'too-large.txt')), false);
+  const running = codexExec(dir, { args: ['-m', 'gpt-5.5'] });
+  const item = await pendingItem((i) => i.args.command === patch.input);
+  assert.ok(Buffer.byteLength(item.args.command) > 300_000);
+  await ctl('approve', item.id);
+  checkModel(await within('codex to finish', running, 60000));
+  assert.deepEqual(readFileSync(join(dir, name)), Buffer.from(lines.map((l) => `${l}\n`).join(''), 'utf8'));
+});
+
+test("a call over the console's message cap is blocked, not run", async () => {
+  // A patch (unlike a shell command) of this size would run if let through.
+  const dir = freshDir('too-large');
+  const patch = addFilePatch('call_large', 'too-large.txt', Array.from({ length: 12_000 }, () => 'x'.repeat(100)));
+  turns.push(() => [patch]);
+  turns.push((request) => {
+    assert.match(outputOf(request, 'call_large'), /Holdpoint blocked this call: /);
+    return [message('done')];
+  });
+  checkModel(await within('codex to finish', codexExec(dir, { args: ['-m', 'gpt-5.5'] }), 60000));
+  assert.equal(existsSync(join(dir, 'too-large.txt')), false, 'the call ran');
 });
