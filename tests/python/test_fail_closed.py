@@ -82,6 +82,16 @@ class Console:
                 raise AssertionError(f"{tool_name} never showed up in the console's queue")
             time.sleep(0.02)
 
+    def wait_escalation_recorded(self, tool_name):
+        """Waits until the audit log holds tool_name's escalation: only such a
+        call is back in the queue after a crash (the queue may show a call
+        a moment before its record is on disk)."""
+        deadline = time.monotonic() + DEADLINE_S
+        while not self.ctl("audit", "query", "--json", "--event", "escalated", "--tool", tool_name).strip():
+            if time.monotonic() > deadline:
+                raise AssertionError(f"{tool_name}'s escalation never reached the audit log")
+            time.sleep(0.02)
+
     def kill(self):
         """SIGKILL: no clean exit, endpoint.json stays behind pointing at a closed port."""
         self.process.send_signal(signal.SIGKILL)
@@ -290,8 +300,8 @@ class TestConsoleRestarted(ConsoleTest):
         guard.on_turn_start("op-restart")
         waiting = [Background(crewai_run, hook, self.tool, "crew_bash", {"command": "make"}),
                    Background(operator_run, guard, self.tool, "op_bash", {"command": "make"})]
-        self.console.wait_pending("crew_bash")
-        self.console.wait_pending("op_bash")
+        self.console.wait_escalation_recorded("crew_bash")
+        self.console.wait_escalation_recorded("op_bash")
         self.console.kill()
         self.assertIs(waiting[0].result(), False)
         self.assertEqual(waiting[1].result().action, "block")
@@ -308,7 +318,7 @@ class TestConsoleRestarted(ConsoleTest):
         async def go():
             provider = HoldpointGuardrailProvider(data_dir=self.console.data_dir)
             waiting = asyncio.ensure_future(autogen_run(provider, self.tool, "bash", {"command": "make"}))
-            await asyncio.to_thread(self.console.wait_pending, "bash")
+            await asyncio.to_thread(self.console.wait_escalation_recorded, "bash")
             self.console.kill()
             self.assertEqual((await asyncio.wait_for(waiting, DEADLINE_S)).decision, Decision.DENY)
             await asyncio.to_thread(self.console.start)
