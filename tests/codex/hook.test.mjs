@@ -255,6 +255,17 @@ test('without a console the call is blocked, not run', async () => {
   assert.equal(existsSync(join(dir, 'unreachable.txt')), false);
 });
 
+test("no holdpoint-ctl on PATH: the call is blocked, not run", async () => {
+  // Codex runs the call when a hook fails (exit 127 from the shell here), so
+  // the snippet's `|| exit 2` is what blocks it.
+  const dir = freshDir('no-ctl');
+  const result = await codexRun(dir, 'call_no_ctl', 'touch no-ctl.txt', (output) => {
+    assert.match(output, /holdpoint-ctl: (command )?not found/);
+  }, { env: { PATH: process.env.PATH } });
+  checkModel(result);
+  assert.equal(existsSync(join(dir, 'no-ctl.txt')), false, 'the call ran without its hook');
+});
+
 // A console of its own, for a test that kills it or changes its options.
 async function ownConsole(name, args = []) {
   const own = new Console({ holdpoint: HOLDPOINT, ctl: CTL, dataDir: join(work, `${name}-data`), args });
