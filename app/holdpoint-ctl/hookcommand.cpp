@@ -78,7 +78,10 @@ int hookExchange(const EndpointInfo &endpoint, const protocol::AgentInfo &agent,
         QCoreApplication::exit(code);
     };
     QObject::connect(&client, &ConsoleClient::failed, &client, [&](const QString &why) { finish(fail(why)); });
-    QObject::connect(&client, &ConsoleClient::welcomed, &client, [&](const Json &) { client.send(first); });
+    QObject::connect(&client, &ConsoleClient::welcomed, &client, [&](const Json &) {
+        if (QString why; !client.send(first, &why))
+            finish(fail(why));
+    });
     QObject::connect(&client, &ConsoleClient::message, &client, [&](const Json &m) {
         if (const auto code = onMessage(m))
             finish(*code);

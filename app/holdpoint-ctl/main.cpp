@@ -190,7 +190,12 @@ public:
         QCoreApplication::exit(code);
     }
 
-    void send(const Json &j) { m_client.send(j); }
+    // A message larger than the console takes fails the command with why.
+    void send(const Json &j)
+    {
+        if (QString why; !m_client.send(j, &why))
+            finish(onFailed ? onFailed(why) : usageError(why));
+    }
 
 private:
     EndpointInfo m_endpoint;

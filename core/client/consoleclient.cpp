@@ -59,17 +59,30 @@ void ConsoleClient::connectTo(const EndpointInfo &info, protocol::Role role, con
     m_socket.open(info.url);
 }
 
-void ConsoleClient::send(const Json &message)
+bool ConsoleClient::send(const Json &message, QString *whyNot)
 {
-    m_socket.sendTextMessage(toQString(dumpJson(message)));
+    const std::string text = dumpJson(message);
+    if (m_maxMessageBytes > 0 && std::int64_t(text.size()) > m_maxMessageBytes) {
+        if (whyNot)
+            *whyNot = QStringLiteral("the message is %1 bytes, more than the console takes (%2 bytes, "
+                                     "holdpoint --max-message-bytes)")
+                          .arg(qint64(text.size()))
+                          .arg(qint64(m_maxMessageBytes));
+        return false;
+    }
+    m_socket.sendTextMessage(toQString(text));
     // Out now rather than when the event loop next polls: a call waits on it.
     m_socket.flush();
+    return true;
 }
 
 void ConsoleClient::close()
 {
     m_finished = true;
-    m_socket.close();
+    // A socket the console already dropped has nothing to close; closing it
+    // anyway makes Qt print "device not open" into a hook's reason.
+    if (m_socket.state() != QAbstractSocket::UnconnectedState)
+        m_socket.close();
 }
 
 void ConsoleClient::onText(const QString &text)
@@ -84,6 +97,8 @@ void ConsoleClient::onText(const QString &text)
             m_timeout.stop();
             m_ready = true;
             m_sessionId = j.value("session_id", std::string());
+            if (const auto it = j.find("max_message_bytes"); it != j.end() && it->is_number_integer())
+                m_maxMessageBytes = it->get<std::int64_t>();
             Q_EMIT welcomed(j);
         } else if (type == "error") {
             m_lastError = QStringLiteral("the console refused the connection: %1: %2")

@@ -24,7 +24,11 @@ public:
     // Connects and says hello. welcomed() or failed() follows.
     void connectTo(const EndpointInfo &info, protocol::Role role, const protocol::AgentInfo &agent,
                    const std::optional<std::string> &sessionId = std::nullopt, int timeoutMs = 10'000);
-    void send(const Json &message);
+    // Sends one message. One larger than the console takes (its welcome's
+    // max_message_bytes) is not sent, and the connection stays open: false,
+    // with the reason in *whyNot. Sent anyway, the console would cut the
+    // connection off mid-send with nothing said.
+    bool send(const Json &message, QString *whyNot = nullptr);
     void close();
     bool isReady() const { return m_ready; }
     const std::string &sessionId() const { return m_sessionId; }
@@ -46,6 +50,7 @@ private:
     bool m_finished = false;
     std::string m_sessionId;
     QString m_lastError;
+    std::int64_t m_maxMessageBytes = 0; // 0: the console did not say
 };
 
 } // namespace holdpoint

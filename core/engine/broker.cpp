@@ -225,7 +225,8 @@ void Broker::sendPending(ConnectionId cid, const QueueItem &item)
 void Broker::sendWelcome(ConnectionId cid, const HelloOutcome &outcome)
 {
     Json welcome { { "type", "welcome" }, { "protocol", Version }, { "server", m_config.serverName },
-        { "session_id", outcome.sessionId }, { "resumed", outcome.resumed } };
+        { "session_id", outcome.sessionId }, { "resumed", outcome.resumed },
+        { "max_message_bytes", m_config.maxMessageBytes } };
     // A reviewer hears who its token says it is.
     if (const auto it = m_connections.find(cid); it != m_connections.end() && it->second.role == Role::Reviewer)
         welcome["reviewer"] = it->second.reviewer.name;

@@ -38,6 +38,9 @@ struct BrokerConfig
     // not say which user it runs as (ApprovalRule::excludeRequester).
     std::string osUser;
     std::string serverName;
+    // The endpoint's cap on one message, told to clients in welcome so they
+    // can refuse a larger call themselves instead of being cut off mid-send.
+    std::int64_t maxMessageBytes = 1024 * 1024;
     // Decided calls remembered per session for idempotent re-sends.
     std::size_t rememberedCallsPerSession = 10'000;
     // A session with no connection and nothing pending is forgotten this

@@ -127,6 +127,7 @@ ConsoleCore::ConsoleCore(ConsoleOptions options, Clock *clock, QObject *parent)
         m_options.broker.osUser = currentOsUser();
     if (m_options.broker.serverName.empty())
         m_options.broker.serverName = std::string("holdpoint/") + HOLDPOINT_VERSION;
+    m_options.broker.maxMessageBytes = m_options.endpoint.maxMessageBytes;
 
     if (m_options.audit.dir.isEmpty())
         m_options.audit.dir = m_options.dataDir + u'/' + QLatin1String(audit::DirName);

@@ -85,9 +85,13 @@ void McpProxy::connectConsole()
     m_console = std::make_unique<ConsoleClient>();
     connect(m_console.get(), &ConsoleClient::welcomed, this, [this] {
         m_state = ConsoleState::Ready;
-        for (auto &[callId, w] : m_waiting)
+        // Collected first: sending refuses (and forgets) a call too large.
+        std::vector<std::string> unsent;
+        for (const auto &[callId, w] : m_waiting)
             if (!w.sentToConsole)
-                sendToConsole(callId);
+                unsent.push_back(callId);
+        for (const std::string &callId : unsent)
+            sendToConsole(callId);
     });
     connect(m_console.get(), &ConsoleClient::message, this, &McpProxy::onConsoleMessage);
     connect(m_console.get(), &ConsoleClient::failed, this, &McpProxy::onConsoleDown);
@@ -206,8 +210,11 @@ void McpProxy::sendToConsole(const std::string &callId)
                {"context", {{"mcp_server", m_options.serverName.toStdString()}}}};
     if (auto it = m_annotations.find(tool); it != m_annotations.end())
         call["annotations"] = it->second;
+    // Too large for the console: refused here, and the connection stays up
+    // for the calls after it.
+    if (QString why; !m_console->send(call, &why))
+        return refuse(callId, "Holdpoint refused the call: " + why.toStdString() + "; the call was not run");
     w.sentToConsole = true;
-    m_console->send(call);
     stamp(callId, &HopStamps::toConsole);
 }
 
