@@ -338,9 +338,9 @@ for (const path of PATHS) {
       const [result] = toolResults(model.requests).values();
       assert.equal(result.isError, true);
       assert.match(result.text, UNAVAILABLE);
-      // The console closes with 1009; the client may see that or, still
-      // sending, only the dropped connection (1006).
-      assert.match(result.text, /the connection to the console was lost \((1009|1006)/);
+      // Refused by the client against the welcome's max_message_bytes,
+      // never sent.
+      assert.match(result.text, /the call is \d+ bytes, more than the console takes \(1048576 bytes/);
       assert.deepEqual((await h.holdpoint.pending()).filter((i) => i.tool_name === 'Write'), []);
       // The guard connects again: the next query's call is decided and runs.
       model.script([[bash('echo allowed > after.txt')], [{ text: 'done' }]]);

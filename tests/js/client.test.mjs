@@ -48,6 +48,19 @@ test('a policy modify resolves with the edited arguments', async () => {
   assert.deepEqual(decision.args, { path: 'sandbox/out.txt', text: 'hi' });
 });
 
+test("a call over the console's message limit is refused before it is sent; the connection goes on", async () => {
+  const big = { text: '界'.repeat(400 * 1024) }; // 1.2 MB as UTF-8
+  await assert.rejects(client.submit('read_note', big), (e) => {
+    assert.ok(e instanceof HoldpointError);
+    assert.equal(e.code, 'too_large');
+    assert.match(e.message, /^the call is \d+ bytes, more than the console takes \(1048576 bytes, holdpoint --max-message-bytes\)$/);
+    return true;
+  });
+  assert.equal(client.connected, true, 'the connection was dropped');
+  const next = await within('the next decision', client.submit('read_note', { path: 'after-too-large.txt' }));
+  assert.equal(next.decision, 'allow');
+});
+
 test('a call waits for a person: pending, then approve, edit, deny and halt from holdpoint-ctl', async () => {
   const seen = [];
   const approve = client.submit('send_mail', { to: 'a@example.org' }, { onPending: (p) => seen.push(p) });

@@ -86,6 +86,7 @@ export declare class HoldpointClient {
     private connecting?;
     private closed;
     private lost?;
+    private maxMessageBytes?;
     private readonly decisions;
     private readonly results;
     private readonly prefix;
@@ -122,6 +123,7 @@ export declare class HoldpointClient {
     /** Closes the connection; waiting calls reject with ClientClosedError. */
     close(): Promise<void>;
     private send;
+    private sendText;
     private wait;
     private drop;
     private onMessage;

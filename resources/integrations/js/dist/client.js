@@ -42,6 +42,7 @@ export class HoldpointClient {
     connecting;
     closed = false;
     lost;
+    maxMessageBytes;
     decisions = new Map();
     results = new Map();
     prefix = randomBytes(4).toString('hex');
@@ -103,6 +104,9 @@ export class HoldpointClient {
                     if (message?.type === 'welcome' && typeof message.session_id === 'string') {
                         clearTimeout(timer);
                         this.attach(ws, message.session_id);
+                        // The console's limit on one message (older consoles do not say).
+                        this.maxMessageBytes = Number.isSafeInteger(message.max_message_bytes)
+                            && message.max_message_bytes > 0 ? message.max_message_bytes : undefined;
                         resolve();
                     }
                     else if (message?.type === 'error') {
@@ -168,6 +172,15 @@ export class HoldpointClient {
         if (options.timeoutS !== undefined)
             message.timeout_s = options.timeoutS;
         await this.connect();
+        // Larger than the console takes: refused here, with the sizes, rather
+        // than sent and cut off mid-send (close 1009 or a bare 1006). The
+        // connection stays up for the calls after it.
+        const text = JSON.stringify(message);
+        const bytes = Buffer.byteLength(text, 'utf8');
+        if (this.maxMessageBytes !== undefined && bytes > this.maxMessageBytes) {
+            throw new HoldpointError('too_large', `the call is ${bytes} bytes, more than the console takes `
+                + `(${this.maxMessageBytes} bytes, holdpoint --max-message-bytes)`);
+        }
         const { promise, waiter } = this.wait(this.decisions, callId);
         waiter.onPending = options.onPending;
         const onAbort = () => {
@@ -178,7 +191,7 @@ export class HoldpointClient {
         };
         options.signal?.addEventListener('abort', onAbort, { once: true });
         try {
-            this.send(message);
+            this.sendText(text);
             const raw = await promise;
             return toDecision(raw, callId, waiter.pendingId);
         }
@@ -237,6 +250,9 @@ export class HoldpointClient {
         clearTimeout(timer);
     }
     send(message) {
+        this.sendText(JSON.stringify(message));
+    }
+    sendText(text) {
         if (this.closed)
             throw new ClientClosedError();
         if (this.lost)
@@ -244,7 +260,7 @@ export class HoldpointClient {
         if (!this.ws || this.ws.readyState !== WebSocket.OPEN) {
             throw new ConnectionLostError('not connected to the console', 1006);
         }
-        this.ws.send(JSON.stringify(message));
+        this.ws.send(text);
     }
     wait(map, callId) {
         let waiter;

@@ -144,6 +144,7 @@ export class HoldpointClient {
   private connecting?: Promise<void>;
   private closed = false;
   private lost?: ConnectionLostError;
+  private maxMessageBytes?: number;
   private readonly decisions = new Map<string, Waiter[]>();
   private readonly results = new Map<string, Waiter[]>();
   private readonly prefix = randomBytes(4).toString('hex');
@@ -205,6 +206,9 @@ export class HoldpointClient {
           if (message?.type === 'welcome' && typeof message.session_id === 'string') {
             clearTimeout(timer);
             this.attach(ws, message.session_id);
+            // The console's limit on one message (older consoles do not say).
+            this.maxMessageBytes = Number.isSafeInteger(message.max_message_bytes)
+              && (message.max_message_bytes as number) > 0 ? message.max_message_bytes as number : undefined;
             resolve();
           } else if (message?.type === 'error') {
             refused = new ConsoleRefusedError(String(message.code ?? ''), String(message.message ?? ''));
@@ -264,6 +268,15 @@ export class HoldpointClient {
     if (options.annotations) message.annotations = options.annotations;
     if (options.timeoutS !== undefined) message.timeout_s = options.timeoutS;
     await this.connect();
+    // Larger than the console takes: refused here, with the sizes, rather
+    // than sent and cut off mid-send (close 1009 or a bare 1006). The
+    // connection stays up for the calls after it.
+    const text = JSON.stringify(message);
+    const bytes = Buffer.byteLength(text, 'utf8');
+    if (this.maxMessageBytes !== undefined && bytes > this.maxMessageBytes) {
+      throw new HoldpointError('too_large', `the call is ${bytes} bytes, more than the console takes `
+        + `(${this.maxMessageBytes} bytes, holdpoint --max-message-bytes)`);
+    }
     const { promise, waiter } = this.wait(this.decisions, callId);
     waiter.onPending = options.onPending;
     const onAbort = () => {
@@ -274,7 +287,7 @@ export class HoldpointClient {
     };
     options.signal?.addEventListener('abort', onAbort, { once: true });
     try {
-      this.send(message);
+      this.sendText(text);
       const raw = await promise;
       return toDecision(raw, callId, waiter.pendingId);
     } finally {
@@ -336,12 +349,16 @@ export class HoldpointClient {
   }
 
   private send(message: JsonObject): void {
+    this.sendText(JSON.stringify(message));
+  }
+
+  private sendText(text: string): void {
     if (this.closed) throw new ClientClosedError();
     if (this.lost) throw this.lost;
     if (!this.ws || this.ws.readyState !== WebSocket.OPEN) {
       throw new ConnectionLostError('not connected to the console', 1006);
     }
-    this.ws.send(JSON.stringify(message));
+    this.ws.send(text);
   }
 
   private wait(map: Map<string, Waiter[]>, callId: string): { promise: Promise<JsonObject>; waiter: Waiter } {
