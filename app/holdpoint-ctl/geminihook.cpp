@@ -86,10 +86,10 @@ int runGeminiHook(const QStringList &args, const QString &dataDirFlag)
 
     std::string bytes;
     if (!readHookInput(hookinput::MaxBytes, &bytes))
-        return fail(QStringLiteral("cannot read the hook input"));
+        return fail.block(QStringLiteral("cannot read the hook input"));
     const gemini::ParseResult parsed = gemini::parseHookInput(bytes);
     if (!parsed.input)
-        return fail(QString::fromStdString(parsed.error));
+        return fail.block(QString::fromStdString(parsed.error));
     const gemini::HookInput &hook = *parsed.input;
 
     const QString dataDir = resolveDataDir(dataDirFlag);
@@ -131,7 +131,7 @@ int runGeminiHook(const QStringList &args, const QString &dataDirFlag)
             // A console restarted since has nothing to check.
             if (m.value("code", std::string()) == "unknown_call")
                 return code::Answered;
-            return fail(consoleError(m));
+            return fail.block(consoleError(m));
         }, fail);
     }
 
@@ -157,7 +157,7 @@ int runGeminiHook(const QStringList &args, const QString &dataDirFlag)
         }
         if (type != "error")
             return std::nullopt;
-        return fail(consoleError(m));
+        return fail.block(consoleError(m));
     }, fail);
 }
 

@@ -25,6 +25,11 @@ int HookFailure::operator()(const QString &why) const
 {
     if (failOpen)
         return exitcode::claudehook::Answered;
+    return block(why);
+}
+
+int HookFailure::block(const QString &why) const
+{
     std::fprintf(stderr, "Holdpoint blocked this call: %s\n", qPrintable(why));
     return exitcode::claudehook::Blocked;
 }
@@ -80,7 +85,7 @@ int hookExchange(const EndpointInfo &endpoint, const protocol::AgentInfo &agent,
     QObject::connect(&client, &ConsoleClient::failed, &client, [&](const QString &why) { finish(fail(why)); });
     QObject::connect(&client, &ConsoleClient::welcomed, &client, [&](const Json &) {
         if (QString why; !client.send(first, &why))
-            finish(fail(why));
+            finish(fail.block(why));
     });
     QObject::connect(&client, &ConsoleClient::message, &client, [&](const Json &m) {
         if (const auto code = onMessage(m))

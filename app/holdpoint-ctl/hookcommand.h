@@ -24,10 +24,18 @@ void printLine(FILE *f, const std::string &s);
 // What a hook does on any failure: block the call (exit 2, the reason on
 // stderr, where the agent reads it), or with --fail-open let it through
 // (exit 0, nothing printed).
+// How a hook fails. --fail-open lets the call through only when no console
+// can be asked (none found, unreachable, gone mid-call). A call that could
+// not be put to the console, or that it refused (input the hook cannot read,
+// a call larger than the console takes, an `error` answer), is blocked even
+// then: otherwise an agent could pad or bend a call until it gets through.
 struct HookFailure
 {
     bool failOpen = false;
+    // The console is away: blocked, or let through with --fail-open.
     int operator()(const QString &why) const;
+    // The call itself was refused: always blocked.
+    int block(const QString &why) const;
 };
 
 // `hook NAME [--fail-open]`: false, with the reason printed, for any other

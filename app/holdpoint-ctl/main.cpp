@@ -84,7 +84,9 @@ Commands:
                          Claude Code command hook for PreToolUse and PostToolUse:
                          reads the hook's JSON on stdin, answers on stdout.
                          Console unreachable or any failure: exit 2 (Claude
-                         Code blocks the call); --fail-open prints nothing, exit 0.
+                         Code blocks the call); --fail-open prints nothing,
+                         exit 0, when no console can be asked (a call the
+                         console refused or too large for it stays blocked).
   hook codex [--fail-open]
                          Codex command hook for PreToolUse, PermissionRequest
                          and PostToolUse, the same way; Codex cannot run edited
@@ -455,8 +457,8 @@ struct HookSpec
     protocol::Capabilities capabilities; // for the hello
 };
 
-// Every failure blocks the call (exit 2, the reason on stderr), unless
-// --fail-open asks for the opposite.
+// Every failure blocks the call (exit 2, the reason on stderr); --fail-open
+// lets it through only when no console can be asked (HookFailure).
 int runHook(const HookSpec &spec, const QStringList &args, const QString &dataDirFlag)
 {
     namespace code = exitcode::claudehook;
@@ -466,10 +468,10 @@ int runHook(const HookSpec &spec, const QStringList &args, const QString &dataDi
 
     std::string bytes;
     if (!readHookInput(claudecode::MaxHookInputBytes, &bytes))
-        return fail(QStringLiteral("cannot read the hook input"));
+        return fail.block(QStringLiteral("cannot read the hook input"));
     const claudecode::ParseResult parsed = spec.parse(bytes);
     if (!parsed.input)
-        return fail(toQString(parsed.error));
+        return fail.block(toQString(parsed.error));
     const claudecode::HookInput &hook = *parsed.input;
 
     EndpointInfo endpoint;
@@ -501,7 +503,7 @@ int runHook(const HookSpec &spec, const QStringList &args, const QString &dataDi
         // or a console restarted since) has nothing to check.
         if (!pre && m.value("code", std::string()) == "unknown_call")
             return code::Answered;
-        return fail(consoleError(m));
+        return fail.block(consoleError(m));
     }, fail);
 }
 

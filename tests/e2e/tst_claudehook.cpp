@@ -51,6 +51,7 @@ private Q_SLOTS:
     void postToolUseForAnUnknownCallIsQuiet();
     void unreachableConsoleBlocks();
     void badInputBlocks();
+    void failOpenStillBlocksARefusedCall();
 
 private:
     QTemporaryDir m_dir;
@@ -176,6 +177,51 @@ void TestClaudeHook::badInputBlocks()
     const CtlResult r = finish(p);
     QCOMPARE(r.exitCode, 2);
     QCOMPARE(r.err, QByteArray("Holdpoint blocked this call: hook input: tool_name: required, expected a non-empty string of at most 256 bytes\n"));
+}
+
+// --fail-open is for a console that is away. A call the hook cannot read, one
+// larger than the console takes, or one the console refuses is blocked even
+// then: an agent must not get past review by padding or bending a call.
+void TestClaudeHook::failOpenStillBlocksARefusedCall()
+{
+    const QString dataDir = m_console->dataDir();
+    const QStringList open {QStringLiteral("--fail-open")};
+    auto blockedFor = [](const CtlResult &r, const char *why) {
+        QCOMPARE(r.exitCode, 2);
+        QVERIFY(r.out.isEmpty());
+        QVERIFY2(r.err.startsWith("Holdpoint blocked this call: "), r.err.constData());
+        QVERIFY2(r.err.contains(why), r.err.constData());
+        QVERIFY2(!r.err.contains("device not open"), r.err.constData());
+    };
+
+    Json bad = fixture("pre_read.json");
+    bad.erase("tool_name");
+    blockedFor(hook(dataDir, bad, open), "hook input: tool_name: required");
+
+    Json large = fixture("pre_read.json");
+    large["tool_use_id"] = "toolu_too_large";
+    large["tool_input"] = {{"file_path", "/tmp/x"}, {"pad", std::string(1100 * 1024, 'x')}};
+    blockedFor(hook(dataDir, large, open), "more than the console takes (1048576 bytes, holdpoint --max-message-bytes)");
+
+    Json deep = fixture("pre_read.json");
+    deep["tool_use_id"] = "toolu_too_deep";
+    Json nested = Json::object();
+    for (int i = 0; i < 80; ++i)
+        nested = Json {{"n", std::move(nested)}};
+    deep["tool_input"] = {{"file_path", "/tmp/x"}, {"nested", std::move(nested)}};
+    blockedFor(hook(dataDir, deep, open), "nested deeper than 64 levels");
+
+    // A tool_use_id the console already decided, sent again with other
+    // arguments: the console answers `error` call_id_conflict.
+    Json first = fixture("pre_read.json");
+    first["tool_use_id"] = "toolu_reused";
+    QCOMPARE(hook(dataDir, first, open).exitCode, 0);
+    Json reused = first;
+    reused["tool_input"]["file_path"] = "/etc/shadow";
+    blockedFor(hook(dataDir, reused, open), "call_id_conflict");
+
+    // The console is fine and answers the next call as usual.
+    QCOMPARE(hook(dataDir, fixture("pre_read.json"), open).exitCode, 0);
 }
 
 QTEST_GUILESS_MAIN(TestClaudeHook)
