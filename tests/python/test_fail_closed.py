@@ -24,7 +24,7 @@ from pathlib import Path
 
 import websockets
 
-from holdpoint import (ConsoleDecision, ConsoleUnavailable, Decision, GuardrailRequest, HoldpointClient,
+from holdpoint import (ConsoleDecision, ConsoleUnavailable, Decision, GuardrailRequest, HoldpointClient, HoldpointError,
                        HoldpointGuardrail, HoldpointGuardrailProvider, HoldpointProvider, HoldpointSyncClient,
                        enable_guardrail)
 
@@ -612,30 +612,39 @@ class TestLargeNonAsciiArguments(ConsoleTest):
     def test_over_the_cap_denied_in_every_adapter(self):
         async def go():
             async with HoldpointClient("py-huge", data_dir=self.console.data_dir) as client:
-                with self.assertRaises(ConsoleUnavailable) as e:
+                with self.assertRaises(HoldpointError) as e:
                     await client_run(client, self.tool, "write", self.too_large)
-                self.assertIn("1009", str(e.exception))
-            provider = HoldpointGuardrailProvider(data_dir=self.console.data_dir)
-            r = await autogen_run(provider, self.tool, "write", self.too_large)
-            self.assertEqual((r.decision, r.metadata["error"]), (Decision.DENY, "console_unavailable"))
-            r = await autogen_run(provider, self.tool, "read", {"path": "a"})  # the next call reconnects
-            self.assertEqual(r.decision, Decision.ALLOW)
-            await provider.close()
+                # Refused before sending, against the welcome's limit; the
+                # connection serves the next call.
+                self.assertEqual(e.exception.code, "too_large")
+                self.assertRegex(e.exception.message, r"^the call is \d+ bytes, more than the console takes "
+                                                      r"\(1048576 bytes, holdpoint --max-message-bytes\)$")
+                self.assertEqual((await client_run(client, self.tool, "read", {"path": "0"})).decision, "allow")
+            # fail_closed=False is for a console that is away, not for this.
+            for fail_closed in (True, False):
+                provider = HoldpointGuardrailProvider(data_dir=self.console.data_dir, fail_closed=fail_closed)
+                r = await autogen_run(provider, self.tool, "write", self.too_large)
+                self.assertEqual((r.decision, r.metadata["error"]), (Decision.DENY, "too_large"))
+                r = await autogen_run(provider, self.tool, "read", {"path": "a"})
+                self.assertEqual(r.decision, Decision.ALLOW)
+                await provider.close()
         asyncio.run(go())
 
-        provider = HoldpointProvider(data_dir=self.console.data_dir)
-        self.addCleanup(provider.client.close)
-        hook = enable_guardrail(provider)
-        self.assertIs(crewai_run(hook, self.tool, "write", dict(self.too_large)), False)
-        self.assertIsNone(crewai_run(hook, self.tool, "read", {"path": "b"}))
+        for fail_closed in (True, False):
+            provider = HoldpointProvider(data_dir=self.console.data_dir, fail_closed=fail_closed)
+            self.addCleanup(provider.client.close)
+            hook = enable_guardrail(provider, fail_closed=fail_closed)
+            self.assertIs(crewai_run(hook, self.tool, "write", dict(self.too_large)), False)
+            self.assertIsNone(crewai_run(hook, self.tool, "read", {"path": "b"}))
 
-        guard = HoldpointGuardrail(data_dir=self.console.data_dir)
-        self.addCleanup(guard.client.close)
-        before = operator_run(guard, self.tool, "write", self.too_large)
-        self.assertEqual((before.action, before.metadata["error"]), ("block", "console_unavailable"))
-        self.assertEqual(operator_run(guard, self.tool, "read", {"path": "c"}).action, "allow")
+            guard = HoldpointGuardrail(data_dir=self.console.data_dir, fail_closed=fail_closed)
+            self.addCleanup(guard.client.close)
+            before = operator_run(guard, self.tool, "write", self.too_large)
+            self.assertEqual((before.action, before.metadata["error"]), ("block", "too_large"))
+            self.assertEqual(operator_run(guard, self.tool, "read", {"path": "c"}).action, "allow")
 
-        self.assertEqual(self.tool.runs, [{"path": "a"}, {"path": "b"}, {"path": "c"}])  # the small calls only
+        # The small calls only.
+        self.assertEqual(self.tool.runs, [{"path": "0"}] + [{"path": "a"}] * 2 + [{"path": "b"}, {"path": "c"}] * 2)
         self.assertEqual(json.loads(self.console.ctl("pending", "--json")), [])
 
 

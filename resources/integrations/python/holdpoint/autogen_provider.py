@@ -70,7 +70,9 @@ class HoldpointGuardrailProvider:
                 cancellation_token.add_callback(lambda: loop.call_soon_threadsafe(lambda: asyncio.ensure_future(cancel())))
             d = await client.submit(tool_name, args, call_id=call_id)
         except (ConsoleUnavailable, HoldpointError) as e:
-            if self.fail_closed:
+            # fail_closed=False covers a console that is away, never a call
+            # the console refused or one too large for it.
+            if self.fail_closed or not isinstance(e, ConsoleUnavailable):
                 return GuardrailResult(Decision.DENY, f"Holdpoint: {e}", None, {"error": e.code})
             return GuardrailResult(Decision.ALLOW, f"Holdpoint unavailable, allowed (fail open): {e}", None,
                                    {"error": e.code})

@@ -104,6 +104,9 @@ class HoldpointClient:
         self._ids = itertools.count(1)
         self._prefix = secrets.token_hex(4)
         self._closed_reason: Optional[str] = None
+        # The console's limit on one message, from its welcome (an older
+        # console does not say).
+        self._max_message_bytes: Optional[int] = None
 
     async def connect(self) -> "HoldpointClient":
         endpoint = find_endpoint(self.data_dir)
@@ -125,8 +128,11 @@ class HoldpointClient:
                 raise ConsoleUnavailable(f"the console refused the connection ({e.code} {e.reason})") from None
             if message.get("type") == "welcome":
                 self.session_id = message["session_id"]
+                limit = message.get("max_message_bytes")
+                self._max_message_bytes = limit if isinstance(limit, int) and limit > 0 else None
                 break
             if message.get("type") == "error":
+                await self._ws.close()
                 raise HoldpointError(message.get("code", ""), message.get("message", ""))
         self._closed_reason = None
         self._reader = asyncio.get_running_loop().create_task(self._read())
@@ -165,7 +171,14 @@ class HoldpointClient:
             message["annotations"] = annotations
         if timeout_s:
             message["timeout_s"] = timeout_s
-        raw = await self._request(("decision", call_id), message)
+        text = json.dumps(message)
+        size = len(text.encode("utf-8"))
+        if self._max_message_bytes is not None and size > self._max_message_bytes:
+            # Sent anyway, the console would cut the connection off mid-send
+            # (1009) with nothing said; refused here, the connection goes on.
+            raise HoldpointError("too_large", f"the call is {size} bytes, more than the console takes "
+                                              f"({self._max_message_bytes} bytes, holdpoint --max-message-bytes)")
+        raw = await self._request(("decision", call_id), text)
         return Decision(decision=raw["decision"], args=raw.get("args"), reason=raw.get("reason", ""),
                         decided_by=raw.get("decided_by", ""), code=raw.get("code", ""),
                         warnings=raw.get("warnings", []), raw=raw)
@@ -187,15 +200,16 @@ class HoldpointClient:
     async def turn_end(self, turn_id: str) -> None:
         await self._send({"type": "turn_end", "turn_id": turn_id})
 
-    async def _send(self, message: dict) -> None:
+    async def _send(self, message) -> None:
+        """Sends a message: a dict, or one already serialized."""
         if self._ws is None or self._closed_reason is not None:
             raise ConsoleUnavailable(self._closed_reason or "not connected")
         try:
-            await self._ws.send(json.dumps(message))
+            await self._ws.send(message if isinstance(message, str) else json.dumps(message))
         except websockets.exceptions.ConnectionClosed as e:
             raise ConsoleUnavailable(f"the console closed the connection ({e.code} {e.reason})") from None
 
-    async def _request(self, key: tuple[str, str], message: dict) -> dict:
+    async def _request(self, key: tuple[str, str], message) -> dict:
         future = asyncio.get_running_loop().create_future()
         self._waiting[key] = future
         try:
@@ -207,7 +221,17 @@ class HoldpointClient:
     async def _read(self) -> None:
         try:
             async for text in self._ws:
-                message = json.loads(text)
+                try:
+                    message = json.loads(text)
+                except ValueError:
+                    message = None
+                if not isinstance(message, dict):
+                    # Nothing after this can be trusted: every waiting call is
+                    # denied, and later ones too, instead of hanging on a
+                    # reader that died.
+                    self._closed_reason = "the console sent a message that is not a JSON object"
+                    await self._ws.close(1002, "not a JSON object")
+                    break
                 kind = message.get("type")
                 call_id = message.get("call_id", "")
                 if kind in ("decision", "after_call"):
@@ -219,7 +243,8 @@ class HoldpointClient:
                     for (waiting_kind, waiting_id), future in list(self._waiting.items()):
                         if waiting_id == call_id and not future.done():
                             future.set_exception(error)
-            self._closed_reason = "the console closed the connection"
+            if self._closed_reason is None:
+                self._closed_reason = "the console closed the connection"
         except websockets.exceptions.ConnectionClosed as e:
             self._closed_reason = f"the console closed the connection ({e.code} {e.reason})"
         finally:

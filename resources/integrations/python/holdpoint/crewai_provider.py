@@ -44,7 +44,10 @@ class HoldpointProvider:
         try:
             d = self.client.submit(request.tool_name, dict(request.tool_input), context=context or None)
         except (ConsoleUnavailable, HoldpointError) as e:
-            return GuardrailDecision(not self.fail_closed, f"Holdpoint: {e}", {"error": e.code})
+            # fail_closed=False covers a console that is away, never a call
+            # the console refused or one too large for it.
+            allowed = not self.fail_closed and isinstance(e, ConsoleUnavailable)
+            return GuardrailDecision(allowed, f"Holdpoint: {e}", {"error": e.code})
         metadata = {"decided_by": d.decided_by, "holdpoint_decision": d.decision, "warnings": d.warnings}
         if d.decision == "modify":
             metadata["modified_args"] = d.args
