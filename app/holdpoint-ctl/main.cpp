@@ -56,6 +56,7 @@ Commands:
          [--session ID] [--turn ID] [--context JSON] [--annotations JSON]
                          Submit one tool call and print its decision as JSON.
                          Exit 0 allow/modify, 3 deny, 4 halt, 2 error.
+                         Every JSON option also takes @FILE (@- for stdin).
   pending [--json]       List the calls waiting for a person.
   approve ID [--reason TEXT]
   deny ID --reason TEXT

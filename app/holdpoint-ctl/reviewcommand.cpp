@@ -4,15 +4,60 @@
 #include "protocol/protocol.h"
 
 #include <QCommandLineParser>
+#include <QFile>
+
+#include <cstdio>
 
 namespace holdpoint {
+
+// Files read for @FILE hold at most this: more than any console takes.
+constexpr qint64 MaxJsonFileBytes = 16 * 1024 * 1024;
+
+// The option's JSON: its value, or with a leading @ the contents of that
+// file (@- for stdin). A JSON value never starts with @, and one
+// command-line argument is capped at 128 KiB on Linux.
+static bool jsonOptionText(const QString &value, const char *what, std::string *out, QString *error)
+{
+    if (!value.startsWith(u'@')) {
+        *out = value.toStdString();
+        return true;
+    }
+    const QString path = value.mid(1);
+    QFile f(path);
+    const bool opened = path == u"-" ? f.open(stdin, QIODevice::ReadOnly) : f.open(QIODevice::ReadOnly);
+    if (!opened) {
+        *error = QStringLiteral("--%1: cannot read %2: %3").arg(QLatin1String(what), path, f.errorString());
+        return false;
+    }
+    // To the end: one read of a pipe returns only what has arrived so far.
+    QByteArray bytes;
+    while (bytes.size() <= MaxJsonFileBytes) {
+        const QByteArray chunk = f.read(MaxJsonFileBytes + 1 - bytes.size());
+        if (chunk.isEmpty())
+            break;
+        bytes += chunk;
+    }
+    if (f.error() != QFileDevice::NoError) {
+        *error = QStringLiteral("--%1: cannot read %2: %3").arg(QLatin1String(what), path, f.errorString());
+        return false;
+    }
+    if (bytes.size() > MaxJsonFileBytes) {
+        *error = QStringLiteral("--%1: %2 is larger than %3 bytes").arg(QLatin1String(what), path).arg(MaxJsonFileBytes);
+        return false;
+    }
+    *out = bytes.toStdString();
+    return true;
+}
 
 std::optional<Json> parseJsonOption(
     const QString &text, const char *what, bool requireObject, QString *error)
 {
+    std::string json;
+    if (!jsonOptionText(text, what, &json, error))
+        return std::nullopt;
     Json j;
     std::string why;
-    if (!parseStrictJson(text.toStdString(), protocol::MaxDepth, &j, &why)) {
+    if (!parseStrictJson(json, protocol::MaxDepth, &j, &why)) {
         *error = QStringLiteral("--%1: invalid JSON: %2").arg(QLatin1String(what), toQString(why));
         return std::nullopt;
     }

@@ -3,6 +3,7 @@
 
 #include "common/consoleprocess.h"
 
+#include <QFile>
 #include <QFileInfo>
 #include <QProcess>
 #include <QTemporaryDir>
@@ -29,6 +30,7 @@ private Q_SLOTS:
     void reviewerDecisionsReachTheSubmitter_data();
     void reviewerDecisionsReachTheSubmitter();
     void shortTimeoutDenies();
+    void jsonOptionsFromFilesAndStdin();
     void cancelFromTheProtocolAndFromCtl();
     void disconnectThenResume();
     void abandonedAfterGrace();
@@ -105,6 +107,53 @@ void TestConsoleE2E::reviewerDecisionsReachTheSubmitter()
     else
         QCOMPARE(d["args"], Json::parse(args.toStdString()));
     QVERIFY(submitted.err.contains(QByteArray("waiting for a reviewer (item " + id.toUtf8() + ")")));
+}
+
+// @FILE and @- for arguments larger than one command-line argument may be
+// (128 KiB on Linux): a 300 KB non-ASCII call submitted from a file, edited
+// from stdin, arrives byte for byte.
+void TestConsoleE2E::jsonOptionsFromFilesAndStdin()
+{
+    ConsoleProcess console;
+    QVERIFY(console.ready());
+    auto reviewer = console.reviewer();
+    QVERIFY(reviewer);
+    QTemporaryDir dir;
+    std::string text;
+    while (text.size() < 300 * 1024)
+        text += "ノート été 🧪 ĉ\u0301 \"q\" ";
+    const Json args {{"path", "notes.txt"}, {"content", text}};
+    const QString argsFile = dir.filePath(QStringLiteral("args.json"));
+    {
+        QFile f(argsFile);
+        QVERIFY(f.open(QIODevice::WriteOnly));
+        f.write(QByteArray::fromStdString(dumpJson(args)));
+    }
+    auto submit = console.startCtl({QStringLiteral("submit"), QStringLiteral("--tool"), QStringLiteral("write_file"),
+                                    QStringLiteral("--args"), u'@' + argsFile});
+    const Json escalated = reviewer->next("escalated");
+    QVERIFY(escalated.is_object());
+    QVERIFY(escalated["item"]["args"] == args);
+    const QString id = QString::fromStdString(escalated["item"]["id"].get<std::string>());
+
+    const Json edited {{"path", "safe/notes.txt"}, {"content", text + "✓"}};
+    QProcess edit;
+    edit.start(QStringLiteral(HOLDPOINT_CTL_BIN), {QStringLiteral("--data-dir"), console.dataDir(), QStringLiteral("edit"), id,
+                                                   QStringLiteral("--args"), QStringLiteral("@-")});
+    edit.write(QByteArray::fromStdString(dumpJson(edited)));
+    edit.closeWriteChannel();
+    const CtlResult reviewed = finish(edit);
+    QVERIFY2(reviewed.exitCode == 0, reviewed.err.constData());
+
+    const CtlResult submitted = finish(*submit);
+    QCOMPARE(submitted.exitCode, 0);
+    QVERIFY(submitted.json()["args"] == edited);
+
+    // A file that is not there: a clear usage error, nothing sent.
+    const CtlResult missing = console.ctl({QStringLiteral("submit"), QStringLiteral("--tool"), QStringLiteral("bash"),
+                                           QStringLiteral("--args"), QStringLiteral("@") + dir.filePath(QStringLiteral("none.json"))});
+    QCOMPARE(missing.exitCode, 2);
+    QVERIFY2(missing.err.contains("--args: cannot read "), missing.err.constData());
 }
 
 void TestConsoleE2E::shortTimeoutDenies()
