@@ -11,6 +11,10 @@
 //   ------------------------------  ----  ---------------------------------------------
 //   (none yet: global options)         0  --help, --version
 //                                      2  unknown option, no command, unknown command
+//   any COMMAND ... --help|-h|--version
+//                                      0  that command's usage, or the version
+//                                      2  unknown command; under `hook`, stdin not a
+//                                         terminal (an agent CLI ran it: blocked)
 //   submit                             0  allowed, or allowed with modified args
 //                                      3  denied (a person, a guardrail, a timeout, or
 //                                         Ctrl+C once the console has the call)

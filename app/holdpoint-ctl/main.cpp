@@ -22,6 +22,7 @@
 #include "hookcommand.h"
 #include "reviewcommand.h"
 #include "reviewercommands.h"
+#include "usage.h"
 #include "guardrails/chain.h"
 #include "integrations/claudecode.h"
 #include "integrations/codex.h"
@@ -39,6 +40,8 @@
 
 #include <cstdio>
 
+#include <unistd.h>
+
 using namespace holdpoint;
 
 namespace {
@@ -49,102 +52,7 @@ int usageError(const QString &message)
     return exitcode::Failed;
 }
 
-const char *const Usage = R"(Usage: holdpoint-ctl [--data-dir DIR | --credential FILE] [--team URL] COMMAND [OPTIONS]
 
-Commands:
-  submit --tool NAME --args JSON [--agent NAME] [--timeout S] [--call-id ID]
-         [--session ID] [--turn ID] [--context JSON] [--annotations JSON]
-                         Submit one tool call and print its decision as JSON.
-                         Exit 0 allow/modify, 3 deny, 4 halt, 2 error.
-                         Every JSON option also takes @FILE (@- for stdin).
-  pending [--json]       List the calls waiting for a person.
-  approve ID [--reason TEXT]
-  deny ID --reason TEXT
-  edit ID --args JSON [--reason TEXT]
-  halt ID [--reason TEXT]
-                         Decide a pending item as the reviewer.
-                         Exit 0 done, 2 error.
-                         --credential FILE (or $HOLDPOINT_CREDENTIAL), before
-                         or after the command: decide as the person the file
-                         was made for; --reviewer cannot choose another name.
-  web pair [--no-qr]     A link (and its QR code) that pairs a phone or browser
-                         with the console's reviewer page (holdpoint --web) for
-                         you: it works once, for 5 minutes.
-  web sessions [--json]  The paired devices: yours, or every one for the owner.
-  web revoke ID          End a device's session; its open page closes.
-  reviewer add NAME [--os-user USER] [--out FILE]
-                         Give another person a reviewer token of their own
-                         (their OS user defaults to NAME). Writes their
-                         credential to FILE (default
-                         ./holdpoint-reviewer-NAME.json, mode 0600); the data
-                         directory keeps only its SHA-256.
-  reviewer list [--json] The other reviewers: name, OS user, when added.
-  reviewer remove NAME   Refuse NAME's token from now on; a connection of
-                         theirs is closed.
-  hook claude-code [--fail-open]
-                         Claude Code command hook for PreToolUse and PostToolUse:
-                         reads the hook's JSON on stdin, answers on stdout.
-                         Console unreachable or any failure: exit 2 (Claude
-                         Code blocks the call); --fail-open prints nothing,
-                         exit 0, when no console can be asked (a call the
-                         console refused or too large for it stays blocked).
-  hook codex [--fail-open]
-                         Codex command hook for PreToolUse, PermissionRequest
-                         and PostToolUse, the same way; Codex cannot run edited
-                         arguments or be halted, so those are denied.
-  hook gemini [--fail-open]
-                         Gemini CLI command hook for BeforeAgent (notes a turn
-                         per prompt), BeforeTool and AfterTool, likewise: any
-                         failure exits 2 (Gemini CLI denies the call or
-                         prompt); --fail-open prints nothing, exit 0.
-  mcp-proxy [--server-name NAME] [--fail-open] -- COMMAND [ARGS...]
-                         Run the MCP server COMMAND and sit between it and the
-                         MCP client on stdin/stdout: every tools/call goes to
-                         the console first. Exits with the server's exit code,
-                         1 if a signal killed it, 130 on SIGINT or SIGTERM,
-                         2 if it cannot start.
-  audit verify [--json]  Check the audit log's hash chain. Exit 0 intact,
-                         1 tampered, 3 cut off at the end, 4 torn last record,
-                         2 unreadable.
-  audit query [--agent A] [--tool T] [--decision D] [--event E]
-              [--decided-by X] [--since T] [--until T] [--text S]
-              [--limit N] [--json]
-                         Find audit records, newest first.
-  audit export [--format jsonl|csv] [same filters]
-                         Stream the audit log, oldest first.
-                         The audit commands read the data directory's files
-                         and work with or without a console running.
-  team init [URL]        Create or migrate the team schema in PostgreSQL (as the
-                         database's owner; see resources/team/roles.sql).
-  team reviewer add NAME --role LOGIN [--os-user USER]
-  team reviewer list [--json]
-  team reviewer disable NAME
-                         As the database's owner, with --team: map a
-                         PostgreSQL login to the reviewer NAME (decided_by is
-                         human:NAME), list them, or disable one.
-  policy check FILE...   Validate policy files as the console would load them
-                         (later files add to earlier ones). Exit 0 valid,
-                         1 invalid or unreadable, with the console's message,
-                         2 usage.
-
-Exit 2 means a usage error or a command that could not do its work (console
-unreachable, audit log unreadable); under mcp-proxy it may also be the
-server's own code.
-
-The console is found through endpoint.json in --data-dir, else
-$HOLDPOINT_DATA_DIR, else the platform's app data directory. A reviewer
-command with --credential FILE (else $HOLDPOINT_CREDENTIAL, unless --data-dir
-is given) takes the console's address and the token from that file instead;
-the file must be yours and mode 0600.
-
---team URL (or $HOLDPOINT_TEAM_URL), a libpq connection string or URI,
-points pending, approve, deny, edit, halt, audit verify and audit query
-at the team's queue and audit in PostgreSQL instead. The password goes in
-~/.pgpass, PGPASSFILE or PGPASSWORD, never in the URL. There the database
-says who the login is; --reviewer NAME (or $HOLDPOINT_REVIEWER) only picks
-among the names it maps to. On a call that needs several people, approve
-and edit print {"type":"voted",...} until the last approval decides it.
-)";
 
 
 // One connection to the console for one subcommand: connects, does the
@@ -520,6 +428,37 @@ const HookSpec CodexHook {"codex", "cx-", &codex::parseHookInput, &codex::toolCa
 
 } // namespace
 
+// `COMMAND ... --help` (or -h) and `--version` anywhere before mcp-proxy's
+// `--`: what a person typing them expects, before anything else is read or
+// sent. -1 when neither is there.
+static int answerHelp(const QString &command, const QStringList &args)
+{
+    const qsizetype separator = args.indexOf(QStringLiteral("--"));
+    const QStringList own = separator < 0 ? args : args.mid(0, separator);
+    const bool help = own.contains(QStringLiteral("--help")) || own.contains(QStringLiteral("-h"));
+    if (!help && !own.contains(QStringLiteral("--version")))
+        return -1;
+    QStringList words;
+    for (const QString &a : own) {
+        if (a.startsWith(u'-'))
+            break;
+        words.append(a);
+    }
+    const QString text = help ? ctl::commandUsage(words) : QStringLiteral("holdpoint-ctl %1\n").arg(QStringLiteral(HOLDPOINT_VERSION));
+    if (text.isEmpty())
+        return usageError(QStringLiteral("unknown command \"%1\"\n%2").arg(command, QString::fromLatin1(ctl::Usage)));
+    // An agent CLI runs a hook with the call on stdin, and exit 0 would let
+    // the call run: a hook answers --help with 0 only to a person at a
+    // terminal, and otherwise blocks the call as for any other failure.
+    if (command == u"hook" && !isatty(STDIN_FILENO)) {
+        std::fprintf(stderr, "Holdpoint blocked this call: `%s` answers a person at a terminal, not an agent's call\n%s",
+                     qPrintable(own.join(u' ')), text.toUtf8().constData());
+        return exitcode::claudehook::Blocked;
+    }
+    std::fputs(text.toUtf8().constData(), stdout);
+    return exitcode::Ok;
+}
+
 int main(int argc, char **argv)
 {
     QCoreApplication app(argc, argv);
@@ -534,7 +473,7 @@ int main(int argc, char **argv)
     while (!args.isEmpty() && args.first().startsWith(u'-')) {
         const QString a = args.takeFirst();
         if (a == u"--help" || a == u"-h") {
-            std::fputs(Usage, stdout);
+            std::fputs(ctl::Usage, stdout);
             return exitcode::Ok;
         }
         if (a == u"--version" || a == u"-v") {
@@ -554,12 +493,14 @@ int main(int argc, char **argv)
         else if (a.startsWith(u"--credential="))
             credentialFlag = a.mid(13);
         else
-            return usageError(QStringLiteral("unknown option %1\n%2").arg(a, QString::fromLatin1(Usage)));
+            return usageError(QStringLiteral("unknown option %1\n%2").arg(a, QString::fromLatin1(ctl::Usage)));
     }
     if (args.isEmpty())
-        return usageError(QStringLiteral("no command given\n%1").arg(QString::fromLatin1(Usage)));
+        return usageError(QStringLiteral("no command given\n%1").arg(QString::fromLatin1(ctl::Usage)));
 
     const QString command = args.first();
+    if (const int code = answerHelp(command, args); code >= 0)
+        return code;
     const bool reviewer = command == u"pending" || command == u"approve" || command == u"deny" || command == u"edit"
                           || command == u"halt" || command == u"web";
     if (!credentialFlag.isEmpty() && !reviewer)
@@ -631,7 +572,7 @@ int main(int argc, char **argv)
     // QCommandLineParser expects the program name first.
     args.first() = QStringLiteral("holdpoint-ctl ") + command;
     if (command != u"submit" && !reviewer)
-        return usageError(QStringLiteral("unknown command \"%1\"\n%2").arg(command, QString::fromLatin1(Usage)));
+        return usageError(QStringLiteral("unknown command \"%1\"\n%2").arg(command, QString::fromLatin1(ctl::Usage)));
     QString error;
     const auto interruptible = [&app] {
         onTerminationSignal(&app, [] {
