@@ -261,10 +261,10 @@ for (const path of PATHS) {
       }
     });
 
-    test('no console: a data directory without endpoint.json denies the call', async () => {
-      const empty = join(work, `empty-${slug}`);
-      mkdirSync(empty, { mode: 0o700 });
-      const guard = new HoldpointClaudeAgentSdk({ dataDir: empty, agentName: 'sdk-alone' });
+    // The guard on `consoleDir` has no console to reach: the call is denied
+    // with `why`, and nothing runs.
+    async function deniedWithoutAConsole(consoleDir, agentName, why) {
+      const guard = new HoldpointClaudeAgentSdk({ dataDir: consoleDir, agentName });
       try {
         await assert.rejects(guard.startTurn(), ConsoleUnavailableError);
         const cwd = newDir();
@@ -275,31 +275,23 @@ for (const path of PATHS) {
         const [result] = toolResults(model.requests).values();
         assert.equal(result.isError, true);
         assert.match(result.text, UNAVAILABLE);
-        assert.match(result.text, /no console found/);
+        assert.match(result.text, why);
       } finally {
         await guard.close();
       }
+    }
+
+    test('no console: a data directory without endpoint.json denies the call', async () => {
+      const empty = join(work, `empty-${slug}`);
+      mkdirSync(empty, { mode: 0o700 });
+      await deniedWithoutAConsole(empty, 'sdk-alone', /no console found/);
     });
 
     test('a stale endpoint.json (its console killed before the query) denies the call', async () => {
       const gone = await h.otherConsole(`gone-${slug}`);
       await gone.kill('SIGKILL');
       assert.ok(existsSync(join(gone.dataDir, 'endpoint.json')));
-      const guard = new HoldpointClaudeAgentSdk({ dataDir: gone.dataDir, agentName: 'sdk-stale' });
-      try {
-        await assert.rejects(guard.startTurn(), ConsoleUnavailableError);
-        const cwd = newDir();
-        model.script([[bash('echo allowed > allowed.txt')], [{ text: 'ok' }]]);
-        const r = await runQuery(guard, cwd, 'write the file', { turn: false, ...path.options(guard) });
-        assert.equal(r.error, undefined, r.stderr);
-        assert.equal(existsSync(join(cwd, 'allowed.txt')), false);
-        const [result] = toolResults(model.requests).values();
-        assert.equal(result.isError, true);
-        assert.match(result.text, UNAVAILABLE);
-        assert.match(result.text, /cannot connect to the console/);
-      } finally {
-        await guard.close();
-      }
+      await deniedWithoutAConsole(gone.dataDir, 'sdk-stale', /cannot connect to the console/);
     });
   });
 

@@ -3,12 +3,11 @@
 
 import { test, before, after, beforeEach } from 'node:test';
 import assert from 'node:assert/strict';
-import { generateText, tool, stepCountIs } from 'ai';
-import { MockLanguageModelV4 } from 'ai/test';
-import { z } from 'zod';
+import { generateText, stepCountIs } from 'ai';
 import { holdpointToolApproval, guardTools } from 'holdpoint/ai-sdk';
 import { HoldpointHaltError } from 'holdpoint';
 import { Console, within, awaitRewriteAsSent } from './console.mjs';
+import { aiScriptedModel, aiTools } from './frameworks.mjs';
 
 const hp = new Console();
 let ran;
@@ -17,55 +16,12 @@ before(async () => { await hp.start(); });
 after(async () => { await hp.stop(); });
 beforeEach(() => { ran = []; });
 
-const usage = {
-  inputTokens: { total: 1, noCache: 1, cacheRead: 0, cacheWrite: 0 },
-  outputTokens: { total: 1, text: 1, reasoning: 0 },
-};
-
-// Calls `calls` on its first turn; afterwards answers with what the tools
-// returned. `seen` collects the tool results it was sent.
-function scriptedModel(calls) {
-  const seen = [];
-  let n = 0;
-  const model = new MockLanguageModelV4({
-    doGenerate: async ({ prompt }) => {
-      const last = prompt[prompt.length - 1];
-      if (last.role === 'tool' || n > 0) {
-        for (const m of prompt.filter((m) => m.role === 'tool')) {
-          for (const part of m.content) if (part.type === 'tool-result') seen.push(part.output);
-        }
-        return { content: [{ type: 'text', text: 'done' }], finishReason: { unified: 'stop', raw: 'stop' }, usage, warnings: [] };
-      }
-      n++;
-      return {
-        content: calls.map((c, i) => ({ type: 'tool-call', toolCallId: `tc-${i + 1}`, toolName: c.name, input: JSON.stringify(c.args) })),
-        finishReason: { unified: 'tool-calls', raw: 'tool_calls' },
-        usage,
-        warnings: [],
-      };
-    },
-  });
-  return { model, seen };
-}
-
-function noteTools() {
-  const make = (name) => tool({
-    description: `${name} a note`,
-    inputSchema: z.object({ path: z.string(), text: z.string().optional() }),
-    execute: async ({ path, text }) => {
-      ran.push({ name, path, text });
-      return `${name} ran on ${path}`;
-    },
-  });
-  return Object.fromEntries(['read_note', 'write_note', 'delete_note', 'send_note', 'shutdown'].map((n) => [n, make(n)]));
-}
-
 // toolApproval
 
 test('toolApproval: an allowed call runs', async () => {
   const approval = holdpointToolApproval({ dataDir: hp.dataDir });
-  const { model, seen } = scriptedModel([{ name: 'read_note', args: { path: 'a.txt' } }]);
-  await within('the run', generateText({ model, tools: noteTools(), toolApproval: approval.toolApproval, stopWhen: [stepCountIs(5), approval.stopWhen], prompt: 'read' }));
+  const { model, seen } = aiScriptedModel([{ name: 'read_note', args: { path: 'a.txt' } }]);
+  await within('the run', generateText({ model, tools: aiTools(ran), toolApproval: approval.toolApproval, stopWhen: [stepCountIs(5), approval.stopWhen], prompt: 'read' }));
   assert.deepEqual(ran, [{ name: 'read_note', path: 'a.txt', text: undefined }]);
   assert.deepEqual(seen, [{ type: 'text', value: 'read_note ran on a.txt' }]);
   await approval.close();
@@ -73,12 +29,12 @@ test('toolApproval: an allowed call runs', async () => {
 
 test('toolApproval: a policy deny and a person deny reach the model as execution-denied with the reason', async () => {
   const approval = holdpointToolApproval({ dataDir: hp.dataDir });
-  const first = scriptedModel([{ name: 'delete_note', args: { path: 'a.txt' } }]);
-  await within('the run', generateText({ model: first.model, tools: noteTools(), toolApproval: approval.toolApproval, stopWhen: stepCountIs(5), prompt: 'delete' }));
+  const first = aiScriptedModel([{ name: 'delete_note', args: { path: 'a.txt' } }]);
+  await within('the run', generateText({ model: first.model, tools: aiTools(ran), toolApproval: approval.toolApproval, stopWhen: stepCountIs(5), prompt: 'delete' }));
   assert.deepEqual(first.seen, [{ type: 'execution-denied', reason: 'notes are never deleted' }]);
 
-  const second = scriptedModel([{ name: 'send_note', args: { path: 'ai-deny.txt' } }]);
-  const running = generateText({ model: second.model, tools: noteTools(), toolApproval: approval.toolApproval, stopWhen: stepCountIs(5), prompt: 'send' });
+  const second = aiScriptedModel([{ name: 'send_note', args: { path: 'ai-deny.txt' } }]);
+  const running = generateText({ model: second.model, tools: aiTools(ran), toolApproval: approval.toolApproval, stopWhen: stepCountIs(5), prompt: 'send' });
   const item = await hp.pendingItem((i) => i.args.path === 'ai-deny.txt');
   assert.equal(item.agent.framework, 'ai-sdk');
   await hp.ctl('deny', item.id, '--reason', 'ask the owner first');
@@ -90,8 +46,8 @@ test('toolApproval: a policy deny and a person deny reach the model as execution
 
 test('toolApproval: a policy modify goes to a person as sent; an edit is refused, and approving runs the original input', async () => {
   const approval = holdpointToolApproval({ dataDir: hp.dataDir });
-  const { model, seen } = scriptedModel([{ name: 'write_note', args: { path: 'as-sent.txt', text: 'hi' } }]);
-  const running = generateText({ model, tools: noteTools(), toolApproval: approval.toolApproval, stopWhen: [stepCountIs(5), approval.stopWhen], prompt: 'write' });
+  const { model, seen } = aiScriptedModel([{ name: 'write_note', args: { path: 'as-sent.txt', text: 'hi' } }]);
+  const running = generateText({ model, tools: aiTools(ran), toolApproval: approval.toolApproval, stopWhen: [stepCountIs(5), approval.stopWhen], prompt: 'write' });
   // An approval cannot change the input, so a person decides on the call as sent.
   const item = await awaitRewriteAsSent(hp, 'ai-sdk', { path: 'as-sent.txt', text: 'hi' });
   assert.deepEqual(ran, []);
@@ -104,8 +60,8 @@ test('toolApproval: a policy modify goes to a person as sent; an edit is refused
 
 test('toolApproval: a halt denies the call and stopWhen ends the run without asking the model again', async () => {
   const approval = holdpointToolApproval({ dataDir: hp.dataDir });
-  const { model, seen } = scriptedModel([{ name: 'shutdown', args: { path: 'all' } }]);
-  const result = await within('the run', generateText({ model, tools: noteTools(), toolApproval: approval.toolApproval, stopWhen: [stepCountIs(5), approval.stopWhen], prompt: 'stop' }));
+  const { model, seen } = aiScriptedModel([{ name: 'shutdown', args: { path: 'all' } }]);
+  const result = await within('the run', generateText({ model, tools: aiTools(ran), toolApproval: approval.toolApproval, stopWhen: [stepCountIs(5), approval.stopWhen], prompt: 'stop' }));
   assert.equal(approval.halted, true);
   assert.equal(result.steps.length, 1);
   assert.equal(model.doGenerateCalls.length, 1);
@@ -117,8 +73,8 @@ test('toolApproval: a halt denies the call and stopWhen ends the run without ask
 // guardTools: the console inside execute
 
 test('guardTools: allow runs, a policy modify runs with the edited input', async () => {
-  const { tools, guard } = guardTools(noteTools(), { dataDir: hp.dataDir });
-  const { model } = scriptedModel([{ name: 'read_note', args: { path: 'b.txt' } }, { name: 'write_note', args: { path: 'notes.txt', text: 'hi' } }]);
+  const { tools, guard } = guardTools(aiTools(ran), { dataDir: hp.dataDir });
+  const { model } = aiScriptedModel([{ name: 'read_note', args: { path: 'b.txt' } }, { name: 'write_note', args: { path: 'notes.txt', text: 'hi' } }]);
   await within('the run', generateText({ model, tools, stopWhen: [stepCountIs(5), guard.stopWhen], prompt: 'go' }));
   assert.deepEqual(ran.sort((a, b) => a.name.localeCompare(b.name)), [
     { name: 'read_note', path: 'b.txt', text: undefined },
@@ -128,8 +84,8 @@ test('guardTools: allow runs, a policy modify runs with the edited input', async
 });
 
 test('guardTools: a person edits with holdpoint-ctl; the edited call runs', async () => {
-  const { tools, guard } = guardTools(noteTools(), { dataDir: hp.dataDir });
-  const { model } = scriptedModel([{ name: 'send_note', args: { path: 'asked.txt', text: 'x' } }]);
+  const { tools, guard } = guardTools(aiTools(ran), { dataDir: hp.dataDir });
+  const { model } = aiScriptedModel([{ name: 'send_note', args: { path: 'asked.txt', text: 'x' } }]);
   const running = generateText({ model, tools, stopWhen: stepCountIs(5), prompt: 'send' });
   const item = await hp.pendingItem((i) => i.args.path === 'asked.txt');
   await hp.ctl('edit', item.id, '--args', JSON.stringify({ path: 'edited.txt', text: 'y' }));
@@ -139,8 +95,8 @@ test('guardTools: a person edits with holdpoint-ctl; the edited call runs', asyn
 });
 
 test('guardTools: an edit that breaks the schema does not run', async () => {
-  const { tools, guard } = guardTools(noteTools(), { dataDir: hp.dataDir });
-  const { model, seen } = scriptedModel([{ name: 'send_note', args: { path: 'schema.txt' } }]);
+  const { tools, guard } = guardTools(aiTools(ran), { dataDir: hp.dataDir });
+  const { model, seen } = aiScriptedModel([{ name: 'send_note', args: { path: 'schema.txt' } }]);
   const running = generateText({ model, tools, stopWhen: stepCountIs(5), prompt: 'send' });
   const item = await hp.pendingItem((i) => i.args.path === 'schema.txt');
   await hp.ctl('edit', item.id, '--args', JSON.stringify({ path: 42 }));
@@ -152,11 +108,11 @@ test('guardTools: an edit that breaks the schema does not run', async () => {
 });
 
 test('guardTools: a policy deny and a person deny reach the model as a tool error with the reason', async () => {
-  const { tools, guard } = guardTools(noteTools(), { dataDir: hp.dataDir });
-  const first = scriptedModel([{ name: 'delete_note', args: { path: 'c.txt' } }]);
+  const { tools, guard } = guardTools(aiTools(ran), { dataDir: hp.dataDir });
+  const first = aiScriptedModel([{ name: 'delete_note', args: { path: 'c.txt' } }]);
   await within('the run', generateText({ model: first.model, tools, stopWhen: stepCountIs(5), prompt: 'delete' }));
   assert.deepEqual(first.seen, [{ type: 'error-text', value: 'Denied by Holdpoint: notes are never deleted' }]);
-  const second = scriptedModel([{ name: 'send_note', args: { path: 'guard-deny.txt' } }]);
+  const second = aiScriptedModel([{ name: 'send_note', args: { path: 'guard-deny.txt' } }]);
   const running = generateText({ model: second.model, tools, stopWhen: stepCountIs(5), prompt: 'send' });
   const item = await hp.pendingItem((i) => i.args.path === 'guard-deny.txt');
   await hp.ctl('deny', item.id, '--reason', 'no mail today');
@@ -167,8 +123,8 @@ test('guardTools: a policy deny and a person deny reach the model as a tool erro
 });
 
 test('guardTools: a halt denies the call; stopWhen ends the run, or the aborted controller rejects it', async () => {
-  const { tools, guard } = guardTools(noteTools(), { dataDir: hp.dataDir });
-  const first = scriptedModel([{ name: 'shutdown', args: { path: 'all' } }]);
+  const { tools, guard } = guardTools(aiTools(ran), { dataDir: hp.dataDir });
+  const first = aiScriptedModel([{ name: 'shutdown', args: { path: 'all' } }]);
   const result = await within('the run', generateText({ model: first.model, tools, stopWhen: [stepCountIs(5), guard.stopWhen], prompt: 'stop' }));
   assert.equal(guard.halted, true);
   assert.equal(guard.haltReason, 'stop everything now');
@@ -178,8 +134,8 @@ test('guardTools: a halt denies the call; stopWhen ends the run, or the aborted 
 
   // Without stopWhen: the controller whose signal the run took is aborted.
   const abortController = new AbortController();
-  const aborting = guardTools(noteTools(), { dataDir: hp.dataDir, abortController });
-  const second = scriptedModel([{ name: 'shutdown', args: { path: 'all' } }]);
+  const aborting = guardTools(aiTools(ran), { dataDir: hp.dataDir, abortController });
+  const second = aiScriptedModel([{ name: 'shutdown', args: { path: 'all' } }]);
   await assert.rejects(within('the run', generateText({ model: second.model, tools: aborting.tools, stopWhen: stepCountIs(5), abortSignal: abortController.signal, prompt: 'stop' })), 
     (e) => e instanceof HoldpointHaltError && e.message === 'Halted by Holdpoint: stop everything now');
   assert.equal(abortController.signal.aborted, true);

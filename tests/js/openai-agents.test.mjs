@@ -3,12 +3,11 @@
 
 import { test, before, after, beforeEach } from 'node:test';
 import assert from 'node:assert/strict';
-import { Agent, Runner, OpenAIProvider, tool } from '@openai/agents';
-import { z } from 'zod';
 import { HoldpointApprovals, HoldpointToolGuard, guardTool } from 'holdpoint/openai-agents';
 import { HoldpointHaltError } from 'holdpoint';
 import { Console, within, waitFor, awaitRewriteAsSent } from './console.mjs';
 import { ScriptedChatModel } from './chatmodel.mjs';
+import { openaiAgent, openaiRunner, openaiTools } from './frameworks.mjs';
 
 process.env.OPENAI_AGENTS_DISABLE_TRACING = '1';
 const hp = new Console();
@@ -16,31 +15,10 @@ const model = new ScriptedChatModel();
 let runner;
 let ran;
 
-function noteTools(needsApproval) {
-  const make = (name) => tool({
-    name,
-    description: `${name} a note`,
-    parameters: z.object({ path: z.string(), text: z.string().nullable() }),
-    needsApproval,
-    execute: async ({ path, text }) => {
-      ran.push({ name, path, text });
-      return `${name} ran on ${path}`;
-    },
-  });
-  return ['read_note', 'write_note', 'delete_note', 'send_note', 'shutdown'].map(make);
-}
-
-function agent(tools) {
-  return new Agent({ name: 'notes', instructions: 'Use the tools.', model: 'scripted', tools });
-}
-
 before(async () => {
   await hp.start();
   await model.start();
-  runner = new Runner({
-    modelProvider: new OpenAIProvider({ apiKey: 'test-key', baseURL: model.baseURL, useResponses: false }),
-    tracingDisabled: true,
-  });
+  runner = openaiRunner(model);
 });
 
 after(async () => {
@@ -58,7 +36,7 @@ beforeEach(() => {
 test('approvals: an allowed call runs, and the model sees its result', async () => {
   const approvals = new HoldpointApprovals({ dataDir: hp.dataDir });
   model.willCall({ name: 'read_note', args: { path: 'a.txt', text: null } });
-  const { result, halted } = await within('the run', approvals.run((input) => runner.run(agent(noteTools(true)), input), 'read a.txt'));
+  const { result, halted } = await within('the run', approvals.run((input) => runner.run(openaiAgent(openaiTools(ran, true)), input), 'read a.txt'));
   assert.equal(halted, false);
   assert.deepEqual(ran, [{ name: 'read_note', path: 'a.txt', text: null }]);
   assert.equal(result.finalOutput, 'done: read_note ran on a.txt');
@@ -68,7 +46,7 @@ test('approvals: an allowed call runs, and the model sees its result', async () 
 test('approvals: a policy deny is rejected with the console reason as the message', async () => {
   const approvals = new HoldpointApprovals({ dataDir: hp.dataDir });
   model.willCall({ name: 'delete_note', args: { path: 'a.txt', text: null } });
-  const { result } = await within('the run', approvals.run((input) => runner.run(agent(noteTools(true)), input), 'delete a.txt'));
+  const { result } = await within('the run', approvals.run((input) => runner.run(openaiAgent(openaiTools(ran, true)), input), 'delete a.txt'));
   assert.deepEqual(ran, []);
   assert.deepEqual(model.toolResults(), ['Denied by Holdpoint: notes are never deleted']);
   assert.equal(result.finalOutput, 'done: Denied by Holdpoint: notes are never deleted');
@@ -78,7 +56,7 @@ test('approvals: a policy deny is rejected with the console reason as the messag
 test('approvals: a person denies with holdpoint-ctl; the model gets that reason', async () => {
   const approvals = new HoldpointApprovals({ dataDir: hp.dataDir });
   model.willCall({ name: 'send_note', args: { path: 'human-deny.txt', text: 'x' } });
-  const running = approvals.run((input) => runner.run(agent(noteTools(true)), input), 'send it');
+  const running = approvals.run((input) => runner.run(openaiAgent(openaiTools(ran, true)), input), 'send it');
   const item = await hp.pendingItem((i) => i.args.path === 'human-deny.txt');
   assert.equal(item.agent.framework, 'openai-agents');
   assert.equal(item.turn_id, approvals.turnId); // the run is one console turn
@@ -93,7 +71,7 @@ test('approvals: a person denies with holdpoint-ctl; the model gets that reason'
 test('approvals: a policy modify goes to a person as sent; an edit is refused, and approving runs the original arguments', async () => {
   const approvals = new HoldpointApprovals({ dataDir: hp.dataDir });
   model.willCall({ name: 'write_note', args: { path: 'as-sent.txt', text: 'hi' } });
-  const running = approvals.run((input) => runner.run(agent(noteTools(true)), input), 'write');
+  const running = approvals.run((input) => runner.run(openaiAgent(openaiTools(ran, true)), input), 'write');
   // The guardrail's rewrite would be dropped by an approval, so a person decides on the call as sent.
   const item = await awaitRewriteAsSent(hp, 'openai-agents', { path: 'as-sent.txt', text: 'hi' });
   assert.deepEqual(ran, []);
@@ -108,7 +86,7 @@ test('approvals: a policy modify goes to a person as sent; an edit is refused, a
 test('approvals: a halt rejects the call and the run is not resumed', async () => {
   const approvals = new HoldpointApprovals({ dataDir: hp.dataDir });
   model.willCall({ name: 'shutdown', args: { path: 'all', text: null } });
-  const { halted, haltReason, result } = await within('the run', approvals.run((input) => runner.run(agent(noteTools(true)), input), 'stop'));
+  const { halted, haltReason, result } = await within('the run', approvals.run((input) => runner.run(openaiAgent(openaiTools(ran, true)), input), 'stop'));
   assert.equal(halted, true);
   assert.equal(haltReason, 'stop everything now');
   assert.equal(result.interruptions.length, 1);
@@ -119,7 +97,7 @@ test('approvals: a halt rejects the call and the run is not resumed', async () =
 
 test('approvals: a halt in a batch rejects every call of it, so even an application that resumes anyway runs none', async () => {
   const approvals = new HoldpointApprovals({ dataDir: hp.dataDir });
-  const agentWithTools = agent(noteTools(true));
+  const agentWithTools = openaiAgent(openaiTools(ran, true));
   // The read is allowed before the shutdown halts the turn.
   model.willCall({ name: 'read_note', args: { path: 'before-halt.txt', text: null } }, { name: 'shutdown', args: { path: 'all', text: null } });
   const { result, halted, haltReason } = await within('the run', approvals.run((input) => runner.run(agentWithTools, input), 'read, then stop'));
@@ -145,7 +123,7 @@ function resultsByPath() {
 test('approvals: two calls in one response are decided one by one, each as decided for it', async () => {
   const approvals = new HoldpointApprovals({ dataDir: hp.dataDir });
   model.willCall({ name: 'send_note', args: { path: 'pair-a.txt', text: 'a' } }, { name: 'send_note', args: { path: 'pair-b.txt', text: 'b' } });
-  const running = approvals.run((input) => runner.run(agent(noteTools(true)), input), 'send both');
+  const running = approvals.run((input) => runner.run(openaiAgent(openaiTools(ran, true)), input), 'send both');
   const first = await hp.pendingItem((i) => i.args.path === 'pair-a.txt');
   await hp.ctl('deny', first.id, '--reason', 'not a');
   const second = await hp.pendingItem((i) => i.args.path === 'pair-b.txt');
@@ -163,7 +141,7 @@ test('approvals: two calls in one response are decided one by one, each as decid
 test('guardTool: an allowed call runs as asked', async () => {
   const guard = new HoldpointToolGuard({ dataDir: hp.dataDir });
   model.willCall({ name: 'read_note', args: { path: 'b.txt', text: null } });
-  const result = await within('the run', runner.run(agent(guard.tools(noteTools(false))), 'read b.txt'));
+  const result = await within('the run', runner.run(openaiAgent(guard.tools(openaiTools(ran, false))), 'read b.txt'));
   assert.deepEqual(ran, [{ name: 'read_note', path: 'b.txt', text: null }]);
   assert.equal(result.finalOutput, 'done: read_note ran on b.txt');
   await guard.close();
@@ -172,7 +150,7 @@ test('guardTool: an allowed call runs as asked', async () => {
 test('guardTool: a policy modify runs the tool with the edited arguments', async () => {
   const guard = new HoldpointToolGuard({ dataDir: hp.dataDir });
   model.willCall({ name: 'write_note', args: { path: 'notes.txt', text: 'hi' } });
-  await within('the run', runner.run(agent(guard.tools(noteTools(false))), 'write'));
+  await within('the run', runner.run(openaiAgent(guard.tools(openaiTools(ran, false))), 'write'));
   assert.deepEqual(ran, [{ name: 'write_note', path: 'sandbox/out.txt', text: 'hi' }]);
   await guard.close();
 });
@@ -180,7 +158,7 @@ test('guardTool: a policy modify runs the tool with the edited arguments', async
 test('guardTool: a person edits with holdpoint-ctl; the edited call runs', async () => {
   const guard = new HoldpointToolGuard({ dataDir: hp.dataDir });
   model.willCall({ name: 'send_note', args: { path: 'asked.txt', text: 'x' } });
-  const running = runner.run(agent(guard.tools(noteTools(false))), 'send');
+  const running = runner.run(openaiAgent(guard.tools(openaiTools(ran, false))), 'send');
   const item = await hp.pendingItem((i) => i.args.path === 'asked.txt');
   await hp.ctl('edit', item.id, '--args', JSON.stringify({ path: 'edited.txt', text: 'y' }));
   await within('the run', running);
@@ -190,11 +168,11 @@ test('guardTool: a person edits with holdpoint-ctl; the edited call runs', async
 
 test('guardTool: a policy deny and a person deny reach the model with the reason', async () => {
   const guard = new HoldpointToolGuard({ dataDir: hp.dataDir });
-  const tools = guard.tools(noteTools(false));
+  const tools = guard.tools(openaiTools(ran, false));
   model.willCall({ name: 'delete_note', args: { path: 'c.txt', text: null } });
-  await within('the run', runner.run(agent(tools), 'delete'));
+  await within('the run', runner.run(openaiAgent(tools), 'delete'));
   model.willCall({ name: 'send_note', args: { path: 'deny-me.txt', text: null } });
-  const running = runner.run(agent(tools), 'send');
+  const running = runner.run(openaiAgent(tools), 'send');
   const item = await hp.pendingItem((i) => i.args.path === 'deny-me.txt');
   await hp.ctl('deny', item.id, '--reason', 'wrong recipient');
   await within('the run', running);
@@ -206,7 +184,7 @@ test('guardTool: a policy deny and a person deny reach the model with the reason
 test('guardTool: a halt rejects the run and the tool does not run', async () => {
   const guard = new HoldpointToolGuard({ dataDir: hp.dataDir });
   model.willCall({ name: 'shutdown', args: { path: 'all', text: null } });
-  await assert.rejects(within('the run', runner.run(agent(guard.tools(noteTools(false))), 'stop')), (e) => {
+  await assert.rejects(within('the run', runner.run(openaiAgent(guard.tools(openaiTools(ran, false))), 'stop')), (e) => {
     const cause = e.error ?? e.cause;
     return cause instanceof HoldpointHaltError && /stop everything now/.test(cause.message);
   });
@@ -218,7 +196,7 @@ test('guardTool: a halt rejects the run and the tool does not run', async () => 
 test('guardTool: two calls in one response wait together; one is edited and runs while the other waits, then that one is denied', async () => {
   const guard = new HoldpointToolGuard({ dataDir: hp.dataDir });
   model.willCall({ name: 'send_note', args: { path: 'par-1.txt', text: 'one' } }, { name: 'send_note', args: { path: 'par-2.txt', text: 'two' } });
-  const running = runner.run(agent(guard.tools(noteTools(false))), 'send both');
+  const running = runner.run(openaiAgent(guard.tools(openaiTools(ran, false))), 'send both');
   const first = await hp.pendingItem((i) => i.args.path === 'par-1.txt');
   const second = await hp.pendingItem((i) => i.args.path === 'par-2.txt');
   // The second is decided first.
@@ -236,9 +214,9 @@ test('guardTool: two calls in one response wait together; one is edited and runs
 });
 
 test('guardTool: no console means the tool does not run', async () => {
-  const guard = guardTool(noteTools(false)[0], { dataDir: '/nonexistent-holdpoint-dir' });
+  const guard = guardTool(openaiTools(ran, false)[0], { dataDir: '/nonexistent-holdpoint-dir' });
   model.willCall({ name: 'read_note', args: { path: 'd.txt', text: null } });
-  await within('the run', runner.run(agent([guard]), 'read'));
+  await within('the run', runner.run(openaiAgent([guard]), 'read'));
   assert.deepEqual(ran, []);
   assert.match(model.toolResults()[0], /^Denied by Holdpoint: no decision could be obtained/);
 });
