@@ -44,19 +44,13 @@ public:
             *error = QStringLiteral("cannot lock %1").arg(m_path);
             return false;
         }
-        Json ledger = Json::object();
-        QFile f(m_path);
-        if (f.open(QIODevice::ReadOnly))
-            ledger = Json::parse(f.readAll().toStdString(), nullptr, false);
-        f.close();
-        if (ledger.is_discarded())
-            ledger = Json::object();
+        Json ledger = read();
         change(&ledger);
         return writePrivateFile(m_path, QByteArray::fromStdString(dumpJson(ledger)), error);
     }
 
     // The ledger as last written; {} if there is none or it is unreadable.
-    // Writes replace the file whole (QSaveFile), so no lock is needed.
+    // Writes replace the file whole (QSaveFile), so reading needs no lock.
     Json read() const
     {
         QFile f(m_path);
@@ -85,7 +79,7 @@ int runGeminiHook(const QStringList &args, const QString &dataDirFlag)
         return code::Blocked;
 
     std::string bytes;
-    if (!readHookInput(hookinput::MaxBytes, &bytes))
+    if (!readInput(stdin, hookinput::MaxBytes, &bytes))
         return fail.block(QStringLiteral("cannot read the hook input"));
     const gemini::ParseResult parsed = gemini::parseHookInput(bytes);
     if (!parsed.input)

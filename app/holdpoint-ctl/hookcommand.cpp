@@ -47,7 +47,7 @@ bool parseHookOptions(const QStringList &args, HookFailure *fail)
     return true;
 }
 
-bool readHookInput(std::size_t maxBytes, std::string *out)
+bool readInput(std::FILE *in, std::size_t maxBytes, std::string *out)
 {
     // Until the end of the input: one read of a pipe returns what has arrived
     // so far, which for a large tool input (a file's content) is only its
@@ -56,10 +56,10 @@ bool readHookInput(std::size_t maxBytes, std::string *out)
     char chunk[64 * 1024];
     while (out->size() <= maxBytes) {
         const std::size_t want = std::min(sizeof chunk, maxBytes + 1 - out->size());
-        const std::size_t got = std::fread(chunk, 1, want, stdin);
+        const std::size_t got = std::fread(chunk, 1, want, in);
         out->append(chunk, got);
         if (got < want)
-            return !std::ferror(stdin);
+            return !std::ferror(in);
     }
     return true;
 }

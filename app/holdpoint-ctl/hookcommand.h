@@ -21,10 +21,9 @@ namespace holdpoint {
 // One line, flushed at once: a hook's agent reads it as soon as it is there.
 void printLine(FILE *f, const std::string &s);
 
-// What a hook does on any failure: block the call (exit 2, the reason on
-// stderr, where the agent reads it), or with --fail-open let it through
-// (exit 0, nothing printed).
-// How a hook fails. --fail-open lets the call through only when no console
+// How a hook fails: it blocks the call (exit 2, the reason on stderr, where
+// the agent reads it), or with --fail-open lets it through (exit 0, nothing
+// printed). --fail-open lets the call through only when no console
 // can be asked (none found, unreachable, gone mid-call). A call that could
 // not be put to the console, or that it refused (input the hook cannot read,
 // a call larger than the console takes, an `error` answer), is blocked even
@@ -42,9 +41,10 @@ struct HookFailure
 // option (the call is then blocked, even with --fail-open).
 bool parseHookOptions(const QStringList &args, HookFailure *fail);
 
-// The hook's input: stdin, up to one byte past `maxBytes` so that the parser
-// can tell the input is too long. False when stdin cannot be read.
-bool readHookInput(std::size_t maxBytes, std::string *out);
+// `in` to its end (a hook's stdin, a JSON option's @FILE), up to one byte
+// past `maxBytes` so that the caller can tell it is too long. False when it
+// cannot be read (errno says why).
+bool readInput(std::FILE *in, std::size_t maxBytes, std::string *out);
 
 // The console's `error` message as a failure's reason: "code: message".
 QString consoleError(const Json &error);

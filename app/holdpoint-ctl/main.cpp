@@ -52,9 +52,6 @@ int usageError(const QString &message)
     return exitcode::Failed;
 }
 
-
-
-
 // One connection to the console for one subcommand: connects, does the
 // subcommand's exchange, sets the exit code.
 class ConsoleExchange : public QObject
@@ -63,8 +60,7 @@ public:
     ConsoleExchange(EndpointInfo endpoint)
         : m_endpoint(std::move(endpoint))
     {
-        connect(&m_client, &ConsoleClient::failed, this,
-            [this](const QString &why) { finish(onFailed ? onFailed(why) : usageError(why)); });
+        connect(&m_client, &ConsoleClient::failed, this, &ConsoleExchange::fail);
         connect(&m_client, &ConsoleClient::message, this, [this](const Json &m) { onMessage(m); });
         connect(&m_client, &ConsoleClient::welcomed, this, [this](const Json &w) { onWelcome(w); });
     }
@@ -105,8 +101,10 @@ public:
     void send(const Json &j)
     {
         if (QString why; !m_client.send(j, &why))
-            finish(onFailed ? onFailed(why) : usageError(why));
+            fail(why);
     }
+
+    void fail(const QString &why) { finish(onFailed ? onFailed(why) : usageError(why)); }
 
 private:
     EndpointInfo m_endpoint;
@@ -376,7 +374,7 @@ int runHook(const HookSpec &spec, const QStringList &args, const QString &dataDi
         return code::Blocked;
 
     std::string bytes;
-    if (!readHookInput(claudecode::MaxHookInputBytes, &bytes))
+    if (!readInput(stdin, claudecode::MaxHookInputBytes, &bytes))
         return fail.block(QStringLiteral("cannot read the hook input"));
     const claudecode::ParseResult parsed = spec.parse(bytes);
     if (!parsed.input)

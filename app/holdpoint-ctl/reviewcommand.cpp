@@ -1,17 +1,20 @@
 #include "reviewcommand.h"
 
+#include "hookcommand.h"
 #include "common/jsonparse.h"
 #include "protocol/protocol.h"
 
 #include <QCommandLineParser>
 #include <QFile>
 
+#include <cerrno>
 #include <cstdio>
+#include <cstring>
 
 namespace holdpoint {
 
 // Files read for @FILE hold at most this: more than any console takes.
-constexpr qint64 MaxJsonFileBytes = 16 * 1024 * 1024;
+constexpr std::size_t MaxJsonFileBytes = 16 * 1024 * 1024;
 
 // The option's JSON: its value, or with a leading @ the contents of that
 // file (@- for stdin). A JSON value never starts with @, and one
@@ -23,29 +26,20 @@ static bool jsonOptionText(const QString &value, const char *what, std::string *
         return true;
     }
     const QString path = value.mid(1);
-    QFile f(path);
-    const bool opened = path == u"-" ? f.open(stdin, QIODevice::ReadOnly) : f.open(QIODevice::ReadOnly);
-    if (!opened) {
-        *error = QStringLiteral("--%1: cannot read %2: %3").arg(QLatin1String(what), path, f.errorString());
+    std::FILE *in = path == u"-" ? stdin : std::fopen(QFile::encodeName(path).constData(), "rb");
+    const bool read = in && readInput(in, MaxJsonFileBytes, out);
+    const int readError = errno;
+    if (in && in != stdin)
+        std::fclose(in);
+    if (!read) {
+        *error = QStringLiteral("--%1: cannot read %2: %3")
+                     .arg(QLatin1String(what), path, QString::fromLocal8Bit(std::strerror(readError)));
         return false;
     }
-    // To the end: one read of a pipe returns only what has arrived so far.
-    QByteArray bytes;
-    while (bytes.size() <= MaxJsonFileBytes) {
-        const QByteArray chunk = f.read(MaxJsonFileBytes + 1 - bytes.size());
-        if (chunk.isEmpty())
-            break;
-        bytes += chunk;
-    }
-    if (f.error() != QFileDevice::NoError) {
-        *error = QStringLiteral("--%1: cannot read %2: %3").arg(QLatin1String(what), path, f.errorString());
-        return false;
-    }
-    if (bytes.size() > MaxJsonFileBytes) {
+    if (out->size() > MaxJsonFileBytes) {
         *error = QStringLiteral("--%1: %2 is larger than %3 bytes").arg(QLatin1String(what), path).arg(MaxJsonFileBytes);
         return false;
     }
-    *out = bytes.toStdString();
     return true;
 }
 
