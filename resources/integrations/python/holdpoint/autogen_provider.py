@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 from enum import Enum
 from typing import Any, Optional
 
-from .client import ConsoleUnavailable, HoldpointClient, HoldpointError
+from .client import ConsoleUnavailable, HoldpointClient, HoldpointError, fails_open
 
 try:  # autogen_core's own types, when this AutoGen has them
     from autogen_core.guardrails import Decision, GuardrailResult  # type: ignore
@@ -70,9 +70,7 @@ class HoldpointGuardrailProvider:
                 cancellation_token.add_callback(lambda: loop.call_soon_threadsafe(lambda: asyncio.ensure_future(cancel())))
             d = await client.submit(tool_name, args, call_id=call_id)
         except (ConsoleUnavailable, HoldpointError) as e:
-            # fail_closed=False covers a console that is away, never a call
-            # the console refused or one too large for it.
-            if self.fail_closed or not isinstance(e, ConsoleUnavailable):
+            if not fails_open(e, self.fail_closed):
                 return GuardrailResult(Decision.DENY, f"Holdpoint: {e}", None, {"error": e.code})
             return GuardrailResult(Decision.ALLOW, f"Holdpoint unavailable, allowed (fail open): {e}", None,
                                    {"error": e.code})

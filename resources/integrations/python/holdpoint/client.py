@@ -41,6 +41,14 @@ class ConsoleUnavailable(HoldpointError):
         super().__init__("console_unavailable", message)
 
 
+def fails_open(error: HoldpointError, fail_closed: bool) -> bool:
+    """Whether an adapter lets a call run after ``error``: only without
+    ``fail_closed``, and only when no console could be asked. A call the
+    console refused, or one too large for it, never runs: otherwise an agent
+    could pad or bend a call until it got past review."""
+    return not fail_closed and isinstance(error, ConsoleUnavailable)
+
+
 @dataclass
 class Decision:
     """The console's decision on one tool call."""

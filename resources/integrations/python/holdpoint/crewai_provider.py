@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Callable, Optional
 
-from .client import ConsoleUnavailable, HoldpointError, HoldpointSyncClient
+from .client import ConsoleUnavailable, HoldpointError, HoldpointSyncClient, fails_open
 
 
 @dataclass
@@ -44,10 +44,7 @@ class HoldpointProvider:
         try:
             d = self.client.submit(request.tool_name, dict(request.tool_input), context=context or None)
         except (ConsoleUnavailable, HoldpointError) as e:
-            # fail_closed=False covers a console that is away, never a call
-            # the console refused or one too large for it.
-            allowed = not self.fail_closed and isinstance(e, ConsoleUnavailable)
-            return GuardrailDecision(allowed, f"Holdpoint: {e}", {"error": e.code})
+            return GuardrailDecision(fails_open(e, self.fail_closed), f"Holdpoint: {e}", {"error": e.code})
         metadata = {"decided_by": d.decided_by, "holdpoint_decision": d.decision, "warnings": d.warnings}
         if d.decision == "modify":
             metadata["modified_args"] = d.args

@@ -8,7 +8,7 @@ import secrets
 from dataclasses import dataclass, field
 from typing import Any, Optional
 
-from .client import ConsoleUnavailable, HoldpointError, HoldpointSyncClient
+from .client import ConsoleUnavailable, HoldpointError, HoldpointSyncClient, fails_open
 
 
 @dataclass
@@ -69,10 +69,7 @@ class HoldpointGuardrail:
             d = self.client.submit(name, dict(args), call_id=call_id, turn_id=self.turn_id,
                                    context=context if isinstance(context, dict) else None)
         except (ConsoleUnavailable, HoldpointError) as e:
-            # fail_closed=False covers a console that is away, never a call
-            # the console refused or one too large for it.
-            allowed = not self.fail_closed and isinstance(e, ConsoleUnavailable)
-            return GuardrailDecision("allow" if allowed else "block", f"Holdpoint: {e}", None,
+            return GuardrailDecision("allow" if fails_open(e, self.fail_closed) else "block", f"Holdpoint: {e}", None,
                                      {"error": e.code})
         metadata = {"call_id": call_id, "decided_by": d.decided_by, "warnings": d.warnings}
         if d.decision == "halt":
@@ -96,6 +93,6 @@ class HoldpointGuardrail:
         except (ConsoleUnavailable, HoldpointError) as e:
             if e.code == "unknown_call":
                 return GuardrailDecision("allow", "the console did not know this call")
-            allowed = not self.fail_closed and isinstance(e, ConsoleUnavailable)
-            return GuardrailDecision("allow" if allowed else "halt", f"Holdpoint: {e}", None, {"error": e.code})
+            return GuardrailDecision("allow" if fails_open(e, self.fail_closed) else "halt", f"Holdpoint: {e}", None,
+                                     {"error": e.code})
         return GuardrailDecision(after.action, after.reason, None, {"warnings": after.warnings})
