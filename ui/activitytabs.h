@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 
 // The window's views besides the queue: Turns, History, Agents and Policy,

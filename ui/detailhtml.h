@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 
 // The detail pane's rich text: what each guardrail said about a call, and

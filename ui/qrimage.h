@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 
 // A QR code as a picture (core/qr draws only for terminals, as core never

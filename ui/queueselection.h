@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 
 // The queue's cursor and selection, and the moves the keys make: which calls

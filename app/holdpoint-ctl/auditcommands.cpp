@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "auditcommands.h"
 #include "exitcodes.h"
 

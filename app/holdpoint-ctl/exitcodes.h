@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 
 // Every exit code holdpoint-ctl returns, per subcommand. Scripts, CI jobs and

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // holdpoint-ctl: the console's command-line client. Links core only.
 //
 //   submit   submit one tool call as an agent and wait for its decision

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 
 // The command lines holdpoint-ctl's reviewer commands share, whether they

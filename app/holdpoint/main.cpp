@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // holdpoint: the approval console. With a window by default, --headless
 // without one (reviewers then decide through the reviewer role).
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 
 // The console's faces beyond its window: the reviewer page (--web ...) and

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 
 // The audit log on disk (AUDIT.md beside this file): segments of JSON lines

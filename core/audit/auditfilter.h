@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 
 // Which audit records a query wants: the language of `holdpoint-ctl audit

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 
 // Alone mode's other reviewers (issue 26): the console's owner gives each

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 
 // SHA-256 through OpenSSL's libcrypto, which uses the CPU's SHA extensions:

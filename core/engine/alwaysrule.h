@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 
 // "Always": a reviewer's decision turned into a policy rule (its shape is

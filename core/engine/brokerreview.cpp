@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The reviewer's side of the broker: a review planned and applied, a vote
 // counted towards an item that needs several people (queue/approvals.h), and
 // decisions another console made arriving here.

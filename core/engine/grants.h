@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 
 // Standing decisions: a reviewer's approve or deny for the same tool's later

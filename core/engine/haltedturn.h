@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 
 // What a halt leaves behind in its session (PROTOCOL.md "Halting"): the

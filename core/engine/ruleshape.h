@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 
 // How wide an "always" rule is: which agent, which tool, and a pattern per

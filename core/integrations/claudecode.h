@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 
 // Claude Code's command hooks (resources/integrations/claude-code/README.md):

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 
 // OpenAI Codex CLI's command hooks (resources/integrations/codex/README.md).

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 
 // What the agent CLIs' command hooks have in common (Claude Code's and Gemini

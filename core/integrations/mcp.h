@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 
 // The pure parts of the MCP stdio proxy: newline-delimited JSON-RPC framing

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 
 // Tells a reviewer away from the desk that a call waits for them. The queue

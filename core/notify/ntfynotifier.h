@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 
 // Notifications through ntfy (https://docs.ntfy.sh/publish/), self-hosted or

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 
 // One reminder per pending item, at reminderTime() (notification.h), on the

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 
 // Wire protocol v1. PROTOCOL.md beside this file is the contract; the

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 
 // QR codes for the pairing link, through libqrencode: a well-kept encoder

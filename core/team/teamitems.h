@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 
 // Between the team's rows and the engine's items, reviews and decisions:

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "teamstore.h"
 
 #include "queue/approvals.h"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The reviewer page's JSON API (WEB.md "The API"): who am I, the queue,
 // pairing, and a decision, made through the engine as the caller's reviewer.
 #include "webserver.h"

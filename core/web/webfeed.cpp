@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The reviewer page's live feed (WEB.md, `GET /api/live`): one WebSocket
 // per open page. A decision made anywhere reaches every page as "removed"
 // the moment the queue resolves the item.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 
 // The reviewer page's TCP (or TLS) listener. Qt HTTP Server reads a whole

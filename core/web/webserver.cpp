@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The reviewer page's transport: listening, who is calling, what every
 // answer carries, and which request goes where (WEB.md). The API itself is
 // in webapi.cpp, the live feed in webfeed.cpp.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 
 // The reviewer page (WEB.md): static files, a JSON API and one live

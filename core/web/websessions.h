@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 
 // Who may use the reviewer page (WEB.md "Who gets in"): one-time pairing

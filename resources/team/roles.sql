@@ -1,3 +1,4 @@
+-- SPDX-License-Identifier: Apache-2.0
 -- Roles for a Holdpoint team (core/team/TEAM.md "Roles").
 --
 --   psql -d holdpoint -f resources/team/roles.sql

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 'use strict';
 
 // Holdpoint's reviewer page: pairing, the live queue, and the review of one

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The audit log: its chain, what `holdpoint-ctl audit verify` says about
 // each kind of damage, rotation, queries and export, and failing closed.
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // `audit query` finds records by searching whole files for a filter's
 // needle. Whatever the filter, it must return exactly what parsing every
 // record and testing each would, newest first.

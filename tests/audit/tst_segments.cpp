@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The audit log's newest file is padded with zeros ahead of its records, so
 // each sync writes data alone (AUDIT.md, "Preallocated files"). What a crash
 // can leave in that padding, and what verify and the next start make of it.

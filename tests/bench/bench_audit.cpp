@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Scenario audit: writing and querying 100,000 records.
 
 #include "bench.h"

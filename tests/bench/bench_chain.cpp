@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Scenario chain: the guardrail chain alone.
 
 #include "bench.h"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Scenarios over real sockets and processes: rtt, throughput, mcp.
 
 #include "bench.h"

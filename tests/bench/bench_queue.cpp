@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Scenario queue: 10,000 and 100,000 pending escalations in the core queue,
 // with the window's model and filter proxy attached as in the console.
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The team scenario: `holdpoint --team` gateways and a reviewer console on a
 // PostgreSQL cluster this run starts for itself (fsync on), each figure next
 // to the same figure for one console alone, measured in the same run.

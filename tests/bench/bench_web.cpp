@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The web scenario: a person's approval from the reviewer page, from the
 // moment the page sends it (the click's POST) to the agent holding its
 // decision, next to the same approval made with `holdpoint-ctl approve`,

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // holdpoint-bench: performance figures, each next to a baseline measured in
 // the same run so ratios hold on a noisy machine. Prints one table; with
 // --json FILE also writes the figures. --quick is small enough for CI.

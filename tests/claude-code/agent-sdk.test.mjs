@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The holdpoint package's Claude Agent SDK adapter
 // (resources/integrations/js/src/claude-agent-sdk.ts) with the real
 // @anthropic-ai/claude-agent-sdk, which spawns the Claude Code CLI it ships

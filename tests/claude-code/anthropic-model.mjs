@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // A scripted model behind the Anthropic Messages API, on loopback, for
 // tests that run the real Claude Code CLI (directly or through the Claude
 // Agent SDK) with ANTHROPIC_BASE_URL pointing here.

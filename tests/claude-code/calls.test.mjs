@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // What the real Claude Code CLI (both pinned versions) does with the hook's
 // answers beyond one plain call: two tool calls in one model message, each
 // decided differently; a Write whose path and content are far from ASCII and

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The real Claude Code CLI for the node --test files in this directory: the
 // pinned versions, a home with the shipped hook settings, and one headless
 // run (`claude -p`) against the harness's scripted model and a console's

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The shipped Claude Code hook (resources/integrations/claude-code/
 // settings.json, which runs `holdpoint-ctl hook claude-code`) inside the
 // real Claude Code CLI, current and older release, against a real headless

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The Claude Code hook fails closed inside the real Claude Code CLI (both
 // pinned versions): a console killed while a call waits for a person, no
 // console at all, a console whose endpoint file points at a dead port, a

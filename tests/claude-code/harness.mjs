@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // What the Claude Code and Claude Agent SDK suites share: a work directory,
 // a real headless console whose policy allows `echo allowed…`, denies
 // `echo secret…` and asks a person about every other call, and the scripted

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // holdpoint-ctl hook codex inside the real Codex CLI (`codex exec`, pinned in
 // package-lock.json), with a real headless console deciding and the model
 // replaced by a scripted Responses API server on loopback.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // A real headless console for node --test files, and holdpoint-ctl as the
 // reviewer. No npm packages: each test directory imports this file.
 

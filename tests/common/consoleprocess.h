@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 
 // A real `holdpoint --headless` process on a temporary data dir, with

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 
 // QCOMPARE for Json values: prints both documents on a mismatch. qfloat16

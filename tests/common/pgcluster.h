@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 
 // A throwaway PostgreSQL cluster for tests and benchmarks: initdb into a

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 
 // A WebSocket client written by hand over a QTcpSocket, for what no

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // `holdpoint-ctl hook claude-code` as Claude Code runs it: fixtures in the
 // documented hook input format on stdin, against a real headless console.
 

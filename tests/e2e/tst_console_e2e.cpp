@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // End to end with real processes: `holdpoint --headless` on a temporary
 // data dir, driven by `holdpoint-ctl` and by protocol clients.
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The console killed with SIGKILL at random moments while an agent process
 // streams calls and a reviewer process decides some: nothing acknowledged
 // is lost, nothing is queued twice, and the log's chain stays whole.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // `holdpoint-ctl COMMAND --help`, `-h` and `--version` for every command, as
 // a person types them, and as an agent CLI would run a hook that has them.
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // holdpoint-ctl mcp-proxy with a scripted server: what the SDK test cannot
 // show. Unknown methods, server-to-client requests and replies pass through
 // byte for byte; a waiting call can be cancelled; the server's stderr stays

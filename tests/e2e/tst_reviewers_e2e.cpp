@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Alone mode's second reviewer (issue 26), with real processes: the owner
 // of a `holdpoint --headless` gives bob a credential with `holdpoint-ctl
 // reviewer add`, and calls that need two people are decided by the owner's

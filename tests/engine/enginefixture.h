@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 
 // The broker over a recording Outbound and a manual clock: what the engine

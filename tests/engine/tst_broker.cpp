@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Message handling: sessions said hello, calls, re-sends and conflicts, cancel, tool results, roles and the reviewer wire.
 
 #include "engine/enginefixture.h"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // A halt halts the rest of its turn (PROTOCOL.md "Halting"): calls an
 // agent sends after it was halted are halted again at once, until the turn
 // ends; the pure rules of engine/haltedturn.h first, then

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // A reviewer's decisions: the pure plan (engine/reviewdecision.h) row by
 // row, and through the broker: every action, every refusal, halting a turn,
 // decisions for the rest of a turn or session.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The shape of an "always" rule: the narrowest that covers the call, in
 // words, and as a rule that loads and matches exactly what it says.
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The guardrail chain inside the broker: what it decides at once, what it escalates and how, after-call checks, masking, the console clock.
 
 #include "engine/enginefixture.h"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The session table: deadlines, disconnects and the grace period, resuming, idle expiry and the bounded memory of decided calls.
 
 #include "engine/enginefixture.h"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // libFuzzer: the Claude Code hook input parser and the messages and output
 // built from what it accepts.
 #include "integrations/claudecode.h"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // libFuzzer: the MCP line framer (fed in chunks the input itself chooses)
 // and the JSON-RPC classifier on every line it yields.
 #include "integrations/mcp.h"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // libFuzzer: the policy parser and validator, then the chain it builds on a
 // fixed call (short arguments, so a pathological regex stays cheap).
 #include "guardrails/chain.h"

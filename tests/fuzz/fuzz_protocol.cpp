@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // libFuzzer: the protocol message parser and what the broker serialises back.
 #include "protocol/protocol.h"
 

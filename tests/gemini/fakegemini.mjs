@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // A scripted stand-in for the Gemini API on loopback: it answers
 // streamGenerateContent (SSE, as @google/genai asks for it with ?alt=sse) and
 // generateContent from a script per case, and keeps every request so a test

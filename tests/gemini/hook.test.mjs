@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // holdpoint-ctl hook gemini under the real Gemini CLI (-p, headless), with a
 // real headless console deciding and a scripted Gemini API on loopback in
 // place of the model. The CLI's settings are the shipped snippet

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // One test per rule of core/guardrails/README.md, named after its heading.
 
 #include "common/jsoncompare.h"

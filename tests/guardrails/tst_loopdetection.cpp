@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // loop_detection at exactly its thresholds, per turn.
 
 #include "common/jsoncompare.h"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // rate_limit and annotations, with time moved by hand.
 
 #include "common/jsoncompare.h"

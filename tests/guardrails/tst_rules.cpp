@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The rules and protected_paths guardrails, their matchers, and the policy
 // validation messages for them, word for word.
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // secrets: detection, masking for people, the real values for the agent.
 
 #include "common/jsoncompare.h"

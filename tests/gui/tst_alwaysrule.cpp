@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // "Always" means only what the reviewer meant: the dialog proposes a rule
 // as narrow as the call, and calls from other agents or with other
 // arguments still reach a person unless the reviewer widened that part; a

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Calls that need several people's approval (issue 26), with real widgets
 // (offscreen) over a real ConsoleCore and a real agent connection: the
 // count in the queue, the approvers in the detail pane, the Approve button

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // "Pair a device" in the window (core/web/WEB.md "Who gets in"): the link
 // the dialog shows is a real pairing link, redeemed over HTTP as a phone
 // would; its QR code scans back to it; it expires on the console's clock;

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The queue's keyboard flow with real key presses on a real window: where
 // the cursor lands after a decision, which selection a key acts on, where
 // the keyboard focus goes after each dialog; and what the queue says: a

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // A reviewer clears a mixed 20-call queue from three agents with the
 // keyboard alone, and the keystrokes are counted (a typed character counts
 // one): approvals in batches, denials with one shared reason, two argument

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The console window with real widgets (offscreen), over a real
 // ConsoleCore, with each decision checked at a real agent connection.
 

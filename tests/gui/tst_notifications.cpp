@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // With no tray, escalations reach the reviewer through the desktop's
 // notification service over D-Bus. The test starts its own session bus
 // (dbus-daemon), an X server (Xvfb) and a real notification daemon (dunst)

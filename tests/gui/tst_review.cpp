@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The review features beyond one call at a time, with real widgets
 // (offscreen) over a real ConsoleCore and real agent connections: batch
 // decisions, scopes, always rules, filtering and sorting, secrets revealed,

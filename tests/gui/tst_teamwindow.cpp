@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The window in team mode: real consoles with their windows (offscreen), a
 // real gateway process with an agent, on a PostgreSQL the test starts.
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // A waiting call shows its turn's loop findings as they happen: in the
 // queue's model, in the detail pane and over the reviewer wire; T opens the
 // turn with the calls involved marked, and the Turns view narrows the queue

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The Claude Code hook's pure parts: input parsing and the output mapping.
 
 #include "common/jsoncompare.h"

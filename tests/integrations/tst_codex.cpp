@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The Codex hook's pure parts, on inputs captured from the real Codex CLI
 // (tests/integrations/fixtures/codex/README.md).
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The Gemini CLI hook's pure parts: input parsing, the output mapping and the
 // ledger that ties an AfterTool to its BeforeTool. The fixtures are hook
 // inputs captured from Gemini CLI 0.61.0 (tests/gemini has the CLI).

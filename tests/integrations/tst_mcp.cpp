@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The MCP proxy's framing and message classification.
 
 #include "common/jsoncompare.h"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Vercel AI SDK (ai v7) with the holdpoint adapters, the SDK's own
 // MockLanguageModelV4 (ai/test) as the model, and a real headless console.
 

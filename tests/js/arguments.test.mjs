@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Arguments that are not small ASCII, through every adapter: a few hundred
 // KB of emoji, CJK, combining characters and JSON escapes that a person
 // approves arrive at the tool exactly as the model sent them; a call over

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // A scripted model on loopback speaking the Chat Completions wire format:
 // asked with a user message last, it calls the tool it was told to call;
 // asked with a tool result last, it answers "done: <the tool result>". Every

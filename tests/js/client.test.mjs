@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The holdpoint client against a real headless console.
 
 import { test, before, after } from 'node:test';

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The console the JS adapter tests share (tests/common/console.mjs), in a
 // data directory of its own, with a policy that has one tool per decision
 // kind. HOLDPOINT_BIN and HOLDPOINT_CTL_BIN point at the built binaries

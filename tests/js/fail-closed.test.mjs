@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Every adapter fails closed: the console process killed (SIGKILL) while a
 // call waits for a person, and no console at all when the run starts. The
 // tool never runs, and the model's next request carries the deny.

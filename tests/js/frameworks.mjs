@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The three frameworks as the adapter tests drive them: each one's note
 // tools (every call that runs is pushed onto `ran`), its model (scripted or
 // the framework's own fake) and, for LangChain, the loop an application

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // LangChain JS (langchain v1) with humanInTheLoopMiddleware, its own
 // FakeToolCallingModel, and the holdpoint adapter answering the interrupts
 // through a real headless console.

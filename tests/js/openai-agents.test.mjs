@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // OpenAI Agents JS (@openai/agents) with the holdpoint adapters, a scripted
 // Chat Completions model on loopback, and a real headless console.
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The holdpoint package as installed: its entry points load, and the
 // committed dist/ is exactly what its sources compile to.
 

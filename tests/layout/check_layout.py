@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
 """Checks the README's layout table against the tree and the build.
 
 The table in README.md ("## Layout") says, for each part, its folder and what
@@ -12,7 +13,8 @@ it may use. This checks that:
   4. holdpoint-ctl's link closure has neither the server nor the engine, and
      its binary defines no function that those libraries define;
   5. no source file of ours (C++, Python, JavaScript, TypeScript, SQL, shell)
-     is longer than 800 lines.
+     is longer than 800 lines, and each names its license (an SPDX line in its
+     first three lines).
 Exit 0 when all hold; otherwise every violation is printed and it exits 1.
 """
 
@@ -24,6 +26,7 @@ import sys
 
 FORBIDDEN_FOR_CTL = ("server", "engine")
 MAX_LINES = 800
+SPDX = "SPDX-License-Identifier: Apache-2.0"
 SOURCE_SUFFIXES = {".h", ".cpp", ".py", ".js", ".mjs", ".ts", ".sql", ".sh"}
 INCLUDE = re.compile(r'^\s*#\s*include\s*"([^"]+)"', re.M)
 
@@ -145,10 +148,12 @@ def main():
                 continue
             if f.suffix not in SOURCE_SUFFIXES and not (top == ".ci" and f.suffix == ""):
                 continue
-            n = len(f.read_text(encoding="utf-8", errors="replace").splitlines())
+            lines = f.read_text(encoding="utf-8", errors="replace").splitlines()
             too_long += 1
-            if n > MAX_LINES:
-                errors.append(f"{rel}: {n} lines, more than {MAX_LINES}")
+            if len(lines) > MAX_LINES:
+                errors.append(f"{rel}: {len(lines)} lines, more than {MAX_LINES}")
+            if not any(SPDX in line for line in lines[:3]):
+                errors.append(f"{rel}: no '{SPDX}' line in its first three lines")
 
     # target: direct links, as CMake recorded them.
     target_part = {f"holdpoint_{n}": n for n in core_parts}

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // holdpoint-bench's mcp scenario: a tools/call round trip through
 // `holdpoint-ctl mcp-proxy` (auto-allowed by the console) next to the same
 // call made direct to the same reference filesystem server, and, when

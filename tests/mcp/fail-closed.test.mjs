@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // holdpoint-ctl mcp-proxy fails closed, with the real MCP SDK client and the
 // reference filesystem server: the console killed (SIGKILL) while calls
 // wait for a person, a console whose endpoint.json outlived it, and no

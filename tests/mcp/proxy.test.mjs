@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // holdpoint-ctl mcp-proxy between the real MCP SDK client and the reference
 // filesystem server, with a real headless console deciding.
 //

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The ntfy notifier against a real HTTP server on loopback, in this
 // process: what goes on the wire, what never does, reminders on a manual
 // clock, retries, timeouts and the in-flight bound. Every wait is for an

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "common/jsoncompare.h"
 #include "guardrails/chain.h"
 #include "policy/policy.h"

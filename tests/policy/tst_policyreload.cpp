@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Hot reload of policy files on a running console: a valid edit takes effect
 // for the next call, an invalid one keeps the previous policy.
 

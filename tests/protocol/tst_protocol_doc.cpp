@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Keeps core/protocol/PROTOCOL.md true to the code: its examples parse, and
 // every message type and error code has one.
 

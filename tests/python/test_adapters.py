@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """The Python adapters against a real headless console.
 
 Run by CTest with Debian's /usr/bin/python3 and python3-websockets:

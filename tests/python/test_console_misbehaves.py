@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """The Python client when what answers is not a well-behaved console.
 
 The real console never sends these, so a small WebSocket server on loopback

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """Every Python adapter fails closed, against a real headless console.
 
 Each test drives an adapter the way its framework would (the agent code

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // QR codes checked against the structure ISO/IEC 18004 gives them
 // and decoded back by a scanner of its own: zbarimg, run as a process.
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // What the queue's risk sort and "why" column read off an item: row by row.
 
 #include "queue/queuefilter.h"

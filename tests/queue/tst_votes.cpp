@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Calls that need several people (queue/approvals.h): the in-memory queue's
 // votes, one per person, an edit's effect with on_edit reset and keep, the
 // requester by name and by OS user, and what ends an item.

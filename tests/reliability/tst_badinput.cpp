@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The bad-input catalogue (README.md beside this file): each class of bad
 // input against a real endpoint and console, its defined outcome, and a
 // well-behaved client served all the while.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Load and faults against a real headless console: 256 agent sessions
 // making 400 calls each with random disconnects, cancels and duplicate
 // call_ids, a reviewer deciding escalations, a client that never reads, a

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The endpoint over real loopback sockets: security checks, limits and bad
 // input, with a real ConsoleCore behind it.
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Who decided, for sure, and calls that need two people: real `holdpoint
 // --team` gateways and consoles, real holdpoint-ctl processes under their
 // own PostgreSQL login roles, on a PostgreSQL the test starts itself. The

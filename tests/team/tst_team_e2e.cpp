@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Team mode end to end: real `holdpoint --team` processes (gateways and
 // reviewer consoles), real agents on their loopback endpoints, and
 // holdpoint-ctl, all on one PostgreSQL the test starts itself.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The README's "Team mode" commands, run as written: the test reads the sh
 // block under that heading and runs each line through /bin/sh with
 // `holdpoint` and `holdpoint-ctl` first on PATH and libpq's PG* variables

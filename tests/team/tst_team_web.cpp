@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // One headless web instance serves the whole team's queue (core/web/WEB.md):
 // real `holdpoint --team` gateways with their agents, a real headless
 // console with --web under a PostgreSQL login of its own, on a PostgreSQL

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // TeamConnection on a real PostgreSQL: statements on its own thread,
 // LISTEN/NOTIFY, and what happens when the server dies under it
 // (`pg_ctl restart -m immediate`, a server kept down).

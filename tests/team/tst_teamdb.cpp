@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The team schema and its statements on a real PostgreSQL that the test
 // starts itself (tests/common/pgcluster.h): migration, exactly one decision
 // per item, claims, deadlines, gateway liveness, roles, byte-exact storage,

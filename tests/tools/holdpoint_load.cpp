@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // holdpoint-load: a separate process that plays many agents, or a reviewer,
 // against a running console. The crash test, the load test and the
 // throughput benchmark drive the console with it.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Two devices paired separately (two browser contexts, each with its own
 // cookie) on one console: a decision on one clears the other's card within
 // a second, and a review of a card decided meanwhile is refused and names

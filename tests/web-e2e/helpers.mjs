@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // What the reviewer page's browser tests share: a real headless console with
 // the page on (`holdpoint --headless --web`), holdpoint-ctl, Debian's
 // Chromium driven by puppeteer-core at a phone's viewport, plain HTTP

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // A throwaway PostgreSQL cluster for the page's team tests, as
 // tests/common/pgcluster.h makes one for the C++ tests: initdb into a
 // temporary directory, a server on a private Unix socket (no TCP at all:

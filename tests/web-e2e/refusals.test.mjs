@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // What the page's server refuses (core/web/WEB.md "Refusals"), each with a
 // call waiting: the status, the error code, and that nothing was decided
 // (the item is still pending in `holdpoint-ctl pending --json`, and the

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The console dies in the middle of a decision from the page: the approve
 // is on its way when the console is SIGKILLed. Nothing is lost and nothing
 // is decided twice: the page says the review failed (not that it was

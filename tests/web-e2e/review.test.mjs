@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Reviewing from the page at a phone's viewport: approve, deny, edit and
 // halt, each with a real agent that acts on the decision it gets.
 

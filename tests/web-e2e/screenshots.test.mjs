@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The README's pictures of the reviewer page on a phone (390×844 at 3×):
 // the queue with three calls from two agents, one of them in a turn with a
 // loop, the detail of that call, and the deny sheet.

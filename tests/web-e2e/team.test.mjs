@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Team mode from a phone (core/web/WEB.md, core/team/TEAM.md): one headless
 // web instance under a PostgreSQL login of its own serves the whole team's
 // queue; two gateways, each with a real agent, put their calls in it; the

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The reviewer page's server (core/web/WEB.md) on loopback, with a real
 // console and a real agent: who gets in, what every refusal looks like, and
 // that a decision made from the page reaches the agent exactly once.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 
 // Plain HTTP/1.1 over a QTcpSocket, to see exactly what the reviewer page's

@@ -1,3 +1,4 @@
+-- SPDX-License-Identifier: Apache-2.0
 -- Team schema, version 1 (TEAM.md has the tables and the guarantees).
 -- Applied by holdpoint's migrator inside one transaction under an advisory
 -- lock, never by hand. Every state change goes through a function below, so

@@ -1,3 +1,4 @@
+-- SPDX-License-Identifier: Apache-2.0
 -- Team schema version 2 (TEAM.md "Schema"): each instance publishes its
 -- agent sessions, so every console's Agents view shows the whole team; and
 -- a gateway's loop findings for a turn, and whether an item's agent is

@@ -1,3 +1,4 @@
+-- SPDX-License-Identifier: Apache-2.0
 -- Team schema version 3 (TEAM.md "Reviewers" and "Approvals"): who decided
 -- is the reviewer the database login maps to, never a name a client sends;
 -- and a call can need several people's approval.

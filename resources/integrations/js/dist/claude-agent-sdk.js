@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Claude Agent SDK (@anthropic-ai/claude-agent-sdk): the console decides
 // Claude Code's tool calls, through either of the SDK's two places for it.
 //

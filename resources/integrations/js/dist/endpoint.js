@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Finding the console: endpoint.json in the data directory, by the same
 // rules as holdpoint-ctl and the Python adapters.
 import { readFileSync } from 'node:fs';

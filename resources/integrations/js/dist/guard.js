@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // What every adapter shares: one client per capability set, the halt state
 // of a run, and the texts a model sees.
 import { HoldpointClient } from './client.js';

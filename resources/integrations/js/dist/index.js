@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // holdpoint: send a JavaScript agent's tool calls to the Holdpoint console
 // before they run. The adapters are separate entry points:
 // holdpoint/openai-agents, holdpoint/ai-sdk, holdpoint/langchain.

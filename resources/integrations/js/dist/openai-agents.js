@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // OpenAI Agents JS (@openai/agents): two ways to put the console in front
 // of function tools.
 //

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Vercel AI SDK (ai v7): the console behind `toolApproval`, or inside each
 // tool's `execute`.
 //

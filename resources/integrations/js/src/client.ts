@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // A client for the Holdpoint console's protocol v1 (core/protocol/PROTOCOL.md).
 //
 // One WebSocket per client; several calls may wait at once. A call never

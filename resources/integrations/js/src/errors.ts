@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Errors the client raises. Every one is a HoldpointError with a `code`, so
 // callers can tell "the console said no" from "there is no console".
 

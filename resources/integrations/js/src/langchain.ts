@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // LangChain JS (langchain v1, humanInTheLoopMiddleware): the console answers
 // the middleware's interrupt.
 //

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """Holdpoint adapters: send an agent's tool calls to the Holdpoint console.
 
 - ``HoldpointClient`` / ``HoldpointSyncClient``: the console's protocol v1.

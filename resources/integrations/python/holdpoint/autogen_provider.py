@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """An AutoGen-style guardrail provider, following the GuardrailProvider
 proposal for AutoGen's ``BaseTool.run_json``: ``evaluate`` returns ALLOW,
 DENY or MODIFY with a reason, modified arguments and metadata."""

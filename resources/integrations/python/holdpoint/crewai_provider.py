@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """A CrewAI-style guardrail provider, and a before-tool-call hook for CrewAI."""
 
 from __future__ import annotations

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """An Operator-style guardrail: before_call and after_call around every tool
 invocation, and turns mapped onto the console's turn messages (which reset
 loop detection)."""
