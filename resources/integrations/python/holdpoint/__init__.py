@@ -9,6 +9,11 @@
 The only dependency is ``websockets`` (Debian's python3-websockets, 10.x).
 """
 
+try:  # written by resources/packaging/python-dist.sh from CMake's project version
+    from ._version import __version__
+except ImportError:  # a checkout on PYTHONPATH: not a built package
+    __version__ = "0+checkout"
+
 from .client import (
     AfterCall,
     ConsoleUnavailable,
