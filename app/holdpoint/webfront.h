@@ -3,9 +3,10 @@
 
 // The console's faces beyond its window: the reviewer page (--web ...) and
 // notifications to a reviewer away from the desk (--notify-ntfy ...). Their
-// options are parsed and checked here, so main() only wires them.
+// options come checked (options.h); this starts and stops what they ask for.
 
-#include <QCommandLineParser>
+#include "options.h"
+
 #include <QString>
 
 #include <memory>
@@ -19,12 +20,11 @@ class WebServer;
 class WebFront
 {
 public:
-    // Adds the options to `parser`.
-    explicit WebFront(QCommandLineParser *parser);
+    explicit WebFront(WebFrontOptions options);
     ~WebFront();
 
-    // After parser.process() and core.start(): starts what the options ask
-    // for. False with `error` when an option is wrong or a port is taken.
+    // After core.start(): starts what the options ask for. False with
+    // `error` when the page cannot (a port taken, a certificate unreadable).
     bool start(ConsoleCore *core, QString *error);
     // Before the console stops: the page and the notifier hear its signals.
     void stop();
@@ -33,11 +33,9 @@ public:
 
 private:
     bool startPage(ConsoleCore *core, QString *error);
-    bool startNotifier(ConsoleCore *core, QString *error);
+    void startNotifier(ConsoleCore *core);
 
-    struct Options;
-    QCommandLineParser *m_parser;
-    std::unique_ptr<Options> m_options;
+    WebFrontOptions m_options;
     std::unique_ptr<WebServer> m_page;
     std::unique_ptr<Notifier> m_notifier;
 };
