@@ -4,6 +4,7 @@
 #include "activitymodels.h"
 #include "alwaysruledialog.h"
 #include "approvaltext.h"
+#include "autostartaction.h"
 #include "common/jsondiff.h"
 #include "common/jsonparse.h"
 #include "denydialog.h"
@@ -103,12 +104,13 @@ MainWindow::MainWindow(ConsoleCore *core, WebServer *page, QWidget *parent)
     m_policyError->setStyleSheet(QStringLiteral("color: #c0392b; font-weight: bold;"));
     m_policyError->setVisible(false);
     statusBar()->addPermanentWidget(m_policyError);
-    // The window has no menus: its actions are keys, and this one a button too.
+    // No menu bar: the window's actions are keys, and this one a button too.
     m_pairAction = DevicesDialog::makeAction(m_page != nullptr, this);
     connect(m_pairAction, &QAction::triggered, this, &MainWindow::openDevices);
     addAction(m_pairAction);
     statusBar()->addPermanentWidget(
         makeActionButton(m_pairAction, QStringLiteral("pairDeviceButton"), this));
+    addStartAtLoginAction(this); // and its Settings menu beside the button
     auto showPolicyError = [this](const QString &why) {
         m_policyError->setText(
             tr("Policy edit refused; the previous policy stays in force: %1").arg(why));
