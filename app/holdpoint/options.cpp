@@ -10,6 +10,7 @@
 #include <QFileInfo>
 #include <QSysInfo>
 
+#include <grp.h>
 #include <string_view>
 
 namespace holdpoint {
@@ -75,6 +76,11 @@ struct Options
         "libpq connection string or URI; default $HOLDPOINT_TEAM_URL). The password "
         "goes in ~/.pgpass, PGPASSFILE or PGPASSWORD.",
         "url");
+    QCommandLineOption agentGroup = option("agent-group",
+        "Let members of this OS group connect agents: the data directory becomes 0710 and "
+        "endpoint.json (address and agent token) 0640, both the group's; the reviewer token "
+        "and the audit log stay yours alone.",
+        "group");
     QCommandLineOption reviewer = option("reviewer",
         "Who decides at this console: decisions carry decided_by \"human:NAME\" "
         "(default $HOLDPOINT_REVIEWER, else the OS user).",
@@ -115,7 +121,7 @@ struct Options
     {
         return { headless, demo, port, dataDir, policy, timeout, grace, origin, maxMessage,
             maxConnections, helloTimeout, auditMaxMb, auditKeep, idleTimeout, retention, team,
-            reviewer, web, webCert, webKey, webOrigin, webAuthHeader, webTrustedProxy,
+            agentGroup, reviewer, web, webCert, webKey, webOrigin, webAuthHeader, webTrustedProxy,
             webProxySecret, ntfy, ntfyToken };
     }
 };
@@ -326,6 +332,9 @@ LaunchRequest parseLaunchOptions(const QStringList &arguments)
     ConsoleOptions &console = launch.console;
     console.dataDir = resolveDataDir(parser.value(o.dataDir));
     console.endpoint.allowedOrigins = parser.values(o.origin);
+    console.agentGroup = parser.value(o.agentGroup);
+    if (parser.isSet(o.agentGroup) && !getgrnam(console.agentGroup.toLocal8Bit().constData()))
+        return failed(QStringLiteral("--agent-group %1: no such group").arg(console.agentGroup));
     console.broker.reviewerName = parser.isSet(o.reviewer)
         ? parser.value(o.reviewer).toStdString()
         : qEnvironmentVariable("HOLDPOINT_REVIEWER").toStdString();

@@ -26,7 +26,8 @@ namespace {
 
 // This instance's id in the team, kept in the data dir so that a gateway
 // that restarts (or was killed) finds its pending items again.
-bool teamInstanceId(const QString &dataDir, const std::string &kind, std::string *id, QString *error)
+bool teamInstanceId(
+    const QString &dataDir, const std::string &kind, std::string *id, QString *error)
 {
     const QString path = dataDir + QStringLiteral("/team-instance");
     QFile f(path);
@@ -120,7 +121,8 @@ ConsoleCore::ConsoleCore(ConsoleOptions options, Clock *clock, QObject *parent)
     // Alone, other people review with tokens of their own (holdpoint-ctl
     // reviewer add); a team's reviewers are its database's logins.
     if (!m_options.team && m_options.endpoint.reviewersFile.isEmpty())
-        m_options.endpoint.reviewersFile = m_options.dataDir + u'/' + QLatin1String(ReviewersFileName);
+        m_options.endpoint.reviewersFile
+            = m_options.dataDir + u'/' + QLatin1String(ReviewersFileName);
     const std::string requestedReviewer = m_options.broker.reviewerName;
     if (m_options.broker.reviewerName.empty())
         m_options.broker.reviewerName = currentOsUser();
@@ -374,6 +376,8 @@ bool ConsoleCore::start(QString *error)
     const QString dir = m_options.dataDir;
     if (!ensurePrivateDir(dir, error))
         return false;
+    if (!m_options.agentGroup.isEmpty() && !shareWithGroup(dir, m_options.agentGroup, error))
+        return false;
 
     // One console per data dir: a second one would overwrite the first's
     // endpoint file and strand its agents.
@@ -438,7 +442,11 @@ bool ConsoleCore::start(QString *error)
     const QByteArray endpointBytes = QByteArray::fromStdString(dumpJson(endpoint, 2) + "\n");
     if (!writePrivateFile(dir + u'/' + QLatin1String(ReviewerTokenFileName),
             m_options.endpoint.reviewerToken + '\n', error)
-        || !writePrivateFile(dir + u'/' + QLatin1String(EndpointFileName), endpointBytes, error)) {
+        || !writePrivateFile(dir + u'/' + QLatin1String(EndpointFileName), endpointBytes, error)
+        || (!m_options.agentGroup.isEmpty()
+            && !shareWithGroup(
+                dir + u'/' + QLatin1String(EndpointFileName), m_options.agentGroup, error))) {
+        QFile::remove(dir + u'/' + QLatin1String(EndpointFileName));
         QFile::remove(dir + u'/' + QLatin1String(ReviewerTokenFileName));
         m_lock.reset();
         return false;

@@ -38,6 +38,10 @@ struct ConsoleOptions
     Policy policy; // loaded already (loadPolicyFiles)
     QStringList policyFiles; // watched for edits; empty: the built-in default, not watched
     AuditConfig audit; // dir empty: <dataDir>/audit
+    // Not empty: members of this OS group may connect agents. The data dir
+    // becomes 0710 and endpoint.json (address and agent token) 0640, both the
+    // group's; reviewer.token and everything else stay the owner's alone.
+    QString agentGroup;
     // Team mode (core/team/TEAM.md): the queue lives in PostgreSQL. The
     // instance id is read from (or written to) the data dir; the reviewer
     // and grace period come from `broker`.

@@ -11,6 +11,9 @@
 #include <QTest>
 
 #include <csignal>
+#include <grp.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 using namespace holdpoint;
 using namespace holdpoint::test;
@@ -38,6 +41,7 @@ private Q_SLOTS:
     void duplicateAndConflictingCallIds();
     void pendingListsTheQueue();
     void filesArePrivateAndCleanExitRemovesThem();
+    void agentGroupOpensOnlyTheEndpoint();
     void ctlErrorsExitTwo_data();
     void ctlErrorsExitTwo();
     void secondConsoleOnSameDataDirExitsWithReason();
@@ -318,6 +322,40 @@ void TestConsoleE2E::filesArePrivateAndCleanExitRemovesThem()
     QCOMPARE(console.process().exitCode(), 0);
     QVERIFY(!QFileInfo::exists(data + QStringLiteral("/endpoint.json")));
     QVERIFY(!QFileInfo::exists(data + QStringLiteral("/reviewer.token")));
+}
+
+void TestConsoleE2E::agentGroupOpensOnlyTheEndpoint()
+{
+    // This process's own group: one a console may always give its files to.
+    const struct group *own = getgrgid(getegid());
+    QVERIFY(own);
+    const QString group = QString::fromLocal8Bit(own->gr_name);
+    ConsoleProcess console({QStringLiteral("--agent-group"), group});
+    QVERIFY(console.ready());
+    const QString data = console.dataDir();
+    struct stat st {};
+    QCOMPARE(::stat(QFile::encodeName(data).constData(), &st), 0);
+    QCOMPARE(st.st_mode & 07777, mode_t(0710));
+    QCOMPARE(st.st_gid, own->gr_gid);
+    QCOMPARE(::stat(QFile::encodeName(data + QStringLiteral("/endpoint.json")).constData(), &st), 0);
+    QCOMPARE(st.st_mode & 07777, mode_t(0640));
+    QCOMPARE(st.st_gid, own->gr_gid);
+    for (const char *name : {"reviewer.token", "console.lock"}) {
+        QCOMPARE(::stat(QFile::encodeName(data + u'/' + QLatin1String(name)).constData(), &st), 0);
+        QCOMPARE(st.st_mode & 07777, mode_t(0600));
+    }
+    // An agent that reads the shared endpoint file is served.
+    QCOMPARE(console.ctl({QStringLiteral("pending")}).exitCode, 0);
+
+    // A group that does not exist stops the console before it listens.
+    QTemporaryDir other;
+    QProcess bad;
+    bad.start(QStringLiteral(HOLDPOINT_BIN), {QStringLiteral("--headless"), QStringLiteral("--data-dir"), other.path(),
+                                                 QStringLiteral("--agent-group"), QStringLiteral("no-such-group-hp")});
+    QVERIFY(bad.waitForFinished(WaitMs));
+    QCOMPARE(bad.exitCode(), 1);
+    QCOMPARE(bad.readAllStandardError(), QByteArray("holdpoint: --agent-group no-such-group-hp: no such group\n"));
+    QVERIFY(!QFileInfo::exists(other.filePath(QStringLiteral("endpoint.json"))));
 }
 
 void TestConsoleE2E::ctlErrorsExitTwo_data()
