@@ -13,11 +13,16 @@ std::string showSeconds(TimeMs ms)
 int severity(Action a)
 {
     switch (a) {
-    case Action::Halt: return 4;
-    case Action::Deny: return 3;
-    case Action::Ask: return 2;
-    case Action::Warn: return 1;
-    default: return 0;
+    case Action::Halt:
+        return 4;
+    case Action::Deny:
+        return 3;
+    case Action::Ask:
+        return 2;
+    case Action::Warn:
+        return 1;
+    default:
+        return 0;
     }
 }
 
@@ -26,7 +31,8 @@ int severity(Action a)
 RateLimitGuardrail::RateLimitGuardrail(std::string name, const SpecReader &spec)
     : m_name(std::move(name))
 {
-    spec.onlyKeys({"type", "name", "fail_open", "budget_ms", "limit", "window_s", "per", "tools", "action"});
+    spec.onlyKeys({ "type", "name", "fail_open", "budget_ms", "limit", "window_s", "per", "tools",
+        "action" });
     if (!spec.has("limit"))
         spec.fail("limit", "required, expected the number of calls allowed per window");
     m_limit = int(spec.number("limit", 0, 1, 1e9));
@@ -35,7 +41,7 @@ RateLimitGuardrail::RateLimitGuardrail(std::string name, const SpecReader &spec)
     m_windowMs = TimeMs(spec.number("window_s", 0, 0.001, 30 * 24 * 3600) * 1000);
     Json per = spec.has("per") ? *spec.optional("per") : Json("session");
     if (per.is_string())
-        per = Json::array({per});
+        per = Json::array({ per });
     if (!per.is_array() || per.empty())
         spec.fail("per", "expected one of session, agent, tool, or a list of them");
     const bool perIsList = spec.optional("per") && spec.optional("per")->is_array();
@@ -51,14 +57,15 @@ RateLimitGuardrail::RateLimitGuardrail(std::string name, const SpecReader &spec)
         else if (s == "tool")
             m_perTool = true;
         else
-            throw SpecError(at, "unknown value " + dumpJson(per[i]) + " (expected one of: session, agent, tool)");
+            throw SpecError(at,
+                "unknown value " + dumpJson(per[i]) + " (expected one of: session, agent, tool)");
         if (!m_perText.empty())
             m_perText += " and ";
         m_perText += s;
     }
     if (const Json *tools = spec.optional("tools"))
         m_tools = NameMatcher::compile(*tools, spec.pathOf("tools"));
-    m_action = *actionFromName(spec.oneOf("action", {"deny", "ask", "halt"}, "deny"));
+    m_action = *actionFromName(spec.oneOf("action", { "deny", "ask", "halt" }, "deny"));
 }
 
 void RateLimitGuardrail::Window::popFront()
@@ -103,11 +110,12 @@ Verdict RateLimitGuardrail::beforeCall(const CallView &call, const GuardContext 
     if (int(window.size()) >= m_limit) {
         const TimeMs retryInMs = window.front() + m_windowMs - context.now;
         Verdict v = Verdict::make(m_action, "rate_limited",
-                                  "rate limit: at most " + std::to_string(m_limit) + (m_limit == 1 ? " call per " : " calls per ") + showSeconds(m_windowMs)
-                                      + " s per " + m_perText + "; the next call is possible in " + showSeconds(retryInMs)
-                                      + " s");
-        v.metadata = {{"limit", m_limit}, {"window_s", double(m_windowMs) / 1000}, {"per", m_perText},
-                      {"retry_in_ms", retryInMs}};
+            "rate limit: at most " + std::to_string(m_limit)
+                + (m_limit == 1 ? " call per " : " calls per ") + showSeconds(m_windowMs)
+                + " s per " + m_perText + "; the next call is possible in " + showSeconds(retryInMs)
+                + " s");
+        v.metadata = { { "limit", m_limit }, { "window_s", double(m_windowMs) / 1000 },
+            { "per", m_perText }, { "retry_in_ms", retryInMs } };
         return v;
     }
     window.pushBack(context.now);
@@ -126,9 +134,13 @@ Verdict RateLimitGuardrail::beforeCall(const CallView &call, const GuardContext 
 AnnotationsGuardrail::AnnotationsGuardrail(std::string name, const SpecReader &spec)
     : m_name(std::move(name))
 {
-    spec.onlyKeys({"type", "name", "fail_open", "budget_ms", "destructive", "open_world"});
-    m_destructive = *actionFromName(spec.oneOf("destructive", {"ask", "deny", "warn", "pass"}, "ask"));
-    m_openWorld = *actionFromName(spec.oneOf("open_world", {"ask", "deny", "warn", "pass"}, "pass"));
+    spec.onlyKeys(
+        { "type", "name", "fail_open", "budget_ms", "destructive", "open_world", "read_only" });
+    m_destructive
+        = *actionFromName(spec.oneOf("destructive", { "ask", "deny", "warn", "pass" }, "ask"));
+    m_openWorld
+        = *actionFromName(spec.oneOf("open_world", { "ask", "deny", "warn", "pass" }, "pass"));
+    m_readOnly = *actionFromName(spec.oneOf("read_only", { "allow", "pass" }, "pass"));
 }
 
 Verdict AnnotationsGuardrail::beforeCall(const CallView &call, const GuardContext &)
@@ -145,21 +157,26 @@ Verdict AnnotationsGuardrail::beforeCall(const CallView &call, const GuardContex
         return it->get<bool>();
     };
     if (hint("readOnlyHint").value_or(false))
-        return Verdict::pass();
+        return m_readOnly == Action::Allow ? Verdict::make(Action::Allow, "read_only",
+                   call.toolName + " is marked read-only (readOnlyHint: true)")
+                                           : Verdict::pass();
     Verdict out = Verdict::pass();
     const std::optional<bool> destructive = hint("destructiveHint");
     if (destructive.value_or(true) && m_destructive != Action::Pass) {
         out = Verdict::make(m_destructive, "destructive",
-                            call.toolName
-                                + (destructive ? " is marked destructive (destructiveHint: true)"
-                                               : " may be destructive (no destructiveHint; MCP's default is true)"));
+            call.toolName
+                + (destructive
+                        ? " is marked destructive (destructiveHint: true)"
+                        : " may be destructive (no destructiveHint; MCP's default is true)"));
     }
     const std::optional<bool> openWorld = hint("openWorldHint");
-    if (openWorld.value_or(true) && m_openWorld != Action::Pass && severity(m_openWorld) > severity(out.action)) {
+    if (openWorld.value_or(true) && m_openWorld != Action::Pass
+        && severity(m_openWorld) > severity(out.action)) {
         out = Verdict::make(m_openWorld, "open_world",
-                            call.toolName
-                                + (openWorld ? " reaches outside systems (openWorldHint: true)"
-                                             : " may reach outside systems (no openWorldHint; MCP's default is true)"));
+            call.toolName
+                + (openWorld
+                        ? " reaches outside systems (openWorldHint: true)"
+                        : " may reach outside systems (no openWorldHint; MCP's default is true)"));
     }
     return out;
 }

@@ -61,6 +61,7 @@ private:
     std::string m_name;
     Action m_destructive = Action::Ask;
     Action m_openWorld = Action::Pass;
+    Action m_readOnly = Action::Pass; // or Allow: readOnlyHint decides the call may run
 };
 
 } // namespace holdpoint

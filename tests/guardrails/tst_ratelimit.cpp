@@ -52,6 +52,7 @@ private Q_SLOTS:
     void rateLimitErrors();
     void annotations_data();
     void annotations();
+    void annotationsAllowDeclaredReads();
 };
 
 void TestRateLimit::slidingWindow()
@@ -216,6 +217,24 @@ void TestRateLimit::annotations()
     QCOMPARE(int(o.action), action);
     if (!reason.isEmpty())
         QCOMPARE(toQString(o.reason), reason);
+}
+
+void TestRateLimit::annotationsAllowDeclaredReads()
+{
+    // Under a default that denies, "read_only": "allow" is what lets a
+    // declared read through; without it the hint only passes.
+    Harness allow(R"({"default":"deny","guardrails":[{"type":"annotations","read_only":"allow","destructive":"pass"}]})");
+    ChainOutcome o = allow.call(0, "list_files", "s1", "coder", Json {{"readOnlyHint", true}});
+    QCOMPARE(o.action, Action::Allow);
+    QCOMPARE(o.decidedBy, std::string("guardrail:annotations"));
+    QCOMPARE(o.trail.back().value("code", std::string()), std::string("read_only"));
+    QCOMPARE(o.trail.back().value("reason", std::string()), std::string("list_files is marked read-only (readOnlyHint: true)"));
+    QCOMPARE(allow.call(0, "list_files", "s1", "coder", Json {{"readOnlyHint", false}}).action, Action::Deny);
+    QCOMPARE(allow.call(0, "list_files").action, Action::Deny);
+    Harness pass(R"({"default":"deny","guardrails":[{"type":"annotations","destructive":"pass"}]})");
+    QCOMPARE(pass.call(0, "list_files", "s1", "coder", Json {{"readOnlyHint", true}}).action, Action::Deny);
+    QCOMPARE(test::policyError(R"({"guardrails":[{"type":"annotations","read_only":"ask"}]})"),
+             QStringLiteral("p.json: guardrails[0].read_only: unknown value \"ask\" (expected one of: allow, pass)"));
 }
 
 QTEST_GUILESS_MAIN(TestRateLimit)

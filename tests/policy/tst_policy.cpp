@@ -23,6 +23,8 @@ private Q_SLOTS:
     void unreadableFileNamesIt();
     void shippedExamplesAreValid_data();
     void shippedExamplesAreValid();
+    void readOnlyExampleLetsReadsThrough_data();
+    void readOnlyExampleLetsReadsThrough();
     void commentsAreAllowedEverywhere();
 };
 
@@ -135,6 +137,37 @@ void TestPolicy::shippedExamplesAreValid()
     QCOMPARE(r.policy->chain->size(), guardrails);
     QDir dir(QStringLiteral(HOLDPOINT_SOURCE_DIR "/resources/policies"));
     QCOMPARE(dir.entryList({QStringLiteral("*.json")}, QDir::Files).size(), 4); // a new example needs a row here
+}
+
+void TestPolicy::readOnlyExampleLetsReadsThrough_data()
+{
+    QTest::addColumn<QString>("tool");
+    QTest::addColumn<QString>("args");
+    QTest::addColumn<QString>("annotations");
+    QTest::addColumn<int>("action");
+    QTest::newRow("Gemini read_file") << "read_file" << R"({"path":"a.txt"})" << "{}" << int(Action::Allow);
+    QTest::newRow("Claude Code Read") << "Read" << R"({"file_path":"/w/a.txt"})" << "{}" << int(Action::Allow);
+    QTest::newRow("git log") << "Bash" << R"({"command":"git log -3"})" << "{}" << int(Action::Allow);
+    QTest::newRow("MCP read-only tool") << "list_issues" << "{}" << R"({"readOnlyHint":true})" << int(Action::Allow);
+    QTest::newRow("write") << "write_file" << R"({"path":"a.txt"})" << "{}" << int(Action::Deny);
+    QTest::newRow("shell") << "Bash" << R"({"command":"rm -rf build"})" << "{}" << int(Action::Deny);
+    QTest::newRow("MCP tool, not read-only") << "create_issue" << "{}" << R"({"destructiveHint":false})" << int(Action::Deny);
+    QTest::newRow("a read carrying a secret") << "read_file" << R"({"path":"AKIAIOSFODNN7EXAMPLE"})" << "{}" << int(Action::Deny);
+}
+
+void TestPolicy::readOnlyExampleLetsReadsThrough()
+{
+    QFETCH(QString, tool);
+    QFETCH(QString, args);
+    QFETCH(QString, annotations);
+    QFETCH(int, action);
+    const PolicyResult r = loadPolicyFiles({QStringLiteral(HOLDPOINT_SOURCE_DIR "/resources/policies/read-only.json")});
+    QVERIFY2(r.policy, qPrintable(r.error));
+    const protocol::AgentInfo agent {"coder", {}};
+    const Json a = Json::parse(args.toStdString()), notes = Json::parse(annotations.toStdString()), context = Json::object();
+    const CallView call {"s1", agent, "c1", tool.toStdString(), a, notes, context, std::optional<std::string>()};
+    const ChainOutcome o = r.policy->chain->beforeCall(call, {0}, r.policy->defaultAction);
+    QVERIFY2(int(o.action) == action, (o.decidedBy + ": " + o.reason).c_str());
 }
 
 void TestPolicy::commentsAreAllowedEverywhere()
