@@ -48,7 +48,7 @@ def bold_synopsis(text):
             continue
         m = re.fullmatch(r"([\[\(]*)(.*?)([\]\)\.,]*)", word)
         lead, core, tail = m.groups()
-        if re.fullmatch(r"[A-Z][A-Z_.]*", core):
+        if re.fullmatch(r"[A-Z][A-Z_.]*|<[^>]+>", core):
             out.append(f"{roff(lead)}\\fI{roff(core)}\\fR{roff(tail)}")
         elif core:
             out.append(f"{roff(lead)}\\fB{roff(core)}\\fR{roff(tail)}")

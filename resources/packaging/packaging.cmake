@@ -59,8 +59,9 @@ find_package(Python3 REQUIRED COMPONENTS Interpreter)
 set(holdpoint_man_names
     holdpoint "approval console: a person approves, denies or edits an AI agent's tool calls before they run"
     holdpoint-ctl "submit, decide and audit an AI agent's tool calls, and hook agent CLIs and MCP servers to the Holdpoint console")
+# (CMake lists: no semicolons in these texts.)
 set(holdpoint_man_descriptions
-    holdpoint "With a window by default; with --headless it runs without one, as a gateway on an agent host or a console decided from holdpoint-ctl. Agents find it through endpoint.json in its data directory. /usr/share/holdpoint has example policies and each agent CLI's hook snippet; holdpoint-gateway.service runs it as a team gateway, configured in /etc/holdpoint/gateway.conf."
+    holdpoint "With a window by default. With --headless it runs without one, as a gateway on an agent host or a console decided from holdpoint-ctl. Agents find it through endpoint.json in its data directory. /usr/share/holdpoint has example policies and each agent CLI's hook snippet, and holdpoint-gateway.service runs it as a team gateway, configured in /etc/holdpoint/gateway.conf."
     holdpoint-ctl "The console's command-line client: agents and their hooks submit calls through it, and a reviewer lists, approves, denies, edits and halts them, pairs devices with the reviewer page, and reads the audit log.")
 set(holdpoint_man_pages "")
 while(holdpoint_man_names)

@@ -125,6 +125,12 @@ for page in holdpoint holdpoint-ctl; do
 done
 zcat /usr/share/man/man1/holdpoint-ctl.1.gz | grep -q "fBmcp-proxy" && pass "holdpoint-ctl(1) lists mcp-proxy" ||
     fail "holdpoint-ctl(1) does not list mcp-proxy"
+# The description whole (CMake once cut it at a semicolon), and every option.
+zcat /usr/share/man/man1/holdpoint.1.gz | grep -q "/etc/holdpoint/gateway.conf\.$" &&
+    pass "holdpoint(1) has its whole description" || fail "holdpoint(1)'s description is cut short"
+for option in $(holdpoint --help | grep -o '^  \(-., \)\?--[a-z-]*' | sed 's/.*--//'); do
+    zcat /usr/share/man/man1/holdpoint.1.gz | grep -q "fB\\\\-\\\\-$option\\\\fR" || fail "holdpoint(1) lacks --$option"
+done
 
 # A headless console, one call, a reviewer's approval.
 data="$work/user-data"
