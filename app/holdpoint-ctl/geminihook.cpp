@@ -12,15 +12,31 @@
 #include <QDateTime>
 #include <QDir>
 #include <QFile>
+#include <QFileInfo>
 #include <QLockFile>
 #include <QRandomGenerator>
+#include <QStandardPaths>
 
 #include <cstdio>
 #include <functional>
+#include <unistd.h>
 
 namespace holdpoint {
 
 namespace {
+
+// Where this user's hook notes go: the data dir when it is this user's, else
+// (a console another user runs, shared with --agent-group, whose data dir
+// lets agents read endpoint.json and write nothing) this user's runtime dir,
+// one folder per data dir.
+QString notesRoot(const QString &dataDir)
+{
+    const QFileInfo dir(dataDir);
+    if (!dir.exists() || dir.ownerId() == uint(::geteuid()))
+        return dataDir;
+    const QByteArray key = QCryptographicHash::hash(QFile::encodeName(dir.absoluteFilePath()), QCryptographicHash::Sha256).toHex().left(16);
+    return QStandardPaths::writableLocation(QStandardPaths::RuntimeLocation) + QStringLiteral("/holdpoint-") + QString::fromLatin1(key);
+}
 
 // The calls the BeforeTool hook let run, for the AfterTool hook to find their
 // call_id (gemini.h): one file per session in the data directory, changed
@@ -31,7 +47,7 @@ public:
     Ledger(const QString &dataDir, const std::string &sessionId)
     {
         const QByteArray name = QCryptographicHash::hash(QByteArray::fromStdString(sessionId), QCryptographicHash::Sha256).toHex();
-        m_dir = QDir(dataDir).filePath(QStringLiteral("gemini-hook"));
+        m_dir = QDir(notesRoot(dataDir)).filePath(QStringLiteral("gemini-hook"));
         m_path = QDir(m_dir).filePath(QString::fromLatin1(name) + QStringLiteral(".json"));
     }
 

@@ -186,6 +186,17 @@ if as hp-pkg-agent holdpoint-ctl submit --tool read_file --args '{"path":"README
 else
     fail "a member of holdpoint-agents: $(cat "$work/agent.out")"
 fi
+# Gemini CLI's hook keeps notes between BeforeTool and AfterTool; the
+# gateway's data dir is not the agent's to write, so they go to its own.
+gemini() { printf '{"session_id":"g1","cwd":"/tmp","hook_event_name":"%s",%s}' "$1" "$2" | as hp-pkg-agent holdpoint-ctl hook gemini; }
+if gemini BeforeAgent '"prompt":"read the readme"' >"$work/gemini.out" 2>&1 &&
+    gemini BeforeTool '"tool_name":"read_file","tool_input":{"path":"README.md"}' >"$work/gemini.out" 2>&1 &&
+    grep -q '"decision":"allow"' "$work/gemini.out" &&
+    gemini AfterTool '"tool_name":"read_file","tool_input":{"path":"README.md"},"tool_response":{"llmContent":"hi"}' >"$work/gemini.out" 2>&1; then
+    pass "a member's Gemini CLI hook: a turn, a read allowed, its result checked"
+else
+    fail "a member's Gemini CLI hook: $(cat "$work/gemini.out")"
+fi
 rc=0
 as hp-pkg-other holdpoint-ctl submit --tool read_file --args '{"path":"README.md"}' --annotations "$read_only" --timeout 30 >"$work/other.out" 2>&1 || rc=$?
 [ "$rc" = 2 ] && pass "a user outside holdpoint-agents cannot reach the gateway (exit 2)" ||
