@@ -20,12 +20,15 @@ bool ensurePrivateDir(const QString &dir, QString *error);
 // old file or the new one.
 bool writePrivateFile(const QString &path, const QByteArray &bytes, QString *error);
 
-// Opens `path` (the data dir or endpoint.json in it) to the members of
-// `group`: group read, and for a directory group search only (0710: they
-// reach a file whose name they know and list nothing); the owner keeps the
-// rest. A group that does not exist, or that this process may not give a
-// file to, is an error naming it.
-bool shareWithGroup(const QString &path, const QString &group, QString *error);
+// For --agent-group: opens the data dir `dir` to the members of `group`
+// (0710: they reach a file whose name they know and list nothing), after
+// checking it is this user's and not a symlink.
+bool shareDirWithGroup(const QString &dir, const QString &group, QString *error);
+
+// As writePrivateFile, but the file is `group`'s to read (0640): the
+// endpoint file of a console shared with --agent-group. It is never
+// readable with another group or mode, not even for a moment.
+bool writeSharedFile(const QString &path, const QByteArray &bytes, const QString &group, QString *error);
 
 // The OS user this process runs as (its effective uid's name): the data
 // directory's owner for the console, the requester for an agent.

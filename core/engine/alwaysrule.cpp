@@ -61,10 +61,16 @@ bool addRuleToPolicyFile(const QString &path, const Json &rule, QString *error)
         return false;
     }
     QSaveFile out(path);
+    const bool created = !QFileInfo::exists(path);
     if (!out.open(QIODevice::WriteOnly)) {
         *error = QStringLiteral("%1: %2").arg(path, out.errorString());
         return false;
     }
+    // A policy file this makes is the user's alone, like the rest of the
+    // data dir (which --agent-group opens to agents by name); an existing
+    // one keeps its mode.
+    if (created)
+        out.setPermissions(QFileDevice::ReadOwner | QFileDevice::WriteOwner);
     out.write(QByteArray::fromStdString(text));
     if (!out.commit()) {
         *error = QStringLiteral("%1: %2").arg(path, out.errorString());

@@ -374,10 +374,11 @@ bool ConsoleCore::start(QString *error)
     mallopt(M_MMAP_THRESHOLD, 256 * 1024);
 #endif
     const QString dir = m_options.dataDir;
-    if (!ensurePrivateDir(dir, error))
+    if (!QDir().mkpath(dir)) {
+        if (error)
+            *error = QStringLiteral("cannot create data directory %1").arg(dir);
         return false;
-    if (!m_options.agentGroup.isEmpty() && !shareWithGroup(dir, m_options.agentGroup, error))
-        return false;
+    }
 
     // One console per data dir: a second one would overwrite the first's
     // endpoint file and strand its agents.
@@ -397,6 +398,13 @@ bool ConsoleCore::start(QString *error)
     // QLockFile creates it with the umask's mode, usually 0644; like every
     // other file in the data dir it is the user's alone (it names our pid and host).
     QFile::setPermissions(lockPath, QFileDevice::ReadOwner | QFileDevice::WriteOwner);
+    // Only once the dir is ours: a second console that stops at the lock
+    // must not change what the running one's agents may reach.
+    if (m_options.agentGroup.isEmpty() ? !ensurePrivateDir(dir, error)
+                                       : !shareDirWithGroup(dir, m_options.agentGroup, error)) {
+        m_lock.reset();
+        return false;
+    }
 
     if (m_team) {
         // Before the log restores pending items: they escalate under this id.
@@ -442,10 +450,10 @@ bool ConsoleCore::start(QString *error)
     const QByteArray endpointBytes = QByteArray::fromStdString(dumpJson(endpoint, 2) + "\n");
     if (!writePrivateFile(dir + u'/' + QLatin1String(ReviewerTokenFileName),
             m_options.endpoint.reviewerToken + '\n', error)
-        || !writePrivateFile(dir + u'/' + QLatin1String(EndpointFileName), endpointBytes, error)
-        || (!m_options.agentGroup.isEmpty()
-            && !shareWithGroup(
-                dir + u'/' + QLatin1String(EndpointFileName), m_options.agentGroup, error))) {
+        || !(m_options.agentGroup.isEmpty()
+                ? writePrivateFile(dir + u'/' + QLatin1String(EndpointFileName), endpointBytes, error)
+                : writeSharedFile(dir + u'/' + QLatin1String(EndpointFileName), endpointBytes,
+                    m_options.agentGroup, error))) {
         QFile::remove(dir + u'/' + QLatin1String(EndpointFileName));
         QFile::remove(dir + u'/' + QLatin1String(ReviewerTokenFileName));
         m_lock.reset();

@@ -356,6 +356,30 @@ void TestConsoleE2E::agentGroupOpensOnlyTheEndpoint()
     QCOMPARE(bad.exitCode(), 1);
     QCOMPARE(bad.readAllStandardError(), QByteArray("holdpoint: --agent-group no-such-group-hp: no such group\n"));
     QVERIFY(!QFileInfo::exists(other.filePath(QStringLiteral("endpoint.json"))));
+
+    // A second console on the same dir, without the group, stops at the
+    // lock and changes nothing the running one's agents reach.
+    QProcess second;
+    second.start(QStringLiteral(HOLDPOINT_BIN), {QStringLiteral("--headless"), QStringLiteral("--data-dir"), data});
+    QVERIFY(second.waitForFinished(WaitMs));
+    QCOMPARE(second.exitCode(), 1);
+    QCOMPARE(::stat(QFile::encodeName(data).constData(), &st), 0);
+    QCOMPARE(st.st_mode & 07777, mode_t(0710));
+
+    // Never through a symlink: the directory it points to stays as it was.
+    QTemporaryDir real;
+    QVERIFY(QFile::setPermissions(real.path(), QFileDevice::ReadOwner | QFileDevice::WriteOwner | QFileDevice::ExeOwner));
+    const QString link = other.filePath(QStringLiteral("link"));
+    QVERIFY(QFile::link(real.path(), link));
+    QProcess linked;
+    linked.start(QStringLiteral(HOLDPOINT_BIN),
+                 {QStringLiteral("--headless"), QStringLiteral("--data-dir"), link, QStringLiteral("--agent-group"), group});
+    QVERIFY(linked.waitForFinished(WaitMs));
+    QCOMPARE(linked.exitCode(), 1);
+    const QByteArray refusal = QByteArray("holdpoint: cannot share ").append(QFile::encodeName(link));
+    QVERIFY(linked.readAllStandardError().startsWith(refusal));
+    QCOMPARE(::stat(QFile::encodeName(real.path()).constData(), &st), 0);
+    QCOMPARE(st.st_mode & 07777, mode_t(0700));
 }
 
 void TestConsoleE2E::ctlErrorsExitTwo_data()

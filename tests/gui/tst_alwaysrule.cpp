@@ -8,6 +8,7 @@
 #include "windowharness.h"
 
 #include <QCheckBox>
+#include <QFileInfo>
 #include <QComboBox>
 #include <QLabel>
 #include <QLineEdit>
@@ -69,6 +70,10 @@ void TestAlwaysRule::narrowRuleLeavesOtherAgentsAndPathsToAPerson()
     QTRY_VERIFY(!h.window->alwaysDialog());
     QCOMPARE(h.decisionFor("c1")["decision"], Json("allow"));
     QTRY_COMPARE(QApplication::focusWidget(), h.view());
+    // The data dir's new policy.json is the user's alone, like the rest of it.
+    const QFileInfo written(h.core->userPolicyFile());
+    QVERIFY(written.exists());
+    QCOMPARE(written.permissions() & QFileDevice::Permissions(0x077), QFileDevice::Permissions());
 
     // Covered: the same agent, the same directory.
     h.agent->send(h.call("c2", "read_file", {{"path", "/home/dev/app/src/util.c"}}));
