@@ -1,6 +1,8 @@
 # SPDX-License-Identifier: Apache-2.0
 # What `cmake --install` puts under the prefix, and the Debian package CPack
-# makes of it (`cpack -G DEB` in the build directory, or the `deb` target).
+# makes of it (the `package` target, or `cpack -G DEB` in the build directory).
+# The unit, its sysusers.d file and /etc/holdpoint go to absolute paths (the
+# HOLDPOINT_*_DIR settings below), where Debian wants them whatever the prefix.
 # Included from the top-level CMakeLists.txt, so CPack sees its settings.
 #
 #   /usr/bin                        holdpoint, holdpoint-ctl
@@ -136,4 +138,5 @@ set(CPACK_DEBIAN_PACKAGE_CONTROL_EXTRA
     ${pkg}/debian/postinst ${pkg}/debian/prerm ${pkg}/debian/postrm ${pkg}/debian/conffiles)
 set(CPACK_DEBIAN_PACKAGE_CONTROL_STRICT_PERMISSION ON)
 set(CPACK_OUTPUT_FILE_PREFIX ${CMAKE_BINARY_DIR}/packages)
+set(CPACK_PROJECT_CONFIG_FILE ${pkg}/cpack-checks.cmake)
 include(CPack)

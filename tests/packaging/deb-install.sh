@@ -10,7 +10,8 @@
 #   - the gateway's user and group from sysusers.d, and a gateway run as
 #     the unit runs it: a member of holdpoint-agents submits a call, anyone
 #     else cannot reach it, and neither can act as a reviewer;
-# and apt purges it, leaving nothing of it but the user's data directory.
+# and apt purges it, leaving nothing of it but the user's data directory
+# (and the gateway's system user and group, which Debian keeps).
 #
 #   deb-install.sh BUILD_DIR VERSION
 # Needs root (apt); installs and purges the package `holdpoint`, so it
@@ -34,25 +35,39 @@ expect() {
     if "$@" >"$work/out" 2>&1; then pass "$what"; else fail "$what: $(tail -5 "$work/out")"; fi
 }
 
+marker=/var/lib/holdpoint-deb-test # this test installed the package: a later run may purge it
 cleanup() {
-    local pid user
+    local rc=$? pid user log
+    if ((rc != 0 || failures != 0)); then
+        for log in console.log gateway.log apt.log; do
+            [ -s "$work/$log" ] && { echo "--- $log (last 20 lines)"; tail -20 "$work/$log"; }
+        done
+    fi
     for pid in "${pids[@]}"; do kill "$pid" 2>/dev/null || true; done
+    pkill -KILL -u holdpoint-gateway 2>/dev/null || true
     for pid in "${pids[@]}"; do wait "$pid" 2>/dev/null || true; done
     for user in "${users[@]}"; do userdel "$user" 2>/dev/null || true; done
     if dpkg-query -W -f='${Status}' holdpoint 2>/dev/null | grep -q "ok installed"; then
         DEBIAN_FRONTEND=noninteractive apt-get purge -y -qq holdpoint >/dev/null 2>&1 || true
     fi
-    rm -rf "$work"
+    rm -rf "$work" "$marker"
 }
 
 if [ "$(id -u)" -ne 0 ]; then
     echo "deb-install.sh: needs root to install the package with apt" >&2
     exit 1
 fi
+# A run that was killed (a CTest timeout) leaves its package and users: it
+# marked the package as its own, so this run clears them first. A package
+# installed by anyone else stays, and the test stops.
 if dpkg-query -W -f='${Status}' holdpoint 2>/dev/null | grep -q "ok installed"; then
-    echo "deb-install.sh: the package holdpoint is installed on this machine; this test installs and purges it, so it stops" >&2
-    exit 1
+    if [ ! -e "$marker" ]; then
+        echo "deb-install.sh: the package holdpoint is installed on this machine; this test installs and purges it, so it stops" >&2
+        exit 1
+    fi
+    DEBIAN_FRONTEND=noninteractive apt-get purge -y -qq holdpoint >/dev/null
 fi
+for user in "${users[@]}"; do userdel "$user" 2>/dev/null || true; done
 trap cleanup EXIT
 
 # wait_for DESCRIPTION SECONDS COMMAND...: polls COMMAND until it succeeds.
@@ -90,6 +105,7 @@ grep -q "<release version=\"$version\"" "$work/tree/usr/share/metainfo/dev.holdp
 
 # 2. Install it the way a user would: apt resolves what it declares.
 dpkg-deb -c "$deb" | awk '{print $NF}' | sed 's#^\./#/#' | grep -v '/$' >"$work/files"
+touch "$marker"
 if DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "$deb" >"$work/apt.log" 2>&1; then
     pass "apt-get install ./$(basename "$deb")"
 else
@@ -169,9 +185,13 @@ useradd --no-create-home --no-user-group --gid nogroup --groups holdpoint-agents
 useradd --no-create-home --no-user-group --gid nogroup hp-pkg-other
 state=/var/lib/holdpoint-gateway
 install -d -o holdpoint-gateway -g holdpoint-agents -m 0710 "$state" # what StateDirectory= does
-runuser -u holdpoint-gateway -g holdpoint-agents -- /usr/bin/holdpoint --headless --data-dir "$state" \
-    --agent-group holdpoint-agents --policy /usr/share/holdpoint/policies/read-only.json 2>"$work/gateway.log" &
-pids+=($!)
+# Traced, to hold its system calls against the unit's SystemCallFilter.
+install -d -o holdpoint-gateway -m 0700 "$work/trace"
+runuser -u holdpoint-gateway -g holdpoint-agents -- strace -f -qq -o "$work/trace/calls" /usr/bin/holdpoint --headless \
+    --data-dir "$state" --agent-group holdpoint-agents --policy /usr/share/holdpoint/policies/read-only.json \
+    2>"$work/gateway.log" &
+gateway=$!
+pids+=($gateway)
 wait_for "the gateway writes endpoint.json" 30 test -s "$state/endpoint.json"
 [ "$(stat -c '%a %G' "$state")" = "710 holdpoint-agents" ] && [ "$(stat -c '%a %G' "$state/endpoint.json")" = "640 holdpoint-agents" ] &&
     [ "$(stat -c '%a' "$state/reviewer.token")" = 600 ] &&
@@ -206,13 +226,39 @@ as hp-pkg-agent holdpoint-ctl pending >"$work/agent-review.out" 2>&1 || rc=$?
 [ "$rc" = 2 ] && pass "an agent cannot act as a reviewer of the gateway (exit 2)" ||
     fail "an agent reviewing: exit $rc, $(cat "$work/agent-review.out")"
 
-# 5. Purge: nothing of the package is left but the user's data directory.
+# The unit allows @system-service but not @privileged or @resources; a call
+# outside that (a chown, say) fails there with EPERM, which no run outside
+# systemd would show. Every call the gateway made must be allowed, its
+# clean exit on SIGTERM (what systemctl stop sends) included.
+pkill -TERM -u holdpoint-gateway -x holdpoint || true
+gateway_running() { kill -0 "$gateway" 2>/dev/null; }
+wait_for "the gateway exits on SIGTERM" 20 eval '! gateway_running'
 for pid in "${pids[@]}"; do kill "$pid" 2>/dev/null || true; done
 for pid in "${pids[@]}"; do wait "$pid" 2>/dev/null || true; done
 pids=()
+expand_filter() {
+    local group call
+    for group in "$@"; do
+        systemd-analyze syscall-filter "$group" | tail -n +2 | sed 's/^ *//' | grep -v -e '^#' -e '^$' |
+            while read -r call; do if [[ $call == @* ]]; then expand_filter "$call"; else echo "$call"; fi; done
+    done
+}
+comm -23 <(expand_filter @system-service | sort -u) <(expand_filter @privileged @resources | sort -u) >"$work/allowed"
+sed -E 's/^[0-9]+ +//; s/\(.*//' "$work/trace/calls" | grep -E '^[a-z_0-9]+$' | sort -u >"$work/used"
+refused=$(comm -23 "$work/used" "$work/allowed" | tr '\n' ' ')
+[ -s "$work/used" ] && [ -z "$refused" ] &&
+    pass "the gateway's $(wc -l <"$work/used") distinct system calls are all within the unit's SystemCallFilter" ||
+    fail "the gateway made system calls its unit refuses: ${refused:-none traced}"
+
+# An admin enables the unit; purge takes the enablement away with it.
+systemctl enable holdpoint-gateway.service >"$work/out" 2>&1 || true
+wants=/etc/systemd/system/multi-user.target.wants/holdpoint-gateway.service
+[ -L "$wants" ] && pass "systemctl enable holdpoint-gateway" || fail "systemctl enable: $(cat "$work/out")"
+
+# 5. Purge: nothing of the package is left but the user's data directory.
 expect "apt-get purge holdpoint" env DEBIAN_FRONTEND=noninteractive apt-get purge -y -qq holdpoint
 left=$(while read -r f; do if [ -e "$f" ]; then echo "$f"; fi; done <"$work/files")
-left+=$(for d in /etc/holdpoint "$state" /usr/share/holdpoint /usr/share/doc/holdpoint; do if [ -e "$d" ]; then echo " $d"; fi; done)
+left+=$(for d in /etc/holdpoint "$state" /usr/share/holdpoint /usr/share/doc/holdpoint "$wants"; do if [ -e "$d" ] || [ -L "$d" ]; then echo " $d"; fi; done)
 [ -z "$left" ] && pass "purge left none of the package's $(wc -l <"$work/files") files, its settings or its state" ||
     fail "purge left: $left"
 [ -s "$data/audit/$(ls "$data/audit" | head -1)" ] && pass "the user's data directory is kept" ||
