@@ -18,7 +18,7 @@ class Autostart final
 
 public:
     // The package's desktop file id (dev.holdpoint.Holdpoint.desktop) and icon name.
-    static constexpr const char *DesktopId = "dev.holdpoint.Holdpoint";
+    static constexpr const char *DesktopId = HOLDPOINT_APP_ID;
 
     // `configDir` empty: $XDG_CONFIG_HOME, else ~/.config (XDG Base
     // Directory 0.8), read on each call. `program` empty: this binary.

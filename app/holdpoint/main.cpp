@@ -111,6 +111,9 @@ int main(int argc, char **argv)
         : std::make_unique<QCoreApplication>(argc, argv);
     QCoreApplication::setApplicationName(QStringLiteral("holdpoint"));
     QCoreApplication::setApplicationVersion(QStringLiteral(HOLDPOINT_VERSION));
+    // Wayland matches the window to its desktop entry (and icon) by this id.
+    if (qobject_cast<QApplication *>(app.get()))
+        QGuiApplication::setDesktopFileName(QStringLiteral(HOLDPOINT_APP_ID));
 
     LaunchRequest request = parseLaunchOptions(QCoreApplication::arguments());
     if (request.status == LaunchRequest::Status::Exit) {
