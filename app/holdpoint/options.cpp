@@ -305,7 +305,14 @@ LaunchRequest parseLaunchOptions(const QStringList &arguments)
     parser.setApplicationDescription(QStringLiteral(
         "Holdpoint approval console: agents submit tool calls over a loopback WebSocket; "
         "a person approves, denies or edits them before they run."));
-    const QCommandLineOption help = parser.addHelpOption();
+    // Not addHelpOption(): its --help-all promises Qt's own options, which
+    // need the window's application object. --help-all still works, as
+    // --help, and is not listed.
+    const QCommandLineOption help({ QStringLiteral("h"), QStringLiteral("help") },
+        QStringLiteral("Displays help on commandline options."));
+    QCommandLineOption helpAll(QStringLiteral("help-all"));
+    helpAll.setFlags(QCommandLineOption::HiddenFromHelp);
+    parser.addOptions({ help, helpAll });
     const QCommandLineOption version = parser.addVersionOption();
     const Options o;
     parser.addOptions(o.all());
@@ -316,9 +323,7 @@ LaunchRequest parseLaunchOptions(const QStringList &arguments)
         return failed(parser.errorText());
     if (parser.isSet(version))
         return exitWith(QStringLiteral("holdpoint " HOLDPOINT_VERSION "\n"));
-    // --help-all would add Qt's own options, which need the window's
-    // application object; the console's options are all there is to say.
-    if (parser.isSet(help) || parser.isSet(QStringLiteral("help-all")))
+    if (parser.isSet(help) || parser.isSet(helpAll))
         return exitWith(parser.helpText());
     if (!parser.positionalArguments().isEmpty())
         return failed(QStringLiteral("unexpected argument \"%1\"; see --help")
