@@ -10,7 +10,6 @@
 #include <QFileInfo>
 #include <QSysInfo>
 
-#include <grp.h>
 #include <string_view>
 
 namespace holdpoint {
@@ -338,8 +337,9 @@ LaunchRequest parseLaunchOptions(const QStringList &arguments)
     console.dataDir = resolveDataDir(parser.value(o.dataDir));
     console.endpoint.allowedOrigins = parser.values(o.origin);
     console.agentGroup = parser.value(o.agentGroup);
-    if (parser.isSet(o.agentGroup) && !getgrnam(console.agentGroup.toLocal8Bit().constData()))
-        return failed(QStringLiteral("--agent-group %1: no such group").arg(console.agentGroup));
+    // Checked here too, so a group that does not exist creates nothing.
+    if (QString why; parser.isSet(o.agentGroup) && !groupId(console.agentGroup, &why))
+        return failed(why);
     console.broker.reviewerName = parser.isSet(o.reviewer)
         ? parser.value(o.reviewer).toStdString()
         : qEnvironmentVariable("HOLDPOINT_REVIEWER").toStdString();

@@ -81,15 +81,6 @@ QString lastError()
     return QString::fromLocal8Bit(std::strerror(errno));
 }
 
-std::optional<gid_t> groupId(const QString &group, QString *error)
-{
-    const QByteArray name = group.toLocal8Bit();
-    if (const struct group *g = getgrnam(name.constData()))
-        return g->gr_gid;
-    failWith(error, QStringLiteral("--agent-group %1: no such group").arg(group));
-    return std::nullopt;
-}
-
 // Gives the open file `fd` to `gid` with `mode`; chown only when needed, so
 // a process whose own group it already is (the gateway's unit) never asks
 // for a privileged call.
@@ -105,6 +96,15 @@ bool giveTo(int fd, const struct stat &st, gid_t gid, mode_t mode, const QString
 }
 
 } // namespace
+
+std::optional<gid_t> groupId(const QString &group, QString *error)
+{
+    const QByteArray name = group.toLocal8Bit();
+    if (const struct group *g = getgrnam(name.constData()))
+        return g->gr_gid;
+    failWith(error, QStringLiteral("--agent-group %1: no such group").arg(group));
+    return std::nullopt;
+}
 
 bool shareDirWithGroup(const QString &dir, const QString &group, QString *error)
 {

@@ -4,7 +4,9 @@
 #include <QByteArray>
 #include <QString>
 
+#include <optional>
 #include <string>
+#include <sys/types.h>
 
 namespace holdpoint {
 
@@ -19,6 +21,10 @@ bool ensurePrivateDir(const QString &dir, QString *error);
 // readable by others, not even for a moment, and a crash leaves either the
 // old file or the new one.
 bool writePrivateFile(const QString &path, const QByteArray &bytes, QString *error);
+
+// The group --agent-group names; nullopt, and `error` saying so, when
+// there is no such group.
+std::optional<gid_t> groupId(const QString &group, QString *error);
 
 // For --agent-group: opens the data dir `dir` to the members of `group`
 // (0710: they reach a file whose name they know and list nothing), after

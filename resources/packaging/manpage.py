@@ -40,7 +40,7 @@ def roff(text):
 
 
 def bold_synopsis(text):
-    """Synopsis words in bold, placeholders (all capitals) in italics."""
+    """Synopsis words in bold, placeholders (NAME or <value>) in italics."""
     out = []
     for word in re.split(r"(\s+)", text):
         if not word or word.isspace():
