@@ -10,7 +10,98 @@
 
 #include <deque>
 
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <sys/socket.h>
+
 namespace holdpoint::team {
+
+namespace {
+
+// When `fd` last received data, from the kernel's TCP_INFO; the distant
+// past for a socket that is not TCP (a Unix socket), or on any error.
+std::chrono::steady_clock::time_point lastHeard(int fd)
+{
+    tcp_info info {};
+    socklen_t size = sizeof info;
+    if (fd < 0 || ::getsockopt(fd, IPPROTO_TCP, TCP_INFO, &info, &size) != 0
+        || size < offsetof(tcp_info, tcpi_last_data_recv) + sizeof info.tcpi_last_data_recv)
+        return std::chrono::steady_clock::time_point::min();
+    return std::chrono::steady_clock::now() - std::chrono::milliseconds(info.tcpi_last_data_recv);
+}
+
+} // namespace
+
+AnswerDeadline::AnswerDeadline(TimeMs timeoutMs)
+    : m_timeoutMs(std::max<TimeMs>(timeoutMs, 1))
+    , m_thread([this] { watch(); })
+{ }
+
+AnswerDeadline::~AnswerDeadline()
+{
+    {
+        std::lock_guard lock(m_mutex);
+        m_stop = true;
+    }
+    m_wake.notify_all();
+    m_thread.join();
+}
+
+void AnswerDeadline::arm(int fd)
+{
+    {
+        std::lock_guard lock(m_mutex);
+        m_armed = true;
+        m_fired = false;
+        m_fd = fd;
+        m_since = Clock::now();
+        ++m_generation;
+    }
+    m_wake.notify_all();
+}
+
+bool AnswerDeadline::disarm()
+{
+    std::lock_guard lock(m_mutex);
+    const bool fired = m_fired;
+    m_armed = false;
+    m_fired = false;
+    m_fd = -1;
+    return fired;
+}
+
+std::string AnswerDeadline::message() const
+{
+    const std::string span = m_timeoutMs % 1000 == 0 ? std::to_string(m_timeoutMs / 1000) + " s"
+                                                      : std::to_string(m_timeoutMs) + " ms";
+    return "no answer from the team database in " + span;
+}
+
+void AnswerDeadline::watch()
+{
+    std::unique_lock lock(m_mutex);
+    while (!m_stop) {
+        if (!m_armed) {
+            m_wake.wait(lock);
+            continue;
+        }
+        const std::uint64_t generation = m_generation;
+        const Clock::time_point due
+            = std::max(m_since, lastHeard(m_fd)) + std::chrono::milliseconds(m_timeoutMs);
+        if (Clock::now() < due) {
+            // Woken early by arm(), disarm() or the destructor, or at `due`:
+            // either way everything is read again, under the lock.
+            m_wake.wait_until(lock, due, [&] { return m_stop || m_generation != generation || !m_armed; });
+            continue;
+        }
+        // Still armed, in this critical section: the owner has not closed
+        // the descriptor, since it disarms first. The blocked libpq call
+        // sees the socket end and returns.
+        ::shutdown(m_fd, SHUT_RDWR);
+        m_fired = true;
+        m_armed = false;
+    }
+}
 
 // Lives on TeamConnection's thread; everything here runs there.
 class ConnectionWorker final : public QObject
@@ -44,6 +135,7 @@ public:
         : m_url(std::move(url))
         , m_options(options)
         , m_owner(owner)
+        , m_deadline(options.answerTimeoutMs)
         , m_retry(this)
     {
         m_retry.setSingleShot(true);
@@ -57,12 +149,19 @@ public:
         if (m_conn)
             return;
         try {
+            // connect_timeout bounds the handshake; the statements after it
+            // (the schema check, LISTEN) have the answer deadline. The
+            // receiver is destroyed before `c` if that throws.
             auto c = team::connect(m_url);
-            if (m_options.migrate)
-                migrate(*c);
-            m_receiver = std::make_unique<Receiver>(
-                *c, [this](const std::string &payload) { onPayload(payload); });
+            std::unique_ptr<Receiver> receiver;
+            m_deadline.run(c->sock(), [&] {
+                if (m_options.migrate)
+                    migrate(*c);
+                receiver = std::make_unique<Receiver>(
+                    *c, [this](const std::string &payload) { onPayload(payload); });
+            });
             m_conn = std::move(c);
+            m_receiver = std::move(receiver);
         } catch (const TeamError &e) {
             closeConnection();
             reportDown(QString::fromStdString(e.what()));
@@ -106,7 +205,9 @@ private:
         while (m_conn && !m_jobs.empty()) {
             Job &job = m_jobs.front();
             try {
-                job.run(*m_conn);
+                // A job that hears nothing in time throws a connection
+                // failure (08006) and is handled as one below.
+                m_deadline.run(m_conn->sock(), [&] { job.run(*m_conn); });
             } catch (const TeamError &e) {
                 if (e.retryable()
                     && (!m_conn->is_open() || e.sqlState().empty()
@@ -183,6 +284,16 @@ private:
     void closeConnection()
     {
         m_notifier.reset();
+        // A receiver going away sends UNLISTEN while the connection looks
+        // open: that has the deadline too. Closing the socket must not (the
+        // deadline never touches a descriptor it is not armed on).
+        if (m_receiver && m_conn) {
+            try {
+                m_deadline.run(m_conn->sock(), [&] { m_receiver.reset(); });
+            } catch (const std::exception &) {
+                // the connection goes anyway
+            }
+        }
         m_receiver.reset();
         m_conn.reset();
     }
@@ -225,6 +336,7 @@ private:
     std::string m_url;
     TeamConnection::Options m_options;
     TeamConnection *m_owner;
+    AnswerDeadline m_deadline;
     std::unique_ptr<pqxx::connection> m_conn;
     std::unique_ptr<Receiver> m_receiver;
     std::unique_ptr<QSocketNotifier> m_notifier;
@@ -265,6 +377,9 @@ void TeamConnection::start()
 
 void TeamConnection::onConnected()
 {
+    if (m_everConnected)
+        ++m_reconnects;
+    m_everConnected = true;
     m_connected = true;
     m_lastError.clear();
     Q_EMIT connected();

@@ -11,6 +11,9 @@
 //   5 s), and the job that hit it runs again once it is open. Team
 //   statements are idempotent to a retry: an escalation re-sent finds its
 //   row, and a decision re-sent finds itself already made by this instance.
+// - Every job has a deadline for an answer (AnswerDeadline): a server, a
+//   pooler or a middlebox that goes silent mid-statement counts as a lost
+//   connection once it passes, and the jobs behind it wait no longer.
 // - Notifications are not replayed after a reconnect, so `connected` is
 //   emitted on every (re)open: read the state again then.
 
@@ -19,13 +22,98 @@
 #include <QObject>
 #include <QThread>
 
+#include <chrono>
+#include <condition_variable>
+#include <cstdint>
 #include <functional>
 #include <memory>
+#include <mutex>
 #include <string>
+#include <thread>
+#include <type_traits>
 
 namespace holdpoint::team {
 
 class ConnectionWorker;
+
+// The default time a statement may go without an answer (TEAM.md "Threads
+// and connections"); `holdpoint --team-timeout-ms` sets another.
+constexpr TimeMs DefaultAnswerTimeoutMs = 5'000;
+
+// A deadline for blocking libpq calls. libpqxx 6.4 blocks inside libpq and
+// has no way to cancel from the side, so a thread of its own shuts the
+// connection's socket down (shutdown(2), SHUT_RDWR) once the statements
+// armed on it have had no answer for `timeoutMs`: the blocked call then
+// returns with a broken connection, and its caller treats that as lost.
+//
+// "No answer" is measured from the later of arm() and the last data the
+// socket received (Linux TCP_INFO), so a job of many quick statements on a
+// slow link is not cut short, while one statement that hears nothing is. A
+// Unix socket has no such figure: there the whole armed span has the limit.
+//
+// Race-free: the thread decides and calls shutdown() in one critical
+// section, only while armed, and the owner disarms (under the same mutex)
+// before it closes the connection; so a descriptor already closed, or
+// reused by another file, is never touched. Each arm() starts a new
+// generation, and the thread computes every deadline afresh after a wait,
+// so one computed for an earlier job never fires on a later one.
+class AnswerDeadline final
+{
+public:
+    explicit AnswerDeadline(TimeMs timeoutMs = DefaultAnswerTimeoutMs);
+    ~AnswerDeadline();
+    AnswerDeadline(const AnswerDeadline &) = delete;
+    AnswerDeadline &operator=(const AnswerDeadline &) = delete;
+
+    // From now until disarm(), statements on `fd` must be answered in time.
+    void arm(int fd);
+    // Ends the span; true if the deadline passed and the socket was shut down.
+    bool disarm();
+    TimeMs timeoutMs() const { return m_timeoutMs; }
+    // "no answer from the team database in 5 s"
+    std::string message() const;
+
+    // Runs `fn` armed on `fd`. A call the deadline cut short (or that ended
+    // just as it passed) throws a retryable TeamError with message() and
+    // SQLSTATE 08006 (connection failure), whatever `fn` threw or returned.
+    template <typename Fn> auto run(int fd, Fn &&fn)
+    {
+        if constexpr (std::is_void_v<std::invoke_result_t<Fn &>>) {
+            run(fd, [&fn] {
+                fn();
+                return true;
+            });
+        } else {
+            arm(fd);
+            try {
+                auto result = fn();
+                if (disarm())
+                    throw late(); // caught below, where disarm() is false by then
+                return result;
+            } catch (...) {
+                if (disarm())
+                    throw late();
+                throw;
+            }
+        }
+    }
+
+private:
+    using Clock = std::chrono::steady_clock;
+    TeamError late() const { return TeamError(message(), true, "08006"); }
+    void watch();
+
+    const TimeMs m_timeoutMs;
+    std::mutex m_mutex;
+    std::condition_variable m_wake;
+    bool m_stop = false;
+    bool m_armed = false;
+    bool m_fired = false;
+    int m_fd = -1;
+    std::uint64_t m_generation = 0;
+    Clock::time_point m_since;
+    std::thread m_thread; // last: started once the rest is set
+};
 
 class TeamConnection final : public QObject
 {
@@ -36,6 +124,10 @@ public:
         bool migrate = true; // create or migrate the schema on every open
         TimeMs minBackoffMs = 100;
         TimeMs maxBackoffMs = 5'000;
+        // How long a statement may go unanswered before the connection
+        // counts as lost (AnswerDeadline); with the heartbeat every 2 s, an
+        // idle connection that went silent is noticed within 7 s.
+        TimeMs answerTimeoutMs = DefaultAnswerTimeoutMs;
     };
 
     TeamConnection(std::string url, Options options, QObject *parent = nullptr);
@@ -47,6 +139,8 @@ public:
     void start();
     bool isConnected() const { return m_connected; }
     const QString &lastError() const { return m_lastError; }
+    // Successful opens after the first: each one followed a lost connection.
+    quint64 reconnects() const { return m_reconnects; }
 
     enum class WhenDown
     {
@@ -88,6 +182,8 @@ private:
     ConnectionWorker *m_worker = nullptr;
     bool m_connected = false;
     bool m_everReported = false;
+    bool m_everConnected = false;
+    quint64 m_reconnects = 0;
     QString m_lastError;
 };
 

@@ -190,7 +190,9 @@ struct AuditEvent
 void checkConnectionString(const std::string &url);
 
 // Opens a connection, with a connect timeout of 10 s unless the string or
-// PGCONNECT_TIMEOUT sets one. Throws TeamError.
+// PGCONNECT_TIMEOUT sets one, and TCP keepalives (idle 5 s, every 2 s, 3
+// probes) and tcp_user_timeout (10 s) unless the string sets them or names
+// a service (TEAM.md "Connecting"). Throws TeamError.
 std::unique_ptr<pqxx::connection> connect(const std::string &url);
 
 // Creates or migrates the schema (schema/*.sql), under an advisory lock so

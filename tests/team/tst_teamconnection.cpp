@@ -1,18 +1,26 @@
 // SPDX-License-Identifier: Apache-2.0
 // TeamConnection on a real PostgreSQL: statements on its own thread,
 // LISTEN/NOTIFY, and what happens when the server dies under it
-// (`pg_ctl restart -m immediate`, a server kept down).
+// (`pg_ctl restart -m immediate`, a server kept down) or goes silent behind
+// a proxy (the answer deadline), and the TCP settings every connection gets.
 
 #include "common/pgcluster.h"
+#include "common/tcpproxy.h"
 #include "team/teamconnection.h"
 
+#include <QElapsedTimer>
 #include <QtTest>
 
 #include <pqxx/pqxx>
 
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <sys/socket.h>
+
 using namespace holdpoint;
 using namespace holdpoint::team;
 using holdpoint::test::PgCluster;
+using holdpoint::test::TcpProxy;
 
 namespace {
 
@@ -61,6 +69,11 @@ private Q_SLOTS:
     void survivesAnImmediateRestartWithFiftyPending();
     void waitsWhileDownOrFailsFastWhenAsked();
     void reportsAnUnreachableServer();
+    void silentConnectionIsLostAtTheDeadline();
+    void jobsBehindAStuckOneWaitNoLongerThanItsDeadline();
+    void slowLinkIsNotASilentOne();
+    void tcpSettingsUnlessTheUrlSetsThem_data();
+    void tcpSettingsUnlessTheUrlSetsThem();
 
 private:
     std::string url() const { return m_pg.connString(m_db).toStdString(); }
@@ -70,6 +83,28 @@ private:
         o.minBackoffMs = 50;
         o.maxBackoffMs = 400;
         return o;
+    }
+
+    // The database through `proxy`, over TCP on 127.0.0.1.
+    std::string proxied(const TcpProxy &proxy) const
+    {
+        return QStringLiteral("host=127.0.0.1 port=%1 dbname=%2 user=%3")
+            .arg(QString::number(proxy.port()), m_db, m_pg.adminUser())
+            .toStdString();
+    }
+    bool startProxy(TcpProxy &proxy) const
+    {
+        return proxy.start(QStringLiteral("%1/.s.PGSQL.%2").arg(m_pg.socketDir()).arg(m_pg.port()));
+    }
+    static TeamConnection::Options deadline(TimeMs ms)
+    {
+        TeamConnection::Options o = fast();
+        o.answerTimeoutMs = ms;
+        return o;
+    }
+    static TimeMs beat(pqxx::connection_base &c)
+    {
+        return heartbeat(c, Instance { "gw-a", "gateway", "host-a", {}, {}, 60'000 });
     }
 
     PgCluster m_pg;
@@ -284,6 +319,140 @@ void tst_TeamConnection::reportsAnUnreachableServer()
     QVERIFY2(down.at(0).at(0).toString().contains(QStringLiteral("no_such_db")),
         qPrintable(down.at(0).at(0).toString()));
     QVERIFY(!conn.isConnected());
+}
+
+// The proxy silences the open connection: the job on it hears nothing, so
+// at the deadline the connection counts as lost, reconnects (new
+// connections pass) and the job runs again there.
+void tst_TeamConnection::silentConnectionIsLostAtTheDeadline()
+{
+    TcpProxy proxy;
+    QVERIFY(startProxy(proxy));
+    TeamConnection conn(proxied(proxy), deadline(1'000));
+    QSignalSpy up(&conn, &TeamConnection::connected);
+    QSignalSpy down(&conn, &TeamConnection::disconnected);
+    conn.start();
+    QTRY_COMPARE_WITH_TIMEOUT(up.count(), 1, 10'000);
+    QCOMPARE(conn.reconnects(), quint64(0));
+
+    proxy.silence();
+    QElapsedTimer clock;
+    clock.start();
+    TimeMs answered = 0;
+    conn.run<TimeMs>(beat, [&](TimeMs t) { answered = t; });
+    QVERIFY(down.wait(5'000));
+    const qint64 noticed = clock.elapsed();
+    QCOMPARE(down.at(0).at(0).toString(), QStringLiteral("no answer from the team database in 1 s"));
+    QVERIFY2(noticed >= 900 && noticed < 3'000, qPrintable(QString::number(noticed)));
+    QTRY_VERIFY_WITH_TIMEOUT(answered > 0, 5'000);
+    QCOMPARE(up.count(), 2);
+    QCOMPARE(conn.reconnects(), quint64(1));
+    QVERIFY(conn.isConnected());
+    QCOMPARE(proxy.accepted(), 2);
+    qInfo("noticed after %lld ms, answered after %lld ms", noticed, clock.elapsed());
+}
+
+// A job that must not wait fails with a retryable error; the rest run
+// after the reconnect, none later than the stuck job's deadline plus a
+// reconnect.
+void tst_TeamConnection::jobsBehindAStuckOneWaitNoLongerThanItsDeadline()
+{
+    TcpProxy proxy;
+    QVERIFY(startProxy(proxy));
+    TeamConnection conn(proxied(proxy), deadline(1'000));
+    QSignalSpy up(&conn, &TeamConnection::connected);
+    conn.start();
+    QTRY_COMPARE_WITH_TIMEOUT(up.count(), 1, 10'000);
+    proxy.silence();
+    QElapsedTimer clock;
+    clock.start();
+    std::vector<qint64> doneAt;
+    for (int i = 0; i < 5; ++i)
+        conn.run<TimeMs>(beat, [&](TimeMs) { doneAt.push_back(clock.elapsed()); });
+    QString failure;
+    bool retryable = false;
+    conn.run<TimeMs>(
+        beat, [](TimeMs) { QFAIL("ran on a silent connection"); },
+        [&](const TeamError &e) {
+            failure = QString::fromStdString(e.what());
+            retryable = e.retryable();
+        },
+        TeamConnection::WhenDown::Fail);
+    QTRY_COMPARE_WITH_TIMEOUT(doneAt.size(), std::size_t(5), 10'000);
+    QVERIFY2(failure.contains(QStringLiteral("no answer from the team database in 1 s")), qPrintable(failure));
+    QVERIFY(retryable);
+    QVERIFY2(doneAt.back() < 3'000, qPrintable(QString::number(doneAt.back())));
+}
+
+// Each answer comes 400 ms after its question, and a job of six statements
+// takes longer than the 1 s deadline: answers keep arriving, so the
+// connection is not lost.
+void tst_TeamConnection::slowLinkIsNotASilentOne()
+{
+    TcpProxy proxy;
+    QVERIFY(startProxy(proxy));
+    proxy.setDelayMs(200);
+    TeamConnection conn(proxied(proxy), deadline(1'000));
+    QSignalSpy up(&conn, &TeamConnection::connected);
+    QSignalSpy down(&conn, &TeamConnection::disconnected);
+    conn.start();
+    QTRY_COMPARE_WITH_TIMEOUT(up.count(), 1, 15'000);
+    QElapsedTimer clock;
+    clock.start();
+    int beats = 0;
+    conn.run<int>(
+        [](pqxx::connection_base &c) {
+            for (int i = 0; i < 6; ++i)
+                beat(c);
+            return 6;
+        },
+        [&](int n) { beats = n; });
+    QTRY_COMPARE_WITH_TIMEOUT(beats, 6, 15'000);
+    QVERIFY2(clock.elapsed() > 1'000, qPrintable(QString::number(clock.elapsed())));
+    QCOMPARE(down.count(), 0);
+    QCOMPARE(conn.reconnects(), quint64(0));
+}
+
+void tst_TeamConnection::tcpSettingsUnlessTheUrlSetsThem_data()
+{
+    QTest::addColumn<QString>("extra"); // %1 host, %2 port, %3 database, %4 user
+    QTest::addColumn<int>("idle");
+    QTest::addColumn<int>("userTimeout");
+    const QString kv = QStringLiteral("host=%1 port=%2 dbname=%3 user=%4");
+    const QString uri = QStringLiteral("postgresql://%4@%1:%2/%3");
+    QTest::newRow("key=value") << kv << 5 << 10'000;
+    QTest::newRow("key=value, set") << kv + QStringLiteral(" keepalives_idle=30 tcp_user_timeout=0") << 30 << 0;
+    QTest::newRow("uri") << uri << 5 << 10'000;
+    QTest::newRow("uri, set") << uri + QStringLiteral("?keepalives_idle=30") << 30 << 10'000;
+    // Several hosts, the first one closed: the second is used, with the defaults.
+    QTest::newRow("two hosts") << QStringLiteral("host=%1,%1 port=1,%2 dbname=%3 user=%4 target_session_attrs=read-write")
+                               << 5 << 10'000;
+    QTest::newRow("two hosts, uri") << QStringLiteral("postgresql://%4@%1:1,%1:%2/%3?target_session_attrs=any") << 5
+                                    << 10'000;
+}
+
+void tst_TeamConnection::tcpSettingsUnlessTheUrlSetsThem()
+{
+    QFETCH(QString, extra);
+    QFETCH(int, idle);
+    QFETCH(int, userTimeout);
+    TcpProxy proxy;
+    QVERIFY(startProxy(proxy));
+    const std::string url
+        = extra.arg(QStringLiteral("127.0.0.1"), QString::number(proxy.port()), m_db, m_pg.adminUser()).toStdString();
+    auto c = team::connect(url);
+    const int fd = c->sock();
+    const auto option = [fd](int level, int name) {
+        int v = -1;
+        socklen_t size = sizeof v;
+        return ::getsockopt(fd, level, name, &v, &size) == 0 ? v : -1;
+    };
+    QCOMPARE(option(SOL_SOCKET, SO_KEEPALIVE), 1);
+    QCOMPARE(option(IPPROTO_TCP, TCP_KEEPIDLE), idle);
+    QCOMPARE(option(IPPROTO_TCP, TCP_KEEPINTVL), 2);
+    QCOMPARE(option(IPPROTO_TCP, TCP_KEEPCNT), 3);
+    QCOMPARE(option(IPPROTO_TCP, TCP_USER_TIMEOUT), userTimeout);
+    QCOMPARE(beat(*c) > 0, true);
 }
 
 QTEST_GUILESS_MAIN(tst_TeamConnection)
