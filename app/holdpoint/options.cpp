@@ -75,6 +75,10 @@ struct Options
         "libpq connection string or URI; default $HOLDPOINT_TEAM_URL). The password "
         "goes in ~/.pgpass, PGPASSFILE or PGPASSWORD.",
         "url");
+    QCommandLineOption teamTimeout = option("team-timeout-ms",
+        "Milliseconds a statement to the team database may go unanswered before the connection "
+        "counts as lost and is opened again (default 5000).",
+        "ms", "5000");
     QCommandLineOption agentGroup = option("agent-group",
         "Let members of this OS group connect agents: the data directory becomes 0710 and "
         "endpoint.json (address and agent token) 0640, both the group's; the reviewer token "
@@ -120,8 +124,8 @@ struct Options
     {
         return { headless, demo, port, dataDir, policy, timeout, grace, origin, maxMessage,
             maxConnections, helloTimeout, auditMaxMb, auditKeep, idleTimeout, retention, team,
-            agentGroup, reviewer, web, webCert, webKey, webOrigin, webAuthHeader, webTrustedProxy,
-            webProxySecret, ntfy, ntfyToken };
+            teamTimeout, agentGroup, reviewer, web, webCert, webKey, webOrigin, webAuthHeader,
+            webTrustedProxy, webProxySecret, ntfy, ntfyToken };
     }
 };
 
@@ -179,6 +183,12 @@ bool readTeam(
 {
     const QString url
         = parser.isSet(o.team) ? parser.value(o.team) : qEnvironmentVariable("HOLDPOINT_TEAM_URL");
+    Numbers n(parser);
+    const TimeMs answerTimeoutMs = n.read(o.teamTimeout, 100, 600'000);
+    if (!n.error().isEmpty()) {
+        *error = n.error();
+        return false;
+    }
     if (url.isEmpty())
         return true;
     try {
@@ -189,6 +199,7 @@ bool readTeam(
     }
     team::TeamConfig t;
     t.url = url.toStdString();
+    t.connection.answerTimeoutMs = answerTimeoutMs;
     t.self.kind = parser.isSet(o.headless) ? "gateway" : "console";
     t.self.host = QSysInfo::machineHostName().toStdString();
     console->team = std::move(t);
