@@ -5,6 +5,7 @@
 #include "client/demoagent.h"
 #include "common/signals.h"
 #include "engine/consolecore.h"
+#include "engine/consolemetrics.h"
 #include "guardrails/chain.h"
 #include "mainwindow.h"
 #include "options.h"
@@ -124,15 +125,22 @@ int main(int argc, char **argv)
         return fail(request.error);
     LaunchOptions &options = request.options;
 
+    // Before the core, whose audit log reports into it, and gone after it.
+    std::unique_ptr<ConsoleMetrics> metrics
+        = options.metrics ? std::make_unique<ConsoleMetrics>(&options.console) : nullptr;
     ConsoleCore core(std::move(options.console));
     WebFront front(std::move(options.front));
     QString error;
-    if (!core.start(&error) || !front.start(&core, &error))
+    if (!core.start(&error) || !front.start(&core, &error)
+        || (metrics && !metrics->start(&core, *options.metrics, &error)))
         return fail(error);
     // SIGINT and SIGTERM end the event loop normally, so the endpoint and
     // token files are removed as on any clean exit.
     onTerminationSignal(app.get(), [app = app.get()] { app->quit(); });
     reportStart(core);
+    if (metrics)
+        std::fprintf(stderr, "holdpoint: metrics on %s/metrics (probes: /healthz, /readyz)\n",
+            qPrintable(metrics->url()));
     reportChanges(&core, app.get());
 
     std::unique_ptr<MainWindow> window;

@@ -119,13 +119,19 @@ struct Options
         "url");
     QCommandLineOption ntfyToken
         = option("notify-ntfy-token", "A file (mode 0600) holding the ntfy access token.", "file");
+    QCommandLineOption metrics = option("metrics",
+        "Serve Prometheus metrics (/metrics) and health probes (/healthz; /readyz: the audit "
+        "log takes writes and, in team mode, the team link is up) over HTTP on ADDRESS:PORT, a "
+        "loopback address (e.g. 127.0.0.1:9788; port 0 picks one). Scrape from elsewhere "
+        "through a local agent or a proxy that terminates TLS.",
+        "address:port");
 
     QList<QCommandLineOption> all() const
     {
         return { headless, demo, port, dataDir, policy, timeout, grace, origin, maxMessage,
             maxConnections, helloTimeout, auditMaxMb, auditKeep, idleTimeout, retention, team,
             teamTimeout, agentGroup, reviewer, web, webCert, webKey, webOrigin, webAuthHeader,
-            webTrustedProxy, webProxySecret, ntfy, ntfyToken };
+            webTrustedProxy, webProxySecret, ntfy, ntfyToken, metrics };
     }
 };
 
@@ -271,6 +277,18 @@ bool readNotifier(
     return front->ntfy.has_value();
 }
 
+bool readMetrics(
+    const QCommandLineParser &parser, const Options &o, LaunchOptions *launch, QString *error)
+{
+    if (!parser.isSet(o.metrics))
+        return true;
+    metrics::Address address;
+    if (!metrics::parseAddress(parser.value(o.metrics), &address, error))
+        return false;
+    launch->metrics = address;
+    return true;
+}
+
 // An invalid policy stops the console: it never runs on a policy it could
 // not read. Without --policy: the built-in default, then the rules a
 // reviewer made "always" in the console (policy.json in the data dir), if any.
@@ -358,6 +376,7 @@ LaunchRequest parseLaunchOptions(const QStringList &arguments)
     if (!readNumbers(parser, o, &console, &error) || !readTeam(parser, o, &console, &error)
         || !readPage(parser, o, &launch.front, &error)
         || !readNotifier(parser, o, &launch.front, &error)
+        || !readMetrics(parser, o, &launch, &error)
         || !readPolicy(parser, o, &console, &error))
         return failed(error);
     return r;

@@ -6,6 +6,7 @@
 // data directory. main() only wires what comes out.
 
 #include "engine/consolecore.h"
+#include "metrics/metricsserver.h"
 #include "notify/ntfynotifier.h"
 #include "web/webserver.h"
 
@@ -34,6 +35,8 @@ struct LaunchOptions
     bool headless = false; // no window: decide through the reviewer role
     bool demo = false; // also run the simulated agent
     WebFrontOptions front;
+    // --metrics ADDRESS:PORT, a loopback address: /metrics, /healthz, /readyz.
+    std::optional<metrics::Address> metrics;
 };
 
 struct LaunchRequest

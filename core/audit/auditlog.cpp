@@ -380,6 +380,7 @@ bool AuditLog::writeBatch(Batch &batch, std::string *error)
     const QString path = m_config.dir + u'/' + audit::segmentFileName(m_segmentIndex);
     const char *p = batch.bytes.data();
     std::size_t left = batch.bytes.size();
+    const auto started = std::chrono::steady_clock::now();
     // Into zeros already on disk: the sync carries the records alone.
     const bool room = preallocate(m_segmentSize + qint64(left), error);
     qint64 at = m_segmentSize;
@@ -395,9 +396,13 @@ bool AuditLog::writeBatch(Batch &batch, std::string *error)
         at += n;
         left -= std::size_t(n);
     }
+    const auto written = std::chrono::steady_clock::now();
     if (room && left == 0 && ::fdatasync(m_fd) == 0) {
         m_segmentSize += qint64(batch.bytes.size());
         m_syncs.fetch_add(1, std::memory_order_relaxed);
+        if (m_config.onBatchSynced)
+            m_config.onBatchSynced({ written - started, std::chrono::steady_clock::now() - written,
+                qint64(batch.bytes.size()) });
         return true;
     }
     if (room && left == 0)

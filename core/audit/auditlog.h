@@ -9,6 +9,7 @@
 #include <QTimer>
 
 #include <atomic>
+#include <chrono>
 #include <condition_variable>
 #include <deque>
 #include <functional>
@@ -17,6 +18,15 @@
 #include <thread>
 
 namespace holdpoint {
+
+// One batch on its way to the disk: its writes (with the zeros written ahead
+// of the records when the file needs more room) and its fdatasync.
+struct AuditBatchTiming
+{
+    std::chrono::nanoseconds write { 0 };
+    std::chrono::nanoseconds sync { 0 };
+    qint64 bytes = 0;
+};
 
 struct AuditConfig
 {
@@ -31,6 +41,10 @@ struct AuditConfig
     // A record nobody waits for rides along with the next awaited one, so
     // one fdatasync covers both; it waits at most this long on its own.
     int lingerMs = 20;
+    // Told of every batch made durable, on the thread that wrote it (the
+    // writer's, or the caller's for an inline flush): it must be quick and
+    // thread-safe. For metrics; unset, nothing is measured.
+    std::function<void(const AuditBatchTiming &)> onBatchSynced;
 };
 
 // What open() found.
