@@ -792,7 +792,7 @@ void MainWindow::updateTitleAndStatus()
             ? tr("   \u00b7   team: connected as %1, deciding as %2")
                   .arg(m_core->teamInstance(),
                       m_core->reviewerError().isEmpty() ? toQString(m_core->reviewerName()) : tr("nobody"))
-                                          : tr("   \u00b7   team: UNREACHABLE");
+                                          : tr("   \u00b7   team: UNREACHABLE (%1)").arg(m_core->teamError().isEmpty() ? tr("connecting") : m_core->teamError());
     m_statusLabel->setText(status);
     m_presence->setPending(pending);
 }

@@ -270,6 +270,11 @@ int runReviewer(const QString &command, const QStringList &args, const ReviewerL
         const std::string type = m.value("type", std::string());
         if (type == "queue") {
             if (command == u"pending") {
+                // A team console whose link is down shows what it last knew.
+                if (const Json team = m.value("team", Json::object()); !team.value("available", true))
+                    printLine(stderr,
+                        "holdpoint-ctl: the console's team link is down: " + team.value("error", std::string())
+                            + "; its queue may be out of date, and nothing can be decided until the link is back");
                 printQueue(m.value("items", Json::array()), asJson);
                 exchange.finish(exitcode::review::Done);
             } else {

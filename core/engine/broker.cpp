@@ -7,6 +7,7 @@
 #include "engine/reviewdecision.h"
 #include "queue/approvals.h"
 #include "guardrails/chain.h"
+#include "team/teamstore.h"
 
 #include <QMetaMethod>
 
@@ -28,6 +29,17 @@ Json auditStateJson(bool available, const QString &error)
     Json j { { "type", "audit" }, { "available", available } };
     if (!available)
         j["error"] = error.toStdString();
+    return j;
+}
+
+// Team mode: whether the link to the team database is up, and if not why
+// (PROTOCOL.md "Reviewer role"): in the queue snapshot and on each change.
+Json teamStateJson(const team::TeamStore &team)
+{
+    Json j { { "available", team.isConnected() } };
+    if (!team.isConnected())
+        j["error"] = team.lastError().isEmpty() ? std::string("connecting to the team database")
+                                                : team.lastError().toStdString();
     return j;
 }
 
@@ -76,6 +88,12 @@ Broker::Broker(
         if (!m_reviewers.empty())
             broadcastToReviewers(Json { { "type", "updated" }, { "item", itemToJson(item) } });
     });
+    if (const auto *team = qobject_cast<const team::TeamStore *>(m_queue))
+        connect(team, &team::TeamStore::availabilityChanged, this, [this, team] {
+            Json j = teamStateJson(*team);
+            j["type"] = "team";
+            broadcastToReviewers(j);
+        });
     connect(&m_sessions, &SessionTable::abandoned, this, &Broker::onAbandoned);
     connect(&m_sessions, &SessionTable::forgotten, this, [this](const std::string &sessionId) {
         m_grants.forgetSession(sessionId);
@@ -197,7 +215,10 @@ HelloOutcome Broker::onHello(ConnectionId cid, const Hello &hello)
         sendWelcome(cid, out);
         Json items = Json::array();
         m_queue->forEachPending([&](const QueueItem &item) { items.push_back(itemToJson(item)); });
-        sendJson(cid, Json { { "type", "queue" }, { "items", std::move(items) } });
+        Json queue { { "type", "queue" }, { "items", std::move(items) } };
+        if (const auto *team = qobject_cast<const team::TeamStore *>(m_queue))
+            queue["team"] = teamStateJson(*team);
+        sendJson(cid, queue);
         if (auditUnavailable())
             sendJson(cid, auditStateJson(false, m_audit->lastError()));
         Q_EMIT connectionsChanged();

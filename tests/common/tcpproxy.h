@@ -8,7 +8,9 @@
 //   both ends, forwards nothing and closes nothing, as a hung server, a
 //   stuck pooler or a middlebox that dropped its state does. New
 //   connections are forwarded as before.
-// - setRefuseNew(true): new connections are accepted and closed at once.
+// - setHoldNew(true): new connections wait in the listen backlog, their
+//   first bytes unread, as behind a partition; setHoldNew(false) forwards
+//   them, bytes and all.
 // - setDelayMs(n): every chunk read, each way, is written n ms later (order
 //   kept), so each round trip takes 2n more.
 //
@@ -92,9 +94,13 @@ public:
             p.server.out.clear();
         }
     }
-    void setRefuseNew(bool refuse) { m_refuseNew = refuse; }
+    void setHoldNew(bool hold)
+    {
+        m_holdNew = hold;
+        wake();
+    }
     void setDelayMs(int ms) { m_delayMs = ms; }
-    // Connections forwarded since start (refused ones not counted).
+    // Connections forwarded since start.
     int accepted() const { return m_accepted; }
 
 private:
@@ -156,7 +162,7 @@ private:
             const int fd = ::accept4(m_listen, nullptr, nullptr, SOCK_CLOEXEC | SOCK_NONBLOCK);
             if (fd < 0)
                 return;
-            const int up = m_refuseNew ? -1 : connectUpstream();
+            const int up = connectUpstream();
             if (up < 0) {
                 ::close(fd);
                 continue;
@@ -206,7 +212,7 @@ private:
     void loop()
     {
         while (!m_stop) {
-            std::vector<pollfd> fds { { m_wake[0], POLLIN, 0 }, { m_listen, POLLIN, 0 } };
+            std::vector<pollfd> fds { { m_wake[0], POLLIN, 0 }, { m_listen, short(m_holdNew ? 0 : POLLIN), 0 } };
             Clock::time_point next = Clock::now() + std::chrono::milliseconds(200);
             {
                 std::lock_guard lock(m_mutex);
@@ -224,7 +230,8 @@ private:
             ::poll(fds.data(), fds.size(), int(std::max<long long>(1, wait.count() + 1)));
             char drain[64];
             while (::read(m_wake[0], drain, sizeof drain) > 0) { }
-            acceptAll();
+            if (!m_holdNew)
+                acceptAll();
             std::lock_guard lock(m_mutex);
             const Clock::time_point now = Clock::now();
             for (Pair &p : m_pairs) {
@@ -257,7 +264,7 @@ private:
     int m_wake[2] = { -1, -1 };
     int m_port = 0;
     std::atomic<bool> m_stop { false };
-    std::atomic<bool> m_refuseNew { false };
+    std::atomic<bool> m_holdNew { false };
     std::atomic<int> m_delayMs { 0 };
     std::atomic<int> m_accepted { 0 };
     std::mutex m_mutex;
