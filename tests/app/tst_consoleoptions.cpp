@@ -192,6 +192,7 @@ void TestConsoleOptions::numbersOutOfRange_data()
         { "max-connections", "0", "1 to 100000" },
         { "hello-timeout-ms", "9", "10 to 600000" },
         { "idle-timeout-ms", "99", "100 to 3600000" },
+        { "team-timeout-ms", "99", "100 to 600000" },
         { "session-retention", "604801", "0 to 604800" },
         { "audit-max-mb", "0", "1 to 1048576" },
         { "audit-keep", "1000001", "0 to 1000000" },
@@ -370,6 +371,11 @@ void TestConsoleOptions::teamSelfKind()
     QCOMPARE(gateway.options.console.team->url, url.toStdString());
     QCOMPARE(gateway.options.console.team->self.kind, std::string("gateway"));
     QVERIFY(!gateway.options.console.team->self.host.empty());
+    QCOMPARE(gateway.options.console.team->connection.answerTimeoutMs, TimeMs(5'000));
+    const LaunchRequest patient = parse(
+        { QStringLiteral("--team"), url, QStringLiteral("--team-timeout-ms"), QStringLiteral("20000") });
+    QVERIFY2(patient.status == LaunchRequest::Status::Run, qPrintable(patient.error));
+    QCOMPARE(patient.options.console.team->connection.answerTimeoutMs, TimeMs(20'000));
 
     qputenv("HOLDPOINT_TEAM_URL", url.toUtf8());
     const LaunchRequest console = parse({});
