@@ -5,6 +5,7 @@
 #include "reviewcommand.h"
 
 #include "queue/approvals.h"
+#include "team/teamconnection.h"
 #include "team/teamdb.h"
 #include "team/teamitems.h"
 
@@ -30,6 +31,25 @@ int failed(const std::exception &e)
 {
     return failed(QString::fromUtf8(e.what()));
 }
+
+// A statement that hears nothing for 5 s ends the command, as it ends an
+// instance's job (TEAM.md "Threads and connections"): a hung server or a
+// silent link fails it instead of hanging it. Declared after the
+// connection, so it disarms before the connection closes; it says why
+// before the error that follows does.
+class Answered final
+{
+public:
+    explicit Answered(pqxx::connection_base &c) { m_deadline.arm(c.sock()); }
+    ~Answered()
+    {
+        if (m_deadline.disarm())
+            std::fprintf(stderr, "holdpoint-ctl: %s\n", m_deadline.message().c_str());
+    }
+
+private:
+    team::AnswerDeadline m_deadline;
+};
 
 std::string formatMs(TimeMs ms)
 {
@@ -120,6 +140,7 @@ int runTeamInit(const QStringList &args, const QString &globalTeamUrl)
             QStringLiteral("team init: give the database, e.g. `team init \"dbname=holdpoint\"`"));
     try {
         auto c = team::connect(url.toStdString());
+        const Answered answered(*c);
         const int before = team::schemaVersion(*c);
         const int now = team::migrate(*c);
         if (before == now)
@@ -174,6 +195,7 @@ int runTeamReviewers(const QStringList &args, const QString &globalTeamUrl)
                           .arg(names.first()));
     try {
         auto c = team::connect(url.toStdString());
+        const Answered answered(*c);
         team::migrate(*c);
         if (sub == u"add") {
             team::addReviewer(*c, names.first().toStdString(), p.value(role).trimmed().toStdString(),
@@ -235,6 +257,7 @@ int runTeamReviewer(const QString &command, const QStringList &args, const QStri
 
     try {
         auto c = team::connect(url.toStdString());
+        const Answered answered(*c);
         team::migrate(*c);
         if (command == u"pending") {
             const std::string self = "ctl@" + QHostInfo::localHostName().toStdString();

@@ -69,6 +69,7 @@ private Q_SLOTS:
     void survivesAnImmediateRestartWithFiftyPending();
     void waitsWhileDownOrFailsFastWhenAsked();
     void reportsAnUnreachableServer();
+    void answerDeadlineShutsABlockedReadDown();
     void silentConnectionIsLostAtTheDeadline();
     void jobsBehindAStuckOneWaitNoLongerThanItsDeadline();
     void slowLinkIsNotASilentOne();
@@ -319,6 +320,50 @@ void tst_TeamConnection::reportsAnUnreachableServer()
     QVERIFY2(down.at(0).at(0).toString().contains(QStringLiteral("no_such_db")),
         qPrintable(down.at(0).at(0).toString()));
     QVERIFY(!conn.isConnected());
+}
+
+// The watchdog alone, on a socket pair: a read blocked past the deadline
+// returns (end of file) and disarm() says so; a span that ends in time
+// leaves the socket as it was.
+void tst_TeamConnection::answerDeadlineShutsABlockedReadDown()
+{
+    int pair[2];
+    QCOMPARE(::socketpair(AF_UNIX, SOCK_STREAM, 0, pair), 0);
+    AnswerDeadline deadline(300);
+    QCOMPARE(deadline.message(), std::string("no answer from the team database in 300 ms"));
+    deadline.arm(pair[0]);
+    QCOMPARE(::write(pair[1], "x", 1), ssize_t(1));
+    char c = 0;
+    QCOMPARE(::read(pair[0], &c, 1), ssize_t(1));
+    QVERIFY(!deadline.disarm());
+
+    QElapsedTimer clock;
+    clock.start();
+    deadline.arm(pair[0]);
+    QCOMPARE(::read(pair[0], &c, 1), ssize_t(0)); // blocks until the deadline shuts it down
+    const qint64 took = clock.elapsed();
+    QVERIFY(deadline.disarm());
+    QVERIFY2(took >= 290 && took < 2'000, qPrintable(QString::number(took)));
+    QVERIFY(!deadline.disarm());
+    ::close(pair[0]);
+    ::close(pair[1]);
+
+    // run() turns what a cut-short call threw into a connection failure.
+    QCOMPARE(::socketpair(AF_UNIX, SOCK_STREAM, 0, pair), 0);
+    try {
+        deadline.run(pair[0], [&] {
+            if (::read(pair[0], &c, 1) == 0)
+                throw std::runtime_error("end of file");
+        });
+        QFAIL("no exception");
+    } catch (const TeamError &e) {
+        QCOMPARE(std::string(e.what()), deadline.message());
+        QCOMPARE(e.sqlState(), std::string("08006"));
+        QVERIFY(e.retryable());
+    }
+    QCOMPARE(deadline.run(pair[0], [] { return 7; }), 7);
+    ::close(pair[0]);
+    ::close(pair[1]);
 }
 
 // The proxy silences the open connection: the job on it hears nothing, so
