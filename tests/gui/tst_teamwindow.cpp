@@ -5,6 +5,7 @@
 #include "activitymodels.h"
 #include "common/consoleprocess.h"
 #include "common/pgcluster.h"
+#include "common/tcpproxy.h"
 #include "team/teamdb.h"
 
 #include <pqxx/pqxx>
@@ -75,6 +76,7 @@ private Q_SLOTS:
     void cleanup();
 
     void redBannerWhileTheDatabaseIsDown();
+    void redBannerWhileTheLinkIsSilent();
     void aNameTheLoginDoesNotMapToDecidesNothing();
     void beingEditedByHoldsTheOthersOff();
     void historyTurnsAndAgentsShowTheWholeTeam();
@@ -136,6 +138,33 @@ void tst_TeamWindow::redBannerWhileTheDatabaseIsDown()
     QVERIFY(QTest::qWaitFor([&] { return !banner->isVisible(); }, 20'000));
     QVERIFY(QTest::qWaitFor(
         [&] { return status->text().contains(QLatin1String("team: connected as")); }, WaitMs));
+}
+
+// A link that goes silent (tests/common/tcpproxy.h) shows as one that is
+// down, with the reason, until the console gets through again.
+void tst_TeamWindow::redBannerWhileTheLinkIsSilent()
+{
+    TcpProxy proxy;
+    QVERIFY(proxy.start(QStringLiteral("%1/.s.PGSQL.%2").arg(m_pg.socketDir()).arg(m_pg.port())));
+    TeamWindow alice(QStringLiteral("host=127.0.0.1 port=%1 dbname=%2 user=%3")
+                         .arg(QString::number(proxy.port()), m_db, m_pg.adminUser()),
+        "alice");
+    QVERIFY(alice.started);
+    auto *banner = alice.child<QLabel>("teamBanner");
+    auto *status = alice.child<QLabel>("statusLabel");
+    QVERIFY(banner && status);
+    QVERIFY(QTest::qWaitFor([&] { return alice.core->teamAvailable(); }, WaitMs));
+    QVERIFY(!banner->isVisible());
+
+    proxy.setHoldNew(true);
+    proxy.silence();
+    const QLatin1String why("no answer from the team database in 5 s");
+    QVERIFY(QTest::qWaitFor([&] { return banner->isVisible(); }, 15'000));
+    QVERIFY2(banner->text().contains(why), qPrintable(banner->text()));
+    QVERIFY(QTest::qWaitFor([&] { return status->text().contains(QLatin1String("team: UNREACHABLE (") + why); },
+        WaitMs));
+    proxy.setHoldNew(false);
+    QVERIFY(QTest::qWaitFor([&] { return !banner->isVisible(); }, 15'000));
 }
 
 void tst_TeamWindow::aNameTheLoginDoesNotMapToDecidesNothing()
