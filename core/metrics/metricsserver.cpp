@@ -209,46 +209,46 @@ QString Server::url() const
 void Server::onConnection()
 {
     while (QTcpSocket *socket = m_server->nextPendingConnection()) {
-        if (m_open >= MaxConnections) {
+        if (m_open.size() >= std::size_t(MaxConnections)) {
             socket->abort();
             socket->deleteLater();
             continue;
         }
-        ++m_open;
+        m_open.emplace(socket, Pending {});
         socket->setParent(this);
         auto *deadline = new QTimer(socket);
         deadline->setSingleShot(true);
         connect(deadline, &QTimer::timeout, socket, &QTcpSocket::abort);
         deadline->start(RequestMs);
-        connect(socket, &QTcpSocket::readyRead, this, [this, socket] { onReadyRead(socket); });
+        connect(socket, &QTcpSocket::readyRead, this, [this, socket] {
+            if (const auto it = m_open.find(socket); it != m_open.end())
+                onReadyRead(socket, it->second);
+        });
         connect(socket, &QTcpSocket::disconnected, this, [this, socket] {
-            --m_open;
+            m_open.erase(socket);
             socket->deleteLater();
         });
     }
 }
 
-void Server::onReadyRead(QTcpSocket *socket)
+void Server::onReadyRead(QTcpSocket *socket, Pending &pending)
 {
-    if (socket->property("answered").toBool()) {
+    if (pending.answered) {
         socket->readAll(); // a body, or a second request: one per connection
         return;
     }
-    QByteArray buffer = socket->property("head").toByteArray();
-    buffer += socket->read(MaxRequestHeadBytes + 1 - buffer.size());
-    const RequestHead head = parseRequestHead(buffer);
+    pending.head += socket->read(MaxRequestHeadBytes + 1 - pending.head.size());
+    const RequestHead head = parseRequestHead(pending.head);
     Response response;
     if (head.status == RequestHead::Status::Incomplete) {
-        if (buffer.size() <= MaxRequestHeadBytes) {
-            socket->setProperty("head", buffer);
+        if (pending.head.size() <= MaxRequestHeadBytes)
             return;
-        }
         response = text(431, "Request Header Fields Too Large", "request head too large\n");
     } else {
         response = answer(head, m_routes);
     }
-    socket->setProperty("answered", true);
-    socket->setProperty("head", QVariant());
+    pending.answered = true;
+    pending.head.clear();
     socket->write(serialize(response, head.method != "HEAD"));
     socket->readAll(); // unread bytes at close would reset the connection, answer and all
     socket->disconnectFromHost();

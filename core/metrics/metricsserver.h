@@ -18,6 +18,7 @@
 
 #include <functional>
 #include <memory>
+#include <unordered_map>
 
 class QTcpServer;
 class QTcpSocket;
@@ -92,12 +93,18 @@ public:
     QString url() const;
 
 private:
+    // A connection's request head so far; answered once it is complete.
+    struct Pending
+    {
+        QByteArray head;
+        bool answered = false;
+    };
     void onConnection();
-    void onReadyRead(QTcpSocket *socket);
+    void onReadyRead(QTcpSocket *socket, Pending &pending);
 
     Routes m_routes;
     std::unique_ptr<QTcpServer> m_server;
-    int m_open = 0;
+    std::unordered_map<QTcpSocket *, Pending> m_open;
 };
 
 } // namespace holdpoint::metrics
