@@ -71,7 +71,7 @@ void TestProtocolDoc::everyMessageTypeHasAnExample()
     for (const auto &e : m_examples)
         seen.insert(e.value("type", std::string()));
     for (const char *type : {"hello", "welcome", "turn_start", "turn_end", "tool_call", "pending", "decision", "tool_result",
-                             "after_call", "cancel", "queue", "escalated", "updated", "resolved", "review", "reviewed", "voted", "audit", "error"})
+                             "after_call", "cancel", "queue", "escalated", "updated", "resolved", "review", "reviewed", "voted", "audit", "team", "error"})
         QVERIFY2(seen.contains(type), type);
 }
 
