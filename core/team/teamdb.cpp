@@ -8,6 +8,8 @@
 
 #include <sstream>
 
+#include <atomic>
+#include <cstdio>
 #include <cstdlib>
 #include <memory>
 #include <set>
@@ -108,6 +110,29 @@ std::string arrayLiteral(const std::vector<std::string> &items)
     return out;
 }
 
+// The same with SQL NULL for an element that has no value.
+std::string arrayLiteral(const std::vector<std::optional<std::string>> &items)
+{
+    std::string out = "{";
+    for (std::size_t i = 0; i < items.size(); ++i) {
+        if (i)
+            out += ',';
+        if (!items[i]) {
+            out += "NULL";
+            continue;
+        }
+        out += '"';
+        for (char ch : *items[i]) {
+            if (ch == '"' || ch == '\\')
+                out += '\\';
+            out += ch;
+        }
+        out += '"';
+    }
+    out += '}';
+    return out;
+}
+
 constexpr char RowColumns[]
     = "SELECT i.id, i.gateway, i.host, i.session_id, i.call_id, i.turn_id, i.tool, i.item,"
       " (extract(epoch FROM i.created_at) * 1000)::bigint, (extract(epoch FROM i.deadline) * "
@@ -185,6 +210,7 @@ void checkConnectionString(const std::string &url)
         throw TeamError(
             "the team URL holds a password, which would show in the process list and the shell's "
             "history: put it in ~/.pgpass (or the file PGPASSFILE names), or in PGPASSWORD");
+    checkHostLists(url);
 }
 
 namespace {
@@ -265,28 +291,84 @@ std::unique_ptr<pqxx::connection> connect(const std::string &url)
     }
 }
 
+namespace {
+
+// What the database says about its schema (TEAM.md "Versions").
+struct SchemaState
+{
+    int version = 0; // the newest applied; 0: none
+    int floor = 0; // holdpoint.schema_version: the newest that is not additive
+    int newerMarked = 0; // versions above ours that say whether they are additive
+    int newerNotAdditive = 0; // the first above ours that is not; 0: none
+};
+
+SchemaState readSchema(pqxx::transaction_base &tx)
+{
+    SchemaState s;
+    const auto r = tx.exec("SELECT to_regclass('holdpoint.schema_version') IS NOT NULL,"
+                           " to_regclass('holdpoint.schema_versions') IS NOT NULL");
+    if (!r[0][0].as<bool>())
+        return s;
+    s.floor = tx.exec("SELECT coalesce(max(version), 0) FROM holdpoint.schema_version")[0][0].as<int>();
+    s.version = s.floor;
+    if (r[0][1].as<bool>()) {
+        for (const auto &row :
+            tx.exec("SELECT version, additive FROM holdpoint.schema_versions ORDER BY version")) {
+            const int v = row[0].as<int>();
+            s.version = std::max(s.version, v);
+            if (v <= SchemaVersion)
+                continue;
+            ++s.newerMarked;
+            if (!row[1].as<bool>() && !s.newerNotAdditive)
+                s.newerNotAdditive = v;
+        }
+    }
+    return s;
+}
+
+// A schema newer than this binary: refused unless every version above ours
+// is marked additive, which an older instance can keep working against.
+// Warns once per version on stderr, the instance's log.
+void acceptNewer(const SchemaState &s)
+{
+    const std::string prefix = "the team database has schema version " + std::to_string(s.version)
+        + ", newer than this holdpoint knows (" + std::to_string(SchemaVersion) + ")";
+    if (s.floor > SchemaVersion || s.newerNotAdditive)
+        throw TeamError(prefix + ", and version "
+            + std::to_string(s.newerNotAdditive ? s.newerNotAdditive : s.floor)
+            + " is not additive: upgrade holdpoint on this machine");
+    if (s.newerMarked != s.version - SchemaVersion)
+        throw TeamError(prefix + ", and it does not say whether every version since is additive: "
+                                 "upgrade holdpoint on this machine");
+    static std::atomic<int> warned { 0 };
+    if (warned.exchange(s.version) != s.version)
+        std::fprintf(stderr,
+            "holdpoint: warning: %s; every version since is additive, so this holdpoint keeps "
+            "working: upgrade it\n",
+            prefix.c_str());
+}
+
+} // namespace
+
 int schemaVersion(pqxx::connection_base &c)
 {
     return guarded(c, "reading the team schema version", [&] {
         pqxx::nontransaction tx(c);
-        const auto r = tx.exec("SELECT to_regclass('holdpoint.schema_version') IS NOT NULL");
-        if (!r[0][0].as<bool>())
-            return 0;
-        const auto v = tx.exec("SELECT coalesce(max(version), 0) FROM holdpoint.schema_version");
-        return v[0][0].as<int>();
+        return readSchema(tx).version;
     });
 }
 
 int migrate(pqxx::connection_base &c)
 {
     // The common case, a schema already current, takes no lock.
-    const int found = schemaVersion(c);
-    if (found > SchemaVersion)
-        throw TeamError("the team database has schema version " + std::to_string(found)
-            + ", newer than this holdpoint knows (" + std::to_string(SchemaVersion)
-            + "): upgrade holdpoint on this machine");
-    if (found == SchemaVersion)
-        return found;
+    const SchemaState found = guarded(c, "reading the team schema version", [&] {
+        pqxx::nontransaction tx(c);
+        return readSchema(tx);
+    });
+    if (found.version > SchemaVersion)
+        acceptNewer(found);
+    if (found.version >= SchemaVersion)
+        return found.version;
     return guarded(c, "creating the team schema", [&] {
         pqxx::work tx(c);
         tx.exec_params("SELECT pg_advisory_xact_lock($1)", MigrationLockKey);
@@ -296,16 +378,11 @@ int migrate(pqxx::connection_base &c)
             throw TeamError("the team database must use the UTF8 encoding (it uses "
                 + enc[0][0].as<std::string>()
                 + "): create it with `createdb -E UTF8 -T template0`");
-        int version = 0;
-        if (tx.exec("SELECT to_regclass('holdpoint.schema_version') IS NOT NULL")[0][0].as<bool>())
-            version
-                = tx.exec("SELECT coalesce(max(version), 0) FROM holdpoint.schema_version")[0][0]
-                      .as<int>();
+        const SchemaState now = readSchema(tx);
+        const int version = now.version;
         if (version > SchemaVersion)
-            throw TeamError("the team database has schema version " + std::to_string(version)
-                + ", newer than this holdpoint knows (" + std::to_string(SchemaVersion)
-                + "): upgrade holdpoint on this machine");
-        if (version == SchemaVersion)
+            acceptNewer(now);
+        if (version >= SchemaVersion)
             return version; // another instance migrated while we waited
         const bool hasSchema
             = tx.exec(
@@ -333,7 +410,19 @@ int migrate(pqxx::connection_base &c)
                 + " may not create it: run `holdpoint-ctl team init URL` as the database's owner");
         for (int v = version + 1; v <= SchemaVersion; ++v) {
             tx.exec(schemaFile(v));
-            if (v > 1)
+            // Versions from 4 on mark themselves in schema_versions; only one
+            // that is not additive moves schema_version, which instances from
+            // before that table read.
+            bool additive = false;
+            if (v >= 4) {
+                const auto mark = tx.exec_params(
+                    "SELECT additive FROM holdpoint.schema_versions WHERE version = $1", v);
+                if (mark.empty())
+                    throw TeamError("team schema version " + std::to_string(v)
+                        + " in this build does not say whether it is additive");
+                additive = mark[0][0].as<bool>();
+            }
+            if (v > 1 && !additive)
                 tx.exec_params("UPDATE holdpoint.schema_version SET version = $1", v);
         }
         tx.exec("SELECT holdpoint.grant_roles()");
@@ -346,10 +435,16 @@ TimeMs heartbeat(pqxx::connection_base &c, const Instance &self)
 {
     return guarded(c, "heartbeat", [&] {
         pqxx::nontransaction tx(c);
-        const auto r = tx.exec_params("SELECT (extract(epoch FROM holdpoint.heartbeat($1, $2, $3, "
-                                      "$4, $5, $6)) * 1000)::bigint",
-            self.id, self.kind, self.host, self.label, self.reviewer,
-            static_cast<long long>(self.graceMs));
+        // Version 4's overload says which notifications this instance reads.
+        const auto r = self.knows >= 4
+            ? tx.exec_params("SELECT (extract(epoch FROM holdpoint.heartbeat($1, $2, $3, "
+                             "$4, $5, $6, $7)) * 1000)::bigint",
+                self.id, self.kind, self.host, self.label, self.reviewer,
+                static_cast<long long>(self.graceMs), self.knows)
+            : tx.exec_params("SELECT (extract(epoch FROM holdpoint.heartbeat($1, $2, $3, "
+                             "$4, $5, $6)) * 1000)::bigint",
+                self.id, self.kind, self.host, self.label, self.reviewer,
+                static_cast<long long>(self.graceMs));
         return ms(r[0][0]);
     });
 }
@@ -375,7 +470,74 @@ Escalated escalate(pqxx::connection_base &c, const Escalation &e)
     });
 }
 
+namespace {
+
+// Calls [from, to) of one gateway in one escalate_batch statement.
+void escalateRun(pqxx::transaction_base &tx, const std::vector<Escalation> &batch, std::size_t from,
+    std::size_t to, std::vector<Escalated> &out)
+{
+    // Each array holds one element per call, passed as one parameter in
+    // PostgreSQL's array syntax.
+    std::vector<std::string> ids, sessions, calls, tools, items, audits;
+    std::vector<std::optional<std::string>> turns;
+    std::string waits = "{";
+    for (std::size_t i = from; i < to; ++i) {
+        const Escalation &e = batch[i];
+        ids.push_back(e.id);
+        sessions.push_back(e.sessionId);
+        calls.push_back(e.callId);
+        turns.push_back(e.turnId);
+        tools.push_back(e.tool);
+        items.push_back(dumpJson(e.item));
+        audits.push_back(dumpJson(e.audit));
+        if (waits.size() > 1)
+            waits += ',';
+        waits += std::to_string(static_cast<long long>(e.waitMs));
+    }
+    waits += '}';
+    const auto r = tx.exec_params(
+        "SELECT id, state, created FROM holdpoint.escalate_batch($1, $2, $3::text[], "
+        "$4::text[], $5::text[], $6::text[], $7::text[], $8::text[], $9::bigint[], $10::text[])",
+        batch[from].gateway, batch[from].host, arrayLiteral(ids), arrayLiteral(sessions),
+        arrayLiteral(calls), arrayLiteral(turns), arrayLiteral(tools), arrayLiteral(items), waits,
+        arrayLiteral(audits));
+    if (r.size() != to - from)
+        throw TeamError(std::to_string(r.size()) + " answers for " + std::to_string(to - from)
+            + " escalated calls");
+    for (std::size_t i = 0; i < r.size(); ++i) {
+        if (text(r[int(i)][0]) != batch[from + i].id)
+            throw TeamError("the answers to a batch of escalations are out of order");
+        out.push_back(Escalated { text(r[int(i)][1]), r[int(i)][2].as<bool>() });
+    }
+}
+
+} // namespace
+
 std::vector<Escalated> escalate(pqxx::connection_base &c, const std::vector<Escalation> &batch)
+{
+    if (batch.empty())
+        return {};
+    return guarded(c, "escalating to the team", [&] {
+        // One statement per gateway in the batch (TeamStore's are all its
+        // own), one commit and one notification (escalate_batch, version 4).
+        constexpr std::size_t MaxRun = 10'000;
+        pqxx::work tx(c);
+        std::vector<Escalated> out;
+        out.reserve(batch.size());
+        std::size_t from = 0;
+        for (std::size_t i = 1; i <= batch.size(); ++i) {
+            if (i < batch.size() && i - from < MaxRun && batch[i].gateway == batch[from].gateway
+                && batch[i].host == batch[from].host)
+                continue;
+            escalateRun(tx, batch, from, i, out);
+            from = i;
+        }
+        tx.commit();
+        return out;
+    });
+}
+
+std::vector<Escalated> escalateEach(pqxx::connection_base &c, const std::vector<Escalation> &batch)
 {
     return guarded(c, "escalating to the team", [&] {
         pqxx::work tx(c);

@@ -39,8 +39,12 @@ private:
     std::string m_sqlState;
 };
 
-// The LISTEN channel; payloads are "<kind> <item id>" (TEAM.md "Notifications").
+// The LISTEN channel; payloads are "<kind> <item id>", and "new-batch <id>
+// <id> ..." for several new items (TEAM.md "Notifications").
 inline constexpr char NotifyChannel[] = "holdpoint";
+
+// The team schema version this build creates and speaks (schema/v<N>.sql).
+inline constexpr int SchemaVersion = 4;
 
 struct Instance
 {
@@ -50,6 +54,10 @@ struct Instance
     std::string label;
     std::string reviewer;
     TimeMs graceMs = 60'000;
+    // The newest schema version it knows. Below 4 it heartbeats and escalates
+    // as version 3 did, reading one id per `new` notification (the bench's
+    // baseline, and the tests of a fleet in the middle of an upgrade).
+    int knows = SchemaVersion;
 };
 
 struct Escalation
@@ -188,6 +196,9 @@ struct AuditEvent
 // `ps` and in shell history); the error names .pgpass, PGPASSFILE and
 // PGPASSWORD instead. Also rejects what libpq cannot parse.
 void checkConnectionString(const std::string &url);
+// Rejects a multi-host URL whose host, hostaddr and port lists do not pair
+// up (teamurl.cpp); checkConnectionString() calls it.
+void checkHostLists(const std::string &url);
 
 // Opens a connection, with a connect timeout of 10 s unless the string or
 // PGCONNECT_TIMEOUT sets one, and TCP keepalives (idle 5 s, every 2 s, 3
@@ -196,18 +207,24 @@ void checkConnectionString(const std::string &url);
 std::unique_ptr<pqxx::connection> connect(const std::string &url);
 
 // Creates or migrates the schema (schema/*.sql), under an advisory lock so
-// instances starting together do not race; refuses a schema newer than
-// this binary. Returns the version now in place.
+// instances starting together do not race. A schema newer than this binary
+// is accepted, with a warning on stderr, only if every version above
+// SchemaVersion is marked additive (TEAM.md "Versions"). Returns the
+// version now in place.
 int migrate(pqxx::connection_base &c);
-// The schema version the database has: 0 when there is none.
+// The schema version the database has (the newest applied): 0 when there
+// is none.
 int schemaVersion(pqxx::connection_base &c);
-inline constexpr int SchemaVersion = 3;
 
 TimeMs heartbeat(pqxx::connection_base &c, const Instance &self);
 Escalated escalate(pqxx::connection_base &c, const Escalation &e);
-// Several in one transaction: one commit, so a burst costs one WAL flush.
-// Any error rolls back all of them.
+// Several of one gateway's in one statement (escalate_batch): one commit,
+// so a burst costs one WAL flush, and one notification. Any error rolls
+// back all of them.
 std::vector<Escalated> escalate(pqxx::connection_base &c, const std::vector<Escalation> &batch);
+// The same as version 3 wrote them: one statement and one `new`
+// notification per call, in one transaction.
+std::vector<Escalated> escalateEach(pqxx::connection_base &c, const std::vector<Escalation> &batch);
 Decided decide(pqxx::connection_base &c, const Decide &d);
 // Who the calling login decides as, `requested` (empty: its only name)
 // checked against the reviewers table; a TeamError says why not.

@@ -18,6 +18,10 @@ TeamStore::TeamStore(TeamConfig config, Clock *clock, QObject *parent)
     , m_deadlines(
           clock, [this] { checkLocalDeadlines(); }, this)
 {
+    // Acting as an instance of an older schema version (TEAM.md "Versions"):
+    // the bench's baseline, and tests of a fleet halfway through an upgrade.
+    if (const int v = qEnvironmentVariableIntValue("HOLDPOINT_TEAM_AS_VERSION"); v > 0 && v < SchemaVersion)
+        m_config.self.knows = v;
     // Deadlines are the database's, enforced once for the whole team.
     m_view.setEnforceDeadlines(false);
     connect(&m_view, &QueueStore::itemAdded, this, &QueueStore::itemAdded);
@@ -132,10 +136,10 @@ void TeamStore::postEscalations()
     // take the others down with it. Lost connections retry the whole job:
     // writing an escalation twice changes nothing.
     m_conn.run<std::vector<Outcome>>(
-        [batch = std::move(batch)](pqxx::connection_base &c) {
+        [batch = std::move(batch), knows = m_config.self.knows](pqxx::connection_base &c) {
             std::vector<Outcome> out;
             try {
-                for (Escalated &r : escalate(c, batch))
+                for (Escalated &r : knows < 4 ? escalateEach(c, batch) : escalate(c, batch))
                     out.push_back({ std::move(r), {} });
                 return out;
             } catch (const TeamError &error) {
@@ -454,20 +458,6 @@ void TeamStore::onDisconnected(const QString &why)
     checkLocalDeadlines();
 }
 
-void TeamStore::onNotified(const QString &kind, const QString &qid)
-{
-    const std::string id = qid.toStdString();
-    followActivity();
-    if (kind == u"new") {
-        if (!m_local.count(id) && !m_view.find(id))
-            refresh({ id });
-    } else if (kind == u"decided" || kind == u"claim" || kind == u"findings" || kind == u"agent"
-        || kind == u"vote") {
-        if (m_view.find(id) && !m_deciding.count(id))
-            refresh({ id });
-    }
-}
-
 void TeamStore::tick()
 {
     if (!m_conn.isConnected())
@@ -628,151 +618,6 @@ void TeamStore::checkLocalDeadlines()
         }
     }
     m_deadlines.setDeadline(next);
-}
-
-void TeamStore::refresh(const std::vector<std::string> &ids)
-{
-    for (const std::string &id : ids)
-        if (m_toRefreshSet.insert(id).second)
-            m_toRefresh.push_back(id);
-    if (!m_refreshing)
-        readRefreshes();
-}
-
-void TeamStore::readRefreshes()
-{
-    if (m_toRefresh.empty())
-        return;
-    std::vector<std::string> ids;
-    ids.swap(m_toRefresh);
-    m_toRefreshSet.clear();
-    m_refreshing = true;
-    // A read that fails is not retried: the connection is gone, and the
-    // resync after the reconnect reads every row again.
-    m_conn.run<std::vector<Row>>([ids = std::move(ids)](pqxx::connection_base &c) { return rows(c, ids); },
-        [this](std::vector<Row> found) {
-            m_refreshing = false;
-            for (const Row &r : found)
-                applyRow(r);
-            readRefreshes();
-        },
-        [this](const TeamError &) {
-            m_refreshing = false;
-            readRefreshes();
-        },
-        TeamConnection::WhenDown::Fail);
-}
-
-void TeamStore::resync()
-{
-    std::vector<std::string> shown;
-    m_view.forEachPending([&](const QueueItem &item) { shown.push_back(item.id); });
-    struct State
-    {
-        std::vector<Row> pending;
-        std::vector<Row> shown;
-    };
-    m_conn.run<State>(
-        [shown](pqxx::connection_base &c) {
-            return State { pendingRows(c), rows(c, shown) };
-        },
-        [this](State s) {
-            std::set<std::string> inDb;
-            for (const Row &r : s.shown)
-                inDb.insert(r.id);
-            for (const Row &r : s.pending) {
-                inDb.insert(r.id);
-                applyRow(r);
-            }
-            for (const Row &r : s.shown)
-                if (r.state != "pending")
-                    applyRow(r);
-            // Items shown here that the team has no row for: a remote one
-            // is gone; a local one whose escalation never landed is
-            // written by the job still queued for it.
-            std::vector<std::string> gone;
-            m_view.forEachPending([&](const QueueItem &item) {
-                if (!inDb.count(item.id) && !m_local.count(item.id))
-                    gone.push_back(item.id);
-            });
-            for (const std::string &id : gone) {
-                Decision d;
-                d.kind = DecisionKind::Deny;
-                d.decidedBy = "team";
-                d.reason = "no longer in the team queue";
-                m_view.resolve(id, ItemState::Abandoned, std::move(d));
-            }
-        },
-        {}, TeamConnection::WhenDown::Fail);
-}
-
-void TeamStore::addRemote(const Row &row)
-{
-    auto item = itemFromRow(row);
-    if (!item || m_view.find(row.id))
-        return;
-    item->team = placeOf(row);
-    m_view.add(std::move(*item));
-}
-
-void TeamStore::applyRow(const Row &row)
-{
-    const QueueItem *item = m_view.find(row.id);
-    if (row.state == "pending") {
-        if (!item) {
-            if (!m_local.count(row.id))
-                addRemote(row);
-            return;
-        }
-        const TeamPlace place = placeOf(row);
-        if (!item->team || item->team->online != place.online
-            || item->team->editingBy != place.editingBy)
-            m_view.setTeamPlace(row.id, place);
-        if (row.agentConnected && !m_local.count(row.id)) {
-            const QueueItem *now = m_view.find(row.id);
-            if (now && now->agentConnected != *row.agentConnected)
-                m_view.setAgentConnected(row.id, *row.agentConnected);
-        }
-        if (const QueueItem *now = m_view.find(row.id); now && now->approvals.voted()) {
-            QueueItem counted;
-            counted.redactions = now->redactions;
-            applyVotes(counted, row);
-            m_view.setVotes(row.id, std::move(counted.votes), std::move(counted.editedArgs)); // no-op if unchanged
-        }
-        if (row.turnFindingsText && !m_local.count(row.id)) {
-            const Json f = Json::parse(*row.turnFindingsText, nullptr, false);
-            const QueueItem *now = m_view.find(row.id);
-            if (f.is_array() && now) {
-                auto findings = protocol::turnFindingsFromJson(f);
-                if (findings != now->turnFindings)
-                    m_view.setTurnFindings(now->sessionId, now->turnId, findings);
-            }
-        }
-        return;
-    }
-    if (!item || m_deciding.count(row.id))
-        return;
-    m_claims.erase(row.id);
-    if (m_local.erase(row.id) && row.state == "decided") {
-        // A person decided one of our agents' calls elsewhere: the engine
-        // plans it here, with the real values, and resolves it.
-        const auto review = reviewFromText(row.reviewText, row.id);
-        if (review) {
-            m_applying = row.id;
-            Q_EMIT decidedElsewhere(*review, row.decidedBy);
-            m_applying.clear();
-        }
-        if (m_view.find(row.id)) {
-            Decision d;
-            d.kind = DecisionKind::Deny;
-            d.decidedBy = row.decidedBy;
-            d.code = "invalid_review";
-            d.reason = "the decision made by " + row.decidedBy + " could not be applied here";
-            m_view.resolve(row.id, ItemState::Decided, std::move(d));
-        }
-        return;
-    }
-    m_view.resolve(row.id, stateOf(row.state), decisionOf(row));
 }
 
 } // namespace holdpoint::team

@@ -191,6 +191,7 @@ private:
     std::vector<std::string> m_toRefresh; // in the order asked for
     std::unordered_set<std::string> m_toRefreshSet;
     bool m_refreshing = false;
+    bool m_refreshPosted = false; // a read waits for the notifications queued with it
     std::string m_reviewer;
     std::string m_reviewerOsUser;
     QString m_reviewerError;

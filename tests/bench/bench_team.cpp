@@ -20,6 +20,7 @@
 #include <functional>
 #include <map>
 #include <optional>
+#include <set>
 
 namespace holdpoint::bench {
 
@@ -97,6 +98,7 @@ Burst burst(const std::vector<std::unique_ptr<Child>> &gateways, const Child &co
     Peer reviewer;
     if (!reviewer.connectAs(console.url, console.reviewerToken, "reviewer", error))
         return b;
+    SteadyClock::time_point start;
     reviewer.onMessage = [&](const Message &m) {
         if (m.json.value("type", std::string()) != "escalated")
             return;
@@ -110,7 +112,7 @@ Burst burst(const std::vector<std::unique_ptr<Child>> &gateways, const Child &co
     };
 
     // Paced by the clock, not by the timer's count, so a late tick catches up.
-    const auto start = SteadyClock::now();
+    start = SteadyClock::now();
     int sent = 0;
     QTimer pace;
     pace.setTimerType(Qt::PreciseTimer);
@@ -147,6 +149,184 @@ Burst burst(const std::vector<std::unique_ptr<Child>> &gateways, const Child &co
     b.visiblePerSecond = total / std::chrono::duration<double>(lastSeen - start).count();
     b.drainMs = msBetween(lastSent, lastSeen);
     return b;
+}
+
+// A database of its own for one part of the scenario: migrated, its
+// reviewer "bench" mapped to the cluster's login.
+bool freshDatabase(test::PgCluster &pg, const QString &name, QString *error)
+{
+    if (!pg.createDatabase(name)) {
+        *error = pg.lastError();
+        return false;
+    }
+    try {
+        auto c = team::connect(pg.connString(name).toStdString());
+        team::migrate(*c);
+        pqxx::nontransaction tx(*c);
+        tx.exec(test::PgCluster::mapReviewersSql(pg.adminUser(), {QStringLiteral("bench")}).toStdString());
+    } catch (const std::exception &e) {
+        *error = QString::fromUtf8(e.what());
+        return false;
+    }
+    return true;
+}
+
+// `gateways` gateways and a reviewer console on `database`. With `asVersion`,
+// every one of them acts as an instance of that schema version
+// (HOLDPOINT_TEAM_AS_VERSION, TEAM.md "Versions").
+struct Fleet
+{
+    std::vector<std::unique_ptr<Child>> gateways;
+    std::unique_ptr<Child> console;
+};
+
+Fleet startFleet(const test::PgCluster &pg, const QString &database, const QString &root, int gateways,
+                 int asVersion, QString *error)
+{
+    Fleet f;
+    const QStringList team {QStringLiteral("--team"), pg.connString(database)};
+    if (asVersion)
+        qputenv("HOLDPOINT_TEAM_AS_VERSION", QByteArray::number(asVersion));
+    for (int i = 1; i <= gateways && error->isEmpty(); ++i) {
+        auto g = startConsole(root, error, team, QStringLiteral("%1-gateway%2").arg(database).arg(i));
+        if (g)
+            f.gateways.push_back(std::move(g));
+    }
+    if (error->isEmpty())
+        f.console = startConsole(root, error, team + QStringList {QStringLiteral("--reviewer"), QStringLiteral("bench")},
+                                 database + QStringLiteral("-console"));
+    qunsetenv("HOLDPOINT_TEAM_AS_VERSION");
+    return f;
+}
+
+// Resident memory of a process, from /proc (bytes; 0 if unreadable).
+double rssBytes(qint64 pid)
+{
+    QFile f(QStringLiteral("/proc/%1/status").arg(pid));
+    if (!f.open(QIODevice::ReadOnly))
+        return 0;
+    for (QByteArray line = f.readLine(); !line.isEmpty(); line = f.readLine())
+        if (line.startsWith("VmRSS:"))
+            return line.mid(6).trimmed().split(' ').value(0).toDouble() * 1024;
+    return 0;
+}
+
+// `total` escalations at 1000/s spread over agents on `at`, until a reviewer
+// on each of `watch` has seen every one. Returns, per watched instance, the
+// ms from the last call sent until it had them all; empty with `error` set
+// if one did not within 60 s.
+std::vector<double> escalateUntilSeen(const std::vector<const Child *> &at, const std::vector<const Child *> &watch,
+                                      int total, QString *error)
+{
+    std::vector<std::unique_ptr<Peer>> agents;
+    for (const Child *g : at) {
+        for (int i = 0; i < 4; ++i) {
+            auto agent = std::make_unique<Peer>();
+            if (!agent->connectAs(g->url, g->agentToken, "agent", error))
+                return {};
+            agent->onMessage = [](const Message &) {};
+            agents.push_back(std::move(agent));
+        }
+    }
+    QEventLoop loop;
+    std::vector<std::unique_ptr<Peer>> reviewers;
+    std::vector<int> seen(watch.size(), 0);
+    std::vector<SteadyClock::time_point> done(watch.size());
+    int complete = 0;
+    for (std::size_t w = 0; w < watch.size(); ++w) {
+        auto r = std::make_unique<Peer>();
+        if (!r->connectAs(watch[w]->url, watch[w]->reviewerToken, "reviewer", error))
+            return {};
+        r->onMessage = [&, w](const Message &m) {
+            if (m.json.value("type", std::string()) != "escalated"
+                || m.json["item"].value("call_id", std::string()).rfind("s", 0) != 0)
+                return;
+            if (++seen[w] == total) {
+                done[w] = m.at;
+                if (++complete == int(watch.size()))
+                    loop.quit();
+            }
+        };
+        reviewers.push_back(std::move(r));
+    }
+    const auto start = SteadyClock::now();
+    SteadyClock::time_point lastSent = start;
+    int sent = 0;
+    QTimer pace;
+    pace.setTimerType(Qt::PreciseTimer);
+    QObject::connect(&pace, &QTimer::timeout, &loop, [&] {
+        const double elapsed = std::chrono::duration<double>(SteadyClock::now() - start).count();
+        for (const int due = std::min(total, int(elapsed * 1000)); sent < due; ++sent)
+            agents[std::size_t(sent) % agents.size()]->send(
+                Json {{"type", "tool_call"}, {"call_id", "s" + std::to_string(sent)}, {"tool_name", "deploy"},
+                      {"args", {{"target", "staging"}, {"build", sent}}}});
+        if (sent == total) {
+            lastSent = SteadyClock::now();
+            pace.stop();
+        }
+    });
+    pace.start(2);
+    QTimer watchdog;
+    watchdog.setSingleShot(true);
+    QObject::connect(&watchdog, &QTimer::timeout, &loop, &QEventLoop::quit);
+    watchdog.start(total + 60'000);
+    loop.exec();
+    if (complete < int(watch.size())) {
+        int least = total;
+        for (int n : seen)
+            least = std::min(least, n);
+        *error = QStringLiteral("%1 of %2 instances saw all %3 escalations; the one with the fewest saw %4")
+                     .arg(complete)
+                     .arg(watch.size())
+                     .arg(total)
+                     .arg(least);
+        return {};
+    }
+    std::vector<double> out;
+    for (const auto &t : done)
+        out.push_back(std::max(0.0, msBetween(lastSent, t)));
+    return out;
+}
+
+// Starts a reviewer console on `extra` and times it from the process's start
+// until its reviewer has `total` pending items in view.
+double startUntilInView(const QString &root, const QString &name, const QStringList &extra, int total, QString *error)
+{
+    const auto start = SteadyClock::now();
+    auto console = startConsole(root, error, extra, name);
+    if (!console)
+        return 0;
+    Peer reviewer;
+    if (!reviewer.connectAs(console->url, console->reviewerToken, "reviewer", error))
+        return 0;
+    std::set<std::string> ids;
+    for (const Json &item : reviewer.queue.value("items", Json::array()))
+        ids.insert(item.value("id", std::string()));
+    SteadyClock::time_point all = SteadyClock::now();
+    while (const std::optional<Message> m = reviewer.next("escalated", 0)) {
+        ids.insert(m->json["item"].value("id", std::string()));
+        all = m->at;
+    }
+    if (int(ids.size()) >= total)
+        return msBetween(start, all);
+    QEventLoop loop;
+    reviewer.onMessage = [&](const Message &m) {
+        if (m.json.value("type", std::string()) == "escalated")
+            ids.insert(m.json["item"].value("id", std::string()));
+        if (int(ids.size()) >= total) {
+            all = m.at;
+            loop.quit();
+        }
+    };
+    QTimer::singleShot(60'000, &loop, &QEventLoop::quit);
+    loop.exec();
+    if (int(ids.size()) < total) {
+        *error = QStringLiteral("a console started against %1 pending items had %2 in view after 60 s")
+                     .arg(total)
+                     .arg(ids.size());
+        return 0;
+    }
+    return msBetween(start, all);
 }
 
 } // namespace
@@ -231,28 +411,74 @@ void teamScenario(bool quick, Table *table)
                     percentile(withTeam, p), "the same console without --team", percentile(without, p),
                     p == 0.5 ? "within 5%" : ""});
 
-    // A sustained burst over four gateways.
-    std::vector<std::unique_ptr<Child>> gateways;
-    gateways.push_back(std::move(gateway));
-    for (int i = 2; i <= 4; ++i) {
-        gateways.push_back(startConsole(tmp.path(), &error, team, QStringLiteral("gateway%1").arg(i)));
-        if (!gateways.back())
-            return table->fail("team", error.toStdString());
-    }
+    // A sustained burst over four gateways, twice, each fleet on a database
+    // of its own: first every instance as schema version 3 has them (one
+    // notification and one read per item), then as they are now.
+    gateway.reset();
+    console.reset();
     const int rate = 1000;
     const double seconds = quick ? 2 : 10;
-    const Burst b = burst(gateways, *console, rate, seconds, &error);
-    if (!error.isEmpty())
-        return table->fail("team", error.toStdString());
+    Burst bursts[2];
+    for (int asVersion : {3, 0}) {
+        const QString db = asVersion ? QStringLiteral("burst_v%1").arg(asVersion) : QStringLiteral("burst");
+        if (!freshDatabase(pg, db, &error))
+            return table->fail("team", error.toStdString());
+        Fleet f = startFleet(pg, db, tmp.path(), 4, asVersion, &error);
+        if (!error.isEmpty())
+            return table->fail("team", error.toStdString());
+        bursts[asVersion ? 0 : 1] = burst(f.gateways, *f.console, rate, seconds, &error);
+        if (!error.isEmpty())
+            return table->fail("team", error.toStdString());
+    }
+    const Burst &old = bursts[0], &b = bursts[1];
     const std::string variant = std::to_string(int(rate * seconds)) + " escalations over 4 gateways";
+    const std::string perItem = "per item (schema 3)";
     table->add({"team", variant, "seen/s", "1/s", b.visiblePerSecond, "offered", b.offeredPerSecond,
                 "1000/s sustained"});
-    table->add({"team", variant, "lag p50", "ms", percentile(b.lagMs, 0.5), "one escalation at a time",
-                percentile(remote.escalationMs, 0.5), ""});
-    table->add({"team", variant, "lag p99", "ms", percentile(b.lagMs, 0.99), "one escalation at a time",
+    table->add({"team", variant, "lag p50", "ms", percentile(b.lagMs, 0.5), perItem, percentile(old.lagMs, 0.5), ""});
+    table->add({"team", variant, "lag p99", "ms", percentile(b.lagMs, 0.99), perItem, percentile(old.lagMs, 0.99),
+                "at most 50 ms"});
+    table->add({"team", variant, "drain after the last", "ms", b.drainMs, perItem, old.drainMs, "no backlog"});
+    table->add({"team", variant, "per item: lag p99", "ms", percentile(old.lagMs, 0.99), "one escalation at a time",
                 percentile(remote.escalationMs, 0.99), ""});
-    table->add({"team", variant, "drain after the last", "ms", b.drainMs, "one escalation at a time",
-                percentile(remote.escalationMs, 0.5), "no backlog"});
+
+    // Scale: many gateways and a long queue, every instance converging on it.
+    const int scaleGateways = quick ? 3 : 20;
+    const int items = quick ? 500 : 10'000;
+    if (!freshDatabase(pg, QStringLiteral("scale"), &error))
+        return table->fail("team", error.toStdString());
+    Fleet scale = startFleet(pg, QStringLiteral("scale"), tmp.path(), scaleGateways, 0, &error);
+    if (!error.isEmpty())
+        return table->fail("team", error.toStdString());
+    std::vector<const Child *> at, every;
+    for (const auto &g : scale.gateways) {
+        at.push_back(g.get());
+        every.push_back(g.get());
+    }
+    every.push_back(scale.console.get());
+    // One console alone first, with the same calls: its memory and its drain.
+    const double aloneBefore = rssBytes(alone->process->processId());
+    const std::vector<double> aloneDrain = escalateUntilSeen({alone.get()}, {alone.get()}, items, &error);
+    const double aloneAfter = rssBytes(alone->process->processId());
+    const double teamBefore = rssBytes(scale.console->process->processId());
+    const std::vector<double> drains = escalateUntilSeen(at, every, items, &error);
+    const double teamAfter = rssBytes(scale.console->process->processId());
+    if (!error.isEmpty())
+        return table->fail("team", error.toStdString());
+    const std::string scaled = std::to_string(items) + " pending over " + std::to_string(scaleGateways) + " gateways";
+    table->add({"team", scaled, "every instance has all, after the last sent", "ms",
+                *std::max_element(drains.begin(), drains.end()), "one console alone", aloneDrain.front(),
+                "all " + std::to_string(scaleGateways + 1) + " converge"});
+    table->add({"team", scaled, "console memory per item (RSS)", "bytes", (teamAfter - teamBefore) / items,
+                "one console alone", (aloneAfter - aloneBefore) / items, ""});
+    const QStringList join {QStringLiteral("--team"), pg.connString(QStringLiteral("scale")), QStringLiteral("--reviewer"),
+                            QStringLiteral("bench")};
+    const double startTeam = startUntilInView(tmp.path(), QStringLiteral("scale-late"), join, items, &error);
+    const double startAlone = startUntilInView(tmp.path(), QStringLiteral("alone-late"), {}, 0, &error);
+    if (!error.isEmpty())
+        return table->fail("team", error.toStdString());
+    table->add({"team", scaled, "console start until all in view", "ms", startTeam,
+                "one console alone, empty", startAlone, ""});
 }
 
 } // namespace holdpoint::bench

@@ -34,6 +34,8 @@ class Peer final : public QObject
 public:
     // Once connected: called for every message instead of keeping it.
     std::function<void(const Message &)> onMessage;
+    // A reviewer's: the queue as it was when it connected.
+    Json queue;
 
     bool connectAs(const QUrl &url, const QByteArray &token, const std::string &role, QString *error)
     {
@@ -58,9 +60,17 @@ public:
                 m_loop->quit();
         });
         m_ws.open(url);
-        if (!next("welcome", 10'000) || (role == "reviewer" && !next("queue", 10'000))) {
+        if (!next("welcome", 10'000)) {
             *error = QStringLiteral("no welcome from %1 as %2").arg(url.toString(), QString::fromStdString(role));
             return false;
+        }
+        if (role == "reviewer") {
+            std::optional<Message> q = next("queue", 10'000);
+            if (!q) {
+                *error = QStringLiteral("no queue from %1").arg(url.toString());
+                return false;
+            }
+            queue = std::move(q->json);
         }
         return true;
     }

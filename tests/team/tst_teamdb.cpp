@@ -195,7 +195,7 @@ void tst_TeamDb::upgradesFromVersionOne()
         migrate(*gw);
         QFAIL("a role that does not own the schema upgraded it");
     } catch (const TeamError &e) {
-        QVERIFY2(std::string(e.what()).find("is version 1 and this holdpoint needs version 3")
+        QVERIFY2(std::string(e.what()).find("is version 1 and this holdpoint needs version 4")
                     != std::string::npos
                 && std::string(e.what()).find("holdpoint-ctl team init") != std::string::npos,
             e.what());

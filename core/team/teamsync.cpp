@@ -1,0 +1,202 @@
+// SPDX-License-Identifier: Apache-2.0
+// TeamStore's reading side (TEAM.md "Gateways and consoles", "Under
+// load"): notifications name rows, and the view is made to agree with them.
+
+#include "teamstore.h"
+
+#include "queue/approvals.h"
+#include "team/teamitems.h"
+
+namespace holdpoint::team {
+
+using protocol::Decision;
+using protocol::DecisionKind;
+
+void TeamStore::onNotified(const QString &kind, const QString &qid)
+{
+    followActivity();
+    if (kind == u"new-batch") {
+        // Schema version 4: one notification for a batch of new items.
+        std::vector<std::string> ids;
+        for (const QStringView part : QStringView(qid).split(u' ', Qt::SkipEmptyParts)) {
+            std::string id = part.toString().toStdString();
+            if (!m_local.count(id) && !m_view.find(id))
+                ids.push_back(std::move(id));
+        }
+        refresh(ids);
+        return;
+    }
+    const std::string id = qid.toStdString();
+    if (kind == u"new") {
+        if (!m_local.count(id) && !m_view.find(id))
+            refresh({ id });
+    } else if (kind == u"decided" || kind == u"claim" || kind == u"findings" || kind == u"agent"
+        || kind == u"vote") {
+        if (m_view.find(id) && !m_deciding.count(id))
+            refresh({ id });
+    }
+}
+
+void TeamStore::refresh(const std::vector<std::string> &ids)
+{
+    for (const std::string &id : ids)
+        if (m_toRefreshSet.insert(id).second)
+            m_toRefresh.push_back(id);
+    if (m_refreshing || m_toRefresh.empty())
+        return;
+    if (m_config.self.knows < 4) {
+        readRefreshes(); // as version 3 did: the first id at once, alone
+        return;
+    }
+    // Notifications that arrived together are in the event queue already:
+    // read once they are all in, so a burst costs one rows() each time round.
+    if (m_refreshPosted)
+        return;
+    m_refreshPosted = true;
+    QMetaObject::invokeMethod(
+        this,
+        [this] {
+            m_refreshPosted = false;
+            if (!m_refreshing)
+                readRefreshes();
+        },
+        Qt::QueuedConnection);
+}
+
+void TeamStore::readRefreshes()
+{
+    if (m_toRefresh.empty())
+        return;
+    std::vector<std::string> ids;
+    ids.swap(m_toRefresh);
+    m_toRefreshSet.clear();
+    m_refreshing = true;
+    // A read that fails is not retried: the connection is gone, and the
+    // resync after the reconnect reads every row again.
+    m_conn.run<std::vector<Row>>([ids = std::move(ids)](pqxx::connection_base &c) { return rows(c, ids); },
+        [this](std::vector<Row> found) {
+            m_refreshing = false;
+            for (const Row &r : found)
+                applyRow(r);
+            readRefreshes();
+        },
+        [this](const TeamError &) {
+            m_refreshing = false;
+            readRefreshes();
+        },
+        TeamConnection::WhenDown::Fail);
+}
+
+void TeamStore::resync()
+{
+    std::vector<std::string> shown;
+    m_view.forEachPending([&](const QueueItem &item) { shown.push_back(item.id); });
+    struct State
+    {
+        std::vector<Row> pending;
+        std::vector<Row> shown;
+    };
+    m_conn.run<State>(
+        [shown](pqxx::connection_base &c) {
+            return State { pendingRows(c), rows(c, shown) };
+        },
+        [this](State s) {
+            std::set<std::string> inDb;
+            for (const Row &r : s.shown)
+                inDb.insert(r.id);
+            for (const Row &r : s.pending) {
+                inDb.insert(r.id);
+                applyRow(r);
+            }
+            for (const Row &r : s.shown)
+                if (r.state != "pending")
+                    applyRow(r);
+            // Items shown here that the team has no row for: a remote one
+            // is gone; a local one whose escalation never landed is
+            // written by the job still queued for it.
+            std::vector<std::string> gone;
+            m_view.forEachPending([&](const QueueItem &item) {
+                if (!inDb.count(item.id) && !m_local.count(item.id))
+                    gone.push_back(item.id);
+            });
+            for (const std::string &id : gone) {
+                Decision d;
+                d.kind = DecisionKind::Deny;
+                d.decidedBy = "team";
+                d.reason = "no longer in the team queue";
+                m_view.resolve(id, ItemState::Abandoned, std::move(d));
+            }
+        },
+        {}, TeamConnection::WhenDown::Fail);
+}
+
+void TeamStore::addRemote(const Row &row)
+{
+    auto item = itemFromRow(row);
+    if (!item || m_view.find(row.id))
+        return;
+    item->team = placeOf(row);
+    m_view.add(std::move(*item));
+}
+
+void TeamStore::applyRow(const Row &row)
+{
+    const QueueItem *item = m_view.find(row.id);
+    if (row.state == "pending") {
+        if (!item) {
+            if (!m_local.count(row.id))
+                addRemote(row);
+            return;
+        }
+        const TeamPlace place = placeOf(row);
+        if (!item->team || item->team->online != place.online
+            || item->team->editingBy != place.editingBy)
+            m_view.setTeamPlace(row.id, place);
+        if (row.agentConnected && !m_local.count(row.id)) {
+            const QueueItem *now = m_view.find(row.id);
+            if (now && now->agentConnected != *row.agentConnected)
+                m_view.setAgentConnected(row.id, *row.agentConnected);
+        }
+        if (const QueueItem *now = m_view.find(row.id); now && now->approvals.voted()) {
+            QueueItem counted;
+            counted.redactions = now->redactions;
+            applyVotes(counted, row);
+            m_view.setVotes(row.id, std::move(counted.votes), std::move(counted.editedArgs)); // no-op if unchanged
+        }
+        if (row.turnFindingsText && !m_local.count(row.id)) {
+            const Json f = Json::parse(*row.turnFindingsText, nullptr, false);
+            const QueueItem *now = m_view.find(row.id);
+            if (f.is_array() && now) {
+                auto findings = protocol::turnFindingsFromJson(f);
+                if (findings != now->turnFindings)
+                    m_view.setTurnFindings(now->sessionId, now->turnId, findings);
+            }
+        }
+        return;
+    }
+    if (!item || m_deciding.count(row.id))
+        return;
+    m_claims.erase(row.id);
+    if (m_local.erase(row.id) && row.state == "decided") {
+        // A person decided one of our agents' calls elsewhere: the engine
+        // plans it here, with the real values, and resolves it.
+        const auto review = reviewFromText(row.reviewText, row.id);
+        if (review) {
+            m_applying = row.id;
+            Q_EMIT decidedElsewhere(*review, row.decidedBy);
+            m_applying.clear();
+        }
+        if (m_view.find(row.id)) {
+            Decision d;
+            d.kind = DecisionKind::Deny;
+            d.decidedBy = row.decidedBy;
+            d.code = "invalid_review";
+            d.reason = "the decision made by " + row.decidedBy + " could not be applied here";
+            m_view.resolve(row.id, ItemState::Decided, std::move(d));
+        }
+        return;
+    }
+    m_view.resolve(row.id, stateOf(row.state), decisionOf(row));
+}
+
+} // namespace holdpoint::team
