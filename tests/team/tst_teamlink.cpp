@@ -193,7 +193,8 @@ void tst_TeamLink::silentLinkIsReportedDown()
     QVERIFY(!up.contains("error"));
     report = linkReport(gateway);
     QVERIFY2(!report.contains(DownLine), report.constData());
-    QCOMPARE(proxy.accepted(), 2);
+    // The held attempt, or another after it if libpq's connect_timeout ran out first.
+    QVERIFY(proxy.accepted() >= 2);
     qInfo("reported down %lld ms after the silence, up again %lld ms after it", noticed, clock.elapsed());
 }
 
