@@ -177,4 +177,40 @@ Json callFields(const QueueItem &item, const std::string &gateway)
     return j;
 }
 
+Withdraw withdrawalOf(const QueueItem &item, const std::string &gateway,
+    const std::string &teamState, const Decision &decision)
+{
+    Withdraw w;
+    w.id = item.id;
+    w.gateway = gateway;
+    w.state = teamState;
+    w.code = decision.code;
+    w.reason = decision.reason;
+    w.decidedBy = decision.decidedBy;
+    w.audit = callFields(item, gateway);
+    w.audit["code"] = decision.code;
+    w.audit["decided_by"] = decision.decidedBy;
+    w.audit["decision"] = "deny";
+    w.audit["reason"] = decision.reason;
+    w.audit["state"] = teamState;
+    return w;
+}
+
+Withdraw lostAnswerOf(const Row &row)
+{
+    QueueItem item;
+    item.id = row.id;
+    item.callId = row.callId;
+    item.sessionId = row.sessionId;
+    item.toolName = row.tool;
+    item.turnId = row.turnId;
+    Decision d;
+    d.kind = DecisionKind::Deny;
+    d.decidedBy = "team";
+    d.code = "answer_lost";
+    d.reason = "its gateway had answered this call when the team database lost that answer in a "
+               "failover; the gateway's audit log has what its agent was told";
+    return withdrawalOf(item, row.gateway, "unavailable", d);
+}
+
 } // namespace holdpoint::team

@@ -31,5 +31,12 @@ std::string teamStateOf(ItemState state);
 protocol::Decision decisionOf(const Row &row);
 // The fields every team audit line about an item carries.
 Json callFields(const QueueItem &item, const std::string &gateway);
+// `gateway` ends its own `item` with `decision`, a deny, in `teamState`.
+Withdraw withdrawalOf(const QueueItem &item, const std::string &gateway,
+    const std::string &teamState, const protocol::Decision &decision);
+// A row of this gateway pending in the team although this gateway answered
+// its call already: a failover to a standby that had not received the answer
+// lost it (TEAM.md "Failover"). It ends as a deny, so no one decides it again.
+Withdraw lostAnswerOf(const Row &row);
 
 } // namespace holdpoint::team

@@ -329,21 +329,9 @@ void TeamStore::endLocally(
     const QueueItem *item = m_view.find(id);
     if (!item)
         return;
+    const Withdraw w = withdrawalOf(*item, m_config.self.id, teamState, decision);
     m_local.erase(id);
     m_claims.erase(id);
-    Withdraw w;
-    w.id = id;
-    w.gateway = m_config.self.id;
-    w.state = teamState;
-    w.code = decision.code;
-    w.reason = decision.reason;
-    w.decidedBy = decision.decidedBy;
-    w.audit = callFields(*item, m_config.self.id);
-    w.audit["code"] = decision.code;
-    w.audit["decided_by"] = decision.decidedBy;
-    w.audit["decision"] = "deny";
-    w.audit["reason"] = decision.reason;
-    w.audit["state"] = teamState;
     postEscalations(); // the item's row first
     // Written once the database is back; a reviewer's decision that got
     // there first stands there, and this deny stands here.

@@ -7,6 +7,8 @@
 #include "queue/approvals.h"
 #include "team/teamitems.h"
 
+#include <algorithm>
+
 namespace holdpoint::team {
 
 using protocol::Decision;
@@ -112,13 +114,17 @@ void TeamStore::resync()
                 if (r.state != "pending")
                     applyRow(r);
             // Items shown here that the team has no row for: a remote one
-            // is gone; a local one whose escalation never landed is
-            // written by the job still queued for it.
-            std::vector<std::string> gone;
+            // is gone; a local one is written again, since a failover may
+            // have lost it (TEAM.md "Failover"), and twice changes nothing.
+            std::vector<std::string> gone, unwritten;
             m_view.forEachPending([&](const QueueItem &item) {
-                if (!inDb.count(item.id) && !m_local.count(item.id))
-                    gone.push_back(item.id);
+                if (!inDb.count(item.id))
+                    (m_local.count(item.id) ? unwritten : gone).push_back(item.id);
             });
+            for (const std::string &id : unwritten)
+                if (std::none_of(m_escalations.begin(), m_escalations.end(),
+                        [&](const Escalation &e) { return e.id == id; }))
+                    writeEscalation(*m_view.find(id));
             for (const std::string &id : gone) {
                 Decision d;
                 d.kind = DecisionKind::Deny;
@@ -143,6 +149,13 @@ void TeamStore::applyRow(const Row &row)
 {
     const QueueItem *item = m_view.find(row.id);
     if (row.state == "pending") {
+        if (!item && row.gateway == m_config.self.id && !m_local.count(row.id)) {
+            // Answered here already: the team lost that (TEAM.md "Failover").
+            m_conn.run<Withdrawn>([w = lostAnswerOf(row)](pqxx::connection_base &c) {
+                return withdraw(c, w);
+            }, [](Withdrawn) {});
+            return;
+        }
         if (!item) {
             if (!m_local.count(row.id))
                 addRemote(row);
