@@ -9,7 +9,12 @@
 // server-side binaries run as the OS user `postgres` (Debian's postgresql
 // package creates it) through runuser, in a directory handed to that user.
 // Client tools (psql, createdb) run as the caller; root can reach the socket.
+//
+// A second cluster can be a streaming standby of one started with
+// Options::replication (startStandby: pg_basebackup -R over the primary's
+// socket); killPostmaster() and promote() make a failover of the two.
 
+#include <QDeadlineTimer>
 #include <QDir>
 #include <QFile>
 #include <QFileInfo>
@@ -17,9 +22,11 @@
 #include <QRandomGenerator>
 #include <QStandardPaths>
 #include <QTemporaryDir>
+#include <QThread>
 
 #include <memory>
 
+#include <csignal>
 #include <pwd.h>
 #include <sys/stat.h>
 #include <sys/un.h>
@@ -34,6 +41,7 @@ public:
     {
         bool durable = false; // fsync on, initdb syncs
         bool tls = false; // also hostssl on 127.0.0.1 (scram-sha-256), certificates from caFile()
+        bool replication = false; // a standby may connect over the socket (`local replication`)
     };
 
     static constexpr int ProcessTimeoutMs = 60'000;
@@ -57,32 +65,7 @@ public:
     bool start() { return start(Options {}); }
     bool start(const Options &options)
     {
-        if (m_dir)
-            return fail("PgCluster::start: already started once; use startAgain()");
-        m_options = options;
-        m_binDir = findBinDir();
-        if (m_binDir.isEmpty())
-            return fail("no PostgreSQL server binaries: looked for "
-                        "/usr/lib/postgresql/<major>/bin/initdb and initdb on PATH");
-        if (isRoot()) {
-            const passwd *pw = ::getpwnam("postgres");
-            if (!pw)
-                return fail("running as root, which initdb and postgres refuse, and there is no "
-                            "OS user `postgres` to run them as (apt-get install postgresql)");
-            m_uid = pw->pw_uid;
-            m_gid = pw->pw_gid;
-            m_runuser = QStandardPaths::findExecutable(QStringLiteral("runuser"));
-            if (m_runuser.isEmpty())
-                return fail("running as root and no `runuser` on PATH to become `postgres`");
-        }
-        m_dir = std::make_unique<QTemporaryDir>(QDir::tempPath() + word("/holdpoint-pg-XXXXXX"));
-        if (!m_dir->isValid())
-            return fail(word("cannot create a temporary directory: ") + m_dir->errorString());
-        // sun_path holds `<dir>/.s.PGSQL.<port>` and its NUL.
-        if (socketDir().toLocal8Bit().size() + 17 > int(sizeof(sockaddr_un::sun_path)))
-            return fail(word("socket directory path too long for a Unix socket: ") + socketDir());
-        // As root the parents must be traversable by `postgres` too (/tmp is).
-        if ((isRoot() && !handOver(socketDir(), 0700)) || !startWatchdog())
+        if (!prepare(options))
             return false;
 
         QStringList initdb = argv("-D", dataDir(), "-A", "trust", "-U", adminUser(),
@@ -94,9 +77,11 @@ public:
         if (options.tls && !makeCertificates())
             return false;
         // Only what we write here: initdb's default also trusts TCP from loopback.
-        const QByteArray hba = options.tls
+        QByteArray hba = options.tls
             ? "local all all trust\nhostssl all all 127.0.0.1/32 scram-sha-256\n"
             : "local all all trust\n";
+        if (options.replication)
+            hba += "local replication all trust\n";
         if (!writeFile(at("data/pg_hba.conf"), hba, false)
             || !writeFile(at("data/postgresql.conf"), "\ninclude 'holdpoint.conf'\n", true))
             return false;
@@ -199,8 +184,145 @@ public:
         return f.readLine().trimmed().toLongLong();
     }
 
+    // Streaming replication -----------------------------------------------
+
+    // This cluster as a hot standby of `primary` (started with
+    // Options::replication, without TLS): pg_basebackup -R copies it over the
+    // primary's socket and writes primary_conninfo, which names this standby
+    // `name` (its application_name, what synchronous_standby_names matches).
+    // It gets a socket directory and port of its own and streams until
+    // promoted.
+    bool startStandby(const PgCluster &primary, const QString &name)
+    {
+        if (!primary.m_running || !primary.m_options.replication || primary.m_options.tls)
+            return fail("PgCluster::startStandby: the primary must run, with replication and "
+                        "without TLS");
+        if (!prepare(primary.m_options))
+            return false;
+        QStringList backup = argv("-D", dataDir(), "-R", "-X", "stream", "-c", "fast", "-d",
+            word("host=%1 port=%2 user=%3 application_name=%4")
+                .arg(primary.socketDir(), QString::number(primary.port()), adminUser(), name));
+        if (!m_options.durable)
+            backup << word("--no-sync");
+        if (!run(bin("pg_basebackup"), backup, true))
+            return false;
+        m_port = int(QRandomGenerator::global()->bounded(20000, 32768));
+        // The copied holdpoint.conf names the primary's port and socket.
+        return writeFile(at("data/holdpoint.conf"), settings(), false) && startAgain();
+    }
+
+    // On a primary: every commit waits for standby `name` at `level`
+    // (synchronous_commit: on, remote_apply...). Returns once that standby
+    // is synchronous.
+    bool requireSynchronousStandby(const QString &name, const QString &level)
+    {
+        return runPsql(word("postgres"), {},
+                   argv("-c", word("ALTER SYSTEM SET synchronous_standby_names = '\"%1\"'").arg(name),
+                       "-c", word("ALTER SYSTEM SET synchronous_commit = '%1'").arg(level), "-c",
+                       "SELECT pg_reload_conf()"),
+                   nullptr)
+            && waitForValue(word("SELECT sync_state FROM pg_stat_replication WHERE "
+                                 "application_name = '%1'")
+                                .arg(name),
+                word("sync"));
+    }
+
+    // On a standby: receive nothing more. primary_conninfo is emptied and
+    // reloaded; PostgreSQL (13 and later) then stops the WAL receiver and
+    // starts none. Returns once none runs, so nothing the primary commits
+    // after this returns reaches this standby: a deterministic lag.
+    bool stopReceiving()
+    {
+        return runPsql(word("postgres"), {},
+                   argv("-c", "ALTER SYSTEM SET primary_conninfo = ''", "-c",
+                       "SELECT pg_reload_conf()"),
+                   nullptr)
+            && waitForValue(word("SELECT count(*) FROM pg_stat_wal_receiver"), word("0"));
+    }
+
+    // SIGKILL to the postmaster alone, as a crash or the OOM killer would:
+    // no shutdown, no last WAL sent. Its backends exit when they see it gone,
+    // closing their clients' connections. Returns once it is gone.
+    bool killPostmaster()
+    {
+        const qint64 pid = serverPid();
+        if (!m_running || pid <= 0)
+            return fail("PgCluster::killPostmaster: not running");
+        if (::kill(pid_t(pid), SIGKILL) != 0)
+            return fail(word("cannot kill the postmaster (PID %1)").arg(pid));
+        m_running = false;
+        const auto gone = [pid] {
+            QFile stat(word("/proc/%1/stat").arg(pid));
+            // A zombie (state Z, after the command's closing parenthesis) is gone too.
+            return ::kill(pid_t(pid), 0) != 0 || !stat.open(QIODevice::ReadOnly)
+                || stat.readAll().split(')').last().trimmed().startsWith('Z');
+        };
+        return waitUntil(gone) || fail(word("the killed postmaster (PID %1) did not go").arg(pid));
+    }
+
+    // A standby becomes a primary; pg_ctl waits until it accepts writes.
+    bool promote()
+    {
+        return run(bin("pg_ctl"), argv("-D", dataDir(), "-w", "-t", "30", "promote"), true);
+    }
+
+    // Polls `sql` (in database postgres) until it prints `expected`.
+    bool waitForValue(const QString &sql, const QString &expected, int timeoutMs = ProcessTimeoutMs)
+    {
+        QString out;
+        if (waitUntil([&] { return psql(word("postgres"), sql, &out) && out.trimmed() == expected; },
+                timeoutMs))
+            return true;
+        return fail(word("`%1` printed \"%2\", not \"%3\" (%4)")
+                        .arg(sql, out.trimmed(), expected, m_error));
+    }
+
 private:
     static bool isRoot() { return ::geteuid() == 0; }
+
+    // Polls a condition of another process (a server's state), 20 ms apart.
+    template <typename Condition> static bool waitUntil(Condition done, int timeoutMs = ProcessTimeoutMs)
+    {
+        const QDeadlineTimer deadline(timeoutMs);
+        while (!done()) {
+            if (deadline.hasExpired())
+                return false;
+            QThread::msleep(20);
+        }
+        return true;
+    }
+
+    // What start() and startStandby() share: the binaries, the server's OS
+    // user when root, the directory and its watchdog.
+    bool prepare(const Options &options)
+    {
+        if (m_dir)
+            return fail("PgCluster: already started once; use startAgain()");
+        m_options = options;
+        m_binDir = findBinDir();
+        if (m_binDir.isEmpty())
+            return fail("no PostgreSQL server binaries: looked for "
+                        "/usr/lib/postgresql/<major>/bin/initdb and initdb on PATH");
+        if (isRoot()) {
+            const passwd *pw = ::getpwnam("postgres");
+            if (!pw)
+                return fail("running as root, which initdb and postgres refuse, and there is no "
+                            "OS user `postgres` to run them as (apt-get install postgresql)");
+            m_uid = pw->pw_uid;
+            m_gid = pw->pw_gid;
+            m_runuser = QStandardPaths::findExecutable(QStringLiteral("runuser"));
+            if (m_runuser.isEmpty())
+                return fail("running as root and no `runuser` on PATH to become `postgres`");
+        }
+        m_dir = std::make_unique<QTemporaryDir>(QDir::tempPath() + word("/holdpoint-pg-XXXXXX"));
+        if (!m_dir->isValid())
+            return fail(word("cannot create a temporary directory: ") + m_dir->errorString());
+        // sun_path holds `<dir>/.s.PGSQL.<port>` and its NUL.
+        if (socketDir().toLocal8Bit().size() + 17 > int(sizeof(sockaddr_un::sun_path)))
+            return fail(word("socket directory path too long for a Unix socket: ") + socketDir());
+        // As root the parents must be traversable by `postgres` too (/tmp is).
+        return (!isRoot() || handOver(socketDir(), 0700)) && startWatchdog();
+    }
 
     // Command-line words and messages: Latin-1 literals and QStrings mixed.
     static QString word(const QString &s) { return s; }
@@ -249,6 +371,10 @@ private:
                         .arg(QString::number(m_port), quote(socketDir()),
                             word(m_options.durable ? "on" : "off"),
                             word(m_options.tls ? "127.0.0.1" : ""));
+        // A standby whose primary died retries every wal_retrieve_retry_interval, and a
+        // promotion asked for meanwhile waited out the rest of it (5 s by default).
+        if (m_options.replication)
+            s += word("wal_retrieve_retry_interval = '100ms'\n");
         if (m_options.tls)
             s += word("ssl = on\npassword_encryption = 'scram-sha-256'\nssl_cert_file = %1\n"
                       "ssl_key_file = %2\n")
