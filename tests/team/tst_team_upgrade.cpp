@@ -1,0 +1,238 @@
+// SPDX-License-Identifier: Apache-2.0
+// Rolling upgrades (TEAM.md "Versions"): real `holdpoint --team` processes
+// keep working against a newer schema whose versions above theirs are all
+// additive, refuse one that is not, and a fleet halfway through an upgrade
+// (instances of schema 3 and 4 together) shares one queue.
+
+#include "common/consoleprocess.h"
+#include "common/pgcluster.h"
+
+#include "team/teamdb.h"
+
+#include <QtTest>
+
+using namespace holdpoint;
+using namespace holdpoint::test;
+
+namespace {
+
+Json toolCall(const std::string &callId)
+{
+    return Json { { "type", "tool_call" }, { "call_id", callId }, { "tool_name", "deploy" },
+        { "args", { { "target", "prod" } } } };
+}
+
+// A version that exists only for this test: what a later holdpoint's
+// additive migration could do (a table, a function, an overload of an
+// existing one), marked additive as it would mark itself.
+const char AdditiveVersion5[] = R"SQL(
+CREATE TABLE holdpoint.test_v5_notes (item_id text PRIMARY KEY, note text NOT NULL);
+CREATE FUNCTION holdpoint.test_v5_note(p_id text, p_note text) RETURNS void
+    LANGUAGE sql SECURITY DEFINER SET search_path = pg_catalog, pg_temp
+    AS $$ INSERT INTO holdpoint.test_v5_notes VALUES (p_id, p_note) $$;
+CREATE FUNCTION holdpoint.expire_due(p_instance text, p_limit integer) RETURNS SETOF text
+    LANGUAGE sql SECURITY DEFINER SET search_path = pg_catalog, pg_temp
+    AS $$ SELECT holdpoint.expire_due(p_instance) LIMIT p_limit $$;
+INSERT INTO holdpoint.schema_versions (version, additive, applied_at) VALUES (5, true, clock_timestamp());
+)SQL";
+
+// One that is not: it changes what an existing function means, so it moves
+// schema_version, as a migration that is not additive does.
+const char BreakingVersion6[] = R"SQL(
+INSERT INTO holdpoint.schema_versions (version, additive, applied_at) VALUES (6, false, clock_timestamp());
+UPDATE holdpoint.schema_version SET version = 6;
+)SQL";
+
+} // namespace
+
+class tst_TeamUpgrade final : public QObject
+{
+    Q_OBJECT
+
+private Q_SLOTS:
+    void initTestCase();
+    void init();
+    void cleanup();
+
+    void keepsWorkingAgainstAnAdditiveNewerSchema();
+    void refusesANewerSchemaThatIsNotAdditive();
+    void refusesANewerVersionThatDoesNotSayWhatItIs();
+    void aFleetHalfwayThroughAnUpgradeSharesOneQueue();
+
+private:
+    QStringList teamArgs(const QString &reviewer = {}) const
+    {
+        QStringList a { QStringLiteral("--team"), m_url };
+        if (!reviewer.isEmpty())
+            a << QStringLiteral("--reviewer") << reviewer;
+        return a;
+    }
+    CtlResult teamCtl(const QStringList &args) const
+    {
+        QProcess p;
+        p.start(QStringLiteral(HOLDPOINT_CTL_BIN), QStringList { QStringLiteral("--team"), m_url } + args);
+        return finish(p);
+    }
+    // An instance acting as one of schema `version` (HOLDPOINT_TEAM_AS_VERSION).
+    std::unique_ptr<ConsoleProcess> startAs(int version, const QStringList &args) const
+    {
+        if (version)
+            qputenv("HOLDPOINT_TEAM_AS_VERSION", QByteArray::number(version));
+        auto p = std::make_unique<ConsoleProcess>(args);
+        qunsetenv("HOLDPOINT_TEAM_AS_VERSION");
+        return p;
+    }
+    // An escalation at `gateway`, seen at `console`, approved there, and
+    // delivered to the agent.
+    void escalateAndApprove(ConsoleProcess &gateway, ConsoleProcess &console, const std::string &callId)
+    {
+        auto view = console.reviewer();
+        auto agent = gateway.agent();
+        QVERIFY(view && agent);
+        agent->send(toolCall(callId));
+        QVERIFY(agent->next("pending").is_object());
+        Json seen;
+        do
+            seen = view->next("escalated");
+        while (seen.is_object() && seen["item"].value("call_id", std::string()) != callId);
+        QVERIFY2(seen.is_object(), "the escalation never reached the console");
+        const std::string id = seen["item"]["id"];
+        view->send(Json { { "type", "review" }, { "id", id }, { "action", "approve" } });
+        const Json decision = agent->next("decision");
+        QCOMPARE(decision.value("decision", std::string()), std::string("allow"));
+        QCOMPARE(decision.value("call_id", std::string()), callId);
+    }
+
+    PgCluster m_pg;
+    QString m_db;
+    QString m_url;
+    int m_databases = 0;
+};
+
+void tst_TeamUpgrade::initTestCase()
+{
+    QVERIFY2(m_pg.start(), qPrintable(m_pg.lastError()));
+}
+
+void tst_TeamUpgrade::init()
+{
+    m_db = QStringLiteral("upgrade%1").arg(++m_databases);
+    QVERIFY2(m_pg.createDatabase(m_db), qPrintable(m_pg.lastError()));
+    m_url = m_pg.connString(m_db);
+    const CtlResult init = teamCtl({ QStringLiteral("team"), QStringLiteral("init"), m_url });
+    QVERIFY2(init.exitCode == 0, init.err.constData());
+    QVERIFY2(m_pg.psql(m_db, PgCluster::mapReviewersSql(m_pg.adminUser(), { QStringLiteral("alice") })),
+        qPrintable(m_pg.lastError()));
+}
+
+void tst_TeamUpgrade::cleanup()
+{
+    m_pg.dropDatabase(m_db);
+}
+
+void tst_TeamUpgrade::keepsWorkingAgainstAnAdditiveNewerSchema()
+{
+    ConsoleProcess gateway(teamArgs());
+    ConsoleProcess console(teamArgs(QStringLiteral("alice")));
+    QVERIFY(gateway.ready() && console.ready());
+    escalateAndApprove(gateway, console, "before");
+
+    // The owner applies version 5, which this build does not know.
+    QVERIFY2(m_pg.psql(m_db, QString::fromLatin1(AdditiveVersion5)), qPrintable(m_pg.lastError()));
+    // What an instance reads when it (re)connects: it says so and goes on.
+    const CtlResult pending = teamCtl({ QStringLiteral("pending") });
+    QCOMPARE(pending.exitCode, 0);
+    QVERIFY2(pending.err.contains(QByteArray::fromStdString("schema version 5, newer than this holdpoint knows ("
+                                            + std::to_string(team::SchemaVersion) + ")"))
+            && pending.err.contains("additive") && pending.err.contains("upgrade"),
+        pending.err.constData());
+
+    // Running instances go on, and new ones start against it.
+    escalateAndApprove(gateway, console, "after");
+    ConsoleProcess lateGateway(teamArgs());
+    ConsoleProcess lateConsole(teamArgs(QStringLiteral("alice")));
+    QVERIFY(lateGateway.ready() && lateConsole.ready());
+    escalateAndApprove(lateGateway, console, "late-gateway");
+    escalateAndApprove(gateway, lateConsole, "late-console");
+    // `team init` of this build leaves the newer schema as it is.
+    const CtlResult init = teamCtl({ QStringLiteral("team"), QStringLiteral("init"), m_url });
+    QCOMPARE(init.exitCode, 0);
+    QVERIFY2(init.out.contains("version 5; nothing to do"), init.out.constData());
+    const CtlResult verify = teamCtl({ QStringLiteral("audit"), QStringLiteral("verify") });
+    QVERIFY2(verify.exitCode == 0, verify.out.constData());
+}
+
+void tst_TeamUpgrade::refusesANewerSchemaThatIsNotAdditive()
+{
+    QVERIFY2(m_pg.psql(m_db, QString::fromLatin1(AdditiveVersion5)), qPrintable(m_pg.lastError()));
+    QVERIFY2(m_pg.psql(m_db, QString::fromLatin1(BreakingVersion6)), qPrintable(m_pg.lastError()));
+    const CtlResult pending = teamCtl({ QStringLiteral("pending") });
+    QVERIFY(pending.exitCode != 0);
+    QVERIFY2(pending.err.contains(QByteArray::fromStdString("schema version 6, newer than this holdpoint knows ("
+                                            + std::to_string(team::SchemaVersion) + ")"))
+            && pending.err.contains("version 6 is not additive")
+            && pending.err.contains("upgrade holdpoint on this machine"),
+        pending.err.constData());
+
+    // An instance starts, and its reviewers are shown why the team is not
+    // there (the red banner); what it escalates waits, then is denied.
+    ConsoleProcess gateway(teamArgs());
+    QVERIFY(gateway.ready());
+    std::string why;
+    QVERIFY(QTest::qWaitFor(
+        [&] {
+            TestSocket view;
+            if (!view.hello(gateway.info().url, gateway.info().reviewerToken.toStdString(), "reviewer").is_object())
+                return false;
+            const Json queue = view.next("queue");
+            why = queue.is_object() ? queue.value("team", Json::object()).value("error", std::string()) : std::string();
+            return why.find("is not additive") != std::string::npos;
+        },
+        WaitMs));
+    QVERIFY2(why.find("upgrade holdpoint on this machine") != std::string::npos, why.c_str());
+}
+
+void tst_TeamUpgrade::refusesANewerVersionThatDoesNotSayWhatItIs()
+{
+    // A version 5 that left no mark: never taken as additive.
+    QVERIFY2(m_pg.psql(m_db, QStringLiteral("DELETE FROM holdpoint.schema_versions WHERE version = 4;"
+                                            "INSERT INTO holdpoint.schema_versions VALUES (4, true, now()), (6, true, now())")),
+        qPrintable(m_pg.lastError()));
+    const CtlResult pending = teamCtl({ QStringLiteral("pending") });
+    QVERIFY(pending.exitCode != 0);
+    QVERIFY2(pending.err.contains("schema version 6, newer than this holdpoint knows")
+            && pending.err.contains("does not say whether every version since is additive"),
+        pending.err.constData());
+}
+
+void tst_TeamUpgrade::aFleetHalfwayThroughAnUpgradeSharesOneQueue()
+{
+    // A gateway and a console still of schema 3, with ones of schema 4, on
+    // the version-4 database: each console sees, and decides, both gateways'
+    // calls. (Those of 3 read one `new` per item, which the new gateway sends
+    // while they heartbeat; the new console reads both forms.)
+    auto oldGateway = startAs(3, teamArgs());
+    auto oldConsole = startAs(3, teamArgs(QStringLiteral("alice")));
+    ConsoleProcess newGateway(teamArgs());
+    ConsoleProcess newConsole(teamArgs(QStringLiteral("alice")));
+    QVERIFY(oldGateway->ready() && oldConsole->ready() && newGateway.ready() && newConsole.ready());
+    QString known;
+    QVERIFY(QTest::qWaitFor(
+        [&] {
+            return m_pg.psql(m_db,
+                       QStringLiteral("SELECT count(*) FILTER (WHERE knows IS NULL) || '/' || count(*)"
+                                      " FROM holdpoint.instances"),
+                       &known)
+                && known.trimmed() == QStringLiteral("2/4");
+        },
+        WaitMs));
+    escalateAndApprove(newGateway, *oldConsole, "new-to-old");
+    escalateAndApprove(*oldGateway, newConsole, "old-to-new");
+    escalateAndApprove(newGateway, newConsole, "new-to-new");
+    escalateAndApprove(*oldGateway, *oldConsole, "old-to-old");
+    const CtlResult verify = teamCtl({ QStringLiteral("audit"), QStringLiteral("verify") });
+    QVERIFY2(verify.exitCode == 0, verify.out.constData());
+}
+
+QTEST_GUILESS_MAIN(tst_TeamUpgrade)
+#include "tst_team_upgrade.moc"
