@@ -7,6 +7,7 @@
 #include <pqxx/pqxx>
 
 #include <sstream>
+#include <unordered_map>
 
 #include <atomic>
 #include <cstdio>
@@ -495,10 +496,10 @@ void escalateRun(pqxx::transaction_base &tx, const std::vector<Escalation> &batc
         waits += std::to_string(static_cast<long long>(e.waitMs));
     }
     waits += '}';
-    const auto r = tx.exec_params(
+    tx.conn().prepare("holdpoint_escalate_batch",
         "SELECT id, state, created FROM holdpoint.escalate_batch($1, $2, $3::text[], "
-        "$4::text[], $5::text[], $6::text[], $7::text[], $8::text[], $9::bigint[], $10::text[])",
-        batch[from].gateway, batch[from].host, arrayLiteral(ids), arrayLiteral(sessions),
+        "$4::text[], $5::text[], $6::text[], $7::text[], $8::text[], $9::bigint[], $10::text[])");
+    const auto r = tx.exec_prepared("holdpoint_escalate_batch", batch[from].gateway, batch[from].host, arrayLiteral(ids), arrayLiteral(sessions),
         arrayLiteral(calls), arrayLiteral(turns), arrayLiteral(tools), arrayLiteral(items), waits,
         arrayLiteral(audits));
     if (r.size() != to - from)
@@ -776,12 +777,24 @@ std::vector<Row> rows(pqxx::connection_base &c, const std::vector<std::string> &
         return {};
     return guarded(c, "reading team items", [&] {
         pqxx::nontransaction tx(c);
+        // Prepared once per connection: consoles run it for every batch of
+        // notifications, and parsing and planning it each time cost more
+        // than reading the rows. `= ANY` keeps the generic plan on the
+        // primary key whatever the number of ids; the order is put back here.
+        c.prepare("holdpoint_rows", std::string(RowColumns) + "WHERE i.id = ANY ($1::text[])");
+        std::unordered_map<std::string, Row> found;
+        for (const auto &r : tx.exec_prepared("holdpoint_rows", arrayLiteral(ids))) {
+            Row row = toRow(r);
+            std::string id = row.id;
+            found.emplace(std::move(id), std::move(row));
+        }
         std::vector<Row> out;
-        for (const auto &r : tx.exec_params(std::string(RowColumns)
-                     + "JOIN unnest($1::text[]) WITH ORDINALITY AS w(id, n) ON w.id = i.id"
-                       " ORDER BY w.n",
-                 arrayLiteral(ids)))
-            out.push_back(toRow(r));
+        out.reserve(found.size());
+        for (const std::string &id : ids)
+            if (auto it = found.find(id); it != found.end()) {
+                out.push_back(std::move(it->second));
+                found.erase(it);
+            }
         return out;
     });
 }
