@@ -28,9 +28,11 @@
 //              same approval with `holdpoint-ctl approve`, interleaved.
 //  team        on a PostgreSQL cluster of its own (fsync on): an escalation
 //              at a gateway seen in a second console, an approval there
-//              reaching the agent, the auto-allowed rtt with --team, and
-//              1000 escalations/s over four gateways; baseline: one console
-//              alone, measured interleaved (skipped without the server).
+//              reaching the agent, the auto-allowed rtt with --team,
+//              1000 escalations/s over four gateways, and 10,000 pending
+//              over 20 gateways; baselines: one console alone, measured
+//              interleaved, and the burst with every instance acting as
+//              schema 3 (skipped without the server).
 
 #include "bench.h"
 
