@@ -64,7 +64,17 @@ private:
         p.setProcessEnvironment(env);
         p.start(QStringLiteral(HOLDPOINT_CTL_BIN),
             QStringList { QStringLiteral("--team"), m_url } + args);
-        return finish(p);
+        CtlResult r = finish(p);
+        if (r.exitCode == -1)
+            qWarning("holdpoint-ctl %s: %s (exit status %d, code %d, signal or error: %s)",
+                qPrintable(args.join(QLatin1Char(' '))), r.err.constData(), int(p.exitStatus()),
+                p.exitCode(), qPrintable(p.errorString()));
+        return r;
+    }
+    // What a holdpoint-ctl run said, for a failed check.
+    static QByteArray said(const CtlResult &r)
+    {
+        return "exit code " + QByteArray::number(r.exitCode) + ": " + r.err + r.out;
     }
     // One value from `cluster`'s team database ("" when the query fails).
     static QString value(PgCluster &cluster, const QString &sql)
@@ -186,7 +196,7 @@ void tst_TeamFailover::multiHostUrlIsChecked()
     p.start(QStringLiteral(HOLDPOINT_CTL_BIN),
         { QStringLiteral("team"), QStringLiteral("init"), twoHosts });
     CtlResult r = finish(p);
-    QVERIFY2(r.exitCode == 0, r.err.constData());
+    QVERIFY2(r.exitCode == 0, said(r).constData());
 
     const QString bothGone = QStringLiteral("host=%1,%1/b port=%2,%2 dbname=team "
                                             "target_session_attrs=read-write")
@@ -255,14 +265,14 @@ void tst_TeamFailover::synchronousFailoverLosesNothing()
     // Decided is decided: a second answer is refused.
     const CtlResult again = teamCtl(
         { QStringLiteral("deny"), toQString(decided), QStringLiteral("--reason"), QStringLiteral("twice") });
-    QVERIFY2(again.exitCode == 2 && again.err.contains("already_decided"), again.err.constData());
+    QVERIFY2(again.exitCode == 2 && again.err.contains("already_decided"), said(again).constData());
 
     // Decisions on the new primary reach the agent: one survived the
     // failover, one is made after it.
     const std::string after = value(*m_standby,
         QStringLiteral("SELECT id FROM holdpoint.items WHERE call_id = 'after'")).toStdString();
     CtlResult r = teamCtl({ QStringLiteral("approve"), toQString(waits) });
-    QVERIFY2(r.exitCode == 0, r.err.constData());
+    QVERIFY2(r.exitCode == 0, said(r).constData());
     aliceView->send(Json { { "type", "review" }, { "id", after }, { "action", "deny" },
         { "reason", "after the failover" } });
     const auto got = decisions(*agent, 2);
@@ -274,7 +284,7 @@ void tst_TeamFailover::synchronousFailoverLosesNothing()
                  QStringLiteral("SELECT count(*) FROM holdpoint.audit WHERE event = 'decision'")),
         QStringLiteral("3"));
     const CtlResult verify = teamCtl({ QStringLiteral("audit"), QStringLiteral("verify") });
-    QVERIFY2(verify.exitCode == 0, verify.out.constData());
+    QVERIFY2(verify.exitCode == 0, said(verify).constData());
 }
 
 void tst_TeamFailover::asynchronousFailoverDeniesWhatItLost()
@@ -331,7 +341,7 @@ void tst_TeamFailover::asynchronousFailoverDeniesWhatItLost()
         QTRY_COMPARE_WITH_TIMEOUT(stateOf(*m_standby, ids[call]),
             QStringLiteral("unavailable answer_lost"), FollowMs);
         const CtlResult r = teamCtl({ QStringLiteral("approve"), toQString(ids[call]) });
-        QVERIFY2(r.exitCode == 2 && r.err.contains("already_decided"), r.err.constData());
+        QVERIFY2(r.exitCode == 2 && r.err.contains("already_decided"), said(r).constData());
     }
     // It writes the escalation the standby never had again: the call still
     // waits for a person, as before the failover, and so does the kept one.
@@ -345,11 +355,11 @@ void tst_TeamFailover::asynchronousFailoverDeniesWhatItLost()
         QStringLiteral("SELECT id FROM holdpoint.items WHERE call_id = 'after'")).toStdString();
     for (const std::string &id : { ids["kept"], after }) {
         const CtlResult r = teamCtl({ QStringLiteral("approve"), toQString(id) });
-        QVERIFY2(r.exitCode == 0, r.err.constData());
+        QVERIFY2(r.exitCode == 0, said(r).constData());
     }
     const CtlResult r = teamCtl({ QStringLiteral("deny"), toQString(ids["escalated"]),
         QStringLiteral("--reason"), QStringLiteral("after the failover") });
-    QVERIFY2(r.exitCode == 0, r.err.constData());
+    QVERIFY2(r.exitCode == 0, said(r).constData());
     got = decisions(*agent, 3);
     QCOMPARE(int(got.size()), 3);
     QCOMPARE(got["kept"].value("decision", std::string()), std::string("allow"));
@@ -358,7 +368,7 @@ void tst_TeamFailover::asynchronousFailoverDeniesWhatItLost()
     QVERIFY(agent->noneOf("decision"));
     // The chain on the new primary is the one the standby had, and goes on.
     const CtlResult verify = teamCtl({ QStringLiteral("audit"), QStringLiteral("verify") });
-    QVERIFY2(verify.exitCode == 0, verify.out.constData());
+    QVERIFY2(verify.exitCode == 0, said(verify).constData());
 }
 
 QTEST_GUILESS_MAIN(tst_TeamFailover)
