@@ -92,26 +92,8 @@ const char *optionalText(const std::optional<std::string> &s)
 }
 
 // A text[] parameter in PostgreSQL's array syntax: every element quoted,
-// with backslash and double quote escaped (PostgreSQL "Array Value Input").
-std::string arrayLiteral(const std::vector<std::string> &items)
-{
-    std::string out = "{";
-    for (std::size_t i = 0; i < items.size(); ++i) {
-        if (i)
-            out += ',';
-        out += '"';
-        for (char ch : items[i]) {
-            if (ch == '"' || ch == '\\')
-                out += '\\';
-            out += ch;
-        }
-        out += '"';
-    }
-    out += '}';
-    return out;
-}
-
-// The same with SQL NULL for an element that has no value.
+// with backslash and double quote escaped (PostgreSQL "Array Value Input"),
+// and SQL NULL for an element that has no value.
 std::string arrayLiteral(const std::vector<std::optional<std::string>> &items)
 {
     std::string out = "{";
@@ -132,6 +114,11 @@ std::string arrayLiteral(const std::vector<std::optional<std::string>> &items)
     }
     out += '}';
     return out;
+}
+
+std::string arrayLiteral(const std::vector<std::string> &items)
+{
+    return arrayLiteral(std::vector<std::optional<std::string>>(items.begin(), items.end()));
 }
 
 constexpr char RowColumns[]

@@ -9,6 +9,8 @@
 
 #include "team/teamdb.h"
 
+#include <pqxx/pqxx>
+
 #include <QtTest>
 
 using namespace holdpoint;
@@ -43,6 +45,32 @@ INSERT INTO holdpoint.schema_versions (version, additive, applied_at) VALUES (6,
 UPDATE holdpoint.schema_version SET version = 6;
 )SQL";
 
+team::Escalation escalation(const std::string &id)
+{
+    team::Escalation e;
+    e.id = id;
+    e.gateway = "gw-a";
+    e.host = "host-a";
+    e.sessionId = "s1";
+    e.callId = "call-" + id;
+    e.tool = "Bash";
+    e.item = Json { { "id", id }, { "tool_name", "Bash" }, { "args", { { "command", "ls" } } } };
+    e.waitMs = 300'000;
+    e.audit = Json { { "item", id }, { "tool", "Bash" } };
+    return e;
+}
+
+// The NOTIFY payloads on the team channel, in the order they arrive.
+class Listener final : public pqxx::notification_receiver
+{
+public:
+    explicit Listener(pqxx::connection_base &c)
+        : pqxx::notification_receiver(c, team::NotifyChannel)
+    { }
+    void operator()(const std::string &payload, int) override { payloads.push_back(payload); }
+    std::vector<std::string> payloads;
+};
+
 } // namespace
 
 class tst_TeamUpgrade final : public QObject
@@ -58,6 +86,7 @@ private Q_SLOTS:
     void refusesANewerSchemaThatIsNotAdditive();
     void refusesANewerVersionThatDoesNotSayWhatItIs();
     void aFleetHalfwayThroughAnUpgradeSharesOneQueue();
+    void aBatchIsOneNotificationAndOldListenersGetOneEach();
 
 private:
     QStringList teamArgs(const QString &reviewer = {}) const
@@ -230,6 +259,69 @@ void tst_TeamUpgrade::aFleetHalfwayThroughAnUpgradeSharesOneQueue()
     escalateAndApprove(*oldGateway, newConsole, "old-to-new");
     escalateAndApprove(newGateway, newConsole, "new-to-new");
     escalateAndApprove(*oldGateway, *oldConsole, "old-to-old");
+    const CtlResult verify = teamCtl({ QStringLiteral("audit"), QStringLiteral("verify") });
+    QVERIFY2(verify.exitCode == 0, verify.out.constData());
+}
+
+void tst_TeamUpgrade::aBatchIsOneNotificationAndOldListenersGetOneEach()
+{
+    using namespace holdpoint::team;
+    auto c = team::connect(m_url.toStdString());
+    auto listening = team::connect(m_url.toStdString());
+    Listener heard(*listening);
+    // What was announced up to now: notifications arrive in commit order,
+    // so everything before a marker sent last has come once the marker has.
+    auto drain = [&] {
+        {
+            pqxx::nontransaction tx(*c);
+            tx.exec("SELECT pg_notify('holdpoint', 'end')");
+        }
+        const QDeadlineTimer deadline(10'000);
+        while (std::find(heard.payloads.begin(), heard.payloads.end(), "end") == heard.payloads.end()
+            && !deadline.hasExpired())
+            listening->await_notification(1, 0);
+        std::vector<std::string> out;
+        out.swap(heard.payloads);
+        if (!out.empty() && out.back() == "end")
+            out.pop_back();
+        return out;
+    };
+    heartbeat(*c, Instance { "gw-a", "gateway", "host-a", {}, {}, 60'000 });
+    escalate(*c, std::vector { escalation("n1"), escalation("n2"), escalation("n3") });
+    QCOMPARE(drain(), (std::vector<std::string> { "new-batch n1 n2 n3" }));
+
+    // Ids that fill more than one payload are split under 8000 bytes, in order.
+    std::vector<Escalation> many;
+    std::string expected;
+    for (int i = 0; i < 700; ++i) {
+        many.push_back(escalation("long-" + std::to_string(100000 + i)));
+        expected += (i ? " " : "") + many.back().id;
+    }
+    escalate(*c, many);
+    const std::vector<std::string> parts = drain();
+    QVERIFY(parts.size() >= 2);
+    std::string joined;
+    for (const std::string &p : parts) {
+        QVERIFY(p.size() < 8000);
+        QVERIFY(p.rfind("new-batch ", 0) == 0);
+        joined += (joined.empty() ? "" : " ") + p.substr(10);
+    }
+    QCOMPARE(joined, expected);
+
+    // While an instance of version 3 heartbeats, it gets one `new` per item
+    // too; a single escalate() always sends one.
+    Instance old { "gw-old", "gateway", "host-old", {}, {}, 60'000 };
+    old.knows = 3;
+    heartbeat(*c, old);
+    escalate(*c, std::vector { escalation("o1"), escalation("o2") });
+    QCOMPARE(drain(), (std::vector<std::string> { "new o1", "new o2", "new-batch o1 o2" }));
+    escalate(*c, escalation("o3"));
+    QCOMPARE(drain(), (std::vector<std::string> { "new o3" }));
+    // Once it is gone (its heartbeat older than the window), only batches.
+    QVERIFY(m_pg.psql(m_db, QStringLiteral("UPDATE holdpoint.instances SET heartbeat_at = now() - interval '2 minutes'"
+                                           " WHERE id = 'gw-old'")));
+    escalate(*c, std::vector { escalation("o4") });
+    QCOMPARE(drain(), (std::vector<std::string> { "new-batch o4" }));
     const CtlResult verify = teamCtl({ QStringLiteral("audit"), QStringLiteral("verify") });
     QVERIFY2(verify.exitCode == 0, verify.out.constData());
 }

@@ -38,7 +38,6 @@ private Q_SLOTS:
     void refusesBadConnectionStrings();
     void escalationIsIdempotent();
     void escalationBatchCommitsAllOrNone();
-    void aBatchIsOneNotificationAndOldListenersGetOneEach();
     void activityFollowsTheAuditInOrder();
     void exactlyOneDecisionWhenTwoReviewersRace();
     void claimHoldsOthersOffButNotAHalt();
@@ -340,78 +339,6 @@ void tst_TeamDb::escalationBatchCommitsAllOrNone()
     QVERIFY(admin(
         QStringLiteral("SELECT count(*) FROM holdpoint.audit WHERE event = 'escalated'"), &out));
     QCOMPARE(out.trimmed(), QStringLiteral("3"));
-    QCOMPARE(verifyAudit(*c).status, audit::VerifyStatus::Intact);
-}
-
-// The NOTIFY payloads on the team channel, in the order they arrive.
-class Listener final : public pqxx::notification_receiver
-{
-public:
-    explicit Listener(pqxx::connection_base &c)
-        : pqxx::notification_receiver(c, NotifyChannel)
-    { }
-    void operator()(const std::string &payload, int) override { payloads.push_back(payload); }
-    std::vector<std::string> payloads;
-};
-
-void tst_TeamDb::aBatchIsOneNotificationAndOldListenersGetOneEach()
-{
-    auto c = open();
-    auto listening = team::connect(url());
-    Listener heard(*listening);
-    // What was announced up to now: notifications arrive in commit order,
-    // so everything before a marker sent last has come once the marker has.
-    auto drain = [&] {
-        {
-            pqxx::nontransaction tx(*c);
-            tx.exec("SELECT pg_notify('holdpoint', 'end')");
-        }
-        const QDeadlineTimer deadline(10'000);
-        while (std::find(heard.payloads.begin(), heard.payloads.end(), "end") == heard.payloads.end()
-            && !deadline.hasExpired())
-            listening->await_notification(1, 0);
-        std::vector<std::string> out;
-        out.swap(heard.payloads);
-        if (!out.empty() && out.back() == "end")
-            out.pop_back();
-        return out;
-    };
-    heartbeat(*c, gateway("gw-a"));
-    escalate(*c, std::vector { escalation("n1"), escalation("n2"), escalation("n3") });
-    QCOMPARE(drain(), (std::vector<std::string> { "new-batch n1 n2 n3" }));
-
-    // Ids that fill more than one payload are split under 8000 bytes, in order.
-    std::vector<Escalation> many;
-    std::string expected;
-    for (int i = 0; i < 700; ++i) {
-        many.push_back(escalation("long-" + std::to_string(100000 + i)));
-        expected += (i ? " " : "") + many.back().id;
-    }
-    escalate(*c, many);
-    const std::vector<std::string> parts = drain();
-    QVERIFY(parts.size() >= 2);
-    std::string joined;
-    for (const std::string &p : parts) {
-        QVERIFY(p.size() < 8000);
-        QVERIFY(p.rfind("new-batch ", 0) == 0);
-        joined += (joined.empty() ? "" : " ") + p.substr(10);
-    }
-    QCOMPARE(joined, expected);
-
-    // While an instance of version 3 heartbeats, it gets one `new` per item
-    // too; a single escalate() always sends one.
-    Instance old = gateway("gw-old");
-    old.knows = 3;
-    heartbeat(*c, old);
-    escalate(*c, std::vector { escalation("o1"), escalation("o2") });
-    QCOMPARE(drain(), (std::vector<std::string> { "new o1", "new o2", "new-batch o1 o2" }));
-    escalate(*c, escalation("o3"));
-    QCOMPARE(drain(), (std::vector<std::string> { "new o3" }));
-    // Once it is gone (its heartbeat older than the window), only batches.
-    QVERIFY(admin(QStringLiteral("UPDATE holdpoint.instances SET heartbeat_at = now() - interval '2 minutes'"
-                                 " WHERE id = 'gw-old'")));
-    escalate(*c, std::vector { escalation("o4") });
-    QCOMPARE(drain(), (std::vector<std::string> { "new-batch o4" }));
     QCOMPARE(verifyAudit(*c).status, audit::VerifyStatus::Intact);
 }
 
