@@ -536,7 +536,13 @@ void TeamStore::copyRecord(const Json &record)
     if (!item.empty())
         fields["item"] = std::move(item);
     m_copies.push_back({ event, std::move(fields) });
-    if (!m_flush.isActive())
+    // A copy holds the audit chain's head until it commits, and so holds up
+    // every gateway's escalations: under load, write them in small batches
+    // rather than one large one a second.
+    constexpr std::size_t CopyBatch = 64;
+    if (m_copies.size() >= CopyBatch)
+        flushCopies();
+    else if (!m_flush.isActive())
         m_flush.start();
 }
 
