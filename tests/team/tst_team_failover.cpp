@@ -192,6 +192,7 @@ void tst_TeamFailover::multiHostUrlIsChecked()
               .arg(missing, pg.socketDir())
               .arg(pg.port())
               .arg(pg.adminUser());
+    QTemporaryDir dataDir; // for the instances refused at start
     QProcess p;
     p.start(QStringLiteral(HOLDPOINT_CTL_BIN),
         { QStringLiteral("team"), QStringLiteral("init"), twoHosts });
@@ -211,7 +212,7 @@ void tst_TeamFailover::multiHostUrlIsChecked()
         r.err.constData());
 
     p.start(QStringLiteral(HOLDPOINT_BIN),
-        { QStringLiteral("--headless"), QStringLiteral("--team"),
+        { QStringLiteral("--headless"), QStringLiteral("--data-dir"), dataDir.path(), QStringLiteral("--team"),
             twoHosts + QStringLiteral(" password=hunter2") });
     r = finish(p);
     QVERIFY(r.exitCode != 0);
@@ -219,7 +220,7 @@ void tst_TeamFailover::multiHostUrlIsChecked()
 
     // Lists that do not pair up are refused at start, not retried forever.
     p.start(QStringLiteral(HOLDPOINT_BIN),
-        { QStringLiteral("--headless"), QStringLiteral("--team"),
+        { QStringLiteral("--headless"), QStringLiteral("--data-dir"), dataDir.path(), QStringLiteral("--team"),
             QStringLiteral("host=%1,%2,%2 port=%3,%3 dbname=team")
                 .arg(missing, pg.socketDir())
                 .arg(pg.port()) });
