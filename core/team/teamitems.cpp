@@ -208,8 +208,8 @@ Withdraw lostAnswerOf(const Row &row)
     d.kind = DecisionKind::Deny;
     d.decidedBy = "team";
     d.code = "answer_lost";
-    d.reason = "its gateway had answered this call when the team database lost that answer in a "
-               "failover; the gateway's audit log has what its agent was told";
+    d.reason = "pending in the team, but its gateway had answered the call already: a failover "
+               "lost that answer; the gateway's audit log has what its agent was told";
     return withdrawalOf(item, row.gateway, "unavailable", d);
 }
 

@@ -164,6 +164,9 @@ void tst_TeamFailover::failOver(TestSocket &agent, TestSocket &console, const st
     QElapsedTimer t;
     t.start();
     QVERIFY2(m_primary->killPostmaster(), qPrintable(m_primary->lastError()));
+    // Until the promotion the URL finds no host that takes writes, and says so.
+    const CtlResult before = teamCtl({ QStringLiteral("pending") });
+    QVERIFY2(before.exitCode != 0 && before.err.contains("read-only"), said(before).constData());
     QVERIFY2(m_standby->promote(), qPrintable(m_standby->lastError()));
     const qint64 promoted = t.elapsed();
     agent.send(toolCall(callId));
