@@ -255,6 +255,9 @@ void tst_TeamFailover::synchronousFailoverLosesNothing()
     QVERIFY(aliceView->next("escalated").is_object() && aliceView->next("escalated").is_object());
     aliceView->send(Json { { "type", "review" }, { "id", decided }, { "action", "approve" } });
     QCOMPARE(agent->next("decision").value("call_id", std::string()), std::string("decided"));
+    // remote_apply: applied on the standby before the commit returned, so
+    // before the agent heard it; no waiting here.
+    QCOMPARE(stateOf(*m_standby, decided), QStringLiteral("decided"));
     const QString auditBefore = value(*m_primary, QStringLiteral("SELECT max(seq) FROM holdpoint.audit"));
 
     failOver(*agent, *aliceView, "after");
