@@ -22,6 +22,7 @@
 #include "team/teamactivity.h"
 #include "team/teamconnection.h"
 
+#include <QElapsedTimer>
 #include <QTimer>
 
 #include <functional>
@@ -192,6 +193,7 @@ private:
     std::unordered_set<std::string> m_toRefreshSet;
     bool m_refreshing = false;
     bool m_refreshPosted = false; // a read waits for the notifications queued with it
+    QElapsedTimer m_lastRead; // when the last read of notified rows started
     std::string m_reviewer;
     std::string m_reviewerOsUser;
     QString m_reviewerError;

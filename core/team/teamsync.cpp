@@ -51,18 +51,20 @@ void TeamStore::refresh(const std::vector<std::string> &ids)
         return;
     }
     // Notifications that arrived together are in the event queue already:
-    // read once they are all in, so a burst costs one rows() each time round.
+    // read once they are all in. Under a burst (a read started less than
+    // ReadGapMs ago), wait for the rest of that gap, so every gateway's
+    // batches of it are read together: each read costs a round trip and the
+    // executor's start whatever its size. At idle, the read starts at once.
     if (m_refreshPosted)
         return;
     m_refreshPosted = true;
-    QMetaObject::invokeMethod(
-        this,
-        [this] {
-            m_refreshPosted = false;
-            if (!m_refreshing)
-                readRefreshes();
-        },
-        Qt::QueuedConnection);
+    constexpr qint64 ReadGapMs = 4;
+    const qint64 since = m_lastRead.isValid() ? m_lastRead.elapsed() : ReadGapMs;
+    QTimer::singleShot(std::max<qint64>(0, ReadGapMs - since), Qt::PreciseTimer, this, [this] {
+        m_refreshPosted = false;
+        if (!m_refreshing)
+            readRefreshes();
+    });
 }
 
 void TeamStore::readRefreshes()
@@ -73,6 +75,7 @@ void TeamStore::readRefreshes()
     ids.swap(m_toRefresh);
     m_toRefreshSet.clear();
     m_refreshing = true;
+    m_lastRead.start();
     // A read that fails is not retried: the connection is gone, and the
     // resync after the reconnect reads every row again.
     m_conn.run<std::vector<Row>>([ids = std::move(ids)](pqxx::connection_base &c) { return rows(c, ids); },
