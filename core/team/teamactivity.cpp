@@ -5,6 +5,8 @@
 
 #include <pqxx/pqxx>
 
+#include <functional>
+
 namespace holdpoint::team {
 
 namespace {
@@ -30,6 +32,37 @@ std::vector<AuditLine> auditSince(pqxx::connection_base &c, long long afterSeq, 
             out.push_back({ r[0].as<long long>(),
                 r[1].is_null() ? std::string() : r[1].as<std::string>(), r[2].as<std::string>() });
         return out;
+    } catch (const pqxx::broken_connection &e) {
+        throw TeamError(std::string("reading the team audit: ") + e.what(), true);
+    } catch (const pqxx::failure &e) {
+        throw TeamError(std::string("reading the team audit: ") + e.what(), !c.is_open());
+    }
+}
+
+long long lastKept(
+    pqxx::connection_base &c, const std::deque<std::pair<long long, std::size_t>> &recent)
+{
+    if (recent.empty())
+        return -1;
+    try {
+        pqxx::nontransaction tx(c);
+        const pqxx::result rows = tx.exec_params(
+            "SELECT seq, line FROM holdpoint.audit WHERE seq BETWEEN $1 AND $2 ORDER BY seq DESC",
+            recent.front().first, recent.back().first);
+        // Lines are hash-chained, so the newest one that matches vouches for
+        // every line before it.
+        const std::hash<std::string> hash;
+        auto mine = recent.rbegin();
+        for (const auto &r : rows) {
+            const long long seq = r[0].as<long long>();
+            while (mine != recent.rend() && mine->first > seq)
+                ++mine;
+            if (mine == recent.rend())
+                break;
+            if (mine->first == seq && mine->second == hash(r[1].as<std::string>()))
+                return seq;
+        }
+        return -1;
     } catch (const pqxx::broken_connection &e) {
         throw TeamError(std::string("reading the team audit: ") + e.what(), true);
     } catch (const pqxx::failure &e) {
@@ -67,16 +100,50 @@ void TeamActivity::follow()
         return;
     m_reading = true;
     m_again = false;
+    if (m_conn->reconnects() != m_reconnects && !m_recent.empty())
+        check();
+    else
+        read();
+}
+
+void TeamActivity::check()
+{
+    const quint64 reconnects = m_conn->reconnects();
+    m_conn->run<long long>(
+        [recent = m_recent](pqxx::connection_base &c) { return lastKept(c, recent); },
+        [this, reconnects](long long kept) {
+            m_reconnects = reconnects;
+            // No line kept at all: the fork is older than what is
+            // remembered, so reading goes on from before the oldest of it.
+            m_seq = kept >= 0 ? kept : m_recent.front().first - 1;
+            while (!m_recent.empty() && m_recent.back().first > m_seq)
+                m_recent.pop_back();
+            read();
+        },
+        [this](const TeamError &) {
+            m_reading = false;
+            m_again = false;
+        },
+        TeamConnection::WhenDown::Fail);
+}
+
+void TeamActivity::read()
+{
     const long long after = m_seq;
     const int limit = after < 0 ? m_backlog : Batch;
+    m_reconnects = m_conn->reconnects();
     m_conn->run<std::vector<AuditLine>>(
         [after, limit](pqxx::connection_base &c) { return auditSince(c, after, limit); },
         [this, limit](std::vector<AuditLine> lines) {
             m_reading = false;
             if (m_seq < 0 && lines.empty())
                 m_seq = 0;
+            const std::hash<std::string> hash;
             for (const AuditLine &l : lines) {
                 m_seq = l.seq;
+                m_recent.emplace_back(l.seq, hash(l.line));
+                if (m_recent.size() > Recent)
+                    m_recent.pop_front();
                 if (l.instance == m_self)
                     continue;
                 if (Json r = viewRecord(l.line, m_self); r.is_object())
@@ -87,7 +154,7 @@ void TeamActivity::follow()
         },
         [this](const TeamError &) {
             // The connection is gone; the next one reads from where this
-            // left off.
+            // left off, once it checked that is still there.
             m_reading = false;
             m_again = false;
         },

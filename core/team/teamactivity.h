@@ -10,6 +10,8 @@
 
 #include <QObject>
 
+#include <cstddef>
+#include <deque>
 #include <string>
 
 namespace holdpoint::team {
@@ -25,6 +27,13 @@ struct AuditLine
 // `afterSeq`, the newest `limit` lines, oldest first.
 std::vector<AuditLine> auditSince(pqxx::connection_base &c, long long afterSeq, int limit);
 
+// Of the lines `recent` (oldest first, each a seq and the hash of its text),
+// the seq of the newest that the table still holds, word for word; -1 when
+// none does. After a failover to a standby that had not received the newest
+// lines, the table goes on from an earlier seq with other lines.
+long long lastKept(
+    pqxx::connection_base &c, const std::deque<std::pair<long long, std::size_t>> &recent);
+
 // A record as this instance's views take it: another gateway's session is
 // named "<gateway>/<session>", as its items in the queue are.
 Json viewRecord(const std::string &line, const std::string &self);
@@ -38,7 +47,10 @@ public:
         QObject *parent = nullptr);
 
     // Reads what was added since the last read. A call while a read is on
-    // its way makes one more read after it, never two at once.
+    // its way makes one more read after it, never two at once. The first
+    // read after a reconnect checks that the lines read last are still
+    // there: after a failover they may not be, and reading goes on from the
+    // newest one that is.
     void follow();
 
 Q_SIGNALS:
@@ -48,7 +60,15 @@ private:
     TeamConnection *m_conn;
     std::string m_self;
     int m_backlog;
+    void read();
+    void check();
+
+    // How many lines' hashes are kept to find where a failover forked.
+    static constexpr std::size_t Recent = 256;
+
     long long m_seq = -1; // the last line read; -1 before the first read
+    std::deque<std::pair<long long, std::size_t>> m_recent; // seq, hash of the line
+    quint64 m_reconnects = 0; // the connection's count when last read
     bool m_reading = false;
     bool m_again = false;
 };
