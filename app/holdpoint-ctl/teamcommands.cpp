@@ -34,13 +34,18 @@ int failed(const std::exception &e)
 
 // A statement that hears nothing for 5 s ends the command, as it ends an
 // instance's job (TEAM.md "Threads and connections"): a hung server or a
-// silent link fails it instead of hanging it. Declared after the
+// silent link fails it instead of hanging it; `team init` waits up to a
+// minute, since it may wait for another migration. Declared after the
 // connection, so it disarms before the connection closes; it says why
 // before the error that follows does.
 class Answered final
 {
 public:
-    explicit Answered(pqxx::connection_base &c) { m_deadline.arm(c.sock()); }
+    explicit Answered(pqxx::connection_base &c, TimeMs limitMs = 0)
+    {
+        m_deadline.arm(c.sock(), limitMs);
+        team::limitIdleTransactions(c, team::IdleTransactionFactor * m_deadline.timeoutMs());
+    }
     ~Answered()
     {
         if (m_deadline.disarm())
@@ -140,7 +145,7 @@ int runTeamInit(const QStringList &args, const QString &globalTeamUrl)
             QStringLiteral("team init: give the database, e.g. `team init \"dbname=holdpoint\"`"));
     try {
         auto c = team::connect(url.toStdString());
-        const Answered answered(*c);
+        const Answered answered(*c, team::MigrationAnswerMs);
         const int before = team::schemaVersion(*c);
         const int now = team::migrate(*c);
         if (before == now)

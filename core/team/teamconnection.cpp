@@ -10,9 +10,11 @@
 
 #include <deque>
 
+#include <fcntl.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <sys/socket.h>
+#include <unistd.h>
 
 namespace holdpoint::team {
 
@@ -45,35 +47,56 @@ AnswerDeadline::~AnswerDeadline()
     }
     m_wake.notify_all();
     m_thread.join();
+    if (m_fd >= 0)
+        ::close(m_fd);
 }
 
-void AnswerDeadline::arm(int fd)
+void AnswerDeadline::arm(int fd, TimeMs limitMs)
 {
+    // A descriptor of our own for the same socket: libpq closes its own when
+    // it sees the connection end, inside the armed call, and another thread
+    // may then get that number for another file. This one stays ours until
+    // disarm(), so shutdown() and TCP_INFO never reach anything else. If
+    // there is none to be had (EMFILE), this span has no deadline.
+    const int own = fd < 0 ? -1 : ::fcntl(fd, F_DUPFD_CLOEXEC, 0);
+    int stale = -1;
     {
         std::lock_guard lock(m_mutex);
-        m_armed = true;
+        stale = m_fd;
+        m_armed = own >= 0;
         m_fired = false;
-        m_fd = fd;
+        m_fd = own;
+        m_limitMs = limitMs > 0 ? limitMs : m_timeoutMs;
         m_since = Clock::now();
         ++m_generation;
     }
+    if (stale >= 0)
+        ::close(stale);
     m_wake.notify_all();
 }
 
 bool AnswerDeadline::disarm()
 {
-    std::lock_guard lock(m_mutex);
-    const bool fired = m_fired;
-    m_armed = false;
-    m_fired = false;
-    m_fd = -1;
+    int own = -1;
+    bool fired = false;
+    {
+        std::lock_guard lock(m_mutex);
+        fired = m_fired;
+        own = m_fd;
+        m_armed = false;
+        m_fired = false;
+        m_fd = -1;
+    }
+    if (own >= 0)
+        ::close(own);
     return fired;
 }
 
 std::string AnswerDeadline::message() const
 {
-    const std::string span = m_timeoutMs % 1000 == 0 ? std::to_string(m_timeoutMs / 1000) + " s"
-                                                      : std::to_string(m_timeoutMs) + " ms";
+    const TimeMs limit = m_limitMs;
+    const std::string span = limit % 1000 == 0 ? std::to_string(limit / 1000) + " s"
+                                               : std::to_string(limit) + " ms";
     return "no answer from the team database in " + span;
 }
 
@@ -87,7 +110,7 @@ void AnswerDeadline::watch()
         }
         const std::uint64_t generation = m_generation;
         const Clock::time_point due
-            = std::max(m_since, lastHeard(m_fd)) + std::chrono::milliseconds(m_timeoutMs);
+            = std::max(m_since, lastHeard(m_fd)) + std::chrono::milliseconds(m_limitMs);
         if (Clock::now() < due) {
             // Woken early by arm(), disarm() or the destructor, or at `due`:
             // either way everything is read again, under the lock.
@@ -150,13 +173,19 @@ public:
             return;
         try {
             // connect_timeout bounds the handshake; the statements after it
-            // (the schema check, LISTEN) have the answer deadline. The
-            // receiver is destroyed before `c` if that throws.
+            // (the session's settings, LISTEN) have the answer deadline, and
+            // a migration a longer one: it may wait for another instance's.
+            // The receiver is destroyed before `c` if that throws.
             auto c = team::connect(m_url);
             std::unique_ptr<Receiver> receiver;
             m_deadline.run(c->sock(), [&] {
-                if (m_options.migrate)
-                    migrate(*c);
+                limitIdleTransactions(*c, IdleTransactionFactor * m_deadline.timeoutMs());
+            });
+            if (m_options.migrate)
+                m_deadline.run(
+                    c->sock(), [&] { migrate(*c); },
+                    std::max(MigrationAnswerMs, m_deadline.timeoutMs()));
+            m_deadline.run(c->sock(), [&] {
                 receiver = std::make_unique<Receiver>(
                     *c, [this](const std::string &payload) { onPayload(payload); });
             });

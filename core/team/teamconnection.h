@@ -39,6 +39,11 @@ class ConnectionWorker;
 // The default time a statement may go without an answer (TEAM.md "Threads
 // and connections"); `holdpoint --team-timeout-ms` sets another.
 constexpr TimeMs DefaultAnswerTimeoutMs = 5'000;
+// Creating or migrating the schema may wait for another instance doing it.
+constexpr TimeMs MigrationAnswerMs = 60'000;
+// The server ends a transaction left idle this many answer deadlines long
+// (limitIdleTransactions): ours never pause mid-way longer than a round trip.
+constexpr TimeMs IdleTransactionFactor = 3;
 
 // A deadline for blocking libpq calls. libpqxx 6.4 blocks inside libpq and
 // has no way to cancel from the side, so a thread of its own shuts the
@@ -51,10 +56,11 @@ constexpr TimeMs DefaultAnswerTimeoutMs = 5'000;
 // slow link is not cut short, while one statement that hears nothing is. A
 // Unix socket has no such figure: there the whole armed span has the limit.
 //
-// Race-free: the thread decides and calls shutdown() in one critical
-// section, only while armed, and the owner disarms (under the same mutex)
-// before it closes the connection; so a descriptor already closed, or
-// reused by another file, is never touched. Each arm() starts a new
+// Race-free: arm() takes a descriptor of its own for the socket (dup), which
+// libpq closing its descriptor inside the armed call does not free, and
+// which disarm() closes; the thread decides and calls shutdown() on it in
+// one critical section, only while armed. So no other file that gets the
+// number libpq closed is ever touched. Each arm() starts a new
 // generation, and the thread computes every deadline afresh after a wait,
 // so one computed for an earlier job never fires on a later one.
 class AnswerDeadline final
@@ -65,26 +71,30 @@ public:
     AnswerDeadline(const AnswerDeadline &) = delete;
     AnswerDeadline &operator=(const AnswerDeadline &) = delete;
 
-    // From now until disarm(), statements on `fd` must be answered in time.
-    void arm(int fd);
+    // From now until disarm(), statements on `fd` must be answered in time:
+    // within `limitMs`, or timeoutMs() when that is 0.
+    void arm(int fd, TimeMs limitMs = 0);
     // Ends the span; true if the deadline passed and the socket was shut down.
     bool disarm();
     TimeMs timeoutMs() const { return m_timeoutMs; }
-    // "no answer from the team database in 5 s"
+    // "no answer from the team database in 5 s", with the last span's limit
     std::string message() const;
 
     // Runs `fn` armed on `fd`. A call the deadline cut short (or that ended
     // just as it passed) throws a retryable TeamError with message() and
     // SQLSTATE 08006 (connection failure), whatever `fn` threw or returned.
-    template <typename Fn> auto run(int fd, Fn &&fn)
+    template <typename Fn> auto run(int fd, Fn &&fn, TimeMs limitMs = 0)
     {
         if constexpr (std::is_void_v<std::invoke_result_t<Fn &>>) {
-            run(fd, [&fn] {
-                fn();
-                return true;
-            });
+            run(
+                fd,
+                [&fn] {
+                    fn();
+                    return true;
+                },
+                limitMs);
         } else {
-            arm(fd);
+            arm(fd, limitMs);
             try {
                 auto result = fn();
                 if (disarm())
@@ -104,6 +114,7 @@ private:
     void watch();
 
     const TimeMs m_timeoutMs;
+    TimeMs m_limitMs = m_timeoutMs; // the current (or last) span's
     std::mutex m_mutex;
     std::condition_variable m_wake;
     bool m_stop = false;

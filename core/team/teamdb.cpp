@@ -201,57 +201,6 @@ void checkConnectionString(const std::string &url)
     checkHostLists(url);
 }
 
-namespace {
-
-// libpq leaves a TCP link's liveness to the kernel's defaults (a first
-// keepalive after two hours) unless told. These notice a dead idle link in
-// 5 + 3 x 2 = 11 s, and end one whose sent data goes unacknowledged for
-// 10 s: a backstop behind the 5 s answer deadline (TeamConnection), which
-// covers a link that acknowledges but never answers. Unix sockets ignore them.
-constexpr std::pair<const char *, const char *> TcpDefaults[] = {
-    { "keepalives", "1" },
-    { "keepalives_idle", "5" },
-    { "keepalives_interval", "2" },
-    { "keepalives_count", "3" },
-    { "tcp_user_timeout", "10000" },
-};
-
-// `url` with TcpDefaults added for what it does not set. The string itself
-// is kept, whatever its form (key=value, a URI, several hosts), and only
-// appended to; a URL that names a service leaves them to the service file.
-std::string withTcpDefaults(const std::string &url)
-{
-    char *err = nullptr;
-    PQconninfoOption *options = PQconninfoParse(url.c_str(), &err);
-    if (!options) {
-        PQfreemem(err);
-        return url; // checkConnectionString has said why
-    }
-    std::set<std::string> given;
-    for (PQconninfoOption *o = options; o->keyword; ++o)
-        if (o->val)
-            given.insert(o->keyword);
-    PQconninfoFree(options);
-    if (given.count("service") || std::getenv("PGSERVICE"))
-        return url;
-    const bool uri = url.rfind("postgresql://", 0) == 0 || url.rfind("postgres://", 0) == 0;
-    std::string out = url;
-    for (const auto &[key, value] : TcpDefaults) {
-        if (given.count(key))
-            continue;
-        if (uri)
-            out += std::string(out.find('?') == std::string::npos ? "?"
-                          : out.back() == '?' || out.back() == '&' ? ""
-                                                                    : "&")
-                + key + "=" + value;
-        else
-            out += std::string(" ") + key + "=" + value;
-    }
-    return out;
-}
-
-} // namespace
-
 std::unique_ptr<pqxx::connection> connect(const std::string &url)
 {
     checkConnectionString(url);

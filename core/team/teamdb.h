@@ -199,6 +199,15 @@ void checkConnectionString(const std::string &url);
 // Rejects a multi-host URL whose host, hostaddr and port lists do not pair
 // up (teamurl.cpp); checkConnectionString() calls it.
 void checkHostLists(const std::string &url);
+// `url` with the TCP keepalive and tcp_user_timeout defaults that connect()
+// adds for what the URL does not set (teamurl.cpp).
+std::string withTcpDefaults(const std::string &url);
+// A transaction this session leaves idle (its client silenced mid-way) is
+// ended by the server after `idleMs`, with its locks, unless the role or the
+// database sets idle_in_transaction_session_timeout itself. Without it, a
+// transaction cut off between a statement and its COMMIT holds its row locks
+// until the server's own keepalives give up, about two hours by default.
+void limitIdleTransactions(pqxx::connection_base &c, TimeMs idleMs);
 
 // Opens a connection, with a connect timeout of 10 s unless the string or
 // PGCONNECT_TIMEOUT sets one, and TCP keepalives (idle 5 s, every 2 s, 3

@@ -13,6 +13,7 @@
 
 #include <pqxx/pqxx>
 
+#include <fcntl.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <sys/socket.h>
@@ -70,6 +71,8 @@ private Q_SLOTS:
     void waitsWhileDownOrFailsFastWhenAsked();
     void reportsAnUnreachableServer();
     void answerDeadlineShutsABlockedReadDown();
+    void answerDeadlineNeverTouchesAReusedDescriptor();
+    void serverEndsATransactionLeftIdle();
     void silentConnectionIsLostAtTheDeadline();
     void jobsBehindAStuckOneWaitNoLongerThanItsDeadline();
     void slowLinkIsNotASilentOne();
@@ -364,6 +367,69 @@ void tst_TeamConnection::answerDeadlineShutsABlockedReadDown()
     QCOMPARE(deadline.run(pair[0], [] { return 7; }), 7);
     ::close(pair[0]);
     ::close(pair[1]);
+}
+
+// libpq closes its descriptor itself, inside the armed call, when the
+// connection ends; another file may then get that number before the owner
+// disarms. The deadline firing then must reach the team socket only.
+void tst_TeamConnection::answerDeadlineNeverTouchesAReusedDescriptor()
+{
+    int team[2];
+    QCOMPARE(::socketpair(AF_UNIX, SOCK_STREAM, 0, team), 0);
+    AnswerDeadline deadline(200);
+    deadline.arm(team[0]);
+    const int number = team[0];
+    ::close(team[0]);
+    int other[2];
+    QCOMPARE(::socketpair(AF_UNIX, SOCK_STREAM, 0, other), 0);
+    QCOMPARE(other[0], number); // the lowest free number: the one just closed
+    // The deadline shuts the team socket down: its peer reads the end.
+    QVERIFY(::fcntl(team[1], F_SETFL, O_NONBLOCK) == 0);
+    char c = 0;
+    QTRY_COMPARE_WITH_TIMEOUT(::read(team[1], &c, 1), ssize_t(0), 5'000);
+    QVERIFY(deadline.disarm());
+    // The other socket, with the same number, still carries data both ways.
+    QCOMPARE(::write(other[0], "a", 1), ssize_t(1));
+    QCOMPARE(::read(other[1], &c, 1), ssize_t(1));
+    QCOMPARE(::write(other[1], "b", 1), ssize_t(1));
+    QCOMPARE(::read(other[0], &c, 1), ssize_t(1));
+    QCOMPARE(c, 'b');
+    ::close(team[1]);
+    ::close(other[0]);
+    ::close(other[1]);
+}
+
+// A transaction whose client went silent between a statement and its COMMIT
+// would hold its locks (audit_head's, every escalation's) until the server's
+// keepalives gave up. Each connection asks the server to end it after three
+// answer deadlines, unless the role or database sets a limit of its own.
+void tst_TeamConnection::serverEndsATransactionLeftIdle()
+{
+    const auto setting = [this](TeamConnection::Options options) {
+        TeamConnection conn(url(), options);
+        conn.start();
+        std::string value;
+        conn.run<std::string>(
+            [](pqxx::connection_base &c) {
+                pqxx::nontransaction tx(c);
+                return tx.exec("SHOW idle_in_transaction_session_timeout")[0][0].as<std::string>();
+            },
+            [&value](std::string v) { value = std::move(v); });
+        if (!QTest::qWaitFor([&value] { return !value.empty(); }, 10'000))
+            return std::string("(no answer)");
+        return value;
+    };
+    QCOMPARE(setting(fast()), std::string("15s"));
+    QCOMPARE(setting(deadline(2'000)), std::string("6s"));
+    const QString role = m_pg.adminUser();
+    QVERIFY2(m_pg.psql(m_db,
+                 QStringLiteral("ALTER ROLE %1 SET idle_in_transaction_session_timeout = '7s'")
+                     .arg(role)),
+        qPrintable(m_pg.lastError()));
+    const std::string own = setting(fast());
+    QVERIFY(m_pg.psql(
+        m_db, QStringLiteral("ALTER ROLE %1 RESET idle_in_transaction_session_timeout").arg(role)));
+    QCOMPARE(own, std::string("7s"));
 }
 
 // The proxy silences the open connection: the job on it hears nothing, so
