@@ -70,6 +70,32 @@ long long lastKept(
     }
 }
 
+AuditRead auditAfter(pqxx::connection_base &c, long long afterSeq, int limit,
+    const std::deque<std::pair<long long, std::size_t>> &recent)
+{
+    AuditRead out;
+    out.from = afterSeq;
+    if (afterSeq < 0 || recent.empty() || recent.back().first != afterSeq) {
+        out.lines = auditSince(c, afterSeq, limit);
+        return out;
+    }
+    // The line at `afterSeq` comes first, to check in the same statement.
+    std::vector<AuditLine> lines = auditSince(c, afterSeq - 1, limit + 1);
+    if (!lines.empty() && lines.front().seq == afterSeq
+        && std::hash<std::string>()(lines.front().line) == recent.back().second) {
+        lines.erase(lines.begin());
+        out.lines = std::move(lines);
+        return out;
+    }
+    out.forked = true;
+    const long long kept = lastKept(c, recent);
+    // No line kept at all: the fork is older than what is remembered, so
+    // reading goes on from before the oldest of it.
+    out.from = kept >= 0 ? kept : recent.front().first - 1;
+    out.lines = auditSince(c, out.from, limit);
+    return out;
+}
+
 Json viewRecord(const std::string &line, const std::string &self)
 {
     Json record = Json::parse(line, nullptr, false);
@@ -100,46 +126,22 @@ void TeamActivity::follow()
         return;
     m_reading = true;
     m_again = false;
-    if (m_conn->reconnects() != m_reconnects && !m_recent.empty())
-        check();
-    else
-        read();
-}
-
-void TeamActivity::check()
-{
-    const quint64 reconnects = m_conn->reconnects();
-    m_conn->run<long long>(
-        [recent = m_recent](pqxx::connection_base &c) { return lastKept(c, recent); },
-        [this, reconnects](long long kept) {
-            m_reconnects = reconnects;
-            // No line kept at all: the fork is older than what is
-            // remembered, so reading goes on from before the oldest of it.
-            m_seq = kept >= 0 ? kept : m_recent.front().first - 1;
-            while (!m_recent.empty() && m_recent.back().first > m_seq)
-                m_recent.pop_back();
-            read();
-        },
-        [this](const TeamError &) {
-            m_reading = false;
-            m_again = false;
-        },
-        TeamConnection::WhenDown::Fail);
-}
-
-void TeamActivity::read()
-{
     const long long after = m_seq;
     const int limit = after < 0 ? m_backlog : Batch;
-    m_reconnects = m_conn->reconnects();
-    m_conn->run<std::vector<AuditLine>>(
-        [after, limit](pqxx::connection_base &c) { return auditSince(c, after, limit); },
-        [this, limit](std::vector<AuditLine> lines) {
+    m_conn->run<AuditRead>(
+        [after, limit, recent = m_recent](
+            pqxx::connection_base &c) { return auditAfter(c, after, limit, recent); },
+        [this, limit](AuditRead read) {
             m_reading = false;
-            if (m_seq < 0 && lines.empty())
+            if (read.forked) {
+                m_seq = read.from;
+                while (!m_recent.empty() && m_recent.back().first > m_seq)
+                    m_recent.pop_back();
+            }
+            if (m_seq < 0 && read.lines.empty())
                 m_seq = 0;
             const std::hash<std::string> hash;
-            for (const AuditLine &l : lines) {
+            for (const AuditLine &l : read.lines) {
                 m_seq = l.seq;
                 m_recent.emplace_back(l.seq, hash(l.line));
                 if (m_recent.size() > Recent)
@@ -149,7 +151,7 @@ void TeamActivity::read()
                 if (Json r = viewRecord(l.line, m_self); r.is_object())
                     Q_EMIT record(r);
             }
-            if (m_again || int(lines.size()) == limit)
+            if (m_again || int(read.lines.size()) == limit)
                 follow();
         },
         [this](const TeamError &) {

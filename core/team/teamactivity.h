@@ -34,6 +34,18 @@ std::vector<AuditLine> auditSince(pqxx::connection_base &c, long long afterSeq, 
 long long lastKept(
     pqxx::connection_base &c, const std::deque<std::pair<long long, std::size_t>> &recent);
 
+struct AuditRead
+{
+    long long from = -1; // the seq the lines follow
+    bool forked = false; // the line last read is not there any more: read from `from`
+    std::vector<AuditLine> lines;
+};
+// The lines after `afterSeq`, as auditSince(); when `recent` ends with
+// `afterSeq`, first checks (in the same statement) that the table still has
+// that line word for word, and otherwise reads on from lastKept().
+AuditRead auditAfter(pqxx::connection_base &c, long long afterSeq, int limit,
+    const std::deque<std::pair<long long, std::size_t>> &recent);
+
 // A record as this instance's views take it: another gateway's session is
 // named "<gateway>/<session>", as its items in the queue are.
 Json viewRecord(const std::string &line, const std::string &self);
@@ -47,10 +59,9 @@ public:
         QObject *parent = nullptr);
 
     // Reads what was added since the last read. A call while a read is on
-    // its way makes one more read after it, never two at once. The first
-    // read after a reconnect checks that the lines read last are still
-    // there: after a failover they may not be, and reading goes on from the
-    // newest one that is.
+    // its way makes one more read after it, never two at once. Each read
+    // checks that the line read last is still there: after a failover it
+    // may not be, and reading goes on from the newest one that is.
     void follow();
 
 Q_SIGNALS:
@@ -60,15 +71,11 @@ private:
     TeamConnection *m_conn;
     std::string m_self;
     int m_backlog;
-    void read();
-    void check();
-
     // How many lines' hashes are kept to find where a failover forked.
     static constexpr std::size_t Recent = 256;
 
     long long m_seq = -1; // the last line read; -1 before the first read
     std::deque<std::pair<long long, std::size_t>> m_recent; // seq, hash of the line
-    quint64 m_reconnects = 0; // the connection's count when last read
     bool m_reading = false;
     bool m_again = false;
 };
