@@ -448,8 +448,11 @@ void TeamStore::onDisconnected(const QString &why)
 
 void TeamStore::tick()
 {
-    if (!m_conn.isConnected())
+    // One at a time: on a slow link a tick may take longer than the
+    // interval, and ticks queued behind it would delay every other job.
+    if (!m_conn.isConnected() || m_ticking)
         return;
+    m_ticking = true;
     followActivity(); // auto-decisions, copied without a notification
     const Instance self = m_config.self;
     std::vector<std::string> claims(m_claims.begin(), m_claims.end());
@@ -473,6 +476,7 @@ void TeamStore::tick()
             return b;
         },
         [this](Beat b) {
+            m_ticking = false;
             for (const std::string &id : b.lost)
                 m_claims.erase(id);
             std::unordered_map<std::string, bool> online;
@@ -500,7 +504,7 @@ void TeamStore::tick()
             for (auto &[id, place] : changed)
                 m_view.setTeamPlace(id, std::move(place));
         },
-        {}, TeamConnection::WhenDown::Fail);
+        [this](const TeamError &) { m_ticking = false; }, TeamConnection::WhenDown::Fail);
 }
 
 void TeamStore::copyRecord(const Json &record)

@@ -191,6 +191,7 @@ private:
     std::set<std::string> m_claims; // leases this console holds
     std::vector<std::string> m_toRefresh; // in the order asked for
     std::unordered_set<std::string> m_toRefreshSet;
+    bool m_ticking = false; // a heartbeat's job is on its way
     bool m_refreshing = false;
     bool m_refreshPosted = false; // a read waits for the notifications queued with it
     QElapsedTimer m_lastRead; // when the last read of notified rows started

@@ -18,7 +18,10 @@ void TeamStore::onNotified(const QString &kind, const QString &qid)
 {
     followActivity();
     if (kind == u"new-batch") {
-        // Schema version 4: one notification for a batch of new items.
+        // Schema version 4: one notification for a batch of new items. An
+        // instance acting as version 3 ignores it, as version 3 does.
+        if (m_config.self.knows < 4)
+            return;
         std::vector<std::string> ids;
         for (const QStringView part : QStringView(qid).split(u' ', Qt::SkipEmptyParts)) {
             std::string id = part.toString().toStdString();
