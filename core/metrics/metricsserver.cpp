@@ -210,11 +210,24 @@ void Server::onConnection()
 {
     while (QTcpSocket *socket = m_server->nextPendingConnection()) {
         if (m_open.size() >= std::size_t(MaxConnections)) {
-            socket->abort();
-            socket->deleteLater();
-            continue;
+            auto oldest = m_open.end();
+            for (auto it = m_open.begin(); it != m_open.end(); ++it)
+                if (!it->second.answered
+                    && (oldest == m_open.end() || it->second.order < oldest->second.order))
+                    oldest = it;
+            if (oldest == m_open.end()) { // all answered, and closing
+                socket->abort();
+                socket->deleteLater();
+                continue;
+            }
+            QTcpSocket *idle = oldest->first;
+            m_open.erase(oldest);
+            idle->abort(); // its disconnected() finds it gone from m_open
+            idle->deleteLater();
         }
-        m_open.emplace(socket, Pending {});
+        Pending pending;
+        pending.order = ++m_connections;
+        m_open.emplace(socket, std::move(pending));
         socket->setParent(this);
         auto *deadline = new QTimer(socket);
         deadline->setSingleShot(true);

@@ -80,7 +80,11 @@ class Server final : public QObject
 {
     Q_OBJECT
 public:
-    static constexpr int RequestMs = 10'000;
+    // A scraper sends its request as it connects; a connection that has
+    // not, by then, is dropped. When MaxConnections are open, the oldest that
+    // has not sent its request makes room for a new one, so idle
+    // connections cannot keep /healthz from answering.
+    static constexpr int RequestMs = 2'000;
     static constexpr int MaxConnections = 16;
 
     // `registry` outlives the server.
@@ -98,6 +102,7 @@ private:
     {
         QByteArray head;
         bool answered = false;
+        quint64 order = 0; // when it connected, among this server's connections
     };
     void onConnection();
     void onReadyRead(QTcpSocket *socket, Pending &pending);
@@ -105,6 +110,7 @@ private:
     Routes m_routes;
     std::unique_ptr<QTcpServer> m_server;
     std::unordered_map<QTcpSocket *, Pending> m_open;
+    quint64 m_connections = 0;
 };
 
 } // namespace holdpoint::metrics

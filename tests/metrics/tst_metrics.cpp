@@ -8,11 +8,14 @@
 #include "metrics/metricsserver.h"
 #include "metrics/registry.h"
 
+#include <QElapsedTimer>
 #include <QTcpSocket>
 #include <QtTest>
 
+#include <memory>
 #include <stdexcept>
 #include <thread>
+#include <vector>
 
 using namespace holdpoint;
 using namespace holdpoint::metrics;
@@ -64,6 +67,7 @@ private Q_SLOTS:
     void deciders_data();
     void deciders();
     void serverOnLoopback();
+    void idleConnectionsCannotStarveTheProbes();
 };
 
 void tst_Metrics::expositionOfKnownValues()
@@ -513,6 +517,32 @@ void tst_Metrics::serverOnLoopback()
     const QByteArray notReady = exchange(server.port(), "GET /readyz HTTP/1.1\r\n\r\n");
     QVERIFY(notReady.startsWith("HTTP/1.1 503 Service Unavailable\r\n"));
     QVERIFY(notReady.endsWith("\r\n\r\nnot ready: the team database link is down\n"));
+}
+
+// Any local process may open connections and send nothing. Once the server
+// holds MaxConnections, the oldest idle one makes room for the next, so the
+// liveness probe still answers; and an idle one is dropped after RequestMs.
+void tst_Metrics::idleConnectionsCannotStarveTheProbes()
+{
+    Registry r;
+    Server server(&r, [] { return QString(); });
+    QString error;
+    QVERIFY2(server.listen(Address {}, &error), qPrintable(error));
+    std::vector<std::unique_ptr<QTcpSocket>> idle;
+    for (int i = 0; i < Server::MaxConnections + 4; ++i) {
+        idle.push_back(std::make_unique<QTcpSocket>());
+        idle.back()->connectToHost(QHostAddress::LocalHost, server.port());
+        QVERIFY(idle.back()->waitForConnected(test::WaitMs));
+    }
+    QElapsedTimer clock;
+    clock.start();
+    const QByteArray probe = exchange(server.port(), "GET /healthz HTTP/1.1\r\n\r\n");
+    QVERIFY2(probe.startsWith("HTTP/1.1 200 OK\r\n"), probe.constData());
+    QVERIFY2(clock.elapsed() < Server::RequestMs, qPrintable(QString::number(clock.elapsed())));
+    // The oldest were dropped to make room; the newest are dropped in time.
+    QTRY_COMPARE_WITH_TIMEOUT(idle.front()->state(), QAbstractSocket::UnconnectedState, test::WaitMs);
+    QTRY_COMPARE_WITH_TIMEOUT(idle.back()->state(), QAbstractSocket::UnconnectedState,
+        Server::RequestMs + test::WaitMs);
 }
 
 QTEST_GUILESS_MAIN(tst_Metrics)
