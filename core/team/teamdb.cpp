@@ -621,12 +621,12 @@ std::vector<std::string> expireDue(pqxx::connection_base &c, const std::string &
     });
 }
 
-void appendAudit(
-    pqxx::connection_base &c, const std::string &instance, const std::vector<AuditEvent> &events)
+bool appendAudit(pqxx::connection_base &c, const std::string &instance,
+    const std::vector<AuditEvent> &events, const CopyBatch *once)
 {
     if (events.empty())
-        return;
-    guarded(c, "copying records to the team audit", [&] {
+        return false;
+    return guarded(c, "copying records to the team audit", [&] {
         // Two text arrays, each passed as one parameter in PostgreSQL's
         // array syntax, escaped by libpqxx.
         std::vector<std::string> names;
@@ -638,9 +638,15 @@ void appendAudit(
             fields.push_back(dumpJson(e.fields));
         }
         pqxx::nontransaction tx(c);
+        if (once)
+            return !tx.exec_params("SELECT holdpoint.append_audit_once($1, $2, $3, $4::text[], "
+                                   "$5::text[])",
+                          instance, once->run, once->batch, arrayLiteral(names),
+                          arrayLiteral(fields))[0][0]
+                        .is_null();
         tx.exec_params("SELECT holdpoint.append_audit($1, $2::text[], $3::text[])", instance,
             arrayLiteral(names), arrayLiteral(fields));
-        return 0;
+        return true;
     });
 }
 

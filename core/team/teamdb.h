@@ -256,8 +256,18 @@ Withdrawn withdraw(pqxx::connection_base &c, const Withdraw &w);
 // Ends every item past its deadline, or whose gateway is gone past its
 // grace period. Returns the ids it ended.
 std::vector<std::string> expireDue(pqxx::connection_base &c, const std::string &instance);
-void appendAudit(
-    pqxx::connection_base &c, const std::string &instance, const std::vector<AuditEvent> &events);
+// A batch of copied records named for append_audit_once (schema 4): a run
+// (random, one per process) and a number that grows with each batch.
+struct CopyBatch
+{
+    std::string run;
+    long long batch = 0;
+};
+// Appends `events` to the team audit; with `once`, a batch that committed
+// before (a retry after a lost answer) appends nothing. Returns whether it
+// appended.
+bool appendAudit(pqxx::connection_base &c, const std::string &instance,
+    const std::vector<AuditEvent> &events, const CopyBatch *once = nullptr);
 
 std::vector<Row> pendingRows(pqxx::connection_base &c);
 struct InstanceState

@@ -4,6 +4,10 @@
 #include "queue/approvals.h"
 #include "team/teamitems.h"
 
+#include <QUuid>
+
+#include <optional>
+
 namespace holdpoint::team {
 
 using protocol::Decision;
@@ -566,9 +570,15 @@ void TeamStore::flushCopies()
     m_copiesInFlight += batch.size();
     const std::size_t n = batch.size();
     const std::string self = m_config.self.id;
+    if (m_copyRun.empty())
+        m_copyRun = QUuid::createUuid().toString(QUuid::WithoutBraces).toStdString();
+    // Version 3 has no append_audit_once; an instance acting as it copies as it did.
+    const std::optional<CopyBatch> once = m_config.self.knows >= 4
+        ? std::optional<CopyBatch>(CopyBatch { m_copyRun, ++m_copyBatch })
+        : std::nullopt;
     m_conn.run<std::size_t>(
-        [batch = std::move(batch), self](pqxx::connection_base &c) {
-            appendAudit(c, self, batch);
+        [batch = std::move(batch), self, once](pqxx::connection_base &c) {
+            appendAudit(c, self, batch, once ? &*once : nullptr);
             return batch.size();
         },
         [this](std::size_t written) { m_copiesInFlight -= written; },

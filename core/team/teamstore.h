@@ -184,6 +184,10 @@ private:
     std::unordered_map<std::string, std::string> m_escalatedCalls; // "<session>\n<call>" → item
     std::size_t m_copiesInFlight = 0; // handed to the connection, not yet written
     std::size_t m_copiesLost = 0; // dropped while too many waited
+    // Names each batch of copies, so a retry after a lost answer appends
+    // nothing (append_audit_once): a random run per process, and a count.
+    std::string m_copyRun;
+    long long m_copyBatch = 0;
     Alarm m_deadlines;
     std::unordered_map<std::string, TimeMs> m_local; // this process's pending items, by deadline
     std::multimap<TimeMs, std::string> m_byDeadline; // the same, soonest first; may name ended ones

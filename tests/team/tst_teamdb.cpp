@@ -50,6 +50,7 @@ private Q_SLOTS:
     void gatewayRoleMayNotDecide();
     void verifyFindsTampering_data();
     void verifyFindsTampering();
+    void copiesAreAppendedOnce();
     void verifyFullTls();
 
 private:
@@ -714,6 +715,28 @@ void tst_TeamDb::verifyFindsTampering()
     const auto report = verifyAudit(*c);
     QVERIFY2(QString::fromStdString(report.message).contains(message), report.message.c_str());
     QCOMPARE(int(report.status), status);
+}
+
+// A batch of copies whose answer was lost is sent again; it appends nothing.
+void tst_TeamDb::copiesAreAppendedOnce()
+{
+    auto c = open();
+    const auto lines = [&c] {
+        pqxx::nontransaction tx(*c);
+        return tx.exec("SELECT count(*) FROM holdpoint.audit")[0][0].as<int>();
+    };
+    const int before = lines();
+    const std::vector<AuditEvent> two { { "call", Json { { "n", 1 } } }, { "call", Json { { "n", 2 } } } };
+    const CopyBatch first { "run-a", 1 }, second { "run-a", 2 }, otherRun { "run-b", 1 };
+    QVERIFY(appendAudit(*c, "gw-a", two, &first));
+    QVERIFY(!appendAudit(*c, "gw-a", two, &first)); // the retry
+    QCOMPARE(lines(), before + 2);
+    QVERIFY(appendAudit(*c, "gw-a", two, &second));
+    QVERIFY(!appendAudit(*c, "gw-a", two, &first)); // older than the last
+    QVERIFY(appendAudit(*c, "gw-a", two, &otherRun)); // a restarted process
+    QVERIFY(appendAudit(*c, "gw-b", two, &first)); // another instance
+    QCOMPARE(lines(), before + 8);
+    QCOMPARE(int(verifyAudit(*c).status), int(audit::VerifyStatus::Intact));
 }
 
 void tst_TeamDb::verifyFullTls()

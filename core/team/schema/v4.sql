@@ -178,6 +178,39 @@ BEGIN
 END
 $$;
 
+-- append_audit() that writes a batch once: an instance names each batch of
+-- copied records by its run (a random id per process) and a number that
+-- grows with each batch, and a batch sent again (its first try committed,
+-- and the answer was lost to the connection) appends nothing. Returns the
+-- last seq, or NULL for a batch written already. One row per run.
+CREATE TABLE holdpoint.audit_copies (
+    instance text NOT NULL,
+    run      text NOT NULL,
+    batch    bigint NOT NULL,
+    at       timestamptz NOT NULL,
+    PRIMARY KEY (instance, run)
+);
+
+CREATE FUNCTION holdpoint.append_audit_once(p_instance text, p_run text, p_batch bigint,
+                                            p_events text[], p_fields text[]) RETURNS bigint
+    LANGUAGE plpgsql SECURITY DEFINER
+    SET search_path = pg_catalog, pg_temp
+AS $$
+BEGIN
+    INSERT INTO holdpoint.audit_copies AS c (instance, run, batch, at)
+         VALUES (p_instance, p_run, p_batch, clock_timestamp())
+    ON CONFLICT (instance, run) DO UPDATE SET batch = excluded.batch, at = excluded.at
+         WHERE c.batch < excluded.batch;
+    IF NOT FOUND THEN
+        RETURN NULL;
+    END IF;
+    -- Runs that ended long ago.
+    DELETE FROM holdpoint.audit_copies
+     WHERE instance = p_instance AND run <> p_run AND at < clock_timestamp() - interval '1 day';
+    RETURN holdpoint.audit_append_many(p_instance, p_events, p_fields);
+END
+$$;
+
 -- escalate() for a batch of a gateway's calls, in one statement: the arrays
 -- hold one element per call. Each call is what escalate() does for it (the
 -- same pending call sent again returns its row; an id taken by another call
@@ -254,6 +287,7 @@ BEGIN
                        ' holdpoint.withdraw(text, text, text, text, text, text, text),'
                        ' holdpoint.expire_due(text),'
                        ' holdpoint.append_audit(text, text[], text[]),'
+                       ' holdpoint.append_audit_once(text, text, bigint, text[], text[]),'
                        ' holdpoint.ts_text(timestamptz),'
                        ' holdpoint.heartbeat_stale(),'
                        ' holdpoint.per_item_window(),'
