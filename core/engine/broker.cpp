@@ -7,7 +7,6 @@
 #include "engine/reviewdecision.h"
 #include "queue/approvals.h"
 #include "guardrails/chain.h"
-#include "team/teamstore.h"
 
 #include <QMetaMethod>
 
@@ -34,12 +33,11 @@ Json auditStateJson(bool available, const QString &error)
 
 // Team mode: whether the link to the team database is up, and if not why
 // (PROTOCOL.md "Reviewer role"): in the queue snapshot and on each change.
-Json teamStateJson(const team::TeamStore &team)
+Json linkJson(const QueueStore::Link &link)
 {
-    Json j { { "available", team.isConnected() } };
-    if (!team.isConnected())
-        j["error"] = team.lastError().isEmpty() ? std::string("connecting to the team database")
-                                                : team.lastError().toStdString();
+    Json j { { "available", link.up } };
+    if (!link.up)
+        j["error"] = link.why.toStdString();
     return j;
 }
 
@@ -88,12 +86,13 @@ Broker::Broker(
         if (!m_reviewers.empty())
             broadcastToReviewers(Json { { "type", "updated" }, { "item", itemToJson(item) } });
     });
-    if (const auto *team = qobject_cast<const team::TeamStore *>(m_queue))
-        connect(team, &team::TeamStore::availabilityChanged, this, [this, team] {
-            Json j = teamStateJson(*team);
+    connect(m_queue, &QueueStore::availabilityChanged, this, [this] {
+        if (const auto link = m_queue->link()) {
+            Json j = linkJson(*link);
             j["type"] = "team";
             broadcastToReviewers(j);
-        });
+        }
+    });
     connect(&m_sessions, &SessionTable::abandoned, this, &Broker::onAbandoned);
     connect(&m_sessions, &SessionTable::forgotten, this, [this](const std::string &sessionId) {
         m_grants.forgetSession(sessionId);
@@ -216,8 +215,8 @@ HelloOutcome Broker::onHello(ConnectionId cid, const Hello &hello)
         Json items = Json::array();
         m_queue->forEachPending([&](const QueueItem &item) { items.push_back(itemToJson(item)); });
         Json queue { { "type", "queue" }, { "items", std::move(items) } };
-        if (const auto *team = qobject_cast<const team::TeamStore *>(m_queue))
-            queue["team"] = teamStateJson(*team);
+        if (const auto link = m_queue->link())
+            queue["team"] = linkJson(*link);
         sendJson(cid, queue);
         if (auditUnavailable())
             sendJson(cid, auditStateJson(false, m_audit->lastError()));

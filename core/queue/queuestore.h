@@ -8,6 +8,7 @@
 #include "queue/queueitem.h"
 
 #include <QObject>
+#include <QString>
 
 #include <functional>
 #include <optional>
@@ -105,7 +106,18 @@ public:
     // Every pending item, in arrival order.
     virtual void forEachPending(const std::function<void(const QueueItem &)> &fn) const = 0;
 
+    // A store shared with other instances (the team's) reaches them through
+    // a link that may be down; a store of this process alone has none.
+    struct Link
+    {
+        bool up = false;
+        QString why; // when down: why, for people
+    };
+    virtual std::optional<Link> link() const { return std::nullopt; }
+
 Q_SIGNALS:
+    // The link came up or went down (only a store that has one).
+    void availabilityChanged(bool available, const QString &why);
     void itemAdded(const QueueItem &item);
     // A pending item changed in what reviewers see of it (its turn's findings).
     void itemUpdated(const QueueItem &item);

@@ -125,9 +125,15 @@ public:
     {
         m_view.forEachPending(fn);
     }
+    std::optional<Link> link() const override
+    {
+        if (isConnected())
+            return Link { true, {} };
+        return Link { false,
+            lastError().isEmpty() ? QStringLiteral("connecting to the team database") : lastError() };
+    }
 
 Q_SIGNALS:
-    void availabilityChanged(bool available, const QString &why);
     // A console's view of what the rest of the team did: every line of the
     // team's audit that another instance wrote (teamactivity.h).
     void activity(const Json &record);
