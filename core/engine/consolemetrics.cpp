@@ -101,8 +101,10 @@ ConsoleMetrics::ConsoleMetrics(ConsoleOptions *options, QObject *parent)
         r.gauge("holdpoint_team_link_up",
             "1 while the connection to the team database is open, else 0.",
             [this] { return m_core && m_core->teamAvailable() ? 1.0 : 0.0; });
-        m_teamReconnects = &r.counter("holdpoint_team_reconnects_total",
-            "Times the team database connection opened again after the first time.");
+        r.counter("holdpoint_team_reconnects_total",
+            "Times the team database connection opened again after the first time.", [this] {
+                return m_core && m_core->team() ? double(m_core->team()->reconnects()) : 0.0;
+            });
     }
 
     // Captured by value: the audit log copies its config and calls this on
@@ -123,11 +125,6 @@ bool ConsoleMetrics::start(ConsoleCore *core, const metrics::Address &address, Q
     // The broker's records, not the core's activity: in team mode that also
     // carries other instances' lines, which they count themselves.
     connect(core->broker(), &Broker::activity, this, &ConsoleMetrics::onRecord);
-    if (core->team()) {
-        m_teamEverUp = core->teamAvailable();
-        connect(core, &ConsoleCore::teamAvailabilityChanged, this,
-            [this](bool available) { onTeamAvailability(available); });
-    }
     m_server = std::make_unique<metrics::Server>(&m_registry, [this] { return notReady(); });
     return m_server->listen(address, error);
 }
@@ -149,15 +146,6 @@ QString ConsoleMetrics::notReady() const
             + (why.isEmpty() ? QString() : QStringLiteral(": ") + why);
     }
     return {};
-}
-
-void ConsoleMetrics::onTeamAvailability(bool available)
-{
-    if (!available)
-        return;
-    if (m_teamEverUp && m_teamReconnects)
-        m_teamReconnects->inc();
-    m_teamEverUp = true;
 }
 
 void ConsoleMetrics::onRecord(const Json &record)

@@ -59,7 +59,6 @@ public:
 
 private:
     void onRecord(const Json &record);
-    void onTeamAvailability(bool available);
 
     metrics::Registry m_registry;
     QPointer<ConsoleCore> m_core;
@@ -72,8 +71,6 @@ private:
     metrics::Histogram *m_auditWrite = nullptr;
     metrics::Histogram *m_auditSync = nullptr;
     metrics::Counter *m_auditBytes = nullptr;
-    metrics::Counter *m_teamReconnects = nullptr;
-    bool m_teamEverUp = false;
 
     struct Tracked
     {

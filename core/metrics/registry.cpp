@@ -249,9 +249,21 @@ Family<Gauge> &Registry::gauges(
 
 void Registry::gauge(const std::string &name, const std::string &help, std::function<double()> read)
 {
+    addRead(name, help, GaugeType, std::move(read));
+}
+
+void Registry::counter(
+    const std::string &name, const std::string &help, std::function<double()> read)
+{
+    addRead(name, help, CounterType, std::move(read));
+}
+
+void Registry::addRead(
+    const std::string &name, const std::string &help, int type, std::function<double()> read)
+{
     if (!read)
-        refuse(name, "a gauge read at exposition needs a function");
-    add(name, help, GaugeType, {}).read = std::move(read);
+        refuse(name, "a metric read at exposition needs a function");
+    add(name, help, type, {}).read = std::move(read);
 }
 
 Histogram &Registry::histogram(

@@ -117,8 +117,10 @@ public:
     Gauge &gauge(const std::string &name, const std::string &help);
     Family<Gauge> &gauges(
         const std::string &name, const std::string &help, std::vector<Label> labels);
-    // Read at each exposition, on the thread that writes it.
+    // Read at each exposition, on the thread that writes it; a counter's
+    // `read` must never go down (a count kept elsewhere).
     void gauge(const std::string &name, const std::string &help, std::function<double()> read);
+    void counter(const std::string &name, const std::string &help, std::function<double()> read);
     Histogram &histogram(
         const std::string &name, const std::string &help, std::vector<double> bounds);
     Family<Histogram> &histograms(const std::string &name, const std::string &help,
@@ -132,6 +134,8 @@ public:
 private:
     Entry &add(const std::string &name, const std::string &help, int type,
         const std::vector<Label> &labels);
+    void addRead(const std::string &name, const std::string &help, int type,
+        std::function<double()> read);
     std::vector<std::unique_ptr<Entry>> m_entries;
 };
 

@@ -60,6 +60,8 @@ public:
     // Every pending team item, as the window shows it.
     ReviewQueue *view() { return &m_view; }
     bool isConnected() const { return m_conn.isConnected(); }
+    // Times the connection opened again after the first time.
+    quint64 reconnects() const { return m_conn.reconnects(); }
     QString lastError() const { return m_conn.lastError(); }
     const TeamConfig &config() const { return m_config; }
     // Who this console decides as, as the database maps its login (asked

@@ -49,6 +49,7 @@ class tst_Metrics final : public QObject
 private Q_SLOTS:
     void expositionOfKnownValues();
     void labelsAreDeclaredAndBounded();
+    void countsKeptElsewhereAreReadAtExposition();
     void histogramBuckets_data();
     void histogramBuckets();
     void histogramFromManyThreads();
@@ -106,6 +107,24 @@ void tst_Metrics::expositionOfKnownValues()
           "holdpoint_test_latency_seconds_sum 7.15\n"
           "holdpoint_test_latency_seconds_count 3\n";
     QCOMPARE(QString::fromStdString(r.exposition()), QString::fromStdString(expected));
+}
+
+// A count another object keeps (the team connection's reconnects) is read
+// when the page is written, as a counter; the naming rules still hold.
+void tst_Metrics::countsKeptElsewhereAreReadAtExposition()
+{
+    Registry r;
+    double reconnects = 0;
+    r.counter("holdpoint_test_reconnects_total", "Reopened.", [&] { return reconnects; });
+    QVERIFY_THROWS_EXCEPTION(std::invalid_argument,
+        r.counter("holdpoint_test_reconnects", "Reopened.", [] { return 0.0; }));
+    QVERIFY_THROWS_EXCEPTION(
+        std::invalid_argument, r.counter("holdpoint_test_none_total", "None.", {}));
+    reconnects = 2;
+    QCOMPARE(QString::fromStdString(r.exposition()),
+        QStringLiteral("# HELP holdpoint_test_reconnects_total Reopened.\n"
+                       "# TYPE holdpoint_test_reconnects_total counter\n"
+                       "holdpoint_test_reconnects_total 2\n"));
 }
 
 void tst_Metrics::labelsAreDeclaredAndBounded()
