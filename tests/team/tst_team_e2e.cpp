@@ -5,6 +5,7 @@
 
 #include "common/consoleprocess.h"
 #include "common/pgcluster.h"
+#include "common/teamdatabase.h"
 
 #include <QtTest>
 
@@ -48,10 +49,7 @@ private Q_SLOTS:
 private:
     QStringList teamArgs(const QString &reviewer = {}) const
     {
-        QStringList a { QStringLiteral("--team"), m_url };
-        if (!reviewer.isEmpty())
-            a << QStringLiteral("--reviewer") << reviewer;
-        return a;
+        return test::teamArgs(m_url, reviewer);
     }
     CtlResult teamCtl(const QStringList &args) const
     {
@@ -112,15 +110,11 @@ void tst_TeamE2E::initTestCase()
 void tst_TeamE2E::init()
 {
     m_db = QStringLiteral("e2e%1").arg(++m_databases);
-    QVERIFY2(m_pg.createDatabase(m_db), qPrintable(m_pg.lastError()));
-    m_url = m_pg.connString(m_db);
-    const CtlResult init = teamCtl({ QStringLiteral("team"), QStringLiteral("init"), m_url });
-    QVERIFY2(init.exitCode == 0, init.err.constData());
     // One login for every process here, deciding as alice, bob or carol.
-    QVERIFY2(m_pg.psql(m_db,
-                 PgCluster::mapReviewersSql(m_pg.adminUser(),
-                     { QStringLiteral("alice"), QStringLiteral("bob"), QStringLiteral("carol") })),
-        qPrintable(m_pg.lastError()));
+    QString error;
+    m_url = createTeamDatabase(m_pg, m_db,
+        { QStringLiteral("alice"), QStringLiteral("bob"), QStringLiteral("carol") }, &error);
+    QVERIFY2(!m_url.isEmpty(), qPrintable(error));
 }
 
 void tst_TeamE2E::cleanup()

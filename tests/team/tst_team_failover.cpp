@@ -12,6 +12,7 @@
 
 #include "common/consoleprocess.h"
 #include "common/pgcluster.h"
+#include "common/teamdatabase.h"
 
 #include <QElapsedTimer>
 #include <QtTest>
@@ -51,10 +52,7 @@ private:
     bool startPair();
     QStringList teamArgs(const QString &reviewer = {}) const
     {
-        QStringList a { QStringLiteral("--team"), m_url };
-        if (!reviewer.isEmpty())
-            a << QStringLiteral("--reviewer") << reviewer;
-        return a;
+        return test::teamArgs(m_url, reviewer);
     }
     CtlResult teamCtl(const QStringList &args) const
     {

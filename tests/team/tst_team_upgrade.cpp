@@ -6,6 +6,7 @@
 
 #include "common/consoleprocess.h"
 #include "common/pgcluster.h"
+#include "common/teamdatabase.h"
 
 #include "team/teamdb.h"
 
@@ -91,10 +92,7 @@ private Q_SLOTS:
 private:
     QStringList teamArgs(const QString &reviewer = {}) const
     {
-        QStringList a { QStringLiteral("--team"), m_url };
-        if (!reviewer.isEmpty())
-            a << QStringLiteral("--reviewer") << reviewer;
-        return a;
+        return test::teamArgs(m_url, reviewer);
     }
     CtlResult teamCtl(const QStringList &args) const
     {
@@ -146,12 +144,9 @@ void tst_TeamUpgrade::initTestCase()
 void tst_TeamUpgrade::init()
 {
     m_db = QStringLiteral("upgrade%1").arg(++m_databases);
-    QVERIFY2(m_pg.createDatabase(m_db), qPrintable(m_pg.lastError()));
-    m_url = m_pg.connString(m_db);
-    const CtlResult init = teamCtl({ QStringLiteral("team"), QStringLiteral("init"), m_url });
-    QVERIFY2(init.exitCode == 0, init.err.constData());
-    QVERIFY2(m_pg.psql(m_db, PgCluster::mapReviewersSql(m_pg.adminUser(), { QStringLiteral("alice") })),
-        qPrintable(m_pg.lastError()));
+    QString error;
+    m_url = createTeamDatabase(m_pg, m_db, { QStringLiteral("alice") }, &error);
+    QVERIFY2(!m_url.isEmpty(), qPrintable(error));
 }
 
 void tst_TeamUpgrade::cleanup()

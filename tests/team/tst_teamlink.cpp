@@ -6,6 +6,7 @@
 
 #include "common/consoleprocess.h"
 #include "common/pgcluster.h"
+#include "common/teamdatabase.h"
 #include "common/tcpproxy.h"
 
 #include <QElapsedTimer>
@@ -63,13 +64,6 @@ private:
         return QStringLiteral("host=127.0.0.1 port=%1 dbname=%2 user=%3")
             .arg(QString::number(proxy.port()), m_db, m_pg.adminUser());
     }
-    static QStringList teamArgs(const QString &url, const QString &reviewer = {})
-    {
-        QStringList a { QStringLiteral("--team"), url };
-        if (!reviewer.isEmpty())
-            a << QStringLiteral("--reviewer") << reviewer;
-        return a;
-    }
     // Whether `pending` at this instance says its team link is down.
     static QByteArray linkReport(const ConsoleProcess &c)
     {
@@ -91,14 +85,9 @@ void tst_TeamLink::initTestCase()
 void tst_TeamLink::init()
 {
     m_db = QStringLiteral("link%1").arg(++m_databases);
-    QVERIFY2(m_pg.createDatabase(m_db), qPrintable(m_pg.lastError()));
-    m_url = m_pg.connString(m_db);
-    QProcess ctl;
-    ctl.start(QStringLiteral(HOLDPOINT_CTL_BIN), { QStringLiteral("team"), QStringLiteral("init"), m_url });
-    const CtlResult init = finish(ctl);
-    QVERIFY2(init.exitCode == 0, init.err.constData());
-    QVERIFY2(m_pg.psql(m_db, PgCluster::mapReviewersSql(m_pg.adminUser(), { QStringLiteral("alice") })),
-        qPrintable(m_pg.lastError()));
+    QString error;
+    m_url = createTeamDatabase(m_pg, m_db, { QStringLiteral("alice") }, &error);
+    QVERIFY2(!m_url.isEmpty(), qPrintable(error));
 }
 
 void tst_TeamLink::cleanup()
