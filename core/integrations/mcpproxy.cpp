@@ -150,11 +150,14 @@ void McpProxy::onClientReadable()
 
 void McpProxy::handleClientLine(const QByteArray &line)
 {
-    const mcp::Message m = mcp::classify(line);
+    mcp::Message m = mcp::classify(line);
     if (m.kind == mcp::Kind::Request && m.method == "tools/call") {
-        const Json *params = m.json.contains("params") ? &m.json["params"] : nullptr;
-        if (params && params->is_object() && params->contains("name") && (*params)["name"].is_string())
-            return submit(m, line);
+        const auto params = m.json.find("params");
+        if (params != m.json.end() && params->is_object()) {
+            const auto name = params->find("name");
+            if (name != params->end() && name->is_string())
+                return submit(std::move(m), line);
+        }
     }
     if (m.kind == mcp::Kind::Request && m.method == "tools/list")
         m_toolsListIds.insert(idKey(m.id));
@@ -179,10 +182,11 @@ void McpProxy::handleClientLine(const QByteArray &line)
     writeToServer(line);
 }
 
-void McpProxy::submit(const mcp::Message &m, const QByteArray &raw)
+void McpProxy::submit(mcp::Message &&m, const QByteArray &raw)
 {
     const std::string callId = "mcp-" + std::to_string(++m_nextCall);
-    m_waiting[callId] = WaitingCall {m.id, m.json, raw, false};
+    // Moved, not copied: the parsed call is the proxy's from here on.
+    m_waiting.try_emplace(callId, WaitingCall {std::move(m.id), std::move(m.json), raw, false});
     if (m_trace)
         m_stamps[callId].read = m_readAt; // when its bytes came in, not now
     switch (m_state) {
@@ -204,9 +208,14 @@ void McpProxy::submit(const mcp::Message &m, const QByteArray &raw)
 void McpProxy::sendToConsole(const std::string &callId)
 {
     WaitingCall &w = m_waiting.at(callId);
-    const Json &params = w.request["params"];
-    const std::string tool = params["name"].get<std::string>();
-    Json args = params.contains("arguments") && params["arguments"].is_object() ? params["arguments"] : Json::object();
+    Json &params = w.request["params"];
+    const std::string &tool = params["name"].get_ref<const std::string &>();
+    // The arguments are moved into the message, not copied: a call goes to
+    // the console once (sentToConsole), and what reaches the server later is
+    // the raw line, or a "modify" decision's arguments put in their place.
+    Json args = Json::object();
+    if (const auto it = params.find("arguments"); it != params.end() && it->is_object())
+        args = std::move(*it);
     Json call {{"type", "tool_call"}, {"call_id", callId}, {"tool_name", tool}, {"args", std::move(args)},
                {"context", {{"mcp_server", m_options.serverName.toStdString()}}}};
     if (auto it = m_annotations.find(tool); it != m_annotations.end())
@@ -296,9 +305,10 @@ void McpProxy::onServerOutput()
 
 void McpProxy::handleServerLine(const QByteArray &line)
 {
-    const mcp::Message m = mcp::classify(line);
-    // The client first: the console's bookkeeping is off its path.
+    // The client first, before the line is even parsed: the parse and the
+    // console's bookkeeping are off its path.
     writeToClient(line);
+    const mcp::Message m = mcp::classify(line);
     if (m.kind != mcp::Kind::Response)
         return;
     const std::string key = idKey(m.id);

@@ -76,7 +76,7 @@ private:
     void onServerFinished(int code, QProcess::ExitStatus status);
     void handleClientLine(const QByteArray &line);
     void handleServerLine(const QByteArray &line);
-    void submit(const mcp::Message &message, const QByteArray &raw);
+    void submit(mcp::Message &&message, const QByteArray &raw);
     void sendToConsole(const std::string &callId);
     void onConsoleMessage(const Json &message);
     void onConsoleDown(const QString &why);
