@@ -9,7 +9,8 @@
 //              bare QWebSocketServer echo process answering the same JSON,
 //              and that echo plus one fdatasync per message on the same disk.
 //  throughput  1, 16, 64 and 256 agents in a separate load process making
-//              durable auto-allowed calls; baseline: the echo-plus-sync server.
+//              durable auto-allowed calls, and the console's CPU per call
+//              (getrusage); baseline: the echo-plus-sync server.
 //  chain       the guardrail chain alone, ns per call; baseline: one copy of
 //              the call's args.
 //  queue       10,000 and 100,000 pending escalations: enqueue time, heap
