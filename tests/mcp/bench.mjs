@@ -14,7 +14,7 @@
 
 import { spawn } from 'node:child_process';
 import { createRequire } from 'node:module';
-import { mkdtempSync, writeFileSync, readFileSync, existsSync, realpathSync, rmSync, mkdirSync } from 'node:fs';
+import { mkdtempSync, writeFileSync, readFileSync, existsSync, realpathSync, rmSync, mkdirSync, statfsSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
@@ -25,7 +25,12 @@ const serverEntry = require.resolve('@modelcontextprotocol/server-filesystem/dis
 const { HOLDPOINT_BIN, HOLDPOINT_CTL_BIN, PEER_HITL_DIR } = process.env;
 const calls = Number(process.env.BENCH_CALLS || 1000);
 
+// Everything, the console's data dir and the peer's audit database
+// included, goes under os.tmpdir(): TMPDIR=/dev/shm puts it on tmpfs, where
+// a sync costs next to nothing (tests/bench/README.md).
 const work = realpathSync(mkdtempSync(join(tmpdir(), 'holdpoint-mcp-bench-')));
+const TMPFS_MAGIC = 0x01021994; // statfs(2)
+const dataFs = statfsSync(work).type === TMPFS_MAGIC ? 'tmpfs' : 'disk';
 const dataDir = join(work, 'data');
 const root = join(work, 'root');
 mkdirSync(root);
@@ -121,7 +126,7 @@ try {
   for (const path of paths) await path.client.listTools();
   const [directMs, proxiedMs, peerMs] = await measure(paths);
   const hopsUs = hops(paths[1].times, traceFile);
-  console.log(JSON.stringify({ calls, direct_ms: directMs, proxied_ms: proxiedMs, ...(peerMs ? { peer_ms: peerMs } : {}),
+  console.log(JSON.stringify({ calls, data_fs: dataFs, direct_ms: directMs, proxied_ms: proxiedMs, ...(peerMs ? { peer_ms: peerMs } : {}),
     ...(hopsUs ? { proxied_hops_us: hopsUs } : {}) }));
   for (const path of paths) await path.client.close();
 } finally {
