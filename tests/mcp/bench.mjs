@@ -125,6 +125,10 @@ try {
   }
   for (const path of paths) await path.client.listTools();
   const [directMs, proxiedMs, peerMs] = await measure(paths);
+  // The proxy writes a call's trace line just after its answer, so the last
+  // line may still be on its way when the last call resolves here.
+  const traced = () => existsSync(traceFile) ? readFileSync(traceFile, 'utf8').split('\n').filter(Boolean).length : 0;
+  await waitFor(() => traced() >= paths[1].times.length, 2000).catch(() => {});
   const hopsUs = hops(paths[1].times, traceFile);
   console.log(JSON.stringify({ calls, data_fs: dataFs, direct_ms: directMs, proxied_ms: proxiedMs, ...(peerMs ? { peer_ms: peerMs } : {}),
     ...(hopsUs ? { proxied_hops_us: hopsUs } : {}) }));
