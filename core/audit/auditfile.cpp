@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "auditfile.h"
 
+#include "common/jsonwriter.h"
 #include "common/sha256.h"
 
 #include <QDateTime>
@@ -11,6 +12,8 @@
 
 #include <algorithm>
 #include <cctype>
+#include <charconv>
+#include <limits>
 #include <cstring>
 
 namespace holdpoint::audit {
@@ -100,30 +103,72 @@ std::vector<Segment> listSegments(const QString &dir)
     return out;
 }
 
-std::string formatRecord(quint64 seq, TimeMs ts, std::string_view event, const Json &fields, std::string_view prev)
+void appendTimestamp(std::string &out, TimeMs ts)
 {
-    const std::string body = dumpJson(fields);
-    std::string line;
-    line.reserve(body.size() + 160);
+    constexpr std::size_t Length = 24; // 2026-01-02T03:04:05.678Z
+    thread_local TimeMs cachedSecond = std::numeric_limits<TimeMs>::min();
+    thread_local char text[Length];
+    const TimeMs second = ts / 1000 - (ts % 1000 < 0 ? 1 : 0);
+    if (second != cachedSecond) {
+        const std::string formatted = formatTimestamp(second * 1000);
+        if (formatted.size() != Length || formatted[Length - 1] != 'Z') {
+            out += formatTimestamp(ts); // a year Qt writes its own way
+            return;
+        }
+        std::memcpy(text, formatted.data(), Length);
+        cachedSecond = second;
+    }
+    const int ms = int(ts - second * 1000);
+    text[20] = char('0' + ms / 100);
+    text[21] = char('0' + ms / 10 % 10);
+    text[22] = char('0' + ms % 10);
+    out.append(text, Length);
+}
+
+void appendRecordLine(std::string &line, quint64 seq, TimeMs ts, std::string_view event, std::string_view body,
+                      std::string_view prev)
+{
+    char digits[24];
+    const char *end = std::to_chars(digits, digits + sizeof digits, seq).ptr;
+    line.reserve(line.size() + body.size() + event.size() + prev.size() + 64);
     line += "{\"seq\":";
-    line += std::to_string(seq);
+    line.append(digits, std::size_t(end - digits));
     line += ",\"ts\":\"";
-    line += formatTimestamp(ts);
+    appendTimestamp(line, ts);
     line += "\",\"event\":";
-    line += dumpJson(Json(event));
+    appendJsonString(line, event);
     if (body.size() > 2) {
         line += ',';
-        line.append(body, 1, body.size() - 2);
+        line.append(body.data() + 1, body.size() - 2);
     }
     line += ",\"prev\":\"";
     line += prev;
     line += "\"}";
+}
+
+std::string formatRecord(quint64 seq, TimeMs ts, std::string_view event, const Json &fields, std::string_view prev)
+{
+    std::string body;
+    appendJson(body, fields);
+    std::string line;
+    appendRecordLine(line, seq, ts, event, body, prev);
     return line;
 }
 
 std::string hashRecord(std::string_view line)
 {
     return sha256Hex(line);
+}
+
+void hashRecordInto(std::string_view line, std::string &hex)
+{
+    static constexpr char Digits[] = "0123456789abcdef";
+    const Sha256Digest digest = sha256(line);
+    hex.resize(digest.size() * 2);
+    for (std::size_t i = 0; i < digest.size(); ++i) {
+        hex[2 * i] = Digits[digest[i] >> 4];
+        hex[2 * i + 1] = Digits[digest[i] & 0xf];
+    }
 }
 
 QByteArray formatHead(const Head &head)

@@ -37,8 +37,17 @@ std::vector<Segment> listSegments(const QString &dir);
 // A record's line, without its newline. `fields` must not hold the keys the
 // line starts and ends with (seq, ts, event, prev).
 std::string formatRecord(quint64 seq, TimeMs ts, std::string_view event, const Json &fields, std::string_view prev);
+// The same line appended to `line`, from `body`: the fields as one JSON
+// object's text, as dumpJson() writes it (keys sorted, no spaces).
+void appendRecordLine(std::string &line, quint64 seq, TimeMs ts, std::string_view event, std::string_view body,
+                      std::string_view prev);
+// formatTimestamp(ts) appended to `out`; the formatted second is kept, as
+// consecutive records mostly fall in the same one.
+void appendTimestamp(std::string &out, TimeMs ts);
 // Lowercase hex SHA-256 of a record's line: what the next record's `prev` holds.
 std::string hashRecord(std::string_view line);
+// The same into `hex`, reusing its storage.
+void hashRecordInto(std::string_view line, std::string &hex);
 
 // What the writer last made durable; written after every sync.
 struct Head

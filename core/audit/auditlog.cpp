@@ -2,6 +2,7 @@
 #include "auditlog.h"
 
 #include "common/datadir.h"
+#include "common/jsonwriter.h"
 
 #include <QAbstractEventDispatcher>
 #include <QDir>
@@ -175,7 +176,7 @@ AuditOpenReport AuditLog::open()
     std::vector<Unformatted> early = std::move(m_beforeOpen);
     m_beforeOpen.clear();
     for (Unformatted &u : early)
-        formatAndQueue(m_nextSeq++, u.ts, u.event, u.fields);
+        formatAndQueue(m_nextSeq++, u.ts, u.event, u.body);
     if (!early.empty()) {
         std::lock_guard lock(m_mutex);
         m_handOff = true;
@@ -194,13 +195,15 @@ void AuditLog::tryOpen()
         open();
 }
 
-void AuditLog::formatAndQueue(quint64 seq, TimeMs ts, std::string_view event, const Json &fields)
+void AuditLog::formatAndQueue(quint64 seq, TimeMs ts, std::string_view event, std::string_view body)
 {
-    std::string line = audit::formatRecord(seq, ts, event, fields, m_lastHash);
-    m_lastHash = audit::hashRecord(line);
-    line += '\n';
+    // Straight into the batch: the writer holds the lock only to take it.
     std::lock_guard lock(m_mutex);
-    m_queued.bytes += line;
+    std::string &bytes = m_queued.bytes;
+    const std::size_t start = bytes.size();
+    audit::appendRecordLine(bytes, seq, ts, event, body, m_lastHash);
+    audit::hashRecordInto(std::string_view(bytes).substr(start), m_lastHash);
+    bytes += '\n';
     m_queued.lastSeq = seq;
     m_queued.lastHash = m_lastHash;
 }
@@ -211,6 +214,13 @@ quint64 AuditLog::append(std::string_view event, const Json &fields, Done done)
 }
 
 quint64 AuditLog::append(TimeMs ts, std::string_view event, const Json &fields, Done done)
+{
+    m_body.clear();
+    appendJson(m_body, fields);
+    return appendBody(ts, event, m_body, std::move(done));
+}
+
+quint64 AuditLog::appendBody(TimeMs ts, std::string_view event, std::string_view body, Done done)
 {
     quint64 seq;
     bool full;
@@ -225,11 +235,11 @@ quint64 AuditLog::append(TimeMs ts, std::string_view event, const Json &fields, 
         seq = 0;
     } else if (!m_opened) {
         // Numbered once the log opens; until then nothing can be durable.
-        m_beforeOpen.push_back({ts, std::string(event), fields});
+        m_beforeOpen.push_back({ts, std::string(event), std::string(body)});
         seq = 0;
     } else {
         seq = m_nextSeq++;
-        formatAndQueue(seq, ts, event, fields);
+        formatAndQueue(seq, ts, event, body);
         if (done && !m_flushScheduled) {
             m_flushScheduled = true;
             m_flushSoon.start();

@@ -84,6 +84,10 @@ public:
     quint64 append(std::string_view event, const Json &fields, Done done = {});
     // With the time the event happened, when the caller took it already.
     quint64 append(TimeMs at, std::string_view event, const Json &fields, Done done = {});
+    // With the fields already written: one JSON object's text as dumpJson()
+    // writes it (common/jsonwriter.h), keys sorted, none of seq, ts, event
+    // or prev. What the engine does for every call.
+    quint64 appendBody(TimeMs at, std::string_view event, std::string_view body, Done done = {});
     bool available() const { return m_available; }
     QString lastError() const { return m_lastError; }
     quint64 lastSeq() const { return m_nextSeq - 1; }
@@ -124,7 +128,7 @@ private:
     void onDurable(quint64 seq);
     void onFailed(const QString &error);
     void tryOpen();
-    void formatAndQueue(quint64 seq, TimeMs ts, std::string_view event, const Json &fields);
+    void formatAndQueue(quint64 seq, TimeMs ts, std::string_view event, std::string_view body);
 
     AuditConfig m_config;
     Clock *m_clock;
@@ -138,7 +142,8 @@ private:
     std::string m_lastHash {audit::GenesisHash};
     quint64 m_durableSeq = 0;
     std::deque<std::pair<quint64, Done>> m_waiting;
-    struct Unformatted { TimeMs ts; std::string event; Json fields; }; // numbered once the log opens
+    std::string m_body; // the Json overloads' fields, written
+    struct Unformatted { TimeMs ts; std::string event; std::string body; }; // numbered once the log opens
     std::vector<Unformatted> m_beforeOpen;
     qint64 m_droppedRecords = 0;
     bool m_flushScheduled = false;
