@@ -105,6 +105,7 @@ public:
     // key(name) followed by the value.
     JsonWriter &member(std::string_view name, std::string_view s) { return key(name).string(s); }
     JsonWriter &member(std::string_view name, const char *s) { return key(name).string(s); }
+    JsonWriter &member(std::string_view name, const std::string &s) { return key(name).string(s); }
     JsonWriter &member(std::string_view name, bool b) { return key(name).boolean(b); }
     JsonWriter &member(std::string_view name, const Json &j) { return key(name).json(j); }
 

@@ -8,8 +8,6 @@
 #include "queue/approvals.h"
 #include "guardrails/chain.h"
 
-#include <QMetaMethod>
-
 #ifdef __GLIBC__
 #include <malloc.h>
 #endif
@@ -138,15 +136,6 @@ void Broker::sendConflict(ConnectionId cid, const std::string &callId)
         callId);
 }
 
-void Broker::redeliver(
-    ConnectionId cid, Session &session, const std::string &callId, const Call &call)
-{
-    m_outbound->send(cid, call.decisionText);
-    Json delivered = deliveredRecord(callId, call.toolName, call.kind, 1);
-    delivered["again"] = true;
-    appendRecord("delivered", session, std::move(delivered));
-}
-
 void Broker::reattach(ConnectionId cid, Call &call)
 {
     call.waiters.insert(cid);
@@ -154,25 +143,6 @@ void Broker::reattach(ConnectionId cid, Call &call)
     m_queue->setAgentConnected(call.itemId, true);
     if (const QueueItem *item = m_queue->find(call.itemId))
         sendPending(cid, *item);
-}
-
-void Broker::appendRecord(std::string_view event, const Session &session, Json fields,
-    std::function<void(bool)> done, TimeMs at)
-{
-    if (at < 0)
-        at = m_clock->now();
-    fields["session"] = session.id;
-    fields["agent"] = session.agent.name;
-    if (m_audit)
-        m_audit->append(at, event, fields, std::move(done));
-    // Headless, nobody listens: skip building the event.
-    if (isSignalConnected(QMetaMethod::fromSignal(&Broker::activity))) {
-        fields["event"] = event;
-        fields["ts"] = formatTimestamp(at);
-        Q_EMIT activity(fields);
-    }
-    if (!m_audit && done)
-        done(true);
 }
 
 int Broker::agentConnections() const
@@ -319,7 +289,7 @@ void Broker::onMessage(ConnectionId cid, Message &&message)
 }
 
 void Broker::handleKnownCall(ConnectionId cid, Session &session, Call &existing,
-    const ToolCall &call, const QByteArray &digest)
+    const ToolCall &call, const Sha256Digest &digest)
 {
     if (existing.masked)
         return attachMasked(cid, session, existing, call);
@@ -367,11 +337,12 @@ ChainOutcome Broker::screen(const Session &session, const ToolCall &call, TimeMs
 
 void Broker::handleToolCall(ConnectionId cid, Session &session, ToolCall &&call)
 {
-    const QByteArray digest = callDigest(call.toolName, call.args);
-    if (auto it = session.calls.find(call.callId); it != session.calls.end())
+    const Sha256Digest digest = callDigest(call.toolName, call.args);
+    const auto [it, added] = session.calls.try_emplace(call.callId);
+    if (!added)
         return handleKnownCall(cid, session, it->second, call, digest);
 
-    Call &entry = session.calls[call.callId];
+    Call &entry = it->second;
     entry.digest = digest;
     entry.toolName = call.toolName;
     entry.waiters.insert(cid);
@@ -384,7 +355,9 @@ void Broker::handleToolCall(ConnectionId cid, Session &session, ToolCall &&call)
     // The guardrail chain decides first; only what it escalates reaches a
     // person (core/guardrails/README.md).
     ChainOutcome outcome = screen(session, call, now);
-    appendRecord("call", session, callRecord(call, session.agent, outcome), {}, now);
+    m_record.clear();
+    writeCallRecord(m_record, { session.id, session.agent.name }, call, session.agent, outcome);
+    appendWritten("call", {}, now);
     if (outcome.action == Action::Ask)
         return escalate(session, std::move(call), std::move(outcome), now);
 
@@ -393,19 +366,23 @@ void Broker::handleToolCall(ConnectionId cid, Session &session, ToolCall &&call)
     d.reason = std::move(outcome.reason);
     d.warnings = std::move(outcome.warnings);
     std::unique_ptr<RanCall> ran;
-    Json fields { { "tool", call.toolName }, { "state", "auto" } };
+    DecisionFields fields;
+    fields.tool = call.toolName;
+    fields.state = "auto";
     if (outcome.action == Action::Allow) {
+        // The arguments move to the call's memory; the decision message is
+        // written from there (finishCall), never copied.
         d.kind = outcome.args ? DecisionKind::Modify : DecisionKind::Allow;
-        d.args = outcome.args ? std::move(*outcome.args) : call.args;
         if (d.kind == DecisionKind::Modify)
-            fields["args"] = maskJson(d.args, outcome.redactions);
-        ran = std::make_unique<RanCall>(
-            RanCall { call.toolName, d.args, call.annotations, call.context, call.turnId });
+            fields.args = maskJson(*outcome.args, outcome.redactions);
+        ran = std::make_unique<RanCall>(RanCall { call.toolName,
+            outcome.args ? std::move(*outcome.args) : std::move(call.args), std::move(call.annotations),
+            std::move(call.context), call.turnId });
     } else {
         d.kind = outcome.action == Action::Halt ? DecisionKind::Halt : DecisionKind::Deny;
         d.code = std::move(outcome.code);
     }
-    finishCall(session, call.callId, call.turnId, d, std::move(ran), std::move(fields));
+    finishCall(session, entry, call.callId, call.turnId, d, std::move(ran), fields);
 }
 
 void Broker::escalate(Session &session, ToolCall &&call, ChainOutcome &&outcome, TimeMs now)
@@ -544,12 +521,12 @@ void Broker::handleToolResult(ConnectionId cid, Session &session, const ToolResu
             Json { { "call_id", result.callId }, { "tool", ran->toolName }, { "ok", result.ok },
                 { "action", answer["action"] }, { "reason", maskText(after.reason, redactions) },
                 { "warnings", maskJson(answer["warnings"], redactions) },
-                { "trail", maskJson(after.trail, redactions) } });
+                { "trail", maskJson(trailToJson(after.trail), redactions) } });
         if (after.action == Action::Halt && !after.trail.empty()) {
             Decision halt;
             halt.kind = DecisionKind::Halt;
             halt.reason = after.reason;
-            halt.decidedBy = "guardrail:" + after.trail.back().value("guardrail", std::string());
+            halt.decidedBy = "guardrail:" + after.trail.back().guardrail;
             session.halted = afterDecision(session.halted, ran->turnId, halt);
         }
         refreshTurnFindings(session.id, ran->turnId);
@@ -637,82 +614,26 @@ void Broker::onResolved(const QueueItem &item)
     if (callIt == session->calls.end())
         return;
     m_sessions.adopt(callIt->second);
-    Json fields { { "tool", item.toolName }, { "item", item.id },
-        { "state", itemStateName(item.state) } };
+    DecisionFields fields;
+    fields.tool = item.toolName;
+    fields.item = item.id;
+    fields.state = itemStateName(item.state);
     std::unique_ptr<RanCall> ran;
     if (d.kind == DecisionKind::Allow || d.kind == DecisionKind::Modify) {
         ran = std::make_unique<RanCall>(
             RanCall { item.toolName, d.args, item.annotations, item.context, item.turnId });
         const Json &shown = item.proposedArgs.value_or(item.args);
         if (d.kind == DecisionKind::Modify)
-            fields["args"] = item.masked(d.args);
-        if (d.args != shown)
-            fields["edited"] = true;
+            fields.args = item.masked(d.args);
+        fields.edited = d.args != shown;
     }
-    if (d.decidedBy.find(",human:") != std::string::npos) {
-        Json names = Json::array();
-        for (const std::string &n : decidersOf(d.decidedBy))
-            names.push_back(n);
-        fields["approvers"] = std::move(names);
-    } else if (d.decidedBy == "human:" + m_config.reviewerName) {
-        fields["os_user"] = m_config.reviewerName;
-    }
+    if (d.decidedBy.find(",human:") != std::string::npos)
+        fields.approvers = decidersOf(d.decidedBy);
+    else if (d.decidedBy == "human:" + m_config.reviewerName)
+        fields.osUser = m_config.reviewerName;
     // How the person authenticated: the console, a reviewer token, a web session.
-    if (!d.via.empty())
-        fields["via"] = d.via;
-    finishCall(*session, item.callId, item.turnId, d, std::move(ran), std::move(fields));
-}
-
-void Broker::finishCall(Session &session, const std::string &callId,
-    const std::optional<std::string> &turnId, const Decision &decision,
-    std::unique_ptr<RanCall> ran, Json fields)
-{
-    session.halted = afterDecision(session.halted, turnId, decision);
-    Call &call = session.calls[callId];
-    call.ran = std::move(ran);
-    call.decisionText = dumpJson(decisionToJson(callId, decision));
-    call.kind = decision.kind;
-    call.itemId.clear();
-    call.orphanedAt = NoDeadline;
-    call.durable = false;
-    if (call.toolName.empty() && fields.contains("tool"))
-        call.toolName = fields["tool"].get<std::string>();
-
-    // Refusing needs no record first; anything else waits for the disk.
-    const bool refusedForAudit = decision.code == "audit_unavailable";
-    appendRecord("decision", session, decisionRecord(std::move(fields), callId, decision),
-        [this, sessionId = session.id, callId, refusedForAudit](bool durable) {
-            deliver(sessionId, callId, durable || refusedForAudit, refusedForAudit);
-        });
-    m_sessions.recordDecided(session, callId);
-}
-
-void Broker::deliver(
-    const std::string &sessionId, const std::string &callId, bool durable, bool refusedForAudit)
-{
-    Session *session = m_sessions.find(sessionId);
-    if (!session)
-        return;
-    auto callIt = session->calls.find(callId);
-    if (callIt == session->calls.end() || !callIt->second.decided())
-        return;
-    Call &call = callIt->second;
-    if (!durable) {
-        // The decision could not be recorded, so it must not be delivered:
-        // the agent gets a refusal instead, and that is recorded too.
-        const Decision d = auditRefusal();
-        call.decisionText = dumpJson(decisionToJson(callId, d));
-        call.kind = d.kind;
-        call.ran.reset();
-    }
-    call.durable = true;
-    for (ConnectionId waiter : call.waiters)
-        m_outbound->send(waiter, call.decisionText);
-    Json delivered = deliveredRecord(callId, call.toolName, call.kind, call.waiters.size());
-    if (!durable || refusedForAudit)
-        delivered["code"] = "audit_unavailable";
-    call.waiters.clear();
-    appendRecord("delivered", *session, std::move(delivered));
+    fields.via = d.via;
+    finishCall(*session, callIt->second, item.callId, item.turnId, d, std::move(ran), fields);
 }
 
 void Broker::onDisconnected(ConnectionId cid)

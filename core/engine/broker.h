@@ -9,6 +9,7 @@
 // callrecords.h (every record and queue item of a call).
 
 #include "common/clock.h"
+#include "engine/callrecords.h"
 #include "engine/grants.h"
 #include "engine/sessiontable.h"
 #include "policy/policy.h"
@@ -144,7 +145,7 @@ private:
     void handleToolCall(ConnectionId cid, Session &session, protocol::ToolCall &&call);
     // A call_id the session used before: re-sent, conflicting, or restored.
     void handleKnownCall(ConnectionId cid, Session &session, Call &existing,
-        const protocol::ToolCall &call, const QByteArray &digest);
+        const protocol::ToolCall &call, const Sha256Digest &digest);
     ChainOutcome screen(const Session &session, const protocol::ToolCall &call, TimeMs now) const;
     void escalate(Session &session, protocol::ToolCall &&call, ChainOutcome &&outcome, TimeMs now);
     void handleToolResult(ConnectionId cid, Session &session, const protocol::ToolResult &result);
@@ -168,14 +169,18 @@ private:
     // session's memory of decided calls bounded. `fields` holds the audit
     // fields only the caller knows (tool, item, state, masked args...).
     // A halt halts the rest of the call's turn (engine/haltedturn.h).
-    void finishCall(Session &session, const std::string &callId,
+    void finishCall(Session &session, Call &call, const std::string &callId,
         const std::optional<std::string> &turnId, const protocol::Decision &decision,
-        std::unique_ptr<RanCall> ran, Json fields);
+        std::unique_ptr<RanCall> ran, const DecisionFields &fields);
     void deliver(const std::string &sessionId, const std::string &callId, bool durable,
         bool refusedForAudit);
     // Appends a record about a call of `session`; `done` as in AuditLog::append.
     void appendRecord(std::string_view event, const Session &session, Json fields,
         std::function<void(bool)> done = {}, TimeMs at = -1);
+    // The same for the record written into m_record (engine/callrecords.h);
+    // `fields`, if given, is it as a tree, for the activity signal.
+    void appendWritten(std::string_view event, std::function<void(bool)> done = {}, TimeMs at = -1,
+        Json *fields = nullptr);
     bool auditUnavailable() const;
     // The deny every decision becomes while the audit log cannot be written.
     protocol::Decision auditRefusal() const;
@@ -194,6 +199,9 @@ private:
     void broadcastToReviewers(const Json &j);
 
     QueueStore *m_queue;
+    // The record or message being written: reused, so writing one costs no
+    // allocation once it has grown.
+    std::string m_record;
     WebHandler m_webHandler;
     Clock *m_clock;
     Outbound *m_outbound;

@@ -1,21 +1,21 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "callrecords.h"
 
-#include "common/sha256.h"
+#include "common/jsonwriter.h"
 
 namespace holdpoint {
 
 using namespace protocol;
 
-QByteArray callDigest(const std::string &toolName, const Json &args)
+Sha256Digest callDigest(const std::string &toolName, const Json &args)
 {
     // nlohmann's default object keeps keys sorted, so dump() is canonical:
     // the same arguments in another key order give the same digest.
-    std::string text = toolName;
+    thread_local std::string text; // reused: this runs for every call
+    text.assign(toolName);
     text += '\0';
-    text += dumpJson(args);
-    const Sha256Digest digest = sha256(text);
-    return QByteArray(reinterpret_cast<const char *>(digest.data()), qsizetype(digest.size()));
+    appendJson(text, args);
+    return sha256(text);
 }
 
 void fitToCapabilities(ChainOutcome &outcome, const AgentInfo &agent)
@@ -28,11 +28,11 @@ void fitToCapabilities(ChainOutcome &outcome, const AgentInfo &agent)
     if (outcome.action == Action::Allow) {
         // Which guardrails rewrote it, and why, from the trail.
         std::string rewrites;
-        for (const Json &entry : outcome.trail) {
-            if (entry.value("action", std::string()) != "modify")
+        for (const TrailEntry &entry : outcome.trail) {
+            if (entry.failed || entry.action != Action::Modify)
                 continue;
             rewrites += rewrites.empty() ? "" : "; ";
-            rewrites += entry.value("guardrail", std::string()) + ": " + entry.value("reason", std::string());
+            rewrites += entry.guardrail + ": " + entry.reason;
         }
         outcome.action = Action::Ask;
         outcome.reason = "a guardrail would rewrite the arguments (" + rewrites + "), but " + why
@@ -50,7 +50,7 @@ Escalation escalationOf(ToolCall call, ChainOutcome &&outcome)
     Escalation e;
     e.call = std::move(call);
     e.reason = std::move(outcome.reason);
-    e.trail = std::move(outcome.trail);
+    e.trail = trailToJson(outcome.trail);
     e.warnings = std::move(outcome.warnings);
     if (outcome.args) {
         e.proposedArgs = std::move(outcome.args);
@@ -94,7 +94,7 @@ Json callRecord(const ToolCall &call, const AgentInfo &agent, const ChainOutcome
                  {"tool", call.toolName},
                  {"args", maskJson(call.args, outcome.redactions)},
                  {"outcome", outcome.action == Action::Ask ? std::string("ask") : std::string(actionName(outcome.action))},
-                 {"trail", maskJson(outcome.trail, outcome.redactions)}};
+                 {"trail", maskJson(trailToJson(outcome.trail), outcome.redactions)}};
     if (!agent.framework.empty())
         record["framework"] = agent.framework;
     // Who started the agent: a call restored after a restart still shows it,
@@ -149,6 +149,117 @@ Json decisionRecord(Json fields, const std::string &callId, const Decision &deci
 Json deliveredRecord(const std::string &callId, const std::string &toolName, DecisionKind kind, std::size_t connections)
 {
     return Json {{"call_id", callId}, {"tool", toolName}, {"decision", decisionKindName(kind)}, {"connections", connections}};
+}
+
+namespace {
+
+void writeWarnings(JsonWriter &w, const std::vector<Warning> &warnings)
+{
+    w.beginArray();
+    for (const Warning &warning : warnings)
+        w.beginObject()
+            .member("code", warning.code)
+            .member("guardrail", warning.guardrail)
+            .member("message", warning.message)
+            .endObject();
+    w.endArray();
+}
+
+} // namespace
+
+void writeCallRecord(std::string &out, const RecordSubject &subject, const ToolCall &call, const AgentInfo &agent,
+                     const ChainOutcome &outcome)
+{
+    if (!outcome.redactions.empty()) {
+        // Masking may rename keys and so reorder them: the tree sorts them
+        // again, as it always did. Only calls holding secrets come here.
+        Json record = callRecord(call, agent, outcome);
+        record["session"] = subject.session;
+        record["agent"] = subject.agent;
+        appendJson(out, record);
+        return;
+    }
+    // The members in the order a dumped object has them.
+    JsonWriter w(out);
+    w.beginObject();
+    w.member("agent", subject.agent);
+    if (!call.annotations.is_null() && !call.annotations.empty())
+        w.member("annotations", call.annotations);
+    w.member("args", call.args);
+    w.member("call_id", call.callId);
+    if (!agent.capabilities.all())
+        w.member("capabilities", capabilitiesToJson(agent.capabilities));
+    if (!call.context.is_null() && !call.context.empty())
+        w.member("context", call.context);
+    if (!agent.framework.empty())
+        w.member("framework", agent.framework);
+    w.member("outcome", outcome.action == Action::Ask ? std::string_view("ask") : actionName(outcome.action));
+    w.member("session", subject.session);
+    w.member("tool", call.toolName);
+    w.key("trail");
+    writeTrail(w, outcome.trail);
+    if (call.turnId)
+        w.member("turn", *call.turnId);
+    if (!agent.user.empty())
+        w.member("user", agent.user);
+    w.endObject();
+}
+
+void writeDecisionRecord(std::string &out, const RecordSubject &subject, const DecisionFields &fields,
+                         std::string_view callId, const Decision &decision)
+{
+    JsonWriter w(out);
+    w.beginObject();
+    w.member("agent", subject.agent);
+    if (fields.approvers) {
+        w.key("approvers").beginArray();
+        for (const std::string &name : *fields.approvers)
+            w.string(name);
+        w.endArray();
+    }
+    if (!fields.args.is_null())
+        w.member("args", fields.args);
+    w.member("call_id", callId);
+    if (!decision.code.empty())
+        w.member("code", decision.code);
+    w.member("decided_by", decision.decidedBy);
+    w.member("decision", decisionKindName(decision.kind));
+    if (fields.edited)
+        w.member("edited", true);
+    if (!fields.item.empty())
+        w.member("item", fields.item);
+    if (fields.osUser)
+        w.member("os_user", *fields.osUser);
+    w.member("reason", decision.reason);
+    w.member("session", subject.session);
+    w.member("state", fields.state);
+    w.member("tool", fields.tool);
+    if (!fields.via.empty())
+        w.member("via", fields.via);
+    if (!decision.warnings.empty()) {
+        w.key("warnings");
+        writeWarnings(w, decision.warnings);
+    }
+    w.endObject();
+}
+
+void writeDeliveredRecord(std::string &out, const RecordSubject &subject, std::string_view callId,
+                          std::string_view toolName, DecisionKind kind, std::size_t connections, bool again,
+                          bool auditUnavailable)
+{
+    JsonWriter w(out);
+    w.beginObject();
+    if (again)
+        w.member("again", true);
+    w.member("agent", subject.agent);
+    w.member("call_id", callId);
+    if (auditUnavailable)
+        w.member("code", "audit_unavailable");
+    w.key("connections").number(std::uint64_t(connections));
+    w.member("decision", decisionKindName(kind));
+    w.member("session", subject.session);
+    w.member("tool", toolName);
+    w.endObject();
 }
 
 Json decisionFromRecords(const Json &decision, const Json &call)

@@ -7,11 +7,10 @@
 
 #include "common/clock.h"
 #include "common/json.h"
+#include "common/sha256.h"
 #include "guardrails/chain.h"
 #include "protocol/protocol.h"
 #include "queue/queueitem.h"
-
-#include <QByteArray>
 
 #include <string>
 
@@ -19,7 +18,7 @@ namespace holdpoint {
 
 // SHA-256 of a call's tool_name and args, key order ignored: what tells a
 // re-send of the same call from a different call under the same call_id.
-QByteArray callDigest(const std::string &toolName, const Json &args);
+Sha256Digest callDigest(const std::string &toolName, const Json &args);
 
 // A guardrail's rewrite for an agent that cannot take edited arguments
 // would run unedited: it goes to a person instead, as sent (PROTOCOL.md
@@ -56,6 +55,38 @@ Json decisionRecord(Json fields, const std::string &callId, const protocol::Deci
 // The "delivered" record: a decision left for `connections` waiters.
 Json deliveredRecord(const std::string &callId, const std::string &toolName, protocol::DecisionKind kind,
                      std::size_t connections);
+
+// The records written for every call go straight into a buffer
+// (common/jsonwriter.h): the same bytes as appending the Json records above
+// to the audit log, each with "agent" and "session" added, without a tree.
+// Each appends one JSON object to `out`.
+struct RecordSubject
+{
+    std::string_view session;
+    std::string_view agent;
+};
+
+void writeCallRecord(std::string &out, const RecordSubject &subject, const protocol::ToolCall &call,
+                     const protocol::AgentInfo &agent, const ChainOutcome &outcome);
+
+// What only the caller of a "decision" record knows.
+struct DecisionFields
+{
+    std::string_view tool;
+    std::string_view state; // "auto", or the item's state
+    std::string_view item;  // empty: none
+    Json args;              // modify: the arguments sent, masked; null: none
+    bool edited = false;
+    std::optional<std::vector<std::string>> approvers; // several approved
+    std::optional<std::string_view> osUser;
+    std::string_view via;
+};
+void writeDecisionRecord(std::string &out, const RecordSubject &subject, const DecisionFields &fields,
+                         std::string_view callId, const protocol::Decision &decision);
+// `again`: a re-send answered; `auditUnavailable`: a refusal for the log.
+void writeDeliveredRecord(std::string &out, const RecordSubject &subject, std::string_view callId,
+                          std::string_view toolName, protocol::DecisionKind kind, std::size_t connections,
+                          bool again, bool auditUnavailable);
 
 // The decision message as first sent, rebuilt from its record and its call's.
 Json decisionFromRecords(const Json &decision, const Json &call);

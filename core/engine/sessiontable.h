@@ -9,13 +9,15 @@
 
 #include "common/clock.h"
 #include "common/json.h"
+#include "common/sha256.h"
 #include "engine/haltedturn.h"
 #include "protocol/protocol.h"
 #include "server/messagehandler.h"
 
-#include <QByteArray>
 #include <QObject>
+#include <QVarLengthArray>
 
+#include <algorithm>
 #include <deque>
 #include <memory>
 #include <optional>
@@ -46,16 +48,46 @@ struct MaskedCall
     Json decision; // decided: the decision message with masked args
 };
 
+// The connections waiting for one call's decision: nearly always one, so
+// they live inline (a hash set cost two allocations per call).
+class Waiters
+{
+public:
+    bool insert(ConnectionId id)
+    {
+        if (std::find(m_ids.begin(), m_ids.end(), id) != m_ids.end())
+            return false;
+        m_ids.push_back(id);
+        return true;
+    }
+    std::size_t erase(ConnectionId id)
+    {
+        const auto it = std::find(m_ids.begin(), m_ids.end(), id);
+        if (it == m_ids.end())
+            return 0;
+        m_ids.erase(it);
+        return 1;
+    }
+    bool empty() const { return m_ids.isEmpty(); }
+    std::size_t size() const { return std::size_t(m_ids.size()); }
+    void clear() { m_ids.clear(); }
+    const ConnectionId *begin() const { return m_ids.cbegin(); }
+    const ConnectionId *end() const { return m_ids.cend(); }
+
+private:
+    QVarLengthArray<ConnectionId, 2> m_ids;
+};
+
 struct Call
 {
-    QByteArray digest;              // callDigest() of tool_name and args
+    Sha256Digest digest {};         // callDigest() of tool_name and args
     std::unique_ptr<RanCall> ran;
     std::string toolName;
     std::string itemId;             // while pending
     std::string decisionText;       // once decided: the exact message sent
     protocol::DecisionKind kind = protocol::DecisionKind::Deny;
     bool durable = true;            // the decision's record is on disk
-    std::unordered_set<ConnectionId> waiters;
+    Waiters waiters;
     TimeMs orphanedAt = NoDeadline; // pending and nobody waiting since then
     std::unique_ptr<MaskedCall> masked;
     bool decided() const { return !decisionText.empty(); }

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "chain.h"
 
+#include "common/jsonwriter.h"
+
 #include <algorithm>
 
 namespace holdpoint {
@@ -37,6 +39,46 @@ std::string_view defaultActionName(DefaultAction action)
     return "ask";
 }
 
+Json trailToJson(const Trail &trail)
+{
+    Json out = Json::array();
+    for (const TrailEntry &e : trail) {
+        Json j {{"action", e.failed ? std::string_view("error") : actionName(e.action)},
+                {"code", e.code},
+                {"guardrail", e.guardrail},
+                {"reason", e.reason}};
+        if (e.failed)
+            j["fail_open"] = e.failOpen;
+        if (!e.metadata.empty())
+            j["metadata"] = e.metadata;
+        if (!e.patch.is_null())
+            j["patch"] = e.patch;
+        out.push_back(std::move(j));
+    }
+    return out;
+}
+
+void writeTrail(JsonWriter &w, const Trail &trail)
+{
+    // The members in the order a dumped object has them.
+    w.beginArray();
+    for (const TrailEntry &e : trail) {
+        w.beginObject();
+        w.member("action", e.failed ? std::string_view("error") : actionName(e.action));
+        w.member("code", e.code);
+        if (e.failed)
+            w.member("fail_open", e.failOpen);
+        w.member("guardrail", e.guardrail);
+        if (!e.metadata.empty())
+            w.member("metadata", e.metadata);
+        if (!e.patch.is_null())
+            w.member("patch", e.patch);
+        w.member("reason", e.reason);
+        w.endObject();
+    }
+    w.endArray();
+}
+
 namespace {
 
 std::string guardrailName(const ChainEntry &e)
@@ -44,33 +86,29 @@ std::string guardrailName(const ChainEntry &e)
     return std::string(e.guardrail->name());
 }
 
-// A trail entry is built on every call for every guardrail, so its members
-// go straight into the object, in key order and each at the end: no
-// initializer-list temporaries, no lookups. The members, and so the bytes
-// the audit log writes, are those of the plain {{key, value}, ...} form.
-Json trailEntry(std::string_view name, Verdict &v)
+// A trail entry is built on every call for every guardrail: plain
+// strings, no JSON.
+TrailEntry trailEntry(std::string_view name, Verdict &v)
 {
-    Json j(Json::value_t::object);
-    Json::object_t &o = j.get_ref<Json::object_t &>();
-    o.emplace_hint(o.end(), "action", actionName(v.action));
-    o.emplace_hint(o.end(), "code", v.code);
-    o.emplace_hint(o.end(), "guardrail", name);
+    TrailEntry e;
+    e.action = v.action;
+    e.code = v.code;
+    e.guardrail = name;
+    e.reason = v.reason; // the chain still needs both
     if (!v.metadata.empty())
-        o.emplace_hint(o.end(), "metadata", std::move(v.metadata));
-    o.emplace_hint(o.end(), "reason", v.reason);
-    return j;
+        e.metadata = std::move(v.metadata);
+    return e;
 }
 
-Json errorEntry(std::string_view name, const std::string &why, bool failOpen)
+TrailEntry errorEntry(std::string_view name, const std::string &why, bool failOpen)
 {
-    Json j(Json::value_t::object);
-    Json::object_t &o = j.get_ref<Json::object_t &>();
-    o.emplace_hint(o.end(), "action", "error");
-    o.emplace_hint(o.end(), "code", "guardrail_error");
-    o.emplace_hint(o.end(), "fail_open", failOpen);
-    o.emplace_hint(o.end(), "guardrail", name);
-    o.emplace_hint(o.end(), "reason", why);
-    return j;
+    TrailEntry e;
+    e.failed = true;
+    e.failOpen = failOpen;
+    e.code = "guardrail_error";
+    e.guardrail = name;
+    e.reason = why;
+    return e;
 }
 
 } // namespace
@@ -189,7 +227,7 @@ ChainOutcome GuardrailChain::decide(const CallView &call, const GuardContext &co
                                     std::vector<char> *ran) const
 {
     ChainOutcome out;
-    out.trail.get_ref<Json::array_t &>().reserve(m_entries.size());
+    out.trail.reserve(m_entries.size());
     std::optional<Json> current; // set once a guardrail rewrote the arguments
     std::string allowedBy, allowReason, askedBy, askReason, askCode;
     bool namedApprovals = false; // an ask named approvals (out.approvals holds them)
@@ -218,7 +256,7 @@ ChainOutcome GuardrailChain::decide(const CallView &call, const GuardContext &co
             (*ran)[index] = 1;
             mergeRedactions(std::move(v.redactions), &out.redactions);
         }
-        Json entryJson = trailEntry(name, v);
+        TrailEntry said = trailEntry(name, v);
         switch (v.action) {
         case Action::Pass:
             break;
@@ -233,7 +271,7 @@ ChainOutcome GuardrailChain::decide(const CallView &call, const GuardContext &co
             break;
         case Action::Modify: {
             const Json &before = current ? *current : call.args;
-            entryJson["patch"] = Json::diff(before, v.args);
+            said.patch = Json::diff(before, v.args);
             current = std::move(v.args);
             break;
         }
@@ -241,7 +279,7 @@ ChainOutcome GuardrailChain::decide(const CallView &call, const GuardContext &co
             // trailEntry took the metadata: read it from the entry.
             // The strictest of the asks that name approvals; the first one
             // as it is (the default rule would turn its "keep" into "reset").
-            if (auto m = entryJson.find("metadata"); m != entryJson.end() && m->is_object())
+            if (const Json *m = &said.metadata; m->is_object())
                 if (auto a = m->find("approvals"); a != m->end()) {
                     const protocol::ApprovalRule asked = protocol::approvalRuleFromJson(*a);
                     out.approvals = namedApprovals ? protocol::strictest(out.approvals, asked) : asked;
@@ -255,14 +293,14 @@ ChainOutcome GuardrailChain::decide(const CallView &call, const GuardContext &co
             break;
         case Action::Deny:
         case Action::Halt:
-            out.trail.push_back(std::move(entryJson));
+            out.trail.push_back(std::move(said));
             out.action = v.action;
             out.decidedBy = "guardrail:" + std::string(name);
             out.reason = v.reason;
             out.code = v.code;
             return out;
         }
-        out.trail.push_back(std::move(entryJson));
+        out.trail.push_back(std::move(said));
     }
 
     if (current) {

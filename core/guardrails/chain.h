@@ -10,6 +10,8 @@
 
 namespace holdpoint {
 
+class JsonWriter;
+
 // What happens to a call no guardrail decides (README.md "Outcome"): the
 // chain's own fallback, which a policy file sets with "default".
 enum class DefaultAction { Ask, Allow, Deny };
@@ -22,6 +24,28 @@ struct ChainEntry
     std::chrono::microseconds budget {100'000}; // longer counts as a failure
 };
 
+// One guardrail's verdict on one call, in a chain's trail. It becomes JSON
+// only where it is written (trailToJson, writeTrail): the audit records and
+// the reviewer's queue item, as objects with "action" ("error" for a
+// failure), "code", "guardrail", "reason" and, when set, "metadata",
+// "patch" and "fail_open".
+struct TrailEntry
+{
+    Action action = Action::Pass;
+    bool failed = false;   // the guardrail failed (README.md "Failures")
+    bool failOpen = false; // failed: it warned instead of denying
+    std::string code;
+    std::string guardrail;
+    std::string reason;
+    Json metadata; // written unless null or empty
+    Json patch;    // modify: RFC 6902 patch from the arguments before it; written unless null
+};
+using Trail = std::vector<TrailEntry>;
+
+Json trailToJson(const Trail &trail);
+// The same as dumpJson(trailToJson(trail)) writes.
+void writeTrail(JsonWriter &writer, const Trail &trail);
+
 // The chain's answer before a call runs (README.md "Outcome").
 struct ChainOutcome
 {
@@ -32,7 +56,7 @@ struct ChainOutcome
     std::string reason;
     std::string code;              // the deciding guardrail's; empty for the default
     std::vector<protocol::Warning> warnings;
-    Json trail = Json::array();    // every guardrail's verdict, in order
+    Trail trail;                   // every guardrail's verdict, in order
     std::vector<Redaction> redactions; // to mask before a person or a log sees the call
     // Ask: how many people must approve, the strictest of what the asking
     // guardrails said (a verdict's metadata "approvals"). The policy's
@@ -46,7 +70,7 @@ struct AfterOutcome
     Action action = Action::Allow; // Allow, Warn or Halt
     std::string reason;
     std::vector<protocol::Warning> warnings;
-    Json trail = Json::array();
+    Trail trail;
 };
 
 class GuardrailChain

@@ -2,6 +2,7 @@
 #include "protocol.h"
 
 #include "common/jsonparse.h"
+#include "common/jsonwriter.h"
 #include "common/sha256.h"
 
 #include <QDateTime>
@@ -710,6 +711,36 @@ Json decisionToJson(std::string_view callId, const Decision &d)
         j["code"] = d.code;
     j["warnings"] = warningsToJson(d.warnings);
     return j;
+}
+
+void appendDecisionText(std::string &out, std::string_view callId, const Decision &d, const Json *args)
+{
+    // The members in the order a dumped object has them.
+    JsonWriter w(out);
+    w.beginObject();
+    if (d.kind == DecisionKind::Allow || d.kind == DecisionKind::Modify) {
+        const Json &sent = args ? *args : d.args;
+        if (sent.is_null())
+            w.key("args").beginObject().endObject();
+        else
+            w.member("args", sent);
+    }
+    w.member("call_id", callId);
+    if (!d.code.empty())
+        w.member("code", d.code);
+    w.member("decided_by", d.decidedBy);
+    w.member("decision", decisionKindName(d.kind));
+    w.member("reason", d.reason);
+    w.member("type", "decision");
+    w.key("warnings").beginArray();
+    for (const Warning &warning : d.warnings)
+        w.beginObject()
+            .member("code", warning.code)
+            .member("guardrail", warning.guardrail)
+            .member("message", warning.message)
+            .endObject();
+    w.endArray();
+    w.endObject();
 }
 
 Json errorToJson(ErrorCode code, std::string_view message, std::string_view callId)

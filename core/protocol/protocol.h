@@ -265,6 +265,10 @@ std::vector<TurnFinding> turnFindingsFromJson(const Json &array);
 // "agent is retrying a failing call (3/5)".
 std::string turnFindingHint(const TurnFinding &finding);
 Json decisionToJson(std::string_view callId, const Decision &d);
+// What dumpJson(decisionToJson(callId, d)) writes, appended to `out`,
+// without a tree; an Allow or Modify sends `args` instead of d.args when
+// given (the arguments where they are, not a copy of them).
+void appendDecisionText(std::string &out, std::string_view callId, const Decision &d, const Json *args = nullptr);
 Json errorToJson(ErrorCode code, std::string_view message, std::string_view callId = {});
 
 // A tool's result as sent in tool_result: as it is when small, otherwise a

@@ -21,7 +21,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     static const std::optional<std::string> turn = std::string("t");
     const CallView view {session, agent, callId, tool, args, annotations, context, turn};
     const ChainOutcome o = r.policy->chain->beforeCall(view, {0}, r.policy->defaultAction);
-    (void)maskJson(o.trail, o.redactions);
+    (void)maskJson(trailToJson(o.trail), o.redactions);
     const Json result = "out";
     (void)r.policy->chain->afterCall(view, {false, result}, {0});
     return 0;

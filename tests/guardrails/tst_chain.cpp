@@ -144,7 +144,7 @@ void TestChain::order_trailHasEveryVerdict()
     h.add("b", [](const CallView &) { return says(Action::Warn, "w", "careful"); });
     h.add("c", [](const CallView &) { return says(Action::Allow, "ok", "fine"); });
     const ChainOutcome o = h.before();
-    QCOMPARE(o.trail, Json::parse(R"([
+    QCOMPARE(trailToJson(o.trail), Json::parse(R"([
         {"guardrail":"a","action":"pass","reason":"","code":""},
         {"guardrail":"b","action":"warn","reason":"careful","code":"w"},
         {"guardrail":"c","action":"allow","reason":"fine","code":"ok"}])"));
@@ -202,8 +202,8 @@ void TestChain::verdicts_modifyReplacesArgsAndKeepsThePatch()
     QCOMPARE(o.action, Action::Allow);
     QCOMPARE(o.args.value(), Json({{"file", "a.txt"}, {"timeout", 60}}));
     QCOMPARE(o.patch, Json::diff(h.args, *o.args));
-    QCOMPARE(o.trail[0]["patch"], Json::parse(R"([{"op":"replace","path":"/timeout","value":60}])"));
-    QCOMPARE(o.trail[1]["patch"], Json::parse(R"([{"op":"remove","path":"/path"},{"op":"add","path":"/file","value":"a.txt"}])"));
+    QCOMPARE(trailToJson(o.trail)[0]["patch"], Json::parse(R"([{"op":"replace","path":"/timeout","value":60}])"));
+    QCOMPARE(trailToJson(o.trail)[1]["patch"], Json::parse(R"([{"op":"remove","path":"/path"},{"op":"add","path":"/file","value":"a.txt"}])"));
 }
 
 void TestChain::verdicts_modifyDoesNotLetTheCallRunByItself()
@@ -344,7 +344,7 @@ void TestChain::failures_failClosed()
     QCOMPARE(o.decidedBy, std::string("guardrail:broken"));
     QCOMPARE(toQString(o.reason), reason);
     QCOMPARE(after->calls, 0);
-    const Json last = o.trail.back();
+    const Json last = trailToJson(o.trail).back();
     QCOMPARE(last["action"], Json("error"));
     QCOMPARE(last["code"], Json("guardrail_error"));
     QCOMPARE(last["fail_open"], Json(false));
@@ -361,8 +361,8 @@ void TestChain::failures_failOpenGoesOnWithAWarning()
     QCOMPARE(o.warnings.size(), std::size_t(1));
     QCOMPARE(o.warnings[0].code, std::string("guardrail_error"));
     QCOMPARE(o.warnings[0].message, std::string("guardrail broken failed (fail_open): threw: boom"));
-    QCOMPARE(o.trail[0]["action"], Json("error"));
-    QCOMPARE(o.trail[0]["fail_open"], Json(true));
+    QCOMPARE(trailToJson(o.trail)[0]["action"], Json("error"));
+    QCOMPARE(trailToJson(o.trail)[0]["fail_open"], Json(true));
 }
 
 void TestChain::failures_turnMarkerThrowIsContained()

@@ -65,7 +65,7 @@ void TestRateLimit::slidingWindow()
     QCOMPARE(over.action, Action::Deny);
     QCOMPARE(over.code, std::string("rate_limited"));
     QCOMPARE(over.reason, std::string("rate limit: at most 3 calls per 10 s per session; the next call is possible in 7 s"));
-    QCOMPARE(over.trail[0]["metadata"]["retry_in_ms"], Json(7000));
+    QCOMPARE(trailToJson(over.trail)[0]["metadata"]["retry_in_ms"], Json(7000));
     QCOMPARE(h.call(9999).action, Action::Deny);  // the first call still counts
     QCOMPARE(h.call(10000).action, Action::Allow); // it left the window exactly now
     QCOMPARE(h.call(10500).action, Action::Deny);  // calls at 1 s, 2 s and 10 s count
@@ -227,8 +227,8 @@ void TestRateLimit::annotationsAllowDeclaredReads()
     ChainOutcome o = allow.call(0, "list_files", "s1", "coder", Json {{"readOnlyHint", true}});
     QCOMPARE(o.action, Action::Allow);
     QCOMPARE(o.decidedBy, std::string("guardrail:annotations"));
-    QCOMPARE(o.trail.back().value("code", std::string()), std::string("read_only"));
-    QCOMPARE(o.trail.back().value("reason", std::string()), std::string("list_files is marked read-only (readOnlyHint: true)"));
+    QCOMPARE(o.trail.back().code, std::string("read_only"));
+    QCOMPARE(o.trail.back().reason, std::string("list_files is marked read-only (readOnlyHint: true)"));
     QCOMPARE(allow.call(0, "list_files", "s1", "coder", Json {{"readOnlyHint", false}}).action, Action::Deny);
     QCOMPARE(allow.call(0, "list_files").action, Action::Deny);
     Harness pass(R"({"default":"deny","guardrails":[{"type":"annotations","destructive":"pass"}]})");

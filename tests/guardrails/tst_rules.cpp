@@ -352,7 +352,7 @@ void TestRules::firstMatchWins()
     ChainOutcome o = c.run(p);
     QCOMPARE(o.action, Action::Allow);
     QCOMPARE(o.decidedBy, std::string("guardrail:rules"));
-    QCOMPARE(o.trail[0]["metadata"], Json({{"rule", 0}}));
+    QCOMPARE(trailToJson(o.trail)[0]["metadata"], Json({{"rule", 0}}));
     c.tool = "write_file";
     o = c.run(p);
     QCOMPARE(o.action, Action::Deny);
