@@ -10,6 +10,7 @@
 #include <QCoreApplication>
 #include <QDir>
 #include <QFile>
+#include <QMetaMethod>
 #include <QSysInfo>
 
 #include <algorithm>
@@ -180,7 +181,8 @@ ConsoleCore::ConsoleCore(ConsoleOptions options, Clock *clock, QObject *parent)
             m_audit->append("reviewers_changed", std::move(fields));
             Q_EMIT namedReviewersChanged();
         });
-    connect(m_broker.get(), &Broker::activity, this, &ConsoleCore::activity);
+    if (isSignalConnected(QMetaMethod::fromSignal(&ConsoleCore::activity)))
+        forwardActivity();
     if (m_team) {
         connect(m_broker.get(), &Broker::activity, m_team, &team::TeamStore::copyRecord);
         m_team->setAgentsSource([this] { return sessionsToJson(m_broker->sessionsInfo()); });
@@ -194,6 +196,21 @@ ConsoleCore::ConsoleCore(ConsoleOptions options, Clock *clock, QObject *parent)
         });
 
     watchPolicy();
+}
+
+void ConsoleCore::connectNotify(const QMetaMethod &signal)
+{
+    if (signal == QMetaMethod::fromSignal(&ConsoleCore::activity) && m_broker)
+        forwardActivity();
+}
+
+void ConsoleCore::forwardActivity()
+{
+    // Only once someone listens (the window's views): the broker writes its
+    // records without trees and builds one for the signal only if asked.
+    if (std::exchange(m_forwardingActivity, true))
+        return;
+    connect(m_broker.get(), &Broker::activity, this, &ConsoleCore::activity);
 }
 
 void ConsoleCore::watchPolicy()

@@ -171,7 +171,12 @@ Q_SIGNALS:
     // first, or another reviewer holds the item, or the team is down).
     void reviewRefused(const std::string &id, const std::string &message);
 
+protected:
+    void connectNotify(const QMetaMethod &signal) override;
+
 private:
+    void forwardActivity();
+
     ConsoleOptions m_options;
     std::unique_ptr<SystemClock> m_ownClock;
     Clock *m_clock;
@@ -189,6 +194,7 @@ private:
     Json policyFilesJson() const; // for audit records
     QString m_lastPolicyError;
     bool m_filesWritten = false;
+    bool m_forwardingActivity = false; // the broker's activity reaches ours
 };
 
 } // namespace holdpoint
