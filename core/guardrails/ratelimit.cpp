@@ -1,6 +1,10 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "ratelimit.h"
 
+#include <algorithm>
+#include <functional>
+#include <utility>
+
 namespace holdpoint {
 
 namespace {
@@ -70,19 +74,96 @@ RateLimitGuardrail::RateLimitGuardrail(std::string name, const SpecReader &spec)
 
 void RateLimitGuardrail::Window::popFront()
 {
-    if (++first == times.size()) {
-        times.clear();
-        first = 0;
-    }
+    m_head = (m_head + 1) & (m_capacity - 1);
+    --m_count;
 }
 
 void RateLimitGuardrail::Window::pushBack(TimeMs t)
 {
-    if (first > 0 && first * 2 >= times.size()) {
-        times.erase(times.begin(), times.begin() + std::ptrdiff_t(first));
-        first = 0;
+    if (m_count == m_capacity) {
+        // Full: twice the room, the times unrolled from the oldest.
+        const std::uint32_t capacity = m_capacity * 2;
+        auto grown = std::make_unique<TimeMs[]>(capacity);
+        const TimeMs *old = data();
+        for (std::uint32_t i = 0; i < m_count; ++i)
+            grown[i] = old[(m_head + i) & (m_capacity - 1)];
+        m_heap = std::move(grown);
+        m_capacity = capacity;
+        m_head = 0;
     }
-    times.push_back(t);
+    TimeMs *slots = m_heap ? m_heap.get() : m_inline;
+    slots[(m_head + m_count) & (m_capacity - 1)] = t;
+    ++m_count;
+}
+
+RateLimitGuardrail::Window &RateLimitGuardrail::WindowTable::operator[](const std::string &key)
+{
+    if ((m_size + 1) * 2 > m_slots.size())
+        rebuild(std::max<std::size_t>(16, m_slots.size() * 2));
+    const std::size_t hash = std::hash<std::string> {}(key);
+    const std::size_t mask = m_slots.size() - 1;
+    for (std::size_t i = hash & mask;; i = (i + 1) & mask) {
+        Slot &slot = m_slots[i];
+        if (!slot.used) {
+            slot.used = true;
+            slot.hash = hash;
+            slot.key = key;
+            ++m_size;
+            return slot.window;
+        }
+        if (slot.hash == hash && slot.key == key)
+            return slot.window;
+    }
+}
+
+// Moves every key into `capacity` slots (a power of two, more than twice
+// the keys), each at the first free slot from where its hash points.
+void RateLimitGuardrail::WindowTable::rebuild(std::size_t capacity)
+{
+    std::vector<Slot> old = std::exchange(m_slots, std::vector<Slot>(capacity));
+    const std::size_t mask = capacity - 1;
+    for (Slot &from : old) {
+        if (!from.used)
+            continue;
+        std::size_t i = from.hash & mask;
+        while (m_slots[i].used)
+            i = (i + 1) & mask;
+        m_slots[i] = std::move(from);
+    }
+}
+
+// In place, so a sweep neither allocates nor clears a new table. Removing
+// keys leaves holes in the runs later keys were probed along, so every key
+// left is placed again at the first free slot from where its hash points.
+// The pass starts after a slot that was free before any removal: no key's
+// run crosses it, so each key is placed after every key its run passes.
+template<typename Pred>
+void RateLimitGuardrail::WindowTable::eraseIf(Pred pred)
+{
+    if (m_slots.empty())
+        return;
+    const std::size_t mask = m_slots.size() - 1;
+    std::size_t start = 0;
+    while (m_slots[start].used) // at most half the slots are used
+        ++start;
+    for (Slot &slot : m_slots) {
+        if (slot.used && pred(slot.window)) {
+            slot = Slot {};
+            --m_size;
+        }
+    }
+    for (std::size_t n = 1; n <= mask; ++n) {
+        const std::size_t from = (start + n) & mask;
+        if (!m_slots[from].used)
+            continue;
+        std::size_t to = m_slots[from].hash & mask;
+        while (to != from && m_slots[to].used)
+            to = (to + 1) & mask;
+        if (to != from) {
+            m_slots[to] = std::move(m_slots[from]);
+            m_slots[from] = Slot {};
+        }
+    }
 }
 
 Verdict RateLimitGuardrail::beforeCall(const CallView &call, const GuardContext &context)
@@ -123,9 +204,7 @@ Verdict RateLimitGuardrail::beforeCall(const CallView &call, const GuardContext 
     // threshold doubles after each sweep: with many keys live at once a
     // sweep on every call would make each call cost O(keys).
     if (m_windows.size() > m_sweepAt) {
-        std::erase_if(m_windows, [&](const auto &kv) {
-            return kv.second.empty() || kv.second.back() <= context.now - m_windowMs;
-        });
+        m_windows.eraseIf([&](const Window &w) { return w.empty() || w.back() <= context.now - m_windowMs; });
         m_sweepAt = std::max<std::size_t>(MinSweepAt, m_windows.size() * 2);
     }
     return Verdict::pass();

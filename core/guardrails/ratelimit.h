@@ -4,7 +4,9 @@
 #include "guardrails/guardrail.h"
 #include "guardrails/matchers.h"
 
-#include <unordered_map>
+#include <cstdint>
+#include <memory>
+#include <string>
 #include <vector>
 
 namespace holdpoint {
@@ -22,19 +24,49 @@ public:
     static constexpr std::size_t MinSweepAt = 10'000;
 
 private:
-    // The admission times of one key, oldest first: a vector read from
-    // `first`, compacted when half of it is spent. A deque allocates a
-    // 512-byte block for the first call of every key.
-    struct Window
+    // The admission times of one key, oldest first, in a ring. A key never
+    // holds more than `limit` of them (a refused call is not added), and
+    // the first two live in the window itself, so the first call of a key
+    // allocates nothing.
+    class Window
     {
-        std::vector<TimeMs> times;
-        std::size_t first = 0;
-        bool empty() const { return first == times.size(); }
-        std::size_t size() const { return times.size() - first; }
-        TimeMs front() const { return times[first]; }
-        TimeMs back() const { return times.back(); }
+    public:
+        bool empty() const { return m_count == 0; }
+        std::size_t size() const { return m_count; }
+        TimeMs front() const { return data()[m_head]; }
+        TimeMs back() const { return data()[(m_head + m_count - 1) & (m_capacity - 1)]; }
         void popFront();
         void pushBack(TimeMs t);
+
+    private:
+        static constexpr std::uint32_t Inline = 2; // a power of two, as every capacity is
+        const TimeMs *data() const { return m_heap ? m_heap.get() : m_inline; }
+        TimeMs m_inline[Inline] {};
+        std::unique_ptr<TimeMs[]> m_heap;
+        std::uint32_t m_head = 0, m_count = 0, m_capacity = Inline;
+    };
+    // Windows by key: open addressing with linear probing, so finding a key
+    // reads one slot of one array instead of a bucket, a node and the
+    // node's own vector. Keys leave only in bulk, in a sweep (eraseIf).
+    class WindowTable
+    {
+    public:
+        std::size_t size() const { return m_size; }
+        Window &operator[](const std::string &key);
+        template<typename Pred>
+        void eraseIf(Pred pred);
+
+    private:
+        struct Slot
+        {
+            bool used = false;
+            std::size_t hash = 0;
+            std::string key;
+            Window window;
+        };
+        void rebuild(std::size_t capacity);
+        std::vector<Slot> m_slots; // a power of two of them, at most half used
+        std::size_t m_size = 0;
     };
 
     std::string m_name;
@@ -45,7 +77,7 @@ private:
     std::string m_perText;
     std::optional<NameMatcher> m_tools;
     Action m_action = Action::Deny;
-    std::unordered_map<std::string, Window> m_windows;
+    WindowTable m_windows;
     std::string m_key; // the call's key, built in place each call
 };
 

@@ -48,6 +48,7 @@ private Q_SLOTS:
     void onlyListedTools();
     void askInsteadOfDeny();
     void idleKeysAreForgotten();
+    void sweepKeepsLiveWindows();
     void rateLimitErrors_data();
     void rateLimitErrors();
     void annotations_data();
@@ -155,6 +156,35 @@ void TestRateLimit::idleKeysAreForgotten()
         h.call(2000, "bash", "t" + std::to_string(i));
     QVERIFY2(g.trackedKeys() <= std::size_t(many + 1), qPrintable(QString::number(g.trackedKeys())));
     QVERIFY(g.trackedKeys() < std::size_t(2 * many)); // the s-keys are gone
+}
+
+// The sweep moves the keys it keeps within the table: a key still in its window keeps
+// every admission time it had, wherever the rebuild puts it.
+void TestRateLimit::sweepKeepsLiveWindows()
+{
+    Harness h(R"({"default":"allow","guardrails":[{"type":"rate_limit","limit":3,"window_s":10}]})");
+    auto &g = static_cast<RateLimitGuardrail &>(*h.policy.chain->entries().at(0).guardrail);
+    const int many = int(RateLimitGuardrail::MinSweepAt) + 10;
+    for (int i = 0; i < many; ++i)
+        h.call(0, "bash", "s" + std::to_string(i));
+    QCOMPARE(h.call(8000, "bash", "live").action, Action::Allow);
+    QCOMPARE(h.call(9000, "bash", "live").action, Action::Allow);
+    // The first sweep, at MinSweepAt keys, found them all live; the next
+    // comes after twice as many, when the s-keys are idle and "live" is not.
+    for (int i = 0; i < 2 * many; ++i)
+        h.call(12000, "bash", "t" + std::to_string(i));
+    QVERIFY2(g.trackedKeys() <= std::size_t(2 * many + 1), qPrintable(QString::number(g.trackedKeys()))); // no s-keys
+    // A t-key admitted before the sweep still counts.
+    QCOMPARE(h.call(12000, "bash", "t7").action, Action::Allow);
+    QCOMPARE(h.call(12000, "bash", "t7").action, Action::Allow);
+    QCOMPARE(h.call(12000, "bash", "t7").action, Action::Deny);
+    QCOMPARE(h.call(12000, "bash", "live").action, Action::Allow);
+    const ChainOutcome over = h.call(12500, "bash", "live");
+    QCOMPARE(over.action, Action::Deny);
+    // The call at 8 s leaves the window at 18 s.
+    QCOMPARE(over.reason, std::string("rate limit: at most 3 calls per 10 s per session; the next call is possible in 5.5 s"));
+    QCOMPARE(h.call(18000, "bash", "live").action, Action::Allow);
+    QCOMPARE(h.call(18000, "bash", "live").action, Action::Deny);
 }
 
 void TestRateLimit::rateLimitErrors_data()
