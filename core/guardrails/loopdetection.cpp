@@ -131,7 +131,13 @@ void LoopDetectionGuardrail::Streak::add(const std::string &callId, const std::s
 
 Verdict LoopDetectionGuardrail::beforeCall(const CallView &call, const GuardContext &context)
 {
-    TurnState &s = state(call);
+    // Only a tool_result records anything: a turn with none has nothing to
+    // block or halt, and is not made (nor takes a place among the turns kept).
+    const KeyLess::View view {call.sessionId, call.turnId ? std::string_view(*call.turnId) : std::string_view()};
+    const auto found = m_turns.find(view);
+    if (found == m_turns.end())
+        return Verdict::pass();
+    TurnState &s = found->second;
     if (auto it = s.toolFailures.find(call.toolName); it != s.toolFailures.end() && it->second.count >= m_sameTool.stop)
         return fire(s, call, context, "same_tool_failure", "halt", it->second.count, m_sameTool.stop,
                     call.toolName + " failed " + std::to_string(it->second.count) + " times in this turn; halting the turn");

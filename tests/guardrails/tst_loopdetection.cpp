@@ -56,6 +56,7 @@ private Q_SLOTS:
     void countersResetAtTurnStart();
     void eitherRecordAloneBlocks();
     void implicitTurnWithoutMarkers();
+    void callsWithoutResultsKeepNoTurn();
     void eventsAreKeptAgainstTheirTurn();
     void findingsStandAsTheTurnDoes();
     void noProgressFindingEndsWithProgress();
@@ -192,6 +193,32 @@ void TestLoopDetection::implicitTurnWithoutMarkers()
     QCOMPARE(t.call("bash", args, false).second->action, Action::Warn);
     t.session = "s2"; // another session's implicit turn is its own
     QCOMPARE(t.call("bash", args, false).second->action, Action::Allow);
+}
+
+// A call is checked against its turn's record without adding to it: only
+// results make a turn's record, so turns that only ask (here 1,500 new
+// sessions, more than the 1,000 turns kept) push no record out.
+void TestLoopDetection::callsWithoutResultsKeepNoTurn()
+{
+    Turn t;
+    const Json args = {{"command", "pytest"}};
+    for (int n = 1; n <= 8; ++n) // different arguments, so none is blocked as an exact repeat
+        t.call("bash", {{"command", "pytest -k " + std::to_string(n)}}, false);
+    const protocol::AgentInfo agent {"coder", {}};
+    const std::string callId = "c", tool = "bash";
+    const Json context = Json::object(), annotations = Json::object();
+    for (int i = 0; i < 1500; ++i) {
+        const std::string session = "other" + std::to_string(i);
+        const CallView view {session, agent, callId, tool, args, annotations, context, t.turn};
+        QCOMPARE(t.policy.chain->beforeCall(view, {t.now}, t.policy.defaultAction).action, Action::Allow);
+        QVERIFY(t.guardrail().events(session, "t1").empty());
+        QVERIFY(t.guardrail().turnFindings(session, "t1").empty());
+    }
+    const auto [halted, none] = t.call("bash", {{"command", "ls"}}, true);
+    QCOMPARE(halted.action, Action::Halt);
+    QCOMPARE(halted.code, std::string("same_tool_failure"));
+    QVERIFY(!none);
+    QCOMPARE(t.guardrail().events("s1", "t1").back().action, std::string("halt"));
 }
 
 void TestLoopDetection::eventsAreKeptAgainstTheirTurn()
