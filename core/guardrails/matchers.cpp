@@ -230,6 +230,35 @@ std::string requiredLiteral(const std::string &pattern, bool *atStart)
     return pattern.substr(i, end - i);
 }
 
+ByteSet::ByteSet(std::string_view text)
+{
+    // Bytes below 128 in two registers; the rest are rare.
+    std::uint64_t low = 0, high = 0;
+    for (char c : text) {
+        const auto b = static_cast<unsigned char>(c);
+        const std::uint64_t bit = std::uint64_t(1) << (b & 63);
+        low |= b < 64 ? bit : 0;
+        high |= (b >> 6) == 1 ? bit : 0;
+        if (b >= 128)
+            m_exact[b >> 6] |= bit;
+    }
+    m_exact[0] = m_folded[0] = low;
+    m_exact[1] = high;
+    m_folded[2] = m_exact[2];
+    m_folded[3] = m_exact[3];
+    // A-Z are bits 1-26 of the second word, a-z bits 33-58.
+    constexpr std::uint64_t upper = ((std::uint64_t(1) << 26) - 1) << 1;
+    m_folded[1] = (high & ~upper) | ((high & upper) << 32);
+}
+
+void ByteSet::intersect(const ByteSet &other)
+{
+    for (int i = 0; i < 4; ++i) {
+        m_exact[i] &= other.m_exact[i];
+        m_folded[i] &= other.m_folded[i];
+    }
+}
+
 Regex Regex::compile(const std::string &pattern, const std::string &path)
 {
     QRegularExpression re(toQString(pattern));
@@ -252,6 +281,13 @@ Regex::Regex(QRegularExpression regex, std::vector<std::string> anyOf, bool case
     , m_anyOf(std::move(anyOf))
     , m_caseInsensitive(caseInsensitive)
 {
+    for (const std::string &literal : m_anyOf) {
+        m_anyOfBytes.emplace_back(literal);
+        if (m_anyOfBytes.size() == 1)
+            m_commonBytes = m_anyOfBytes.back();
+        else
+            m_commonBytes.intersect(m_anyOfBytes.back());
+    }
 }
 
 bool Regex::mightMatch(std::string_view subject) const
@@ -263,6 +299,31 @@ bool Regex::mightMatch(std::string_view subject) const
     if (m_caseInsensitive && !isAscii(subject))
         return true;
     for (const std::string &literal : m_anyOf) {
+        if (m_atStart) {
+            if (subject.size() >= literal.size()
+                && (m_caseInsensitive ? equalFolded(subject.substr(0, literal.size()), literal)
+                                      : subject.starts_with(literal)))
+                return true;
+        } else if (m_caseInsensitive ? containsFolded(subject, literal)
+                                     : subject.find(literal) != std::string_view::npos) {
+            return true;
+        }
+    }
+    return false;
+}
+
+bool Regex::mightMatch(std::string_view subject, const ByteSet &bytes) const
+{
+    if (m_anyOf.empty() || (m_caseInsensitive && !bytes.ascii()))
+        return true;
+    // Only a literal all of whose bytes the subject has can be in it; most
+    // subjects lack a byte every literal has.
+    if (!bytes.hasAllOf(m_commonBytes, m_caseInsensitive))
+        return false;
+    for (std::size_t i = 0; i < m_anyOf.size(); ++i) {
+        if (!bytes.hasAllOf(m_anyOfBytes[i], m_caseInsensitive))
+            continue;
+        const std::string &literal = m_anyOf[i];
         if (m_atStart) {
             if (subject.size() >= literal.size()
                 && (m_caseInsensitive ? equalFolded(subject.substr(0, literal.size()), literal)

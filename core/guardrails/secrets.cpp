@@ -61,8 +61,9 @@ SecretsGuardrail::SecretsGuardrail(std::string name, const SpecReader &spec)
 void SecretsGuardrail::scanString(const std::string &text, const std::string &path, std::vector<Finding> *out) const
 {
     std::optional<QString> q; // converted for the first detector that might match
+    const ByteSet bytes(text);
     for (const Detector &d : m_detectors) {
-        if (!d.regex.mightMatch(text))
+        if (!d.regex.mightMatch(text, bytes))
             continue;
         if (!q)
             q = toQString(text);
@@ -86,7 +87,7 @@ void SecretsGuardrail::walk(const Json &node, std::string &path, const std::stri
         scanString(s, path, out);
         // A value under a credential-like key is a secret whatever it looks like.
         if (out->size() == before && m_credentialKeys && s.size() >= MinSecretLength
-            && m_credentialKey.mightMatch(key) && m_credentialKey.regex().match(toQString(key)).hasMatch())
+            && m_credentialKey.mightMatch(key, ByteSet(key)) && m_credentialKey.regex().match(toQString(key)).hasMatch())
             out->push_back({"credential", path, s});
     } else if (node.is_object()) {
         const std::size_t length = path.size();

@@ -43,6 +43,8 @@ private Q_SLOTS:
     void requiredLiteral();
     void regexBehindItsLiteral_data();
     void regexBehindItsLiteral();
+    void byteSetPrefilter_data();
+    void byteSetPrefilter();
     void argPath_data();
     void argPath();
     void normalizePath_data();
@@ -212,9 +214,45 @@ void TestRules::regexBehindItsLiteral()
     QCOMPARE(QRegularExpression(pattern).match(toQString(s)).hasMatch(), matches);
     const Regex r = Regex::compile(pattern.toStdString(), "r");
     QVERIFY(r.mightMatch(s) || !matches);
+    QCOMPARE(r.mightMatch(s, ByteSet(s)), r.mightMatch(s));
     const ValueMatcher m = ValueMatcher::compile(Json {{"regex", pattern.toStdString()}}, "m");
     const Json value = s;
     QCOMPARE(m.matches(&value, "/"), matches);
+}
+
+// The byte-set prefilter says what the literal search says, with and
+// without case, for subjects beyond ASCII too.
+void TestRules::byteSetPrefilter_data()
+{
+    QTest::addColumn<bool>("caseInsensitive");
+    QTest::addColumn<QByteArray>("subject");
+    QTest::addColumn<bool>("might");
+    QTest::newRow("caseless, upper") << true << QByteArray("API_KEY") << true;
+    QTest::newRow("caseless, mixed") << true << QByteArray("passWord") << true;
+    QTest::newRow("caseless, inside") << true << QByteArray("xxToKeNxx") << true;
+    QTest::newRow("caseless, bytes there, out of order") << true << QByteArray("yek") << false;
+    QTest::newRow("caseless, no") << true << QByteArray("command") << false;
+    QTest::newRow("caseless, short") << true << QByteArray("ke") << false;
+    QTest::newRow("caseless, empty") << true << QByteArray("") << false;
+    QTest::newRow("caseless, Kelvin sign goes to PCRE") << true << QByteArray("âª" "ey") << true;
+    QTest::newRow("caseless, @ and [ are not letters") << true << QByteArray("@[`{") << false;
+    QTest::newRow("with case, upper") << false << QByteArray("xAKIAx") << true;
+    QTest::newRow("with case, lower") << false << QByteArray("akia") << false;
+    QTest::newRow("with case, beyond ASCII around") << false << QByteArray("ÿ" "ASIAÃ©") << true;
+    QTest::newRow("with case, partial") << false << QByteArray("AKI ASI") << false;
+}
+
+void TestRules::byteSetPrefilter()
+{
+    QFETCH(bool, caseInsensitive);
+    QFETCH(QByteArray, subject);
+    QFETCH(bool, might);
+    const std::vector<std::string> literals = caseInsensitive ? std::vector<std::string> {"secret", "passw", "key", "token"}
+                                                              : std::vector<std::string> {"AKIA", "ASIA"};
+    const Regex r(QRegularExpression(QStringLiteral(".")), literals, caseInsensitive);
+    const std::string s = subject.toStdString();
+    QCOMPARE(r.mightMatch(s), might);
+    QCOMPARE(r.mightMatch(s, ByteSet(s)), might);
 }
 
 void TestRules::argPath_data()
