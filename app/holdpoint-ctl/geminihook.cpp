@@ -1,24 +1,20 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "geminihook.h"
 
-#include "client/endpointinfo.h"
-#include "common/datadir.h"
 #include "exitcodes.h"
 #include "hookcommand.h"
-#include "integrations/gemini.h"
-#include "integrations/hookinput.h"
+#include "hooks/gemini.h"
+#include "hooks/hookinput.h"
+#include "wire/digest.h"
+#include "wire/files.h"
 
-#include <QCryptographicHash>
-#include <QDateTime>
-#include <QDir>
-#include <QFile>
-#include <QFileInfo>
-#include <QLockFile>
-#include <QRandomGenerator>
-#include <QStandardPaths>
-
+#include <cerrno>
 #include <cstdio>
+#include <fcntl.h>
 #include <functional>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 namespace holdpoint {
@@ -29,14 +25,45 @@ namespace {
 // (a console another user runs, shared with --agent-group, whose data dir
 // lets agents read endpoint.json and write nothing) this user's runtime dir,
 // one folder per data dir.
-QString notesRoot(const QString &dataDir)
+std::string notesRoot(const std::string &dataDir)
 {
-    const QFileInfo dir(dataDir);
-    if (!dir.exists() || dir.ownerId() == uint(::geteuid()))
+    struct stat st {};
+    if (::stat(dataDir.c_str(), &st) != 0 || st.st_uid == ::geteuid())
         return dataDir;
-    const QByteArray key = QCryptographicHash::hash(QFile::encodeName(dir.absoluteFilePath()), QCryptographicHash::Sha256).toHex().left(16);
-    return QStandardPaths::writableLocation(QStandardPaths::RuntimeLocation) + QStringLiteral("/holdpoint-") + QString::fromLatin1(key);
+    return wire::runtimeDir() + "/holdpoint-" + wire::sha256Hex(wire::absolutePath(dataDir)).substr(0, 16);
 }
+
+// Holds an exclusive flock(2) on `path` while it lives; gives up after
+// `timeoutMs`. The kernel drops the lock if the process dies.
+class FileLock
+{
+public:
+    FileLock(const std::string &path, int timeoutMs)
+    {
+        m_fd = ::open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0600);
+        if (m_fd < 0)
+            return;
+        // Other hooks of the same session hold it for a read and a write.
+        for (int waited = 0; ::flock(m_fd, LOCK_EX | LOCK_NB) != 0; waited += 2) {
+            if (errno != EWOULDBLOCK || waited >= timeoutMs) {
+                ::close(m_fd);
+                m_fd = -1;
+                return;
+            }
+            const timespec pause {0, 2'000'000};
+            ::nanosleep(&pause, nullptr);
+        }
+    }
+    ~FileLock()
+    {
+        if (m_fd >= 0)
+            ::close(m_fd);
+    }
+    bool locked() const { return m_fd >= 0; }
+
+private:
+    int m_fd = -1;
+};
 
 // The calls the BeforeTool hook let run, for the AfterTool hook to find their
 // call_id (gemini.h): one file per session in the data directory, changed
@@ -44,49 +71,54 @@ QString notesRoot(const QString &dataDir)
 class Ledger
 {
 public:
-    Ledger(const QString &dataDir, const std::string &sessionId)
+    Ledger(const std::string &dataDir, const std::string &sessionId)
+        : m_dir(notesRoot(dataDir) + "/gemini-hook")
+        , m_path(m_dir + "/" + wire::sha256Hex(sessionId) + ".json")
     {
-        const QByteArray name = QCryptographicHash::hash(QByteArray::fromStdString(sessionId), QCryptographicHash::Sha256).toHex();
-        m_dir = QDir(notesRoot(dataDir)).filePath(QStringLiteral("gemini-hook"));
-        m_path = QDir(m_dir).filePath(QString::fromLatin1(name) + QStringLiteral(".json"));
     }
 
     // Runs `change` on the ledger under the lock and writes it back.
-    bool update(const std::function<void(Json *)> &change, QString *error)
+    bool update(const std::function<void(Json *)> &change, std::string *error) const
     {
-        if (!ensurePrivateDir(m_dir, error))
+        if (!wire::ensurePrivateDir(m_dir, error))
             return false;
-        QLockFile lock(m_path + QStringLiteral(".lock"));
-        if (!lock.tryLock(10'000)) {
-            *error = QStringLiteral("cannot lock %1").arg(m_path);
+        FileLock lock(m_path + ".lock", 10'000);
+        if (!lock.locked()) {
+            *error = "cannot lock " + m_path;
             return false;
         }
         Json ledger = read();
         change(&ledger);
-        return writePrivateFile(m_path, QByteArray::fromStdString(dumpJson(ledger)), error);
+        return wire::writePrivateFile(m_path, dumpJson(ledger), error);
     }
 
     // The ledger as last written; {} if there is none or it is unreadable.
-    // Writes replace the file whole (QSaveFile), so reading needs no lock.
+    // Writes replace the file whole (a rename), so reading needs no lock.
     Json read() const
     {
-        QFile f(m_path);
-        if (!f.open(QIODevice::ReadOnly))
+        std::string bytes;
+        if (!wire::readFile(m_path, hookinput::MaxBytes * 4, &bytes))
             return Json::object();
-        Json ledger = Json::parse(f.readAll().toStdString(), nullptr, false);
+        Json ledger = Json::parse(bytes, nullptr, false);
         return ledger.is_discarded() ? Json::object() : ledger;
     }
 
 private:
-    QString m_dir;
-    QString m_path;
+    std::string m_dir;
+    std::string m_path;
 };
 
-const protocol::AgentInfo Agent {"gemini-cli", "gemini-cli"};
+wire::Hello agent()
+{
+    wire::Hello hello;
+    hello.agentName = "gemini-cli";
+    hello.framework = "gemini-cli";
+    return hello;
+}
 
 } // namespace
 
-int runGeminiHook(const QStringList &args, const QString &dataDirFlag)
+int runGeminiHook(const std::vector<std::string> &args, const std::string &dataDirFlag)
 {
     namespace code = exitcode::geminihook;
     // Exit 2 with the reason on stderr and nothing on stdout: Gemini CLI
@@ -97,23 +129,20 @@ int runGeminiHook(const QStringList &args, const QString &dataDirFlag)
 
     std::string bytes;
     if (!readInput(stdin, hookinput::MaxBytes, &bytes))
-        return fail.block(QStringLiteral("cannot read the hook input"));
+        return fail.block("cannot read the hook input");
     const gemini::ParseResult parsed = gemini::parseHookInput(bytes);
     if (!parsed.input)
-        return fail.block(QString::fromStdString(parsed.error));
+        return fail.block(parsed.error);
     const gemini::HookInput &hook = *parsed.input;
 
-    const QString dataDir = resolveDataDir(dataDirFlag);
-    Ledger ledger(dataDir, hook.sessionId);
-    QString error;
-    auto newId = [](const char *prefix) {
-        return prefix + QByteArray::number(QRandomGenerator::system()->generate64(), 16).toStdString();
-    };
+    const std::string dataDir = wire::resolveDataDir(dataDirFlag);
+    const Ledger ledger(dataDir, hook.sessionId);
+    std::string error;
     if (hook.event == gemini::Event::BeforeAgent) {
         // A new prompt: a new turn for the calls that follow. Without it they
         // would carry the last prompt's turn, and its grants, so a failure
         // blocks the prompt.
-        const std::string turn = newId("gt-");
+        const std::string turn = wire::randomId("gt-");
         if (!ledger.update([&](Json *l) { gemini::ledgerStartTurn(l, turn); }, &error))
             return fail(error);
         return code::Answered;
@@ -125,12 +154,12 @@ int runGeminiHook(const QStringList &args, const QString &dataDirFlag)
         if (!callId)
             return code::Answered; // not a call this hook let run: nothing to check
     }
-    EndpointInfo endpoint;
-    if (!readEndpointInfo(dataDir, false, &endpoint, &error))
+    wire::Endpoint endpoint;
+    if (!wire::readEndpoint(dataDir, false, &endpoint, &error))
         return fail(error);
 
     if (hook.event == gemini::Event::AfterTool) {
-        return hookExchange(endpoint, Agent, hook.sessionId, gemini::toolResultMessage(hook, *callId), [&](const Json &m) -> std::optional<int> {
+        return hookExchange(endpoint, agent(), hook.sessionId, gemini::toolResultMessage(hook, *callId), [&](const Json &m) -> std::optional<int> {
             const std::string type = m.value("type", std::string());
             if (type == "after_call" && m.value("call_id", std::string()) == *callId) {
                 if (const std::string out = gemini::afterToolOutput(m); !out.empty())
@@ -149,19 +178,19 @@ int runGeminiHook(const QStringList &args, const QString &dataDirFlag)
     // Every BeforeTool is a new call: Gemini CLI sends no id of its own, and
     // one derived from the input would let a repeated call inherit the first
     // one's decision.
-    const std::string id = newId("gm-");
+    const std::string id = wire::randomId("gm-");
     const Json call = gemini::toolCallMessage(hook, id, gemini::ledgerTurn(ledger.read()));
-    return hookExchange(endpoint, Agent, hook.sessionId, call, [&](const Json &m) -> std::optional<int> {
+    return hookExchange(endpoint, agent(), hook.sessionId, call, [&](const Json &m) -> std::optional<int> {
         const std::string type = m.value("type", std::string());
         if (type == "decision" && m.value("call_id", std::string()) == id) {
             const Json answer = gemini::beforeToolAnswer(m, hook.toolInput);
             if (answer.value("decision", std::string()) == "allow") {
                 const Json runArgs = answer.contains("hookSpecificOutput") ? answer["hookSpecificOutput"]["tool_input"] : hook.toolInput;
-                const std::int64_t now = QDateTime::currentMSecsSinceEpoch();
-                QString why;
+                const std::int64_t now = wire::nowMs();
+                std::string why;
                 // Without the note the result goes unchecked; the call may still run.
                 if (!ledger.update([&](Json *l) { gemini::ledgerAdd(l, id, hook.toolName, hook.toolInput, runArgs, now); }, &why))
-                    std::fprintf(stderr, "holdpoint-ctl: the tool's result will not be checked: %s\n", qPrintable(why));
+                    std::fprintf(stderr, "holdpoint-ctl: the tool's result will not be checked: %s\n", why.c_str());
             }
             printLine(stdout, dumpJson(answer));
             return code::Answered;

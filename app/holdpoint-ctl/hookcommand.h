@@ -3,19 +3,19 @@
 
 // What the command hooks (`hook claude-code`, `hook codex`, `hook gemini`)
 // share: their one option, their input on stdin, their rule for failures,
-// and their one exchange with the console.
+// and their one exchange with the console. No Qt: an agent CLI starts a hook
+// for every tool call, and the front binary (front.cpp) runs them without
+// loading Qt (tests/bench README, "hook").
 
-#include "client/endpointinfo.h"
-#include "common/json.h"
-#include "protocol/protocol.h"
-
-#include <QString>
-#include <QStringList>
+#include "wire/endpoint.h"
+#include "wire/json.h"
+#include "wire/messages.h"
 
 #include <cstdio>
 #include <functional>
 #include <optional>
 #include <string>
+#include <vector>
 
 namespace holdpoint {
 
@@ -33,14 +33,14 @@ struct HookFailure
 {
     bool failOpen = false;
     // The console is away: blocked, or let through with --fail-open.
-    int operator()(const QString &why) const;
+    int operator()(const std::string &why) const;
     // The call itself was refused: always blocked.
-    int block(const QString &why) const;
+    int block(const std::string &why) const;
 };
 
 // `hook NAME [--fail-open]`: false, with the reason printed, for any other
 // option (the call is then blocked, even with --fail-open).
-bool parseHookOptions(const QStringList &args, HookFailure *fail);
+bool parseHookOptions(const std::vector<std::string> &args, HookFailure *fail);
 
 // `in` to its end (a hook's stdin, a JSON option's @FILE), up to one byte
 // past `maxBytes` so that the caller can tell it is too long. False when it
@@ -48,13 +48,21 @@ bool parseHookOptions(const QStringList &args, HookFailure *fail);
 bool readInput(std::FILE *in, std::size_t maxBytes, std::string *out);
 
 // The console's `error` message as a failure's reason: "code: message".
-QString consoleError(const Json &error);
+std::string consoleError(const Json &error);
 
 // One exchange with the console as `agent` in `sessionId`: sends `first`
 // once welcomed, then hands every message to `onMessage` until it returns an
 // exit code. A connection that fails goes to `fail`.
-int hookExchange(const EndpointInfo &endpoint, const protocol::AgentInfo &agent, const std::string &sessionId,
-                 const Json &first, const std::function<std::optional<int>(const Json &)> &onMessage,
-                 const HookFailure &fail);
+int hookExchange(const wire::Endpoint &endpoint, wire::Hello agent, const std::string &sessionId, const Json &first,
+                 const std::function<std::optional<int>(const Json &)> &onMessage, const HookFailure &fail);
+
+// Is `args` (the words after the global options, from "hook") one of the
+// command hooks, which runHook() answers? --help, -h and --version are
+// not: the full program answers them.
+bool isHookCommand(const std::vector<std::string> &args);
+
+// `hook claude-code|codex|gemini [--fail-open]`, `args` starting with
+// "hook"; returns the exit code (exitcodes.h).
+int runHook(const std::vector<std::string> &args, const std::string &dataDirFlag);
 
 } // namespace holdpoint

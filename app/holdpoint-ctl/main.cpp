@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
-// holdpoint-ctl: the console's command-line client. Links core only.
+// holdpoint-ctl-full: the console's command-line client, run through the
+// front (front.cpp, which answers the command hooks itself). Links core only.
 //
 //   submit   submit one tool call as an agent and wait for its decision
 //   pending  list the pending queue (reviewer)
@@ -19,18 +20,14 @@
 #include "common/signals.h"
 #include "protocol/protocol.h"
 #include "exitcodes.h"
-#include "geminihook.h"
 #include "hookcommand.h"
 #include "reviewcommand.h"
 #include "reviewercommands.h"
 #include "usage.h"
 #include "guardrails/chain.h"
-#include "integrations/claudecode.h"
-#include "integrations/codex.h"
 #include "integrations/mcpproxy.h"
 #include "policy/policy.h"
 #include "qr/qrcode.h"
-#include "protocol/protocol.h"
 
 #include <QCommandLineParser>
 #include <QFile>
@@ -357,79 +354,6 @@ int runWeb(const QStringList &args, const ReviewerLogin &login)
     return rc;
 }
 
-// The command hooks of Claude Code and Codex: one JSON document on stdin, the
-// console's answer on stdout. What differs between them is in HookSpec.
-struct HookSpec
-{
-    const char *name;      // `hook <name>`, also the agent's framework
-    const char *idPrefix;  // for a call without a tool use id
-    claudecode::ParseResult (*parse)(std::string_view);
-    Json (*toolCall)(const claudecode::HookInput &, const std::string &);
-    // What to print for the console's decision; empty prints nothing.
-    std::string (*decisionOutput)(const claudecode::HookInput &, const Json &);
-    protocol::Capabilities capabilities; // for the hello
-};
-
-// Every failure blocks the call (exit 2, the reason on stderr); --fail-open
-// lets it through only when no console can be asked (HookFailure).
-int runHook(const HookSpec &spec, const QStringList &args, const QString &dataDirFlag)
-{
-    namespace code = exitcode::claudehook;
-    HookFailure fail;
-    if (!parseHookOptions(args, &fail))
-        return code::Blocked;
-
-    std::string bytes;
-    if (!readInput(stdin, claudecode::MaxHookInputBytes, &bytes))
-        return fail.block(QStringLiteral("cannot read the hook input"));
-    const claudecode::ParseResult parsed = spec.parse(bytes);
-    if (!parsed.input)
-        return fail.block(toQString(parsed.error));
-    const claudecode::HookInput &hook = *parsed.input;
-
-    EndpointInfo endpoint;
-    QString error;
-    if (!readEndpointInfo(resolveDataDir(dataDirFlag), false, &endpoint, &error))
-        return fail(error);
-
-    // Without a tool_use_id the call gets an id of its own; deriving one from
-    // the input would let a second identical call inherit the first's decision.
-    std::string callId = hook.toolUseId;
-    if (callId.empty())
-        callId = spec.idPrefix + QByteArray::number(QRandomGenerator::system()->generate64(), 16).toStdString();
-    const bool pre = hook.event != claudecode::Event::PostToolUse;
-
-    const std::string agentName = hook.context.value("agent_type", std::string(spec.name));
-    return hookExchange(endpoint, {agentName, spec.name, spec.capabilities}, hook.sessionId,
-                        pre ? spec.toolCall(hook, callId) : claudecode::toolResultMessage(hook, callId),
-                        [&](const Json &m) -> std::optional<int> {
-        const std::string type = m.value("type", std::string());
-        if (m.value("call_id", std::string()) == callId && type == (pre ? "decision" : "after_call")) {
-            const std::string out = pre ? spec.decisionOutput(hook, m) : claudecode::postToolUseOutput(m);
-            if (!out.empty())
-                printLine(stdout, out);
-            return code::Answered;
-        }
-        if (type != "error")
-            return std::nullopt;
-        // A result for a call the console never saw (no PreToolUse hook,
-        // or a console restarted since) has nothing to check.
-        if (!pre && m.value("code", std::string()) == "unknown_call")
-            return code::Answered;
-        return fail.block(consoleError(m));
-    }, fail);
-}
-
-const HookSpec ClaudeCodeHook {"claude-code", "cc-", [](std::string_view t) { return claudecode::parseHookInput(t); },
-    &claudecode::toolCallMessage,
-    [](const claudecode::HookInput &, const Json &d) { return claudecode::preToolUseOutput(d); }, {}};
-
-const HookSpec CodexHook {"codex", "cx-", &codex::parseHookInput, &codex::toolCallMessage,
-    [](const claudecode::HookInput &in, const Json &d) {
-        return in.event == claudecode::Event::PermissionRequest ? codex::permissionRequestOutput(d) : codex::preToolUseOutput(d);
-    },
-    codex::helloCapabilities()};
-
 } // namespace
 
 // `COMMAND ... --help` (or -h) and `--version` anywhere before mcp-proxy's
@@ -513,12 +437,12 @@ int main(int argc, char **argv)
     if (command == u"reviewer")
         return runReviewers(args, dataDirFlag, teamFlag);
     if (command == u"hook") {
-        if (args.size() >= 2 && args.at(1) == u"claude-code")
-            return runHook(ClaudeCodeHook, args, dataDirFlag);
-        if (args.size() >= 2 && args.at(1) == u"codex")
-            return runHook(CodexHook, args, dataDirFlag);
-        if (args.size() >= 2 && args.at(1) == u"gemini")
-            return runGeminiHook(args, dataDirFlag);
+        // The same code as the front's (front.cpp), which runs it without Qt.
+        std::vector<std::string> words;
+        for (const QString &a : args)
+            words.push_back(a.toStdString());
+        if (isHookCommand(words))
+            return runHook(words, dataDirFlag.toStdString());
         return usageError(QStringLiteral("hook: expected `hook claude-code`, `hook codex` or `hook gemini`"));
     }
     if (command == u"mcp-proxy") {

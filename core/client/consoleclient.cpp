@@ -2,6 +2,7 @@
 #include "consoleclient.h"
 
 #include "common/datadir.h"
+#include "wire/messages.h"
 
 #include <QAbstractSocket>
 
@@ -42,20 +43,16 @@ void ConsoleClient::connectTo(const EndpointInfo &info, protocol::Role role, con
                               const std::optional<std::string> &sessionId, int timeoutMs)
 {
     const QByteArray &token = role == protocol::Role::Reviewer ? info.reviewerToken : info.agentToken;
-    m_hello = Json {{"type", "hello"},
-                    {"protocol", protocol::Version},
-                    {"role", protocol::roleName(role)},
-                    {"token", token.toStdString()},
-                    {"agent", {{"name", agent.name}}}};
-    if (!agent.framework.empty())
-        m_hello["agent"]["framework"] = agent.framework;
-    // Who started the agent, for rules that exclude the requester.
-    if (role == protocol::Role::Agent)
-        m_hello["agent"]["user"] = agent.user.empty() ? currentOsUser() : agent.user;
-    if (!agent.capabilities.all())
-        m_hello["capabilities"] = protocol::capabilitiesToJson(agent.capabilities);
-    if (sessionId)
-        m_hello["session_id"] = *sessionId;
+    // The same hello as the hooks' (wire/messages.h).
+    wire::Hello hello;
+    hello.role = std::string(protocol::roleName(role));
+    hello.token = token.toStdString();
+    hello.agentName = agent.name;
+    hello.framework = agent.framework;
+    hello.user = agent.user;
+    hello.capabilities = {agent.capabilities.modify, agent.capabilities.halt};
+    hello.sessionId = sessionId;
+    m_hello = wire::helloMessage(hello);
     m_timeout.start(timeoutMs);
     m_socket.open(info.url);
 }

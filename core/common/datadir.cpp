@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "datadir.h"
 
+#include "wire/files.h"
+
 #include <QDir>
 #include <QFile>
 #include <QFileInfo>
@@ -21,15 +23,8 @@ namespace holdpoint {
 
 QString resolveDataDir(const QString &fromFlag)
 {
-    if (!fromFlag.isEmpty())
-        return QDir(fromFlag).absolutePath();
-    const QByteArray env = qgetenv("HOLDPOINT_DATA_DIR");
-    if (!env.isEmpty())
-        return QDir(QString::fromLocal8Bit(env)).absolutePath();
-    QString base = QStandardPaths::writableLocation(QStandardPaths::GenericDataLocation);
-    if (base.isEmpty())
-        base = QDir::homePath() + QStringLiteral("/.local/share");
-    return base + QStringLiteral("/holdpoint");
+    // One rule for every client: the hooks use wire's without Qt.
+    return QFile::decodeName(QByteArray::fromStdString(wire::resolveDataDir(QFile::encodeName(fromFlag).toStdString())));
 }
 
 bool ensurePrivateDir(const QString &dir, QString *error)
@@ -165,10 +160,7 @@ QByteArray generateToken()
 
 std::string currentOsUser()
 {
-    if (const passwd *pw = getpwuid(geteuid()); pw && pw->pw_name)
-        return pw->pw_name;
-    const QByteArray user = qgetenv("USER");
-    return user.isEmpty() ? std::string("uid") + std::to_string(geteuid()) : user.toStdString();
+    return wire::currentOsUser();
 }
 
 } // namespace holdpoint

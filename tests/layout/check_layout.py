@@ -10,8 +10,10 @@ it may use. This checks that:
      the table names file by file;
   3. every library of ours links only parts the table allows (the link graph
      CMake wrote at configure time);
-  4. holdpoint-ctl's link closure has neither the server nor the engine, and
-     its binary defines no function that those libraries define;
+  4. holdpoint-ctl's link closure (the front's and the full program's) has
+     neither the server nor the engine, and its binary defines no function
+     that those libraries define; the front (the holdpoint-ctl agent CLIs
+     start per tool call) needs no Qt, libpq, libpqxx or libcrypto;
   5. no source file of ours (C++, Python, JavaScript, TypeScript, SQL, shell)
      is longer than 800 lines, and each names its license (an SPDX line in its
      first three lines).
@@ -108,6 +110,7 @@ def main():
     ap.add_argument("--source", required=True, type=pathlib.Path)
     ap.add_argument("--links", required=True, type=pathlib.Path)
     ap.add_argument("--ctl", required=True, type=pathlib.Path)
+    ap.add_argument("--front", type=pathlib.Path, help="holdpoint-ctl's front, which must load no Qt")
     ap.add_argument("--archive", action="append", default=[], help="part=path of its static library")
     args = ap.parse_args()
 
@@ -157,7 +160,8 @@ def main():
 
     # target: direct links, as CMake recorded them.
     target_part = {f"holdpoint_{n}": n for n in core_parts}
-    target_part.update({"ui": "ui", "holdpoint": "holdpoint", "holdpoint-ctl": "holdpoint-ctl"})
+    target_part.update({"ui": "ui", "holdpoint": "holdpoint", "holdpoint-ctl": "holdpoint-ctl",
+                        "holdpoint-ctl-full": "holdpoint-ctl"})
     links = {}
     for line in args.links.read_text().splitlines():
         target, _, deps = line.partition(":")
@@ -168,7 +172,7 @@ def main():
         for d in deps:
             if target_part[d] not in allowed:
                 errors.append(f"{target} links {d}, which the table does not let {part} use")
-    seen, todo = set(), list(links.get("holdpoint-ctl", []))
+    seen, todo = set(), list(links.get("holdpoint-ctl", [])) + list(links.get("holdpoint-ctl-full", []))
     while todo:
         t = todo.pop()
         if t not in seen:
@@ -179,6 +183,15 @@ def main():
             errors.append(f"holdpoint-ctl links the {bad} library (through {', '.join(sorted(seen))})")
     if "holdpoint-ctl" not in links or not seen:
         errors.append("the link graph has no entry for holdpoint-ctl")
+
+    if args.front:
+        dynamic = subprocess.run(["readelf", "-d", str(args.front)], check=True, capture_output=True, text=True).stdout
+        needed = re.findall(r"\(NEEDED\).*\[(.+)\]", dynamic)
+        heavy = [n for n in needed if re.match(r"lib(Qt|pq|pqxx|crypto|ssl)", n)]
+        if not needed:
+            errors.append(f"{args.front}: no NEEDED entries found; is it a dynamic executable?")
+        for n in heavy:
+            errors.append(f"{args.front} (holdpoint-ctl's front) needs {n}: a hook must start without it")
 
     ctl = defined_functions(args.ctl)
     for spec in args.archive:

@@ -2,7 +2,7 @@
 #include "gemini.h"
 
 #include "hookinput.h"
-#include "protocol/protocol.h"
+#include "wire/messages.h"
 
 #include <algorithm>
 #include <sstream>
@@ -34,7 +34,7 @@ ParseResult parseHookInput(std::string_view text)
     if (!hookinput::parse(text, {{"BeforeTool", "AfterTool", "BeforeAgent"}, "gemini"}, &p, &r.error)) {
         // BeforeAgent names no tool; it needs only its session.
         const auto session = hookinput::stringField(p.doc, "session_id");
-        if (p.event != "BeforeAgent" || !session || !protocol::isValidId(*session))
+        if (p.event != "BeforeAgent" || !session || !wire::isValidId(*session))
             return r;
         r.error.clear();
         p.fields.sessionId = *session;
@@ -175,7 +175,7 @@ std::optional<std::string> ledgerTurn(const Json &ledger)
     if (!ledger.is_object())
         return std::nullopt;
     const auto turn = hookinput::stringField(ledger, "turn");
-    if (!turn || !protocol::isValidId(*turn))
+    if (!turn || !wire::isValidId(*turn))
         return std::nullopt;
     return turn;
 }

@@ -2,7 +2,7 @@
 #include "claudecode.h"
 
 #include "hookinput.h"
-#include "protocol/protocol.h"
+#include "wire/messages.h"
 
 #include <algorithm>
 
@@ -48,13 +48,13 @@ ParseResult parseHookInput(std::string_view text, const Dialect &dialect)
     in.toolName = std::move(p.fields.toolName);
     in.toolInput = std::move(p.fields.toolInput);
     if (const auto id = stringField(doc, "tool_use_id")) {
-        if (!protocol::isValidId(*id)) {
+        if (!wire::isValidId(*id)) {
             r.error = "hook input: tool_use_id: expected a string of 1 to 256 bytes without control characters";
             return r;
         }
         in.toolUseId = *id;
     }
-    if (const auto turn = stringField(doc, std::string(dialect.turnKey).c_str()); turn && protocol::isValidId(*turn))
+    if (const auto turn = stringField(doc, std::string(dialect.turnKey).c_str()); turn && wire::isValidId(*turn))
         in.promptId = *turn;
     hookinput::copyStrings(doc, dialect.contextKeys, &in.context);
     if (in.event == Event::PostToolUse) {

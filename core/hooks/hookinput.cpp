@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "hookinput.h"
 
-#include "common/jsonparse.h"
-#include "protocol/protocol.h"
+#include "wire/jsonparse.h"
+#include "wire/messages.h"
 
 #include <algorithm>
 
@@ -23,7 +23,7 @@ bool parseObject(std::string_view text, Json *doc, std::string *error)
         return false;
     }
     std::string why;
-    if (!parseStrictJson(text, protocol::MaxDepth, doc, &why)) {
+    if (!parseStrictJson(text, wire::MaxDepth, doc, &why)) {
         *error = "hook input is not valid JSON: " + why;
         return false;
     }
@@ -37,13 +37,13 @@ bool parseObject(std::string_view text, Json *doc, std::string *error)
 bool readToolFields(const Json &doc, ToolFields *out, std::string *error)
 {
     const auto session = stringField(doc, "session_id");
-    if (!session || !protocol::isValidId(*session)) {
+    if (!session || !wire::isValidId(*session)) {
         *error = "hook input: session_id: required, expected a string of 1 to 256 bytes without control characters";
         return false;
     }
     out->sessionId = *session;
     const auto tool = stringField(doc, "tool_name");
-    if (!tool || tool->empty() || tool->size() > protocol::MaxToolNameLength) {
+    if (!tool || tool->empty() || tool->size() > wire::MaxToolNameLength) {
         *error = "hook input: tool_name: required, expected a non-empty string of at most 256 bytes";
         return false;
     }
@@ -104,7 +104,7 @@ void copyStrings(const Json &doc, const std::vector<std::string_view> &keys, Jso
 
 Json toolResultMessage(const std::string &callId, bool failed, const Json &response)
 {
-    return Json {{"type", "tool_result"}, {"call_id", callId}, {"ok", !failed}, {"result", protocol::compactResult(response)}};
+    return Json {{"type", "tool_result"}, {"call_id", callId}, {"ok", !failed}, {"result", wire::compactResult(response)}};
 }
 
 bool responseIsError(const Json &r)

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "codex.h"
 
-#include "common/jsonparse.h"
+#include "wire/jsonparse.h"
 
 namespace holdpoint::codex {
 
@@ -21,9 +21,9 @@ ParseResult parseHookInput(std::string_view text)
     return claudecode::parseHookInput(text, dialect());
 }
 
-protocol::Capabilities helloCapabilities()
+wire::Capabilities capabilities()
 {
-    return protocol::Capabilities {false, false};
+    return wire::Capabilities {false, false};
 }
 
 Json toolCallMessage(const HookInput &in, const std::string &callId)

@@ -1,0 +1,49 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "messages.h"
+
+#include "wire/digest.h"
+#include "wire/files.h"
+
+namespace holdpoint::wire {
+
+bool isValidId(std::string_view id)
+{
+    if (id.empty() || id.size() > MaxIdLength)
+        return false;
+    for (unsigned char c : id) {
+        if (c < 0x20 || c == 0x7f)
+            return false;
+    }
+    return true;
+}
+
+Json compactResult(const Json &result, std::size_t maxBytes)
+{
+    const std::string text = dumpJson(result);
+    if (text.size() <= maxBytes)
+        return result;
+    return Json {{"truncated", true}, {"bytes", text.size()}, {"sha256", sha256Hex(text)}};
+}
+
+Json helloMessage(const Hello &h)
+{
+    Json hello {{"type", "hello"}, {"protocol", ProtocolVersion}, {"role", h.role}, {"token", h.token}, {"agent", {{"name", h.agentName}}}};
+    if (!h.framework.empty())
+        hello["agent"]["framework"] = h.framework;
+    // Who started the agent, for rules that exclude the requester.
+    if (h.role == "agent")
+        hello["agent"]["user"] = h.user.empty() ? currentOsUser() : h.user;
+    if (!h.capabilities.modify || !h.capabilities.halt) {
+        Json caps = Json::object();
+        if (!h.capabilities.modify)
+            caps["modify"] = false;
+        if (!h.capabilities.halt)
+            caps["halt"] = false;
+        hello["capabilities"] = std::move(caps);
+    }
+    if (h.sessionId)
+        hello["session_id"] = *h.sessionId;
+    return hello;
+}
+
+} // namespace holdpoint::wire

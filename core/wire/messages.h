@@ -1,0 +1,57 @@
+// SPDX-License-Identifier: Apache-2.0
+#pragma once
+
+// What a client without Qt needs of protocol v1 (core/protocol/PROTOCOL.md):
+// the limits it checks before sending, ids, a tool's result as tool_result
+// carries it, and the hello. The console's side of the same rules is
+// core/protocol (protocol.h), which repeats these numbers; tst_wire checks
+// that both agree.
+
+#include "wire/json.h"
+
+#include <cstddef>
+#include <optional>
+#include <string>
+#include <string_view>
+
+namespace holdpoint::wire {
+
+inline constexpr int ProtocolVersion = 1;
+// "Limits"
+inline constexpr std::size_t MaxDepth = 64;
+inline constexpr std::size_t MaxIdLength = 256;
+inline constexpr std::size_t MaxToolNameLength = 256;
+inline constexpr std::size_t MaxResultBytes = 256 * 1024;
+
+// True for printable ids: no control characters, 1..MaxIdLength bytes.
+bool isValidId(std::string_view id);
+
+// A tool's result as sent in tool_result: as it is when small, otherwise a
+// digest (after-call checks compare results, so equal results still compare
+// equal) that keeps the message far below the console's size limit.
+Json compactResult(const Json &result, std::size_t maxBytes = MaxResultBytes);
+
+// What a client can take ("hello", capabilities): all by default.
+struct Capabilities
+{
+    bool modify = true;
+    bool halt = true;
+};
+
+// Who says hello: the agent (or the reviewer client) and where it runs.
+struct Hello
+{
+    std::string role = "agent"; // "agent" or "reviewer"
+    std::string token;
+    std::string agentName;
+    std::string framework;        // empty: not sent
+    std::string user;             // agents only; empty: this process's OS user
+    Capabilities capabilities {};
+    std::optional<std::string> sessionId;
+};
+
+// The hello message ("hello"): only what the client cannot take goes in
+// capabilities, and an agent says which OS user started it.
+Json helloMessage(const Hello &hello);
+
+} // namespace holdpoint::wire

@@ -1,0 +1,72 @@
+// SPDX-License-Identifier: Apache-2.0
+#pragma once
+
+// A blocking RFC 6455 client on one POSIX socket, for a process that makes
+// one exchange and exits (a hook an agent CLI starts per tool call): no
+// event loop, no Qt. It checks the server's Sec-WebSocket-Accept (§4.1),
+// masks what it sends (§5.3), answers pings (§5.5.2), joins fragmented
+// messages (§5.4), answers a close (§5.5.1), and refuses a message larger
+// than MaxMessageBytes (closing with 1009, §7.4.1).
+
+#include "wire/endpoint.h"
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+namespace holdpoint::wire {
+
+// CLOCK_MONOTONIC in milliseconds, for deadlines.
+std::int64_t monotonicMs();
+
+class WebSocketClient final
+{
+public:
+    // The largest message taken from the server: a decision carries a call's
+    // arguments, which the console takes up to 1 MiB by default
+    // (--max-message-bytes); the hook's own input may be 16 MiB.
+    static constexpr std::size_t MaxMessageBytes = 32 * 1024 * 1024;
+    // The server's handshake response, headers included.
+    static constexpr std::size_t MaxHandshakeBytes = 16 * 1024;
+    static constexpr std::int64_t NoDeadline = -1;
+
+    WebSocketClient() = default;
+    WebSocketClient(const WebSocketClient &) = delete;
+    WebSocketClient &operator=(const WebSocketClient &) = delete;
+    ~WebSocketClient();
+
+    // Connects and completes the opening handshake by `deadlineMs`
+    // (monotonicMs()). On failure *error says why ("Connection refused").
+    bool open(const WsUrl &url, std::int64_t deadlineMs, std::string *error);
+
+    // One text message in one frame.
+    bool sendText(std::string_view text, std::string *error);
+
+    enum class Result { Message, Closed, Failed, TimedOut };
+    // The next text message. Closed: the server closed (closeCode() says
+    // how, 1006 when the connection dropped with no close frame); Failed: a
+    // broken frame, a message too large or a socket error, in *error.
+    Result read(std::string *message, std::int64_t deadlineMs, std::string *error);
+
+    // Sends a close frame (once) and closes the socket.
+    void close(std::uint16_t code = 1000);
+
+    std::uint16_t closeCode() const { return m_closeCode; }
+    const std::string &closeReason() const { return m_closeReason; }
+
+private:
+    bool sendFrame(int opcode, std::string_view payload, std::string *error);
+    bool sendAll(std::string_view bytes, std::string *error);
+    // More bytes into m_in; a result other than Message when none came.
+    Result fill(std::int64_t deadlineMs, std::string *error);
+    // Fails the connection: a close frame with `code`, then the socket.
+    Result failWith(std::uint16_t code, const std::string &why, std::string *error);
+
+    int m_fd = -1;
+    std::string m_in; // received, not yet parsed
+    bool m_closeSent = false;
+    std::uint16_t m_closeCode = 1006;
+    std::string m_closeReason;
+};
+
+} // namespace holdpoint::wire

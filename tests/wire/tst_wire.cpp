@@ -1,0 +1,149 @@
+// SPDX-License-Identifier: Apache-2.0
+// core/wire: the Qt-free pieces holdpoint-ctl's hooks run on, checked
+// against what the rest of Holdpoint uses for the same thing (libcrypto's
+// SHA-256, Qt's SHA-1 and base64, the protocol's rules, QDir's paths).
+
+#include "common/sha256.h"
+#include "protocol/protocol.h"
+#include "wire/digest.h"
+#include "wire/endpoint.h"
+#include "wire/files.h"
+#include "wire/messages.h"
+
+#include <QCryptographicHash>
+#include <QDir>
+#include <QTest>
+
+using namespace holdpoint;
+
+class TestWire : public QObject
+{
+    Q_OBJECT
+private Q_SLOTS:
+    void digestsMatchLibraries();
+    void limitsMatchTheProtocol();
+    void idsAndResultsAsTheProtocolSays_data();
+    void idsAndResultsAsTheProtocolSays();
+    void hello();
+    void wsUrls_data();
+    void wsUrls();
+    void absolutePathsAsQDir_data();
+    void absolutePathsAsQDir();
+};
+
+void TestWire::digestsMatchLibraries()
+{
+    // Every padding case: empty, within one block, the 55/56/64 edges, many.
+    for (int n = 0; n < 300; ++n) {
+        std::string s;
+        for (int i = 0; i < n; ++i)
+            s += char(i * 7 + n);
+        const QByteArray q = QByteArray::fromStdString(s);
+        const auto one = wire::sha1(s);
+        QCOMPARE(QByteArray(reinterpret_cast<const char *>(one.data()), 20), QCryptographicHash::hash(q, QCryptographicHash::Sha1));
+        QCOMPARE(wire::sha256Hex(s), sha256Hex(s));
+        QCOMPARE(QByteArray::fromStdString(wire::base64(s)), q.toBase64());
+    }
+    // RFC 6455 §1.3's example handshake.
+    const auto accept = wire::sha1("dGhlIHNhbXBsZSBub25jZQ==258EAFA5-E914-47DA-95CA-C5AB0DC85B11");
+    QCOMPARE(wire::base64(std::string(reinterpret_cast<const char *>(accept.data()), 20)), std::string("s3pPLMBiTxaQ9kYGzzhZRbK+xOo="));
+}
+
+void TestWire::limitsMatchTheProtocol()
+{
+    QCOMPARE(wire::ProtocolVersion, protocol::Version);
+    QCOMPARE(wire::MaxDepth, protocol::MaxDepth);
+    QCOMPARE(wire::MaxIdLength, protocol::MaxIdLength);
+    QCOMPARE(wire::MaxToolNameLength, protocol::MaxToolNameLength);
+    QCOMPARE(wire::MaxResultBytes, protocol::MaxResultBytes);
+}
+
+void TestWire::idsAndResultsAsTheProtocolSays_data()
+{
+    QTest::addColumn<QByteArray>("id");
+    QTest::newRow("plain") << QByteArray("toolu_01");
+    QTest::newRow("empty") << QByteArray();
+    QTest::newRow("tab") << QByteArray("a\tb");
+    QTest::newRow("del") << QByteArray("a\x7f");
+    QTest::newRow("utf-8") << QByteArray("ça");
+    QTest::newRow("256") << QByteArray(256, 'x');
+    QTest::newRow("257") << QByteArray(257, 'x');
+}
+
+void TestWire::idsAndResultsAsTheProtocolSays()
+{
+    QFETCH(QByteArray, id);
+    QCOMPARE(wire::isValidId(id.toStdString()), protocol::isValidId(id.toStdString()));
+    const Json result {{"out", std::string(std::size_t(id.size()) * 2000, 'r')}};
+    QVERIFY(wire::compactResult(result) == protocol::compactResult(result));
+}
+
+void TestWire::hello()
+{
+    wire::Hello h;
+    h.token = "t";
+    h.agentName = "claude-code";
+    h.framework = "claude-code";
+    h.user = "alice";
+    h.capabilities = {false, true};
+    h.sessionId = "s1";
+    QVERIFY(wire::helloMessage(h) == Json::parse(R"({"type":"hello","protocol":1,"role":"agent","token":"t",
+        "agent":{"name":"claude-code","framework":"claude-code","user":"alice"},"capabilities":{"modify":false},"session_id":"s1"})"));
+    h.role = "reviewer";
+    h.framework.clear();
+    h.capabilities = {};
+    h.sessionId.reset();
+    QVERIFY(wire::helloMessage(h) == Json::parse(R"({"type":"hello","protocol":1,"role":"reviewer","token":"t","agent":{"name":"claude-code"}})"));
+}
+
+void TestWire::wsUrls_data()
+{
+    QTest::addColumn<QString>("url");
+    QTest::addColumn<bool>("ok");
+    QTest::addColumn<QString>("host");
+    QTest::addColumn<int>("port");
+    QTest::addColumn<QString>("path");
+    QTest::newRow("console") << "ws://127.0.0.1:41027/" << true << "127.0.0.1" << 41027 << "/";
+    QTest::newRow("no path") << "ws://localhost:8080" << true << "localhost" << 8080 << "/";
+    QTest::newRow("no port") << "ws://127.0.0.1/x?y=1" << true << "127.0.0.1" << 80 << "/x?y=1";
+    QTest::newRow("ipv6") << "ws://[::1]:9/" << true << "::1" << 9 << "/";
+    QTest::newRow("wss") << "wss://127.0.0.1:1/" << false << "" << 0 << "";
+    QTest::newRow("port 0") << "ws://127.0.0.1:0/" << false << "" << 0 << "";
+    QTest::newRow("port text") << "ws://127.0.0.1:http/" << false << "" << 0 << "";
+    QTest::newRow("user") << "ws://me@127.0.0.1:1/" << false << "" << 0 << "";
+    QTest::newRow("no host") << "ws://:1/" << false << "" << 0 << "";
+}
+
+void TestWire::wsUrls()
+{
+    QFETCH(QString, url);
+    QFETCH(bool, ok);
+    wire::WsUrl u;
+    QCOMPARE(wire::parseWsUrl(url.toStdString(), &u), ok);
+    if (!ok)
+        return;
+    QFETCH(QString, host);
+    QFETCH(int, port);
+    QFETCH(QString, path);
+    QCOMPARE(QString::fromStdString(u.host), host);
+    QCOMPARE(u.port, port);
+    QCOMPARE(QString::fromStdString(u.path), path);
+}
+
+void TestWire::absolutePathsAsQDir_data()
+{
+    QTest::addColumn<QString>("path");
+    for (const char *p : {"/a/b", "/a//b/", "/a/./b/../c", "rel/x", "./rel/../y", "/..", "/", "a/../../b"})
+        QTest::newRow(p) << QString::fromLatin1(p);
+}
+
+// resolveDataDir() makes a --data-dir absolute as QDir::absolutePath() did.
+void TestWire::absolutePathsAsQDir()
+{
+    QFETCH(QString, path);
+    QCOMPARE(QString::fromStdString(wire::absolutePath(path.toStdString())), QDir(path).absolutePath());
+    QCOMPARE(QString::fromStdString(wire::resolveDataDir(path.toStdString())), QDir(path).absolutePath());
+}
+
+QTEST_GUILESS_MAIN(TestWire)
+#include "tst_wire.moc"
