@@ -4,6 +4,7 @@
 #include <openssl/evp.h>
 
 #include <cstdlib>
+#include <memory>
 
 namespace holdpoint {
 
@@ -12,11 +13,16 @@ Sha256Digest sha256(std::string_view data)
     // Fetched once: an implicit fetch on every call costs as much as the
     // hash of a record.
     static EVP_MD *const md = EVP_MD_fetch(nullptr, "SHA256", nullptr);
+    // One context per thread, reused: EVP_Digest makes and frees one per
+    // hash, and the console hashes four times per call.
+    thread_local const std::unique_ptr<EVP_MD_CTX, void (*)(EVP_MD_CTX *)> ctx(EVP_MD_CTX_new(), EVP_MD_CTX_free);
     Sha256Digest digest {};
     unsigned int size = 0;
     // Fails only when libcrypto itself is broken (no SHA-256, no memory):
     // a log that cannot hash must not pretend to, so stop.
-    if (!md || EVP_Digest(data.data(), data.size(), digest.data(), &size, md, nullptr) != 1 || size != digest.size())
+    if (!md || !ctx || EVP_DigestInit_ex2(ctx.get(), md, nullptr) != 1
+        || EVP_DigestUpdate(ctx.get(), data.data(), data.size()) != 1
+        || EVP_DigestFinal_ex(ctx.get(), digest.data(), &size) != 1 || size != digest.size())
         std::abort();
     return digest;
 }

@@ -3,6 +3,8 @@
 
 #include "common/jsonwriter.h"
 
+#include <QVarLengthArray>
+
 #include <algorithm>
 
 namespace holdpoint {
@@ -92,9 +94,9 @@ TrailEntry trailEntry(std::string_view name, Verdict &v)
 {
     TrailEntry e;
     e.action = v.action;
-    e.code = v.code;
+    e.code = std::move(v.code);
     e.guardrail = name;
-    e.reason = v.reason; // the chain still needs both
+    e.reason = std::move(v.reason);
     if (!v.metadata.empty())
         e.metadata = std::move(v.metadata);
     return e;
@@ -160,10 +162,10 @@ void mergeRedactions(std::vector<Redaction> &&found, std::vector<Redaction> *out
 
 } // namespace
 
-void GuardrailChain::collectRedactions(const CallView &call, const std::vector<char> *ran, std::vector<Redaction> *out) const
+void GuardrailChain::collectRedactions(const CallView &call, const char *ran, std::vector<Redaction> *out) const
 {
     for (std::size_t i = 0; i < m_entries.size(); ++i) {
-        if (ran && (*ran)[i])
+        if (ran && ran[i])
             continue;
         const ChainEntry &entry = m_entries[i];
         std::vector<Redaction> found;
@@ -207,9 +209,9 @@ std::vector<protocol::TurnFinding> GuardrailChain::turnFindings(const std::strin
 
 ChainOutcome GuardrailChain::beforeCall(const CallView &call, const GuardContext &context, DefaultAction fallback) const
 {
-    std::vector<char> ran(m_entries.size(), 0);
-    ChainOutcome out = decide(call, context, fallback, &ran);
-    collectRedactions(call, &ran, &out.redactions);
+    QVarLengthArray<char, 32> ran(qsizetype(m_entries.size()), 0); // inline: this runs for every call
+    ChainOutcome out = decide(call, context, fallback, ran.data());
+    collectRedactions(call, ran.data(), &out.redactions);
     if (out.args) {
         const CallView rewritten {call.sessionId, call.agent,       call.callId,  call.toolName,
                                   *out.args,     call.annotations, call.context, call.turnId};
@@ -224,7 +226,7 @@ ChainOutcome GuardrailChain::beforeCall(const CallView &call, const GuardContext
 }
 
 ChainOutcome GuardrailChain::decide(const CallView &call, const GuardContext &context, DefaultAction fallback,
-                                    std::vector<char> *ran) const
+                                    char *ran) const
 {
     ChainOutcome out;
     out.trail.reserve(m_entries.size());
@@ -253,7 +255,7 @@ ChainOutcome GuardrailChain::decide(const CallView &call, const GuardContext &co
         }
         // Redactions found on rewritten arguments are collected separately.
         if (!current) {
-            (*ran)[index] = 1;
+            ran[index] = 1;
             mergeRedactions(std::move(v.redactions), &out.redactions);
         }
         TrailEntry said = trailEntry(name, v);
@@ -263,11 +265,11 @@ ChainOutcome GuardrailChain::decide(const CallView &call, const GuardContext &co
         case Action::Allow:
             if (allowedBy.empty()) {
                 allowedBy = name;
-                allowReason = v.reason;
+                allowReason = said.reason;
             }
             break;
         case Action::Warn:
-            out.warnings.push_back({std::string(name), v.code, v.reason});
+            out.warnings.push_back({std::string(name), said.code, said.reason});
             break;
         case Action::Modify: {
             const Json &before = current ? *current : call.args;
@@ -287,17 +289,17 @@ ChainOutcome GuardrailChain::decide(const CallView &call, const GuardContext &co
                 }
             if (askedBy.empty()) {
                 askedBy = name;
-                askReason = v.reason;
-                askCode = v.code;
+                askReason = said.reason;
+                askCode = said.code;
             }
             break;
         case Action::Deny:
         case Action::Halt:
-            out.trail.push_back(std::move(said));
             out.action = v.action;
             out.decidedBy = "guardrail:" + std::string(name);
-            out.reason = v.reason;
-            out.code = v.code;
+            out.reason = said.reason;
+            out.code = said.code;
+            out.trail.push_back(std::move(said));
             return out;
         }
         out.trail.push_back(std::move(said));
@@ -310,12 +312,12 @@ ChainOutcome GuardrailChain::decide(const CallView &call, const GuardContext &co
     if (!askedBy.empty()) {
         out.action = Action::Ask;
         out.decidedBy = "guardrail:" + askedBy;
-        out.reason = askReason;
-        out.code = askCode;
+        out.reason = std::move(askReason);
+        out.code = std::move(askCode);
     } else if (!allowedBy.empty()) {
         out.action = Action::Allow;
         out.decidedBy = "guardrail:" + allowedBy;
-        out.reason = allowReason;
+        out.reason = std::move(allowReason);
     } else {
         out.action = fallback == DefaultAction::Allow ? Action::Allow
                      : fallback == DefaultAction::Deny ? Action::Deny
@@ -346,15 +348,15 @@ AfterOutcome GuardrailChain::afterCall(const CallView &call, const ResultView &r
             out.reason = why;
             return out;
         }
-        out.trail.push_back(trailEntry(name, v));
+        const TrailEntry &said = out.trail.emplace_back(trailEntry(name, v));
         if (v.action == Action::Halt) {
             out.action = Action::Halt;
-            out.reason = v.reason;
+            out.reason = said.reason;
             return out;
         }
         if (v.action == Action::Warn) {
-            out.warnings.push_back({name, v.code, v.reason});
-            reasons.push_back(v.reason);
+            out.warnings.push_back({name, said.code, said.reason});
+            reasons.push_back(said.reason);
         }
     }
     if (!out.warnings.empty()) {

@@ -112,9 +112,9 @@ private:
     template<typename Run>
     std::optional<std::string> run(const ChainEntry &entry, Run &&fn, Verdict *out) const;
     // `ran` marks the guardrails whose verdict already carried their redactions.
-    void collectRedactions(const CallView &call, const std::vector<char> *ran, std::vector<Redaction> *out) const;
+    void collectRedactions(const CallView &call, const char *ran, std::vector<Redaction> *out) const;
     ChainOutcome decide(const CallView &call, const GuardContext &context, DefaultAction fallback,
-                        std::vector<char> *ran) const;
+                        char *ran) const;
 
     std::vector<ChainEntry> m_entries;
     MonotonicNs m_now;

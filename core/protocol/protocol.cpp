@@ -187,6 +187,16 @@ public:
 
     bool object(const char *key, Json &out, bool required)
     {
+        if (!isObject(key, required))
+            return false;
+        out = *find(key);
+        return true;
+    }
+
+    // Whether `key` holds an object (absent: fails if required); the
+    // caller may take it then.
+    bool isObject(const char *key, bool required)
+    {
         if (m_failed)
             return false;
         const Json *v = find(key);
@@ -197,7 +207,6 @@ public:
         }
         if (!v->is_object())
             return wrongType(key, *v, "an object");
-        out = *v;
         return true;
     }
 
@@ -343,16 +352,21 @@ ParseResult parseTurn(const Json &o)
     return success(std::move(t));
 }
 
-ParseResult parseToolCall(const Json &o)
+// The arguments, context and annotations are moved out of the parsed
+// message, not copied: every call costs that copy otherwise.
+ParseResult parseToolCall(Json &o)
 {
     FieldReader f(o);
     ToolCall c;
     f.string("call_id", c.callId, MaxIdLength, true);
     f.string("tool_name", c.toolName, MaxToolNameLength, false);
-    f.object("args", c.args, true);
+    if (f.isObject("args", true))
+        c.args = std::move(o["args"]);
     f.optionalString("turn_id", c.turnId, MaxIdLength, true);
-    f.object("context", c.context, false);
-    if (f.object("annotations", c.annotations, false)) {
+    if (f.isObject("context", false))
+        c.context = std::move(o["context"]);
+    if (f.isObject("annotations", false)) {
+        c.annotations = std::move(o["annotations"]);
         // MCP 2025-06-18 "ToolAnnotations": the hints are booleans.
         static constexpr std::array hints {"readOnlyHint", "destructiveHint", "idempotentHint", "openWorldHint"};
         for (const char *hint : hints) {
