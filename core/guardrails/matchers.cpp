@@ -375,6 +375,24 @@ std::string normalizePath(const std::string &path, const std::string &cwd)
     return out.empty() ? std::string("/") : out;
 }
 
+bool isNormalPath(std::string_view p)
+{
+    if (p.empty() || p[0] != '/')
+        return false;
+    if (p.size() == 1)
+        return true;
+    // Every segment after a `/` non-empty and neither `.` nor `..`.
+    std::size_t i = 0;
+    while (i < p.size()) {
+        const std::size_t next = p.find('/', i + 1);
+        const std::string_view segment = p.substr(i + 1, (next == std::string_view::npos ? p.size() : next) - i - 1);
+        if (segment.empty() || segment == "." || segment == "..")
+            return false;
+        i = next == std::string_view::npos ? p.size() : next;
+    }
+    return true;
+}
+
 bool isPathUnder(const std::string &p, const std::string &base)
 {
     if (base == "/")
@@ -451,12 +469,39 @@ const Json *ArgPath::find(const Json &root) const
     return cur->is_null() ? nullptr : cur;
 }
 
+const std::string &CallScratch::cwd() const
+{
+    return m_context ? cwdRef(*m_context) : m_cwd;
+}
+
 const std::string &CallScratch::normalized(const std::string &path)
 {
+    if (isNormalPath(path))
+        return path;
     for (const auto &[key, value] : m_normalized)
         if (key == &path)
             return value;
-    return m_normalized.emplace_front(&path, normalizePath(path, m_cwd)).second;
+    return m_normalized.emplace_front(&path, normalizePath(path, cwd())).second;
+}
+
+const std::string *CallScratch::stringArg(const Json &args, ArgKind kind)
+{
+    const auto k = std::size_t(kind);
+    if (m_stringArgsRead[k])
+        return m_stringArgs[k];
+    static constexpr std::string_view keys[3][3] = {{"command"}, {"file_path", "path", "notebook_path"}, {"url"}};
+    const std::string *found = nullptr;
+    for (std::string_view key : keys[k]) {
+        if (key.empty() || !args.is_object())
+            break;
+        auto it = args.find(key);
+        if (it != args.end() && it->is_string()) {
+            found = &it->get_ref<const std::string &>();
+            break;
+        }
+    }
+    m_stringArgsRead[k] = true;
+    return m_stringArgs[k] = found;
 }
 
 const QString &CallScratch::utf16(const std::string &text)
@@ -465,6 +510,17 @@ const QString &CallScratch::utf16(const std::string &text)
         if (key == &text)
             return value;
     return m_utf16.emplace_front(&text, toQString(text)).second;
+}
+
+const std::string &cwdRef(const Json &context)
+{
+    static const std::string none;
+    if (context.is_object()) {
+        auto it = context.find("cwd");
+        if (it != context.end() && it->is_string())
+            return it->get_ref<const std::string &>();
+    }
+    return none;
 }
 
 std::string cwdOf(const Json &context)
@@ -674,31 +730,23 @@ bool CompactMatcher::matches(const std::string &toolName, const Json &args,
     } else if (!m_tool->matches(toolName)) {
         return false;
     }
-    auto stringArg = [&](std::initializer_list<const char *> keys) -> const std::string * {
-        for (const char *k : keys) {
-            auto it = args.find(k);
-            if (it != args.end() && it->is_string())
-                return &it->get_ref<const std::string &>();
-        }
-        return nullptr;
-    };
     switch (m_kind) {
     case Kind::ToolOnly:
         return true;
     case Kind::Command:
     case Kind::CommandPrefix: {
-        const std::string *cmd = stringArg({"command"});
+        const std::string *cmd = scratch.stringArg(args, CallScratch::ArgKind::Command);
         if (!cmd)
             return false;
         return m_kind == Kind::CommandPrefix ? cmd->compare(0, m_text.size(), m_text) == 0
                                              : m_spec->matches(*cmd);
     }
     case Kind::Path: {
-        const std::string *p = stringArg({"file_path", "path", "notebook_path"});
+        const std::string *p = scratch.stringArg(args, CallScratch::ArgKind::Path);
         return p && m_spec->matches(scratch.normalized(*p));
     }
     case Kind::Domain: {
-        const std::string *url = stringArg({"url"});
+        const std::string *url = scratch.stringArg(args, CallScratch::ArgKind::Url);
         if (!url)
             return false;
         const std::string host = QUrl(scratch.utf16(*url)).host().toLower().toStdString();

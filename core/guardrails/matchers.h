@@ -118,6 +118,9 @@ std::string asciiLower(std::string_view text);
 // climb out of view), and `.`, `..` and repeated slashes are resolved.
 // Symlinks are not followed.
 std::string normalizePath(const std::string &path, const std::string &cwd);
+// True when normalizePath() would give `path` back as it is: absolute, with
+// no `.`, `..`, empty segment or trailing slash (and no `~`, being absolute).
+bool isNormalPath(std::string_view path);
 // `~` or `~/...` with the home directory; anything else as it is.
 std::string expandHome(const std::string &path);
 bool isPathUnder(const std::string &normalized, const std::string &normalizedBase);
@@ -139,8 +142,9 @@ private:
 };
 
 // What matching one call works out once for every matcher that asks: the
-// agent's cwd, argument paths normalised against it, and argument strings
-// in UTF-16 for PCRE. Keyed by address, so strings must be the call's own.
+// agent's cwd, argument paths normalised against it, argument strings in
+// UTF-16 for PCRE, and the string arguments the compact syntax reads. Keyed
+// by address, so strings and `args` must be the call's own.
 class CallScratch final
 {
 public:
@@ -148,15 +152,26 @@ public:
         : m_cwd(std::move(cwd))
     {
     }
-    const std::string &cwd() const { return m_cwd; }
+    // The cwd is the context's own string (cwdRef), not a copy.
+    explicit CallScratch(const Json &context)
+        : m_context(&context)
+    {
+    }
+    const std::string &cwd() const;
     const std::string &normalized(const std::string &path);
     const QString &utf16(const std::string &text);
+    // The first of the keys `kind` names that is a string in `args`, or null.
+    enum class ArgKind { Command, Path, Url };
+    const std::string *stringArg(const Json &args, ArgKind kind);
 
 private:
+    const Json *m_context = nullptr;
     std::string m_cwd;
     // forward_list: references handed out stay valid as entries are added.
     std::forward_list<std::pair<const std::string *, std::string>> m_normalized;
     std::forward_list<std::pair<const std::string *, QString>> m_utf16;
+    const std::string *m_stringArgs[3] {};
+    bool m_stringArgsRead[3] {};
 };
 
 // One matcher on one argument, e.g. {"glob": "/etc/**"} or {"min": 1}.
@@ -216,5 +231,7 @@ private:
 };
 
 std::string cwdOf(const Json &context);
+// The same, without a copy: the context's own string, or an empty one.
+const std::string &cwdRef(const Json &context);
 
 } // namespace holdpoint

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "protectedpaths.h"
 
+#include <algorithm>
 #include <optional>
 
 namespace holdpoint {
@@ -43,12 +44,27 @@ ProtectedPathsGuardrail::ProtectedPathsGuardrail(std::string name, const SpecRea
         for (std::size_t i = 0; i < keys->size(); ++i) {
             if (!(*keys)[i].is_string())
                 throw SpecError(spec.pathOf("keys") + "[" + std::to_string(i) + "]", "expected a string");
-            m_keys.insert((*keys)[i].get<std::string>());
+            addKey((*keys)[i].get<std::string>());
         }
     } else {
-        const auto d = defaultKeys();
-        m_keys.insert(d.begin(), d.end());
+        for (const std::string &key : defaultKeys())
+            addKey(key);
     }
+}
+
+void ProtectedPathsGuardrail::addKey(const std::string &key)
+{
+    if (isKey(key))
+        return;
+    m_keys.push_back(key);
+    m_keyLengths |= std::uint64_t(1) << std::min<std::size_t>(key.size(), 63);
+}
+
+bool ProtectedPathsGuardrail::isKey(const std::string &key) const
+{
+    if (!(m_keyLengths & (std::uint64_t(1) << std::min<std::size_t>(key.size(), 63))))
+        return false;
+    return std::find(m_keys.begin(), m_keys.end(), key) != m_keys.end();
 }
 
 bool ProtectedPathsGuardrail::protectedPath(const std::string &normalized, const Pattern **which) const
@@ -68,15 +84,20 @@ std::optional<Verdict> ProtectedPathsGuardrail::find(const Json &node, const std
 {
     if (node.is_object()) {
         for (auto it = node.begin(); it != node.end(); ++it) {
-            if (m_keys.contains(it.key())) {
+            if (isKey(it.key())) {
                 auto check = [&](const Json &v) -> std::optional<Verdict> {
                     if (!v.is_string())
                         return std::nullopt;
                     const std::string &value = v.get_ref<const std::string &>();
-                    std::string normalized = normalizePath(value, cwd);
+                    // Most paths are normal already: no copy to compare them.
+                    std::string built;
+                    const bool normal = isNormalPath(value);
+                    if (!normal)
+                        built = normalizePath(value, cwd);
                     const Pattern *p = nullptr;
-                    if (!protectedPath(normalized, &p))
+                    if (!protectedPath(normal ? value : built, &p))
                         return std::nullopt;
+                    std::string normalized = normal ? value : std::move(built);
                     Verdict verdict = Verdict::make(m_action, "protected_path",
                                                     it.key() + " " + value + " is protected (" + p->text + ")");
                     verdict.metadata = {{"key", it.key()}, {"path", std::move(normalized)}, {"pattern", p->text}};
@@ -106,7 +127,7 @@ std::optional<Verdict> ProtectedPathsGuardrail::find(const Json &node, const std
 Verdict ProtectedPathsGuardrail::beforeCall(const CallView &call, const GuardContext &)
 {
     // Path-like keys anywhere in the arguments, e.g. edits[].file_path too.
-    std::optional<Verdict> found = find(call.args, cwdOf(call.context));
+    std::optional<Verdict> found = find(call.args, cwdRef(call.context));
     return found ? std::move(*found) : Verdict::pass();
 }
 

@@ -4,7 +4,7 @@
 #include "guardrails/guardrail.h"
 #include "guardrails/matchers.h"
 
-#include <set>
+#include <cstdint>
 #include <vector>
 
 namespace holdpoint {
@@ -29,11 +29,15 @@ private:
     };
     bool protectedPath(const std::string &normalized, const Pattern **which) const;
     std::optional<Verdict> find(const Json &node, const std::string &cwd) const;
+    void addKey(const std::string &key);
+    bool isKey(const std::string &key) const;
 
     std::string m_name;
     Action m_action = Action::Deny;
     std::vector<Pattern> m_patterns;
-    std::set<std::string> m_keys;
+    // Every argument name is looked up: most have a length no key has.
+    std::vector<std::string> m_keys;
+    std::uint64_t m_keyLengths = 0; // bit n: a key of n bytes; bit 63: one of 63 or more
 };
 
 } // namespace holdpoint

@@ -230,7 +230,7 @@ Verdict RulesGuardrail::beforeCall(const CallView &call, const GuardContext &)
     static const std::vector<std::uint32_t> none;
     const auto found = m_byTool.find(asciiLower(call.toolName));
     const std::vector<std::uint32_t> &forTool = found == m_byTool.end() ? none : found->second;
-    CallScratch scratch(cwdOf(call.context));
+    CallScratch scratch(call.context);
     // Both lists are in policy order: take the lower index first.
     auto a = forTool.cbegin(), b = m_anyTool.cbegin();
     while (a != forTool.cend() || b != m_anyTool.cend()) {

@@ -159,7 +159,7 @@ void TestRateLimit::idleKeysAreForgotten()
 }
 
 // The sweep moves the keys it keeps within the table: a key still in its window keeps
-// every admission time it had, wherever the rebuild puts it.
+// every admission time it had, wherever the sweep moves it.
 void TestRateLimit::sweepKeepsLiveWindows()
 {
     Harness h(R"({"default":"allow","guardrails":[{"type":"rate_limit","limit":3,"window_s":10}]})");

@@ -295,6 +295,21 @@ void TestRules::normalizePath_data()
     QTest::newRow("relative without cwd is under /") << "../../etc/passwd" << "" << "/etc/passwd";
     QTest::newRow("cannot climb above /") << "/../../etc" << "" << "/etc";
     QTest::newRow("home") << "~/.ssh/id_rsa" << "" << QDir::homePath() + QStringLiteral("/.ssh/id_rsa");
+    // isNormalPath() says which of these come back as they are.
+    QTest::newRow("root") << "/" << "" << "/";
+    QTest::newRow("already normal") << "/etc/passwd" << "/x" << "/etc/passwd";
+    QTest::newRow("trailing slash") << "/etc/" << "" << "/etc";
+    QTest::newRow("trailing dot") << "/etc/." << "" << "/etc";
+    QTest::newRow("trailing dot-dot") << "/etc/ssl/.." << "" << "/etc";
+    QTest::newRow("hidden name") << "/home/.profile" << "" << "/home/.profile";
+    QTest::newRow("dot-dot inside a name") << "/a/..b/c.." << "" << "/a/..b/c..";
+    QTest::newRow("three dots") << "/a/.../b" << "" << "/a/.../b";
+    QTest::newRow("double slash at the start") << "//" << "" << "/";
+    QTest::newRow("empty, against cwd") << "" << "/home/dev" << "/home/dev";
+    QTest::newRow("relative name") << "etc" << "" << "/etc";
+    QTest::newRow("tilde alone") << "~" << "" << QDir::homePath();
+    QTest::newRow("tilde inside") << "/a/~/b" << "" << "/a/~/b";
+    QTest::newRow("beyond ASCII") << QStringLiteral("/home/d\u00e9v/\u0444") << "" << QStringLiteral("/home/d\u00e9v/\u0444");
 }
 
 void TestRules::normalizePath()
@@ -303,6 +318,7 @@ void TestRules::normalizePath()
     QFETCH(QString, cwd);
     QFETCH(QString, normalized);
     QCOMPARE(QString::fromStdString(holdpoint::normalizePath(path.toStdString(), cwd.toStdString())), normalized);
+    QCOMPARE(isNormalPath(path.toStdString()), normalized == path);
 }
 
 void TestRules::valueMatchers_data()
@@ -562,6 +578,15 @@ void TestRules::protectedPaths_data()
     QTest::newRow("not path-like key") << R"({"content":"/etc/passwd"})" << "";
     QTest::newRow("sibling") << R"({"path":"/etcetera"})" << "";
     QTest::newRow("glob miss") << R"({"path":"/home/dev/.sshx/key"})" << "";
+    // Paths compared as they are (already normal) and after normalising.
+    QTest::newRow("trailing slash") << R"({"path":"/etc/"})" << "path /etc/ is protected (/etc)";
+    QTest::newRow("trailing dot") << R"({"path":"/etc/."})" << "path /etc/. is protected (/etc)";
+    QTest::newRow("dots in a name") << R"({"path":"/home/dev/.ssh/..key"})" << "path /home/dev/.ssh/..key is protected (/home/dev/.ssh/**)";
+    QTest::newRow("three dots is a name") << R"({"path":"/etc/.../x"})" << "path /etc/.../x is protected (/etc)";
+    QTest::newRow("three dots climbs nowhere") << R"({"path":"/tmp/.../etc"})" << "";
+    QTest::newRow("beyond ASCII") << R"({"path":"/etc/naïve"})" << "path /etc/na\u00efve is protected (/etc)";
+    QTest::newRow("a key as long as a path-like one") << R"({"dirs":"/etc","dest":"/tmp"})" << "";
+    QTest::newRow("cwd key") << R"({"cwd":"/etc//ssl"})" << "cwd /etc//ssl is protected (/etc)";
 }
 
 void TestRules::protectedPaths()
@@ -593,6 +618,16 @@ void TestRules::protectedPathsAsk()
     QCOMPARE(o.decidedBy, std::string("guardrail:home"));
     c.args = {{"path", "~/.aws/credentials"}}; // not one of the configured keys
     QCOMPARE(c.run(p).action, Action::Allow);
+    // Keys of 63 bytes and more share one length class.
+    const std::string longKey(70, 'k');
+    const Policy q = policyOf(R"({"default":"allow","guardrails":[{"type":"protected_paths","paths":["/etc"],"keys":["where",")"
+                              + longKey + R"("]}]})");
+    c.args = {{longKey, "/etc/hosts"}};
+    QCOMPARE(c.run(q).action, Action::Deny);
+    c.args = {{std::string(64, 'k'), "/etc/hosts"}};
+    QCOMPARE(c.run(q).action, Action::Allow);
+    c.args = {{longKey + "k", "/etc/hosts"}};
+    QCOMPARE(c.run(q).action, Action::Allow);
 }
 
 void TestRules::askRuleNamesItsApprovals()
