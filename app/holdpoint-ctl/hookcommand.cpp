@@ -81,13 +81,19 @@ int hookExchange(const wire::Endpoint &endpoint, wire::Hello agent, const std::s
     wire::WsUrl url;
     wire::parseWsUrl(endpoint.url, &url); // readEndpoint checked it
     wire::WebSocketClient ws;
-    std::string why;
-    if (!ws.open(url, deadline, &why))
+    std::string why, hello, message;
+    // While the console answers the upgrade: the hello (its OS user is an
+    // NSS lookup) and the call, ready to go.
+    const auto prepare = [&] {
+        agent.role = "agent";
+        agent.token = endpoint.agentToken;
+        agent.sessionId = sessionId;
+        hello = dumpJson(wire::helloMessage(agent));
+        message = dumpJson(first);
+    };
+    if (!ws.open(url, deadline, &why, prepare))
         return fail("cannot connect to the console at " + endpoint.url + ": " + why);
-    agent.role = "agent";
-    agent.token = endpoint.agentToken;
-    agent.sessionId = sessionId;
-    if (!ws.sendText(dumpJson(wire::helloMessage(agent)), &why))
+    if (!ws.sendText(hello, &why))
         return fail("cannot connect to the console at " + endpoint.url + ": " + why);
 
     std::string refused; // the console's error before its welcome
@@ -124,7 +130,6 @@ int hookExchange(const wire::Endpoint &endpoint, wire::Hello agent, const std::s
                 welcomed = true;
                 if (const auto it = m.find("max_message_bytes"); it != m.end() && it->is_number_integer())
                     maxMessageBytes = it->get<std::int64_t>();
-                const std::string message = dumpJson(first);
                 // Sent anyway, the console would cut the connection off
                 // mid-send with nothing said.
                 if (maxMessageBytes > 0 && std::int64_t(message.size()) > maxMessageBytes) {

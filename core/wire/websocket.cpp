@@ -102,7 +102,7 @@ WebSocketClient::~WebSocketClient()
         ::close(m_fd);
 }
 
-bool WebSocketClient::open(const WsUrl &url, std::int64_t deadlineMs, std::string *error)
+bool WebSocketClient::open(const WsUrl &url, std::int64_t deadlineMs, std::string *error, const std::function<void()> &meanwhile)
 {
     addrinfo hints {};
     hints.ai_family = AF_UNSPEC;
@@ -151,6 +151,8 @@ bool WebSocketClient::open(const WsUrl &url, std::int64_t deadlineMs, std::strin
                                 + "\r\nSec-WebSocket-Version: 13\r\n\r\n";
     if (!sendAll(request, error))
         return false;
+    if (meanwhile)
+        meanwhile();
     std::size_t end;
     while ((end = m_in.find("\r\n\r\n")) == std::string::npos) {
         if (m_in.size() > MaxHandshakeBytes) {

@@ -11,6 +11,7 @@
 #include "wire/endpoint.h"
 
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <string_view>
 
@@ -37,7 +38,11 @@ public:
 
     // Connects and completes the opening handshake by `deadlineMs`
     // (monotonicMs()). On failure *error says why ("Connection refused").
-    bool open(const WsUrl &url, std::int64_t deadlineMs, std::string *error);
+    // `meanwhile`, if set, runs once the request is sent and before the
+    // response is read: work that overlaps the server's (§4.1 lets the
+    // client send nothing more until the response).
+    bool open(const WsUrl &url, std::int64_t deadlineMs, std::string *error,
+              const std::function<void()> &meanwhile = {});
 
     // One text message in one frame.
     bool sendText(std::string_view text, std::string *error);
