@@ -27,6 +27,10 @@
 //  web         an approval from the reviewer page (its POST, as the click
 //              sends it) until the agent has the decision; baseline: the
 //              same approval with `holdpoint-ctl approve`, interleaved.
+//  hook        `holdpoint-ctl hook claude-code` as an agent CLI runs it, a
+//              process per auto-allowed call, from spawn to exit; baseline:
+//              minclient.c doing the same exchange; the full program's hook
+//              for reference; interleaved.
 //  team        on a PostgreSQL cluster of its own (fsync on): an escalation
 //              at a gateway seen in a second console, an approval there
 //              reaching the agent, the auto-allowed rtt with --team,
@@ -84,6 +88,8 @@ int main(int argc, char **argv)
         mcpScenario(q, parser.value(peer), &table);
     if (want("web"))
         webScenario(q, &table);
+    if (want("hook"))
+        hookScenario(q, &table);
     if (want("team"))
         teamScenario(q, &table);
 
