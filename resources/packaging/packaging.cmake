@@ -5,7 +5,9 @@
 # HOLDPOINT_*_DIR settings below), where Debian wants them whatever the prefix.
 # Included from the top-level CMakeLists.txt, so CPack sees its settings.
 #
-#   /usr/bin                        holdpoint, holdpoint-ctl
+#   /usr/bin                        holdpoint, holdpoint-ctl (the front: hooks
+#                                   without Qt, the rest handed to ...)
+#   /usr/libexec/holdpoint          holdpoint-ctl-full (app/CMakeLists.txt)
 #   /usr/share/applications         the desktop entry
 #   /usr/share/metainfo             AppStream metainfo, with the screenshots
 #   /usr/share/icons/hicolor        the icon, 256x256 and scalable

@@ -5,6 +5,7 @@
 # installs it (resolving the dependencies it declares), and then, from /usr
 # alone:
 #   - holdpoint --version and holdpoint-ctl --help, and the man pages;
+#   - holdpoint-ctl's front without Qt, its full program in libexec;
 #   - a headless console with one submitted call that a reviewer approves;
 #   - the bash completion, offering that call's ID;
 #   - the gateway's user and group from sysusers.d, and a gateway run as
@@ -130,6 +131,12 @@ unset LD_LIBRARY_PATH HOLDPOINT_DATA_DIR HOLDPOINT_TEAM_URL
 [ "$(holdpoint-ctl --version)" = "holdpoint-ctl $version" ] && pass "holdpoint-ctl --version" ||
     fail "holdpoint-ctl --version says '$(holdpoint-ctl --version 2>&1)'"
 holdpoint-ctl --help >"$work/help" && grep -q "^Usage: holdpoint-ctl" "$work/help" && pass "holdpoint-ctl --help" || fail "holdpoint-ctl --help"
+# The front agents start per tool call loads no Qt and no PostgreSQL
+# client; everything else runs in the full program beside it.
+[ -x /usr/libexec/holdpoint/holdpoint-ctl-full ] && pass "holdpoint-ctl-full is in /usr/libexec/holdpoint" ||
+    fail "no /usr/libexec/holdpoint/holdpoint-ctl-full"
+! ldd /usr/bin/holdpoint-ctl | grep -Eq "libQt|libpq|libcrypto" && pass "holdpoint-ctl (the front) links no Qt, libpq or libcrypto" ||
+    fail "holdpoint-ctl links $(ldd /usr/bin/holdpoint-ctl | grep -Eo 'lib(Qt|pq|crypto)[^ ]*' | tr '\n' ' ')"
 # Not at a terminal, a hook blocks with exit 2 (an agent CLI may be asking),
 # and still shows a person the usage.
 { holdpoint-ctl hook codex --help </dev/null >"$work/help" 2>&1 || true; }
