@@ -133,24 +133,6 @@ Json escalatedRecord(const QueueItem &item)
     return escalated;
 }
 
-Json decisionRecord(Json fields, const std::string &callId, const Decision &decision)
-{
-    fields["call_id"] = callId;
-    fields["decision"] = decisionKindName(decision.kind);
-    fields["decided_by"] = decision.decidedBy;
-    fields["reason"] = decision.reason;
-    if (!decision.code.empty())
-        fields["code"] = decision.code;
-    if (!decision.warnings.empty())
-        fields["warnings"] = warningsToJson(decision.warnings);
-    return fields;
-}
-
-Json deliveredRecord(const std::string &callId, const std::string &toolName, DecisionKind kind, std::size_t connections)
-{
-    return Json {{"call_id", callId}, {"tool", toolName}, {"decision", decisionKindName(kind)}, {"connections", connections}};
-}
-
 namespace {
 
 void writeWarnings(JsonWriter &w, const std::vector<Warning> &warnings)

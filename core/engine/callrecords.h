@@ -49,17 +49,11 @@ QueueItem makeQueueItem(std::string id, const std::string &sessionId, const prot
 Json callRecord(const protocol::ToolCall &call, const protocol::AgentInfo &agent, const ChainOutcome &outcome);
 // The "escalated" record of a queued item.
 Json escalatedRecord(const QueueItem &item);
-// Completes a "decision" record: `fields` holds what only the caller knows
-// (tool, item, state, masked args...).
-Json decisionRecord(Json fields, const std::string &callId, const protocol::Decision &decision);
-// The "delivered" record: a decision left for `connections` waiters.
-Json deliveredRecord(const std::string &callId, const std::string &toolName, protocol::DecisionKind kind,
-                     std::size_t connections);
-
 // The records written for every call go straight into a buffer
-// (common/jsonwriter.h): the same bytes as appending the Json records above
-// to the audit log, each with "agent" and "session" added, without a tree.
-// Each appends one JSON object to `out`.
+// (common/jsonwriter.h), without a tree: each appends one JSON object to
+// `out`, with "agent" and "session", as the audit log keeps it
+// (AUDIT.md "Records"; tests/engine/tst_records.cpp holds the trees they
+// replaced and compares).
 struct RecordSubject
 {
     std::string_view session;

@@ -2,8 +2,10 @@
 // The records written for every call (engine/callrecords.h), the decision
 // message (protocol.h) and the trail (guardrails/chain.h) are written
 // without trees; here each is compared, byte for byte, with the tree it
-// replaced, dumped as the audit log and the wire always dumped it, over
-// many random calls, outcomes and decisions, secrets included.
+// replaced (callRecord, decisionToJson and trailToJson, which the engine
+// still uses elsewhere, and the two record trees below), dumped as the
+// audit log and the wire always dumped it, over many random calls,
+// outcomes and decisions, secrets included.
 
 #include "audit/auditfile.h"
 #include "common/jsonwriter.h"
@@ -126,6 +128,27 @@ std::string written(const std::function<void(std::string &)> &write)
         QVERIFY2(a_ == e_, qPrintable(QStringLiteral("\n   written: %1\n   tree:    %2")                        \
                                           .arg(QString::fromUtf8(a_.c_str()), QString::fromUtf8(e_.c_str())))); \
     } while (false)
+
+// The trees the engine built before it wrote these records directly
+// (issue 30), kept here as the reference.
+Json decisionRecord(Json fields, const std::string &callId, const Decision &decision)
+{
+    fields["call_id"] = callId;
+    fields["decision"] = decisionKindName(decision.kind);
+    fields["decided_by"] = decision.decidedBy;
+    fields["reason"] = decision.reason;
+    if (!decision.code.empty())
+        fields["code"] = decision.code;
+    if (!decision.warnings.empty())
+        fields["warnings"] = warningsToJson(decision.warnings);
+    return fields;
+}
+
+Json deliveredRecord(const std::string &callId, const std::string &toolName, DecisionKind kind, std::size_t connections)
+{
+    return Json { { "call_id", callId }, { "tool", toolName }, { "decision", decisionKindName(kind) },
+        { "connections", connections } };
+}
 
 Json withSubject(Json record, const RecordSubject &subject)
 {
