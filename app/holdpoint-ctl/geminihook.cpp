@@ -124,12 +124,9 @@ int runGeminiHook(const std::vector<std::string> &args, const std::string &dataD
     // Exit 2 with the reason on stderr and nothing on stdout: Gemini CLI
     // turns that into a deny whose reason the model reads.
     HookFailure fail;
-    if (!parseHookOptions(args, &fail))
-        return code::Blocked;
-
     std::string bytes;
-    if (!readInput(stdin, hookinput::MaxBytes, &bytes))
-        return fail.block("cannot read the hook input");
+    if (int blocked = code::Blocked; !startHook(args, hookinput::MaxBytes, &fail, &bytes, &blocked))
+        return blocked;
     const gemini::ParseResult parsed = gemini::parseHookInput(bytes);
     if (!parsed.input)
         return fail.block(parsed.error);

@@ -49,6 +49,19 @@ bool parseHookOptions(const std::vector<std::string> &args, HookFailure *fail)
     return true;
 }
 
+bool startHook(const std::vector<std::string> &args, std::size_t maxBytes, HookFailure *fail, std::string *input, int *code)
+{
+    if (!parseHookOptions(args, fail)) {
+        *code = exitcode::claudehook::Blocked;
+        return false;
+    }
+    if (!readInput(stdin, maxBytes, input)) {
+        *code = fail->block("cannot read the hook input");
+        return false;
+    }
+    return true;
+}
+
 bool readInput(std::FILE *in, std::size_t maxBytes, std::string *out)
 {
     // Until the end of the input: one read of a pipe returns what has arrived
@@ -181,12 +194,9 @@ int runClaudeStyleHook(const HookSpec &spec, const std::vector<std::string> &arg
 {
     namespace code = exitcode::claudehook;
     HookFailure fail;
-    if (!parseHookOptions(args, &fail))
-        return code::Blocked;
-
     std::string bytes;
-    if (!readInput(stdin, claudecode::MaxHookInputBytes, &bytes))
-        return fail.block("cannot read the hook input");
+    if (int blocked = code::Blocked; !startHook(args, claudecode::MaxHookInputBytes, &fail, &bytes, &blocked))
+        return blocked;
     const claudecode::ParseResult parsed = spec.parse(bytes);
     if (!parsed.input)
         return fail.block(parsed.error);

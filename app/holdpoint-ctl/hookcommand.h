@@ -42,6 +42,11 @@ struct HookFailure
 // option (the call is then blocked, even with --fail-open).
 bool parseHookOptions(const std::vector<std::string> &args, HookFailure *fail);
 
+// What every hook does first: `hook NAME [--fail-open]`'s options into
+// *fail, then stdin (at most `maxBytes`) into *input. False when the call is
+// blocked already, with its exit code in *code.
+bool startHook(const std::vector<std::string> &args, std::size_t maxBytes, HookFailure *fail, std::string *input, int *code);
+
 // `in` to its end (a hook's stdin, a JSON option's @FILE), up to one byte
 // past `maxBytes` so that the caller can tell it is too long. False when it
 // cannot be read (errno says why).

@@ -7,6 +7,7 @@
 #include <cerrno>
 #include <cstring>
 #include <ctime>
+#include <fcntl.h>
 #include <netdb.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
@@ -87,6 +88,41 @@ std::string checkHandshake(const std::string &head, const std::string &key)
     return {};
 }
 
+// poll(2)'s timeout for a deadline: -1 for none.
+int pollTimeout(std::int64_t deadlineMs)
+{
+    if (deadlineMs == WebSocketClient::NoDeadline)
+        return -1;
+    return int(std::clamp<std::int64_t>(deadlineMs - monotonicMs(), 0, 1 << 30));
+}
+
+// connect(2) that gives up at `deadlineMs` (a console's address that
+// drops packets would otherwise hold a hook for the kernel's two minutes).
+// False with errno set.
+bool connectBy(int fd, const sockaddr *address, socklen_t length, std::int64_t deadlineMs)
+{
+    const int flags = ::fcntl(fd, F_GETFL);
+    ::fcntl(fd, F_SETFL, flags | O_NONBLOCK);
+    int rc = ::connect(fd, address, length);
+    if (rc != 0 && errno == EINPROGRESS) {
+        pollfd p {fd, POLLOUT, 0};
+        int ready;
+        do {
+            ready = ::poll(&p, 1, pollTimeout(deadlineMs));
+        } while (ready < 0 && errno == EINTR);
+        int error = ready == 0 ? ETIMEDOUT : 0;
+        socklen_t size = sizeof error;
+        if (ready > 0)
+            ::getsockopt(fd, SOL_SOCKET, SO_ERROR, &error, &size);
+        rc = error == 0 ? 0 : -1;
+        errno = error;
+    }
+    const int saved = errno;
+    ::fcntl(fd, F_SETFL, flags);
+    errno = saved;
+    return rc == 0;
+}
+
 } // namespace
 
 std::int64_t monotonicMs()
@@ -125,7 +161,7 @@ bool WebSocketClient::open(const WsUrl &url, std::int64_t deadlineMs, std::strin
             lastErrno = errno;
             continue;
         }
-        if (::connect(fd, a->ai_addr, a->ai_addrlen) == 0) {
+        if (connectBy(fd, a->ai_addr, a->ai_addrlen, deadlineMs)) {
             m_fd = fd;
         } else {
             lastErrno = errno;
@@ -230,11 +266,8 @@ bool WebSocketClient::sendText(std::string_view text, std::string *error)
 WebSocketClient::Result WebSocketClient::fill(std::int64_t deadlineMs, std::string *error)
 {
     for (;;) {
-        int timeout = -1;
-        if (deadlineMs != NoDeadline)
-            timeout = int(std::clamp<std::int64_t>(deadlineMs - monotonicMs(), 0, 1 << 30));
         pollfd p {m_fd, POLLIN, 0};
-        const int ready = ::poll(&p, 1, timeout);
+        const int ready = ::poll(&p, 1, pollTimeout(deadlineMs));
         if (ready < 0 && errno == EINTR)
             continue;
         if (ready < 0) {
