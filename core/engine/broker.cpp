@@ -2,59 +2,19 @@
 #include "broker.h"
 
 #include "audit/auditlog.h"
+#include "engine/brokermessages.h"
 #include "engine/callrecords.h"
 #include "engine/recovery.h"
 #include "engine/reviewdecision.h"
-#include "queue/approvals.h"
 #include "guardrails/chain.h"
 
 #ifdef __GLIBC__
 #include <malloc.h>
 #endif
 
-#include <algorithm>
-#include <cmath>
-
 namespace holdpoint {
 
 using namespace protocol;
-
-namespace {
-
-Json auditStateJson(bool available, const QString &error)
-{
-    Json j { { "type", "audit" }, { "available", available } };
-    if (!available)
-        j["error"] = error.toStdString();
-    return j;
-}
-
-// Team mode: whether the link to the team database is up, and if not why
-// (PROTOCOL.md "Reviewer role"): in the queue snapshot and on each change.
-Json linkJson(const QueueStore::Link &link)
-{
-    Json j { { "available", link.up } };
-    if (!link.up)
-        j["error"] = link.why.toStdString();
-    return j;
-}
-
-std::optional<DecisionKind> kindFromName(const std::string &name)
-{
-    for (DecisionKind k :
-        { DecisionKind::Allow, DecisionKind::Deny, DecisionKind::Modify, DecisionKind::Halt })
-        if (decisionKindName(k) == name)
-            return k;
-    return std::nullopt;
-}
-
-SessionLimits limitsOf(const BrokerConfig &config)
-{
-    return SessionLimits { config.graceMs, config.rememberedCallsPerSession,
-        config.sessionRetentionMs };
-}
-
-} // namespace
 
 Broker::Broker(
     QueueStore *queue, Clock *clock, Outbound *outbound, BrokerConfig config, QObject *parent)
@@ -63,7 +23,8 @@ Broker::Broker(
     , m_clock(clock)
     , m_outbound(outbound)
     , m_config(std::move(config))
-    , m_sessions(clock, limitsOf(m_config))
+    , m_sessions(clock,
+          SessionLimits { m_config.graceMs, m_config.rememberedCallsPerSession, m_config.sessionRetentionMs })
 {
     // Once things go quiet after sessions were forgotten or connections
     // closed, what they used goes back to the system, not just to malloc:
@@ -82,14 +43,11 @@ Broker::Broker(
     connect(m_queue, &QueueStore::voteCounted, this, &Broker::onVoteCounted);
     connect(m_queue, &QueueStore::itemUpdated, this, [this](const QueueItem &item) {
         if (!m_reviewers.empty())
-            broadcastToReviewers(Json { { "type", "updated" }, { "item", itemToJson(item) } });
+            broadcastToReviewers(updatedMessage(item));
     });
     connect(m_queue, &QueueStore::availabilityChanged, this, [this] {
-        if (const auto link = m_queue->link()) {
-            Json j = linkJson(*link);
-            j["type"] = "team";
-            broadcastToReviewers(j);
-        }
+        if (const auto link = m_queue->link())
+            broadcastToReviewers(teamStateMessage(*link));
     });
     connect(&m_sessions, &SessionTable::abandoned, this, &Broker::onAbandoned);
     connect(&m_sessions, &SessionTable::forgotten, this, [this](const std::string &sessionId) {
@@ -107,7 +65,7 @@ void Broker::setAuditLog(AuditLog *audit)
     // they stop.
     connect(
         audit, &AuditLog::availabilityChanged, this, [this](bool available, const QString &error) {
-            broadcastToReviewers(auditStateJson(available, error));
+            broadcastToReviewers(auditStateMessage(available, error));
         });
 }
 
@@ -118,22 +76,12 @@ bool Broker::auditUnavailable() const
 
 Decision Broker::auditRefusal() const
 {
-    Decision d;
-    d.kind = DecisionKind::Deny;
-    d.decidedBy = "audit";
-    d.code = "audit_unavailable";
-    d.reason = "the audit log cannot be written, so nothing may run: "
-        + m_audit->lastError().toStdString();
-    return d;
+    return holdpoint::auditRefusal(m_audit->lastError());
 }
 
 void Broker::sendConflict(ConnectionId cid, const std::string &callId)
 {
-    sendError(cid, ErrorCode::CallIdConflict,
-        "call_id: \"" + callId
-            + "\" was already used in this session for a different tool_name or args; "
-              "use a new call_id for a new call",
-        callId);
+    sendJson(cid, callIdConflictMessage(callId));
 }
 
 void Broker::reattach(ConnectionId cid, Call &call)
@@ -142,7 +90,7 @@ void Broker::reattach(ConnectionId cid, Call &call)
     m_sessions.adopt(call);
     m_queue->setAgentConnected(call.itemId, true);
     if (const QueueItem *item = m_queue->find(call.itemId))
-        sendPending(cid, *item);
+        sendJson(cid, pendingMessage(*item));
 }
 
 int Broker::agentConnections() const
@@ -152,19 +100,7 @@ int Broker::agentConnections() const
 
 std::vector<SessionInfo> Broker::sessionsInfo() const
 {
-    const std::unordered_map<std::string, int> pending = m_queue->pendingPerSession();
-    std::vector<SessionInfo> out;
-    out.reserve(m_sessions.size());
-    for (const auto &[id, s] : m_sessions.all()) {
-        SessionInfo info { id, s.agent, int(s.connections.size()), 0, s.lastActivity, s.currentTurn,
-            m_grants.describe(id), {}, true };
-        if (auto it = pending.find(id); it != pending.end())
-            info.pending = it->second;
-        out.push_back(std::move(info));
-    }
-    std::sort(out.begin(), out.end(),
-        [](const SessionInfo &a, const SessionInfo &b) { return a.lastActivity > b.lastActivity; });
-    return out;
+    return m_sessions.describe(m_queue->pendingPerSession(), m_grants);
 }
 
 HelloOutcome Broker::onHello(ConnectionId cid, const Hello &hello)
@@ -181,15 +117,12 @@ HelloOutcome Broker::onHello(ConnectionId cid, const Hello &hello)
                       hello.reviewerOsUser } };
         m_reviewers.insert(cid);
         out.sessionId = "reviewer-" + std::to_string(cid);
-        sendWelcome(cid, out);
-        Json items = Json::array();
-        m_queue->forEachPending([&](const QueueItem &item) { items.push_back(itemToJson(item)); });
-        Json queue { { "type", "queue" }, { "items", std::move(items) } };
-        if (const auto link = m_queue->link())
-            queue["team"] = linkJson(*link);
-        sendJson(cid, queue);
+        // A reviewer hears who its token says it is.
+        sendJson(cid,
+            welcomeMessage(out, m_config.serverName, m_config.maxMessageBytes, m_connections[cid].reviewer.name));
+        sendJson(cid, queueMessage(*m_queue));
         if (auditUnavailable())
-            sendJson(cid, auditStateJson(false, m_audit->lastError()));
+            sendJson(cid, auditStateMessage(false, m_audit->lastError()));
         Q_EMIT connectionsChanged();
         return out;
     }
@@ -201,27 +134,9 @@ HelloOutcome Broker::onHello(ConnectionId cid, const Hello &hello)
     m_connections[cid] = Connection { Role::Agent, session->id, {} };
     out.sessionId = session->id;
     out.resumed = resumed;
-    sendWelcome(cid, out);
+    sendJson(cid, welcomeMessage(out, m_config.serverName, m_config.maxMessageBytes, std::nullopt));
     Q_EMIT connectionsChanged();
     return out;
-}
-
-void Broker::sendPending(ConnectionId cid, const QueueItem &item)
-{
-    sendJson(cid,
-        Json { { "type", "pending" }, { "call_id", item.callId }, { "id", item.id },
-            { "reason", item.reason } });
-}
-
-void Broker::sendWelcome(ConnectionId cid, const HelloOutcome &outcome)
-{
-    Json welcome { { "type", "welcome" }, { "protocol", Version }, { "server", m_config.serverName },
-        { "session_id", outcome.sessionId }, { "resumed", outcome.resumed },
-        { "max_message_bytes", m_config.maxMessageBytes } };
-    // A reviewer hears who its token says it is.
-    if (const auto it = m_connections.find(cid); it != m_connections.end() && it->second.role == Role::Reviewer)
-        welcome["reviewer"] = it->second.reviewer.name;
-    sendJson(cid, welcome);
 }
 
 void Broker::onMessage(ConnectionId cid, Message &&message)
@@ -358,39 +273,19 @@ void Broker::handleToolCall(ConnectionId cid, Session &session, ToolCall &&call)
     m_record.clear();
     writeCallRecord(m_record, { session.id, session.agent.name }, call, session.agent, outcome);
     appendWritten("call", {}, now);
+    Q_EMIT callEvent({ CallEvent::Step::Received, session.id, call.callId, DecisionKind::Deny, {}, {}, false });
     if (outcome.action == Action::Ask)
         return escalate(session, std::move(call), std::move(outcome), now);
 
-    Decision d;
-    d.decidedBy = std::move(outcome.decidedBy);
-    d.reason = std::move(outcome.reason);
-    d.warnings = std::move(outcome.warnings);
-    std::unique_ptr<RanCall> ran;
     DecisionFields fields;
-    fields.tool = call.toolName;
-    fields.state = "auto";
-    if (outcome.action == Action::Allow) {
-        // The arguments move to the call's memory; the decision message is
-        // written from there (finishCall), never copied.
-        d.kind = outcome.args ? DecisionKind::Modify : DecisionKind::Allow;
-        if (d.kind == DecisionKind::Modify)
-            fields.args = maskJson(*outcome.args, outcome.redactions);
-        ran = std::make_unique<RanCall>(RanCall { call.toolName,
-            outcome.args ? std::move(*outcome.args) : std::move(call.args), std::move(call.annotations),
-            std::move(call.context), call.turnId });
-    } else {
-        d.kind = outcome.action == Action::Halt ? DecisionKind::Halt : DecisionKind::Deny;
-        d.code = std::move(outcome.code);
-    }
+    std::unique_ptr<RanCall> ran;
+    const Decision d = chainDecision(std::move(outcome), call, &fields, &ran);
     finishCall(session, entry, call.callId, call.turnId, d, std::move(ran), fields);
 }
 
 void Broker::escalate(Session &session, ToolCall &&call, ChainOutcome &&outcome, TimeMs now)
 {
-    TimeMs timeout = m_config.defaultTimeoutMs;
-    if (call.timeoutS)
-        timeout = std::min<TimeMs>(
-            timeout, std::max<TimeMs>(1, TimeMs(std::llround(*call.timeoutS * 1000))));
+    const TimeMs timeout = escalationTimeout(call.timeoutS, m_config.defaultTimeoutMs);
     const std::string callId = call.callId;
     Escalation e = escalationOf(std::move(call), std::move(outcome));
     e.requester = session.agent.user.empty() ? m_config.osUser : session.agent.user;
@@ -404,6 +299,7 @@ void Broker::escalate(Session &session, ToolCall &&call, ChainOutcome &&outcome,
     // it was told survives a crash. Unrecorded, the call is refused.
     const std::string itemId = item.id;
     m_queue->enqueue(std::move(item));
+    Q_EMIT callEvent({ CallEvent::Step::Escalated, session.id, callId, DecisionKind::Deny, {}, {}, false });
     appendRecord("escalated", session, std::move(escalated),
         [this, itemId, sessionId = session.id, callId](bool durable) {
             const QueueItem *pending = m_queue->find(itemId);
@@ -421,8 +317,9 @@ void Broker::escalate(Session &session, ToolCall &&call, ChainOutcome &&outcome,
             auto c = s->calls.find(callId);
             if (c == s->calls.end())
                 return;
+            const std::string message = dumpJson(pendingMessage(*pending));
             for (ConnectionId waiter : c->second.waiters)
-                sendPending(waiter, *pending);
+                m_outbound->send(waiter, message);
         });
 }
 
@@ -439,12 +336,7 @@ void Broker::attachMasked(ConnectionId cid, Session &session, Call &call, const 
         return sendConflict(cid, resent.callId);
     call.digest = callDigest(resent.toolName, resent.args);
     if (call.decided()) {
-        Json decision = call.masked->decision;
-        if (decision["decision"] == "allow")
-            decision["args"] = resent.args;
-        else if (decision["decision"] == "modify")
-            decision["args"] = unmaskJson(decision["args"], redactions);
-        call.decisionText = dumpJson(decision);
+        call.decisionText = unmaskedDecisionText(std::move(call.masked->decision), resent.args, redactions);
         call.masked.reset();
         return redeliver(cid, session, resent.callId, call);
     }
@@ -455,41 +347,8 @@ void Broker::attachMasked(ConnectionId cid, Session &session, Call &call, const 
 
 RecoveryReport Broker::recover(const QString &auditDir, TimeMs recordsSince)
 {
-    RecoveryReport report;
-    const TimeMs now = m_clock->now();
-    for (RecoveredCall &r :
-        recoverCalls(auditDir, recordsSince, [this] { return m_queue->newId(); })) {
-        auto [session, created] = m_sessions.restore(r.sessionId, r.agent);
-        report.sessions += created ? 1 : 0;
-        if (session->calls.contains(r.callId))
-            continue;
-        if (r.item && m_queue->find(r.item->id))
-            continue;
-        Call &call = session->calls[r.callId];
-        call.toolName = r.toolName;
-        if (r.masked)
-            call.masked = std::make_unique<MaskedCall>(MaskedCall { r.args, Json() });
-        else
-            call.digest = callDigest(call.toolName, r.args);
-
-        if (r.decision) {
-            call.decisionText = dumpJson(*r.decision);
-            call.kind = kindFromName((*r.decision)["decision"]).value_or(DecisionKind::Deny);
-            if (call.masked)
-                call.masked->decision = std::move(*r.decision);
-            session->decidedOrder.push_back(r.callId);
-            ++report.decided;
-            continue;
-        }
-        r.item->agent = session->agent;
-        call.itemId = r.item->id;
-        // Nobody waits for it yet: the grace period starts now.
-        m_sessions.orphan(call, now);
-        m_queue->enqueue(std::move(*r.item));
-        ++report.pending;
-    }
-    m_sessions.settle();
-    return report;
+    return restoreCalls(recoverCalls(auditDir, recordsSince, [this] { return m_queue->newId(); }), m_sessions,
+        *m_queue, m_clock->now());
 }
 
 void Broker::handleToolResult(ConnectionId cid, Session &session, const ToolResult &result)
@@ -504,36 +363,26 @@ void Broker::handleToolResult(ConnectionId cid, Session &session, const ToolResu
                 + "\" is still waiting for a decision; send tool_result "
                   "after the tool ran",
             result.callId);
-    Json answer { { "type", "after_call" }, { "call_id", result.callId }, { "action", "allow" },
-        { "reason", "" } };
     // The after-call checks run once per call that ran; a repeated result,
     // or one for a call that was never allowed, has nothing to check.
-    if (std::unique_ptr<RanCall> ran = std::move(it->second.ran)) {
-        const CallView view { session.id, session.agent, result.callId, ran->toolName, ran->args,
-            ran->annotations, ran->context, ran->turnId };
-        const AfterOutcome after
-            = m_policy.chain->afterCall(view, { result.ok, result.result }, { m_clock->now() });
-        answer["action"] = actionName(after.action);
-        answer["reason"] = after.reason;
-        answer["warnings"] = warningsToJson(after.warnings);
-        const std::vector<Redaction> redactions = m_policy.chain->redactions(view);
-        appendRecord("after_call", session,
-            Json { { "call_id", result.callId }, { "tool", ran->toolName }, { "ok", result.ok },
-                { "action", answer["action"] }, { "reason", maskText(after.reason, redactions) },
-                { "warnings", maskJson(answer["warnings"], redactions) },
-                { "trail", maskJson(trailToJson(after.trail), redactions) } });
-        if (after.action == Action::Halt && !after.trail.empty()) {
-            Decision halt;
-            halt.kind = DecisionKind::Halt;
-            halt.reason = after.reason;
-            halt.decidedBy = "guardrail:" + after.trail.back().guardrail;
-            session.halted = afterDecision(session.halted, ran->turnId, halt);
-        }
-        refreshTurnFindings(session.id, ran->turnId);
-    } else {
-        answer["warnings"] = Json::array();
+    std::unique_ptr<RanCall> ran = std::move(it->second.ran);
+    if (!ran)
+        return sendJson(cid, afterCallMessage(result.callId, nullptr));
+    const CallView view { session.id, session.agent, result.callId, ran->toolName, ran->args,
+        ran->annotations, ran->context, ran->turnId };
+    const AfterOutcome after
+        = m_policy.chain->afterCall(view, { result.ok, result.result }, { m_clock->now() });
+    appendRecord("after_call", session,
+        afterCallRecord(result.callId, *ran, result.ok, after, m_policy.chain->redactions(view)));
+    if (after.action == Action::Halt && !after.trail.empty()) {
+        Decision halt;
+        halt.kind = DecisionKind::Halt;
+        halt.reason = after.reason;
+        halt.decidedBy = "guardrail:" + after.trail.back().guardrail;
+        session.halted = afterDecision(session.halted, ran->turnId, halt);
     }
-    sendJson(cid, answer);
+    refreshTurnFindings(session.id, ran->turnId);
+    sendJson(cid, afterCallMessage(result.callId, &after));
 }
 
 void Broker::handleCancel(ConnectionId cid, Session &session, const Cancel &cancel)
@@ -546,19 +395,14 @@ void Broker::handleCancel(ConnectionId cid, Session &session, const Cancel &canc
         return sendError(cid, ErrorCode::AlreadyResolved,
             "call_id: \"" + cancel.callId + "\" was already decided; nothing to cancel",
             cancel.callId);
-    Decision d;
-    d.kind = DecisionKind::Deny;
-    d.decidedBy = "agent";
-    d.code = "cancelled";
-    d.reason = "cancelled by the agent";
-    m_queue->resolve(it->second.itemId, ItemState::Cancelled, std::move(d));
+    m_queue->resolve(it->second.itemId, ItemState::Cancelled, cancelledDecision());
 }
 
 void Broker::onItemAdded(const QueueItem &item)
 {
     if (m_reviewers.empty())
         return;
-    broadcastToReviewers(Json { { "type", "escalated" }, { "item", itemToJson(item) } });
+    broadcastToReviewers(escalatedMessage(item));
 }
 
 void Broker::refreshTurnFindings(
@@ -584,28 +428,17 @@ void Broker::refreshTurnFindings(
 
 void Broker::onAbandoned(const std::string &itemId)
 {
-    Decision d;
-    d.kind = DecisionKind::Deny;
-    d.decidedBy = "timeout";
-    d.code = "abandoned";
-    d.reason = "abandoned: the agent disconnected and did not re-send the call within "
-        + std::to_string(m_config.graceMs / 1000) + " s";
-    m_queue->resolve(itemId, ItemState::Abandoned, std::move(d));
+    m_queue->resolve(itemId, ItemState::Abandoned, abandonedDecision(m_config.graceMs));
 }
 
 void Broker::onResolved(const QueueItem &item)
 {
-    const Decision &d = *item.decision;
     if (const auto waiting = m_awaitingReview.find(item.id); waiting != m_awaitingReview.end()) {
         if (m_connections.count(waiting->second))
-            sendJson(waiting->second,
-                Json { { "type", "reviewed" }, { "id", item.id },
-                    { "decision", decisionKindName(d.kind) } });
+            sendJson(waiting->second, reviewedMessage(item));
         m_awaitingReview.erase(waiting);
     }
-    broadcastToReviewers(
-        Json { { "type", "resolved" }, { "id", item.id }, { "state", itemStateName(item.state) },
-            { "decision", decisionKindName(d.kind) }, { "decided_by", d.decidedBy } });
+    broadcastToReviewers(resolvedMessage(item));
 
     Session *session = m_sessions.find(item.sessionId);
     if (!session)
@@ -614,26 +447,9 @@ void Broker::onResolved(const QueueItem &item)
     if (callIt == session->calls.end())
         return;
     m_sessions.adopt(callIt->second);
-    DecisionFields fields;
-    fields.tool = item.toolName;
-    fields.item = item.id;
-    fields.state = itemStateName(item.state);
     std::unique_ptr<RanCall> ran;
-    if (d.kind == DecisionKind::Allow || d.kind == DecisionKind::Modify) {
-        ran = std::make_unique<RanCall>(
-            RanCall { item.toolName, d.args, item.annotations, item.context, item.turnId });
-        const Json &shown = item.proposedArgs.value_or(item.args);
-        if (d.kind == DecisionKind::Modify)
-            fields.args = item.masked(d.args);
-        fields.edited = d.args != shown;
-    }
-    if (d.decidedBy.find(",human:") != std::string::npos)
-        fields.approvers = decidersOf(d.decidedBy);
-    else if (d.decidedBy == "human:" + m_config.reviewerName)
-        fields.osUser = m_config.reviewerName;
-    // How the person authenticated: the console, a reviewer token, a web session.
-    fields.via = d.via;
-    finishCall(*session, callIt->second, item.callId, item.turnId, d, std::move(ran), fields);
+    const DecisionFields fields = reviewedFields(item, m_config.reviewerName, &ran);
+    finishCall(*session, callIt->second, item.callId, item.turnId, *item.decision, std::move(ran), fields);
 }
 
 void Broker::onDisconnected(ConnectionId cid)

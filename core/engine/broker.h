@@ -5,12 +5,15 @@
 // do (PROTOCOL.md "Calls and decisions", "Reviewer role"). The rooms it
 // composes each own one concern: sessiontable.h (sessions, calls, grace and
 // idle expiry), grants.h (standing decisions), reviewdecision.h (a
-// reviewer's answer, pure), recovery.h (the audit log read back) and
-// callrecords.h (every record and queue item of a call).
+// reviewer's answer, pure), recovery.h (the audit log read back),
+// callrecords.h (every record, queue item and engine-made decision of a
+// call) and brokermessages.h (what connections are told besides decisions).
+// What is left here is dispatch: who hears what, and in which order.
 
 #include "common/clock.h"
 #include "engine/callrecords.h"
 #include "engine/grants.h"
+#include "engine/recovery.h"
 #include "engine/sessiontable.h"
 #include "policy/policy.h"
 #include "queue/queuestore.h"
@@ -50,27 +53,19 @@ struct BrokerConfig
     TimeMs sessionRetentionMs = 600'000;
 };
 
-// What recover() restored from the audit log.
-struct RecoveryReport
+// One step of a call's life, as its audit record says, without the record:
+// what metrics count. Views into the broker's own data, valid during the
+// signal only.
+struct CallEvent
 {
-    int sessions = 0;
-    int pending = 0; // back in the queue
-    int decided = 0; // answerable again to a re-send
-};
-
-// An agent session as the Agents view shows it.
-struct SessionInfo
-{
-    std::string id;
-    protocol::AgentInfo agent;
-    int connections = 0;
-    int pending = 0;
-    TimeMs lastActivity = 0;
-    std::optional<std::string> currentTurn;
-    std::vector<std::string> grants; // what reviewers decided for the rest of a turn or the session
-    // Team mode: another gateway's session (its id is "<gateway>/<session>").
-    std::string host; // that gateway's host; empty for this console's own
-    bool hostOnline = true; // its heartbeat is fresh
+    enum class Step { Received, Escalated, Decided, Delivered };
+    Step step = Step::Received;
+    std::string_view sessionId;
+    std::string_view callId;
+    protocol::DecisionKind decision = protocol::DecisionKind::Deny; // Decided, Delivered
+    std::string_view decidedBy;                                      // Decided
+    std::string_view state; // Decided: "auto" or the queued item's final state
+    bool again = false;     // Delivered: a re-send answered from memory
 };
 
 struct ReviewOutcome
@@ -133,6 +128,8 @@ Q_SIGNALS:
     // A call, decision or after-call record as written to the audit log
     // (with "event" and "ts"), for views of turns and history.
     void activity(const Json &record);
+    // The same steps, cheaply, for counting (engine/consolemetrics.h).
+    void callEvent(const holdpoint::CallEvent &event);
 
 private:
     struct Connection
@@ -191,8 +188,6 @@ private:
     void reattach(ConnectionId cid, Call &call);
     void attachMasked(
         ConnectionId cid, Session &session, Call &call, const protocol::ToolCall &resent);
-    void sendWelcome(ConnectionId cid, const HelloOutcome &outcome);
-    void sendPending(ConnectionId cid, const QueueItem &item);
     void sendJson(ConnectionId cid, const Json &j);
     void sendError(ConnectionId cid, protocol::ErrorCode code, const std::string &message,
         const std::string &callId = {});

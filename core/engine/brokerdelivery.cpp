@@ -33,6 +33,7 @@ void Broker::redeliver(
     m_record.clear();
     writeDeliveredRecord(m_record, subjectOf(session), callId, call.toolName, call.kind, 1, true, false);
     appendWritten("delivered");
+    Q_EMIT callEvent({ CallEvent::Step::Delivered, session.id, callId, call.kind, {}, {}, true });
 }
 
 void Broker::appendRecord(std::string_view event, const Session &session, Json fields,
@@ -84,6 +85,9 @@ void Broker::finishCall(Session &session, Call &call, const std::string &callId,
     const bool refusedForAudit = decision.code == "audit_unavailable";
     m_record.clear();
     writeDecisionRecord(m_record, subjectOf(session), fields, callId, decision);
+    // Counted before its delivery, which without an audit log follows at once.
+    Q_EMIT callEvent(
+        { CallEvent::Step::Decided, session.id, callId, decision.kind, decision.decidedBy, fields.state });
     appendWritten("decision",
         [this, sessionId = session.id, callId, refusedForAudit](bool durable) {
             deliver(sessionId, callId, durable || refusedForAudit, refusedForAudit);
@@ -118,6 +122,7 @@ void Broker::deliver(
         false, !durable || refusedForAudit);
     call.waiters.clear();
     appendWritten("delivered");
+    Q_EMIT callEvent({ CallEvent::Step::Delivered, session->id, callId, call.kind, {}, {}, false });
 }
 
 } // namespace holdpoint

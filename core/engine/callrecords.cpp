@@ -2,6 +2,10 @@
 #include "callrecords.h"
 
 #include "common/jsonwriter.h"
+#include "queue/approvals.h"
+
+#include <algorithm>
+#include <cmath>
 
 namespace holdpoint {
 
@@ -260,6 +264,109 @@ Json decisionFromRecords(const Json &decision, const Json &call)
         j["code"] = decision["code"];
     j["warnings"] = decision.value("warnings", Json::array());
     return j;
+}
+
+Decision chainDecision(ChainOutcome &&outcome, ToolCall &call, DecisionFields *fields, std::unique_ptr<RanCall> *ran)
+{
+    Decision d;
+    d.decidedBy = std::move(outcome.decidedBy);
+    d.reason = std::move(outcome.reason);
+    d.warnings = std::move(outcome.warnings);
+    fields->tool = call.toolName;
+    fields->state = "auto";
+    if (outcome.action != Action::Allow) {
+        d.kind = outcome.action == Action::Halt ? DecisionKind::Halt : DecisionKind::Deny;
+        d.code = std::move(outcome.code);
+        return d;
+    }
+    d.kind = outcome.args ? DecisionKind::Modify : DecisionKind::Allow;
+    if (d.kind == DecisionKind::Modify)
+        fields->args = maskJson(*outcome.args, outcome.redactions);
+    *ran = std::make_unique<RanCall>(RanCall {call.toolName, outcome.args ? std::move(*outcome.args) : std::move(call.args),
+                                              std::move(call.annotations), std::move(call.context), call.turnId});
+    return d;
+}
+
+DecisionFields reviewedFields(const QueueItem &item, const std::string &consoleReviewer, std::unique_ptr<RanCall> *ran)
+{
+    const Decision &d = *item.decision;
+    DecisionFields fields;
+    fields.tool = item.toolName;
+    fields.item = item.id;
+    fields.state = itemStateName(item.state);
+    if (d.kind == DecisionKind::Allow || d.kind == DecisionKind::Modify) {
+        *ran = std::make_unique<RanCall>(RanCall {item.toolName, d.args, item.annotations, item.context, item.turnId});
+        const Json &shown = item.proposedArgs.value_or(item.args);
+        if (d.kind == DecisionKind::Modify)
+            fields.args = item.masked(d.args);
+        fields.edited = d.args != shown;
+    }
+    if (d.decidedBy.find(",human:") != std::string::npos)
+        fields.approvers = decidersOf(d.decidedBy);
+    else if (d.decidedBy == "human:" + consoleReviewer)
+        fields.osUser = consoleReviewer;
+    // How the person authenticated: the console, a reviewer token, a web session.
+    fields.via = d.via;
+    return fields;
+}
+
+Json afterCallRecord(const std::string &callId, const RanCall &ran, bool ok, const AfterOutcome &after,
+                     const std::vector<Redaction> &redactions)
+{
+    return Json {{"call_id", callId},
+                 {"tool", ran.toolName},
+                 {"ok", ok},
+                 {"action", actionName(after.action)},
+                 {"reason", maskText(after.reason, redactions)},
+                 {"warnings", maskJson(warningsToJson(after.warnings), redactions)},
+                 {"trail", maskJson(trailToJson(after.trail), redactions)}};
+}
+
+std::string unmaskedDecisionText(Json decision, const Json &resentArgs, const std::vector<Redaction> &redactions)
+{
+    if (decision["decision"] == "allow")
+        decision["args"] = resentArgs;
+    else if (decision["decision"] == "modify")
+        decision["args"] = unmaskJson(decision["args"], redactions);
+    return dumpJson(decision);
+}
+
+TimeMs escalationTimeout(const std::optional<double> &timeoutS, TimeMs defaultMs)
+{
+    if (!timeoutS)
+        return defaultMs;
+    return std::min<TimeMs>(defaultMs, std::max<TimeMs>(1, TimeMs(std::llround(*timeoutS * 1000))));
+}
+
+Decision auditRefusal(const QString &auditError)
+{
+    Decision d;
+    d.kind = DecisionKind::Deny;
+    d.decidedBy = "audit";
+    d.code = "audit_unavailable";
+    d.reason = "the audit log cannot be written, so nothing may run: " + auditError.toStdString();
+    return d;
+}
+
+Decision cancelledDecision()
+{
+    Decision d;
+    d.kind = DecisionKind::Deny;
+    d.decidedBy = "agent";
+    d.code = "cancelled";
+    d.reason = "cancelled by the agent";
+    return d;
+}
+
+Decision abandonedDecision(TimeMs graceMs)
+{
+    Decision d;
+    d.kind = DecisionKind::Deny;
+    d.decidedBy = "timeout";
+    d.code = "abandoned";
+    d.reason = "abandoned: the agent disconnected and did not re-send the call within " + std::to_string(graceMs / 1000)
+               + " s";
+    return d;
 }
 
 } // namespace holdpoint

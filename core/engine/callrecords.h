@@ -8,6 +8,7 @@
 #include "common/clock.h"
 #include "common/json.h"
 #include "common/sha256.h"
+#include "engine/sessiontable.h"
 #include "guardrails/chain.h"
 #include "protocol/protocol.h"
 #include "queue/queueitem.h"
@@ -81,6 +82,34 @@ void writeDecisionRecord(std::string &out, const RecordSubject &subject, const D
 void writeDeliveredRecord(std::string &out, const RecordSubject &subject, std::string_view callId,
                           std::string_view toolName, protocol::DecisionKind kind, std::size_t connections,
                           bool again, bool auditUnavailable);
+
+// The decision the chain made by itself on a call it did not escalate,
+// with what its record adds. An allowed call's arguments (or the chain's
+// rewrite of them) move into `ran`: the decision message is written from
+// there, never copied. `fields` views `call`, which must outlive it.
+protocol::Decision chainDecision(ChainOutcome &&outcome, protocol::ToolCall &call, DecisionFields *fields,
+                                 std::unique_ptr<RanCall> *ran);
+// A queued item's decision (a person's, a timeout's...): what its record
+// adds, and, allowed, what runs. `consoleReviewer` is this console's own
+// reviewer, whose OS user the record names. `fields` views `item`.
+DecisionFields reviewedFields(const QueueItem &item, const std::string &consoleReviewer,
+                              std::unique_ptr<RanCall> *ran);
+// The "after_call" record of a call that ran, masked as its call was.
+Json afterCallRecord(const std::string &callId, const RanCall &ran, bool ok, const AfterOutcome &after,
+                     const std::vector<Redaction> &redactions);
+// A re-sent call whose decision the log kept masked: the decision message
+// with the re-send's real arguments.
+std::string unmaskedDecisionText(Json maskedDecision, const Json &resentArgs,
+                                 const std::vector<Redaction> &redactions);
+
+// How long an escalated call waits for a person: the console's default,
+// or less if the call asks for less (at least 1 ms).
+TimeMs escalationTimeout(const std::optional<double> &timeoutS, TimeMs defaultMs);
+
+// Decisions the engine makes itself.
+protocol::Decision auditRefusal(const QString &auditError); // the audit log cannot be written
+protocol::Decision cancelledDecision();                     // the agent's cancel
+protocol::Decision abandonedDecision(TimeMs graceMs);       // nobody re-sent it in time
 
 // The decision message as first sent, rebuilt from its record and its call's.
 Json decisionFromRecords(const Json &decision, const Json &call);

@@ -28,22 +28,12 @@ double seconds(std::chrono::nanoseconds d)
     return std::chrono::duration<double>(d).count();
 }
 
-std::string key(const Json &record)
+std::string key(const CallEvent &event)
 {
-    const auto session = record.find("session");
-    const auto call = record.find("call_id");
-    if (session == record.end() || call == record.end() || !session->is_string()
-        || !call->is_string())
-        return {};
-    return session->get_ref<const std::string &>() + '\n' + call->get_ref<const std::string &>();
-}
-
-std::string_view stringField(const Json &record, const char *name)
-{
-    const auto it = record.find(name);
-    return it != record.end() && it->is_string()
-        ? std::string_view(it->get_ref<const std::string &>())
-        : std::string_view();
+    std::string k;
+    k.reserve(event.sessionId.size() + 1 + event.callId.size());
+    k.append(event.sessionId).append(1, '\n').append(event.callId);
+    return k;
 }
 
 } // namespace
@@ -124,7 +114,7 @@ bool ConsoleMetrics::start(ConsoleCore *core, const metrics::Address &address, Q
     m_core = core;
     // The broker's records, not the core's activity: in team mode that also
     // carries other instances' lines, which they count themselves.
-    connect(core->broker(), &Broker::activity, this, &ConsoleMetrics::onRecord);
+    connect(core->broker(), &Broker::callEvent, this, &ConsoleMetrics::onCallEvent);
     m_server = std::make_unique<metrics::Server>(&m_registry, [this] { return notReady(); });
     return m_server->listen(address, error);
 }
@@ -148,31 +138,36 @@ QString ConsoleMetrics::notReady() const
     return {};
 }
 
-void ConsoleMetrics::onRecord(const Json &record)
+void ConsoleMetrics::onCallEvent(const CallEvent &event)
 {
-    const std::string_view event = stringField(record, "event");
-    if (event == "call") {
+    switch (event.step) {
+    case CallEvent::Step::Received:
         m_calls->inc();
         if (m_tracked.size() < MaxTracked)
-            if (std::string k = key(record); !k.empty())
-                m_tracked.insert_or_assign(
-                    std::move(k), Tracked { std::chrono::steady_clock::now(), {} });
-    } else if (event == "escalated") {
+            m_tracked.insert_or_assign(key(event), Tracked { std::chrono::steady_clock::now(), {} });
+        return;
+    case CallEvent::Step::Escalated:
         m_escalations->inc();
-    } else if (event == "decision") {
-        const std::string_view decider
-            = deciderClass(stringField(record, "decided_by"), stringField(record, "state"));
-        if (metrics::Counter *c = m_decisions->find({ stringField(record, "decision"), decider }))
+        return;
+    case CallEvent::Step::Decided: {
+        const std::string_view decider = deciderClass(event.decidedBy, event.state);
+        if (metrics::Counter *c = m_decisions->find({ protocol::decisionKindName(event.decision), decider }))
             c->inc();
-        if (const auto it = m_tracked.find(key(record)); it != m_tracked.end())
+        if (const auto it = m_tracked.find(key(event)); it != m_tracked.end())
             it->second.decider = decider;
-    } else if (event == "delivered" && !record.contains("again")) {
-        const auto it = m_tracked.find(key(record));
+        return;
+    }
+    case CallEvent::Step::Delivered: {
+        if (event.again)
+            return;
+        const auto it = m_tracked.find(key(event));
         if (it == m_tracked.end() || it->second.decider.empty())
             return;
         if (metrics::Histogram *h = m_latency->find({ it->second.decider }))
             h->observe(seconds(std::chrono::steady_clock::now() - it->second.arrived));
         m_tracked.erase(it);
+        return;
+    }
     }
 }
 

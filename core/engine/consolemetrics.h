@@ -26,6 +26,7 @@
 namespace holdpoint {
 
 class ConsoleCore;
+struct CallEvent;
 struct ConsoleOptions;
 
 // Who decided, as a bounded label value: guardrail (a guardrail or the
@@ -58,7 +59,7 @@ public:
     const metrics::Registry &registry() const { return m_registry; }
 
 private:
-    void onRecord(const Json &record);
+    void onCallEvent(const CallEvent &event);
 
     metrics::Registry m_registry;
     QPointer<ConsoleCore> m_core;

@@ -148,4 +148,53 @@ std::vector<RecoveredCall> recoverCalls(const QString &auditDir, TimeMs recordsS
     return out;
 }
 
+namespace {
+
+std::optional<protocol::DecisionKind> kindFromName(const std::string &name)
+{
+    using protocol::DecisionKind;
+    for (DecisionKind k : {DecisionKind::Allow, DecisionKind::Deny, DecisionKind::Modify, DecisionKind::Halt})
+        if (protocol::decisionKindName(k) == name)
+            return k;
+    return std::nullopt;
+}
+
+} // namespace
+
+RecoveryReport restoreCalls(std::vector<RecoveredCall> calls, SessionTable &sessions, QueueStore &queue, TimeMs now)
+{
+    RecoveryReport report;
+    for (RecoveredCall &r : calls) {
+        auto [session, created] = sessions.restore(r.sessionId, r.agent);
+        report.sessions += created ? 1 : 0;
+        if (session->calls.contains(r.callId))
+            continue;
+        if (r.item && queue.find(r.item->id))
+            continue;
+        Call &call = session->calls[r.callId];
+        call.toolName = r.toolName;
+        if (r.masked)
+            call.masked = std::make_unique<MaskedCall>(MaskedCall {r.args, Json()});
+        else
+            call.digest = callDigest(call.toolName, r.args);
+
+        if (r.decision) {
+            call.decisionText = dumpJson(*r.decision);
+            call.kind = kindFromName((*r.decision)["decision"]).value_or(protocol::DecisionKind::Deny);
+            if (call.masked)
+                call.masked->decision = std::move(*r.decision);
+            session->decidedOrder.push_back(r.callId);
+            ++report.decided;
+            continue;
+        }
+        r.item->agent = session->agent;
+        call.itemId = r.item->id;
+        sessions.orphan(call, now);
+        queue.enqueue(std::move(*r.item));
+        ++report.pending;
+    }
+    sessions.settle();
+    return report;
+}
+
 } // namespace holdpoint

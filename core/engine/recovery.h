@@ -3,11 +3,14 @@
 
 // What the audit log says was going on when the console last stopped
 // (AUDIT.md "Recovery"): calls still waiting for a person, and decided calls
-// an agent may ask for again. Reading only; the broker applies it.
+// an agent may ask for again; read (recoverCalls), then put back into the
+// session table and the queue (restoreCalls).
 
 #include "common/clock.h"
 #include "common/json.h"
+#include "engine/sessiontable.h"
 #include "queue/queueitem.h"
+#include "queue/queuestore.h"
 
 #include <QString>
 
@@ -37,5 +40,19 @@ struct RecoveredCall
 // `newId` names a pending item whose escalation record lacks one.
 std::vector<RecoveredCall> recoverCalls(const QString &auditDir, TimeMs recordsSince,
                                         const std::function<std::string()> &newId);
+
+// What restoreCalls() put back.
+struct RecoveryReport
+{
+    int sessions = 0;
+    int pending = 0; // back in the queue
+    int decided = 0; // answerable again to a re-send
+};
+
+// Puts recovered calls back: decided ones into their sessions, to answer a
+// re-send; pending ones into `queue` as well, orphaned since `now` (nobody
+// waits for them yet, so their grace period starts). A call the sessions
+// or the queue already hold is left as it is.
+RecoveryReport restoreCalls(std::vector<RecoveredCall> calls, SessionTable &sessions, QueueStore &queue, TimeMs now);
 
 } // namespace holdpoint

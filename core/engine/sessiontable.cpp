@@ -173,4 +173,21 @@ void SessionTable::expireIdle()
     rearmExpiry();
 }
 
+std::vector<SessionInfo> SessionTable::describe(const std::unordered_map<std::string, int> &pendingPerSession,
+                                               const Grants &grants) const
+{
+    std::vector<SessionInfo> out;
+    out.reserve(m_sessions.size());
+    for (const auto &[id, s] : m_sessions) {
+        SessionInfo info {id, s.agent, int(s.connections.size()), 0, s.lastActivity, s.currentTurn,
+                          grants.describe(id), {}, true};
+        if (auto it = pendingPerSession.find(id); it != pendingPerSession.end())
+            info.pending = it->second;
+        out.push_back(std::move(info));
+    }
+    std::sort(out.begin(), out.end(),
+              [](const SessionInfo &a, const SessionInfo &b) { return a.lastActivity > b.lastActivity; });
+    return out;
+}
+
 } // namespace holdpoint

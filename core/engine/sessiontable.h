@@ -10,6 +10,7 @@
 #include "common/clock.h"
 #include "common/json.h"
 #include "common/sha256.h"
+#include "engine/grants.h"
 #include "engine/haltedturn.h"
 #include "protocol/protocol.h"
 #include "server/messagehandler.h"
@@ -105,6 +106,21 @@ struct Session
     TimeMs lastActivity = 0;
 };
 
+// An agent session as the Agents view shows it.
+struct SessionInfo
+{
+    std::string id;
+    protocol::AgentInfo agent;
+    int connections = 0;
+    int pending = 0;
+    TimeMs lastActivity = 0;
+    std::optional<std::string> currentTurn;
+    std::vector<std::string> grants; // what reviewers decided for the rest of a turn or the session
+    // Team mode: another gateway's session (its id is "<gateway>/<session>").
+    std::string host; // that gateway's host; empty for this console's own
+    bool hostOnline = true; // its heartbeat is fresh
+};
+
 struct SessionLimits
 {
     TimeMs graceMs = 60'000;
@@ -144,6 +160,10 @@ public:
     void recordDecided(Session &session, const std::string &callId);
     // After restoring: forget what is beyond the limits, arm the clocks.
     void settle();
+    // Every session as the Agents view shows it, the most recently active
+    // first: `pendingPerSession` counts their queued items.
+    std::vector<SessionInfo> describe(const std::unordered_map<std::string, int> &pendingPerSession,
+                                      const Grants &grants) const;
 
 Q_SIGNALS:
     // The grace period of a pending item ran out with nobody waiting.
