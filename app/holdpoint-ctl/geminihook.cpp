@@ -10,6 +10,7 @@
 
 #include <cerrno>
 #include <cstdio>
+#include <cstring>
 #include <fcntl.h>
 #include <functional>
 #include <sys/file.h>
@@ -25,12 +26,18 @@ namespace {
 // (a console another user runs, shared with --agent-group, whose data dir
 // lets agents read endpoint.json and write nothing) this user's runtime dir,
 // one folder per data dir.
-std::string notesRoot(const std::string &dataDir)
+bool notesRoot(const std::string &dataDir, std::string *root, std::string *error)
 {
     struct stat st {};
-    if (::stat(dataDir.c_str(), &st) != 0 || st.st_uid == ::geteuid())
-        return dataDir;
-    return wire::runtimeDir() + "/holdpoint-" + wire::sha256Hex(wire::absolutePath(dataDir)).substr(0, 16);
+    if (::stat(dataDir.c_str(), &st) != 0 || st.st_uid == ::geteuid()) {
+        *root = dataDir;
+        return true;
+    }
+    std::string runtime;
+    if (!wire::runtimeDir(&runtime, error))
+        return false;
+    *root = runtime + "/holdpoint-" + wire::sha256Hex(wire::absolutePath(dataDir)).substr(0, 16);
+    return true;
 }
 
 // Holds an exclusive flock(2) on `path` while it lives; gives up after
@@ -71,36 +78,63 @@ private:
 class Ledger
 {
 public:
-    Ledger(const std::string &dataDir, const std::string &sessionId)
-        : m_dir(notesRoot(dataDir) + "/gemini-hook")
-        , m_path(m_dir + "/" + wire::sha256Hex(sessionId) + ".json")
+    // False, with *error saying why, when there is no private place for it.
+    bool open(const std::string &dataDir, const std::string &sessionId, std::string *error)
     {
+        std::string root;
+        if (!notesRoot(dataDir, &root, error))
+            return false;
+        m_dir = root + "/gemini-hook";
+        m_path = m_dir + "/" + wire::sha256Hex(sessionId) + ".json";
+        return true;
     }
 
-    // Runs `change` on the ledger under the lock and writes it back.
+    // Runs `change` on the ledger under the lock and writes it back. A
+    // ledger that cannot be read is left as it is: written over, the notes
+    // of the calls let run so far would be lost, their results unchecked.
     bool update(const std::function<void(Json *)> &change, std::string *error) const
     {
         if (!wire::ensurePrivateDir(m_dir, error))
             return false;
+        // `<sha>.json.lock` stays once made: an flock on a file that is
+        // never removed is the one lock every hook of the session agrees
+        // on (removing it would let a hook lock a file another has just
+        // unlinked). It lives in the same private directory.
         FileLock lock(m_path + ".lock", 10'000);
         if (!lock.locked()) {
             *error = "cannot lock " + m_path;
             return false;
         }
-        Json ledger = read();
+        Json ledger;
+        if (!read(&ledger, error))
+            return false;
         change(&ledger);
         return wire::writePrivateFile(m_path, dumpJson(ledger), error);
     }
 
-    // The ledger as last written; {} if there is none or it is unreadable.
-    // Writes replace the file whole (a rename), so reading needs no lock.
-    Json read() const
+    // The ledger as last written, {} when there is none yet. False when it
+    // exists and cannot be read whole or is not a JSON object. Writes
+    // replace the file whole (a rename), so reading needs no lock. No cap:
+    // 1000 calls' arguments may well pass any size chosen here, and a cut
+    // ledger is no ledger.
+    bool read(Json *ledger, std::string *error) const
     {
         std::string bytes;
-        if (!wire::readFile(m_path, hookinput::MaxBytes * 4, &bytes))
-            return Json::object();
-        Json ledger = Json::parse(bytes, nullptr, false);
-        return ledger.is_discarded() ? Json::object() : ledger;
+        if (!wire::readFile(m_path, std::string::npos, &bytes)) {
+            if (errno == ENOENT) {
+                *ledger = Json::object();
+                return true;
+            }
+            *error = "cannot read the Gemini hook's notes " + m_path + ": " + std::strerror(errno);
+            return false;
+        }
+        *ledger = Json::parse(bytes, nullptr, false);
+        if (!ledger->is_object()) {
+            *error = "the Gemini hook's notes " + m_path + " are not a JSON object; they are left as they are "
+                     "(remove the file to start over)";
+            return false;
+        }
+        return true;
     }
 
 private:
@@ -133,21 +167,27 @@ int runGeminiHook(const std::vector<std::string> &args, const std::string &dataD
     const gemini::HookInput &hook = *parsed.input;
 
     const std::string dataDir = wire::resolveDataDir(dataDirFlag);
-    const Ledger ledger(dataDir, hook.sessionId);
+    Ledger ledger;
     std::string error;
+    // Notes that cannot be kept or read block the call even with
+    // --fail-open: that is not a console out of reach.
+    if (!ledger.open(dataDir, hook.sessionId, &error))
+        return fail.block(error);
     if (hook.event == gemini::Event::BeforeAgent) {
         // A new prompt: a new turn for the calls that follow. Without it they
         // would carry the last prompt's turn, and its grants, so a failure
         // blocks the prompt.
         const std::string turn = wire::randomId("gt-");
+        if (turn.empty())
+            return fail.block("no random numbers for a turn id (getrandom and /dev/urandom failed)");
         if (!ledger.update([&](Json *l) { gemini::ledgerStartTurn(l, turn); }, &error))
-            return fail(error);
+            return fail.block(error);
         return code::Answered;
     }
     std::optional<std::string> callId;
     if (hook.event == gemini::Event::AfterTool) {
         if (!ledger.update([&](Json *l) { callId = gemini::ledgerTake(l, hook.toolName, hook.toolInput); }, &error))
-            return fail(error);
+            return fail.block(error);
         if (!callId)
             return code::Answered; // not a call this hook let run: nothing to check
     }
@@ -159,8 +199,8 @@ int runGeminiHook(const std::vector<std::string> &args, const std::string &dataD
         return hookExchange(endpoint, agent(), hook.sessionId, gemini::toolResultMessage(hook, *callId), [&](const Json &m) -> std::optional<int> {
             const std::string type = m.value("type", std::string());
             if (type == "after_call" && m.value("call_id", std::string()) == *callId) {
-                if (const std::string out = gemini::afterToolOutput(m); !out.empty())
-                    printLine(stdout, out);
+                if (const std::string out = gemini::afterToolOutput(m); !out.empty() && !printLine(stdout, out))
+                    return fail.block(std::string("cannot write the answer to stdout: ") + std::strerror(errno));
                 return code::Answered;
             }
             if (type != "error")
@@ -176,7 +216,12 @@ int runGeminiHook(const std::vector<std::string> &args, const std::string &dataD
     // one derived from the input would let a repeated call inherit the first
     // one's decision.
     const std::string id = wire::randomId("gm-");
-    const Json call = gemini::toolCallMessage(hook, id, gemini::ledgerTurn(ledger.read()));
+    if (id.empty())
+        return fail.block("no random numbers for a call id (getrandom and /dev/urandom failed)");
+    Json notes;
+    if (!ledger.read(&notes, &error))
+        return fail.block(error);
+    const Json call = gemini::toolCallMessage(hook, id, gemini::ledgerTurn(notes));
     return hookExchange(endpoint, agent(), hook.sessionId, call, [&](const Json &m) -> std::optional<int> {
         const std::string type = m.value("type", std::string());
         if (type == "decision" && m.value("call_id", std::string()) == id) {
@@ -189,7 +234,8 @@ int runGeminiHook(const std::vector<std::string> &args, const std::string &dataD
                 if (!ledger.update([&](Json *l) { gemini::ledgerAdd(l, id, hook.toolName, hook.toolInput, runArgs, now); }, &why))
                     std::fprintf(stderr, "holdpoint-ctl: the tool's result will not be checked: %s\n", why.c_str());
             }
-            printLine(stdout, dumpJson(answer));
+            if (!printLine(stdout, dumpJson(answer)))
+                return fail.block(std::string("cannot write the answer to stdout: ") + std::strerror(errno));
             return code::Answered;
         }
         if (type != "error")

@@ -9,7 +9,10 @@
 #include "wire/websocket.h"
 
 #include <algorithm>
+#include <exception>
+#include <cerrno>
 #include <cstdio>
+#include <cstring>
 
 namespace holdpoint {
 
@@ -17,11 +20,10 @@ namespace holdpoint {
 static_assert(exitcode::geminihook::Answered == exitcode::claudehook::Answered
               && exitcode::geminihook::Blocked == exitcode::claudehook::Blocked);
 
-void printLine(FILE *f, const std::string &s)
+bool printLine(FILE *f, const std::string &s)
 {
-    std::fwrite(s.data(), 1, s.size(), f);
-    std::fputc('\n', f);
-    std::fflush(f);
+    const bool written = std::fwrite(s.data(), 1, s.size(), f) == s.size() && std::fputc('\n', f) != EOF;
+    return std::fflush(f) == 0 && written && !std::ferror(f);
 }
 
 int HookFailure::operator()(const std::string &why) const
@@ -87,6 +89,7 @@ std::string consoleError(const Json &error)
 int hookExchange(const wire::Endpoint &endpoint, wire::Hello agent, const std::string &sessionId, const Json &first,
                  const std::function<std::optional<int>(const Json &)> &onMessage, const HookFailure &fail)
 {
+    using Result = wire::WebSocketClient::Result;
     // As ConsoleClient: 10 s to connect and be welcomed, then no limit (a
     // person may take minutes; the console's `pending` and pings keep the
     // connection alive).
@@ -104,48 +107,60 @@ int hookExchange(const wire::Endpoint &endpoint, wire::Hello agent, const std::s
         hello = dumpJson(wire::helloMessage(agent));
         message = dumpJson(first);
     };
+    const std::string unreachable = "cannot connect to the console at " + endpoint.url + ": ";
     if (!ws.open(url, deadline, &why, prepare))
-        return fail("cannot connect to the console at " + endpoint.url + ": " + why);
+        return fail(unreachable + why);
     if (!ws.sendText(hello, &why))
-        return fail("cannot connect to the console at " + endpoint.url + ": " + why);
+        return fail(unreachable + why);
 
-    std::string refused; // the console's error before its welcome
     bool welcomed = false;
-    std::int64_t maxMessageBytes = 0; // 0: the console did not say
     for (;;) {
         std::string text;
-        const auto r = ws.read(&text, welcomed ? wire::WebSocketClient::NoDeadline : deadline, &why);
-        if (r == wire::WebSocketClient::Result::TimedOut) {
+        const Result r = ws.read(&text, welcomed ? wire::WebSocketClient::NoDeadline : deadline, &why);
+        // Only a console that cannot be asked may let the call through with
+        // --fail-open: no answer in time, a connection dropped without a
+        // close frame (1006), or a close saying the console goes away
+        // (1001: it quits, or dropped us as idle). A console that breaks the
+        // protocol, or closes for any other reason, spoke: blocked.
+        if (r == Result::TimedOut) {
             ws.close();
             return fail("the console at " + endpoint.url + " did not answer in time");
         }
-        if (r != wire::WebSocketClient::Result::Message) {
-            if (!refused.empty())
-                return fail(refused);
-            if (!welcomed)
-                return fail("cannot connect to the console at " + endpoint.url + ": "
-                            + (r == wire::WebSocketClient::Result::Closed ? std::string("The remote host closed the connection") : why));
-            if (r == wire::WebSocketClient::Result::Failed)
-                return fail("the console closed the connection: " + why);
-            std::string closed = "the console closed the connection";
-            if (ws.closeCode() != 1000 && ws.closeCode() != 1005 && ws.closeCode() != 1006)
-                closed += " (close code " + std::to_string(ws.closeCode()) + " " + ws.closeReason() + ")";
-            return fail(closed);
+        if (r == Result::Dropped)
+            return fail(welcomed ? "the console closed the connection" : unreachable + why);
+        if (r == Result::Failed)
+            return fail.block("the console broke the protocol: " + why);
+        if (r == Result::Closed) {
+            const std::string closed = (welcomed ? std::string("the console closed the connection") : unreachable + "the console closed the connection")
+                                       + " (close code " + std::to_string(ws.closeCode()) + " " + ws.closeReason() + ")";
+            return ws.closeCode() == 1001 ? fail(closed) : fail.block(closed);
         }
         const Json m = Json::parse(text, nullptr, false);
-        if (!m.is_object())
-            continue;
+        if (!m.is_object()) {
+            ws.close(1008);
+            return fail.block("the console broke the protocol: a message that is not a JSON object");
+        }
         const std::string type = m.value("type", std::string());
         if (!welcomed) {
             if (type == "error") {
-                refused = "the console refused the connection: " + consoleError(m);
-            } else if (type == "welcome") {
+                // Refused before the welcome, at once (a console need not
+                // close after it). A wrong token is a console this hook
+                // cannot be asked by; any other refusal (a hello it finds
+                // invalid, too many connections, which an agent can cause)
+                // blocks even with --fail-open.
+                ws.close();
+                const std::string refused = "the console refused the connection: " + consoleError(m);
+                return m.value("code", std::string()) == "auth_failed" ? fail(refused) : fail.block(refused);
+            }
+            if (type == "welcome") {
                 welcomed = true;
-                if (const auto it = m.find("max_message_bytes"); it != m.end() && it->is_number_integer())
+                // A console that does not say takes the protocol's default.
+                std::int64_t maxMessageBytes = wire::DefaultMaxMessageBytes;
+                if (const auto it = m.find("max_message_bytes"); it != m.end() && it->is_number_integer() && it->get<std::int64_t>() > 0)
                     maxMessageBytes = it->get<std::int64_t>();
                 // Sent anyway, the console would cut the connection off
                 // mid-send with nothing said.
-                if (maxMessageBytes > 0 && std::int64_t(message.size()) > maxMessageBytes) {
+                if (std::int64_t(message.size()) > maxMessageBytes) {
                     ws.close();
                     return fail.block("the message is " + std::to_string(message.size())
                                       + " bytes, more than the console takes (" + std::to_string(maxMessageBytes)
@@ -212,10 +227,18 @@ int runClaudeStyleHook(const HookSpec &spec, const std::vector<std::string> &arg
     std::string callId = hook.toolUseId;
     if (callId.empty())
         callId = wire::randomId(spec.idPrefix);
+    if (callId.empty())
+        return fail.block("no random numbers for a call id (getrandom and /dev/urandom failed)");
     const bool pre = hook.event != claudecode::Event::PostToolUse;
 
     wire::Hello agent;
-    agent.agentName = hook.context.value("agent_type", std::string(spec.name));
+    // agent_type names a subagent; one the console would refuse in the
+    // hello (empty, too long) gives way to the hook's own name, since a
+    // refused hello blocks the call.
+    const auto agentType = hook.context.find("agent_type");
+    agent.agentName = agentType != hook.context.end() && agentType->is_string() && wire::isValidName(agentType->get_ref<const std::string &>())
+                          ? agentType->get<std::string>()
+                          : std::string(spec.name);
     agent.framework = spec.name;
     agent.capabilities = spec.capabilities;
     return hookExchange(endpoint, agent, hook.sessionId,
@@ -224,8 +247,9 @@ int runClaudeStyleHook(const HookSpec &spec, const std::vector<std::string> &arg
         const std::string type = m.value("type", std::string());
         if (m.value("call_id", std::string()) == callId && type == (pre ? "decision" : "after_call")) {
             const std::string out = pre ? spec.decisionOutput(hook, m) : claudecode::postToolUseOutput(m);
-            if (!out.empty())
-                printLine(stdout, out);
+            // An answer the agent cannot read is no answer: blocked.
+            if (!out.empty() && !printLine(stdout, out))
+                return fail.block(std::string("cannot write the answer to stdout: ") + std::strerror(errno));
             return code::Answered;
         }
         if (type != "error")
@@ -256,11 +280,19 @@ bool isHookCommand(const std::vector<std::string> &args)
 
 int runHook(const std::vector<std::string> &args, const std::string &dataDirFlag)
 {
-    if (args[1] == "claude-code")
-        return runClaudeStyleHook(ClaudeCodeHook, args, dataDirFlag);
-    if (args[1] == "codex")
-        return runClaudeStyleHook(CodexHook, args, dataDirFlag);
-    return runGeminiHook(args, dataDirFlag);
+    // An exception out of main would abort the hook, and an agent CLI runs
+    // the call on any code but 2: a message of an unexpected shape (a
+    // number where a string belongs) blocks it instead.
+    try {
+        if (args[1] == "claude-code")
+            return runClaudeStyleHook(ClaudeCodeHook, args, dataDirFlag);
+        if (args[1] == "codex")
+            return runClaudeStyleHook(CodexHook, args, dataDirFlag);
+        return runGeminiHook(args, dataDirFlag);
+    } catch (const std::exception &e) {
+        std::fprintf(stderr, "Holdpoint blocked this call: %s\n", e.what());
+        return exitcode::claudehook::Blocked;
+    }
 }
 
 } // namespace holdpoint

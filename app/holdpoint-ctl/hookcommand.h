@@ -20,15 +20,18 @@
 namespace holdpoint {
 
 // One line, flushed at once: a hook's agent reads it as soon as it is there.
-void printLine(FILE *f, const std::string &s);
+// False when it could not be written whole (errno says why).
+bool printLine(FILE *f, const std::string &s);
 
 // How a hook fails: it blocks the call (exit 2, the reason on stderr, where
 // the agent reads it), or with --fail-open lets it through (exit 0, nothing
 // printed). --fail-open lets the call through only when no console
-// can be asked (none found, unreachable, gone mid-call). A call that could
+// can be asked (none found, unreachable, no answer in time, a connection
+// dropped or closed with 1001 "going away", a wrong token). A call that could
 // not be put to the console, or that it refused (input the hook cannot read,
-// a call larger than the console takes, an `error` answer), is blocked even
-// then: otherwise an agent could pad or bend a call until it gets through.
+// a call larger than the console takes, an `error` answer, a hello it
+// refused), and a console that broke the protocol, are blocked even then:
+// otherwise an agent could pad or bend a call until it gets through.
 struct HookFailure
 {
     bool failOpen = false;

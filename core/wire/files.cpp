@@ -87,15 +87,54 @@ std::string currentOsUser()
     return user.empty() ? std::string("uid") + std::to_string(geteuid()) : user;
 }
 
-std::string runtimeDir()
+namespace {
+
+// Qt 6.4's checkXdgRuntimeDir (qstandardpaths_unix.cpp): created 0700 when
+// missing; else a directory, not a symlink, owned by this user, its mode
+// made 0700 when it is not ("Its Unix access mode MUST be 0700", XDG Base
+// Directory spec). Empty when it holds, else why not.
+std::string checkRuntimeDir(const std::string &path)
 {
-    if (std::string dir = env("XDG_RUNTIME_DIR"); !dir.empty())
-        return dir;
-    const std::string run = "/run/user/" + std::to_string(geteuid());
+    if (::mkdir(path.c_str(), 0700) == 0)
+        return {};
+    if (errno != EEXIST)
+        return "cannot create " + path + ": " + std::strerror(errno);
     struct stat st {};
-    if (::stat(run.c_str(), &st) == 0 && S_ISDIR(st.st_mode) && st.st_uid == geteuid())
-        return run;
-    return "/tmp/runtime-" + currentOsUser();
+    if (::lstat(path.c_str(), &st) != 0)
+        return "cannot stat " + path + ": " + std::strerror(errno);
+    if (S_ISLNK(st.st_mode) || !S_ISDIR(st.st_mode))
+        return path + " is not a directory (or is a symlink)";
+    if (st.st_uid != geteuid())
+        return path + " is owned by uid " + std::to_string(st.st_uid) + ", not by this user (uid "
+               + std::to_string(geteuid()) + ")";
+    if ((st.st_mode & 07777) != 0700 && ::chmod(path.c_str(), 0700) != 0)
+        return "cannot make " + path + " private (mode 0700): " + std::strerror(errno);
+    return {};
+}
+
+} // namespace
+
+bool runtimeDir(std::string *dir, std::string *error)
+{
+    // As QStandardPaths::RuntimeLocation: $XDG_RUNTIME_DIR when it passes
+    // the check, else $TMPDIR/runtime-USER (QDir::tempPath()), which must
+    // pass it too.
+    std::string why;
+    if (const std::string xdg = env("XDG_RUNTIME_DIR"); !xdg.empty()) {
+        why = checkRuntimeDir(xdg);
+        if (why.empty()) {
+            *dir = xdg;
+            return true;
+        }
+    }
+    const std::string tmp = env("TMPDIR");
+    const std::string fallback = absolutePath(tmp.empty() ? std::string("/tmp") : tmp) + "/runtime-" + currentOsUser();
+    if (const std::string fallbackWhy = checkRuntimeDir(fallback); !fallbackWhy.empty()) {
+        *error = "no private runtime directory: " + (why.empty() ? std::string() : "XDG_RUNTIME_DIR: " + why + "; ") + fallbackWhy;
+        return false;
+    }
+    *dir = fallback;
+    return true;
 }
 
 bool ensurePrivateDir(const std::string &dir, std::string *error)
@@ -120,7 +159,12 @@ bool ensurePrivateDir(const std::string &dir, std::string *error)
 bool writePrivateFile(const std::string &path, const std::string &bytes, std::string *error)
 {
     // A temporary beside it, renamed over it: rename(2) replaces it whole.
-    const std::string temp = path + "." + randomId("tmp-");
+    const std::string id = randomId("tmp-");
+    if (id.empty()) {
+        *error = "cannot write " + path + ": no random numbers (getrandom and /dev/urandom failed)";
+        return false;
+    }
+    const std::string temp = path + "." + id;
     const int fd = ::open(temp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
     bool ok = fd >= 0;
     for (std::size_t done = 0; ok && done < bytes.size();) {
@@ -164,11 +208,39 @@ bool readFile(const std::string &path, std::size_t maxBytes, std::string *out)
     return true;
 }
 
+bool randomBytes(void *out, std::size_t n)
+{
+    auto *bytes = static_cast<unsigned char *>(out);
+    std::size_t got = 0;
+    while (got < n) {
+        const ssize_t r = ::getrandom(bytes + got, n - got, 0);
+        if (r > 0)
+            got += std::size_t(r);
+        else if (r < 0 && errno != EINTR)
+            break; // ENOSYS (an old kernel, a seccomp filter): /dev/urandom
+    }
+    if (got == n)
+        return true;
+    const int fd = ::open("/dev/urandom", O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return false;
+    while (got < n) {
+        const ssize_t r = ::read(fd, bytes + got, n - got);
+        if (r < 0 && errno == EINTR)
+            continue;
+        if (r <= 0)
+            break;
+        got += std::size_t(r);
+    }
+    ::close(fd);
+    return got == n;
+}
+
 std::string randomId(const char *prefix)
 {
     unsigned long long v = 0;
-    while (::getrandom(&v, sizeof v, 0) != ssize_t(sizeof v)) {
-    }
+    if (!randomBytes(&v, sizeof v))
+        return {};
     char hex[17];
     std::snprintf(hex, sizeof hex, "%llx", v);
     return prefix + std::string(hex);

@@ -4,6 +4,7 @@
 // The files and facts of this process a client needs, without Qt: where the
 // data directory is, who runs it, private notes written whole, random ids.
 
+#include <cstddef>
 #include <cstdint>
 #include <string>
 
@@ -21,9 +22,11 @@ std::string resolveDataDir(const std::string &fromFlag);
 // The OS user this process runs as (its effective uid's name).
 std::string currentOsUser();
 
-// This user's runtime directory ($XDG_RUNTIME_DIR, else /run/user/UID, else
-// /tmp/runtime-USER), as QStandardPaths::RuntimeLocation names it.
-std::string runtimeDir();
+// This user's runtime directory ($XDG_RUNTIME_DIR, else $TMPDIR/runtime-USER,
+// created), as Qt 6.4's QStandardPaths::RuntimeLocation names
+// and checks it: a directory this user owns, made 0700. False, with *error
+// saying why, for one that is not (a symlink, another user's).
+bool runtimeDir(std::string *dir, std::string *error);
 
 // Creates `dir` (and parents) and makes it 0700. On failure, *error says why.
 bool ensurePrivateDir(const std::string &dir, std::string *error);
@@ -36,7 +39,12 @@ bool writePrivateFile(const std::string &path, const std::string &bytes, std::st
 // cannot be opened or read.
 bool readFile(const std::string &path, std::size_t maxBytes, std::string *out);
 
-// `prefix` and 64 random bits in hex, for ids nobody else will pick.
+// `n` random bytes from getrandom(2), else /dev/urandom; false when
+// neither gives them.
+bool randomBytes(void *out, std::size_t n);
+
+// `prefix` and 64 random bits in hex, for ids nobody else will pick; empty
+// when there are no random numbers (randomBytes).
 std::string randomId(const char *prefix);
 
 // Milliseconds since the epoch.

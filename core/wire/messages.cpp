@@ -17,6 +17,11 @@ bool isValidId(std::string_view id)
     return true;
 }
 
+bool isValidName(std::string_view name)
+{
+    return !name.empty() && name.size() <= MaxNameLength;
+}
+
 Json compactResult(const Json &result, std::size_t maxBytes)
 {
     const std::string text = dumpJson(result);

@@ -10,6 +10,7 @@
 #include "wire/json.h"
 
 #include <cstddef>
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -21,10 +22,17 @@ inline constexpr int ProtocolVersion = 1;
 inline constexpr std::size_t MaxDepth = 64;
 inline constexpr std::size_t MaxIdLength = 256;
 inline constexpr std::size_t MaxToolNameLength = 256;
+inline constexpr std::size_t MaxNameLength = 256; // agent.name, agent.framework
+// "welcome": the console's limit on one message when it does not say
+// (max_message_bytes), its --max-message-bytes default.
+inline constexpr std::int64_t DefaultMaxMessageBytes = 1024 * 1024;
 inline constexpr std::size_t MaxResultBytes = 256 * 1024;
 
 // True for printable ids: no control characters, 1..MaxIdLength bytes.
 bool isValidId(std::string_view id);
+
+// True for a name the console takes in the hello (agent.name): 1..MaxNameLength bytes.
+bool isValidName(std::string_view name);
 
 // A tool's result as sent in tool_result: as it is when small, otherwise a
 // digest (after-call checks compare results, so equal results still compare

@@ -2,6 +2,7 @@
 #include "websocket.h"
 
 #include "wire/digest.h"
+#include "wire/files.h"
 
 #include <algorithm>
 #include <cerrno>
@@ -12,7 +13,6 @@
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <poll.h>
-#include <sys/random.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
@@ -24,15 +24,44 @@ namespace {
 enum Opcode { Continuation = 0x0, Text = 0x1, Binary = 0x2, Close = 0x8, Ping = 0x9, Pong = 0xA };
 constexpr char AcceptGuid[] = "258EAFA5-E914-47DA-95CA-C5AB0DC85B11"; // §1.3
 
-std::string randomBytes(std::size_t n)
+// RFC 3629 §4: well-formed UTF-8 (no overlong forms, no surrogates,
+// nothing past U+10FFFF), which RFC 6455 §8.1 requires of a text message.
+bool isUtf8(std::string_view s)
 {
-    std::string out(n, '\0');
-    for (std::size_t got = 0; got < n;) {
-        const ssize_t r = ::getrandom(out.data() + got, n - got, 0);
-        if (r > 0)
-            got += std::size_t(r);
+    for (std::size_t i = 0; i < s.size();) {
+        const auto b = std::uint8_t(s[i]);
+        std::size_t n;
+        std::uint8_t lo = 0x80, hi = 0xbf; // the second byte's range
+        if (b < 0x80) {
+            ++i;
+            continue;
+        } else if (b >= 0xc2 && b <= 0xdf) {
+            n = 1;
+        } else if (b >= 0xe0 && b <= 0xef) {
+            n = 2;
+            if (b == 0xe0)
+                lo = 0xa0;
+            else if (b == 0xed)
+                hi = 0x9f;
+        } else if (b >= 0xf0 && b <= 0xf4) {
+            n = 3;
+            if (b == 0xf0)
+                lo = 0x90;
+            else if (b == 0xf4)
+                hi = 0x8f;
+        } else {
+            return false;
+        }
+        if (s.size() - i <= n)
+            return false;
+        for (std::size_t k = 1; k <= n; ++k) {
+            const auto c = std::uint8_t(s[i + k]);
+            if (c < (k == 1 ? lo : 0x80) || c > (k == 1 ? hi : 0xbf))
+                return false;
+        }
+        i += n + 1;
     }
-    return out;
+    return true;
 }
 
 std::string lower(std::string s)
@@ -49,6 +78,20 @@ std::string trimmed(const std::string &s)
     return a == std::string::npos ? std::string() : s.substr(a, b - a + 1);
 }
 
+// Whether the comma-separated list `value` (RFC 7230 §7) names `token`.
+bool hasToken(const std::string &value, const std::string &token)
+{
+    for (std::size_t at = 0; at <= value.size();) {
+        std::size_t comma = value.find(',', at);
+        if (comma == std::string::npos)
+            comma = value.size();
+        if (trimmed(value.substr(at, comma - at)) == token)
+            return true;
+        at = comma + 1;
+    }
+    return false;
+}
+
 // The handshake response's status line and headers (RFC 6455 §4.2.2, as a
 // client checks them in §4.1): 101, Upgrade: websocket, Connection: Upgrade,
 // and the accept value for our key. Empty when they hold; else why not.
@@ -56,7 +99,10 @@ std::string checkHandshake(const std::string &head, const std::string &key)
 {
     const std::size_t eol = head.find("\r\n");
     const std::string status = head.substr(0, eol);
-    if (status.compare(0, 9, "HTTP/1.1 ") != 0 || status.compare(9, 3, "101") != 0)
+    // RFC 7230 §3.1.2: "HTTP/1.1" SP 3DIGIT SP reason; only 101 upgrades.
+    const bool switching = status.size() >= 12 && status.compare(0, 9, "HTTP/1.1 ") == 0 && status.compare(9, 3, "101") == 0
+                           && (status.size() == 12 || status[12] == ' ');
+    if (!switching)
         return "the console refused the WebSocket handshake (" + status.substr(0, 200) + ")";
     bool upgrade = false, connection = false, accept = false;
     const auto digest = sha1(key + AcceptGuid);
@@ -75,7 +121,7 @@ std::string checkHandshake(const std::string &head, const std::string &key)
         if (name == "upgrade")
             upgrade = lower(value) == "websocket";
         else if (name == "connection")
-            connection = lower(value).find("upgrade") != std::string::npos;
+            connection = connection || hasToken(lower(value), "upgrade");
         else if (name == "sec-websocket-accept")
             accept = value == expected;
         else if (name == "sec-websocket-extensions" || name == "sec-websocket-protocol")
@@ -110,7 +156,7 @@ bool connectBy(int fd, const sockaddr *address, socklen_t length, std::int64_t d
         do {
             ready = ::poll(&p, 1, pollTimeout(deadlineMs));
         } while (ready < 0 && errno == EINTR);
-        int error = ready == 0 ? ETIMEDOUT : 0;
+        int error = ready == 0 ? ETIMEDOUT : ready < 0 ? errno : 0;
         socklen_t size = sizeof error;
         if (ready > 0)
             ::getsockopt(fd, SOL_SOCKET, SO_ERROR, &error, &size);
@@ -177,7 +223,12 @@ bool WebSocketClient::open(const WsUrl &url, std::int64_t deadlineMs, std::strin
     const int one = 1;
     ::setsockopt(m_fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
 
-    const std::string key = base64(randomBytes(16)); // §4.1: 16 random bytes
+    char nonce[16];
+    if (!randomBytes(nonce, sizeof nonce)) {
+        *error = "no random numbers for the handshake (getrandom and /dev/urandom failed)";
+        return false;
+    }
+    const std::string key = base64(std::string_view(nonce, sizeof nonce)); // §4.1: 16 random bytes
     const bool v6 = url.host.find(':') != std::string::npos;
     const std::string host = (v6 ? "[" + url.host + "]" : url.host) + ":" + port;
     // No Origin: the console admits a client without one, and a browser
@@ -191,15 +242,15 @@ bool WebSocketClient::open(const WsUrl &url, std::int64_t deadlineMs, std::strin
         meanwhile();
     std::size_t end;
     while ((end = m_in.find("\r\n\r\n")) == std::string::npos) {
-        if (m_in.size() > MaxHandshakeBytes) {
+        // Never more than the cap: what follows the head (the first
+        // frames) is read after it.
+        if (m_in.size() >= MaxHandshakeBytes) {
             *error = "the console's handshake response is larger than " + std::to_string(MaxHandshakeBytes) + " bytes";
             return false;
         }
-        const Result r = fill(deadlineMs, error);
+        const Result r = fill(deadlineMs, error, MaxHandshakeBytes - m_in.size());
         if (r == Result::TimedOut)
             *error = "the handshake timed out";
-        else if (r == Result::Closed)
-            *error = "The remote host closed the connection";
         if (r != Result::Message)
             return false;
     }
@@ -233,8 +284,12 @@ bool WebSocketClient::sendFrame(int opcode, std::string_view payload, std::strin
             frame += char((std::uint64_t(payload.size()) >> (8 * i)) & 0xff);
     }
     // §5.3: a client masks every frame with a fresh key.
-    const std::string mask = randomBytes(4);
-    frame += mask;
+    char mask[4];
+    if (!randomBytes(mask, sizeof mask)) {
+        *error = "no random numbers for a frame's mask (getrandom and /dev/urandom failed)";
+        return false;
+    }
+    frame.append(mask, sizeof mask);
     const std::size_t start = frame.size();
     frame += payload;
     for (std::size_t i = 0; i < payload.size(); ++i)
@@ -263,7 +318,7 @@ bool WebSocketClient::sendText(std::string_view text, std::string *error)
     return sendFrame(Text, text, error);
 }
 
-WebSocketClient::Result WebSocketClient::fill(std::int64_t deadlineMs, std::string *error)
+WebSocketClient::Result WebSocketClient::fill(std::int64_t deadlineMs, std::string *error, std::size_t most)
 {
     for (;;) {
         pollfd p {m_fd, POLLIN, 0};
@@ -272,20 +327,22 @@ WebSocketClient::Result WebSocketClient::fill(std::int64_t deadlineMs, std::stri
             continue;
         if (ready < 0) {
             *error = std::strerror(errno);
-            return Result::Failed;
+            return Result::Dropped;
         }
         if (ready == 0)
             return Result::TimedOut;
         char chunk[64 * 1024];
-        const ssize_t n = ::recv(m_fd, chunk, sizeof chunk, 0);
+        const ssize_t n = ::recv(m_fd, chunk, std::min(sizeof chunk, most), 0);
         if (n < 0 && errno == EINTR)
             continue;
         if (n < 0) {
             *error = std::strerror(errno);
-            return Result::Failed;
+            return Result::Dropped;
         }
-        if (n == 0)
-            return Result::Closed;
+        if (n == 0) {
+            *error = "The remote host closed the connection";
+            return Result::Dropped;
+        }
         m_in.append(chunk, std::size_t(n));
         return Result::Message;
     }
@@ -301,7 +358,7 @@ WebSocketClient::Result WebSocketClient::failWith(std::uint16_t code, const std:
 WebSocketClient::Result WebSocketClient::read(std::string *message, std::int64_t deadlineMs, std::string *error)
 {
     std::string assembled;
-    bool fragmented = false;
+    int messageOpcode = -1; // the data frame that started `assembled`; -1: none
     for (;;) {
         // §5.2: the header, then an extended length, then (from a server)
         // no mask.
@@ -310,6 +367,7 @@ WebSocketClient::Result WebSocketClient::read(std::string *message, std::int64_t
         bool complete = false;
         if (m_in.size() >= 2) {
             const auto b1 = std::uint8_t(m_in[1]);
+            const bool control = (std::uint8_t(m_in[0]) & 0x08) != 0;
             length = b1 & 0x7f;
             need = 2 + (length == 126 ? 2 : length == 127 ? 8 : 0);
             if (m_in.size() >= need) {
@@ -321,16 +379,17 @@ WebSocketClient::Result WebSocketClient::read(std::string *message, std::int64_t
                 }
                 if (b1 & 0x80)
                     return failWith(1002, "the console sent a masked frame (RFC 6455 §5.1)", error);
-                if (length > MaxMessageBytes || assembled.size() + length > MaxMessageBytes)
+                // A control frame mid-message is no part of it (§5.4).
+                if (length > MaxMessageBytes || (!control && assembled.size() + length > MaxMessageBytes))
                     return failWith(1009, "the console sent a message larger than " + std::to_string(MaxMessageBytes) + " bytes", error);
                 complete = m_in.size() >= need + length;
             }
         }
         if (!complete) {
-            const Result r = m_fd < 0 ? Result::Closed : fill(deadlineMs, error);
+            const Result r = m_fd < 0 ? Result::Dropped : fill(deadlineMs, error);
             if (r == Result::Message)
                 continue;
-            if (r == Result::Closed && m_fd >= 0) {
+            if (r == Result::Dropped && m_fd >= 0) {
                 ::close(m_fd);
                 m_fd = -1;
             }
@@ -347,8 +406,12 @@ WebSocketClient::Result WebSocketClient::read(std::string *message, std::int64_t
             if (!fin || length > 125)
                 return failWith(1002, "the console sent a fragmented or long control frame (RFC 6455 §5.5)", error);
             if (opcode == Ping) {
-                if (std::string why; !sendFrame(Pong, payload, &why))
-                    return failWith(1006, why, error);
+                if (std::string why; !sendFrame(Pong, payload, &why)) {
+                    *error = why;
+                    ::close(m_fd);
+                    m_fd = -1;
+                    return Result::Dropped;
+                }
             } else if (opcode == Close) {
                 m_closeCode = payload.size() >= 2 ? std::uint16_t(std::uint8_t(payload[0]) << 8 | std::uint8_t(payload[1])) : 1005;
                 m_closeReason = payload.size() > 2 ? payload.substr(2) : std::string();
@@ -359,14 +422,25 @@ WebSocketClient::Result WebSocketClient::read(std::string *message, std::int64_t
             }
             continue;
         }
-        if (opcode == Continuation ? !fragmented : (fragmented || (opcode != Text && opcode != Binary)))
+        if (opcode == Continuation ? messageOpcode < 0 : (messageOpcode >= 0 || (opcode != Text && opcode != Binary)))
             return failWith(1002, "the console sent a data frame out of order (RFC 6455 §5.4)", error);
-        fragmented = !fin;
+        if (opcode != Continuation)
+            messageOpcode = opcode;
         assembled += payload;
-        if (fin) {
-            *message = std::move(assembled);
-            return Result::Message;
+        if (!fin)
+            continue;
+        if (messageOpcode == Binary) {
+            // The protocol is text only; a binary message is skipped, as
+            // the Qt client (textMessageReceived only) did.
+            assembled.clear();
+            messageOpcode = -1;
+            continue;
         }
+        // §8.1: a text message that is not UTF-8 fails the connection (1007).
+        if (!isUtf8(assembled))
+            return failWith(1007, "the console sent a text message that is not UTF-8 (RFC 6455 §8.1)", error);
+        *message = std::move(assembled);
+        return Result::Message;
     }
 }
 

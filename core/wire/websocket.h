@@ -5,8 +5,9 @@
 // one exchange and exits (a hook an agent CLI starts per tool call): no
 // event loop, no Qt. It checks the server's Sec-WebSocket-Accept (§4.1),
 // masks what it sends (§5.3), answers pings (§5.5.2), joins fragmented
-// messages (§5.4), answers a close (§5.5.1), and refuses a message larger
-// than MaxMessageBytes (closing with 1009, §7.4.1).
+// messages (§5.4), answers a close (§5.5.1), refuses a message larger
+// than MaxMessageBytes (closing with 1009, §7.4.1) and a text message that
+// is not UTF-8 (1007, §8.1), and skips binary messages.
 
 #include "wire/endpoint.h"
 
@@ -47,10 +48,13 @@ public:
     // One text message in one frame.
     bool sendText(std::string_view text, std::string *error);
 
-    enum class Result { Message, Closed, Failed, TimedOut };
-    // The next text message. Closed: the server closed (closeCode() says
-    // how, 1006 when the connection dropped with no close frame); Failed: a
-    // broken frame, a message too large or a socket error, in *error.
+    enum class Result { Message, Closed, Dropped, Failed, TimedOut };
+    // The next text message. Closed: the server sent a close frame
+    // (closeCode() and closeReason() say why); Dropped: the connection
+    // ended without one, or a socket error (in *error); Failed: the server
+    // broke the protocol (a masked or reserved frame, a bad control frame,
+    // frames out of order, a message too large or not UTF-8), in *error,
+    // and this client closed with 1002, 1007 or 1009.
     Result read(std::string *message, std::int64_t deadlineMs, std::string *error);
 
     // Sends a close frame (once) and closes the socket.
@@ -62,8 +66,9 @@ public:
 private:
     bool sendFrame(int opcode, std::string_view payload, std::string *error);
     bool sendAll(std::string_view bytes, std::string *error);
-    // More bytes into m_in; a result other than Message when none came.
-    Result fill(std::int64_t deadlineMs, std::string *error);
+    // More bytes (at most `most`) into m_in; a result other than Message
+    // when none came.
+    Result fill(std::int64_t deadlineMs, std::string *error, std::size_t most = 64 * 1024);
     // Fails the connection: a close frame with `code`, then the socket.
     Result failWith(std::uint16_t code, const std::string &why, std::string *error);
 

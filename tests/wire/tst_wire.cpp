@@ -4,7 +4,9 @@
 // SHA-256, Qt's SHA-1 and base64, the protocol's rules, QDir's paths).
 
 #include "common/sha256.h"
+#include "engine/broker.h"
 #include "protocol/protocol.h"
+#include "server/endpoint.h"
 #include "wire/digest.h"
 #include "wire/endpoint.h"
 #include "wire/files.h"
@@ -12,7 +14,12 @@
 
 #include <QCryptographicHash>
 #include <QDir>
+#include <QScopeGuard>
+#include <QTemporaryDir>
 #include <QTest>
+
+#include <sys/stat.h>
+#include <unistd.h>
 
 using namespace holdpoint;
 
@@ -29,6 +36,8 @@ private Q_SLOTS:
     void wsUrls();
     void absolutePathsAsQDir_data();
     void absolutePathsAsQDir();
+    void runtimeDirAsQt();
+    void defaultMessageCap();
 };
 
 void TestWire::digestsMatchLibraries()
@@ -143,6 +152,77 @@ void TestWire::absolutePathsAsQDir()
     QFETCH(QString, path);
     QCOMPARE(QString::fromStdString(wire::absolutePath(path.toStdString())), QDir(path).absolutePath());
     QCOMPARE(QString::fromStdString(wire::resolveDataDir(path.toStdString())), QDir(path).absolutePath());
+}
+
+// As QStandardPaths::RuntimeLocation in Qt 6.4: XDG_RUNTIME_DIR when it is a
+// directory of ours (made 0700), else $TMPDIR/runtime-USER, created 0700; a
+// symlink or another user's directory is never used.
+void TestWire::runtimeDirAsQt()
+{
+    QTemporaryDir tmp;
+    const QByteArray savedXdg = qgetenv("XDG_RUNTIME_DIR"), savedTmp = qgetenv("TMPDIR");
+    const auto restore = qScopeGuard([&] {
+        for (const auto &[name, value] : {std::pair {"XDG_RUNTIME_DIR", savedXdg}, std::pair {"TMPDIR", savedTmp}}) {
+            if (value.isNull())
+                qunsetenv(name);
+            else
+                qputenv(name, value);
+        }
+    });
+    qputenv("TMPDIR", tmp.path().toUtf8());
+    const std::string fallback = tmp.path().toStdString() + "/runtime-" + wire::currentOsUser();
+    const auto mode = [](const std::string &path) {
+        struct stat st {};
+        return ::lstat(path.c_str(), &st) == 0 ? int(st.st_mode & 07777) : -1;
+    };
+    std::string dir, error;
+
+    // Ours, too open: used, and made 0700.
+    const std::string xdg = tmp.path().toStdString() + "/xdg";
+    QVERIFY(::mkdir(xdg.c_str(), 0755) == 0);
+    qputenv("XDG_RUNTIME_DIR", QByteArray::fromStdString(xdg));
+    QVERIFY2(wire::runtimeDir(&dir, &error), error.c_str());
+    QCOMPARE(dir, xdg);
+    QCOMPARE(mode(xdg), 0700);
+
+    // A symlink to it: the fallback, created 0700.
+    const std::string link = tmp.path().toStdString() + "/link";
+    QVERIFY(::symlink(xdg.c_str(), link.c_str()) == 0);
+    qputenv("XDG_RUNTIME_DIR", QByteArray::fromStdString(link));
+    QVERIFY2(wire::runtimeDir(&dir, &error), error.c_str());
+    QCOMPARE(dir, fallback);
+    QCOMPARE(mode(fallback), 0700);
+
+    // None set: the fallback, its mode fixed.
+    qunsetenv("XDG_RUNTIME_DIR");
+    QVERIFY(::chmod(fallback.c_str(), 0777) == 0);
+    QVERIFY2(wire::runtimeDir(&dir, &error), error.c_str());
+    QCOMPARE(dir, fallback);
+    QCOMPARE(mode(fallback), 0700);
+
+    // A fallback that is a symlink (someone made it first): refused.
+    QVERIFY(::rmdir(fallback.c_str()) == 0);
+    QVERIFY(::symlink(xdg.c_str(), fallback.c_str()) == 0);
+    QVERIFY(!wire::runtimeDir(&dir, &error));
+    QVERIFY2(error.find("symlink") != std::string::npos, error.c_str());
+    QVERIFY(::unlink(fallback.c_str()) == 0);
+
+    if (::geteuid() != 0)
+        QSKIP("directories of another user need root to make");
+    // Another user's, whether set or in the fallback's place: refused.
+    QVERIFY(::chown(xdg.c_str(), 65534, 65534) == 0);
+    QVERIFY(::mkdir(fallback.c_str(), 0700) == 0 && ::chown(fallback.c_str(), 65534, 65534) == 0);
+    qputenv("XDG_RUNTIME_DIR", QByteArray::fromStdString(xdg));
+    QVERIFY(!wire::runtimeDir(&dir, &error));
+    QVERIFY2(error.find("not by this user") != std::string::npos, error.c_str());
+}
+
+// A welcome without max_message_bytes: the console's own default applies.
+void TestWire::defaultMessageCap()
+{
+    QCOMPARE(wire::DefaultMaxMessageBytes, BrokerConfig {}.maxMessageBytes);
+    QCOMPARE(qint64(wire::DefaultMaxMessageBytes), EndpointConfig {}.maxMessageBytes);
+    QCOMPARE(wire::MaxNameLength, protocol::MaxNameLength);
 }
 
 QTEST_GUILESS_MAIN(TestWire)
