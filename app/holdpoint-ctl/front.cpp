@@ -27,19 +27,37 @@ namespace {
 
 constexpr char FullProgram[] = "holdpoint-ctl-full";
 
-std::string selfDir()
+// This program's directory, from /proc/self/exe; empty, with *why set, when
+// it cannot be had (no /proc mounted, a path longer than PATH_MAX).
+std::string selfDir(std::string *why)
 {
     char buf[PATH_MAX];
-    const ssize_t n = ::readlink("/proc/self/exe", buf, sizeof buf - 1);
-    if (n <= 0)
+    const ssize_t n = ::readlink("/proc/self/exe", buf, sizeof buf);
+    if (n < 0) {
+        *why = std::string("cannot find this program's directory: readlink /proc/self/exe: ") + std::strerror(errno)
+               + " (is /proc mounted?)";
         return {};
+    }
+    // readlink(2) fills the buffer without saying the name was longer.
+    if (std::size_t(n) >= sizeof buf) {
+        *why = "cannot find this program's directory: its path is longer than " + std::to_string(sizeof buf - 1) + " bytes";
+        return {};
+    }
     const std::string self(buf, std::size_t(n));
     return self.substr(0, self.rfind('/'));
 }
 
 int handOff(char **argv)
 {
-    const std::string dir = selfDir();
+    std::string why;
+    const std::string dir = selfDir(&why);
+    if (dir.empty()) {
+        std::fprintf(stderr, "holdpoint-ctl: %s\n", why.c_str());
+        return 2; // exitcode::Failed
+    }
+    // Beside the front first: a build tree has both there, and an install
+    // never has holdpoint-ctl-full in bin/, so the libexec copy of another
+    // install cannot shadow the program built with this front.
     std::string tried;
     for (const std::string &candidate : {dir + "/" + FullProgram, dir + "/../libexec/holdpoint/" + FullProgram}) {
         if (::access(candidate.c_str(), X_OK) != 0)
