@@ -1,14 +1,18 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* The `hook` scenario's baseline: the least a client process can do for one
- * auto-allowed call. Plain sockets, no JSON library, no handshake check:
- * connect, upgrade, hello, tool_call, read frames until the decision, print
- * it, exit. Usage: minclient PORT TOKEN CALL_ID */
+ * auto-allowed call, in the order the protocol asks of every client: connect,
+ * upgrade, hello, wait for the welcome, tool_call (masked with a random key,
+ * RFC 6455 §5.3), read frames until the decision, print it, exit. Plain
+ * sockets, no JSON library. It does not check Sec-WebSocket-Accept (one
+ * SHA-1 of 60 bytes, a few microseconds in the front): that would take a SHA-1
+ * of its own here, for no measurable difference. Usage: minclient PORT TOKEN CALL_ID */
 #include <arpa/inet.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/random.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
@@ -20,8 +24,8 @@ static void sendText(const char *s)
     unsigned char *f = malloc(n + 14);
     f[0] = 0x81;
     if (n < 126) { f[1] = 0x80 | n; } else { f[1] = 0x80 | 126; f[2] = n >> 8; f[3] = n & 0xff; h = 8; }
-    memset(f + h - 4, 0, 4); /* a zero mask: the payload goes as it is */
-    memcpy(f + h, s, n);
+    if (getrandom(f + h - 4, 4, 0) != 4) exit(2);
+    for (size_t i = 0; i < n; ++i) f[h + i] = (unsigned char)s[i] ^ f[h - 4 + i % 4];
     send(fd, f, h + n, 0);
     free(f);
 }
@@ -33,6 +37,23 @@ static int readAll(char *p, size_t n)
     return 0;
 }
 
+static char buf[65536];
+
+/* Frames until a message containing `what`, left in buf; the console's frames
+ * are unmasked and short. */
+static int readUntil(const char *what)
+{
+    for (;;) {
+        unsigned char h[8];
+        if (readAll((char *)h, 2)) return -1;
+        size_t len = h[1] & 0x7f;
+        if (len == 126) { if (readAll((char *)h + 2, 2)) return -1; len = (size_t)h[2] << 8 | h[3]; }
+        if (len >= sizeof buf || readAll(buf, len)) return -1;
+        buf[len] = 0;
+        if (strstr(buf, what)) return 0;
+    }
+}
+
 int main(int argc, char **argv)
 {
     if (argc != 4) return 2;
@@ -42,7 +63,6 @@ int main(int argc, char **argv)
     int one = 1;
     setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
     if (connect(fd, (struct sockaddr *)&a, sizeof a)) return 2;
-    char buf[65536];
     int n = snprintf(buf, sizeof buf, "GET / HTTP/1.1\r\nHost: 127.0.0.1:%s\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
                      "Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n\r\n", argv[1]);
     send(fd, buf, (size_t)n, 0);
@@ -51,15 +71,10 @@ int main(int argc, char **argv)
     snprintf(buf, sizeof buf, "{\"type\":\"hello\",\"protocol\":1,\"role\":\"agent\",\"token\":\"%s\",\"agent\":{\"name\":\"minclient\"},"
              "\"session_id\":\"minclient\"}", argv[2]);
     sendText(buf);
+    if (readUntil("\"type\":\"welcome\"")) return 2;
     snprintf(buf, sizeof buf, "{\"type\":\"tool_call\",\"call_id\":\"%s\",\"tool_name\":\"bench_op\",\"args\":{\"n\":1}}", argv[3]);
     sendText(buf);
-    for (;;) { /* frames until the decision; the console's frames are unmasked and short */
-        unsigned char h[8];
-        if (readAll((char *)h, 2)) return 2;
-        size_t len = h[1] & 0x7f;
-        if (len == 126) { if (readAll((char *)h + 2, 2)) return 2; len = (size_t)h[2] << 8 | h[3]; }
-        if (len >= sizeof buf || readAll(buf, len)) return 2;
-        buf[len] = 0;
-        if (strstr(buf, "\"type\":\"decision\"")) { puts(buf); return 0; }
-    }
+    if (readUntil("\"type\":\"decision\"")) return 2;
+    puts(buf);
+    return 0;
 }
