@@ -29,12 +29,13 @@
 //                                      2  usage, a refused name, reviewers.json
 //                                         unreadable or open to others
 //   hook claude-code                   0  answered on stdout (the decision is in the JSON);
-//                                         with --fail-open, also every failure
+//                                         with --fail-open, also when no console can
+//                                         be asked (hookcommand.h, HookFailure)
 //                                      2  blocked: Claude Code's blocking code, on any
 //                                         failure (usage errors block even with --fail-open)
 //   hook gemini                        0  answered on stdout (the decision is in the JSON),
-//                                         or nothing to say; with --fail-open, also every
-//                                         failure
+//                                         or nothing to say; with --fail-open, also when
+//                                         no console can be asked
 //                                      2  blocked: Gemini CLI denies the call with stderr
 //                                         as the reason (usage errors block even with
 //                                         --fail-open)

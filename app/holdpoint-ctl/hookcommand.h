@@ -60,7 +60,8 @@ std::string consoleError(const Json &error);
 
 // One exchange with the console as `agent` in `sessionId`: sends `first`
 // once welcomed, then hands every message to `onMessage` until it returns an
-// exit code. A connection that fails goes to `fail`.
+// exit code. A console that cannot be asked goes to `fail`; one that
+// refused the hello or broke the protocol to `fail.block`.
 int hookExchange(const wire::Endpoint &endpoint, wire::Hello agent, const std::string &sessionId, const Json &first,
                  const std::function<std::optional<int>(const Json &)> &onMessage, const HookFailure &fail);
 
