@@ -103,13 +103,31 @@ std::unique_ptr<DemoAgent> startDemoAgent(const ConsoleCore &core, QObject *cont
     return agent;
 }
 
+// Without a window, the event loop is Qt's own rather than GLib's, unless
+// QT_NO_GLIB says otherwise. GLib's wakes itself (an eventfd write, a poll
+// set rebuilt) each time a socket's write notifier is switched on and off
+// again, which Qt does for every message sent: about 2 µs of CPU per
+// decision (tests/bench/README.md). A window keeps GLib's, for the desktop
+// libraries (input methods, themes) that expect it. The setting is taken
+// back once the loop exists, so no child process inherits it.
+std::unique_ptr<QCoreApplication> makeApplication(int &argc, char **argv)
+{
+    if (wantsWindow(argc, argv))
+        return std::make_unique<QApplication>(argc, argv);
+    const bool chosen = qEnvironmentVariableIsSet("QT_NO_GLIB");
+    if (!chosen)
+        qputenv("QT_NO_GLIB", "1");
+    auto app = std::make_unique<QCoreApplication>(argc, argv);
+    if (!chosen)
+        qunsetenv("QT_NO_GLIB");
+    return app;
+}
+
 } // namespace
 
 int main(int argc, char **argv)
 {
-    std::unique_ptr<QCoreApplication> app = wantsWindow(argc, argv)
-        ? std::make_unique<QApplication>(argc, argv)
-        : std::make_unique<QCoreApplication>(argc, argv);
+    std::unique_ptr<QCoreApplication> app = makeApplication(argc, argv);
     QCoreApplication::setApplicationName(QStringLiteral("holdpoint"));
     QCoreApplication::setApplicationVersion(QStringLiteral(HOLDPOINT_VERSION));
     // Wayland matches the window to its desktop entry (and icon) by this id.
