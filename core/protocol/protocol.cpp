@@ -64,17 +64,6 @@ std::string_view decisionKindName(DecisionKind kind)
     return "deny";
 }
 
-bool isValidId(std::string_view id)
-{
-    if (id.empty() || id.size() > MaxIdLength)
-        return false;
-    for (unsigned char c : id) {
-        if (c < 0x20 || c == 0x7f)
-            return false;
-    }
-    return true;
-}
-
 std::size_t nestingDepth(std::string_view text, std::size_t limit)
 {
     std::size_t depth = 0;
@@ -542,24 +531,6 @@ ParseResult parseMessage(std::string_view text)
                         + "\" (expected one of: hello, turn_start, turn_end, tool_call, tool_result, cancel, review)",
                     {}},
                    &doc);
-}
-
-Json compactResult(const Json &result, std::size_t maxBytes)
-{
-    const std::string text = dumpJson(result);
-    if (text.size() <= maxBytes)
-        return result;
-    return Json {{"truncated", true}, {"bytes", text.size()}, {"sha256", sha256Hex(text)}};
-}
-
-Json capabilitiesToJson(const Capabilities &c)
-{
-    Json j = Json::object();
-    if (!c.modify)
-        j["modify"] = false;
-    if (!c.halt)
-        j["halt"] = false;
-    return j;
 }
 
 Capabilities capabilitiesFromJson(const Json &j)

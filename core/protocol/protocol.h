@@ -6,6 +6,7 @@
 
 #include "common/clock.h"
 #include "common/json.h"
+#include "wire/messages.h"
 
 #include <cstddef>
 #include <optional>
@@ -16,13 +17,15 @@
 
 namespace holdpoint::protocol {
 
-inline constexpr int Version = 1;
+// The numbers, ids, results and capabilities a client without Qt needs too
+// are defined once, in core/wire (messages.h), and used here.
+inline constexpr int Version = wire::ProtocolVersion;
 
 // "Limits"
-inline constexpr std::size_t MaxDepth = 64;
-inline constexpr std::size_t MaxIdLength = 256;       // call_id, session_id, turn_id, item id
-inline constexpr std::size_t MaxToolNameLength = 256;
-inline constexpr std::size_t MaxNameLength = 256;     // agent.name, agent.framework
+using wire::MaxDepth;
+using wire::MaxIdLength;       // call_id, session_id, turn_id, item id
+using wire::MaxToolNameLength;
+using wire::MaxNameLength;     // agent.name, agent.framework
 inline constexpr std::size_t MaxReasonLength = 4096;
 inline constexpr std::size_t MaxTokenLength = 1024;
 inline constexpr double MaxTimeoutSeconds = 24 * 3600;
@@ -53,19 +56,11 @@ std::string_view errorCodeName(ErrorCode code);
 enum class Role { Agent, Reviewer };
 std::string_view roleName(Role role);
 
-// What a client can take (PROTOCOL.md "hello"): an absent capability is
-// one the client supports, so clients from before this field take all.
-struct Capabilities
-{
-    bool modify = true; // edited arguments in an allow
-    bool halt = true;   // a halt that stops its run
-    bool all() const { return modify && halt; }
-    bool operator==(const Capabilities &) const = default;
-};
-
-// As the audit log and the queue's JSON write them: only what the client
-// cannot take, so all-capable is `{}`. Reading ignores what is not a boolean.
-Json capabilitiesToJson(const Capabilities &capabilities);
+// What a client can take (PROTOCOL.md "hello"), and as the audit log and the
+// queue's JSON write it (wire/messages.h). Reading ignores what is not a
+// boolean.
+using wire::Capabilities;
+using wire::capabilitiesToJson;
 Capabilities capabilitiesFromJson(const Json &json);
 
 struct AgentInfo
@@ -271,13 +266,9 @@ Json decisionToJson(std::string_view callId, const Decision &d);
 void appendDecisionText(std::string &out, std::string_view callId, const Decision &d, const Json *args = nullptr);
 Json errorToJson(ErrorCode code, std::string_view message, std::string_view callId = {});
 
-// A tool's result as sent in tool_result: as it is when small, otherwise a
-// digest (after-call checks compare results, so equal results still compare
-// equal) that keeps the message far below the console's size limit.
-inline constexpr std::size_t MaxResultBytes = 256 * 1024;
-Json compactResult(const Json &result, std::size_t maxBytes = MaxResultBytes);
-
-// True for printable ids: no control characters, 1..MaxIdLength bytes.
-bool isValidId(std::string_view id);
+// A tool's result as sent in tool_result, and the id rule (wire/messages.h).
+using wire::MaxResultBytes;
+using wire::compactResult;
+using wire::isValidId;
 
 } // namespace holdpoint::protocol

@@ -30,6 +30,16 @@ Json compactResult(const Json &result, std::size_t maxBytes)
     return Json {{"truncated", true}, {"bytes", text.size()}, {"sha256", sha256Hex(text)}};
 }
 
+Json capabilitiesToJson(const Capabilities &c)
+{
+    Json j = Json::object();
+    if (!c.modify)
+        j["modify"] = false;
+    if (!c.halt)
+        j["halt"] = false;
+    return j;
+}
+
 Json helloMessage(const Hello &h)
 {
     Json hello {{"type", "hello"}, {"protocol", ProtocolVersion}, {"role", h.role}, {"token", h.token}, {"agent", {{"name", h.agentName}}}};
@@ -38,14 +48,8 @@ Json helloMessage(const Hello &h)
     // Who started the agent, for rules that exclude the requester.
     if (h.role == "agent")
         hello["agent"]["user"] = h.user.empty() ? currentOsUser() : h.user;
-    if (!h.capabilities.modify || !h.capabilities.halt) {
-        Json caps = Json::object();
-        if (!h.capabilities.modify)
-            caps["modify"] = false;
-        if (!h.capabilities.halt)
-            caps["halt"] = false;
-        hello["capabilities"] = std::move(caps);
-    }
+    if (!h.capabilities.all())
+        hello["capabilities"] = capabilitiesToJson(h.capabilities);
     if (h.sessionId)
         hello["session_id"] = *h.sessionId;
     return hello;

@@ -4,8 +4,7 @@
 // What a client without Qt needs of protocol v1 (core/protocol/PROTOCOL.md):
 // the limits it checks before sending, ids, a tool's result as tool_result
 // carries it, and the hello. The console's side of the same rules is
-// core/protocol (protocol.h), which repeats these numbers; tst_wire checks
-// that both agree.
+// core/protocol (protocol.h), which uses these: one definition of each.
 
 #include "wire/json.h"
 
@@ -39,12 +38,19 @@ bool isValidName(std::string_view name);
 // equal) that keeps the message far below the console's size limit.
 Json compactResult(const Json &result, std::size_t maxBytes = MaxResultBytes);
 
-// What a client can take ("hello", capabilities): all by default.
+// What a client can take ("hello", capabilities): an absent capability is
+// one the client supports, so clients from before this field take all.
 struct Capabilities
 {
-    bool modify = true;
-    bool halt = true;
+    bool modify = true; // edited arguments in an allow
+    bool halt = true;   // a halt that stops its run
+    bool all() const { return modify && halt; }
+    bool operator==(const Capabilities &) const = default;
 };
+
+// As the hello, the audit log and the queue's JSON write them: only what the
+// client cannot take, so all-capable is `{}`.
+Json capabilitiesToJson(const Capabilities &capabilities);
 
 // Who says hello: the agent (or the reviewer client) and where it runs.
 struct Hello
