@@ -11,6 +11,7 @@
 #include "wire/endpoint.h"
 #include "wire/files.h"
 #include "wire/messages.h"
+#include "wire/websocket.h"
 
 #include <QCryptographicHash>
 #include <QDir>
@@ -18,10 +19,50 @@
 #include <QTemporaryDir>
 #include <QTest>
 
+#include <algorithm>
+#include <cerrno>
+#include <cstring>
+#include <poll.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 using namespace holdpoint;
+
+// getrandom(2) as this executable sees it: the linker binds core/wire's
+// calls to this definition before libc's, so a test can make it fail.
+static int g_getrandomErrno = 0; // 0: the real system call
+static int g_getrandomFailed = 0;
+extern "C" ssize_t getrandom(void *buf, size_t length, unsigned int flags)
+{
+    if (g_getrandomErrno != 0) {
+        ++g_getrandomFailed;
+        errno = g_getrandomErrno;
+        return -1;
+    }
+    return ::syscall(SYS_getrandom, buf, length, flags);
+}
+
+// connect(2) and poll(2) likewise: a connect still in progress whose poll
+// fails (ENOMEM), when set.
+static bool g_pollFails = false;
+extern "C" int connect(int fd, const sockaddr *address, socklen_t length)
+{
+    if (g_pollFails) {
+        errno = EINPROGRESS;
+        return -1;
+    }
+    return int(::syscall(SYS_connect, fd, address, length));
+}
+extern "C" int poll(pollfd *fds, nfds_t n, int timeoutMs)
+{
+    if (g_pollFails) {
+        errno = ENOMEM;
+        return -1;
+    }
+    return int(::syscall(SYS_poll, fds, n, timeoutMs));
+}
 
 class TestWire : public QObject
 {
@@ -38,6 +79,8 @@ private Q_SLOTS:
     void absolutePathsAsQDir();
     void runtimeDirAsQt();
     void defaultMessageCap();
+    void randomWithoutGetrandom();
+    void connectPollFails();
 };
 
 void TestWire::digestsMatchLibraries()
@@ -223,6 +266,34 @@ void TestWire::defaultMessageCap()
     QCOMPARE(wire::DefaultMaxMessageBytes, BrokerConfig {}.maxMessageBytes);
     QCOMPARE(qint64(wire::DefaultMaxMessageBytes), EndpointConfig {}.maxMessageBytes);
     QCOMPARE(wire::MaxNameLength, protocol::MaxNameLength);
+}
+
+// getrandom failing for good (ENOSYS: an old kernel, a seccomp filter) is
+// no endless loop: /dev/urandom gives the bytes.
+void TestWire::randomWithoutGetrandom()
+{
+    g_getrandomErrno = ENOSYS;
+    const auto restore = qScopeGuard([] { g_getrandomErrno = 0; });
+    unsigned char bytes[64] {};
+    QVERIFY(wire::randomBytes(bytes, sizeof bytes));
+    QVERIFY(std::any_of(std::begin(bytes), std::end(bytes), [](unsigned char b) { return b != 0; }));
+    const std::string a = wire::randomId("x-"), b = wire::randomId("x-");
+    QVERIFY(a.size() > 2 && a.rfind("x-", 0) == 0);
+    QVERIFY(a != b);
+    QVERIFY(g_getrandomFailed >= 3); // it was this getrandom that failed
+}
+
+// A poll(2) error while connecting is an error, not a connection.
+void TestWire::connectPollFails()
+{
+    g_pollFails = true;
+    const auto restore = qScopeGuard([] { g_pollFails = false; });
+    wire::WsUrl url;
+    QVERIFY(wire::parseWsUrl("ws://127.0.0.1:9/", &url));
+    wire::WebSocketClient ws;
+    std::string error;
+    QVERIFY(!ws.open(url, wire::monotonicMs() + 1000, &error));
+    QCOMPARE(error, std::string(std::strerror(ENOMEM)));
 }
 
 QTEST_GUILESS_MAIN(TestWire)
