@@ -60,6 +60,9 @@ void Broker::appendWritten(std::string_view event, std::function<void(bool)> don
         record["ts"] = formatTimestamp(at);
         Q_EMIT activity(record);
     }
+    // One very large call must not pin its size here for good.
+    if (m_record.capacity() > 64 * 1024)
+        std::string().swap(m_record);
     if (!m_audit && done)
         done(true);
 }
@@ -83,11 +86,13 @@ void Broker::finishCall(Session &session, Call &call, const std::string &callId,
 
     // Refusing needs no record first; anything else waits for the disk.
     const bool refusedForAudit = decision.code == "audit_unavailable";
-    m_record.clear();
-    writeDecisionRecord(m_record, subjectOf(session), fields, callId, decision);
-    // Counted before its delivery, which without an audit log follows at once.
+    // Counted before its delivery, which without an audit log follows at
+    // once; and before the record is written into m_record, which a slot
+    // that makes the broker write another record would overwrite.
     Q_EMIT callEvent(
         { CallEvent::Step::Decided, session.id, callId, decision.kind, decision.decidedBy, fields.state });
+    m_record.clear();
+    writeDecisionRecord(m_record, subjectOf(session), fields, callId, decision);
     appendWritten("decision",
         [this, sessionId = session.id, callId, refusedForAudit](bool durable) {
             deliver(sessionId, callId, durable || refusedForAudit, refusedForAudit);

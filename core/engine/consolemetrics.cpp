@@ -114,7 +114,8 @@ bool ConsoleMetrics::start(ConsoleCore *core, const metrics::Address &address, Q
     m_core = core;
     // The broker's records, not the core's activity: in team mode that also
     // carries other instances' lines, which they count themselves.
-    connect(core->broker(), &Broker::callEvent, this, &ConsoleMetrics::onCallEvent);
+    // Direct: a CallEvent views the broker's data for the signal's length only.
+    connect(core->broker(), &Broker::callEvent, this, &ConsoleMetrics::onCallEvent, Qt::DirectConnection);
     m_server = std::make_unique<metrics::Server>(&m_registry, [this] { return notReady(); });
     return m_server->listen(address, error);
 }
