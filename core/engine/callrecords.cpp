@@ -137,22 +137,6 @@ Json escalatedRecord(const QueueItem &item)
     return escalated;
 }
 
-namespace {
-
-void writeWarnings(JsonWriter &w, const std::vector<Warning> &warnings)
-{
-    w.beginArray();
-    for (const Warning &warning : warnings)
-        w.beginObject()
-            .member("code", warning.code)
-            .member("guardrail", warning.guardrail)
-            .member("message", warning.message)
-            .endObject();
-    w.endArray();
-}
-
-} // namespace
-
 void writeCallRecord(std::string &out, const RecordSubject &subject, const ToolCall &call, const AgentInfo &agent,
                      const ChainOutcome &outcome)
 {

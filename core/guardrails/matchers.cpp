@@ -290,6 +290,15 @@ Regex::Regex(QRegularExpression regex, std::vector<std::string> anyOf, bool case
     }
 }
 
+bool Regex::holds(std::string_view subject, const std::string &literal) const
+{
+    if (m_atStart)
+        return subject.size() >= literal.size()
+               && (m_caseInsensitive ? equalFolded(subject.substr(0, literal.size()), literal)
+                                     : subject.starts_with(literal));
+    return m_caseInsensitive ? containsFolded(subject, literal) : subject.find(literal) != std::string_view::npos;
+}
+
 bool Regex::mightMatch(std::string_view subject) const
 {
     if (m_anyOf.empty())
@@ -299,15 +308,8 @@ bool Regex::mightMatch(std::string_view subject) const
     if (m_caseInsensitive && !isAscii(subject))
         return true;
     for (const std::string &literal : m_anyOf) {
-        if (m_atStart) {
-            if (subject.size() >= literal.size()
-                && (m_caseInsensitive ? equalFolded(subject.substr(0, literal.size()), literal)
-                                      : subject.starts_with(literal)))
-                return true;
-        } else if (m_caseInsensitive ? containsFolded(subject, literal)
-                                     : subject.find(literal) != std::string_view::npos) {
+        if (holds(subject, literal))
             return true;
-        }
     }
     return false;
 }
@@ -324,15 +326,8 @@ bool Regex::mightMatch(std::string_view subject, const ByteSet &bytes) const
         if (!bytes.hasAllOf(m_anyOfBytes[i], m_caseInsensitive))
             continue;
         const std::string &literal = m_anyOf[i];
-        if (m_atStart) {
-            if (subject.size() >= literal.size()
-                && (m_caseInsensitive ? equalFolded(subject.substr(0, literal.size()), literal)
-                                      : subject.starts_with(literal)))
-                return true;
-        } else if (m_caseInsensitive ? containsFolded(subject, literal)
-                                     : subject.find(literal) != std::string_view::npos) {
+        if (holds(subject, literal))
             return true;
-        }
     }
     return false;
 }

@@ -95,6 +95,9 @@ public:
     const QRegularExpression &regex() const { return m_regex; }
 
 private:
+    // Whether `subject` holds `literal` where a match must have it.
+    bool holds(std::string_view subject, const std::string &literal) const;
+
     QRegularExpression m_regex;
     std::vector<std::string> m_anyOf;
     std::vector<ByteSet> m_anyOfBytes; // of each literal, folded when m_caseInsensitive

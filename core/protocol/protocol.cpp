@@ -717,15 +717,21 @@ void appendDecisionText(std::string &out, std::string_view callId, const Decisio
     w.member("decision", decisionKindName(d.kind));
     w.member("reason", d.reason);
     w.member("type", "decision");
-    w.key("warnings").beginArray();
-    for (const Warning &warning : d.warnings)
+    w.key("warnings");
+    writeWarnings(w, d.warnings);
+    w.endObject();
+}
+
+void writeWarnings(JsonWriter &w, const std::vector<Warning> &warnings)
+{
+    w.beginArray();
+    for (const Warning &warning : warnings)
         w.beginObject()
             .member("code", warning.code)
             .member("guardrail", warning.guardrail)
             .member("message", warning.message)
             .endObject();
     w.endArray();
-    w.endObject();
 }
 
 Json errorToJson(ErrorCode code, std::string_view message, std::string_view callId)

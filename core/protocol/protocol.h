@@ -6,6 +6,7 @@
 
 #include "common/clock.h"
 #include "common/json.h"
+#include "common/jsonwriter.h"
 #include "wire/messages.h"
 
 #include <cstddef>
@@ -260,6 +261,8 @@ std::vector<TurnFinding> turnFindingsFromJson(const Json &array);
 // "agent is retrying a failing call (3/5)".
 std::string turnFindingHint(const TurnFinding &finding);
 Json decisionToJson(std::string_view callId, const Decision &d);
+// A "warnings" array, as warningsToJson dumps, written by `w`.
+void writeWarnings(JsonWriter &w, const std::vector<Warning> &warnings);
 // What dumpJson(decisionToJson(callId, d)) writes, appended to `out`,
 // without a tree; an Allow or Modify sends `args` instead of d.args when
 // given (the arguments where they are, not a copy of them).
