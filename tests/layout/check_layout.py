@@ -51,14 +51,19 @@ def parse_table(readme):
     return parts
 
 
-def closure(parts, name):
-    seen, todo = set(), list(parts[name]["parts"])
+def reachable(starts, following):
+    """Everything reachable from `starts`, `following(node)` giving a node's next ones."""
+    seen, todo = set(), list(starts)
     while todo:
-        p = todo.pop()
-        if p not in seen:
-            seen.add(p)
-            todo.extend(parts[p]["parts"])
+        node = todo.pop()
+        if node not in seen:
+            seen.add(node)
+            todo.extend(following(node))
     return seen
+
+
+def closure(parts, name):
+    return reachable(parts[name]["parts"], lambda p: parts[p]["parts"])
 
 
 def find_cycle(parts):
@@ -172,12 +177,9 @@ def main():
         for d in deps:
             if target_part[d] not in allowed:
                 errors.append(f"{target} links {d}, which the table does not let {part} use")
-    seen, todo = set(), list(links.get("holdpoint-ctl", [])) + list(links.get("holdpoint-ctl-full", []))
-    while todo:
-        t = todo.pop()
-        if t not in seen:
-            seen.add(t)
-            todo.extend(links.get(t, []))
+    # The front and the full program it hands every other command to.
+    seen = reachable(list(links.get("holdpoint-ctl", [])) + list(links.get("holdpoint-ctl-full", [])),
+                     lambda t: links.get(t, []))
     for bad in FORBIDDEN_FOR_CTL:
         if f"holdpoint_{bad}" in seen:
             errors.append(f"holdpoint-ctl links the {bad} library (through {', '.join(sorted(seen))})")
