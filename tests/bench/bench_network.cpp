@@ -4,11 +4,14 @@
 #include "bench.h"
 
 #include <QDir>
+#include <QFile>
 #include <QFileInfo>
 #include <QStandardPaths>
 #include <QTemporaryDir>
 
+#include <linux/magic.h>
 #include <sys/resource.h>
+#include <sys/vfs.h>
 
 namespace holdpoint::bench {
 
@@ -163,14 +166,18 @@ void throughputScenario(bool quick, Table *table)
     }
 }
 
-void mcpScenario(bool quick, const QString &peerHitlDir, Table *table)
+namespace {
+
+bool onTmpfs(const QString &dir)
 {
-    const QString node = QStandardPaths::findExecutable(QStringLiteral("node"));
-    const QString script = QStringLiteral(HOLDPOINT_SOURCE_DIR "/tests/mcp/bench.mjs");
-    if (node.isEmpty())
-        return table->skip("mcp", "node is not installed");
-    if (!QFileInfo::exists(QStringLiteral(HOLDPOINT_SOURCE_DIR "/tests/mcp/node_modules/@modelcontextprotocol/sdk/package.json")))
-        return table->skip("mcp", "tests/mcp/node_modules is missing (cd tests/mcp && npm ci)");
+    struct statfs st {};
+    return statfs(QFile::encodeName(dir).constData(), &st) == 0 && st.f_type == TMPFS_MAGIC;
+}
+
+// One run of tests/mcp/bench.mjs with its data under `tmpDir` (empty: the
+// inherited TMPDIR), its rows added to `table`.
+void mcpRun(bool quick, const QString &peerHitlDir, const QString &tmpDir, Table *table)
+{
     QProcess p;
     p.setProcessChannelMode(QProcess::ForwardedErrorChannel);
     p.setWorkingDirectory(QStringLiteral(HOLDPOINT_SOURCE_DIR "/tests/mcp"));
@@ -178,20 +185,18 @@ void mcpScenario(bool quick, const QString &peerHitlDir, Table *table)
     env.insert(QStringLiteral("HOLDPOINT_BIN"), QStringLiteral(HOLDPOINT_BIN));
     env.insert(QStringLiteral("HOLDPOINT_CTL_BIN"), QStringLiteral(HOLDPOINT_CTL_BIN));
     env.insert(QStringLiteral("BENCH_CALLS"), QString::number(quick ? 100 : 2000));
-    if (!peerHitlDir.isEmpty()) {
-        if (!QFileInfo::exists(peerHitlDir + QStringLiteral("/dist/cli.js")))
-            return table->fail("mcp", "--peer-hitl: no dist/cli.js in " + peerHitlDir.toStdString()
-                                          + " (build it as tests/bench/README.md says)");
+    if (!tmpDir.isEmpty())
+        env.insert(QStringLiteral("TMPDIR"), tmpDir);
+    if (!peerHitlDir.isEmpty())
         env.insert(QStringLiteral("PEER_HITL_DIR"), QFileInfo(peerHitlDir).absoluteFilePath());
-    }
     p.setProcessEnvironment(env);
-    p.start(node, {script});
+    p.start(QStandardPaths::findExecutable(QStringLiteral("node")), {QStringLiteral(HOLDPOINT_SOURCE_DIR "/tests/mcp/bench.mjs")});
     if (!p.waitForFinished(600'000) || p.exitCode() != 0)
         return table->fail("mcp", "tests/mcp/bench.mjs failed");
     const Json r = Json::parse(p.readAllStandardOutput().toStdString(), nullptr, false);
     if (!r.is_object())
         return table->fail("mcp", "tests/mcp/bench.mjs printed no JSON");
-    // TMPDIR=/dev/shm puts the data on tmpfs; the rows say which they had.
+    // The rows say whether the data was on tmpfs.
     const bool tmpfs = r.value("data_fs", std::string()) == "tmpfs";
     const std::string variant = std::to_string(r.value("calls", 0)) + " tools/call" + (tmpfs ? ", tmpfs" : "");
     for (const char *figure : {"p50", "p99"}) {
@@ -205,13 +210,13 @@ void mcpScenario(bool quick, const QString &peerHitlDir, Table *table)
     if (r.contains("proxied_hops_us") && r["proxied_hops_us"].is_array()) {
         const double whole = double(r["proxied_ms"]["p50"]) * 1000;
         for (const Json &h : r["proxied_hops_us"])
-            table->add({"mcp", "proxied, p50 of each hop", h.value("hop", std::string()), "µs", h.value("us", 0.0),
-                        "whole proxied call p50", whole, ""});
+            table->add({"mcp", std::string("proxied, p50 of each hop") + (tmpfs ? ", tmpfs" : ""),
+                        h.value("hop", std::string()), "µs", h.value("us", 0.0), "whole proxied call p50", whole, ""});
     } else {
         table->skip("mcp hops", "the proxy's trace did not line up with the calls");
     }
     if (!r.contains("peer_ms"))
-        return table->skip("mcp", "no --peer-hitl DIR: not compared with mcp-hitl-wrapper (tests/bench/README.md)");
+        return;
     for (const char *figure : {"p50", "p99"}) {
         const double peer = r["peer_ms"][figure];
         const double direct = r["direct_ms"][figure];
@@ -223,6 +228,34 @@ void mcpScenario(bool quick, const QString &peerHitlDir, Table *table)
                     : tmpfs                          ? "at most 0.45 x mcp-hitl-wrapper's"
                                                      : "at most 0.75 x mcp-hitl-wrapper's"});
     }
+}
+
+} // namespace
+
+// A full run measures twice: with the data where TMPDIR puts it (the
+// disk, unless TMPDIR is on tmpfs), then on /dev/shm, so both of the
+// issue's MCP targets come from one run. --quick measures once.
+void mcpScenario(bool quick, const QString &peerHitlDir, Table *table)
+{
+    if (QStandardPaths::findExecutable(QStringLiteral("node")).isEmpty())
+        return table->skip("mcp", "node is not installed");
+    if (!QFileInfo::exists(QStringLiteral(HOLDPOINT_SOURCE_DIR "/tests/mcp/node_modules/@modelcontextprotocol/sdk/package.json")))
+        return table->skip("mcp", "tests/mcp/node_modules is missing (cd tests/mcp && npm ci)");
+    if (!peerHitlDir.isEmpty() && !QFileInfo::exists(peerHitlDir + QStringLiteral("/dist/cli.js")))
+        return table->fail("mcp", "--peer-hitl: no dist/cli.js in " + peerHitlDir.toStdString()
+                                      + " (build it as tests/bench/README.md says)");
+    mcpRun(quick, peerHitlDir, {}, table);
+    const QString shm = QStringLiteral("/dev/shm");
+    if (quick)
+        return;
+    if (onTmpfs(QDir::tempPath()))
+        table->skip("mcp", "TMPDIR is already on tmpfs: no run with the data on disk");
+    else if (!onTmpfs(shm) || !QFileInfo(shm).isWritable())
+        table->skip("mcp", "/dev/shm is not a writable tmpfs: no run with the data on tmpfs");
+    else
+        mcpRun(quick, peerHitlDir, shm, table);
+    if (peerHitlDir.isEmpty())
+        table->skip("mcp", "no --peer-hitl DIR: not compared with mcp-hitl-wrapper (tests/bench/README.md)");
 }
 
 } // namespace holdpoint::bench
