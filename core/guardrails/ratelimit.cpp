@@ -2,6 +2,7 @@
 #include "ratelimit.h"
 
 #include <algorithm>
+#include <bit>
 #include <functional>
 #include <utility>
 
@@ -98,22 +99,27 @@ void RateLimitGuardrail::Window::pushBack(TimeMs t)
 
 RateLimitGuardrail::Window &RateLimitGuardrail::WindowTable::operator[](const std::string &key)
 {
+    const std::size_t hash = std::hash<std::string> {}(key);
+    if (!m_slots.empty()) {
+        const std::size_t mask = m_slots.size() - 1;
+        for (std::size_t i = hash & mask; m_slots[i].used; i = (i + 1) & mask) {
+            if (m_slots[i].hash == hash && m_slots[i].key == key)
+                return m_slots[i].window;
+        }
+    }
+    // A new key; the table grows first if it would be more than half full.
     if ((m_size + 1) * 2 > m_slots.size())
         rebuild(std::max<std::size_t>(16, m_slots.size() * 2));
-    const std::size_t hash = std::hash<std::string> {}(key);
     const std::size_t mask = m_slots.size() - 1;
-    for (std::size_t i = hash & mask;; i = (i + 1) & mask) {
-        Slot &slot = m_slots[i];
-        if (!slot.used) {
-            slot.used = true;
-            slot.hash = hash;
-            slot.key = key;
-            ++m_size;
-            return slot.window;
-        }
-        if (slot.hash == hash && slot.key == key)
-            return slot.window;
-    }
+    std::size_t i = hash & mask;
+    while (m_slots[i].used)
+        i = (i + 1) & mask;
+    Slot &slot = m_slots[i];
+    slot.used = true;
+    slot.hash = hash;
+    slot.key = key;
+    ++m_size;
+    return slot.window;
 }
 
 // Moves every key into `capacity` slots (a power of two, more than twice
@@ -132,11 +138,14 @@ void RateLimitGuardrail::WindowTable::rebuild(std::size_t capacity)
     }
 }
 
-// In place, so a sweep neither allocates nor clears a new table. Removing
-// keys leaves holes in the runs later keys were probed along, so every key
-// left is placed again at the first free slot from where its hash points.
-// The pass starts after a slot that was free before any removal: no key's
-// run crosses it, so each key is placed after every key its run passes.
+// A sweep that leaves the table an eighth full or less moves the keys left
+// into a table a quarter full, so a burst of keys does not keep its memory
+// (a slot is about 90 bytes) and every later sweep's walk. Otherwise it
+// works in place and allocates nothing: removing keys leaves holes in the
+// runs later keys were probed along, so every key left is placed again at
+// the first free slot from where its hash points. The pass starts after a
+// slot that was free before any removal: no key's run crosses it, so each
+// key is placed after every key its run passes.
 template<typename Pred>
 void RateLimitGuardrail::WindowTable::eraseIf(Pred pred)
 {
@@ -152,6 +161,8 @@ void RateLimitGuardrail::WindowTable::eraseIf(Pred pred)
             --m_size;
         }
     }
+    if (m_slots.size() > 16 && m_size * 8 <= m_slots.size())
+        return rebuild(std::bit_ceil(std::max<std::size_t>(16, m_size * 4)));
     for (std::size_t n = 1; n <= mask; ++n) {
         const std::size_t from = (start + n) & mask;
         if (!m_slots[from].used)

@@ -20,6 +20,7 @@ public:
     std::string_view name() const override { return m_name; }
     Verdict beforeCall(const CallView &call, const GuardContext &context) override;
     std::size_t trackedKeys() const { return m_windows.size(); }
+    std::size_t tableSlots() const { return m_windows.slots(); } // what the keys' table holds room for
 
     static constexpr std::size_t MinSweepAt = 10'000;
 
@@ -52,6 +53,7 @@ private:
     {
     public:
         std::size_t size() const { return m_size; }
+        std::size_t slots() const { return m_slots.size(); }
         Window &operator[](const std::string &key);
         template<typename Pred>
         void eraseIf(Pred pred);

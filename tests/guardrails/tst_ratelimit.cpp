@@ -49,6 +49,7 @@ private Q_SLOTS:
     void askInsteadOfDeny();
     void idleKeysAreForgotten();
     void sweepKeepsLiveWindows();
+    void sweepGivesBackTheTable();
     void rateLimitErrors_data();
     void rateLimitErrors();
     void annotations_data();
@@ -156,6 +157,45 @@ void TestRateLimit::idleKeysAreForgotten()
         h.call(2000, "bash", "t" + std::to_string(i));
     QVERIFY2(g.trackedKeys() <= std::size_t(many + 1), qPrintable(QString::number(g.trackedKeys())));
     QVERIFY(g.trackedKeys() < std::size_t(2 * many)); // the s-keys are gone
+}
+
+// A burst of keys grows the table; once a sweep has forgotten them, the
+// table shrinks to fit the keys left, and those keep their windows.
+void TestRateLimit::sweepGivesBackTheTable()
+{
+    Harness h(R"({"default":"allow","guardrails":[{"type":"rate_limit","limit":2,"window_s":1}]})");
+    auto &g = static_cast<RateLimitGuardrail &>(*h.policy.chain->entries().at(0).guardrail);
+    // Sweeps at 10,001 and 20,003 keys find them all live; the next is at 40,007.
+    const int burst = 3 * int(RateLimitGuardrail::MinSweepAt);
+    for (int i = 0; i < burst; ++i)
+        h.call(0, "bash", "s" + std::to_string(i));
+    const int later = 4 * int(RateLimitGuardrail::MinSweepAt) + 7 - burst;
+    for (int i = 0; i < later; ++i)
+        h.call(2000, "bash", "t" + std::to_string(i));
+    const std::size_t grown = g.tableSlots();
+    QCOMPARE(g.trackedKeys(), std::size_t(later)); // the sweep forgot every s-key
+    QCOMPARE(grown, std::size_t(65536)); // a quarter full, not the 131,072 slots the burst took
+    QVERIFY(grown >= 2 * g.trackedKeys());
+    // Every key left is found where the smaller table put it, its admission counted.
+    for (int i = 0; i < later; i += 97) {
+        const std::string key = "t" + std::to_string(i);
+        QCOMPARE(h.call(2100, "bash", key).action, Action::Allow);
+        QCOMPARE(h.call(2100, "bash", key).action, Action::Deny);
+    }
+    for (int i = 0; i < later; ++i)
+        h.call(2200, "bash", "t" + std::to_string(i));
+    QCOMPARE(g.tableSlots(), grown);
+
+    // A table exactly half full grows for a new key, never for a key it has.
+    Harness small(R"({"default":"allow","guardrails":[{"type":"rate_limit","limit":2,"window_s":1}]})");
+    auto &s = static_cast<RateLimitGuardrail &>(*small.policy.chain->entries().at(0).guardrail);
+    for (int i = 0; i < 8; ++i)
+        small.call(0, "bash", "k" + std::to_string(i));
+    QCOMPARE(s.tableSlots(), std::size_t(16));
+    QCOMPARE(small.call(0, "bash", "k3").action, Action::Allow);
+    QCOMPARE(s.tableSlots(), std::size_t(16));
+    small.call(0, "bash", "k8");
+    QCOMPARE(s.tableSlots(), std::size_t(32));
 }
 
 // The sweep moves the keys it keeps within the table: a key still in its window keeps
