@@ -86,12 +86,34 @@ LoopDetectionGuardrail::TurnState &LoopDetectionGuardrail::state(const CallView 
     if (it != m_turns.end() && !m_turns.key_comp()(view, it->first))
         return it->second;
     it = m_turns.emplace_hint(it, Key {view.first, view.second}, TurnState {});
-    m_turnOrder.push_back(it->first);
-    while (m_turnOrder.size() > MaxTurnsKept) {
-        m_turns.erase(m_turnOrder.front());
-        m_turnOrder.pop_front();
-    }
+    m_turnOrder.push_back(it);
+    if (m_turnOrder.size() > MaxTurnsKept)
+        forgetOneTurn();
     return it->second;
+}
+
+// Past MaxTurnsKept turns, one is forgotten with its counters and events:
+// the oldest of those with nothing on record (no failure, nothing fired),
+// else the oldest with failures but nothing fired yet, else the oldest.
+// So many turns at once push out what matters least, whichever of them
+// came first. The turn just made (the newest) is never the one.
+void LoopDetectionGuardrail::forgetOneTurn()
+{
+    auto rank = [](const TurnState &t) {
+        if (!t.events.empty())
+            return 2;
+        return t.exactFailures.empty() && t.toolFailures.empty() ? 0 : 1;
+    };
+    auto victim = m_turnOrder.begin();
+    int victimRank = rank((*victim)->second);
+    for (auto i = m_turnOrder.begin(); victimRank > 0 && i + 1 != m_turnOrder.end(); ++i) {
+        if (const int r = rank((*i)->second); r < victimRank) {
+            victim = i;
+            victimRank = r;
+        }
+    }
+    m_turns.erase(*victim);
+    m_turnOrder.erase(victim);
 }
 
 void LoopDetectionGuardrail::onTurnStart(const std::string &sessionId, const std::string &turnId)

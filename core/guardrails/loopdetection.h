@@ -83,6 +83,7 @@ private:
 
     bool readOnly(const CallView &call) const;
     TurnState &state(const CallView &call);
+    void forgetOneTurn();
     static std::size_t callHash(const CallView &call);
     Verdict fire(TurnState &s, const CallView &call, const GuardContext &ctx, const char *pattern, const char *action,
                  int count, int threshold, const std::string &message);
@@ -93,7 +94,7 @@ private:
     Thresholds m_noProgress {2, 5};
     std::set<std::string> m_readOnlyTools;
     std::map<Key, TurnState, KeyLess> m_turns;
-    std::deque<Key> m_turnOrder; // oldest first, to bound memory
+    std::deque<std::map<Key, TurnState, KeyLess>::iterator> m_turnOrder; // by first tool_result, oldest first
     static constexpr std::size_t MaxTurnsKept = 1000;
 };
 

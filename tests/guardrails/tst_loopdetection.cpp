@@ -57,6 +57,7 @@ private Q_SLOTS:
     void eitherRecordAloneBlocks();
     void implicitTurnWithoutMarkers();
     void callsWithoutResultsKeepNoTurn();
+    void manyTurnsForgetWhatMattersLeast();
     void eventsAreKeptAgainstTheirTurn();
     void findingsStandAsTheTurnDoes();
     void noProgressFindingEndsWithProgress();
@@ -219,6 +220,55 @@ void TestLoopDetection::callsWithoutResultsKeepNoTurn()
     QCOMPARE(halted.code, std::string("same_tool_failure"));
     QVERIFY(!none);
     QCOMPARE(t.guardrail().events("s1", "t1").back().action, std::string("halt"));
+}
+
+// Past 1,000 turns with results, one is forgotten: the oldest with nothing
+// on record, before any with failures, before any where a pattern fired;
+// whichever of them came first.
+void TestLoopDetection::manyTurnsForgetWhatMattersLeast()
+{
+    Turn t;
+    auto in = [&t](const std::string &session) -> Turn & {
+        t.session = session;
+        return t;
+    };
+    const protocol::AgentInfo agent {"coder", {}};
+    const Json args = {{"command", "make"}}, context = Json::object(), annotations = Json::object();
+    const std::string tool = "bash";
+    // 999 sessions ask first; their results come only after s1 has failed
+    // eight times and "twice" twice.
+    for (int i = 0; i < 999; ++i) {
+        const std::string session = "early" + std::to_string(i);
+        const CallView view {session, agent, "c", tool, args, annotations, context, t.turn};
+        QCOMPARE(t.policy.chain->beforeCall(view, {t.now}, t.policy.defaultAction).action, Action::Allow);
+    }
+    for (int n = 1; n <= 8; ++n)
+        in("s1").call("bash", {{"command", "make " + std::to_string(n)}}, false);
+    in("twice").call("bash", {{"command", "a"}}, false);
+    in("twice").call("bash", {{"command", "b"}}, false);
+    for (int i = 0; i < 999; ++i) {
+        const std::string session = "early" + std::to_string(i);
+        const CallView view {session, agent, "c", tool, args, annotations, context, t.turn};
+        QCOMPARE(t.policy.chain->afterCall(view, {true, "built"}, {t.now}).action, Action::Allow);
+    }
+    for (int i = 0; i < 500; ++i)
+        in("late" + std::to_string(i)).call("bash", args, true, "built");
+    // 1,501 turns made; the forgotten 500 are early ones, each with nothing on record.
+    QCOMPARE(in("s1").call("bash", {{"command", "ls"}}, true).first.action, Action::Halt);
+    const auto third = in("twice").call("bash", {{"command", "c"}}, false);
+    QCOMPARE(third.second->action, Action::Warn);
+    QCOMPARE(third.second->reason, std::string("bash failed 3 times in this turn"));
+
+    // When every turn kept has fired, the oldest goes.
+    Turn w;
+    for (int i = 0; i <= 1000; ++i) {
+        w.session = "w" + std::to_string(i);
+        w.call("bash", args, false);
+        QCOMPARE(w.call("bash", args, false).second->action, Action::Warn);
+    }
+    QVERIFY(w.guardrail().events("w0", "t1").empty());
+    QCOMPARE(w.guardrail().events("w1", "t1").size(), std::size_t(1));
+    QCOMPARE(w.guardrail().events("w1000", "t1").size(), std::size_t(1));
 }
 
 void TestLoopDetection::eventsAreKeptAgainstTheirTurn()
