@@ -162,6 +162,10 @@ std::unique_ptr<Child> startEcho(EchoSync sync, const QString &syncFile, QString
         args << QStringLiteral("--sync") << syncFile;
     if (sync == EchoSync::Overwrite)
         args << QStringLiteral("--overwrite");
+    // Qt's own event loop, as a headless console runs (app/holdpoint).
+    QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
+    env.insert(QStringLiteral("QT_NO_GLIB"), QStringLiteral("1"));
+    child->process->setProcessEnvironment(env);
     child->process->start(QCoreApplication::applicationFilePath(), args);
     if (!child->process->waitForStarted(10'000) || !child->process->waitForReadyRead(10'000)) {
         *error = QStringLiteral("the echo server did not start");

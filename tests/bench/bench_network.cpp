@@ -121,18 +121,25 @@ void throughputScenario(bool quick, Table *table)
         *summary = Json::parse(p.readAllStandardOutput().toStdString(), nullptr, false);
         return summary->is_object();
     };
-    // A console and an echo server that start and stop with nothing to do:
-    // what each costs apart from the calls, taken off the figures below.
-    auto startServer = [&](bool console, int n) {
-        return console ? startConsole(tmp.path(), &error, {}, QStringLiteral("console-%1").arg(n))
-                       : startEcho(EchoSync::Append, tmp.path() + QStringLiteral("/echo-sync-%1.log").arg(n), &error);
+    // Three servers: the console; the echo appending and syncing each
+    // message; the bare echo, whose CPU per message is what the WebSocket
+    // transport alone costs (one read and one send a message).
+    enum Server { Console, EchoSynced, EchoBare, Servers };
+    auto startServer = [&](int server, int n) {
+        switch (server) {
+        case Console: return startConsole(tmp.path(), &error, {}, QStringLiteral("console-%1").arg(n));
+        case EchoSynced: return startEcho(EchoSync::Append, tmp.path() + QStringLiteral("/echo-sync-%1.log").arg(n), &error);
+        default: return startEcho(EchoSync::None, {}, &error);
+        }
     };
-    double idleUs[2] = {0, 0};
-    for (bool console : {true, false}) {
-        auto idle = startServer(console, 0);
+    // Each started and stopped with nothing to do: what it costs apart from
+    // the calls, taken off the figures below.
+    double idleUs[Servers] = {};
+    for (int server = 0; server < Servers; ++server) {
+        auto idle = startServer(server, 0);
         if (!idle)
             return table->fail("throughput", error.toStdString());
-        idleUs[console] = stopAndMeasure(std::move(idle));
+        idleUs[server] = stopAndMeasure(std::move(idle));
     }
 
     const int total = quick ? 2'000 : 60'000;
@@ -142,26 +149,31 @@ void throughputScenario(bool quick, Table *table)
         const int each = std::max(quick ? 40 : 100, total / agents);
         // A server of its own per figure, so its whole life's CPU, taken when
         // it is stopped and reaped, is this load's and its start's alone.
-        Json summary[2];
-        double cpuUs[2] = {0, 0};
-        for (bool console : {true, false}) {
-            auto server = startServer(console, ++n);
-            if (!server)
+        Json summary[Servers];
+        double cpuUs[Servers] = {};
+        for (int server = 0; server < Servers; ++server) {
+            auto child = startServer(server, ++n);
+            if (!child)
                 return table->fail("throughput", error.toStdString());
-            if (!load(*server, agents, each, &summary[console]))
+            if (!load(*child, agents, each, &summary[server]))
                 return table->fail("throughput", "the load process failed at " + std::to_string(agents) + " agents");
-            cpuUs[console] = stopAndMeasure(std::move(server));
-            if (cpuUs[console] < 0)
+            cpuUs[server] = stopAndMeasure(std::move(child));
+            if (cpuUs[server] < 0)
                 return table->fail("throughput", "a server did not stop at SIGTERM");
         }
-        const Json &ours = summary[1], &floor = summary[0];
+        const Json &ours = summary[Console], &floor = summary[EchoSynced];
         const double calls = double(agents) * each;
+        auto perCall = [&](int server) { return (cpuUs[server] - idleUs[server]) / calls; };
         const std::string variant = std::to_string(agents) + " agents x " + std::to_string(each);
         table->add({"throughput", variant, "calls/s", "1/s", ours["calls_per_s"], "echo + append + fdatasync",
                     floor["calls_per_s"], agents == 64 ? "at least 25,000 calls/s" : ""});
+        table->add({"throughput", variant, "calls/s", "1/s", ours["calls_per_s"], "bare echo",
+                    summary[EchoBare]["calls_per_s"], ""});
         table->add({"throughput", variant, "p99", "ms", ours["p99_ms"], "echo + append + fdatasync", floor["p99_ms"], ""});
-        table->add({"throughput", variant, "console CPU per call", "µs", (cpuUs[1] - idleUs[1]) / calls,
-                    "echo + append + fdatasync", (cpuUs[0] - idleUs[0]) / calls,
+        table->add({"throughput", variant, "console CPU per call", "µs", perCall(Console), "bare echo",
+                    perCall(EchoBare), ""});
+        table->add({"throughput", variant, "console CPU per call", "µs", perCall(Console),
+                    "echo + append + fdatasync", perCall(EchoSynced),
                     agents == 64 ? "at most 20 µs" : ""});
     }
 }
