@@ -336,8 +336,16 @@ void Broker::attachMasked(ConnectionId cid, Session &session, Call &call, const 
         return sendConflict(cid, resent.callId);
     call.digest = callDigest(resent.toolName, resent.args);
     if (call.decided()) {
-        call.decisionText = unmaskedDecisionText(std::move(call.masked->decision), resent.args, redactions);
+        // Decided before the restart: the log's decision, its args unmasked.
+        // Decided since (denied, halted, timed out, cancelled or abandoned
+        // while its secrets were still masked, so never with args): the
+        // text already sent stands.
+        if (!call.masked->decision.is_null())
+            call.decisionText = unmaskedDecisionText(std::move(call.masked->decision), resent.args, redactions);
         call.masked.reset();
+        // Sent again once its record is on disk, never before.
+        if (!call.durable)
+            return void(call.waiters.insert(cid));
         return redeliver(cid, session, resent.callId, call);
     }
     call.masked.reset();

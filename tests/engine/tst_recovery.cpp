@@ -1,0 +1,128 @@
+// SPDX-License-Identifier: Apache-2.0
+// A console restarted on its audit log (Broker::recover) with a call whose
+// arguments held secrets: the log has them masked, so the call waits for
+// its agent's re-send to find them again. Decided before that re-send, by
+// a person or by the grace period, the re-send gets that decision.
+
+#include "audit/auditlog.h"
+#include "engine/enginefixture.h"
+
+#include <QCoreApplication>
+#include <QTemporaryDir>
+
+using namespace holdpoint;
+using namespace holdpoint::protocol;
+using namespace holdpoint::test;
+
+namespace {
+
+const Json SecretArgs = {{"url", "https://deploy.test/"}, {"headers", {{"Authorization", "Bearer AKIAIOSFODNN7EXAMPLE"}}}};
+constexpr const char *PolicyText = R"({"guardrails":[{"type":"secrets"}]})";
+
+// A broker with a real audit log in `dir`.
+struct Console : Fixture
+{
+    Console(const QString &dir, TimeMs start)
+        : audit(configFor(dir), &clock)
+    {
+        clock.set(start);
+        audit.open();
+        broker.setAuditLog(&audit);
+        broker.setPolicy(policyOf(PolicyText));
+    }
+    static AuditConfig configFor(const QString &dir)
+    {
+        AuditConfig config;
+        config.dir = dir;
+        return config;
+    }
+    // Everything appended is on disk, and what waited for it has run.
+    void settle()
+    {
+        for (int i = 0; i < 4; ++i) {
+            QVERIFY(audit.waitDurable(10'000));
+            QCoreApplication::processEvents();
+        }
+    }
+    AuditLog audit;
+};
+
+} // namespace
+
+class TestRecovery : public QObject
+{
+    Q_OBJECT
+private Q_SLOTS:
+    void decidedBeforeTheCrashIsSentWithItsSecret();
+    void deniedAfterTheRestartIsSentAsDenied();
+    void abandonedAfterTheRestartIsSentAsAbandoned();
+
+private:
+    // A console that saw c1 (secret args) escalate, then stopped; `approve`: approved first.
+    static std::string before(const QString &dir, bool approve);
+};
+
+std::string TestRecovery::before(const QString &dir, bool approve)
+{
+    Console a(dir, 1'000'000);
+    const ConnectionId agent = a.agent(std::string("S"));
+    a.call(agent, "c1", SecretArgs, "http_request");
+    if (approve)
+        a.review(a.itemOf("c1"), ReviewAction::Approve);
+    a.settle();
+    return a.out.raw[agent].back();
+}
+
+void TestRecovery::decidedBeforeTheCrashIsSentWithItsSecret()
+{
+    QTemporaryDir tmp;
+    const std::string first = before(tmp.path(), true);
+    QCOMPARE(Json::parse(first)["decision"], Json("allow"));
+    Console b(tmp.path(), 1'010'000);
+    QCOMPARE(b.broker.recover(tmp.path(), 0).decided, 1);
+    const ConnectionId agent = b.agent(std::string("S"));
+    b.call(agent, "c1", SecretArgs, "http_request");
+    b.settle();
+    QCOMPARE(b.out.raw[agent].back(), first);
+}
+
+void TestRecovery::deniedAfterTheRestartIsSentAsDenied()
+{
+    QTemporaryDir tmp;
+    QCOMPARE(Json::parse(before(tmp.path(), false))["type"], Json("pending"));
+    Console b(tmp.path(), 1'010'000);
+    QCOMPARE(b.broker.recover(tmp.path(), 0).pending, 1);
+    QVERIFY(b.review(b.itemOf("c1"), ReviewAction::Deny, "not this one").ok);
+    b.settle();
+    const ConnectionId agent = b.agent(std::string("S"));
+    b.call(agent, "c1", SecretArgs, "http_request");
+    b.settle();
+    const Json d = Json::parse(b.out.raw[agent].back());
+    QCOMPARE(d["type"], Json("decision"));
+    QCOMPARE(d["decision"], Json("deny"));
+    QCOMPARE(d["reason"], Json("not this one"));
+    // Every re-send after it hears the same.
+    b.call(agent, "c1", SecretArgs, "http_request");
+    b.settle();
+    QCOMPARE(Json::parse(b.out.raw[agent].back()), d);
+}
+
+void TestRecovery::abandonedAfterTheRestartIsSentAsAbandoned()
+{
+    QTemporaryDir tmp;
+    before(tmp.path(), false);
+    Console b(tmp.path(), 1'010'000); // well before its escalation times out
+    QCOMPARE(b.broker.recover(tmp.path(), 0).pending, 1);
+    b.clock.advance(61'000); // nobody waits for it past the grace period
+    b.settle();
+    QCOMPARE(b.queue.size(), 0);
+    const ConnectionId agent = b.agent(std::string("S"));
+    b.call(agent, "c1", SecretArgs, "http_request");
+    b.settle();
+    const Json d = Json::parse(b.out.raw[agent].back());
+    QCOMPARE(d["type"], Json("decision"));
+    QCOMPARE(d["code"], Json("abandoned"));
+}
+
+QTEST_GUILESS_MAIN(TestRecovery)
+#include "tst_recovery.moc"
