@@ -380,12 +380,13 @@ void Broker::handleToolResult(ConnectionId cid, Session &session, const ToolResu
         ran->annotations, ran->context, ran->turnId };
     const AfterOutcome after
         = m_policy.chain->afterCall(view, { result.ok, result.result }, { m_clock->now() });
-    appendRecord("after_call", session,
-        afterCallRecord(result.callId, *ran, result.ok, after, m_policy.chain->redactions(view)));
+    const std::vector<Redaction> redactions = m_policy.chain->redactions(view);
+    appendRecord("after_call", session, afterCallRecord(result.callId, *ran, result.ok, after, redactions));
     if (after.action == Action::Halt && !after.trail.empty()) {
+        // The rest of the turn hears this reason, and its records keep it.
         Decision halt;
         halt.kind = DecisionKind::Halt;
-        halt.reason = after.reason;
+        halt.reason = maskText(after.reason, redactions);
         halt.decidedBy = "guardrail:" + after.trail.back().guardrail;
         session.halted = afterDecision(session.halted, ran->turnId, halt);
     }

@@ -200,7 +200,10 @@ void writeDecisionRecord(std::string &out, const RecordSubject &subject, const D
         w.member("item", fields.item);
     if (fields.osUser)
         w.member("os_user", *fields.osUser);
-    w.member("reason", decision.reason);
+    if (fields.secret())
+        w.member("reason", maskText(decision.reason, *fields.redactions));
+    else
+        w.member("reason", decision.reason);
     w.member("session", subject.session);
     w.member("state", fields.state);
     w.member("tool", fields.tool);
@@ -258,6 +261,7 @@ Decision chainDecision(ChainOutcome &&outcome, ToolCall &call, DecisionFields *f
     d.warnings = std::move(outcome.warnings);
     fields->tool = call.toolName;
     fields->state = "auto";
+    fields->redactions = &outcome.redactions;
     if (outcome.action != Action::Allow) {
         d.kind = outcome.action == Action::Halt ? DecisionKind::Halt : DecisionKind::Deny;
         d.code = std::move(outcome.code);
@@ -278,6 +282,7 @@ DecisionFields reviewedFields(const QueueItem &item, const std::string &consoleR
     fields.tool = item.toolName;
     fields.item = item.id;
     fields.state = itemStateName(item.state);
+    fields.redactions = &item.redactions;
     if (d.kind == DecisionKind::Allow || d.kind == DecisionKind::Modify) {
         *ran = std::make_unique<RanCall>(RanCall {item.toolName, d.args, item.annotations, item.context, item.turnId});
         const Json &shown = item.proposedArgs.value_or(item.args);

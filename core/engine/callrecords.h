@@ -75,6 +75,10 @@ struct DecisionFields
     std::optional<std::vector<std::string>> approvers; // several approved
     std::optional<std::string_view> osUser;
     std::string_view via;
+    // The call's secrets (none: null): the record's reason is masked with
+    // them, and so is the reason a halted turn keeps.
+    const std::vector<Redaction> *redactions = nullptr;
+    bool secret() const { return redactions && !redactions->empty(); }
 };
 void writeDecisionRecord(std::string &out, const RecordSubject &subject, const DecisionFields &fields,
                          std::string_view callId, const protocol::Decision &decision);
@@ -86,7 +90,8 @@ void writeDeliveredRecord(std::string &out, const RecordSubject &subject, std::s
 // The decision the chain made by itself on a call it did not escalate,
 // with what its record adds. An allowed call's arguments (or the chain's
 // rewrite of them) move into `ran`: the decision message is written from
-// there, never copied. `fields` views `call`, which must outlive it.
+// there, never copied. `fields` views `call`, and `outcome`'s redactions
+// (left in place), which must outlive it.
 protocol::Decision chainDecision(ChainOutcome &&outcome, protocol::ToolCall &call, DecisionFields *fields,
                                  std::unique_ptr<RanCall> *ran);
 // A queued item's decision (a person's, a timeout's...): what its record

@@ -19,6 +19,7 @@ private Q_SLOTS:
     void laterCallsOfAReviewerHaltedTurnAreHalted();
     void aGuardrailHaltHaltsTheTurnBeforeAnyAllow();
     void anAfterCallHaltHaltsTheTurn();
+    void aHaltReasonKeepsNoSecret();
     void aHaltOutsideATurnHoldsNothing();
     void turnEndEndsTheHalt();
 };
@@ -33,6 +34,26 @@ Decision haltBy(const std::string &reason, const std::string &who)
     d.decidedBy = who;
     return d;
 }
+
+const Json SecretArgs = {{"url", "https://deploy.test/"}, {"headers", {{"Authorization", "Bearer AKIAIOSFODNN7EXAMPLE"}}}};
+constexpr std::string_view Secret = "AKIAIOSFODNN7EXAMPLE";
+
+// Halts `deploy` before it runs and every call after it ran, with a reason
+// that quotes the call's arguments, as a guardrail of the user's may.
+class QuotingHalter final : public Guardrail
+{
+public:
+    std::string_view name() const override { return "quoting"; }
+    Verdict beforeCall(const CallView &call, const GuardContext &) override
+    {
+        return call.toolName == "deploy" ? Verdict::make(Action::Halt, "stop", "saw " + dumpJson(call.args))
+                                         : Verdict::pass();
+    }
+    Verdict afterCall(const CallView &call, const ResultView &, const GuardContext &) override
+    {
+        return Verdict::make(Action::Halt, "stop", "saw " + dumpJson(call.args));
+    }
+};
 
 } // namespace
 
@@ -176,6 +197,49 @@ void TestHaltedTurn::turnEndEndsTheHalt()
     f.call(a, "c3", {{"path", "c.txt"}});
     QCOMPARE(f.queue.size(), 1);
     QVERIFY(!f.itemOf("c3").empty());
+}
+
+// A halt's reason may quote the call it stopped. The rest of its turn
+// hears that reason and the records keep it, so the call's secrets are
+// masked there: after the call ran, and before it could.
+void TestHaltedTurn::aHaltReasonKeepsNoSecret()
+{
+    Fixture f;
+    std::vector<std::string> records;
+    connect(&f.broker, &Broker::activity, this, [&records](const Json &record) { records.push_back(dumpJson(record)); });
+    Policy policy = policyOf(R"({"default":"allow","guardrails":[{"type":"secrets"}]})");
+    policy.chain->add({std::make_shared<QuotingHalter>(), false, std::chrono::microseconds(100'000)});
+    f.broker.setPolicy(policy);
+    const ConnectionId a = f.agent();
+
+    // After the call ran: secrets asked, a person approved, the result halts the turn.
+    f.call(a, "c1", SecretArgs, "http_request", std::nullopt, std::string("t1"));
+    QVERIFY(f.review(f.itemOf("c1"), ReviewAction::Approve).ok);
+    QCOMPARE(f.out.last(a, "decision")["decision"], Json("allow"));
+    ToolResult result;
+    result.callId = "c1";
+    result.ok = true;
+    result.result = "done";
+    f.broker.onMessage(a, Message(result));
+    f.call(a, "c2", {{"path", "x"}}, "read_file", std::nullopt, std::string("t1"));
+    Json d = f.out.last(a, "decision");
+    QCOMPARE(d["code"], Json("turn_halted"));
+    QVERIFY2(d["reason"].get<std::string>().find("saw {") != std::string::npos, d.dump().c_str());
+    QVERIFY2(d["reason"].get<std::string>().find(Secret) == std::string::npos, d.dump().c_str());
+
+    // Before it could run: the agent hears its own call's reason, the record a masked one.
+    f.call(a, "c3", SecretArgs, "deploy", std::nullopt, std::string("t2"));
+    d = f.out.last(a, "decision");
+    QCOMPARE(d["decision"], Json("halt"));
+    QVERIFY(d["reason"].get<std::string>().find(Secret) != std::string::npos);
+    f.call(a, "c4", {{"path", "x"}}, "read_file", std::nullopt, std::string("t2"));
+    d = f.out.last(a, "decision");
+    QCOMPARE(d["code"], Json("turn_halted"));
+    QVERIFY2(d["reason"].get<std::string>().find(Secret) == std::string::npos, d.dump().c_str());
+
+    QVERIFY(records.size() >= 8);
+    for (const std::string &record : records)
+        QVERIFY2(record.find(Secret) == std::string::npos, record.c_str());
 }
 
 QTEST_GUILESS_MAIN(TestHaltedTurn)
