@@ -32,8 +32,10 @@ void Broker::redeliver(
     m_outbound->send(cid, call.decisionText);
     m_record.clear();
     writeDeliveredRecord(m_record, subjectOf(session), callId, call.toolName, call.kind, 1, true, false);
+    // Read before the record's activity runs slots, which may decide calls.
+    const DecisionKind kind = call.kind;
     appendWritten("delivered");
-    Q_EMIT callEvent({ CallEvent::Step::Delivered, session.id, callId, call.kind, {}, {}, true });
+    Q_EMIT callEvent({ CallEvent::Step::Delivered, session.id, callId, kind, {}, {}, true });
 }
 
 void Broker::appendRecord(std::string_view event, const Session &session, Json fields,
@@ -133,8 +135,10 @@ void Broker::deliver(
     writeDeliveredRecord(m_record, subjectOf(*session), callId, call.toolName, call.kind, call.waiters.size(),
         false, !durable || refusedForAudit);
     call.waiters.clear();
+    // Read before the record's activity runs slots, which may decide calls.
+    const DecisionKind kind = call.kind;
     appendWritten("delivered");
-    Q_EMIT callEvent({ CallEvent::Step::Delivered, session->id, callId, call.kind, {}, {}, false });
+    Q_EMIT callEvent({ CallEvent::Step::Delivered, session->id, callId, kind, {}, {}, false });
 }
 
 } // namespace holdpoint
