@@ -210,14 +210,8 @@ void Broker::handleKnownCall(ConnectionId cid, Session &session, Call &existing,
         return attachMasked(cid, session, existing, call);
     if (existing.digest != digest)
         return sendConflict(cid, call.callId);
-    if (existing.decided()) {
-        // Sent again once its record is on disk, never before.
-        if (existing.durable)
-            redeliver(cid, session, call.callId, existing);
-        else
-            existing.waiters.insert(cid);
-        return;
-    }
+    if (existing.decided())
+        return redeliver(cid, session, call.callId, existing);
     // Still pending: the same item, never a second one.
     reattach(cid, existing);
 }
@@ -343,9 +337,6 @@ void Broker::attachMasked(ConnectionId cid, Session &session, Call &call, const 
         if (!call.masked->decision.is_null())
             call.decisionText = unmaskedDecisionText(std::move(call.masked->decision), resent.args, redactions);
         call.masked.reset();
-        // Sent again once its record is on disk, never before.
-        if (!call.durable)
-            return void(call.waiters.insert(cid));
         return redeliver(cid, session, resent.callId, call);
     }
     call.masked.reset();

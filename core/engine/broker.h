@@ -183,7 +183,8 @@ private:
     protocol::Decision auditRefusal() const;
     void sendConflict(ConnectionId cid, const std::string &callId);
     // A decided call asked for again: its recorded decision, and a record of that.
-    void redeliver(ConnectionId cid, Session &session, const std::string &callId, const Call &call);
+    // A decided call sent again: once its record is on disk, never before.
+    void redeliver(ConnectionId cid, Session &session, const std::string &callId, Call &call);
     // Another connection of the session waits for a pending call.
     void reattach(ConnectionId cid, Call &call);
     void attachMasked(

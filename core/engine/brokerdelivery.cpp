@@ -27,8 +27,10 @@ RecordSubject subjectOf(const Session &session)
 } // namespace
 
 void Broker::redeliver(
-    ConnectionId cid, Session &session, const std::string &callId, const Call &call)
+    ConnectionId cid, Session &session, const std::string &callId, Call &call)
 {
+    if (!call.durable)
+        return void(call.waiters.insert(cid)); // deliver() sends it
     m_outbound->send(cid, call.decisionText);
     m_record.clear();
     writeDeliveredRecord(m_record, subjectOf(session), callId, call.toolName, call.kind, 1, true, false);
