@@ -92,11 +92,12 @@ LoopDetectionGuardrail::TurnState &LoopDetectionGuardrail::state(const CallView 
     return it->second;
 }
 
-// Past MaxTurnsKept turns, one is forgotten with its counters and events:
-// the oldest of those with nothing on record (no failure, nothing fired),
-// else the oldest with failures but nothing fired yet, else the oldest.
-// So many turns at once push out what matters least, whichever of them
-// came first. The turn just made (the newest) is never the one.
+// Past MaxTurnsKept turns, one is forgotten with its counters and events.
+// Among the older half of the turns kept: the oldest with nothing on
+// record (no failure, nothing fired), else the oldest with failures where
+// no pattern has fired yet, else the oldest. So many turns at once push
+// out what matters least, whichever came first; and the newer half, where
+// turns still count up, is never pushed out by turns that fired long ago.
 void LoopDetectionGuardrail::forgetOneTurn()
 {
     auto rank = [](const TurnState &t) {
@@ -104,9 +105,10 @@ void LoopDetectionGuardrail::forgetOneTurn()
             return 2;
         return t.exactFailures.empty() && t.toolFailures.empty() ? 0 : 1;
     };
+    const auto older = m_turnOrder.begin() + std::ptrdiff_t(m_turnOrder.size() / 2);
     auto victim = m_turnOrder.begin();
     int victimRank = rank((*victim)->second);
-    for (auto i = m_turnOrder.begin(); victimRank > 0 && i + 1 != m_turnOrder.end(); ++i) {
+    for (auto i = m_turnOrder.begin(); victimRank > 0 && i != older; ++i) {
         if (const int r = rank((*i)->second); r < victimRank) {
             victim = i;
             victimRank = r;

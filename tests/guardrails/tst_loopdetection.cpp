@@ -253,7 +253,7 @@ void TestLoopDetection::manyTurnsForgetWhatMattersLeast()
     }
     for (int i = 0; i < 500; ++i)
         in("late" + std::to_string(i)).call("bash", args, true, "built");
-    // 1,501 turns made; the forgotten 500 are early ones, each with nothing on record.
+    // 1,501 turns made; the forgotten 501 are early ones, each with nothing on record.
     QCOMPARE(in("s1").call("bash", {{"command", "ls"}}, true).first.action, Action::Halt);
     const auto third = in("twice").call("bash", {{"command", "c"}}, false);
     QCOMPARE(third.second->action, Action::Warn);
@@ -269,6 +269,17 @@ void TestLoopDetection::manyTurnsForgetWhatMattersLeast()
     QVERIFY(w.guardrail().events("w0", "t1").empty());
     QCOMPARE(w.guardrail().events("w1", "t1").size(), std::size_t(1));
     QCOMPARE(w.guardrail().events("w1000", "t1").size(), std::size_t(1));
+
+    // Two turns still counting, each new when the other comes: neither
+    // pushes the other out, though every older turn has fired.
+    for (int n = 1; n <= 8; ++n) {
+        for (const char *session : {"a", "b"}) {
+            w.session = session;
+            const auto [before, after] = w.call("bash", {{"command", "try " + std::to_string(n)}}, false);
+            QCOMPARE(before.action, Action::Allow);
+            QCOMPARE(after->action, n >= 3 ? (n == 8 ? Action::Halt : Action::Warn) : Action::Allow);
+        }
+    }
 }
 
 void TestLoopDetection::eventsAreKeptAgainstTheirTurn()
