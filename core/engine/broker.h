@@ -182,8 +182,8 @@ private:
     // The deny every decision becomes while the audit log cannot be written.
     protocol::Decision auditRefusal() const;
     void sendConflict(ConnectionId cid, const std::string &callId);
-    // A decided call asked for again: its recorded decision, and a record of that.
-    // A decided call sent again: once its record is on disk, never before.
+    // A decided call asked for again: its recorded decision, and a record of
+    // that; sent once the decision's record is on disk, never before.
     void redeliver(ConnectionId cid, Session &session, const std::string &callId, Call &call);
     // Another connection of the session waits for a pending call.
     void reattach(ConnectionId cid, Call &call);
