@@ -374,12 +374,11 @@ void Broker::handleToolResult(ConnectionId cid, Session &session, const ToolResu
     const std::vector<Redaction> redactions = m_policy.chain->redactions(view);
     appendRecord("after_call", session, afterCallRecord(result.callId, *ran, result.ok, after, redactions));
     if (after.action == Action::Halt && !after.trail.empty()) {
-        // The rest of the turn hears this reason, and its records keep it.
         Decision halt;
         halt.kind = DecisionKind::Halt;
-        halt.reason = maskText(after.reason, redactions);
+        halt.reason = after.reason;
         halt.decidedBy = "guardrail:" + after.trail.back().guardrail;
-        session.halted = afterDecision(session.halted, ran->turnId, halt);
+        session.halted = afterDecision(session.halted, ran->turnId, halt, &redactions);
     }
     refreshTurnFindings(session.id, ran->turnId);
     sendJson(cid, afterCallMessage(result.callId, &after));

@@ -75,14 +75,7 @@ void Broker::finishCall(Session &session, Call &call, const std::string &callId,
     const std::optional<std::string> &turnId, const Decision &decision,
     std::unique_ptr<RanCall> ran, const DecisionFields &fields)
 {
-    if (fields.secret() && decision.kind == protocol::DecisionKind::Halt) {
-        // The rest of the turn hears this reason, and its records keep it.
-        protocol::Decision masked = decision;
-        masked.reason = maskText(decision.reason, *fields.redactions);
-        session.halted = afterDecision(session.halted, turnId, masked);
-    } else {
-        session.halted = afterDecision(session.halted, turnId, decision);
-    }
+    session.halted = afterDecision(session.halted, turnId, decision, fields.redactions);
     call.ran = std::move(ran);
     // An allowed call's arguments are those it runs with (RanCall).
     m_record.clear();

@@ -9,7 +9,8 @@ bool inHaltedTurn(const HaltedTurn &halted, const std::optional<std::string> &tu
 }
 
 std::optional<HaltedTurn> afterDecision(const std::optional<HaltedTurn> &current,
-                                        const std::optional<std::string> &turnId, const protocol::Decision &decision)
+                                        const std::optional<std::string> &turnId, const protocol::Decision &decision,
+                                        const std::vector<Redaction> *redactions)
 {
     // Outside a turn a halt stops that call and nothing after it. A repeat
     // of the halt in place (code turn_halted), or the same turn halted
@@ -18,7 +19,8 @@ std::optional<HaltedTurn> afterDecision(const std::optional<HaltedTurn> &current
         return current;
     if (current && current->turnId == *turnId)
         return current;
-    return HaltedTurn {*turnId, decision.reason, decision.decidedBy};
+    return HaltedTurn {*turnId, redactions ? maskText(decision.reason, *redactions) : decision.reason,
+                       decision.decidedBy};
 }
 
 protocol::Decision haltedTurnDecision(const HaltedTurn &halted)

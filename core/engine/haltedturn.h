@@ -7,10 +7,12 @@
 // model's next call) keeps sending that turn's calls; each one is halted
 // again, with the first halt's reason, until the turn ends.
 
+#include "common/redaction.h"
 #include "protocol/protocol.h"
 
 #include <optional>
 #include <string>
+#include <vector>
 
 namespace holdpoint {
 
@@ -29,9 +31,12 @@ bool inHaltedTurn(const HaltedTurn &halted, const std::optional<std::string> &tu
 
 // The halted turn after `decision` for a call of `turnId`: a new one for a
 // halt in a turn; otherwise (a call outside any turn, not a halt, or a
-// repeat of the halt already in place) `current`.
+// repeat of the halt already in place) `current`. The rest of the turn
+// hears the reason and its records keep it, so it is kept with the halting
+// call's secrets (`redactions`, if any) masked.
 std::optional<HaltedTurn> afterDecision(const std::optional<HaltedTurn> &current,
-                                        const std::optional<std::string> &turnId, const protocol::Decision &decision);
+                                        const std::optional<std::string> &turnId, const protocol::Decision &decision,
+                                        const std::vector<Redaction> *redactions = nullptr);
 
 // The decision for a call of the halted turn: halt, code "turn_halted",
 // decided by whoever halted the turn, and a reason that tells the model
