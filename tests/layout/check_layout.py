@@ -53,12 +53,12 @@ def parse_table(readme):
 
 def reachable(starts, following):
     """Everything reachable from `starts`, `following(node)` giving a node's next ones."""
-    seen, todo = set(), list(starts)
-    while todo:
-        node = todo.pop()
+    seen, stack = set(), list(starts)
+    while stack:
+        node = stack.pop()
         if node not in seen:
             seen.add(node)
-            todo.extend(following(node))
+            stack.extend(following(node))
     return seen
 
 
