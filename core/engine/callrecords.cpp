@@ -123,9 +123,9 @@ Json escalatedRecord(const QueueItem &item)
     Json escalated {{"call_id", item.callId},
                     {"tool", item.toolName},
                     {"item", item.id},
-                    {"reason", item.reason},
+                    {"reason", maskText(item.reason, item.redactions)},
                     {"deadline", formatTimestamp(item.deadline)},
-                    {"warnings", warningsToJson(item.warnings)}};
+                    {"warnings", item.masked(warningsToJson(item.warnings))}};
     if (item.approvals.voted()) {
         escalated["approvals"] = approvalRuleToJson(item.approvals);
         escalated["requester"] = item.requester;
@@ -209,7 +209,10 @@ void writeDecisionRecord(std::string &out, const RecordSubject &subject, const D
     w.member("tool", fields.tool);
     if (!fields.via.empty())
         w.member("via", fields.via);
-    if (!decision.warnings.empty()) {
+    if (!decision.warnings.empty() && fields.secret()) {
+        // A warning may quote the call, as a reason may.
+        w.member("warnings", maskJson(warningsToJson(decision.warnings), *fields.redactions));
+    } else if (!decision.warnings.empty()) {
         w.key("warnings");
         writeWarnings(w, decision.warnings);
     }
@@ -317,6 +320,9 @@ std::string unmaskedDecisionText(Json decision, const Json &resentArgs, const st
         decision["args"] = resentArgs;
     else if (decision["decision"] == "modify")
         decision["args"] = unmaskJson(decision["args"], redactions);
+    // The reason and the warnings were masked in the log as well.
+    for (const char *key : {"reason", "warnings"})
+        decision[key] = unmaskJson(decision[key], redactions);
     return dumpJson(decision);
 }
 

@@ -103,7 +103,7 @@ DecisionFields reviewedFields(const QueueItem &item, const std::string &consoleR
 Json afterCallRecord(const std::string &callId, const RanCall &ran, bool ok, const AfterOutcome &after,
                      const std::vector<Redaction> &redactions);
 // A re-sent call whose decision the log kept masked: the decision message
-// with the re-send's real arguments.
+// with the re-send's real arguments, reason and warnings.
 std::string unmaskedDecisionText(Json maskedDecision, const Json &resentArgs,
                                  const std::vector<Redaction> &redactions);
 

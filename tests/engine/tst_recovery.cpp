@@ -4,6 +4,7 @@
 // its agent's re-send to find them again. Decided before that re-send, by
 // a person or by the grace period, the re-send gets that decision.
 
+#include "audit/auditfile.h"
 #include "audit/auditlog.h"
 #include "engine/enginefixture.h"
 
@@ -23,13 +24,13 @@ constexpr const char *PolicyText = R"({"guardrails":[{"type":"secrets"}]})";
 // A broker with a real audit log in `dir`.
 struct Console : Fixture
 {
-    Console(const QString &dir, TimeMs start)
+    Console(const QString &dir, TimeMs start, const char *policy = PolicyText)
         : audit(configFor(dir), &clock)
     {
         clock.set(start);
         audit.open();
         broker.setAuditLog(&audit);
-        broker.setPolicy(policyOf(PolicyText));
+        broker.setPolicy(policyOf(policy));
     }
     static AuditConfig configFor(const QString &dir)
     {
@@ -57,6 +58,7 @@ private Q_SLOTS:
     void decidedBeforeTheCrashIsSentWithItsSecret();
     void deniedAfterTheRestartIsSentAsDenied();
     void abandonedAfterTheRestartIsSentAsAbandoned();
+    void aQuotedSecretIsSentAgainAsItWasSent();
 
 private:
     // A console that saw c1 (secret args) escalate, then stopped; `approve`: approved first.
@@ -123,6 +125,43 @@ void TestRecovery::abandonedAfterTheRestartIsSentAsAbandoned()
     const Json d = Json::parse(b.out.raw[agent].back());
     QCOMPARE(d["type"], Json("decision"));
     QCOMPARE(d["code"], Json("abandoned"));
+}
+
+void TestRecovery::aQuotedSecretIsSentAgainAsItWasSent()
+{
+    // protected_paths quotes the path in its reason, and the secrets
+    // guardrail warns: the log masks both, the re-send hears them unmasked.
+    constexpr const char *Quoting = R"({"default":"allow","guardrails":[{"type":"secrets","action":"warn"},
+        {"type":"protected_paths","paths":["/srv"],"action":"deny"}]})";
+    const Json args = {{"path", "/srv/keys/AKIAIOSFODNN7EXAMPLE"}, {"token", "Bearer AKIAIOSFODNN7EXAMPLE"}};
+    QTemporaryDir tmp;
+    std::string first;
+    {
+        Console a(tmp.path(), 1'000'000, Quoting);
+        const ConnectionId agent = a.agent(std::string("S"));
+        a.call(agent, "c1", args, "write_file");
+        a.settle();
+        first = a.out.raw[agent].back();
+    }
+    const Json d = Json::parse(first);
+    QCOMPARE(d["decision"], Json("deny"));
+    QVERIFY2(d["reason"].get<std::string>().find("AKIAIOSFODNN7EXAMPLE") != std::string::npos, first.c_str());
+    QVERIFY2(d["warnings"].dump().find("aws_access_key_id") != std::string::npos, first.c_str());
+    int records = 0;
+    int leaks = 0;
+    audit::forEachRecord(tmp.path(), [&](std::string_view line, const Json &) {
+        ++records;
+        leaks += line.find("AKIAIOSFODNN7EXAMPLE") != std::string_view::npos;
+        return true;
+    });
+    QVERIFY(records >= 3); // call, decision, delivered
+    QCOMPARE(leaks, 0);
+    Console b(tmp.path(), 1'010'000, Quoting);
+    QCOMPARE(b.broker.recover(tmp.path(), 0).decided, 1);
+    const ConnectionId agent = b.agent(std::string("S"));
+    b.call(agent, "c1", args, "write_file");
+    b.settle();
+    QCOMPARE(b.out.raw[agent].back(), first);
 }
 
 QTEST_GUILESS_MAIN(TestRecovery)

@@ -7,6 +7,21 @@ using namespace holdpoint;
 using namespace holdpoint::protocol;
 using namespace holdpoint::test;
 
+namespace {
+
+// Warns with a reason that quotes the call's arguments, as a guardrail of the user's may.
+class QuotingWarner final : public Guardrail
+{
+public:
+    std::string_view name() const override { return "quoting"; }
+    Verdict beforeCall(const CallView &call, const GuardContext &) override
+    {
+        return Verdict::make(Action::Warn, "quoted", "saw " + dumpJson(call.args));
+    }
+};
+
+} // namespace
+
 class TestScreening : public QObject
 {
     Q_OBJECT
@@ -21,6 +36,7 @@ private Q_SLOTS:
     void rewriteForAnAgentWithoutEditsGoesToAPerson();
     void afterCallChecksRunOncePerCallThatRan();
     void secretsAreMaskedForReviewersNotForTheAgent();
+    void aQuotedSecretStaysOutOfTheRecords();
     void rateLimitOnTheConsoleClock();
     void queuedItemsFollowTheirTurnsFindings();
 };
@@ -249,6 +265,51 @@ void TestScreening::secretsAreMaskedForReviewersNotForTheAgent()
     const Json d = f.out.last(a, "decision");
     QCOMPARE(d["args"]["url"], Json("https://staging.test/"));
     QCOMPARE(d["args"]["headers"]["Authorization"], Json("Bearer AKIAIOSFODNN7EXAMPLE"));
+}
+
+void TestScreening::aQuotedSecretStaysOutOfTheRecords()
+{
+    // protected_paths quotes the path it stopped, and a warning may quote
+    // any argument: the agent hears them as they are, the log masked.
+    constexpr std::string_view Secret = "AKIAIOSFODNN7EXAMPLE";
+    Fixture f;
+    std::vector<std::string> records;
+    connect(&f.broker, &Broker::activity, this, [&records](const Json &record) { records.push_back(dumpJson(record)); });
+    Policy policy = policyOf(R"({"default":"allow","guardrails":[{"type":"secrets","action":"warn"},
+        {"type":"protected_paths","paths":["/srv"],"action":"ask"}]})");
+    policy.chain->add({std::make_shared<QuotingWarner>(), false, std::chrono::microseconds(100'000)});
+    f.broker.setPolicy(policy);
+    const ConnectionId a = f.agent();
+
+    // Escalated by protected_paths, then approved.
+    const Json held = {{"path", "/srv/keys/AKIAIOSFODNN7EXAMPLE"}};
+    f.call(a, "c1", held, "write_file");
+    QCOMPARE(f.queue.size(), 1);
+    QVERIFY(f.review(f.itemOf("c1"), ReviewAction::Approve).ok);
+    Json d = f.out.last(a, "decision");
+    QCOMPARE(d["args"], held);
+    QVERIFY2(dumpJson(d["warnings"]).find(Secret) != std::string::npos, d.dump().c_str());
+    // Decided by the chain with its warnings.
+    const Json passed = {{"path", "/tmp/AKIAIOSFODNN7EXAMPLE"}};
+    f.call(a, "c2", passed, "write_file");
+    d = f.out.last(a, "decision");
+    QCOMPARE(d["decision"], Json("allow"));
+    QVERIFY2(dumpJson(d["warnings"]).find(Secret) != std::string::npos, d.dump().c_str());
+
+    int escalated = 0;
+    int decided = 0;
+    for (const std::string &record : records) {
+        const Json r = Json::parse(record);
+        escalated += r["event"] == "escalated";
+        decided += r["event"] == "decision";
+        QVERIFY2(record.find(Secret) == std::string::npos, record.c_str());
+        if (r["event"] == "escalated")
+            QVERIFY2(r["reason"].get<std::string>().find("is protected") != std::string::npos, record.c_str());
+        if (r["event"] == "decision")
+            QVERIFY2(dumpJson(r["warnings"]).find("saw {") != std::string::npos, record.c_str());
+    }
+    QCOMPARE(escalated, 1);
+    QCOMPARE(decided, 2);
 }
 
 void TestScreening::rateLimitOnTheConsoleClock()
