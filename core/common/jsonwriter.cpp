@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "jsonwriter.h"
 
+#include "wire/utf8.h"
+
 #include <charconv>
 
 namespace holdpoint {
@@ -14,50 +16,6 @@ constexpr std::string_view Replacement = "\xEF\xBF\xBD"; // U+FFFD
 constexpr bool plain(unsigned char c)
 {
     return c >= 0x20 && c < 0x80 && c != '"' && c != '\\';
-}
-
-// The length of the valid UTF-8 sequence starting at s[i] (2 to 4), or,
-// for an invalid one, 0 with `*skip` set to the bytes its maximal invalid
-// prefix spans: at least 1 for a byte that cannot start a sequence, else
-// the valid prefix before the offending byte (which starts afresh), as
-// the Unicode "maximal subpart" rule and nlohmann's decoder have it. A
-// prefix cut short by the string's end spans to the end.
-std::size_t utf8Length(std::string_view s, std::size_t i, std::size_t *skip)
-{
-    const auto c = static_cast<unsigned char>(s[i]);
-    std::size_t need;
-    unsigned char lo = 0x80, hi = 0xBF; // the second byte's range
-    if (c >= 0xC2 && c <= 0xDF) {
-        need = 2;
-    } else if (c >= 0xE0 && c <= 0xEF) {
-        need = 3;
-        if (c == 0xE0)
-            lo = 0xA0; // overlong
-        else if (c == 0xED)
-            hi = 0x9F; // surrogates
-    } else if (c >= 0xF0 && c <= 0xF4) {
-        need = 4;
-        if (c == 0xF0)
-            lo = 0x90; // overlong
-        else if (c == 0xF4)
-            hi = 0x8F; // beyond U+10FFFF
-    } else {
-        *skip = 1; // a continuation byte, C0, C1 or F5..FF
-        return 0;
-    }
-    for (std::size_t k = 1; k < need; ++k) {
-        if (i + k >= s.size()) {
-            *skip = s.size() - i;
-            return 0;
-        }
-        const auto b = static_cast<unsigned char>(s[i + k]);
-        const bool ok = k == 1 ? (b >= lo && b <= hi) : (b >= 0x80 && b <= 0xBF);
-        if (!ok) {
-            *skip = k;
-            return 0;
-        }
-    }
-    return need;
 }
 
 } // namespace
@@ -80,7 +38,7 @@ void appendJsonString(std::string &out, std::string_view s)
         const auto c = static_cast<unsigned char>(s[i]);
         if (c >= 0x80) {
             std::size_t skip = 0;
-            if (const std::size_t len = utf8Length(s, i, &skip)) {
+            if (const std::size_t len = wire::utf8Sequence(s, i, &skip)) {
                 out.append(s.data() + i, len);
                 i += len;
             } else {

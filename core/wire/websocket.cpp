@@ -3,6 +3,7 @@
 
 #include "wire/digest.h"
 #include "wire/files.h"
+#include "wire/utf8.h"
 
 #include <algorithm>
 #include <cerrno>
@@ -23,46 +24,6 @@ namespace {
 // RFC 6455 §5.2
 enum Opcode { Continuation = 0x0, Text = 0x1, Binary = 0x2, Close = 0x8, Ping = 0x9, Pong = 0xA };
 constexpr char AcceptGuid[] = "258EAFA5-E914-47DA-95CA-C5AB0DC85B11"; // §1.3
-
-// RFC 3629 §4: well-formed UTF-8 (no overlong forms, no surrogates,
-// nothing past U+10FFFF), which RFC 6455 §8.1 requires of a text message.
-bool isUtf8(std::string_view s)
-{
-    for (std::size_t i = 0; i < s.size();) {
-        const auto b = std::uint8_t(s[i]);
-        std::size_t n;
-        std::uint8_t lo = 0x80, hi = 0xbf; // the second byte's range
-        if (b < 0x80) {
-            ++i;
-            continue;
-        } else if (b >= 0xc2 && b <= 0xdf) {
-            n = 1;
-        } else if (b >= 0xe0 && b <= 0xef) {
-            n = 2;
-            if (b == 0xe0)
-                lo = 0xa0;
-            else if (b == 0xed)
-                hi = 0x9f;
-        } else if (b >= 0xf0 && b <= 0xf4) {
-            n = 3;
-            if (b == 0xf0)
-                lo = 0x90;
-            else if (b == 0xf4)
-                hi = 0x8f;
-        } else {
-            return false;
-        }
-        if (s.size() - i <= n)
-            return false;
-        for (std::size_t k = 1; k <= n; ++k) {
-            const auto c = std::uint8_t(s[i + k]);
-            if (c < (k == 1 ? lo : 0x80) || c > (k == 1 ? hi : 0xbf))
-                return false;
-        }
-        i += n + 1;
-    }
-    return true;
-}
 
 std::string lower(std::string s)
 {

@@ -11,6 +11,7 @@
 #include "wire/endpoint.h"
 #include "wire/files.h"
 #include "wire/messages.h"
+#include "wire/utf8.h"
 #include "wire/websocket.h"
 
 #include <QCryptographicHash>
@@ -69,6 +70,7 @@ class TestWire : public QObject
     Q_OBJECT
 private Q_SLOTS:
     void digestsMatchLibraries();
+    void utf8AsTheJsonParserReadsIt();
     void limitsMatchTheProtocol();
     void idsAndResultsAsTheProtocolSays_data();
     void idsAndResultsAsTheProtocolSays();
@@ -99,6 +101,52 @@ void TestWire::digestsMatchLibraries()
     // RFC 6455 §1.3's example handshake.
     const auto accept = wire::sha1("dGhlIHNhbXBsZSBub25jZQ==258EAFA5-E914-47DA-95CA-C5AB0DC85B11");
     QCOMPARE(wire::base64(std::string(reinterpret_cast<const char *>(accept.data()), 20)), std::string("s3pPLMBiTxaQ9kYGzzhZRbK+xOo="));
+}
+
+void TestWire::utf8AsTheJsonParserReadsIt()
+{
+    // nlohmann's lexer follows RFC 3629's table: inside a JSON string it
+    // takes exactly the well-formed sequences.
+    const auto parses = [](const std::string &s) {
+        return !Json::parse("\"" + s + "\"", nullptr, false).is_discarded();
+    };
+    std::string s;
+    int checked = 0;
+    const auto check = [&] {
+        ++checked;
+        if (wire::isUtf8(s) != parses(s))
+            QFAIL(("disagree on " + wire::base64(s)).c_str());
+    };
+    // Every lead byte with every second byte; after the three- and
+    // four-byte leads, a third and fourth byte of each kind; and every
+    // sequence cut short.
+    for (int a = 0x80; a <= 0xff; ++a) {
+        s = {char(a)};
+        check();
+        for (int b = 0x20; b <= 0xff; ++b) {
+            if (b == '"' || b == '\\')
+                continue;
+            s = {char(a), char(b)};
+            check();
+            if (a < 0xe0 || (b & 0xc0) != 0x80)
+                continue;
+            // A third byte only needs to be a continuation or not: the edges.
+            for (int c : {0x20, 0x41, 0x7f, 0x80, 0x8f, 0x90, 0x9f, 0xa0, 0xbf, 0xc0, 0xc2, 0xdf, 0xe0, 0xf0, 0xf5, 0xff}) {
+                s = {char(a), char(b), char(c)};
+                check();
+                s += 'x';
+                check();
+                s.back() = char(0x80 | (c & 0x3f));
+                check();
+                s.back() = char(0xc0);
+                check();
+            }
+        }
+    }
+    QVERIFY(checked > 50'000);
+    QVERIFY(wire::isUtf8("plain ascii, \xc3\xa9, \xe2\x82\xac, \xf0\x9f\x98\x80"));
+    QVERIFY(!wire::isUtf8("\xed\xa0\x80")); // a surrogate
+    QVERIFY(!wire::isUtf8("\xf4\x90\x80\x80")); // past U+10FFFF
 }
 
 void TestWire::limitsMatchTheProtocol()
