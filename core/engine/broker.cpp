@@ -24,7 +24,8 @@ Broker::Broker(
     , m_outbound(outbound)
     , m_config(std::move(config))
     , m_sessions(clock,
-          SessionLimits { m_config.graceMs, m_config.rememberedCallsPerSession, m_config.sessionRetentionMs })
+          SessionLimits { m_config.graceMs, m_config.rememberedCallsPerSession, m_config.sessionRetentionMs,
+              m_config.rememberedBytesPerSession })
 {
     // Once things go quiet after sessions were forgotten or connections
     // closed, what they used goes back to the system, not just to malloc:
@@ -337,6 +338,7 @@ void Broker::attachMasked(ConnectionId cid, Session &session, Call &call, const 
         if (!call.masked->decision.is_null())
             call.decisionText = unmaskedDecisionText(std::move(call.masked->decision), resent.args, redactions);
         call.masked.reset();
+        m_sessions.reweigh(session, call);
         return redeliver(cid, session, resent.callId, call);
     }
     call.masked.reset();
@@ -365,6 +367,7 @@ void Broker::handleToolResult(ConnectionId cid, Session &session, const ToolResu
     // The after-call checks run once per call that ran; a repeated result,
     // or one for a call that was never allowed, has nothing to check.
     std::unique_ptr<RanCall> ran = std::move(it->second.ran);
+    m_sessions.reweigh(session, it->second);
     if (!ran)
         return sendJson(cid, afterCallMessage(result.callId, nullptr));
     const CallView view { session.id, session.agent, result.callId, ran->toolName, ran->args,

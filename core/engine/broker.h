@@ -46,8 +46,10 @@ struct BrokerConfig
     // The endpoint's cap on one message, told to clients in welcome so they
     // can refuse a larger call themselves instead of being cut off mid-send.
     std::int64_t maxMessageBytes = 1024 * 1024;
-    // Decided calls remembered per session for idempotent re-sends.
+    // Decided calls remembered per session for idempotent re-sends, and
+    // about the most memory they may hold (SessionTable::weigh).
     std::size_t rememberedCallsPerSession = 10'000;
+    std::size_t rememberedBytesPerSession = 64 * 1024 * 1024;
     // A session with no connection and nothing pending is forgotten this
     // long after its last activity; its call_ids are new calls after that.
     TimeMs sessionRetentionMs = 600'000;

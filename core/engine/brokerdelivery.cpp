@@ -122,6 +122,7 @@ void Broker::deliver(
         appendDecisionText(call.decisionText, callId, d);
         call.kind = d.kind;
         call.ran.reset();
+        m_sessions.reweigh(*session, call);
     }
     call.durable = true;
     for (ConnectionId waiter : call.waiters)

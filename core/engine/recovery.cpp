@@ -183,7 +183,7 @@ RecoveryReport restoreCalls(std::vector<RecoveredCall> calls, SessionTable &sess
             call.kind = kindFromName((*r.decision)["decision"]).value_or(protocol::DecisionKind::Deny);
             if (call.masked)
                 call.masked->decision = std::move(*r.decision);
-            session->decidedOrder.push_back(r.callId);
+            sessions.recordDecided(*session, r.callId);
             ++report.decided;
             continue;
         }

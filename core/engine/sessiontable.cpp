@@ -92,17 +92,31 @@ void SessionTable::adopt(Call &call)
     rearmGrace();
 }
 
+std::size_t SessionTable::weigh(const Call &call)
+{
+    // The node, its key, the digest and the order's copy of the key.
+    constexpr std::size_t Overhead = 256;
+    return Overhead + call.decisionText.size() * (call.ran ? 2 : 1);
+}
+
 void SessionTable::recordDecided(Session &session, const std::string &callId)
 {
+    auto it = session.calls.find(callId);
+    if (it == session.calls.end())
+        return;
+    it->second.weight = weigh(it->second);
+    session.decidedBytes += it->second.weight;
     session.decidedOrder.push_back(callId);
-    while (session.decidedOrder.size() > m_limits.rememberedCalls) {
-        auto oldest = session.calls.find(session.decidedOrder.front());
-        if (oldest != session.calls.end() && !oldest->second.durable)
-            break; // still on its way to the disk and its agent
-        if (oldest != session.calls.end())
-            session.calls.erase(oldest);
-        session.decidedOrder.pop_front();
-    }
+    trim(session);
+}
+
+void SessionTable::reweigh(Session &session, Call &call)
+{
+    if (call.weight == 0)
+        return; // not counted (yet)
+    session.decidedBytes -= call.weight;
+    call.weight = weigh(call);
+    session.decidedBytes += call.weight;
 }
 
 void SessionTable::settle()
@@ -119,8 +133,17 @@ void SessionTable::settle()
 
 void SessionTable::trim(Session &session)
 {
-    while (session.decidedOrder.size() > m_limits.rememberedCalls) {
-        session.calls.erase(session.decidedOrder.front());
+    // The newest call always stays: a re-send of the call just decided
+    // gets its decision, however large.
+    while (session.decidedOrder.size() > m_limits.rememberedCalls
+           || (session.decidedBytes > m_limits.rememberedBytes && session.decidedOrder.size() > 1)) {
+        auto oldest = session.calls.find(session.decidedOrder.front());
+        if (oldest != session.calls.end()) {
+            if (!oldest->second.durable)
+                break; // still on its way to the disk and its agent
+            session.decidedBytes -= oldest->second.weight;
+            session.calls.erase(oldest);
+        }
         session.decidedOrder.pop_front();
     }
 }

@@ -91,6 +91,7 @@ struct Call
     Waiters waiters;
     TimeMs orphanedAt = NoDeadline; // pending and nobody waiting since then
     std::unique_ptr<MaskedCall> masked;
+    std::size_t weight = 0;         // what it counts in Session::decidedBytes
     bool decided() const { return !decisionText.empty(); }
 };
 
@@ -101,6 +102,7 @@ struct Session
     std::unordered_set<ConnectionId> connections;
     std::unordered_map<std::string, Call> calls;
     std::deque<std::string> decidedOrder;
+    std::size_t decidedBytes = 0; // the weights of the calls in decidedOrder
     std::optional<std::string> currentTurn;
     std::optional<HaltedTurn> halted; // the turn a halt stopped, until it ends
     TimeMs lastActivity = 0;
@@ -129,6 +131,8 @@ struct SessionLimits
     // A session with no connection and nothing pending is forgotten this
     // long after its last activity; its call_ids are new calls after that.
     TimeMs retentionMs = 600'000;
+    // And at most about this much memory for them (SessionTable::weigh).
+    std::size_t rememberedBytes = 64 * 1024 * 1024;
 };
 
 class SessionTable final : public QObject
@@ -155,9 +159,15 @@ public:
     void orphan(Call &call, TimeMs since);
     // Someone waits for it again, or it was decided.
     void adopt(Call &call);
-    // The session's decided calls beyond the limit are forgotten, oldest
+    // The session's decided calls beyond the limits are forgotten, oldest
     // first, once their decisions reached the disk and the agent.
     void recordDecided(Session &session, const std::string &callId);
+    // A decided call let go of its RanCall or changed its decision text.
+    void reweigh(Session &session, Call &call);
+    // About the memory a decided call holds: its decision text, and its
+    // args again while they wait for the after-call checks (an allowed
+    // call's decision text holds them too). O(1): no walk of the args.
+    static std::size_t weigh(const Call &call);
     // After restoring: forget what is beyond the limits, arm the clocks.
     void settle();
     // Every session as the Agents view shows it, the most recently active

@@ -21,6 +21,7 @@ private Q_SLOTS:
     void sessionWithAPendingCallIsKept();
     void otherConnectionOfSessionKeepsCallAttached();
     void decidedCallMemoryIsBounded();
+    void decidedCallBytesAreBounded();
 };
 
 void TestSessions::timeoutMayShortenButNotLengthen_data()
@@ -195,6 +196,71 @@ void TestSessions::decidedCallMemoryIsBounded()
     QCOMPARE(f.queue.size(), 0);
     f.call(a, "c1"); // forgotten: a new call
     QCOMPARE(f.queue.size(), 1);
+}
+
+void TestSessions::decidedCallBytesAreBounded()
+{
+    // About 2.6 KB each while its args wait for the after-call checks
+    // (SessionTable::weigh), about 1.4 KB once its result came.
+    BrokerConfig config;
+    config.rememberedBytesPerSession = 6000;
+    const Json big = {{"content", std::string(1000, 'x')}};
+    struct Agent
+    {
+        Fixture f;
+        ConnectionId a;
+        explicit Agent(const BrokerConfig &config)
+            : f(config)
+        {
+            f.broker.setPolicy(policyOf(R"({"default":"allow"})"));
+            a = f.agent();
+        }
+        // A re-send with other args: refused while its call is remembered,
+        // else decided as a new call (which the rest of a test must allow for).
+        bool remembered(const char *id)
+        {
+            f.call(a, id, {{"content", "other"}});
+            return f.out.raw[a].back().find("call_id_conflict") != std::string::npos;
+        }
+        void result(const char *id)
+        {
+            ToolResult r;
+            r.callId = id;
+            r.ok = true;
+            r.result = "done";
+            f.broker.onMessage(a, Message(r));
+        }
+    };
+
+    {
+        Agent s(config);
+        for (const char *id : {"c1", "c2", "c3"})
+            s.f.call(s.a, id, big);
+        QVERIFY(s.remembered("c3"));
+        QVERIFY(s.remembered("c2"));
+        QVERIFY(!s.remembered("c1")); // the oldest made room
+    }
+    {
+        // Results let go of the args kept for them: two calls with results
+        // and a new one fit where three without did not.
+        Agent s(config);
+        s.f.call(s.a, "c1", big);
+        s.f.call(s.a, "c2", big);
+        s.result("c1");
+        s.result("c2");
+        s.f.call(s.a, "c3", big);
+        QVERIFY(s.remembered("c1"));
+        QVERIFY(s.remembered("c2"));
+        QVERIFY(s.remembered("c3"));
+    }
+    {
+        // One call over the whole budget is still remembered, alone.
+        Agent s(config);
+        s.f.call(s.a, "c1", big);
+        s.f.call(s.a, "huge", {{"content", std::string(20'000, 'z')}});
+        QVERIFY(s.remembered("huge"));
+        QVERIFY(!s.remembered("c1"));
+    }
 }
 
 QTEST_GUILESS_MAIN(TestSessions)
