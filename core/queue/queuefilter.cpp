@@ -51,7 +51,9 @@ std::string queueSearchText(const QueueItem &item)
     if (args.size() > 2048)
         args.resize(2048);
     s += args;
-    return lower(std::move(s));
+    // A reason or a warning may quote the args: the filter must not find
+    // a secret the person would have to reveal to see.
+    return lower(maskText(std::move(s), item.redactions));
 }
 
 ItemSignals itemSignals(const QueueItem &item)

@@ -113,7 +113,7 @@ void TeamStore::writeEscalation(const QueueItem &item)
         = item.deadline == NoDeadline ? 0 : std::max<TimeMs>(0, item.deadline - m_clock->now());
     e.audit = callFields(item, m_config.self.id);
     e.audit["host"] = m_config.self.host;
-    e.audit["reason"] = item.reason;
+    e.audit["reason"] = maskText(item.reason, item.redactions); // it may quote the args
     e.audit["deadline"] = formatTimestamp(item.deadline);
     m_escalations.push_back(std::move(e));
     if (!m_escalating)
@@ -261,6 +261,11 @@ Decide TeamStore::decideOf(const QueueItem &item, const protocol::Review &review
     d.action = std::string(protocol::reviewActionName(review.action));
     d.decision = std::string(protocol::decisionKindName(decision.kind));
     d.review = reviewToJson(review);
+    // Edited args may hold revealed secrets; the gateway that runs the call
+    // puts the real values back (engine/reviewdecision.cpp), as for any
+    // reviewer's edit of the masked view.
+    if (review.args)
+        d.review["args"] = item.masked(*review.args);
     d.reason = decision.reason;
     d.audit = callFields(item, item.team ? item.team->gateway : m_config.self.id);
     d.audit["session"] = item.team && !item.team->local

@@ -14,6 +14,7 @@ private Q_SLOTS:
     void signalsAndRisk_data();
     void signalsAndRisk();
     void filterWordsMustAllOccur();
+    void filterFindsNoMaskedSecret();
 };
 
 void TestQueueFilter::signalsAndRisk_data()
@@ -85,6 +86,28 @@ void TestQueueFilter::filterWordsMustAllOccur()
     QVERIFY(!f.matches(item));
     f.setText("");
     QVERIFY(f.empty() && f.matches(item));
+}
+
+void TestQueueFilter::filterFindsNoMaskedSecret()
+{
+    // The reason and a warning quote the args; a person who has not
+    // revealed the secret must not find it by typing guesses.
+    QueueItem item;
+    item.toolName = "write_file";
+    item.args = {{"path", "/srv/keys/AKIAIOSFODNN7EXAMPLE"}};
+    item.redactions = {{"AKIAIOSFODNN7EXAMPLE", "[secret:aws_access_key_id:1]", "aws_access_key_id"}};
+    item.reason = "path /srv/keys/AKIAIOSFODNN7EXAMPLE is protected (/srv)";
+    item.warnings.push_back({"quoting", "quoted", "saw AKIAIOSFODNN7EXAMPLE"});
+    item.searchText = queueSearchText(item);
+    QueueFilter f;
+    for (const char *guess : {"akiaiosf", "AKIAIOSFODNN7EXAMPLE", "nn7example"}) {
+        f.setText(guess);
+        QVERIFY2(!f.matches(item), guess);
+    }
+    for (const char *shown : {"is protected", "secret:aws_access_key_id", "saw"}) {
+        f.setText(shown);
+        QVERIFY2(f.matches(item), shown);
+    }
 }
 
 QTEST_GUILESS_MAIN(TestQueueFilter)

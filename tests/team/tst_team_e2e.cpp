@@ -40,6 +40,7 @@ private Q_SLOTS:
     void killedGatewayKeepsItsItemsAndAnswersTheResend();
     void unreachableDatabaseDeniesWithTeamUnavailable();
     void autoDecisionsReachTheTeamAudit();
+    void secretsStayOutOfTheTeamDatabase();
     void thousandEscalationsConvergeEverywhere();
     void immediateRestartLosesNothing();
     void loopFindingsFollowTheirItems();
@@ -329,6 +330,47 @@ void tst_TeamE2E::autoDecisionsReachTheTeamAudit()
     QVERIFY(calls.out.contains("\"gateway\":\"gateway-"));
     const CtlResult verify = teamCtl({ QStringLiteral("audit"), QStringLiteral("verify") });
     QVERIFY2(verify.exitCode == 0, verify.out.constData());
+}
+
+void tst_TeamE2E::secretsStayOutOfTheTeamDatabase()
+{
+    // protected_paths quotes the path it stopped in its reason, and a
+    // reviewer at the gateway's own console who revealed the secrets edits
+    // with their real values: the agent runs with them, the team's tables
+    // hold none.
+    QTemporaryDir dir;
+    const QString policy = dir.path() + QStringLiteral("/policy.json");
+    QFile f(policy);
+    QVERIFY(f.open(QIODevice::WriteOnly));
+    f.write(R"({"guardrails": [{"type": "secrets", "action": "warn"},
+        {"type": "protected_paths", "paths": ["/srv"], "action": "ask"}]})");
+    f.close();
+    ConsoleProcess gateway(teamArgs(QStringLiteral("alice")) + QStringList { QStringLiteral("--policy"), policy });
+    QVERIFY(gateway.ready());
+    auto view = gateway.reviewer();
+    auto agent = gateway.agent();
+    QVERIFY(view && agent);
+    const std::string secret = "AKIAIOSFODNN7EXAMPLE";
+    const Json args = { { "path", "/srv/keys/" + secret }, { "mode", "0600" } };
+    agent->send(Json { { "type", "tool_call" }, { "call_id", "s1" }, { "tool_name", "write_file" }, { "args", args } });
+    QVERIFY(agent->next("pending").is_object());
+    const Json item = view->next("escalated")["item"];
+    QVERIFY2(item.dump().find(secret) == std::string::npos, item.dump().c_str());
+    Json edited = args;
+    edited["mode"] = "0400";
+    view->send(Json { { "type", "review" }, { "id", item["id"] }, { "action", "edit" }, { "args", edited } });
+    const Json decision = agent->next("decision");
+    QCOMPARE(decision.value("decision", std::string()), std::string("modify"));
+    QCOMPARE(decision["args"], edited);
+    // Everything of this call the team keeps, once its delivery is copied.
+    QVERIFY(QTest::qWaitFor([&] { return auditCount("delivered") == 1; }, WaitMs));
+    QString out;
+    QVERIFY(m_pg.psql(m_db,
+        QStringLiteral("SELECT string_agg(line, E'\\n') FROM holdpoint.audit UNION ALL "
+                       "SELECT concat_ws(E'\\n', item, review, proposal, reason) FROM holdpoint.items"),
+        &out));
+    QVERIFY2(out.contains(QLatin1String("is protected")) && out.contains(QLatin1String("0400")), qPrintable(out));
+    QVERIFY2(!out.contains(QString::fromStdString(secret)), qPrintable(out));
 }
 
 void tst_TeamE2E::thousandEscalationsConvergeEverywhere()
