@@ -210,7 +210,10 @@ std::vector<protocol::TurnFinding> GuardrailChain::turnFindings(const std::strin
 ChainOutcome GuardrailChain::beforeCall(const CallView &call, const GuardContext &context, DefaultAction fallback) const
 {
     QVarLengthArray<char, 32> ran(qsizetype(m_entries.size()), 0); // inline: this runs for every call
-    ChainOutcome out = decide(call, context, fallback, ran.data());
+    const SecretMask mask([this, &call] { return redactions(call); });
+    GuardContext quoting = context;
+    quoting.mask = &mask;
+    ChainOutcome out = decide(call, quoting, fallback, ran.data());
     collectRedactions(call, ran.data(), &out.redactions);
     if (out.args) {
         const CallView rewritten {call.sessionId, call.agent,       call.callId,  call.toolName,
@@ -332,10 +335,13 @@ AfterOutcome GuardrailChain::afterCall(const CallView &call, const ResultView &r
 {
     AfterOutcome out;
     std::vector<std::string> reasons;
+    const SecretMask mask([this, &call] { return redactions(call); });
+    GuardContext quoting = context;
+    quoting.mask = &mask;
     for (const ChainEntry &entry : m_entries) {
         const std::string name = guardrailName(entry);
         Verdict v;
-        if (auto failure = run(entry, [&](Guardrail &g) { return g.afterCall(call, result, context); }, &v)) {
+        if (auto failure = run(entry, [&](Guardrail &g) { return g.afterCall(call, result, quoting); }, &v)) {
             out.trail.push_back(errorEntry(name, *failure, entry.failOpen));
             const std::string why = "guardrail " + name + " failed: " + *failure;
             if (entry.failOpen) {

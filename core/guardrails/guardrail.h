@@ -9,6 +9,7 @@
 #include "common/redaction.h"
 #include "protocol/protocol.h"
 
+#include <functional>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -72,9 +73,40 @@ struct ResultView
     const Json &result;
 };
 
+// The secrets in the call, for a guardrail whose reason quotes it: a
+// quote cut short, escaped or normalized is no longer the secret as the
+// args have it, so masking the finished reason could miss it. Found on the
+// first use only, which is rare: a quote in a verdict that objects.
+class SecretMask
+{
+public:
+    explicit SecretMask(std::function<std::vector<Redaction>()> find)
+        : m_find(std::move(find))
+    {
+    }
+    std::string text(std::string text) const { return maskText(std::move(text), found()); }
+    Json json(const Json &value) const { return maskJson(value, found()); }
+
+private:
+    const std::vector<Redaction> &found() const
+    {
+        if (!m_redactions)
+            m_redactions = m_find();
+        return *m_redactions;
+    }
+    std::function<std::vector<Redaction>()> m_find;
+    mutable std::optional<std::vector<Redaction>> m_redactions;
+};
+
 struct GuardContext
 {
     TimeMs now = 0;
+    // Set by GuardrailChain for beforeCall and afterCall; without it
+    // nothing is masked.
+    const SecretMask *mask = nullptr;
+    // What a reason may quote of the call: `text` with its secrets masked.
+    std::string masked(std::string text) const { return mask ? mask->text(std::move(text)) : text; }
+    Json masked(const Json &value) const { return mask ? mask->json(value) : value; }
 };
 
 

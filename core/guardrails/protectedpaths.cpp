@@ -80,7 +80,8 @@ bool ProtectedPathsGuardrail::protectedPath(const std::string &normalized, const
 
 // The first protected path under a path-like key anywhere in `node`, in the
 // order a depth-first walk meets them.
-std::optional<Verdict> ProtectedPathsGuardrail::find(const Json &node, const std::string &cwd) const
+std::optional<Verdict> ProtectedPathsGuardrail::find(const Json &node, const std::string &cwd,
+                                                     const GuardContext &context) const
 {
     if (node.is_object()) {
         for (auto it = node.begin(); it != node.end(); ++it) {
@@ -98,8 +99,13 @@ std::optional<Verdict> ProtectedPathsGuardrail::find(const Json &node, const std
                     if (!protectedPath(normal ? value : built, &p))
                         return std::nullopt;
                     std::string normalized = normal ? value : std::move(built);
+                    // Quoted with its secrets masked: normalizing may change
+                    // a secret (a URL's "//") past what masking recognises.
+                    const std::string quoted = context.masked(value);
+                    if (quoted != value)
+                        normalized = normalizePath(quoted, cwd);
                     Verdict verdict = Verdict::make(m_action, "protected_path",
-                                                    it.key() + " " + value + " is protected (" + p->text + ")");
+                                                    it.key() + " " + quoted + " is protected (" + p->text + ")");
                     verdict.metadata = {{"key", it.key()}, {"path", std::move(normalized)}, {"pattern", p->text}};
                     return verdict;
                 };
@@ -112,22 +118,22 @@ std::optional<Verdict> ProtectedPathsGuardrail::find(const Json &node, const std
                 }
             }
             if (it->is_structured())
-                if (auto found = find(*it, cwd))
+                if (auto found = find(*it, cwd, context))
                     return found;
         }
     } else if (node.is_array()) {
         for (const auto &e : node)
             if (e.is_structured())
-                if (auto found = find(e, cwd))
+                if (auto found = find(e, cwd, context))
                     return found;
     }
     return std::nullopt;
 }
 
-Verdict ProtectedPathsGuardrail::beforeCall(const CallView &call, const GuardContext &)
+Verdict ProtectedPathsGuardrail::beforeCall(const CallView &call, const GuardContext &context)
 {
     // Path-like keys anywhere in the arguments, e.g. edits[].file_path too.
-    std::optional<Verdict> found = find(call.args, cwdRef(call.context));
+    std::optional<Verdict> found = find(call.args, cwdRef(call.context), context);
     return found ? std::move(*found) : Verdict::pass();
 }
 

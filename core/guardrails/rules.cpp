@@ -39,9 +39,11 @@ void removeAt(Json &root, const std::string &dotted)
         parent->erase(dotted.substr(dot + 1));
 }
 
-std::string shown(const Json &v)
+// Masked before it is cut short or escaped, which would leave a secret
+// that masking the finished reason no longer recognises.
+std::string shown(const Json &v, const GuardContext &context)
 {
-    std::string s = v.is_string() ? v.get<std::string>() : dumpJson(v);
+    std::string s = v.is_string() ? context.masked(v.get<std::string>()) : dumpJson(context.masked(v));
     if (s.size() > 200)
         s = s.substr(0, 197) + "...";
     return s;
@@ -192,7 +194,7 @@ Json RulesGuardrail::rewrite(const Rule &rule, const Json &args)
     return out;
 }
 
-std::string RulesGuardrail::expandReason(const std::string &reason, const CallView &call)
+std::string RulesGuardrail::expandReason(const std::string &reason, const CallView &call, const GuardContext &context)
 {
     std::string out;
     out.reserve(reason.size());
@@ -216,7 +218,7 @@ std::string RulesGuardrail::expandReason(const std::string &reason, const CallVi
             out += call.agent.name;
         } else if (key.starts_with("args.")) {
             const Json *v = jsonAt(call.args, key.substr(5));
-            out += v ? shown(*v) : std::string("(absent)");
+            out += v ? shown(*v, context) : std::string("(absent)");
         } else {
             out.append(reason, open, close - open + 1);
         }
@@ -225,7 +227,7 @@ std::string RulesGuardrail::expandReason(const std::string &reason, const CallVi
     return out;
 }
 
-Verdict RulesGuardrail::beforeCall(const CallView &call, const GuardContext &)
+Verdict RulesGuardrail::beforeCall(const CallView &call, const GuardContext &context)
 {
     static const std::vector<std::uint32_t> none;
     const auto found = m_byTool.find(asciiLower(call.toolName));
@@ -238,7 +240,7 @@ Verdict RulesGuardrail::beforeCall(const CallView &call, const GuardContext &)
         const Rule &rule = m_rules[i];
         if (!matches(rule, call, scratch))
             continue;
-        Verdict v = Verdict::make(rule.action, rule.code, expandReason(rule.reason, call));
+        Verdict v = Verdict::make(rule.action, rule.code, expandReason(rule.reason, call, context));
         v.metadata["rule"] = std::size_t(i);
         if (rule.approvals)
             v.metadata["approvals"] = protocol::approvalRuleToJson(*rule.approvals);

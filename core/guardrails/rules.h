@@ -20,8 +20,9 @@ public:
     std::string_view name() const override { return m_name; }
     Verdict beforeCall(const CallView &call, const GuardContext &context) override;
 
-    // Fills {tool}, {agent} and {args.<path>} in a rule's reason.
-    static std::string expandReason(const std::string &reason, const CallView &call);
+    // Fills {tool}, {agent} and {args.<path>} in a rule's reason, the
+    // args with their secrets masked (GuardContext::masked).
+    static std::string expandReason(const std::string &reason, const CallView &call, const GuardContext &context);
 
 private:
     struct ArgMatch

@@ -34,6 +34,7 @@ private Q_SLOTS:
     void reasonNamesKindsAndPlacesNeverValues();
     void maskingDoesNotDependOnChainOrder();
     void maskAndUnmaskRoundTrip();
+    void quotesAreMaskedBeforeTheyAreCut();
     void customPatternsAndConfiguration();
     void prefilterMissesNothing();
 };
@@ -102,6 +103,46 @@ void TestSecrets::maskingDoesNotDependOnChainOrder()
     QCOMPARE(o.trail.size(), std::size_t(1)); // secrets never ran as a verdict...
     QCOMPARE(o.redactions.size(), std::size_t(1)); // ...but still says what to mask
     QCOMPARE(maskText(o.reason, o.redactions), std::string("no requests: https://x.test/?t=[secret:aws_access_key_id:1]"));
+}
+
+void TestSecrets::quotesAreMaskedBeforeTheyAreCut()
+{
+    // Masking the finished reason cannot find a secret a quote cut short,
+    // escaped or normalized: the guardrails quote the call masked.
+    const std::string key = "AKIAIOSFODNN7EXAMPLE";
+    const std::string hook = "https://hooks.slack.com/services/T0ABCDEFG/B0ABCDEFG/abcdefghijklmnopqrstuvwx";
+    const Policy p = policyOf(R"({"guardrails":[{"type":"secrets","action":"warn"},
+        {"type":"rules","rules":[
+            {"when":{"tool":"bash"},"action":"ask","reason":"runs {args.command}"},
+            {"when":{"tool":"configure"},"action":"ask","reason":"sets {args.env}"}]},
+        {"type":"protected_paths","paths":["/"],"action":"ask","keys":["source"]}]})");
+    const auto leaks = [](const ChainOutcome &o, std::string_view secret) {
+        std::string all = o.reason;
+        for (const TrailEntry &e : o.trail)
+            all += e.reason + dumpJson(e.metadata);
+        for (const protocol::Warning &w : o.warnings)
+            all += w.message;
+        return all.find(secret) != std::string::npos;
+    };
+
+    // Cut short: 197 characters and "...", with the key across the cut.
+    ChainOutcome o = holdpoint::test::runBeforeCall(p, "bash", {{"command", std::string(185, 'x') + " " + key}});
+    QCOMPARE(o.action, Action::Ask);
+    QVERIFY2(!leaks(o, key.substr(0, 8)), o.reason.c_str());
+    QVERIFY2(o.reason.find("[secret:aws") != std::string::npos, o.reason.c_str());
+
+    // Escaped: a quote inside a password is \" in the dumped object.
+    const std::string password = "Tr0ub\"4dor&3-secret";
+    o = holdpoint::test::runBeforeCall(p, "configure", {{"env", {{"DB_PASSWORD", password}}}});
+    QCOMPARE(o.action, Action::Ask);
+    QVERIFY2(!leaks(o, "Tr0ub"), o.reason.c_str());
+    QVERIFY2(o.reason.find("DB_PASSWORD") != std::string::npos, o.reason.c_str());
+
+    // Normalized: the path's "//" becomes "/", and the URL with it.
+    o = holdpoint::test::runBeforeCall(p, "copy", {{"source", hook}});
+    QCOMPARE(o.action, Action::Ask);
+    QVERIFY2(!leaks(o, "B0ABCDEFG/abcdefgh"), (o.reason + dumpJson(o.trail.back().metadata)).c_str());
+    QVERIFY2(o.reason.find("is protected") != std::string::npos, o.reason.c_str());
 }
 
 void TestSecrets::maskAndUnmaskRoundTrip()
