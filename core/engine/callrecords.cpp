@@ -320,9 +320,6 @@ std::string unmaskedDecisionText(Json decision, const Json &resentArgs, const st
         decision["args"] = resentArgs;
     else if (decision["decision"] == "modify")
         decision["args"] = unmaskJson(decision["args"], redactions);
-    // The reason and the warnings were masked in the log as well.
-    for (const char *key : {"reason", "warnings"})
-        decision[key] = unmaskJson(decision[key], redactions);
     return dumpJson(decision);
 }
 

@@ -103,7 +103,9 @@ DecisionFields reviewedFields(const QueueItem &item, const std::string &consoleR
 Json afterCallRecord(const std::string &callId, const RanCall &ran, bool ok, const AfterOutcome &after,
                      const std::vector<Redaction> &redactions);
 // A re-sent call whose decision the log kept masked: the decision message
-// with the re-send's real arguments, reason and warnings.
+// with the re-send's real arguments. Its reason and warnings stay as the
+// log has them: a placeholder there may not stand for what the agent heard
+// (a reviewer may type one; a halted turn's reason numbers another call's).
 std::string unmaskedDecisionText(Json maskedDecision, const Json &resentArgs,
                                  const std::vector<Redaction> &redactions);
 
