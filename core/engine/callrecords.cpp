@@ -108,7 +108,7 @@ Json callRecord(const ToolCall &call, const AgentInfo &agent, const ChainOutcome
     if (!agent.capabilities.all())
         record["capabilities"] = capabilitiesToJson(agent.capabilities);
     if (!call.annotations.is_null() && !call.annotations.empty())
-        record["annotations"] = call.annotations;
+        record["annotations"] = maskJson(call.annotations, outcome.redactions);
     if (!call.context.is_null() && !call.context.empty())
         record["context"] = maskJson(call.context, outcome.redactions);
     if (call.turnId)

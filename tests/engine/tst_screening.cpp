@@ -291,7 +291,12 @@ void TestScreening::aQuotedSecretStaysOutOfTheRecords()
     QVERIFY2(dumpJson(d["warnings"]).find(Secret) != std::string::npos, d.dump().c_str());
     // Decided by the chain with its warnings.
     const Json passed = {{"path", "/tmp/AKIAIOSFODNN7EXAMPLE"}};
-    f.call(a, "c2", passed, "write_file");
+    ToolCall annotated; // an MCP tool's title may name its argument too
+    annotated.callId = "c2";
+    annotated.toolName = "write_file";
+    annotated.args = passed;
+    annotated.annotations = {{"title", "write /tmp/AKIAIOSFODNN7EXAMPLE"}};
+    f.broker.onMessage(a, Message(std::move(annotated)));
     d = f.out.last(a, "decision");
     QCOMPARE(d["decision"], Json("allow"));
     QVERIFY2(dumpJson(d["warnings"]).find(Secret) != std::string::npos, d.dump().c_str());
