@@ -92,11 +92,42 @@ void SessionTable::adopt(Call &call)
     rearmGrace();
 }
 
+namespace {
+
+// About what a parsed value holds: nlohmann's 16-byte value, a string's
+// heap block, an object member's tree node and key.
+std::size_t treeBytes(const Json &j)
+{
+    switch (j.type()) {
+    case Json::value_t::string:
+        return 16 + 32 + j.get_ref<const std::string &>().size();
+    case Json::value_t::object: {
+        std::size_t n = 16 + 48;
+        for (auto it = j.begin(); it != j.end(); ++it)
+            n += 64 + it.key().size() + treeBytes(*it);
+        return n;
+    }
+    case Json::value_t::array: {
+        std::size_t n = 16 + 24;
+        for (const Json &e : j)
+            n += treeBytes(e);
+        return n;
+    }
+    default:
+        return 16;
+    }
+}
+
+} // namespace
+
 std::size_t SessionTable::weigh(const Call &call)
 {
     // The node, its key, the digest and the order's copy of the key.
     constexpr std::size_t Overhead = 256;
-    return Overhead + call.decisionText.size() * (call.ran ? 2 : 1);
+    std::size_t n = Overhead + call.decisionText.size();
+    if (call.ran)
+        n += treeBytes(call.ran->args) + treeBytes(call.ran->annotations) + treeBytes(call.ran->context);
+    return n;
 }
 
 void SessionTable::recordDecided(Session &session, const std::string &callId)

@@ -160,13 +160,14 @@ public:
     // Someone waits for it again, or it was decided.
     void adopt(Call &call);
     // The session's decided calls beyond the limits are forgotten, oldest
-    // first, once their decisions reached the disk and the agent.
+    // first, once their decisions reached the disk and the agent; a
+    // tool_result for one forgotten is an unknown call.
     void recordDecided(Session &session, const std::string &callId);
     // A decided call let go of its RanCall or changed its decision text.
     void reweigh(Session &session, Call &call);
-    // About the memory a decided call holds: its decision text, and its
-    // args again while they wait for the after-call checks (an allowed
-    // call's decision text holds them too). O(1): no walk of the args.
+    // About the memory a decided call holds: its decision text, and,
+    // while they wait for the after-call checks, the parsed args, context
+    // and annotations it ran with.
     static std::size_t weigh(const Call &call);
     // After restoring: forget what is beyond the limits, arm the clocks.
     void settle();

@@ -200,7 +200,7 @@ void TestSessions::decidedCallMemoryIsBounded()
 
 void TestSessions::decidedCallBytesAreBounded()
 {
-    // About 2.6 KB each while its args wait for the after-call checks
+    // About 2.7 KB each while its args wait for the after-call checks
     // (SessionTable::weigh), about 1.4 KB once its result came.
     BrokerConfig config;
     config.rememberedBytesPerSession = 6000;
@@ -252,6 +252,22 @@ void TestSessions::decidedCallBytesAreBounded()
         QVERIFY(s.remembered("c1"));
         QVERIFY(s.remembered("c2"));
         QVERIFY(s.remembered("c3"));
+    }
+    {
+        // What waits for the after-call checks counts, context too.
+        Agent s(config);
+        for (const char *id : {"c1", "c2"}) {
+            ToolCall c;
+            c.callId = id;
+            c.toolName = "write_file";
+            c.args = {{"path", "a.txt"}};
+            c.context = {{"notes", std::string(2'500, 'n')}};
+            s.f.broker.onMessage(s.a, Message(std::move(c)));
+        }
+        s.f.call(s.a, "c3", {{"path", "b.txt"}});
+        QVERIFY(s.remembered("c3"));
+        QVERIFY(s.remembered("c2"));
+        QVERIFY(!s.remembered("c1"));
     }
     {
         // One call over the whole budget is still remembered, alone.
