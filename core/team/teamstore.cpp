@@ -261,12 +261,14 @@ Decide TeamStore::decideOf(const QueueItem &item, const protocol::Review &review
     d.action = std::string(protocol::reviewActionName(review.action));
     d.decision = std::string(protocol::decisionKindName(decision.kind));
     d.review = reviewToJson(review);
-    // Edited args may hold revealed secrets; the gateway that runs the call
-    // puts the real values back (engine/reviewdecision.cpp), as for any
-    // reviewer's edit of the masked view.
+    // Edited args and a reason may hold secrets the person revealed; the
+    // gateway that runs the call puts the args' real values back
+    // (engine/reviewdecision.cpp), as for any edit of the masked view.
     if (review.args)
         d.review["args"] = item.masked(*review.args);
-    d.reason = decision.reason;
+    if (!review.reason.empty())
+        d.review["reason"] = maskText(review.reason, item.redactions);
+    d.reason = maskText(decision.reason, item.redactions);
     d.audit = callFields(item, item.team ? item.team->gateway : m_config.self.id);
     d.audit["session"] = item.team && !item.team->local
         ? item.sessionId.substr(item.team->gateway.size() + 1)

@@ -358,7 +358,8 @@ void tst_TeamE2E::secretsStayOutOfTheTeamDatabase()
     QVERIFY2(item.dump().find(secret) == std::string::npos, item.dump().c_str());
     Json edited = args;
     edited["mode"] = "0400";
-    view->send(Json { { "type", "review" }, { "id", item["id"] }, { "action", "edit" }, { "args", edited } });
+    view->send(Json { { "type", "review" }, { "id", item["id"] }, { "action", "edit" }, { "args", edited },
+        { "reason", "kept under /srv/keys/" + secret } });
     const Json decision = agent->next("decision");
     QCOMPARE(decision.value("decision", std::string()), std::string("modify"));
     QCOMPARE(decision["args"], edited);
@@ -369,7 +370,9 @@ void tst_TeamE2E::secretsStayOutOfTheTeamDatabase()
         QStringLiteral("SELECT string_agg(line, E'\\n') FROM holdpoint.audit UNION ALL "
                        "SELECT concat_ws(E'\\n', item, review, proposal, reason) FROM holdpoint.items"),
         &out));
-    QVERIFY2(out.contains(QLatin1String("is protected")) && out.contains(QLatin1String("0400")), qPrintable(out));
+    QVERIFY2(out.contains(QLatin1String("is protected")) && out.contains(QLatin1String("0400"))
+            && out.contains(QLatin1String("kept under /srv/keys/[secret:")),
+        qPrintable(out));
     QVERIFY2(!out.contains(QString::fromStdString(secret)), qPrintable(out));
 }
 
