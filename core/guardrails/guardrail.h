@@ -76,7 +76,9 @@ struct ResultView
 // The secrets in the call, for a guardrail whose reason quotes it: a
 // quote cut short, escaped or normalized is no longer the secret as the
 // args have it, so masking the finished reason could miss it. Found on the
-// first use only, which is rare: a quote in a verdict that objects.
+// first use in a call, by one more scan of the call by every guardrail's
+// redactions() (the secrets guardrail's scan), which counts against the
+// quoting guardrail's budget_ms. Unused, it costs nothing.
 class SecretMask
 {
 public:
