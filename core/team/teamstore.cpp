@@ -260,14 +260,15 @@ Decide TeamStore::decideOf(const QueueItem &item, const protocol::Review &review
     d.via = decision.via.empty() ? std::string("console") : decision.via;
     d.action = std::string(protocol::reviewActionName(review.action));
     d.decision = std::string(protocol::decisionKindName(decision.kind));
-    d.review = reviewToJson(review);
-    // Edited args and a reason may hold secrets the person revealed; the
-    // gateway that runs the call puts the args' real values back
-    // (engine/reviewdecision.cpp), as for any edit of the masked view.
-    if (review.args)
-        d.review["args"] = item.masked(*review.args);
-    if (!review.reason.empty())
-        d.review["reason"] = maskText(review.reason, item.redactions);
+    // Edited args and a reason may hold secrets the person revealed: the
+    // team keeps the review masked, and the gateway that runs the call puts
+    // the args' real values back (engine/reviewdecision.cpp), as for any
+    // edit of the masked view.
+    protocol::Review kept = review;
+    if (kept.args)
+        kept.args = item.masked(*kept.args);
+    kept.reason = maskText(std::move(kept.reason), item.redactions);
+    d.review = reviewToJson(kept);
     d.reason = maskText(decision.reason, item.redactions);
     d.audit = callFields(item, item.team ? item.team->gateway : m_config.self.id);
     d.audit["session"] = item.team && !item.team->local
@@ -276,8 +277,8 @@ Decide TeamStore::decideOf(const QueueItem &item, const protocol::Review &review
     d.audit["decision"] = d.decision;
     d.audit["reason"] = d.reason;
     d.audit["state"] = "decided";
-    if (review.args)
-        d.audit["args"] = item.masked(*review.args);
+    if (kept.args)
+        d.audit["args"] = *kept.args;
     return d;
 }
 
