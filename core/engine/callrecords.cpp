@@ -209,12 +209,14 @@ void writeDecisionRecord(std::string &out, const RecordSubject &subject, const D
     w.member("tool", fields.tool);
     if (!fields.via.empty())
         w.member("via", fields.via);
-    if (!decision.warnings.empty() && fields.secret()) {
-        // A warning may quote the call, as a reason may.
-        w.member("warnings", maskJson(warningsToJson(decision.warnings), *fields.redactions));
-    } else if (!decision.warnings.empty()) {
-        w.key("warnings");
-        writeWarnings(w, decision.warnings);
+    if (!decision.warnings.empty()) {
+        if (fields.secret()) {
+            // A warning may quote the call, as a reason may.
+            w.member("warnings", maskJson(warningsToJson(decision.warnings), *fields.redactions));
+        } else {
+            w.key("warnings");
+            writeWarnings(w, decision.warnings);
+        }
     }
     w.endObject();
 }

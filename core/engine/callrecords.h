@@ -104,8 +104,9 @@ Json afterCallRecord(const std::string &callId, const RanCall &ran, bool ok, con
                      const std::vector<Redaction> &redactions);
 // A re-sent call whose decision the log kept masked: the decision message
 // with the re-send's real arguments. Its reason and warnings stay as the
-// log has them: a placeholder there may not stand for what the agent heard
-// (a reviewer may type one; a halted turn's reason numbers another call's).
+// log has them, since a placeholder there need not stand for a secret of
+// this call: a reviewer may type one, and a halted turn's reason numbers
+// the halting call's secrets.
 std::string unmaskedDecisionText(Json maskedDecision, const Json &resentArgs,
                                  const std::vector<Redaction> &redactions);
 

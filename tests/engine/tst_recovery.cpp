@@ -8,7 +8,6 @@
 #include "audit/auditlog.h"
 #include "engine/enginefixture.h"
 
-#include <QCoreApplication>
 #include <QTest>
 #include <QTemporaryDir>
 
