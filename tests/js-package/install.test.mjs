@@ -129,12 +129,21 @@ test('a fresh project installs the tarball, type-checks against its typings, and
   for (const file of readdirSync(join(here, 'consumer')).filter((f) => f.endsWith('.ts') || f === 'tsconfig.json')) {
     copyFileSync(join(here, 'consumer', file), join(project, file));
   }
-  // ws, its one dependency, comes from npm's cache: npm ci here puts the
-  // same version there (this lock has it, as resources/integrations/js's does).
-  await sh('npm install of the tarball', 'npm', ['install', '--offline', '--no-audit', '--no-fund', tarball], { cwd: project });
+  // An ordinary install, as a user's is: ws, the one dependency, is resolved
+  // from the registry (or from npm's cache when it holds it) at the exact
+  // version the manifest pins. Nothing here may assume what a cache holds:
+  // a new machine's is empty.
+  await sh('npm install of the tarball', 'npm', ['install', '--no-audit', '--no-fund', tarball], { cwd: project });
   const manifest = JSON.parse(readFileSync(join(project, 'node_modules', 'holdpoint', 'package.json'), 'utf8'));
   assert.equal(manifest.version, VERSION);
-  assert.ok(existsSync(join(project, 'node_modules', 'ws', 'package.json')), 'ws was not installed with holdpoint');
+  const wsManifest = join(project, 'node_modules', 'ws', 'package.json');
+  assert.ok(existsSync(wsManifest), 'ws was not installed with holdpoint');
+  assert.equal(JSON.parse(readFileSync(wsManifest, 'utf8')).version, manifest.dependencies.ws,
+    'the tarball\'s manifest pins ws; the install must take exactly that version');
+  // The lock the install wrote names holdpoint's one dependency and where it came from.
+  const lock = JSON.parse(readFileSync(join(project, 'package-lock.json'), 'utf8'));
+  assert.deepEqual(Object.keys(lock.packages['node_modules/holdpoint'].dependencies ?? {}), ['ws']);
+  assert.match(lock.packages['node_modules/ws'].integrity ?? '', /^sha512-/, 'ws was installed without an integrity hash');
   assert.equal(existsSync(join(project, 'node_modules', 'holdpoint', 'src')), false);
   // The optional peers are not installed by npm; the user's own are. After
   // the install, so that npm does not prune them as extraneous.
