@@ -392,8 +392,8 @@ WebServer::Reply WebServer::route(const QHttpServerRequest &request, QTcpSocket 
         return error(421, "bad_host", "this server does not answer for that Host");
     if (request.body().size() > m_config.maxRequestBytes)
         return error(413, "too_large", "the body is over the limit");
-    // The page never sends a chunked body; what Qt's lenient chunk parser
-    // would make of one is not worth finding out.
+    // The listener refuses any Transfer-Encoding before Qt parses a byte
+    // (httpframing.h); this stays for a request that reaches here another way.
     if (!request.value("transfer-encoding").isEmpty()) {
         Reply r = error(400, "invalid", "Transfer-Encoding is not taken here; send a Content-Length");
         r.close = true;
