@@ -4,16 +4,16 @@
 // in webapi.cpp, the live feed in webfeed.cpp.
 #include "webserver.h"
 
+#include "common/datadir.h"
 #include "common/reviewertokens.h"
 #include "common/sha256.h"
 #include "engine/consolecore.h"
 #include "web/weblistener.h"
+#include "web/webtls.h"
 
 #include <QFile>
 #include <QHttpServerRequest>
 #include <QHttpServerResponder>
-#include <QSslCertificate>
-#include <QSslKey>
 #include <QTimer>
 
 namespace holdpoint {
@@ -24,6 +24,8 @@ constexpr char CookieName[] = "__Host-holdpoint";
 constexpr char Csp[] = "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; "
                        "connect-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'";
 constexpr char AnsweredProperty[] = "holdpoint_answered";
+// What a trusted proxy proves itself with (WEB.md "Who gets in"), lower case.
+constexpr char ProxySecretHeader[] = "x-holdpoint-proxy-secret";
 
 bool isLoopback(const QHostAddress &a)
 {
@@ -39,7 +41,7 @@ QString hostText(const QHostAddress &a)
 bool reservedHeader(const QByteArray &name)
 {
     static const QByteArray reserved[] = { "cookie", "host", "origin", "authorization", "content-length",
-        "content-type", "connection", "upgrade", "x-csrf-token", "transfer-encoding" };
+        "content-type", "connection", "upgrade", "x-csrf-token", "transfer-encoding", ProxySecretHeader };
     const QByteArray lower = name.toLower();
     return std::find(std::begin(reserved), std::end(reserved), lower) != std::end(reserved);
 }
@@ -123,8 +125,14 @@ QString webConfigProblem(const WebConfig &c)
         return QStringLiteral("--web-trusted-proxy on loopback needs --web-proxy-secret-file: every process on this "
                               "machine connects from loopback too, so the proxy must also prove itself with the "
                               "secret in X-Holdpoint-Proxy-Secret");
+    if (!c.authHeader.isEmpty() && c.authHeader.compare(ProxySecretHeader, Qt::CaseInsensitive) == 0)
+        return QStringLiteral("--web-auth-header: %1 carries the proxy's secret, not a name; give the header the "
+                              "proxy puts the signed-in person's name in (e.g. X-Forwarded-User)")
+            .arg(QString::fromLatin1(c.authHeader));
     if (!c.authHeader.isEmpty() && (!headerNameValid(c.authHeader) || reservedHeader(c.authHeader)))
-        return QStringLiteral("--web-auth-header: \"%1\" cannot name the reviewer").arg(QString::fromLatin1(c.authHeader));
+        return QStringLiteral("--web-auth-header: \"%1\" cannot name the reviewer; give the header the proxy puts "
+                              "the signed-in person's name in (e.g. X-Forwarded-User)")
+            .arg(QString::fromLatin1(c.authHeader));
     for (const QString &o : c.origins) {
         const QUrl url(o);
         if (!url.isValid() || (url.scheme() != QLatin1String("https") && url.scheme() != QLatin1String("http"))
@@ -163,32 +171,8 @@ bool WebServer::start(QString *error)
     if (!m_sessions.load(error))
         return false;
     std::optional<QSslConfiguration> tls;
-    if (!m_config.certFile.isEmpty()) {
-        const QList<QSslCertificate> chain = QSslCertificate::fromPath(m_config.certFile);
-        QFile keyFile(m_config.keyFile);
-        if (chain.isEmpty()) {
-            *error = QStringLiteral("--web-cert %1: no PEM certificate there").arg(m_config.certFile);
-            return false;
-        }
-        if (!keyFile.open(QIODevice::ReadOnly)) {
-            *error = QStringLiteral("--web-key %1: %2").arg(m_config.keyFile, keyFile.errorString());
-            return false;
-        }
-        QSslKey key(&keyFile, QSsl::Rsa);
-        if (key.isNull()) {
-            keyFile.seek(0);
-            key = QSslKey(&keyFile, QSsl::Ec);
-        }
-        if (key.isNull()) {
-            *error = QStringLiteral("--web-key %1: no unencrypted PEM RSA or EC key there").arg(m_config.keyFile);
-            return false;
-        }
-        QSslConfiguration c = QSslConfiguration::defaultConfiguration();
-        c.setLocalCertificateChain(chain);
-        c.setPrivateKey(key);
-        c.setProtocol(QSsl::TlsV1_2OrLater);
-        tls = c;
-    }
+    if (!m_config.certFile.isEmpty() && !(tls = loadWebTls(m_config.certFile, m_config.keyFile, error)))
+        return false;
     WebListenerLimits limits;
     limits.maxRequestBytes = m_config.maxRequestBytes;
     limits.requestMs = m_config.requestMs;
@@ -207,12 +191,14 @@ bool WebServer::start(QString *error)
 
     const QString scheme = tls ? QStringLiteral("https://") : QStringLiteral("http://");
     const QString port = u':' + QString::number(m_listener->serverPort());
+    // The page's own origin is the address it listens on: pairing links
+    // and the Origin check name that, never another loopback address where
+    // nothing of ours listens (127.0.0.2 is not 127.0.0.1). "localhost"
+    // reaches 127.0.0.1 and ::1 only.
     m_origins = m_config.origins;
-    if (isLoopback(m_config.address))
-        for (const QString &h : { QStringLiteral("127.0.0.1"), QStringLiteral("localhost"), QStringLiteral("[::1]") })
-            m_origins << scheme + h + port;
-    else
-        m_origins << scheme + hostText(m_config.address) + port;
+    m_origins << scheme + hostText(m_config.address) + port;
+    if (m_config.address.isEqual(QHostAddress::LocalHost) || m_config.address.isEqual(QHostAddress::LocalHostIPv6))
+        m_origins << scheme + QStringLiteral("localhost") + port;
     for (const QString &o : std::as_const(m_origins))
         m_hosts.insert(QUrl(o).authority().toUtf8());
     // The listening address itself, as a proxy in front may name it.
@@ -323,7 +309,7 @@ std::optional<WebServer::Caller> WebServer::caller(
             [&](const QHostAddress &p) { return p.isEqual(peer, QHostAddress::TolerantConversion); });
         const QByteArray named = headerValue(headers, m_config.authHeader).trimmed();
         const bool proven = m_config.proxySecret.isEmpty()
-            || Endpoint::constantTimeEquals(headerValue(headers, "x-holdpoint-proxy-secret"), m_config.proxySecret);
+            || Endpoint::constantTimeEquals(headerValue(headers, ProxySecretHeader), m_config.proxySecret);
         if (trusted && proven && !named.isEmpty()) {
             const std::string name = named.toStdString();
             if (!reviewerNameProblem(name).empty())
