@@ -217,6 +217,9 @@ bool WebServer::start(QString *error)
     });
     connect(queue, &QueueStore::resolved, this, &WebServer::onResolved);
     connect(m_core, &ConsoleCore::reviewRefused, this, [this](const std::string &id, const std::string &message) {
+        // The click's own answer says so, if it still waits (the oldest
+        // click on the item), and so does the page's feed.
+        answerParked(id, [&](const Parked &) { return std::optional(WebServer::error(422, "refused", message)); }, true);
         const auto it = m_awaiting.find(id);
         if (it == m_awaiting.end())
             return;
@@ -226,6 +229,15 @@ bool WebServer::start(QString *error)
     // A reviewer removed from the console may no longer decide from a phone
     // either, nor watch the queue through a page already open.
     connect(m_core, &ConsoleCore::namedReviewersChanged, this, &WebServer::dropRemovedReviewers);
+    if (team::TeamStore *team = m_core->team()) {
+        connect(team, &QueueStore::voteCounted, this, [this](const std::string &id, int approvals, int required) {
+            answerParked(id, [&](const Parked &) {
+                return std::optional(json({ { "outcome", "voted" }, { "approvals", approvals }, { "required", required } }));
+            }, true);
+        });
+        connect(team, &team::TeamStore::actingReviewersChanged, this, &WebServer::dropRemovedReviewers);
+        team->followActingReviewers();
+    }
     connect(&m_sessions, &WebSessions::revoked, this, &WebServer::onSessionRevoked);
     m_core->setWebHandler([this](const ReviewerIdentity &who, const protocol::WebRequest &request,
                               std::string *why) { return answer(who, request, why); });
@@ -284,16 +296,33 @@ bool WebServer::hostAllowed(const QByteArray &host) const
 
 void WebServer::dropRemovedReviewers()
 {
+    if (teamUnknown()) {
+        // Nobody is admitted until the database answers again; the pages
+        // close, but their sessions stay for when it is back.
+        endLive([](const Live &) { return true; }, QStringLiteral("the team database is unreachable"), false);
+        return;
+    }
     for (const WebSession &s : m_sessions.list())
         if (!identityFor(s.reviewer, {}))
             m_sessions.revokeReviewer(s.reviewer);
     endLive([this](const Live &l) { return !identityFor(l.reviewer, {}); }, QStringLiteral("reviewer removed"));
 }
 
+bool WebServer::teamUnknown() const
+{
+    return m_core->team() && !m_core->team()->actingKnown();
+}
+
 std::optional<ReviewerIdentity> WebServer::identityFor(const std::string &reviewer, const std::string &via) const
 {
-    if (m_core->team())
-        return ReviewerIdentity { reviewer, via, {} }; // the database says whom this login may decide as
+    // In team mode the database says whom this login may decide as: an
+    // enabled reviewer mapped to it, as last read (teamstore.h). A name it
+    // does not list, or any name while it cannot be asked, is nobody.
+    if (m_core->team()) {
+        if (m_core->team()->mayActAs(reviewer) != team::TeamStore::Acting::Yes)
+            return std::nullopt;
+        return ReviewerIdentity { reviewer, via, {} };
+    }
     if (reviewer == m_core->reviewerName())
         return ReviewerIdentity { reviewer, via, m_core->reviewerOsUser() };
     if (const auto named = m_core->namedReviewer(reviewer))
@@ -302,7 +331,7 @@ std::optional<ReviewerIdentity> WebServer::identityFor(const std::string &review
 }
 
 std::optional<WebServer::Caller> WebServer::caller(
-    const QList<QPair<QByteArray, QByteArray>> &headers, const QHostAddress &peer)
+    const QList<QPair<QByteArray, QByteArray>> &headers, const QHostAddress &peer, std::string *refusedName)
 {
     if (!m_config.authHeader.isEmpty()) {
         const bool trusted = std::any_of(m_config.trustedProxies.begin(), m_config.trustedProxies.end(),
@@ -316,8 +345,11 @@ std::optional<WebServer::Caller> WebServer::caller(
                 return std::nullopt;
             const std::string via = "web (" + m_config.authHeader.toStdString() + " from " + peer.toString().toStdString() + ")";
             auto identity = identityFor(name, via);
-            if (!identity)
+            if (!identity) {
+                if (refusedName)
+                    *refusedName = name;
                 return std::nullopt;
+            }
             return Caller { std::move(*identity), {}, sha256Hex(m_secret.toStdString() + ':' + name) };
         }
     }
@@ -326,7 +358,11 @@ std::optional<WebServer::Caller> WebServer::caller(
         return std::nullopt;
     auto identity = identityFor(session->reviewer, "web session " + session->id + " (paired via " + session->pairedVia + ")");
     if (!identity) {
-        m_sessions.revokeReviewer(session->reviewer);
+        if (refusedName)
+            *refusedName = session->reviewer;
+        // Unknown is not no: a session outlives the database's absence.
+        if (!teamUnknown())
+            m_sessions.revokeReviewer(session->reviewer);
         return std::nullopt;
     }
     return Caller { std::move(*identity), session->id, session->csrf };
@@ -341,7 +377,11 @@ bool WebServer::handleRequest(const QHttpServerRequest &request, QTcpSocket *soc
     if (WebListener::refused(socket))
         return !upgrade; // the guard answered already; true on an upgrade would hand the socket on
     if (!upgrade) {
-        send(socket, request, route(request, socket));
+        Reply reply = route(request, socket);
+        if (!reply.settles.empty())
+            park(socket, std::move(reply));
+        else
+            send(socket, request, reply);
         return true;
     }
     // A WebSocket is refused before the upgrade, with a status a browser shows.
@@ -403,9 +443,19 @@ WebServer::Reply WebServer::route(const QHttpServerRequest &request, QTcpSocket 
                                                                .arg(path, QString::fromUtf8(request.value("origin").left(200))));
         return error(403, "bad_origin", "a change is taken only from the page's own origin");
     }
+    // Fail closed: without the database's word on whom this login may act
+    // as, nobody reads, pairs or decides (and no session is revoked).
+    if (teamUnknown())
+        return error(503, "team_unavailable",
+            "the team database cannot say now who may use this page; try again when it is back");
     if (path == QLatin1String("/api/pair"))
         return redeem(request, request.remoteAddress());
-    const auto who = caller(request.headers(), request.remoteAddress());
+    std::string refusedName;
+    const auto who = caller(request.headers(), request.remoteAddress(), &refusedName);
+    if (!who && !refusedName.empty() && m_core->team())
+        return error(403, "not_a_reviewer",
+            refusedName + " is not a reviewer this console's team login may act as (disabled, or never mapped to it); "
+                          "the team database's owner decides that");
     if (!who)
         return error(401, "no_session", "this device is not paired, or its session ended; pair it again");
     if (post) {
@@ -462,6 +512,22 @@ WebServer::Reply WebServer::json(const Json &body, int status)
     return r;
 }
 
+std::vector<std::pair<QByteArray, QByteArray>> WebServer::answerHeaders(const Reply &reply) const
+{
+    std::vector<std::pair<QByteArray, QByteArray>> h { { "Content-Type", reply.contentType },
+        { "Content-Security-Policy", Csp }, { "X-Content-Type-Options", "nosniff" }, { "X-Frame-Options", "DENY" },
+        { "Referrer-Policy", "no-referrer" }, { "Cross-Origin-Opener-Policy", "same-origin" },
+        { "Cross-Origin-Resource-Policy", "same-origin" },
+        { "Cache-Control", reply.contentType.startsWith("application/json") ? "no-store" : "no-cache" } };
+    if (m_listener && m_listener->tls())
+        h.emplace_back("Strict-Transport-Security", "max-age=31536000");
+    h.insert(h.end(), reply.headers.begin(), reply.headers.end());
+    if (reply.close)
+        h.emplace_back("Connection", "close");
+    h.emplace_back("Content-Length", QByteArray::number(reply.body.size()));
+    return h;
+}
+
 void WebServer::send(QTcpSocket *socket, const QHttpServerRequest &request, const Reply &reply)
 {
     if (!socket->isOpen())
@@ -469,21 +535,8 @@ void WebServer::send(QTcpSocket *socket, const QHttpServerRequest &request, cons
     socket->setProperty(AnsweredProperty, true);
     QHttpServerResponder r = makeResponder(request, socket);
     r.writeStatusLine(QHttpServerResponder::StatusCode(reply.status));
-    r.writeHeader("Content-Type", reply.contentType);
-    r.writeHeader("Content-Security-Policy", Csp);
-    r.writeHeader("X-Content-Type-Options", "nosniff");
-    r.writeHeader("X-Frame-Options", "DENY");
-    r.writeHeader("Referrer-Policy", "no-referrer");
-    r.writeHeader("Cross-Origin-Opener-Policy", "same-origin");
-    r.writeHeader("Cross-Origin-Resource-Policy", "same-origin");
-    r.writeHeader("Cache-Control", reply.contentType.startsWith("application/json") ? "no-store" : "no-cache");
-    if (m_listener && m_listener->tls())
-        r.writeHeader("Strict-Transport-Security", "max-age=31536000");
-    for (const auto &[name, value] : reply.headers)
+    for (const auto &[name, value] : answerHeaders(reply))
         r.writeHeader(name, value);
-    if (reply.close)
-        r.writeHeader("Connection", "close");
-    r.writeHeader("Content-Length", QByteArray::number(reply.body.size()));
     r.writeBody(reply.body);
     if (reply.close)
         socket->disconnectFromHost();
