@@ -479,11 +479,12 @@ void TeamStore::readActingReviewers()
             m_readingActing = false;
             setActingReviewers(std::set<std::string>(names.begin(), names.end()));
         },
-        [this](const TeamError &e) {
+        [this](const TeamError &) {
             m_readingActing = false;
-            // A refusal that a retry will not change admits nobody; a lost
-            // connection is unknown until it is back.
-            setActingReviewers(e.retryable() ? std::nullopt : std::optional<std::set<std::string>>(std::set<std::string>()));
+            // Unknown, not "nobody": the page admits no one meanwhile, but
+            // a failed read (a lost connection, a role without SELECT on
+            // the reviewer tables) must not revoke every paired device.
+            setActingReviewers(std::nullopt);
         },
         TeamConnection::WhenDown::Fail);
 }

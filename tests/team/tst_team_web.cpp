@@ -37,6 +37,8 @@ private Q_SLOTS:
     void initTestCase();
     void theWebInstanceDecidesForTwoGateways();
     void onlyAnEnabledMappedReviewerUsesThePage();
+    // Last: it stops the database and starts it again.
+    void theDatabaseAwayAdmitsNobodyAndRevokesNothing();
 
 private:
     CtlResult ownerCtl(const QStringList &args) const
@@ -326,6 +328,52 @@ void tst_TeamWeb::onlyAnEnabledMappedReviewerUsesThePage()
         QStringLiteral("dave"), QStringLiteral("--role"), QStringLiteral("web_login") });
     QVERIFY2(enable.exitCode == 0, enable.err.constData());
     QTRY_COMPARE_WITH_TIMEOUT(http(port, "GET", "/api/items", {}, asProxy("dave")).status, 200, WaitMs);
+}
+
+void tst_TeamWeb::theDatabaseAwayAdmitsNobodyAndRevokesNothing()
+{
+    const quint16 port = freePort();
+    const QByteArray origin = "http://127.0.0.1:" + QByteArray::number(port);
+    ConsoleProcess web({ QStringLiteral("--team"), m_pg.connString(QStringLiteral("web"), QStringLiteral("web_login")),
+        QStringLiteral("--reviewer"), QStringLiteral("alice"), QStringLiteral("--policy"), m_policy,
+        QStringLiteral("--web"), QStringLiteral("127.0.0.1:%1").arg(port) });
+    QVERIFY(web.ready());
+    // 401 (not 503) once the database has said whom the login acts as.
+    QTRY_COMPARE_WITH_TIMEOUT(http(port, "GET", "/api/me").status, 401, WaitMs);
+    const CtlResult pair = web.ctl({ QStringLiteral("web"), QStringLiteral("pair"), QStringLiteral("--no-qr") });
+    QVERIFY2(pair.exitCode == 0, pair.err.constData());
+    const QByteArray link = pair.out.trimmed().split('\n').last();
+    // Redeemed once the database has said whom the login may act as (a
+    // 503 before that spends nothing).
+    HttpReply paired;
+    QVERIFY(QTest::qWaitFor(
+        [&] {
+            paired = http(port, "POST", "/api/pair",
+                QByteArray::fromStdString(dumpJson({ { "code", link.mid(link.indexOf('#') + 1).toStdString() } })),
+                { { "Origin", origin } });
+            return paired.status != 503;
+        },
+        WaitMs));
+    QCOMPARE(paired.status, 200);
+    const QByteArray alice = paired.header("Set-Cookie").split(';').first();
+    QCOMPARE(http(port, "GET", "/api/items", {}, { { "Cookie", alice } }).status, 200);
+    LiveFeed feed(port, origin, alice);
+    QVERIFY(feed.connected());
+    QVERIFY(feed.next("snapshot").is_object());
+
+    // The database goes: nobody is admitted, the page closes, but it is
+    // not signed out, and the session stays.
+    QVERIFY2(m_pg.stopImmediate(), qPrintable(m_pg.lastError()));
+    QVERIFY(feed.waitClosed(3 * WaitMs));
+    QVERIFY(feed.noneOf("revoked"));
+    QTRY_COMPARE_WITH_TIMEOUT(http(port, "GET", "/api/items", {}, { { "Cookie", alice } }).error(),
+        std::string("team_unavailable"), WaitMs);
+    LiveFeed refused(port, origin, alice);
+    QVERIFY(!refused.connected());
+
+    // Back: the same cookie reads again.
+    QVERIFY2(m_pg.startAgain(), qPrintable(m_pg.lastError()));
+    QTRY_COMPARE_WITH_TIMEOUT(http(port, "GET", "/api/items", {}, { { "Cookie", alice } }).status, 200, 3 * WaitMs);
 }
 
 QTEST_GUILESS_MAIN(tst_TeamWeb)
