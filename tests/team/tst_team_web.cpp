@@ -328,6 +328,13 @@ void tst_TeamWeb::onlyAnEnabledMappedReviewerUsesThePage()
         QStringLiteral("dave"), QStringLiteral("--role"), QStringLiteral("web_login") });
     QVERIFY2(enable.exitCode == 0, enable.err.constData());
     QTRY_COMPARE_WITH_TIMEOUT(http(port, "GET", "/api/items", {}, asProxy("dave")).status, 200, WaitMs);
+
+    // Unmapped from this login (enabled still, for other logins): the same.
+    QVERIFY2(m_pg.psql(QStringLiteral("web"),
+                 QStringLiteral("DELETE FROM holdpoint.reviewer_logins WHERE login = 'web_login' AND name = 'dave'")),
+        qPrintable(m_pg.lastError()));
+    QTRY_COMPARE_WITH_TIMEOUT(http(port, "GET", "/api/items", {}, asProxy("dave")).status, 403, WaitMs);
+    QCOMPARE(http(port, "GET", "/api/items", {}, asProxy("alice")).status, 200);
 }
 
 void tst_TeamWeb::theDatabaseAwayAdmitsNobodyAndRevokesNothing()
