@@ -4,6 +4,8 @@
 // The window's side of "Start at login" (autostart.h): a checkable action
 // in a Settings menu on the status bar, since the window has no menu bar.
 
+#include <QtGlobal>
+
 QT_BEGIN_NAMESPACE
 class QAction;
 class QMainWindow;

@@ -576,6 +576,22 @@ bool disableReviewer(pqxx::connection_base &c, const std::string &name)
     });
 }
 
+std::vector<std::string> actingReviewers(pqxx::connection_base &c)
+{
+    return guarded(c, "listing whom this login may decide as", [&] {
+        pqxx::nontransaction tx(c);
+        // The same rows reviewer_for_login() reads, so the page admits
+        // exactly the names review() would accept from this login.
+        const pqxx::result r = tx.exec("SELECT r.name FROM holdpoint.reviewer_logins l"
+                                       " JOIN holdpoint.reviewers r ON r.name = l.name"
+                                       " WHERE l.login = session_user AND NOT r.disabled ORDER BY r.name");
+        std::vector<std::string> names;
+        for (const auto &row : r)
+            names.push_back(text(row[0]));
+        return names;
+    });
+}
+
 Claimed claim(pqxx::connection_base &c, const std::string &id, const std::string &instance,
     const std::string &reviewer, TimeMs leaseMs)
 {

@@ -249,6 +249,9 @@ void addReviewer(pqxx::connection_base &c, const std::string &name, const std::s
     const std::string &osUser);
 std::vector<ReviewerEntry> reviewers(pqxx::connection_base &c);
 bool disableReviewer(pqxx::connection_base &c, const std::string &name);
+// Every enabled reviewer the calling login (session_user) may decide as,
+// sorted: whom a reviewer page on this instance may admit (WEB.md).
+std::vector<std::string> actingReviewers(pqxx::connection_base &c);
 Claimed claim(pqxx::connection_base &c, const std::string &id, const std::string &instance,
     const std::string &reviewer, TimeMs leaseMs);
 bool release(pqxx::connection_base &c, const std::string &id, const std::string &instance);

@@ -452,8 +452,54 @@ void TeamStore::followActivity()
         m_activity->follow();
 }
 
+void TeamStore::followActingReviewers()
+{
+    m_followActing = true;
+    readActingReviewers();
+}
+
+TeamStore::Acting TeamStore::mayActAs(const std::string &name) const
+{
+    if (!m_acting)
+        return Acting::Unknown;
+    return m_acting->count(name) ? Acting::Yes : Acting::No;
+}
+
+// With every heartbeat (heartbeatMs, 2 s): a disabled or unmapped reviewer
+// loses a page within one. A job of its own, so a database that refuses
+// the read (a role without SELECT on the reviewer tables) costs the page,
+// never the heartbeat.
+void TeamStore::readActingReviewers()
+{
+    if (!m_followActing || m_readingActing || !m_conn.isConnected())
+        return;
+    m_readingActing = true;
+    m_conn.run<std::vector<std::string>>([](pqxx::connection_base &c) { return actingReviewers(c); },
+        [this](std::vector<std::string> names) {
+            m_readingActing = false;
+            setActingReviewers(std::set<std::string>(names.begin(), names.end()));
+        },
+        [this](const TeamError &) {
+            m_readingActing = false;
+            // Unknown, not "nobody": the page admits no one meanwhile, but
+            // a failed read (a lost connection, a role without SELECT on
+            // the reviewer tables) must not revoke every paired device.
+            setActingReviewers(std::nullopt);
+        },
+        TeamConnection::WhenDown::Fail);
+}
+
+void TeamStore::setActingReviewers(std::optional<std::set<std::string>> names)
+{
+    if (names == m_acting)
+        return;
+    m_acting = std::move(names);
+    Q_EMIT actingReviewersChanged();
+}
+
 void TeamStore::onDisconnected(const QString &why)
 {
+    setActingReviewers(std::nullopt);
     Q_EMIT availabilityChanged(false, why);
     checkLocalDeadlines();
 }
@@ -466,6 +512,7 @@ void TeamStore::tick()
         return;
     m_ticking = true;
     followActivity(); // auto-decisions, copied without a notification
+    readActingReviewers();
     const Instance self = m_config.self;
     std::vector<std::string> claims(m_claims.begin(), m_claims.end());
     const TimeMs lease = m_config.leaseMs;

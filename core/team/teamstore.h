@@ -68,6 +68,19 @@ public:
     // on every connect); empty with reviewerError() saying why, or before
     // the first answer.
     const std::string &reviewer() const { return m_reviewer; }
+    // Whom this login may decide as: every enabled reviewer the database
+    // maps it to, read with every heartbeat once follow() asks for it (a
+    // reviewer page does). Unknown before the first answer and while the
+    // database is unreachable; callers refuse then (fail closed).
+    enum class Acting
+    {
+        Unknown,
+        Yes,
+        No,
+    };
+    void followActingReviewers();
+    Acting mayActAs(const std::string &name) const;
+    bool actingKnown() const { return m_acting.has_value(); }
     const std::string &reviewerOsUser() const { return m_reviewerOsUser; }
     const QString &reviewerError() const { return m_reviewerError; }
 
@@ -141,6 +154,9 @@ Q_SIGNALS:
     void activity(const Json &record);
     // reviewer() or reviewerError() changed.
     void reviewerChanged();
+    // What mayActAs() answers changed: a reviewer disabled, added or
+    // unmapped, or the database lost or found again.
+    void actingReviewersChanged();
 
 private:
     void onConnected();
@@ -149,6 +165,8 @@ private:
     void onNotified(const QString &kind, const QString &id);
     void tick();
     void followActivity();
+    void readActingReviewers();
+    void setActingReviewers(std::optional<std::set<std::string>> names);
     void flushCopies();
     void checkLocalDeadlines();
     // Escalations are written in batches: those made while one batch is on
@@ -210,6 +228,9 @@ private:
     std::string m_reviewer;
     std::string m_reviewerOsUser;
     QString m_reviewerError;
+    bool m_followActing = false;
+    bool m_readingActing = false; // a read is on its way
+    std::optional<std::set<std::string>> m_acting; // nullopt: unknown
     std::vector<Escalation> m_escalations; // not yet handed to the connection
     int m_escalating = 0; // batches on their way
     std::string m_applying; // the item decidedElsewhere is resolving

@@ -6,8 +6,11 @@
 #include "common/jsonparse.h"
 #include "common/sha256.h"
 #include "engine/consolecore.h"
+#include "web/weblistener.h"
 
 #include <QHttpServerRequest>
+#include <QTcpSocket>
+#include <QTimer>
 #include <QSysInfo>
 
 namespace holdpoint {
@@ -15,6 +18,9 @@ namespace holdpoint {
 namespace {
 
 constexpr std::size_t MaxBodyDepth = protocol::MaxDepth;
+// How long a team review's answer waits for the database's: its own answer
+// deadline is 5 s (TEAM.md "Connecting").
+constexpr int SettleMs = 6'000;
 
 // A JSON object body with only `allowed` keys, or why not.
 bool parseBody(const QByteArray &body, std::initializer_list<const char *> allowed, Json *out, std::string *why)
@@ -173,11 +179,66 @@ WebServer::Reply WebServer::review(const Caller &caller, const std::string &id, 
     // got there first, and the feed says so ("refused").
     if (outcome.later || m_core->team()) {
         m_awaiting[id] = { caller.sessionId, caller.identity.name };
-        return json({ { "outcome", "sent" } });
+        // The HTTP answer waits for the database's, so a refusal is said
+        // to the click itself; "sent" if the database is slower than that.
+        Reply sent = json({ { "outcome", "sent" } });
+        sent.settles = id;
+        sent.settlesFor = caller.identity.name;
+        return sent;
     }
     if (outcome.voted)
         return json({ { "outcome", "voted" }, { "approvals", outcome.approvals }, { "required", outcome.required } });
     return json({ { "outcome", "decided" }, { "decided_by", outcome.decision.decidedBy } });
+}
+
+void WebServer::park(QTcpSocket *socket, Reply fallback)
+{
+    const std::string id = fallback.settles;
+    const quint64 ticket = ++m_parkTickets;
+    // Nothing else is read on this connection until it is answered: Qt
+    // would answer a next request first, out of order.
+    WebListener::hold(socket, true);
+    m_parked.emplace(id, Parked { socket, std::move(fallback), ticket });
+    QTimer::singleShot(SettleMs, this, [this, id, ticket]() {
+        answerParked(id, [ticket](const Parked &p) -> std::optional<Reply> {
+            if (p.ticket != ticket)
+                return std::nullopt;
+            return p.fallback;
+        });
+    });
+}
+
+// Answers the parked clicks on `id` that `answer` has a reply for (with
+// `first`, the oldest of them only), in bytes of our own: the request
+// object Qt HTTP Server parsed them into is another request's by now.
+void WebServer::answerParked(
+    const std::string &id, const std::function<std::optional<Reply>(const Parked &)> &answer, bool first)
+{
+    const auto [from, to] = m_parked.equal_range(id);
+    std::vector<decltype(m_parked)::iterator> oldestFirst;
+    for (auto it = from; it != to; ++it)
+        oldestFirst.push_back(it);
+    std::sort(oldestFirst.begin(), oldestFirst.end(),
+        [](const auto &a, const auto &b) { return a->second.ticket < b->second.ticket; });
+    std::vector<std::pair<QPointer<QTcpSocket>, Reply>> due;
+    for (const auto &it : oldestFirst) {
+        std::optional<Reply> reply = answer(it->second);
+        if (!reply)
+            continue;
+        due.emplace_back(it->second.socket, std::move(*reply));
+        m_parked.erase(it);
+        if (first)
+            break;
+    }
+    for (const auto &[socket, reply] : due) {
+        if (!socket || !socket->isOpen() || WebListener::refused(socket))
+            continue;
+        WebListener::hold(socket, false);
+        QByteArray bytes = "HTTP/1.1 " + QByteArray::number(reply.status) + " \r\n";
+        for (const auto &[name, value] : answerHeaders(reply))
+            bytes += name + ": " + value + "\r\n";
+        socket->write(bytes + "\r\n" + reply.body);
+    }
 }
 
 Json WebServer::answer(const ReviewerIdentity &who, const protocol::WebRequest &request, std::string *error)
@@ -186,7 +247,9 @@ Json WebServer::answer(const ReviewerIdentity &who, const protocol::WebRequest &
     const bool owner = !m_core->team() && who.name == m_core->reviewerName();
     switch (request.action) {
     case protocol::WebAction::Pair: {
-        if (!identityFor(who.name, {})) {
+        // While the team database cannot be asked the code is made anyway:
+        // redeeming it checks again, and refuses then.
+        if (!identityFor(who.name, {}) && !teamUnknown()) {
             *error = who.name + " may not decide on this console";
             return {};
         }

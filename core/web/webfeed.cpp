@@ -122,6 +122,13 @@ void WebServer::onResolved(const QueueItem &item)
         }
     }
     m_awaiting.erase(item.id);
+    answerParked(item.id, [&](const Parked &p) {
+        if (!decidedBy.empty() && decidedBy == "human:" + p.fallback.settlesFor)
+            return std::optional(json({ { "outcome", "decided" }, { "decided_by", decidedBy } }));
+        return std::optional(json({ { "error", "already_decided" },
+            { "message", "already decided by " + decidedBy + " at " + formatTimestamp(at) }, { "decided_by", decidedBy },
+            { "decided_at", formatTimestamp(at) }, { "state", state } }, 409));
+    });
     broadcast({ { "type", "removed" }, { "id", item.id }, { "state", state }, { "decided_by", decidedBy },
         { "decided_at", formatTimestamp(at) } });
 }
@@ -132,12 +139,13 @@ void WebServer::onSessionRevoked(const std::string &id)
 }
 
 // Tells the pages `which` picks that they are signed out, then closes them.
-void WebServer::endLive(const std::function<bool(const Live &)> &which, const QString &why)
+void WebServer::endLive(const std::function<bool(const Live &)> &which, const QString &why, bool signedOut)
 {
     for (const QPointer<QWebSocket> &ws : liveSockets(which)) {
         if (!ws)
             continue;
-        ws->sendTextMessage(QStringLiteral("{\"type\":\"revoked\"}"));
+        if (signedOut)
+            ws->sendTextMessage(QStringLiteral("{\"type\":\"revoked\"}"));
         ws->close(QWebSocketProtocol::CloseCodePolicyViolated, why);
     }
 }

@@ -1,9 +1,14 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "weblistener.h"
 
+#include "common/json.h"
+#include "web/httpframing.h"
+
 #include <QPointer>
 #include <QSslSocket>
 #include <QTimer>
+
+#include <algorithm>
 
 namespace holdpoint {
 
@@ -42,7 +47,21 @@ public:
     }
 
     bool refused() const { return m_refused; }
-    void requestDone() { m_request.stop(); }
+    void requestDone()
+    {
+        if (m_refused || m_handedOver)
+            return;
+        m_request.stop();
+        // Qt's parser found a request where ours has not finished one: the
+        // two disagree on framing, so neither reading is acted on.
+        if (m_phase != Phase::Answering) {
+            refuse(400, "invalid", QStringLiteral("a request this server's two parsers frame differently"));
+            return;
+        }
+        m_phase = Phase::Idle;
+        ++m_handled;
+    }
+    void hold(bool held) { m_held = held; }
     void handOver()
     {
         m_idle.stop();
@@ -50,9 +69,10 @@ public:
         m_handedOver = true;
     }
 
-    // Qt HTTP Server reads everything available on each readyRead, inside a
-    // transaction it commits at the end of each request: what is available
-    // now is what arrived since, and no transaction means a new request.
+    // Runs before Qt HTTP Server's own handler, which reads everything the
+    // socket holds on each readyRead: what is available now is what arrived
+    // since, and no byte of it reaches Qt's parser unless each request in
+    // it is framed (httpframing.h) and within the caps.
     void onReadyRead()
     {
         if (m_handedOver)
@@ -62,24 +82,91 @@ public:
             return;
         }
         m_idle.start();
-        if (!m_socket->isTransactionStarted()) {
-            m_bytes = 0;
-            m_request.start();
+        if (m_held && m_socket->bytesAvailable() > 0)
+            return refuse(400, "invalid", QStringLiteral("a request sent before the last one was answered"));
+        const QByteArray data = m_socket->peek(m_socket->bytesAvailable());
+        const qint64 cap = m_listener->m_limits.maxRequestBytes;
+        for (qsizetype at = 0; at < data.size() && !m_refused;) {
+            switch (m_phase) {
+            case Phase::Idle:
+                m_framer.reset();
+                m_phase = Phase::Head;
+                m_request.start();
+                break;
+            case Phase::Head: {
+                // No more than one byte past the cap is looked at.
+                const qsizetype room = qsizetype(std::max<qint64>(1, cap + 1 - m_framer.headBytes()));
+                const QByteArrayView rest = QByteArrayView(data).sliced(at);
+                qsizetype used = 0;
+                const auto status = m_framer.feed(rest.first(std::min(room, rest.size())), &used);
+                at += used;
+                if (status == RequestFramer::Status::Invalid)
+                    return refuse(400, "invalid", m_framer.error());
+                if (m_framer.headBytes() > cap
+                    || (status == RequestFramer::Status::Complete && m_framer.headBytes() + m_framer.contentLength() > cap))
+                    return refuse(413, "too_large", QStringLiteral("a request over %1 bytes").arg(cap));
+                if (status == RequestFramer::Status::Complete) {
+                    m_bodyLeft = m_framer.contentLength();
+                    m_phase = m_bodyLeft > 0 ? Phase::Body : Phase::Answering;
+                }
+                break;
+            }
+            case Phase::Body: {
+                const qint64 take = std::min<qint64>(m_bodyLeft, data.size() - at);
+                at += qsizetype(take);
+                m_bodyLeft -= take;
+                if (m_bodyLeft == 0)
+                    m_phase = Phase::Answering;
+                break;
+            }
+            case Phase::Answering:
+                // Qt's parser would read the next request into this one's
+                // (it parses all it is given in one go): a client waits for
+                // each answer before it sends again (no pipelining here).
+                return refuse(400, "invalid",
+                    QStringLiteral("bytes after a whole request, before its answer; send one request at a time"));
+            }
         }
-        m_bytes += m_socket->bytesAvailable();
-        if (m_bytes > m_listener->m_limits.maxRequestBytes)
-            refuse(413, "too_large", QStringLiteral("a request over %1 bytes").arg(m_listener->m_limits.maxRequestBytes));
+        if (m_phase == Phase::Answering && !m_refused)
+            checkAnsweredLater();
     }
 
 private:
+    enum class Phase
+    {
+        Idle, // between requests
+        Head,
+        Body,
+        Answering, // framed whole: Qt's handler has it now
+    };
+
+    // Once the event loop is back, a request framed whole has reached the
+    // handler (requestDone) or the WebSocket server (handOver). If neither,
+    // Qt's parser refused what ours took: it drops the socket's signals and
+    // would leave the connection open and silent, so it is answered here.
+    void checkAnsweredLater()
+    {
+        const quint64 framed = ++m_framed;
+        QTimer::singleShot(0, this, [this, framed] {
+            if (m_handled >= framed || m_refused || m_handedOver)
+                return;
+            connect(m_socket, &QAbstractSocket::disconnected, m_socket, &QObject::deleteLater);
+            refuse(400, "invalid", QStringLiteral("a request this server could not parse"));
+        });
+    }
+
     void refuse(int status, const char *error, const QString &why)
     {
         m_refused = true;
         m_idle.stop();
         m_request.stop();
-        const QByteArray body = QByteArrayLiteral("{\"error\":\"") + error + QByteArrayLiteral("\",\"message\":\"")
-            + why.toUtf8() + QByteArrayLiteral("\"}");
-        const QByteArray reason = status == 413 ? QByteArrayLiteral("Payload Too Large") : QByteArrayLiteral("Request Timeout");
+        // Whatever else the socket holds is read by nobody: Qt's handler,
+        // which runs next, finds nothing, and later bytes are skipped.
+        m_socket->skip(m_socket->bytesAvailable());
+        const QByteArray body = QByteArray::fromStdString(dumpJson({ { "error", error }, { "message", why.toStdString() } }));
+        const QByteArray reason = status == 413 ? QByteArrayLiteral("Payload Too Large")
+            : status == 408                     ? QByteArrayLiteral("Request Timeout")
+                                                : QByteArrayLiteral("Bad Request");
         m_socket->write(QByteArrayLiteral("HTTP/1.1 ") + QByteArray::number(status) + ' ' + reason
             + QByteArrayLiteral("\r\nContent-Type: application/json\r\nCache-Control: no-store\r\n"
                                 "X-Content-Type-Options: nosniff\r\nConnection: close\r\nContent-Length: ")
@@ -93,8 +180,13 @@ private:
     QTcpSocket *m_socket;
     QString m_peer;
     QTimer m_idle, m_request;
-    qint64 m_bytes = 0;
+    RequestFramer m_framer;
+    Phase m_phase = Phase::Idle;
+    qint64 m_bodyLeft = 0;
+    quint64 m_framed = 0; // requests framed whole
+    quint64 m_handled = 0; // of them, those the handler was given
     bool m_refused = false;
+    bool m_held = false; // an answer is on its way (WebListener::hold)
     bool m_handedOver = false;
 };
 
@@ -115,6 +207,12 @@ void WebListener::requestDone(QObject *socket)
 {
     if (ConnectionGuard *guard = ConnectionGuard::of(socket))
         guard->requestDone();
+}
+
+void WebListener::hold(QObject *socket, bool held)
+{
+    if (ConnectionGuard *guard = ConnectionGuard::of(socket))
+        guard->hold(held);
 }
 
 void WebListener::handOver(QObject *socket)

@@ -7,7 +7,9 @@
 // answers 413 once a request passes the cap and 408 when one takes too long
 // to arrive, before the bytes pile up, and closes connections that stay
 // silent, never finish their TLS handshake, or would pass the caps on open
-// connections.
+// connections. It also frames every request itself (httpframing.h) before
+// Qt's parser reads a byte: a request it cannot frame is answered 400 and
+// its connection closed with nothing after it read (RFC 9112 §6.3).
 
 #include <QHash>
 #include <QSslConfiguration>
@@ -43,6 +45,10 @@ public:
     static void requestDone(QObject *socket);
     // The socket became a WebSocket: its limits are the feed's own now.
     static void handOver(QObject *socket);
+    // An answer the handler gives later (a team review): until it is
+    // released, a byte that arrives is a request sent before the answer,
+    // refused with 400 rather than answered out of order.
+    static void hold(QObject *socket, bool held);
 
 Q_SIGNALS:
     // A connection the guard closed, and why (for the record; no secrets).

@@ -4,16 +4,16 @@
 // in webapi.cpp, the live feed in webfeed.cpp.
 #include "webserver.h"
 
+#include "common/datadir.h"
 #include "common/reviewertokens.h"
 #include "common/sha256.h"
 #include "engine/consolecore.h"
 #include "web/weblistener.h"
+#include "web/webtls.h"
 
 #include <QFile>
 #include <QHttpServerRequest>
 #include <QHttpServerResponder>
-#include <QSslCertificate>
-#include <QSslKey>
 #include <QTimer>
 
 namespace holdpoint {
@@ -24,6 +24,8 @@ constexpr char CookieName[] = "__Host-holdpoint";
 constexpr char Csp[] = "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; "
                        "connect-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'";
 constexpr char AnsweredProperty[] = "holdpoint_answered";
+// What a trusted proxy proves itself with (WEB.md "Who gets in"), lower case.
+constexpr char ProxySecretHeader[] = "x-holdpoint-proxy-secret";
 
 bool isLoopback(const QHostAddress &a)
 {
@@ -39,7 +41,7 @@ QString hostText(const QHostAddress &a)
 bool reservedHeader(const QByteArray &name)
 {
     static const QByteArray reserved[] = { "cookie", "host", "origin", "authorization", "content-length",
-        "content-type", "connection", "upgrade", "x-csrf-token", "transfer-encoding" };
+        "content-type", "connection", "upgrade", "x-csrf-token", "transfer-encoding", ProxySecretHeader };
     const QByteArray lower = name.toLower();
     return std::find(std::begin(reserved), std::end(reserved), lower) != std::end(reserved);
 }
@@ -123,8 +125,14 @@ QString webConfigProblem(const WebConfig &c)
         return QStringLiteral("--web-trusted-proxy on loopback needs --web-proxy-secret-file: every process on this "
                               "machine connects from loopback too, so the proxy must also prove itself with the "
                               "secret in X-Holdpoint-Proxy-Secret");
+    if (!c.authHeader.isEmpty() && c.authHeader.compare(ProxySecretHeader, Qt::CaseInsensitive) == 0)
+        return QStringLiteral("--web-auth-header: %1 carries the proxy's secret, not a name; give the header the "
+                              "proxy puts the signed-in person's name in (e.g. X-Forwarded-User)")
+            .arg(QString::fromLatin1(c.authHeader));
     if (!c.authHeader.isEmpty() && (!headerNameValid(c.authHeader) || reservedHeader(c.authHeader)))
-        return QStringLiteral("--web-auth-header: \"%1\" cannot name the reviewer").arg(QString::fromLatin1(c.authHeader));
+        return QStringLiteral("--web-auth-header: \"%1\" cannot name the reviewer; give the header the proxy puts "
+                              "the signed-in person's name in (e.g. X-Forwarded-User)")
+            .arg(QString::fromLatin1(c.authHeader));
     for (const QString &o : c.origins) {
         const QUrl url(o);
         if (!url.isValid() || (url.scheme() != QLatin1String("https") && url.scheme() != QLatin1String("http"))
@@ -163,32 +171,8 @@ bool WebServer::start(QString *error)
     if (!m_sessions.load(error))
         return false;
     std::optional<QSslConfiguration> tls;
-    if (!m_config.certFile.isEmpty()) {
-        const QList<QSslCertificate> chain = QSslCertificate::fromPath(m_config.certFile);
-        QFile keyFile(m_config.keyFile);
-        if (chain.isEmpty()) {
-            *error = QStringLiteral("--web-cert %1: no PEM certificate there").arg(m_config.certFile);
-            return false;
-        }
-        if (!keyFile.open(QIODevice::ReadOnly)) {
-            *error = QStringLiteral("--web-key %1: %2").arg(m_config.keyFile, keyFile.errorString());
-            return false;
-        }
-        QSslKey key(&keyFile, QSsl::Rsa);
-        if (key.isNull()) {
-            keyFile.seek(0);
-            key = QSslKey(&keyFile, QSsl::Ec);
-        }
-        if (key.isNull()) {
-            *error = QStringLiteral("--web-key %1: no unencrypted PEM RSA or EC key there").arg(m_config.keyFile);
-            return false;
-        }
-        QSslConfiguration c = QSslConfiguration::defaultConfiguration();
-        c.setLocalCertificateChain(chain);
-        c.setPrivateKey(key);
-        c.setProtocol(QSsl::TlsV1_2OrLater);
-        tls = c;
-    }
+    if (!m_config.certFile.isEmpty() && !(tls = loadWebTls(m_config.certFile, m_config.keyFile, error)))
+        return false;
     WebListenerLimits limits;
     limits.maxRequestBytes = m_config.maxRequestBytes;
     limits.requestMs = m_config.requestMs;
@@ -207,12 +191,14 @@ bool WebServer::start(QString *error)
 
     const QString scheme = tls ? QStringLiteral("https://") : QStringLiteral("http://");
     const QString port = u':' + QString::number(m_listener->serverPort());
+    // The page's own origin is the address it listens on: pairing links
+    // and the Origin check name that, never another loopback address where
+    // nothing of ours listens (127.0.0.2 is not 127.0.0.1). "localhost"
+    // reaches 127.0.0.1 and ::1 only.
     m_origins = m_config.origins;
-    if (isLoopback(m_config.address))
-        for (const QString &h : { QStringLiteral("127.0.0.1"), QStringLiteral("localhost"), QStringLiteral("[::1]") })
-            m_origins << scheme + h + port;
-    else
-        m_origins << scheme + hostText(m_config.address) + port;
+    m_origins << scheme + hostText(m_config.address) + port;
+    if (m_config.address.isEqual(QHostAddress::LocalHost) || m_config.address.isEqual(QHostAddress::LocalHostIPv6))
+        m_origins << scheme + QStringLiteral("localhost") + port;
     for (const QString &o : std::as_const(m_origins))
         m_hosts.insert(QUrl(o).authority().toUtf8());
     // The listening address itself, as a proxy in front may name it.
@@ -231,6 +217,9 @@ bool WebServer::start(QString *error)
     });
     connect(queue, &QueueStore::resolved, this, &WebServer::onResolved);
     connect(m_core, &ConsoleCore::reviewRefused, this, [this](const std::string &id, const std::string &message) {
+        // The click's own answer says so, if it still waits (the oldest
+        // click on the item), and so does the page's feed.
+        answerParked(id, [&](const Parked &) { return std::optional(WebServer::error(422, "refused", message)); }, true);
         const auto it = m_awaiting.find(id);
         if (it == m_awaiting.end())
             return;
@@ -240,6 +229,15 @@ bool WebServer::start(QString *error)
     // A reviewer removed from the console may no longer decide from a phone
     // either, nor watch the queue through a page already open.
     connect(m_core, &ConsoleCore::namedReviewersChanged, this, &WebServer::dropRemovedReviewers);
+    if (team::TeamStore *team = m_core->team()) {
+        connect(team, &QueueStore::voteCounted, this, [this](const std::string &id, int approvals, int required) {
+            answerParked(id, [&](const Parked &) {
+                return std::optional(json({ { "outcome", "voted" }, { "approvals", approvals }, { "required", required } }));
+            }, true);
+        });
+        connect(team, &team::TeamStore::actingReviewersChanged, this, &WebServer::dropRemovedReviewers);
+        team->followActingReviewers();
+    }
     connect(&m_sessions, &WebSessions::revoked, this, &WebServer::onSessionRevoked);
     m_core->setWebHandler([this](const ReviewerIdentity &who, const protocol::WebRequest &request,
                               std::string *why) { return answer(who, request, why); });
@@ -298,16 +296,33 @@ bool WebServer::hostAllowed(const QByteArray &host) const
 
 void WebServer::dropRemovedReviewers()
 {
+    if (teamUnknown()) {
+        // Nobody is admitted until the database answers again; the pages
+        // close, but their sessions stay for when it is back.
+        endLive([](const Live &) { return true; }, QStringLiteral("the team database is unreachable"), false);
+        return;
+    }
     for (const WebSession &s : m_sessions.list())
         if (!identityFor(s.reviewer, {}))
             m_sessions.revokeReviewer(s.reviewer);
     endLive([this](const Live &l) { return !identityFor(l.reviewer, {}); }, QStringLiteral("reviewer removed"));
 }
 
+bool WebServer::teamUnknown() const
+{
+    return m_core->team() && !m_core->team()->actingKnown();
+}
+
 std::optional<ReviewerIdentity> WebServer::identityFor(const std::string &reviewer, const std::string &via) const
 {
-    if (m_core->team())
-        return ReviewerIdentity { reviewer, via, {} }; // the database says whom this login may decide as
+    // In team mode the database says whom this login may decide as: an
+    // enabled reviewer mapped to it, as last read (teamstore.h). A name it
+    // does not list, or any name while it cannot be asked, is nobody.
+    if (m_core->team()) {
+        if (m_core->team()->mayActAs(reviewer) != team::TeamStore::Acting::Yes)
+            return std::nullopt;
+        return ReviewerIdentity { reviewer, via, {} };
+    }
     if (reviewer == m_core->reviewerName())
         return ReviewerIdentity { reviewer, via, m_core->reviewerOsUser() };
     if (const auto named = m_core->namedReviewer(reviewer))
@@ -316,22 +331,25 @@ std::optional<ReviewerIdentity> WebServer::identityFor(const std::string &review
 }
 
 std::optional<WebServer::Caller> WebServer::caller(
-    const QList<QPair<QByteArray, QByteArray>> &headers, const QHostAddress &peer)
+    const QList<QPair<QByteArray, QByteArray>> &headers, const QHostAddress &peer, std::string *refusedName)
 {
     if (!m_config.authHeader.isEmpty()) {
         const bool trusted = std::any_of(m_config.trustedProxies.begin(), m_config.trustedProxies.end(),
             [&](const QHostAddress &p) { return p.isEqual(peer, QHostAddress::TolerantConversion); });
         const QByteArray named = headerValue(headers, m_config.authHeader).trimmed();
         const bool proven = m_config.proxySecret.isEmpty()
-            || Endpoint::constantTimeEquals(headerValue(headers, "x-holdpoint-proxy-secret"), m_config.proxySecret);
+            || Endpoint::constantTimeEquals(headerValue(headers, ProxySecretHeader), m_config.proxySecret);
         if (trusted && proven && !named.isEmpty()) {
             const std::string name = named.toStdString();
             if (!reviewerNameProblem(name).empty())
                 return std::nullopt;
             const std::string via = "web (" + m_config.authHeader.toStdString() + " from " + peer.toString().toStdString() + ")";
             auto identity = identityFor(name, via);
-            if (!identity)
+            if (!identity) {
+                if (refusedName)
+                    *refusedName = name;
                 return std::nullopt;
+            }
             return Caller { std::move(*identity), {}, sha256Hex(m_secret.toStdString() + ':' + name) };
         }
     }
@@ -340,7 +358,11 @@ std::optional<WebServer::Caller> WebServer::caller(
         return std::nullopt;
     auto identity = identityFor(session->reviewer, "web session " + session->id + " (paired via " + session->pairedVia + ")");
     if (!identity) {
-        m_sessions.revokeReviewer(session->reviewer);
+        if (refusedName)
+            *refusedName = session->reviewer;
+        // Unknown is not no: a session outlives the database's absence.
+        if (!teamUnknown())
+            m_sessions.revokeReviewer(session->reviewer);
         return std::nullopt;
     }
     return Caller { std::move(*identity), session->id, session->csrf };
@@ -355,7 +377,11 @@ bool WebServer::handleRequest(const QHttpServerRequest &request, QTcpSocket *soc
     if (WebListener::refused(socket))
         return !upgrade; // the guard answered already; true on an upgrade would hand the socket on
     if (!upgrade) {
-        send(socket, request, route(request, socket));
+        Reply reply = route(request, socket);
+        if (!reply.settles.empty())
+            park(socket, std::move(reply));
+        else
+            send(socket, request, reply);
         return true;
     }
     // A WebSocket is refused before the upgrade, with a status a browser shows.
@@ -392,8 +418,8 @@ WebServer::Reply WebServer::route(const QHttpServerRequest &request, QTcpSocket 
         return error(421, "bad_host", "this server does not answer for that Host");
     if (request.body().size() > m_config.maxRequestBytes)
         return error(413, "too_large", "the body is over the limit");
-    // The page never sends a chunked body; what Qt's lenient chunk parser
-    // would make of one is not worth finding out.
+    // The listener refuses any Transfer-Encoding before Qt parses a byte
+    // (httpframing.h); this stays for a request that reaches here another way.
     if (!request.value("transfer-encoding").isEmpty()) {
         Reply r = error(400, "invalid", "Transfer-Encoding is not taken here; send a Content-Length");
         r.close = true;
@@ -417,9 +443,19 @@ WebServer::Reply WebServer::route(const QHttpServerRequest &request, QTcpSocket 
                                                                .arg(path, QString::fromUtf8(request.value("origin").left(200))));
         return error(403, "bad_origin", "a change is taken only from the page's own origin");
     }
+    // Fail closed: without the database's word on whom this login may act
+    // as, nobody reads, pairs or decides (and no session is revoked).
+    if (teamUnknown())
+        return error(503, "team_unavailable",
+            "the team database cannot say now who may use this page; try again when it is back");
     if (path == QLatin1String("/api/pair"))
         return redeem(request, request.remoteAddress());
-    const auto who = caller(request.headers(), request.remoteAddress());
+    std::string refusedName;
+    const auto who = caller(request.headers(), request.remoteAddress(), &refusedName);
+    if (!who && !refusedName.empty() && m_core->team())
+        return error(403, "not_a_reviewer",
+            refusedName + " is not a reviewer this console's team login may act as (disabled, or never mapped to it); "
+                          "the team database's owner decides that");
     if (!who)
         return error(401, "no_session", "this device is not paired, or its session ended; pair it again");
     if (post) {
@@ -476,6 +512,22 @@ WebServer::Reply WebServer::json(const Json &body, int status)
     return r;
 }
 
+std::vector<std::pair<QByteArray, QByteArray>> WebServer::answerHeaders(const Reply &reply) const
+{
+    std::vector<std::pair<QByteArray, QByteArray>> h { { "Content-Type", reply.contentType },
+        { "Content-Security-Policy", Csp }, { "X-Content-Type-Options", "nosniff" }, { "X-Frame-Options", "DENY" },
+        { "Referrer-Policy", "no-referrer" }, { "Cross-Origin-Opener-Policy", "same-origin" },
+        { "Cross-Origin-Resource-Policy", "same-origin" },
+        { "Cache-Control", reply.contentType.startsWith("application/json") ? "no-store" : "no-cache" } };
+    if (m_listener && m_listener->tls())
+        h.emplace_back("Strict-Transport-Security", "max-age=31536000");
+    h.insert(h.end(), reply.headers.begin(), reply.headers.end());
+    if (reply.close)
+        h.emplace_back("Connection", "close");
+    h.emplace_back("Content-Length", QByteArray::number(reply.body.size()));
+    return h;
+}
+
 void WebServer::send(QTcpSocket *socket, const QHttpServerRequest &request, const Reply &reply)
 {
     if (!socket->isOpen())
@@ -483,21 +535,8 @@ void WebServer::send(QTcpSocket *socket, const QHttpServerRequest &request, cons
     socket->setProperty(AnsweredProperty, true);
     QHttpServerResponder r = makeResponder(request, socket);
     r.writeStatusLine(QHttpServerResponder::StatusCode(reply.status));
-    r.writeHeader("Content-Type", reply.contentType);
-    r.writeHeader("Content-Security-Policy", Csp);
-    r.writeHeader("X-Content-Type-Options", "nosniff");
-    r.writeHeader("X-Frame-Options", "DENY");
-    r.writeHeader("Referrer-Policy", "no-referrer");
-    r.writeHeader("Cross-Origin-Opener-Policy", "same-origin");
-    r.writeHeader("Cross-Origin-Resource-Policy", "same-origin");
-    r.writeHeader("Cache-Control", reply.contentType.startsWith("application/json") ? "no-store" : "no-cache");
-    if (m_listener && m_listener->tls())
-        r.writeHeader("Strict-Transport-Security", "max-age=31536000");
-    for (const auto &[name, value] : reply.headers)
+    for (const auto &[name, value] : answerHeaders(reply))
         r.writeHeader(name, value);
-    if (reply.close)
-        r.writeHeader("Connection", "close");
-    r.writeHeader("Content-Length", QByteArray::number(reply.body.size()));
     r.writeBody(reply.body);
     if (reply.close)
         socket->disconnectFromHost();

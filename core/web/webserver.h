@@ -103,6 +103,17 @@ private:
         QByteArray contentType = "application/json";
         std::vector<std::pair<QByteArray, QByteArray>> headers;
         bool close = false; // and end the connection
+        // Team mode: answered when the database settles this item for
+        // `settlesFor` (decided, voted or refused); this reply if it has
+        // not within SettleMs.
+        std::string settles;
+        std::string settlesFor;
+    };
+    struct Parked
+    {
+        QPointer<QTcpSocket> socket;
+        Reply fallback;
+        quint64 ticket = 0;
     };
     struct Live
     {
@@ -119,14 +130,25 @@ private:
     };
 
     void send(QTcpSocket *socket, const QHttpServerRequest &request, const Reply &reply);
+    // What every answer carries besides its status and body.
+    std::vector<std::pair<QByteArray, QByteArray>> answerHeaders(const Reply &reply) const;
+    // A team review's answer waits for the database (webapi.cpp).
+    void park(QTcpSocket *socket, Reply fallback);
+    void answerParked(const std::string &id, const std::function<std::optional<Reply>(const Parked &)> &answer,
+        bool first = false);
     static Reply error(int status, const char *code, const std::string &message);
     static Reply json(const Json &body, int status = 200);
     Reply route(const QHttpServerRequest &request, QTcpSocket *socket);
     Reply staticFile(const QString &path) const;
     bool originAllowed(const QHttpServerRequest &request) const;
     bool hostAllowed(const QByteArray &host) const;
-    std::optional<Caller> caller(const QList<QPair<QByteArray, QByteArray>> &headers, const QHostAddress &peer);
+    // Who is calling, or nullopt; `refusedName`, if given, is set to the
+    // name a session or trusted header carried that may not use the page.
+    std::optional<Caller> caller(const QList<QPair<QByteArray, QByteArray>> &headers, const QHostAddress &peer,
+        std::string *refusedName = nullptr);
     std::optional<ReviewerIdentity> identityFor(const std::string &reviewer, const std::string &via) const;
+    // Team mode, and the database cannot say now whom this login may act as.
+    bool teamUnknown() const;
 
     // The API (webapi.cpp).
     Reply me(const Caller &caller) const;
@@ -147,7 +169,9 @@ private:
     void onSessionRevoked(const std::string &id);
     void pingLive();
     std::vector<QPointer<QWebSocket>> liveSockets(const std::function<bool(const Live &)> &which) const;
-    void endLive(const std::function<bool(const Live &)> &which, const QString &why);
+    // Closes the pages `which` picks; `signedOut` tells them first that
+    // their session ended (the page then stops reconnecting).
+    void endLive(const std::function<bool(const Live &)> &which, const QString &why, bool signedOut = true);
     Json snapshot() const;
 
     QPointer<ConsoleCore> m_core;
@@ -164,6 +188,9 @@ private:
     std::deque<std::string> m_decidedOrder;
     // Team mode: reviews sent to the database, by item, with whose session.
     std::unordered_map<std::string, std::pair<std::string, std::string>> m_awaiting;
+    // Team mode: review requests whose answer waits for the database, by item.
+    std::unordered_multimap<std::string, Parked> m_parked;
+    quint64 m_parkTickets = 0;
 };
 
 } // namespace holdpoint

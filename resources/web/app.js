@@ -249,7 +249,9 @@ async function reconnect() {
   try {
     state.csrf = (await api('GET', '/api/me')).csrf;
   } catch (err) {
-    if (err.status === 401) signedOut(err.message);
+    // A name the team database does not admit (not_a_reviewer) will not be
+    // admitted by retrying either.
+    if (err.status === 401 || err.code === 'not_a_reviewer') signedOut(err.message);
     else retryLater();
     return;
   }
@@ -718,7 +720,7 @@ function reviewed(item, action, result) {
 }
 
 function reviewFailed(item, err) {
-  if (err.status === 401) return signedOut(err.message);
+  if (err.status === 401 || err.code === 'not_a_reviewer') return signedOut(err.message);
   if (err.code === 'already_decided') {
     state.items.delete(item.id);
     renderQueue();

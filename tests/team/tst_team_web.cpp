@@ -36,6 +36,9 @@ class tst_TeamWeb final : public QObject
 private Q_SLOTS:
     void initTestCase();
     void theWebInstanceDecidesForTwoGateways();
+    void onlyAnEnabledMappedReviewerUsesThePage();
+    // Last: it stops the database and starts it again.
+    void theDatabaseAwayAdmitsNobodyAndRevokesNothing();
 
 private:
     CtlResult ownerCtl(const QStringList &args) const
@@ -105,6 +108,8 @@ void tst_TeamWeb::theWebInstanceDecidesForTwoGateways()
         QStringLiteral("X-Forwarded-User"), QStringLiteral("--web-trusted-proxy"), QStringLiteral("127.0.0.1"),
         QStringLiteral("--web-proxy-secret-file"), m_secretFile });
     QVERIFY(web.ready());
+    // The page admits nobody until the database has said whom its login may act as.
+    QTRY_COMPARE_WITH_TIMEOUT(http(port, "GET", "/api/me", {}, asProxy("bob")).status, 200, WaitMs);
 
     // alice pairs a phone with the web instance; bob comes through the SSO proxy.
     const CtlResult pair = web.ctl({ QStringLiteral("web"), QStringLiteral("pair"), QStringLiteral("--no-qr") });
@@ -153,8 +158,10 @@ void tst_TeamWeb::theWebInstanceDecidesForTwoGateways()
     };
     const HttpReply approved = review({ { "Cookie", alice } }, QByteArray::fromStdString(aliceMe["csrf"]), byCall["c1"],
         { { "action", "approve" } });
+    // The answer waits for the database's: decided, by her.
     QCOMPARE(approved.status, 200);
-    QCOMPARE(approved.json()["outcome"], "sent");
+    QCOMPARE(approved.json()["outcome"], "decided");
+    QCOMPARE(approved.json()["decided_by"], "human:alice");
     const Json ciDecision = ciAgent->next("decision");
     QCOMPARE(ciDecision["decision"], "allow");
     QCOMPARE(ciDecision["decided_by"], "human:alice");
@@ -184,7 +191,8 @@ void tst_TeamWeb::theWebInstanceDecidesForTwoGateways()
     QVERIFY2(verify.exitCode == 0, QByteArray(verify.out + verify.err).constData());
 
     // carol's name through the proxy: the login may not speak for her, so
-    // the database refuses and nothing is decided.
+    // she reads nothing, gets no live feed, and her click is refused in its
+    // own answer (and nothing is decided).
     serverAgent->send({ { "type", "tool_call" }, { "call_id", "s2" }, { "tool_name", "restart" },
         { "args", { { "unit", "db" } } } });
     Json added;
@@ -192,15 +200,15 @@ void tst_TeamWeb::theWebInstanceDecidesForTwoGateways()
         added = feed.next("added");
     while (added.is_object() && added["item"]["call_id"] != "s2");
     QVERIFY(added.is_object());
-    const Json carolMe = http(port, "GET", "/api/me", {}, asProxy("carol")).json();
+    const HttpReply carolMe = http(port, "GET", "/api/me", {}, asProxy("carol"));
+    QCOMPARE(carolMe.status, 403);
+    QCOMPARE(carolMe.error(), "not_a_reviewer");
     LiveFeed carolFeed(port, origin, {}, asProxy("carol"));
-    QVERIFY(carolFeed.connected());
-    const HttpReply carol = review(asProxy("carol"), QByteArray::fromStdString(carolMe["csrf"]),
+    QVERIFY(!carolFeed.connected());
+    const HttpReply carol = review(asProxy("carol"), QByteArray::fromStdString(bobMe["csrf"]),
         added["item"], { { "action", "approve" } });
-    QCOMPARE(carol.json()["outcome"], "sent");
-    const Json refused = carolFeed.next("refused");
-    QCOMPARE(refused["id"], added["item"]["id"]);
-    QVERIFY2(refused["message"].get<std::string>().find("carol") != std::string::npos, dumpJson(refused).c_str());
+    QCOMPARE(carol.status, 403);
+    QVERIFY2(carol.json()["message"].get<std::string>().find("carol") != std::string::npos, carol.body.constData());
     // alice, who may decide, then denies it: the only decision the agent gets.
     QTRY_VERIFY_WITH_TIMEOUT(
         http(port, "GET", "/api/items", {}, { { "Cookie", alice } }).json()["items"].size() == 1, WaitMs);
@@ -212,6 +220,167 @@ void tst_TeamWeb::theWebInstanceDecidesForTwoGateways()
     const Json last = serverAgent->next("decision");
     QCOMPARE(last["call_id"], "s2");
     QCOMPARE(last["decided_by"], "human:alice");
+}
+
+void tst_TeamWeb::onlyAnEnabledMappedReviewerUsesThePage()
+{
+    // dave decides as the web instance's login; erin is a reviewer too, of
+    // another login, which this instance may not act for.
+    for (const auto &[name, role] : { std::pair { "dave", "web_login" }, std::pair { "erin", "other_login" } }) {
+        QVERIFY(m_pg.psql(QStringLiteral("web"),
+            QStringLiteral("DO $$ BEGIN CREATE ROLE %1 LOGIN IN ROLE holdpoint_reviewer; "
+                           "EXCEPTION WHEN duplicate_object THEN NULL; END $$")
+                .arg(QLatin1String(role))));
+        const CtlResult add = ownerCtl({ QStringLiteral("team"), QStringLiteral("reviewer"), QStringLiteral("add"),
+            QLatin1String(name), QStringLiteral("--role"), QLatin1String(role) });
+        QVERIFY2(add.exitCode == 0, add.err.constData());
+    }
+    ConsoleProcess gateway({ QStringLiteral("--team"), m_url, QStringLiteral("--policy"), m_policy });
+    QVERIFY(gateway.ready());
+    const quint16 port = freePort();
+    const QByteArray origin = "http://127.0.0.1:" + QByteArray::number(port);
+    ConsoleProcess web({ QStringLiteral("--team"), m_pg.connString(QStringLiteral("web"), QStringLiteral("web_login")),
+        QStringLiteral("--reviewer"), QStringLiteral("dave"), QStringLiteral("--policy"), m_policy,
+        QStringLiteral("--web"), QStringLiteral("127.0.0.1:%1").arg(port), QStringLiteral("--web-auth-header"),
+        QStringLiteral("X-Forwarded-User"), QStringLiteral("--web-trusted-proxy"), QStringLiteral("127.0.0.1"),
+        QStringLiteral("--web-proxy-secret-file"), m_secretFile });
+    QVERIFY(web.ready());
+    QTRY_COMPARE_WITH_TIMEOUT(http(port, "GET", "/api/me", {}, asProxy("dave")).status, 200, WaitMs);
+
+    // dave's phone, paired with `web pair`, reads the team's queue.
+    const CtlResult pair = web.ctl({ QStringLiteral("web"), QStringLiteral("pair"), QStringLiteral("--no-qr") });
+    QVERIFY2(pair.exitCode == 0, pair.err.constData());
+    const QByteArray link = pair.out.trimmed().split('\n').last();
+    const HttpReply paired = http(port, "POST", "/api/pair",
+        QByteArray::fromStdString(dumpJson({ { "code", link.mid(link.indexOf('#') + 1).toStdString() } })),
+        { { "Origin", origin } });
+    QCOMPARE(paired.status, 200);
+    QCOMPARE(paired.json()["reviewer"], "dave");
+    const QByteArray dave = paired.header("Set-Cookie").split(';').first();
+    auto agent = agentOn(gateway, "agent");
+    QVERIFY(agent);
+    agent->send({ { "type", "tool_call" }, { "call_id", "d1" }, { "tool_name", "write_file" },
+        { "args", { { "path", "/srv/d1" } } } });
+    Json items;
+    QTRY_VERIFY_WITH_TIMEOUT(
+        (items = http(port, "GET", "/api/items", {}, { { "Cookie", dave } }).json()["items"]).size() >= 1, WaitMs);
+    const Json item = items[0];
+
+    // Names the database does not map to this login read nothing: unknown,
+    // differently cased, a system user's, another login's reviewer.
+    for (const QByteArray &name : { QByteArray("mallory"), QByteArray("DAVE"), QByteArray("root"), QByteArray("erin") }) {
+        const HttpReply r = http(port, "GET", "/api/items", {}, asProxy(name));
+        QCOMPARE(r.status, 403);
+        QCOMPARE(r.error(), "not_a_reviewer");
+        QVERIFY2(!r.body.contains("/srv/d1"), r.body.constData());
+        LiveFeed refused(port, origin, {}, asProxy(name));
+        QVERIFY2(!refused.connected(), name.constData());
+    }
+    // erin's click is refused in its own answer, and decides nothing.
+    // Each click carries its caller's own CSRF token, as the page does.
+    const auto review = [&](Headers who, const Json &body) {
+        who.append({ "Origin", origin });
+        const Json me = http(port, "GET", "/api/me", {}, who).json();
+        who.append({ "X-CSRF-Token", QByteArray::fromStdString(me.is_object() ? me.value("csrf", std::string("none")) : "none") });
+        Json b = body;
+        b["version"] = item["version"];
+        return http(port, "POST", "/api/items/" + QByteArray::fromStdString(item["id"]) + "/review",
+            QByteArray::fromStdString(dumpJson(b)), who);
+    };
+    const HttpReply erin = review(asProxy("erin"), { { "action", "approve" } });
+    QCOMPARE(erin.status, 403);
+    QCOMPARE(erin.error(), "not_a_reviewer");
+
+    // dave is disabled: within seconds his open page is signed out, his
+    // phone reads nothing, and no new device is paired for him.
+    LiveFeed daveFeed(port, origin, dave);
+    QVERIFY(daveFeed.connected());
+    QVERIFY(daveFeed.next("snapshot").is_object());
+    QElapsedTimer since;
+    since.start();
+    const CtlResult disable = ownerCtl({ QStringLiteral("team"), QStringLiteral("reviewer"), QStringLiteral("disable"),
+        QStringLiteral("dave") });
+    QVERIFY2(disable.exitCode == 0, disable.err.constData());
+    // A click at once, before this console has read the list again, or
+    // just after: either way the refusal is in the click's own answer.
+    const HttpReply first = review(asProxy("dave"), { { "action", "approve" } });
+    QVERIFY2(first.status == 422 || first.status == 403, first.body.constData());
+    QVERIFY2(first.body.contains("dave"), first.body.constData());
+    QVERIFY(daveFeed.next("revoked").is_object());
+    QVERIFY(daveFeed.waitClosed());
+    QVERIFY2(since.elapsed() < 6'000, qPrintable(QString::number(since.elapsed())));
+    const HttpReply phone = http(port, "GET", "/api/items", {}, { { "Cookie", dave } });
+    QCOMPARE(phone.status, 401); // the session ended with the feed
+    QVERIFY(!phone.body.contains("/srv/d1"));
+    const HttpReply header = http(port, "GET", "/api/items", {}, asProxy("dave"));
+    QCOMPARE(header.status, 403);
+    const CtlResult again = web.ctl({ QStringLiteral("web"), QStringLiteral("pair"), QStringLiteral("--no-qr") });
+    QVERIFY2(again.exitCode != 0, again.out.constData());
+    QVERIFY2(again.err.contains("dave may not decide"), again.err.constData());
+    // His click through the proxy is refused in the HTTP answer.
+    const HttpReply click = review(asProxy("dave"), { { "action", "approve" } });
+    QCOMPARE(click.status, 403);
+    QVERIFY(agent->noneOf("decision"));
+
+    // alice, still enabled and mapped, reads on; dave enabled again does too.
+    QCOMPARE(http(port, "GET", "/api/items", {}, asProxy("alice")).status, 200);
+    const CtlResult enable = ownerCtl({ QStringLiteral("team"), QStringLiteral("reviewer"), QStringLiteral("add"),
+        QStringLiteral("dave"), QStringLiteral("--role"), QStringLiteral("web_login") });
+    QVERIFY2(enable.exitCode == 0, enable.err.constData());
+    QTRY_COMPARE_WITH_TIMEOUT(http(port, "GET", "/api/items", {}, asProxy("dave")).status, 200, WaitMs);
+
+    // Unmapped from this login (enabled still, for other logins): the same.
+    QVERIFY2(m_pg.psql(QStringLiteral("web"),
+                 QStringLiteral("DELETE FROM holdpoint.reviewer_logins WHERE login = 'web_login' AND name = 'dave'")),
+        qPrintable(m_pg.lastError()));
+    QTRY_COMPARE_WITH_TIMEOUT(http(port, "GET", "/api/items", {}, asProxy("dave")).status, 403, WaitMs);
+    QCOMPARE(http(port, "GET", "/api/items", {}, asProxy("alice")).status, 200);
+}
+
+void tst_TeamWeb::theDatabaseAwayAdmitsNobodyAndRevokesNothing()
+{
+    const quint16 port = freePort();
+    const QByteArray origin = "http://127.0.0.1:" + QByteArray::number(port);
+    ConsoleProcess web({ QStringLiteral("--team"), m_pg.connString(QStringLiteral("web"), QStringLiteral("web_login")),
+        QStringLiteral("--reviewer"), QStringLiteral("alice"), QStringLiteral("--policy"), m_policy,
+        QStringLiteral("--web"), QStringLiteral("127.0.0.1:%1").arg(port) });
+    QVERIFY(web.ready());
+    // 401 (not 503) once the database has said whom the login acts as.
+    QTRY_COMPARE_WITH_TIMEOUT(http(port, "GET", "/api/me").status, 401, WaitMs);
+    const CtlResult pair = web.ctl({ QStringLiteral("web"), QStringLiteral("pair"), QStringLiteral("--no-qr") });
+    QVERIFY2(pair.exitCode == 0, pair.err.constData());
+    const QByteArray link = pair.out.trimmed().split('\n').last();
+    // Redeemed once the database has said whom the login may act as (a
+    // 503 before that spends nothing).
+    HttpReply paired;
+    QVERIFY(QTest::qWaitFor(
+        [&] {
+            paired = http(port, "POST", "/api/pair",
+                QByteArray::fromStdString(dumpJson({ { "code", link.mid(link.indexOf('#') + 1).toStdString() } })),
+                { { "Origin", origin } });
+            return paired.status != 503;
+        },
+        WaitMs));
+    QCOMPARE(paired.status, 200);
+    const QByteArray alice = paired.header("Set-Cookie").split(';').first();
+    QCOMPARE(http(port, "GET", "/api/items", {}, { { "Cookie", alice } }).status, 200);
+    LiveFeed feed(port, origin, alice);
+    QVERIFY(feed.connected());
+    QVERIFY(feed.next("snapshot").is_object());
+
+    // The database goes: nobody is admitted, the page closes, but it is
+    // not signed out, and the session stays.
+    QVERIFY2(m_pg.stopImmediate(), qPrintable(m_pg.lastError()));
+    QVERIFY(feed.waitClosed(3 * WaitMs));
+    QVERIFY(feed.noneOf("revoked"));
+    QTRY_COMPARE_WITH_TIMEOUT(http(port, "GET", "/api/items", {}, { { "Cookie", alice } }).error(),
+        std::string("team_unavailable"), WaitMs);
+    LiveFeed refused(port, origin, alice);
+    QVERIFY(!refused.connected());
+
+    // Back: the same cookie reads again.
+    QVERIFY2(m_pg.startAgain(), qPrintable(m_pg.lastError()));
+    QTRY_COMPARE_WITH_TIMEOUT(http(port, "GET", "/api/items", {}, { { "Cookie", alice } }).status, 200, 3 * WaitMs);
 }
 
 QTEST_GUILESS_MAIN(tst_TeamWeb)

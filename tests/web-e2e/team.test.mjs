@@ -122,14 +122,16 @@ test('team mode: the page of a headless web instance shows calls from two gatewa
       assert.equal(await text(page, `${cardSelector(opsItem.id)} .card-who`), `ops-agent (${user}) · on ${opsItem.team.gateway}`);
       assert.equal(await text(page, `${cardSelector(ciItem.id)} .tool`), 'write_file');
 
-      // Approve the CI gateway's call: the database settles it, the agent writes.
+      // Approve the CI gateway's call: the database settles it (the answer
+      // waits for it), the agent writes.
       const shownCi = await openCard(page, ciItem.id);
       assert.match(await text(page, '#detail-body'), /built on the CI gateway/);
       const approved = await tapReview(page, '#approve');
       assert.equal(approved.status, 200, JSON.stringify(approved.body));
       assert.deepEqual(approved.request, { action: 'approve', version: shownCi.version, scope: 'call' });
-      assert.equal(approved.body.outcome, 'sent');
-      assert.equal(await toastText(page), 'Sent');
+      assert.equal(approved.body.outcome, 'decided');
+      assert.equal(approved.body.decided_by, HUMAN);
+      assert.equal(await toastText(page), `Approved — ${REVIEWER}`);
       const ciDone = await within('the CI agent\'s decision', ciCall.call);
       assert.equal(ciDone.decision.decision, 'allow');
       assert.equal(ciDone.decision.decidedBy, HUMAN);
@@ -147,7 +149,7 @@ test('team mode: the page of a headless web instance shows calls from two gatewa
       const denied = await tapReview(page, '#deny-confirm');
       assert.equal(denied.status, 200, JSON.stringify(denied.body));
       assert.deepEqual(denied.request, { action: 'deny', version: shownOps.version, scope: 'call', reason });
-      assert.equal(denied.body.outcome, 'sent');
+      assert.equal(denied.body.outcome, 'decided');
       const opsDone = await within('the ops agent\'s decision', opsCall.call);
       assert.equal(opsDone.decision.decision, 'deny');
       assert.equal(opsDone.decision.reason, reason);
