@@ -29,7 +29,7 @@ import sys
 FORBIDDEN_FOR_CTL = ("server", "engine")
 MAX_LINES = 800
 SPDX = "SPDX-License-Identifier: Apache-2.0"
-SOURCE_SUFFIXES = {".h", ".cpp", ".py", ".js", ".mjs", ".ts", ".sql", ".sh"}
+SOURCE_SUFFIXES = {".h", ".cpp", ".py", ".js", ".mjs", ".ts", ".sql", ".sh", ".css"}
 INCLUDE = re.compile(r'^\s*#\s*include\s*"([^"]+)"', re.M)
 
 
