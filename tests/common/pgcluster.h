@@ -321,7 +321,29 @@ private:
         if (socketDir().toLocal8Bit().size() + 17 > int(sizeof(sockaddr_un::sun_path)))
             return fail(word("socket directory path too long for a Unix socket: ") + socketDir());
         // As root the parents must be traversable by `postgres` too (/tmp is).
-        return (!isRoot() || handOver(socketDir(), 0700)) && startWatchdog();
+        return (!isRoot() || (reachableByServer(m_dir->path()) && handOver(socketDir(), 0700))) && startWatchdog();
+    }
+
+    // Whether the server's OS user can walk down to `dir`: every folder above
+    // it must let that user search it. A TMPDIR of mode 0700 (a private
+    // temporary folder, a mktemp -d) does not, and initdb would fail with a
+    // bare "Permission denied"; this says which folder and what to do.
+    bool reachableByServer(const QString &dir)
+    {
+        for (QString at = QFileInfo(dir).absolutePath(); ; at = QFileInfo(at).absolutePath()) {
+            struct stat st {};
+            if (::stat(QFile::encodeName(at).constData(), &st) != 0)
+                return fail(word("cannot stat ") + at);
+            const bool searchable = (st.st_uid == m_uid) ? (st.st_mode & S_IXUSR)
+                                    : (st.st_gid == m_gid) ? (st.st_mode & S_IXGRP)
+                                                           : (st.st_mode & S_IXOTH);
+            if (!searchable)
+                return fail(word("the server runs as `postgres`, which cannot enter %1 (mode %2) on the way to "
+                                 "its data in %3: point TMPDIR at a folder it can reach (mode 1777, as /tmp)")
+                                .arg(at, QString::number(st.st_mode & 07777, 8), dir));
+            if (at == QLatin1String("/"))
+                return true;
+        }
     }
 
     // Command-line words and messages: Latin-1 literals and QStrings mixed.
