@@ -4,6 +4,7 @@
 // decisions another console made arriving here.
 #include "broker.h"
 
+#include "audit/auditlog.h"
 #include "engine/reviewdecision.h"
 
 namespace holdpoint {
