@@ -483,7 +483,7 @@ const std::string *CallScratch::stringArg(const Json &args, ArgKind kind)
     const auto k = std::size_t(kind);
     if (m_stringArgsRead[k])
         return m_stringArgs[k];
-    static constexpr std::string_view keys[3][3] = {{"command"}, {"file_path", "path", "notebook_path"}, {"url"}};
+    static constexpr std::string_view keys[3][3] = {{"command", "cmd"}, {"file_path", "path", "notebook_path"}, {"url"}};
     const std::string *found = nullptr;
     for (std::string_view key : keys[k]) {
         if (key.empty() || !args.is_object())
@@ -496,6 +496,17 @@ const std::string *CallScratch::stringArg(const Json &args, ArgKind kind)
     }
     m_stringArgsRead[k] = true;
     return m_stringArgs[k] = found;
+}
+
+const ShellParse *CallScratch::shell(const Json &args)
+{
+    if (!m_shellRead) {
+        m_shellRead = true;
+        if (const Json *command = ShellParse::commandArgument(args))
+            m_shell = command->is_string() ? ShellParse::parse(command->get_ref<const std::string &>())
+                                           : ShellParse::parseArgv(*command);
+    }
+    return m_shell ? &*m_shell : nullptr;
 }
 
 const QString &CallScratch::utf16(const std::string &text)
