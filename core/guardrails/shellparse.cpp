@@ -80,24 +80,14 @@ bool hasTrickCharacters(std::string_view s)
     return false;
 }
 
-// A redirection's target that stays in the agent's working directory and
-// is no dotfile (`> build.log`), or a device that keeps nothing. Anything
-// else (`> ~/.bashrc`, `> /etc/x`, `> ../x`, `> .git/hooks/pre-commit`)
-// writes where a file can run code later.
+// A redirection's target that keeps nothing, or stays in the agent's working
+// directory and is no dotfile (`> build.log`). Anything else (`> ~/.bashrc`,
+// `> /etc/x`, `> ../x`, `> .git/hooks/pre-commit`) writes where a file can
+// run code later.
 bool writesInPlace(std::string_view target)
 {
     static constexpr std::array<std::string_view, 4> devices {"/dev/null", "/dev/stdout", "/dev/stderr", "/dev/tty"};
-    if (isOneOf(target, devices))
-        return true;
-    if (target.empty() || target[0] == '/' || target[0] == '~')
-        return false;
-    for (std::size_t at = 0; at <= target.size();) {
-        const std::size_t end = std::min(target.find('/', at), target.size());
-        if (end == at || target[at] == '.')
-            return false; // an empty segment, ., .. or a hidden name
-        at = end + 1;
-    }
-    return true;
+    return isOneOf(target, devices) || ShellParse::staysInPlace(target);
 }
 
 } // namespace
@@ -113,6 +103,7 @@ public:
         , m_s(s)
         , m_depth(depth)
     {
+        m_words.reserve(8); // one allocation for the usual command
     }
 
     // From `pos` to the end, or past the `)` that closes the list when
@@ -455,6 +446,20 @@ private:
     std::vector<HereDoc> m_hereDocs;
 };
 
+bool ShellParse::staysInPlace(std::string_view path)
+{
+    if (path.empty() || path[0] == '/' || path[0] == '~')
+        return false;
+    for (std::size_t at = 0; at < path.size();) {
+        const std::size_t end = std::min(path.find('/', at), path.size());
+        const std::string_view segment = path.substr(at, end - at);
+        if (segment.starts_with('.') && segment != ".")
+            return false; // .. or a hidden name
+        at = end + 1;
+    }
+    return true;
+}
+
 void ShellParse::parseNested(std::string_view text, int depth)
 {
     if (depth > MaxDepth) {
@@ -543,6 +548,7 @@ ShellParse ShellParse::parse(std::string_view line)
     if (hasTrickCharacters(line))
         p.m_opaque |= Characters;
     p.m_text.reserve(line.size() + 16);
+    p.m_spans.reserve(4);
     Reader(p, line, 0).list(0, false);
     if (p.m_spans.empty() && p.m_opaque == 0)
         p.m_opaque |= Unparsed; // nothing to run is nothing a rule can allow

@@ -78,6 +78,10 @@ public:
     bool understood() const { return m_opaque == 0 && !m_spans.empty(); }
     // What the opaque bits mean, for a reviewer: "a command substitution $(…)".
     static std::string describe(std::uint32_t opaque);
+    // A relative path inside the working directory that names no hidden
+    // file or directory: `build`, `tests/`, `./src/a.py`, not `..`, `/tmp`,
+    // `~/x` or `.git/hooks`.
+    static bool staysInPlace(std::string_view path);
 
 private:
     class Reader;

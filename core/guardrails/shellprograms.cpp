@@ -189,6 +189,9 @@ void ShellParse::readOptions(const std::vector<Word> &words, std::size_t from, i
                 || isLong(a, "--git-dir") || isLong(a, "--work-tree") || isLong(a, "--namespace")
                 || isLong(a, "--super-prefix") || isLong(a, "--attr-source"))
                 m_opaque |= RiskyOption;
+            // -C elsewhere: another repository, whose configuration (core.fsmonitor) runs.
+            if (a == "-C" && (i + 1 >= words.size() || !staysInPlace(arg(i + 1))))
+                m_opaque |= RiskyOption;
             if (a == "-C" || a == "-c" || a == "--git-dir" || a == "--work-tree" || a == "--namespace"
                 || a == "--config-env" || a == "--super-prefix" || a == "--attr-source")
                 ++i; // its value
@@ -210,6 +213,13 @@ void ShellParse::readOptions(const std::vector<Word> &words, std::size_t from, i
                 break;
             if (isLong(a, "--file") || isLong(a, "--makefile") || isLong(a, "--eval"))
                 m_opaque |= RiskyOption; // a makefile the project does not have
+            // -C DIR outside the project runs that directory's makefile.
+            const std::string_view dir = a == "-C" || a == "--directory" ? (i + 1 < words.size() ? arg(i + 1) : "")
+                                         : a.starts_with("--directory=")  ? a.substr(12)
+                                         : a.starts_with("-C")            ? a.substr(2)
+                                                                          : std::string_view("build");
+            if (!staysInPlace(dir))
+                m_opaque |= RiskyOption;
             if (a.size() >= 2 && a[0] == '-' && a[1] != '-') {
                 // -f FILE and -E TEXT, alone or in a cluster before an option with a value.
                 for (std::size_t k = 1; k < a.size(); ++k) {
@@ -246,6 +256,9 @@ void ShellParse::readOptions(const std::vector<Word> &words, std::size_t from, i
                 || isLong(a, "--confcutdir") || isLong(a, "--junitxml") || isLong(a, "--junit-xml")
                 || isLong(a, "--result-log") || isLong(a, "--report-log") || isLong(a, "--log-file")
                 || isLong(a, "--pastebin") || isLong(a, "--debug"))
+                m_opaque |= RiskyOption;
+            // A test file or directory outside the project is code of anyone's.
+            if (!a.empty() && a[0] != '-' && !staysInPlace(a))
                 m_opaque |= RiskyOption;
         }
     }

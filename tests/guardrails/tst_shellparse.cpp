@@ -90,6 +90,7 @@ void TestShellParse::commands_data()
     QTest::newRow(">& write") << "make >&../log" << L({"make"}) << uint(Op::WritesFile);
     QTest::newRow("<> opens for writing") << "make <>.git/hooks/pre-commit" << L({"make"}) << uint(Op::WritesFile);
     QTest::newRow("dotfile below") << "make > src/.env" << L({"make"}) << uint(Op::WritesFile);
+    QTest::newRow("write to ./") << "make > ./build.log" << L({"make"}) << 0u;
     QTest::newRow("write in place") << "echo allowed > allowed.txt 2>>logs/err.log" << L({"echo allowed"}) << 0u;
     QTest::newRow("redirection without target") << "make >" << L({"make"}) << uint(Op::Unparsed);
     // Substitutions: their commands are read (a deny still sees them), and the line is opaque.
@@ -142,6 +143,8 @@ void TestShellParse::commands_data()
     QTest::newRow("git -c") << "git -c core.fsmonitor='rm -rf ~' status" << L({"git -c core.fsmonitor=rm -rf ~ status"}) << uint(Op::RiskyOption);
     QTest::newRow("git --git-dir") << "git --git-dir=/tmp/x/.git status" << L({"git --git-dir=/tmp/x/.git status"}) << uint(Op::RiskyOption);
     QTest::newRow("git -C is fine") << "git -C sub status" << L({"git -C sub status"}) << 0u;
+    QTest::newRow("git -C elsewhere") << "git -C /tmp/evil status" << L({"git -C /tmp/evil status"}) << uint(Op::RiskyOption);
+    QTest::newRow("git -C ..") << "git -C .. status" << L({"git -C .. status"}) << uint(Op::RiskyOption);
     QTest::newRow("git diff -c is fine") << "git diff -c" << L({"git diff -c"}) << 0u;
     QTest::newRow("git diff --output") << "git diff --output=/etc/x" << L({"git diff --output=/etc/x"}) << uint(Op::WritesFile);
     QTest::newRow("git diff --ext-diff") << "git diff --ext-diff" << L({"git diff --ext-diff"}) << uint(Op::RiskyOption);
@@ -150,9 +153,14 @@ void TestShellParse::commands_data()
     QTest::newRow("make --eval") << "make --eval='x:;rm y'" << L({"make --eval=x:;rm y"}) << uint(Op::RiskyOption);
     QTest::newRow("make VAR=") << "make SHELL=/tmp/x" << L({"make SHELL=/tmp/x"}) << uint(Op::RiskyOption);
     QTest::newRow("make -C -j is fine") << "make -j4 -C build test" << L({"make -j4 -C build test"}) << 0u;
+    QTest::newRow("make -C elsewhere") << "make -C /tmp/evil" << L({"make -C /tmp/evil"}) << uint(Op::RiskyOption);
+    QTest::newRow("make --directory=..") << "make --directory=../x" << L({"make --directory=../x"}) << uint(Op::RiskyOption);
+    QTest::newRow("make -C..") << "make -C.." << L({"make -C.."}) << uint(Op::RiskyOption);
     QTest::newRow("npm --script-shell") << "npm test --script-shell=/tmp/x" << L({"npm test --script-shell=/tmp/x"}) << uint(Op::RiskyOption);
     QTest::newRow("npm args after --") << "npm test -- --prefix=x" << L({"npm test -- --prefix=x"}) << 0u;
     QTest::newRow("pytest -p") << "pytest -p evil" << L({"pytest -p evil"}) << uint(Op::RiskyOption);
+    QTest::newRow("pytest in place") << "pytest -q tests/ ./more -k 'a or b'" << L({"pytest -q tests/ ./more -k a or b"}) << 0u;
+    QTest::newRow("pytest elsewhere") << "pytest /tmp/evil_test.py" << L({"pytest /tmp/evil_test.py"}) << uint(Op::RiskyOption);
     QTest::newRow("pytest --basetemp") << "pytest --basetemp=/home" << L({"pytest --basetemp=/home"}) << uint(Op::RiskyOption);
     // What the parser does not read.
     QTest::newRow("unterminated '") << "make 'x" << L({"make x"}) << uint(Op::Unparsed);

@@ -135,6 +135,8 @@ const char *const bypasses[] = {
     "npm test --userconfig /tmp/npmrc", "pytest -p evil_plugin", "pytest -pevil", "pytest --basetemp=/home/u",
     "pytest -c /tmp/evil.ini", "pytest -o addopts=-pevil", "pytest --rootdir=/ --confcutdir=/",
     "pytest --junitxml=/home/u/.bashrc",
+    "git -C /tmp/evil status", "git -C .. log", "make -C /tmp/evil", "make --directory=/tmp/evil test",
+    "pytest /tmp/evil_test.py", "pytest ../other/tests",
     // What the parser does not read.
     "make 'unterminated", "make \"unterminated", "make $(unterminated", "for f in *; do rm -rf $f; done",
     "case x in *) rm -rf ~;; esac", "f() { rm -rf ~; }; f", "coproc rm -rf ~", "[[ -e x ]] && rm -rf ~",
