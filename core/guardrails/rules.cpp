@@ -182,7 +182,8 @@ RulesGuardrail::Rule RulesGuardrail::compileRule(const Json &json, const std::st
     return rule;
 }
 
-bool RulesGuardrail::conditionsHold(const Rule &rule, const CallView &call, CallScratch &scratch) const
+bool RulesGuardrail::conditionsHold(const Rule &rule, const CallView &call, CallScratch &scratch,
+                                    bool shellTool) const
 {
     if (rule.tool && !rule.tool->matches(call.toolName))
         return false;
@@ -191,7 +192,8 @@ bool RulesGuardrail::conditionsHold(const Rule &rule, const CallView &call, Call
     for (const auto &a : rule.args)
         if (!a.matcher.matches(a.path.find(call.args), scratch))
             return false;
-    return !rule.compact || rule.compact->matchesTool(call.toolName);
+    // A Bash(…) rule covers every shell tool, which the caller knows the call's is.
+    return !rule.compact || (shellTool && rule.commandRule) || rule.compact->matchesTool(call.toolName);
 }
 
 bool RulesGuardrail::matches(const Rule &rule, const CallView &call, CallScratch &scratch) const
@@ -316,7 +318,7 @@ Verdict RulesGuardrail::shellVerdict(const ShellParse &shell, const CallView &ca
                     decided[j] = i;
             break;
         }
-        if (!conditionsHold(rule, call, scratch))
+        if (!conditionsHold(rule, call, scratch, /*shellTool=*/true))
             continue;
         if (rule.compact->wholeLine()) {
             if (decided[whole] == Undecided && line && rule.compact->matchesLine(*line)) {

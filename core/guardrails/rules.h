@@ -58,8 +58,9 @@ private:
     Rule compileRule(const Json &json, const std::string &path) const;
     void index(std::uint32_t rule);
     bool matches(const Rule &rule, const CallView &call, CallScratch &scratch) const;
-    // Every condition but the command's words.
-    bool conditionsHold(const Rule &rule, const CallView &call, CallScratch &scratch) const;
+    // Every condition but the command's words; `shellTool` when the call's
+    // tool is known to be one.
+    bool conditionsHold(const Rule &rule, const CallView &call, CallScratch &scratch, bool shellTool) const;
     Verdict verdictOf(std::uint32_t i, const CallView &call, const GuardContext &context,
                       std::string_view command) const;
     Verdict shellVerdict(const ShellParse &shell, const CallView &call, const GuardContext &context,
