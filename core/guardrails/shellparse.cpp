@@ -246,7 +246,9 @@ private:
         }
         Word target;
         pos = word(pos, &target);
-        if (hereDoc) {
+        if (target.text.starts_with("/dev/tcp/") || target.text.starts_with("/dev/udp/")) {
+            m_out.m_opaque |= RiskyOption; // bash opens a connection for these names, either way
+        } else if (hereDoc) {
             m_hereDocs.push_back({target.text, target.firstQuote == std::string::npos, stripTabs});
         } else if (output && !(dup && (isDigits(target.text) || target.text == "-")) && !writesInPlace(target.text)) {
             m_out.m_opaque |= WritesFile;

