@@ -2,7 +2,6 @@
 #include "matchers.h"
 
 #include <QDir>
-#include <QUrl>
 
 #include <algorithm>
 
@@ -484,7 +483,7 @@ const std::string *CallScratch::stringArg(const Json &args, ArgKind kind)
     const auto k = std::size_t(kind);
     if (m_stringArgsRead[k])
         return m_stringArgs[k];
-    static constexpr std::string_view keys[3][3] = {{"command"}, {"file_path", "path", "notebook_path"}, {"url"}};
+    static constexpr std::string_view keys[3][3] = {{"command", "cmd"}, {"file_path", "path", "notebook_path"}, {"url"}};
     const std::string *found = nullptr;
     for (std::string_view key : keys[k]) {
         if (key.empty() || !args.is_object())
@@ -497,6 +496,17 @@ const std::string *CallScratch::stringArg(const Json &args, ArgKind kind)
     }
     m_stringArgsRead[k] = true;
     return m_stringArgs[k] = found;
+}
+
+const ShellParse *CallScratch::shell(const Json &args)
+{
+    if (!m_shellRead) {
+        m_shellRead = true;
+        if (const Json *command = ShellParse::commandArgument(args))
+            m_shell = command->is_string() ? ShellParse::parse(command->get_ref<const std::string &>())
+                                           : ShellParse::parseArgv(*command);
+    }
+    return m_shell ? &*m_shell : nullptr;
 }
 
 const QString &CallScratch::utf16(const std::string &text)
@@ -658,101 +668,6 @@ bool NameMatcher::matches(const std::string &name) const
     for (const auto &p : m_patterns)
         if (p.matches(name))
             return true;
-    return false;
-}
-
-CompactMatcher CompactMatcher::compile(const std::string &rule, const std::string &path)
-{
-    CompactMatcher m;
-    const auto open = rule.find('(');
-    const std::string tool = rule.substr(0, open);
-    if (tool.empty())
-        throw SpecError(path, "expected Tool or Tool(specifier), got \"" + rule + "\"");
-    // Tool names compare without case: Bash(...) written for Claude Code
-    // also covers an MCP server's or a framework's "bash" tool.
-    if (tool.find_first_of("*?") == std::string::npos) {
-        m.m_toolExact = QString::fromStdString(tool).toLower().toStdString();
-    } else {
-        m.m_tool = Glob::compile(tool, GlobMode::Text, /*caseInsensitive=*/true);
-    }
-    if (open == std::string::npos)
-        return m;
-    if (rule.back() != ')')
-        throw SpecError(path, "missing \")\" in \"" + rule + "\" (expected Tool(specifier))");
-    std::string spec = rule.substr(open + 1, rule.size() - open - 2);
-    if (spec.empty() || spec == "*")
-        return m;
-    const std::string kind = QString::fromStdString(tool).toLower().toStdString();
-    if (kind == "bash") {
-        if (spec.size() > 2 && spec.ends_with(":*")) {
-            m.m_kind = Kind::CommandPrefix;
-            m.m_text = spec.substr(0, spec.size() - 2);
-        } else {
-            m.m_kind = Kind::Command;
-            m.m_spec = Glob::compile(spec, GlobMode::Text);
-        }
-    } else if (kind == "read" || kind == "write" || kind == "edit" || kind == "multiedit" || kind == "notebookedit"
-               || kind == "glob" || kind == "grep" || kind == "ls") {
-        m.m_kind = Kind::Path;
-        // Claude Code writes absolute paths as //path; a single / is taken as absolute too.
-        if (spec.starts_with("//"))
-            spec.erase(0, 1);
-        m.m_spec = Glob::compile(expandHome(spec), GlobMode::Path);
-    } else if (kind == "webfetch" && spec.starts_with("domain:")) {
-        m.m_kind = Kind::Domain;
-        m.m_text = QString::fromStdString(spec.substr(7)).toLower().toStdString();
-    } else {
-        m.m_kind = Kind::AnyString;
-        m.m_spec = Glob::compile(spec, GlobMode::Text);
-    }
-    return m;
-}
-
-bool CompactMatcher::matches(const std::string &toolName, const Json &args, const std::string &cwd) const
-{
-    CallScratch scratch(cwd);
-    return matches(toolName, args, scratch);
-}
-
-bool CompactMatcher::matches(const std::string &toolName, const Json &args,
-                             CallScratch &scratch) const
-{
-    if (!m_toolExact.empty()) {
-        if (toolName.size() != m_toolExact.size()
-            || !std::equal(toolName.begin(), toolName.end(), m_toolExact.begin(),
-                           [](char a, char b) { return (a >= 'A' && a <= 'Z' ? char(a - 'A' + 'a') : a) == b; }))
-            return false;
-    } else if (!m_tool->matches(toolName)) {
-        return false;
-    }
-    switch (m_kind) {
-    case Kind::ToolOnly:
-        return true;
-    case Kind::Command:
-    case Kind::CommandPrefix: {
-        const std::string *cmd = scratch.stringArg(args, CallScratch::ArgKind::Command);
-        if (!cmd)
-            return false;
-        return m_kind == Kind::CommandPrefix ? cmd->compare(0, m_text.size(), m_text) == 0
-                                             : m_spec->matches(*cmd);
-    }
-    case Kind::Path: {
-        const std::string *p = scratch.stringArg(args, CallScratch::ArgKind::Path);
-        return p && m_spec->matches(scratch.normalized(*p));
-    }
-    case Kind::Domain: {
-        const std::string *url = scratch.stringArg(args, CallScratch::ArgKind::Url);
-        if (!url)
-            return false;
-        const std::string host = QUrl(scratch.utf16(*url)).host().toLower().toStdString();
-        return host == m_text || (host.size() > m_text.size() && host.ends_with("." + m_text));
-    }
-    case Kind::AnyString:
-        for (auto it = args.begin(); it != args.end(); ++it)
-            if (it->is_string() && m_spec->matches(it->get_ref<const std::string &>()))
-                return true;
-        return false;
-    }
     return false;
 }
 

@@ -5,6 +5,7 @@
 // compiled once from the policy and are cheap to evaluate.
 
 #include "common/json.h"
+#include "guardrails/shellparse.h"
 #include "guardrails/spec.h"
 
 #include <QRegularExpression>
@@ -166,6 +167,9 @@ public:
     // The first of the keys `kind` names that is a string in `args`, or null.
     enum class ArgKind { Command, Path, Url };
     const std::string *stringArg(const Json &args, ArgKind kind);
+    // The shell command in `args` (ShellParse::commandArgument), read once;
+    // null when there is none.
+    const ShellParse *shell(const Json &args);
 
 private:
     const Json *m_context = nullptr;
@@ -175,6 +179,8 @@ private:
     std::forward_list<std::pair<const std::string *, QString>> m_utf16;
     const std::string *m_stringArgs[3] {};
     bool m_stringArgsRead[3] {};
+    std::optional<ShellParse> m_shell;
+    bool m_shellRead = false;
 };
 
 // One matcher on one argument, e.g. {"glob": "/etc/**"} or {"min": 1}.
@@ -213,20 +219,41 @@ private:
 };
 
 // Claude Code's permission-rule syntax: "Bash(rm -rf *)", "Write(/etc/**)",
-// "WebFetch(domain:example.com)", "mcp__github__*".
+// "WebFetch(domain:example.com)", "mcp__github__*". README.md "Shell
+// commands" says what Bash(…) means.
 class CompactMatcher
 {
 public:
     static CompactMatcher compile(const std::string &rule, const std::string &path);
+    // For a shell command: whether the rule matches any one of its simple
+    // commands (or, for a pattern with shell operators, the line).
     bool matches(const std::string &toolName, const Json &args, const std::string &cwd) const;
     // `args` must be those of the call `scratch` was made for.
     bool matches(const std::string &toolName, const Json &args, CallScratch &scratch) const;
     // The tool name in lower case, or "" when the rule names tools by a glob.
     const std::string &exactTool() const { return m_toolExact; }
+    // The lower-case tool names the rule can match; empty for a glob.
+    std::vector<std::string> toolKeys() const;
+
+    // Bash(…) with a specifier: it reads shell commands one simple command
+    // at a time (matchesCommand), or the whole line (matchesLine).
+    bool isCommand() const { return m_kind == Kind::Command || m_kind == Kind::CommandPrefix; }
+    // The specifier has shell operators (`curl *|*sh*`): it can only be
+    // matched against the whole line, as a glob, which an allow must not do.
+    bool wholeLine() const { return m_wholeLine; }
+    bool matchesTool(const std::string &toolName) const;
+    // One simple command of ShellParse: `text` with the program's base
+    // name, `written` as written. An allow reads only `written`.
+    bool matchesCommand(std::string_view text, std::string_view written, bool allowing) const;
+    bool matchesLine(std::string_view line) const;
 
 private:
     enum class Kind { ToolOnly, Command, CommandPrefix, Path, Domain, AnyString };
+    bool matchesOne(std::string_view command) const;
+
     std::string m_toolExact;
+    bool m_shellTool = false; // m_toolExact names a shell tool: the rule covers all of them
+    bool m_wholeLine = false;
     std::optional<Glob> m_tool;
     Kind m_kind = Kind::ToolOnly;
     std::optional<Glob> m_spec;

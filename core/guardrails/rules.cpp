@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "rules.h"
 
+#include <algorithm>
 #include <cmath>
+#include <memory>
 
 namespace holdpoint {
 
@@ -49,6 +51,19 @@ std::string shown(const Json &v, const GuardContext &context)
     return s;
 }
 
+// Which verdict wins when the parts of a shell command differ.
+int severity(Action a)
+{
+    switch (a) {
+    case Action::Halt: return 6;
+    case Action::Deny: return 5;
+    case Action::Ask: return 4;
+    case Action::Modify: return 3;
+    case Action::Warn: return 2;
+    default: return 0;
+    }
+}
+
 } // namespace
 
 RulesGuardrail::RulesGuardrail(std::string name, const SpecReader &spec)
@@ -59,6 +74,9 @@ RulesGuardrail::RulesGuardrail(std::string name, const SpecReader &spec)
     for (std::size_t i = 0; i < rules.size(); ++i) {
         m_rules.push_back(compileRule(rules[i], spec.pathOf("rules") + "[" + std::to_string(i) + "]"));
         index(std::uint32_t(i));
+        const Rule &rule = m_rules.back();
+        m_readsCommands = m_readsCommands || rule.commandRule;
+        m_hasWholeLineRules = m_hasWholeLineRules || (rule.commandRule && rule.compact->wholeLine());
     }
 }
 
@@ -70,8 +88,8 @@ void RulesGuardrail::index(std::uint32_t i)
     if (rule.tool && !rule.tool->hasPatterns()) {
         for (const std::string &name : rule.tool->exactNames())
             keys.push_back(asciiLower(name));
-    } else if (rule.compact && !rule.compact->exactTool().empty()) {
-        keys.push_back(rule.compact->exactTool());
+    } else if (rule.compact && !rule.compact->toolKeys().empty()) {
+        keys = rule.compact->toolKeys();
     } else {
         m_anyTool.push_back(i);
         return;
@@ -105,11 +123,17 @@ RulesGuardrail::Rule RulesGuardrail::compileRule(const Json &json, const std::st
                                      ValueMatcher::compile(it.value(), w.pathOf("args") + "." + it.key())});
         }
     }
-    if (r.has("match"))
+    if (r.has("match")) {
         rule.compact = CompactMatcher::compile(r.string("match"), r.pathOf("match"));
+        rule.commandRule = rule.compact->isCommand();
+    }
 
     const std::string action = r.oneOf("action", {"allow", "warn", "modify", "ask", "deny", "halt"}, nullptr);
     rule.action = *actionFromName(action);
+    if (rule.action == Action::Allow && rule.commandRule && rule.compact->wholeLine())
+        r.fail("match", "an allow pattern matches the words of one simple command, so it cannot hold shell operators, "
+                        "quotes or substitutions (write one rule per command: Bash(make:*) and Bash(npm test:*), "
+                        "not Bash(make && npm test))");
     rule.reason = r.string("reason", "matched " + path);
     rule.code = r.string("code", path);
 
@@ -158,6 +182,20 @@ RulesGuardrail::Rule RulesGuardrail::compileRule(const Json &json, const std::st
     return rule;
 }
 
+bool RulesGuardrail::conditionsHold(const Rule &rule, const CallView &call, CallScratch &scratch,
+                                    bool shellTool) const
+{
+    if (rule.tool && !rule.tool->matches(call.toolName))
+        return false;
+    if (rule.agent && !rule.agent->matches(call.agent.name))
+        return false;
+    for (const auto &a : rule.args)
+        if (!a.matcher.matches(a.path.find(call.args), scratch))
+            return false;
+    // A Bash(…) rule covers every shell tool, which the caller knows the call's is.
+    return !rule.compact || (shellTool && rule.commandRule) || rule.compact->matchesTool(call.toolName);
+}
+
 bool RulesGuardrail::matches(const Rule &rule, const CallView &call, CallScratch &scratch) const
 {
     if (rule.tool && !rule.tool->matches(call.toolName))
@@ -194,7 +232,8 @@ Json RulesGuardrail::rewrite(const Rule &rule, const Json &args)
     return out;
 }
 
-std::string RulesGuardrail::expandReason(const std::string &reason, const CallView &call, const GuardContext &context)
+std::string RulesGuardrail::expandReason(const std::string &reason, const CallView &call, const GuardContext &context,
+                                         std::string_view command)
 {
     std::string out;
     out.reserve(reason.size());
@@ -219,6 +258,8 @@ std::string RulesGuardrail::expandReason(const std::string &reason, const CallVi
         } else if (key.starts_with("args.")) {
             const Json *v = jsonAt(call.args, key.substr(5));
             out += v ? shown(*v, context) : std::string("(absent)");
+        } else if (key == "command") {
+            out += command.empty() ? std::string("(absent)") : shown(Json(std::string(command)), context);
         } else {
             out.append(reason, open, close - open + 1);
         }
@@ -227,26 +268,130 @@ std::string RulesGuardrail::expandReason(const std::string &reason, const CallVi
     return out;
 }
 
+Verdict RulesGuardrail::verdictOf(std::uint32_t i, const CallView &call, const GuardContext &context,
+                                  std::string_view command) const
+{
+    const Rule &rule = m_rules[i];
+    Verdict v = Verdict::make(rule.action, rule.code, expandReason(rule.reason, call, context, command));
+    v.metadata["rule"] = std::size_t(i);
+    if (rule.approvals)
+        v.metadata["approvals"] = protocol::approvalRuleToJson(*rule.approvals);
+    if (rule.action == Action::Modify)
+        v.args = rewrite(rule, call.args);
+    return v;
+}
+
+// A shell call, one simple command at a time (README.md "Shell commands").
+// Each simple command, and the line as a whole for patterns with shell
+// operators, takes the first rule that matches it, as a call would. Then a
+// halt, deny, ask, modify or warn of any part is the verdict (the strongest,
+// the earliest part among equals): a deny of `rm` wins over an allow of
+// `make`. An allow needs every simple command allowed and, when a Bash(…)
+// allow is among them, nothing opaque: an allow of `make` does not cover
+// `make $(curl …)`. Anything else passes, to the next guardrail and the
+// policy's default.
+Verdict RulesGuardrail::shellVerdict(const ShellParse &shell, const CallView &call, const GuardContext &context,
+                                     CallScratch &scratch, const std::vector<std::uint32_t> &forTool) const
+{
+    constexpr std::uint32_t Undecided = UINT32_MAX;
+    const std::size_t n = shell.size();
+    const std::size_t whole = n; // the slot of the line as a whole
+    // The rule each part took, on the stack for the usual short line.
+    std::uint32_t onStack[8];
+    std::unique_ptr<std::uint32_t[]> onHeap;
+    std::uint32_t *decided = n + 1 <= 8 ? onStack : (onHeap = std::make_unique<std::uint32_t[]>(n + 1)).get();
+    std::fill(decided, decided + n + 1, Undecided);
+    std::size_t open = n + (m_hasWholeLineRules ? 1 : 0);
+    const std::string *line = m_hasWholeLineRules ? scratch.stringArg(call.args, CallScratch::ArgKind::Command) : nullptr;
+
+    auto a = forTool.cbegin(), b = m_anyTool.cbegin();
+    while (open > 0 && (a != forTool.cend() || b != m_anyTool.cend())) {
+        const std::uint32_t i = b == m_anyTool.cend() || (a != forTool.cend() && *a < *b) ? *a++ : *b++;
+        const Rule &rule = m_rules[i];
+        if (!rule.commandRule) {
+            // A rule on the call as a whole (its `when` reads the arguments
+            // as JSON) decides every part still open.
+            if (!matches(rule, call, scratch))
+                continue;
+            for (std::size_t j = 0; j <= n; ++j)
+                if (decided[j] == Undecided)
+                    decided[j] = i;
+            break;
+        }
+        if (!conditionsHold(rule, call, scratch, /*shellTool=*/true))
+            continue;
+        if (rule.compact->wholeLine()) {
+            if (decided[whole] == Undecided && line && rule.compact->matchesLine(*line)) {
+                decided[whole] = i;
+                --open;
+            }
+            continue;
+        }
+        const bool allowing = rule.action == Action::Allow;
+        for (std::size_t j = 0; j < n; ++j) {
+            if (decided[j] == Undecided && rule.compact->matchesCommand(shell.text(j), shell.written(j), allowing)) {
+                decided[j] = i;
+                --open;
+            }
+        }
+    }
+
+    std::size_t strongest = Undecided;
+    int best = 0;
+    for (std::size_t j = 0; j <= n; ++j) {
+        if (decided[j] != Undecided && severity(m_rules[decided[j]].action) > best) {
+            best = severity(m_rules[decided[j]].action);
+            strongest = j;
+        }
+    }
+    if (strongest != Undecided)
+        return verdictOf(decided[strongest], call, context,
+                         strongest < n ? shell.text(strongest) : std::string_view(line ? *line : std::string()));
+    if (n == 0) // nothing the parser could see run: only a rule on the whole call decides
+        return decided[whole] == Undecided ? Verdict::pass() : verdictOf(decided[whole], call, context, {});
+
+    std::size_t unallowed = Undecided, allowed = Undecided;
+    bool byPattern = false;
+    for (std::size_t j = 0; j < n; ++j) {
+        if (decided[j] == Undecided) {
+            unallowed = std::min(unallowed, j);
+        } else {
+            allowed = std::min(allowed, j);
+            byPattern = byPattern || m_rules[decided[j]].commandRule;
+        }
+    }
+    if (unallowed == Undecided && !(byPattern && shell.opaque() != 0))
+        return verdictOf(decided[0], call, context, shell.text(0));
+    if (allowed == Undecided)
+        return Verdict::pass();
+    // An allow matched a part but does not decide: say why, for the reviewer.
+    Verdict v;
+    v.code = "shell_not_allowed";
+    if (unallowed != Undecided) {
+        v.reason = "rule " + std::to_string(decided[allowed]) + " allows " + shown(Json(std::string(shell.text(allowed))), context)
+                   + ", but no rule allows " + shown(Json(std::string(shell.text(unallowed))), context);
+    } else {
+        v.reason = "an allow rule matches every command, but the line has "
+                   + ShellParse::describe(shell.opaque()) + ", which no rule can see";
+    }
+    return v;
+}
+
 Verdict RulesGuardrail::beforeCall(const CallView &call, const GuardContext &context)
 {
     static const std::vector<std::uint32_t> none;
     const auto found = m_byTool.find(asciiLower(call.toolName));
     const std::vector<std::uint32_t> &forTool = found == m_byTool.end() ? none : found->second;
     CallScratch scratch(call.context);
+    if (m_readsCommands && isShellTool(call.toolName))
+        if (const ShellParse *shell = scratch.shell(call.args))
+            return shellVerdict(*shell, call, context, scratch, forTool);
     // Both lists are in policy order: take the lower index first.
     auto a = forTool.cbegin(), b = m_anyTool.cbegin();
     while (a != forTool.cend() || b != m_anyTool.cend()) {
         const std::uint32_t i = b == m_anyTool.cend() || (a != forTool.cend() && *a < *b) ? *a++ : *b++;
-        const Rule &rule = m_rules[i];
-        if (!matches(rule, call, scratch))
-            continue;
-        Verdict v = Verdict::make(rule.action, rule.code, expandReason(rule.reason, call, context));
-        v.metadata["rule"] = std::size_t(i);
-        if (rule.approvals)
-            v.metadata["approvals"] = protocol::approvalRuleToJson(*rule.approvals);
-        if (rule.action == Action::Modify)
-            v.args = rewrite(rule, call.args);
-        return v;
+        if (matches(m_rules[i], call, scratch))
+            return verdictOf(i, call, context, {});
     }
     return Verdict::pass();
 }

@@ -11,7 +11,9 @@
 namespace holdpoint {
 
 // Ordered rules; the first that matches gives the verdict, no match passes.
-// README.md "rules" documents the configuration.
+// A shell command is judged one simple command at a time, each by the first
+// rule that matches it (README.md "Shell commands"). README.md "rules"
+// documents the configuration.
 class RulesGuardrail final : public Guardrail
 {
 public:
@@ -20,9 +22,11 @@ public:
     std::string_view name() const override { return m_name; }
     Verdict beforeCall(const CallView &call, const GuardContext &context) override;
 
-    // Fills {tool}, {agent} and {args.<path>} in a rule's reason, the
-    // args with their secrets masked (GuardContext::masked).
-    static std::string expandReason(const std::string &reason, const CallView &call, const GuardContext &context);
+    // Fills {tool}, {agent}, {args.<path>} and {command} (the simple
+    // command the rule matched, or "(absent)") in a rule's reason, the
+    // values with their secrets masked (GuardContext::masked).
+    static std::string expandReason(const std::string &reason, const CallView &call, const GuardContext &context,
+                                    std::string_view command = {});
 
 private:
     struct ArgMatch
@@ -48,10 +52,19 @@ private:
         std::vector<std::string> remove;
         std::vector<Clamp> clamp;
         std::optional<protocol::ApprovalRule> approvals; // ask only
+        // `match` is Bash(…) with a specifier: it matches simple commands.
+        bool commandRule = false;
     };
     Rule compileRule(const Json &json, const std::string &path) const;
     void index(std::uint32_t rule);
     bool matches(const Rule &rule, const CallView &call, CallScratch &scratch) const;
+    // Every condition but the command's words; `shellTool` when the call's
+    // tool is known to be one.
+    bool conditionsHold(const Rule &rule, const CallView &call, CallScratch &scratch, bool shellTool) const;
+    Verdict verdictOf(std::uint32_t i, const CallView &call, const GuardContext &context,
+                      std::string_view command) const;
+    Verdict shellVerdict(const ShellParse &shell, const CallView &call, const GuardContext &context,
+                         CallScratch &scratch, const std::vector<std::uint32_t> &forTool) const;
     static Json rewrite(const Rule &rule, const Json &args);
 
     std::string m_name;
@@ -63,6 +76,9 @@ private:
     // by index, so the first match is the one checking every rule finds.
     std::unordered_map<std::string, std::vector<std::uint32_t>> m_byTool;
     std::vector<std::uint32_t> m_anyTool;
+    // Some rule reads shell commands: shell calls take shellVerdict().
+    bool m_readsCommands = false;
+    bool m_hasWholeLineRules = false;
 };
 
 } // namespace holdpoint
