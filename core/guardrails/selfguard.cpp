@@ -22,6 +22,9 @@ constexpr int MaxDepth = 16;
 // the guardrails library links neither the console's files nor the web part.
 constexpr std::string_view CredentialFileNames[] = {"reviewer.token", "reviewers.json", "web-sessions.json"};
 
+// The programs checkCommand reads.
+constexpr std::string_view GuardedPrograms[] = {"holdpoint-ctl", "holdpoint", "kill", "pkill", "killall", "skill", "slay"};
+
 // Tools that only read: they may read an agent CLI's settings, never
 // Holdpoint's own files. Lower case.
 constexpr std::string_view ReadOnlyTools[] = {"read", "read_file", "read_many_files", "glob", "grep", "ls",
@@ -149,22 +152,29 @@ std::string SelfGuardGuardrail::expand(std::string_view written) const
     return std::string(written);
 }
 
-std::optional<SelfGuardGuardrail::Finding> SelfGuardGuardrail::checkPath(std::string_view written,
-                                                                         const std::string &cwd, bool mayRead) const
+std::optional<SelfGuardGuardrail::Finding> SelfGuardGuardrail::checkPath(const std::string &written,
+                                                                         const std::string &cwd,
+                                                                         std::string_view tool) const
 {
-    const std::string normalized = normalizePath(expand(written), cwd.empty() ? std::string("/") : cwd);
+    // Most paths are absolute and normal already: compared without a copy.
+    std::string built;
+    const bool normal = isNormalPath(written);
+    if (!normal)
+        built = normalizePath(expand(written), cwd.empty() ? std::string("/") : cwd);
+    const std::string &normalized = normal ? written : built;
     for (const std::string &root : m_roots)
         if (isPathUnder(normalized, root))
-            return Finding {"self_guard_file", "\"" + std::string(written) + "\" is Holdpoint's own (" + root
+            return Finding {"self_guard_file", "\"" + written + "\" is Holdpoint's own (" + root
                                                    + "): an agent may not read or change its reviewer's files"};
     // By name wherever it is: a `cd` earlier in the line can make any
     // relative path land in the data dir.
     const std::string_view name = baseName(normalized);
     if (std::find(std::begin(CredentialFileNames), std::end(CredentialFileNames), name) != std::end(CredentialFileNames))
-        return Finding {"self_guard_file", "\"" + std::string(written) + "\" names a Holdpoint reviewer credential file ("
+        return Finding {"self_guard_file", "\"" + written + "\" names a Holdpoint reviewer credential file ("
                                                + std::string(name) + ")"};
-    if (!mayRead && isHookConfig(normalized))
-        return Finding {"self_guard_hook", "\"" + std::string(written) + "\" is an agent CLI's hook configuration ("
+    // A shell command (tool "") counts as a write.
+    if (isHookConfig(normalized) && (tool.empty() || !readOnlyTool(tool)))
+        return Finding {"self_guard_hook", "\"" + written + "\" is an agent CLI's hook configuration ("
                                                + normalized + "), which puts Holdpoint in front of the agent"};
     return std::nullopt;
 }
@@ -241,14 +251,22 @@ std::optional<SelfGuardGuardrail::Finding> SelfGuardGuardrail::checkCommand(std:
 std::optional<SelfGuardGuardrail::Finding> SelfGuardGuardrail::checkShell(std::string_view line,
                                                                           const std::string &cwd) const
 {
-    // Paths anywhere: words, redirections, substitutions, -c strings.
+    // Paths anywhere: words, redirections, substitutions, -c strings. And
+    // whether a program the guard reads is named at all, quotes removed, so
+    // the shell reader runs only then.
     std::optional<Finding> found;
+    bool programs = false;
+    std::string word;
     forEachToken(line, [&](std::string_view token) {
-        if (mayBePath(token))
-            found = checkPath(token, cwd, /*mayRead=*/false);
+        const std::string_view name = baseName(token);
+        programs = programs || std::find(std::begin(GuardedPrograms), std::end(GuardedPrograms), name) != std::end(GuardedPrograms);
+        if (mayBePath(token)) {
+            word.assign(token);
+            found = checkPath(word, cwd, {});
+        }
         return found.has_value();
     });
-    if (found)
+    if (found || !programs)
         return found;
     // Programs: each simple command, those in -c strings and substitutions too.
     const ShellParse shell = ShellParse::parse(line);
@@ -259,7 +277,7 @@ std::optional<SelfGuardGuardrail::Finding> SelfGuardGuardrail::checkShell(std::s
 }
 
 std::optional<SelfGuardGuardrail::Finding> SelfGuardGuardrail::walk(const Json &node, const std::string &key,
-                                                                    const std::string &cwd, bool mayRead,
+                                                                    const std::string &cwd, std::string_view tool,
                                                                     int depth) const
 {
     if (depth > MaxDepth)
@@ -271,16 +289,16 @@ std::optional<SelfGuardGuardrail::Finding> SelfGuardGuardrail::walk(const Json &
                              || key == "dir" || key == "directory" || key == "target" || key == "src"
                              || key == "source" || key == "dest" || key == "destination";
         if ((pathKey && !s.empty() && s.size() <= MaxPathLength) || mayBePath(s))
-            return checkPath(s, cwd, mayRead);
+            return checkPath(s, cwd, tool);
         return std::nullopt;
     }
     if (node.is_object()) {
         for (auto it = node.begin(); it != node.end(); ++it)
-            if (auto f = walk(it.value(), it.key(), cwd, mayRead, depth + 1))
+            if (auto f = walk(it.value(), it.key(), cwd, tool, depth + 1))
                 return f;
     } else if (node.is_array()) {
         for (const Json &e : node)
-            if (auto f = walk(e, key, cwd, mayRead, depth + 1))
+            if (auto f = walk(e, key, cwd, tool, depth + 1))
                 return f;
     }
     return std::nullopt;
@@ -304,17 +322,19 @@ Verdict SelfGuardGuardrail::beforeCall(const CallView &call, const GuardContext 
         }
     }
     if (!found && call.args.is_object()) {
-        const bool mayRead = readOnlyTool(call.toolName);
         for (auto it = call.args.begin(); !found && it != call.args.end(); ++it)
             if (&it.value() != command)
-                found = walk(it.value(), it.key(), cwd, mayRead, 0);
+                found = walk(it.value(), it.key(), cwd, call.toolName, 0);
     }
     // The working directory itself: an agent at work inside the data dir
     // reaches its files by bare names and wildcards.
-    if (!found && !cwd.empty())
+    if (!found && !cwd.empty()) {
+        const std::string built = isNormalPath(cwd) ? std::string() : normalizePath(cwd, "/");
+        const std::string &at = built.empty() ? cwd : built;
         for (const std::string &root : m_roots)
-            if (isPathUnder(normalizePath(cwd, "/"), root))
+            if (isPathUnder(at, root))
                 found = Finding {"self_guard_file", "the agent works inside Holdpoint's own directory (" + root + ")"};
+    }
     if (!found)
         return Verdict::pass();
     return Verdict::make(Action::Deny, found->code, found->reason + " (built-in self_guard)");

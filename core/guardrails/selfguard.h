@@ -51,13 +51,14 @@ private:
         std::string code;
         std::string reason;
     };
-    // One path as the agent wrote it, taken against `cwd`. `mayRead`: the
-    // tool only reads, which hook configuration allows (not Holdpoint's files).
-    std::optional<Finding> checkPath(std::string_view written, const std::string &cwd, bool mayRead) const;
+    // One path as the agent wrote it, taken against `cwd`, in a call of
+    // `tool` ("" for a shell command): a tool that only reads may read hook
+    // configuration (not Holdpoint's files).
+    std::optional<Finding> checkPath(const std::string &written, const std::string &cwd, std::string_view tool) const;
     std::optional<Finding> checkShell(std::string_view line, const std::string &cwd) const;
     std::optional<Finding> checkCommand(std::string_view words, const std::string &cwd) const;
-    std::optional<Finding> walk(const Json &node, const std::string &key, const std::string &cwd, bool mayRead,
-                                int depth) const;
+    std::optional<Finding> walk(const Json &node, const std::string &key, const std::string &cwd,
+                                std::string_view tool, int depth) const;
     std::string expand(std::string_view written) const;
 
     std::vector<std::string> m_roots; // normalized: the data dir, the audit dir, each policy file
