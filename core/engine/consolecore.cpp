@@ -224,8 +224,10 @@ void ConsoleCore::watchPolicy()
     connect(m_policyWatcher.get(), &PolicyWatcher::reloaded, this, [this](const Policy &policy) {
         m_broker->setPolicy(withSelfGuard(policy, selfGuardContext()));
         m_lastPolicyError.clear();
-        m_audit->append("policy_reload",
-            Json { { "files", policyFilesJson() }, { "guardrails", policy.chain->size() } });
+        Json reload { { "files", policyFilesJson() }, { "guardrails", m_broker->policy().chain->size() } };
+        if (policy.selfGuardOff)
+            reload["self_guard_off"] = *policy.selfGuardOff;
+        m_audit->append("policy_reload", std::move(reload));
         Q_EMIT policyReloaded();
     });
     connect(
@@ -475,6 +477,9 @@ bool ConsoleCore::start(QString *error)
         started["integrity_problem"] = m_auditOpen.problem;
     started["policy_files"] = policyFilesJson();
     started["guardrails"] = m_broker->policy().chain->size();
+    // The record says when agents ran without the self-guard, and why.
+    if (const auto &off = m_broker->policy().selfGuardOff)
+        started["self_guard_off"] = *off;
     m_audit->append("console_started", started);
 
     if (!m_endpoint->listen(error)) {

@@ -4,6 +4,7 @@
 // policy that turns it off by name keeps its reason on the window's
 // banner for as long as it is in force.
 
+#include "audit/auditfile.h"
 #include "windowharness.h"
 
 #include <QLabel>
@@ -57,6 +58,15 @@ void TestSelfGuardBanner::turnedOffShowsTheReason()
     QVERIFY2(banner->text().contains(QStringLiteral("agents run as user ci, not me")), qPrintable(banner->text()));
     QVERIFY(banner->text().contains(h.policyFile));
     QCOMPARE(h.core->policyWarning(), banner->text());
+    // And the audit log records that the console started without it, and why.
+    audit::Filter started;
+    started.event = "console_started";
+    Json record;
+    audit::query(h.core->dataDir() + QStringLiteral("/audit"), started, 10, [&](std::string_view, const Json &r) {
+        record = r;
+        return false;
+    });
+    QCOMPARE(record.value("self_guard_off", std::string()), std::string("agents run as user ci, not me"));
     // Off means off: the read is the policy's to decide.
     h.agent->send(h.call("c1", "Read", {{"file_path", QString(h.dir.path() + QStringLiteral("/data/reviewer.token")).toStdString()}}));
     QCOMPARE(h.decisionFor("c1")["decision"], Json("allow"));
