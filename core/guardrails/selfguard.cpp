@@ -213,6 +213,8 @@ std::optional<SelfGuardGuardrail::Finding> SelfGuardGuardrail::checkCommand(std:
     } else if (program == "kill") {
         for (std::size_t i = 1; i < w.size(); ++i) {
             const std::string_view a = w[i];
+            if (a == "$!") // the shell's own last background job, never the console
+                continue;
             const std::string_view target = a.starts_with('-') ? a.substr(1) : a;
             if ((!m_pid.empty() && target == m_pid) || a == "-1" || a == "0" || a == "-0"
                 || a.find_first_of("$`") != std::string_view::npos)
@@ -288,7 +290,10 @@ std::optional<SelfGuardGuardrail::Finding> SelfGuardGuardrail::walk(const Json &
         const bool pathKey = key.find("path") != std::string::npos || key.find("file") != std::string::npos
                              || key == "dir" || key == "directory" || key == "target" || key == "src"
                              || key == "source" || key == "dest" || key == "destination";
-        if ((pathKey && !s.empty() && s.size() <= MaxPathLength) || mayBePath(s))
+        // Other text is a path only without blanks: "see ~/.claude/settings.json"
+        // in a file's content is prose, not a target.
+        if ((pathKey && !s.empty() && s.size() <= MaxPathLength)
+            || (mayBePath(s) && s.find_first_of(" \t") == std::string::npos))
             return checkPath(s, cwd, tool);
         return std::nullopt;
     }

@@ -184,6 +184,9 @@ void TestSelfGuard::decides_data()
     row("ordinary: ctl policy check", "Bash", QStringLiteral(R"js({"command":"holdpoint-ctl policy check p.json"})js"), none);
     row("ordinary: holdpoint --version", "Bash", QStringLiteral(R"js({"command":"holdpoint --version"})js"), none);
     row("ordinary: kill another pid", "Bash", QStringLiteral(R"js({"command":"kill 1234 %1"})js"), none);
+    row("ordinary: kill the last background job", "Bash", QStringLiteral(R"js({"command":"./server & sleep 1; kill $!"})js"), none);
+    row("ordinary: prose naming a hook file", "Write",
+        QStringLiteral(R"js({"file_path":"@H/project/NOTES.md","content":"see ~/.claude/settings.json"})js"), none);
     row("ordinary: pkill pytest", "Bash", QStringLiteral(R"js({"command":"pkill -f pytest"})js"), none);
     row("ordinary: another data dir", "Read", QStringLiteral(R"js({"file_path":"@H/.local/share/holdpoint-other/notes.txt"})js"), none);
     Q_UNUSED(P);
