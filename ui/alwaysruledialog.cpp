@@ -183,7 +183,8 @@ void AlwaysRuleDialog::readControls()
 void AlwaysRuleDialog::showShape()
 {
     readControls();
-    m_summary->setText(toQString(describeShape(m_shape)));
+    const std::string problem = shapeProblem(m_shape);
+    m_summary->setText(toQString(problem.empty() ? describeShape(m_shape) : "Not a rule: " + problem));
     m_ruleView->setPlainText(toQString(dumpJson(rule(), 2)));
     const bool wideOpen = isWideOpen(m_shape);
     m_confirm->setVisible(wideOpen);
@@ -194,7 +195,7 @@ void AlwaysRuleDialog::showShape()
     bool patternsOk = true;
     for (const ArgPattern &p : m_shape.args)
         patternsOk = patternsOk && ((p.kind != Kind::Prefix && p.kind != Kind::Glob) || !p.text.empty());
-    m_ok->setEnabled(patternsOk && (!wideOpen || m_confirm->isChecked()));
+    m_ok->setEnabled(patternsOk && problem.empty() && (!wideOpen || m_confirm->isChecked()));
     m_preview.start();
 }
 

@@ -68,6 +68,9 @@ MainWindow::MainWindow(ConsoleCore *core, WebServer *page, QWidget *parent)
     // An error the reviewer must act on stays here until the next decision.
     m_errorBanner = makeBanner(QStringLiteral("errorBanner"), QStringLiteral("#a04000"), central);
     layout->addWidget(m_errorBanner);
+    // A policy that turned the self-guard off: why, for as long as it is in force.
+    m_policyBanner = makeBanner(QStringLiteral("policyBanner"), QStringLiteral("#7d3c98"), central);
+    layout->addWidget(m_policyBanner);
 
     m_tabs = new QTabWidget(central);
     m_tabs->setObjectName(QStringLiteral("tabs"));
@@ -118,8 +121,10 @@ MainWindow::MainWindow(ConsoleCore *core, WebServer *page, QWidget *parent)
         m_policyError->setVisible(!why.isEmpty());
     };
     connect(m_core, &ConsoleCore::policyReloadFailed, this, showPolicyError);
+    showBanner(m_policyBanner, m_core->policyWarning());
     connect(m_core, &ConsoleCore::policyReloaded, this, [this, showPolicyError] {
         showPolicyError(QString());
+        showBanner(m_policyBanner, m_core->policyWarning());
         statusBar()->showMessage(tr("Policy reloaded"), 5000);
     });
     if (!m_core->lastPolicyError().isEmpty())
@@ -470,8 +475,7 @@ bool MainWindow::decide(const std::string &id, ReviewAction action, const QStrin
 
 void MainWindow::showError(const QString &text)
 {
-    m_errorBanner->setText(text);
-    m_errorBanner->setVisible(!text.isEmpty());
+    showBanner(m_errorBanner, text);
 }
 
 void MainWindow::afterDecision(const DecisionAnchor &anchor)
@@ -748,13 +752,10 @@ void MainWindow::notifyEscalated(int firstRow, int lastRow)
 
 void MainWindow::updateAuditBanner()
 {
-    const bool available = m_core->auditAvailable();
-    m_auditBanner->setVisible(!available);
-    if (!available)
-        m_auditBanner->setText(
-            tr("The audit log cannot be written: %1. Every call is refused until it can; Holdpoint "
-               "keeps trying every second.")
-                .arg(m_core->auditError()));
+    showBanner(m_auditBanner, m_core->auditAvailable() ? QString()
+                                                       : tr("The audit log cannot be written: %1. Every call is refused "
+                                                            "until it can; Holdpoint keeps trying every second.")
+                                                             .arg(m_core->auditError()));
 }
 
 void MainWindow::updateTeamBanner()
@@ -766,10 +767,8 @@ void MainWindow::updateTeamBanner()
         m_teamBanner->setText(tr("This console shows the team's calls but cannot decide them: %1").arg(noReviewer));
     if (down)
         m_teamBanner->setText(
-            tr("The team database is unreachable: %1. Escalated calls wait up to their deadline "
-               "and are "
-               "then denied (team_unavailable); nothing can be decided until it is back. Holdpoint "
-               "reconnects on its own.")
+            tr("The team database is unreachable: %1. Escalated calls wait up to their deadline and are "
+               "then denied (team_unavailable); nothing can be decided until it is back. Holdpoint reconnects on its own.")
                 .arg(m_core->teamError().isEmpty() ? tr("connecting") : m_core->teamError()));
 }
 

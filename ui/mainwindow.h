@@ -133,6 +133,7 @@ private:
     QLabel *m_auditBanner = nullptr;
     QLabel *m_teamBanner = nullptr;
     QLabel *m_errorBanner = nullptr;
+    QLabel *m_policyBanner = nullptr; // the self-guard is off: why, while it is
 
     // Queue tab.
     QueueView *m_view = nullptr;

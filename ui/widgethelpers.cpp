@@ -69,6 +69,12 @@ QLabel *makeBanner(const QString &name, const QString &background, QWidget *pare
     return banner;
 }
 
+void showBanner(QLabel *banner, const QString &text)
+{
+    banner->setText(text);
+    banner->setVisible(!text.isEmpty());
+}
+
 void presentDialog(QDialog *dialog, bool modal)
 {
     dialog->setAttribute(Qt::WA_DeleteOnClose);

@@ -41,6 +41,8 @@ QShortcut *queueShortcut(const QKeySequence &key, QWidget *view, std::function<v
 // A hidden bar of bold plain text on `background`, for what the reviewer
 // must see: the audit log's state, an error to act on.
 QLabel *makeBanner(const QString &name, const QString &background, QWidget *parent);
+// Shows `text` on `banner`, or hides it when there is none.
+void showBanner(QLabel *banner, const QString &text);
 
 // Shows `dialog`, deleted when it closes (window-modal with `modal`), and
 // gives it the keyboard: without a window manager nobody activates it, and

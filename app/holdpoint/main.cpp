@@ -30,6 +30,8 @@ void reportStart(const ConsoleCore &core)
 {
     std::fprintf(stderr, "holdpoint %s listening on %s (data dir %s)\n", HOLDPOINT_VERSION,
         qPrintable(core.url()), qPrintable(core.dataDir()));
+    if (const QString warning = core.policyWarning(); !warning.isEmpty())
+        std::fprintf(stderr, "holdpoint: WARNING: %s\n", qPrintable(warning));
     if (core.recovery().pending || core.recovery().decided)
         std::fprintf(stderr,
             "holdpoint: restored %d pending and %d decided calls from the audit log\n",

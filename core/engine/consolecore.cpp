@@ -162,7 +162,7 @@ ConsoleCore::ConsoleCore(ConsoleOptions options, Clock *clock, QObject *parent)
     m_options.endpoint.ownerName = m_options.broker.reviewerName;
     m_endpoint = std::make_unique<Endpoint>(m_options.endpoint);
     m_broker = std::make_unique<Broker>(m_store.get(), m_clock, m_endpoint.get(), m_options.broker);
-    m_broker->setPolicy(m_options.policy);
+    m_broker->setPolicy(withSelfGuard(m_options.policy, selfGuardContext()));
     m_broker->setAuditLog(m_audit.get());
     m_endpoint->setHandler(m_broker.get());
     connect(m_endpoint.get(), &Endpoint::rejected, this,
@@ -222,10 +222,12 @@ void ConsoleCore::watchPolicy()
     // policy in force. Never falls open.
     m_policyWatcher = std::make_unique<PolicyWatcher>(files);
     connect(m_policyWatcher.get(), &PolicyWatcher::reloaded, this, [this](const Policy &policy) {
-        m_broker->setPolicy(policy);
+        m_broker->setPolicy(withSelfGuard(policy, selfGuardContext()));
         m_lastPolicyError.clear();
-        m_audit->append("policy_reload",
-            Json { { "files", policyFilesJson() }, { "guardrails", policy.chain->size() } });
+        Json reload { { "files", policyFilesJson() }, { "guardrails", m_broker->policy().chain->size() } };
+        if (policy.selfGuardOff)
+            reload["self_guard_off"] = *policy.selfGuardOff;
+        m_audit->append("policy_reload", std::move(reload));
         Q_EMIT policyReloaded();
     });
     connect(
@@ -235,6 +237,27 @@ void ConsoleCore::watchPolicy()
                 Json { { "error", error.toStdString() }, { "kept", "the previous policy" } });
             Q_EMIT policyReloadFailed(error);
         });
+}
+
+SelfGuardContext ConsoleCore::selfGuardContext() const
+{
+    SelfGuardContext c;
+    const auto absolute = [](const QString &p) { return QDir::cleanPath(QDir(p).absolutePath()).toStdString(); };
+    if (!m_options.dataDir.isEmpty())
+        c.dataDir = absolute(m_options.dataDir);
+    if (!m_options.audit.dir.isEmpty())
+        c.auditDir = absolute(m_options.audit.dir);
+    for (const QString &f : m_options.policyFiles)
+        if (!f.startsWith(u':'))
+            c.policyFiles.push_back(absolute(f));
+    c.policyFiles.push_back(absolute(userPolicyFile())); // where "always" rules go
+    c.consolePid = QCoreApplication::applicationPid();
+    return c;
+}
+
+QString ConsoleCore::policyWarning() const
+{
+    return holdpoint::policyWarning(m_broker->policy());
 }
 
 Json ConsoleCore::policyFilesJson() const
@@ -454,6 +477,9 @@ bool ConsoleCore::start(QString *error)
         started["integrity_problem"] = m_auditOpen.problem;
     started["policy_files"] = policyFilesJson();
     started["guardrails"] = m_broker->policy().chain->size();
+    // The record says when agents ran without the self-guard, and why.
+    if (const auto &off = m_broker->policy().selfGuardOff)
+        started["self_guard_off"] = *off;
     m_audit->append("console_started", started);
 
     if (!m_endpoint->listen(error)) {

@@ -150,6 +150,12 @@ public:
     // Reads the policy files again, changed or not.
     void reloadPolicy();
     QString lastPolicyError() const { return m_lastPolicyError; }
+    // What the policy in force says the console must show: that the
+    // built-in self-guard is off, and why (policy.h policyWarning). "" when on.
+    QString policyWarning() const;
+    // What the built-in self-guard protects: this console's data dir, audit
+    // log, policy files and pid.
+    SelfGuardContext selfGuardContext() const;
 
     // For tests and the composition root only; the window uses the above.
     Broker *broker() const { return m_broker.get(); }

@@ -1,9 +1,12 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "ruleshape.h"
 
+#include "guardrails/shellparse.h"
+
 #include <QDateTime>
 
 #include <algorithm>
+#include <cctype>
 
 namespace holdpoint {
 
@@ -41,6 +44,71 @@ std::string fixedDirectory(const std::string &glob)
     return slash == 0 ? std::string("/") : fixed.substr(0, slash);
 }
 
+// Bash(…) reads a specifier as the words of one simple command; these
+// characters make it a pattern over the whole line (compactmatcher.cpp),
+// which an allow may not be.
+constexpr std::string_view ShellOperators = ";&|<>()$`'\"\\\n";
+
+// A word that names a subcommand (`status`, `test`, `run-script`), not an
+// option, a path or an assignment.
+bool isSubcommand(std::string_view word)
+{
+    if (word.empty() || word.size() > 40 || !std::isalpha((unsigned char)(word[0])))
+        return false;
+    return std::all_of(word.begin(), word.end(),
+                       [](unsigned char c) { return std::isalnum(c) || c == '-' || c == '_' || c == ':'; });
+}
+
+// The program and its subcommand as the parser reads the line (`git
+// status`, `make`, `./configure`), or "" when the line is not one simple
+// command the parser fully understands: then only the exact line is safe.
+std::string programAndSubcommand(const std::string &line)
+{
+    const ShellParse shell = ShellParse::parse(line);
+    if (!shell.understood() || shell.size() != 1)
+        return {};
+    const std::string_view words = shell.written(0);
+    const std::size_t first = words.find(' ');
+    std::string out(words.substr(0, first));
+    if (first != std::string_view::npos) {
+        const std::string_view rest = words.substr(first + 1);
+        const std::string_view second = rest.substr(0, rest.find(' '));
+        if (isSubcommand(second))
+            out += " " + std::string(second);
+    }
+    if (out.find_first_of(ShellOperators) != std::string::npos || out.find_first_of("*?") != std::string::npos)
+        return {};
+    return out;
+}
+
+// What a reviewer typed, as Bash(…) compares it: words joined by one space.
+std::string commandWords(const std::string &text)
+{
+    std::string out;
+    for (char c : text) {
+        const bool space = c == ' ' || c == '\t';
+        if (space && (out.empty() || out.back() == ' '))
+            continue;
+        out += space ? ' ' : c;
+    }
+    if (!out.empty() && out.back() == ' ')
+        out.pop_back();
+    return out;
+}
+
+// The Bash(…) rule a shell command's pattern becomes: a prefix of whole
+// words, or a glob over one simple command's words.
+std::string shellMatch(const ArgPattern &p)
+{
+    const std::string words = commandWords(p.text);
+    return p.kind == ArgPattern::Kind::Prefix ? "Bash(" + words + ":*)" : "Bash(" + words + ")";
+}
+
+bool isShellPattern(const ArgPattern &p)
+{
+    return p.shellCommand && !p.secret && (p.kind == ArgPattern::Kind::Prefix || p.kind == ArgPattern::Kind::Glob);
+}
+
 std::string quoted(const Json &v)
 {
     return v.is_string() ? "\"" + v.get<std::string>() + "\"" : dumpJson(v);
@@ -68,10 +136,13 @@ RuleShape proposeShape(const QueueItem &item, bool allow)
     const Json &args = item.proposedArgs.value_or(item.args);
     if (!args.is_object())
         return shape;
+    // The argument Bash(…) rules read (`command`, else `cmd`).
+    const Json *command = isShellTool(item.toolName) ? ShellParse::commandArgument(args) : nullptr;
     for (auto it = args.begin(); it != args.end(); ++it) {
         ArgPattern p;
         p.key = it.key();
         const Json &v = it.value();
+        p.shellCommand = &v == command && v.is_string();
         // A secret must not be written into the policy file, and a value
         // masked for people cannot be matched anyway.
         p.secret = item.masked(v) != v;
@@ -82,7 +153,14 @@ RuleShape proposeShape(const QueueItem &item, bool allow)
         if (v.is_string()) {
             const std::string s = v.get<std::string>();
             p.pathLike = looksLikePath(p.key, s);
-            if (s.size() > MaxPinnedLength || s.find('\n') != std::string::npos) {
+            if (p.shellCommand) {
+                // A shell line: its program and subcommand when the parser
+                // understands all of it, else exactly this line (never
+                // "anything": a long or odd line is the one to keep asking about).
+                p.pathLike = false;
+                p.text = programAndSubcommand(s);
+                p.kind = p.text.empty() || p.text == s ? ArgPattern::Kind::Exact : ArgPattern::Kind::Prefix;
+            } else if (s.size() > MaxPinnedLength || s.find('\n') != std::string::npos) {
                 p.kind = ArgPattern::Kind::Any;
             } else if (p.pathLike && s.find_first_of("*?") == std::string::npos && s.find('/') != std::string::npos) {
                 // The same directory; a literal * or ? in it would widen the glob.
@@ -110,9 +188,14 @@ Json ruleFromShape(const RuleShape &shape, const QueueItem &item, const std::str
     if (shape.agent)
         when["agent"] = *shape.agent;
     Json args = Json::object();
+    std::string match;
     for (const ArgPattern &p : shape.args) {
         if (p.secret)
             continue;
+        if (isShellPattern(p)) {
+            match = shellMatch(p);
+            continue;
+        }
         switch (p.kind) {
         case ArgPattern::Kind::Exact: args[p.key] = Json {{"equals", p.value}}; break;
         case ArgPattern::Kind::Prefix: args[p.key] = Json {{"prefix", p.text}}; break;
@@ -133,12 +216,15 @@ Json ruleFromShape(const RuleShape &shape, const QueueItem &item, const std::str
     if (why.empty())
         why = shape.allow ? "always allowed by a reviewer" : "always denied by a reviewer";
     const std::string date = QDateTime::fromMSecsSinceEpoch(now, Qt::UTC).toString(Qt::ISODate).toStdString();
-    return Json {{"when", std::move(when)},
-                 {"action", shape.allow ? "allow" : "deny"},
-                 {"code", shape.allow ? "always_allowed" : "always_denied"},
-                 {"reason", why},
-                 {"comment", "added from the Holdpoint console by " + user + " on " + date + ", reviewing call "
-                                 + item.callId + " of " + item.agent.name}};
+    Json rule {{"when", std::move(when)}};
+    if (!match.empty())
+        rule["match"] = match;
+    rule["action"] = shape.allow ? "allow" : "deny";
+    rule["code"] = shape.allow ? "always_allowed" : "always_denied";
+    rule["reason"] = why;
+    rule["comment"] = "added from the Holdpoint console by " + user + " on " + date + ", reviewing call " + item.callId
+                      + " of " + item.agent.name;
+    return rule;
 }
 
 std::string describeShape(const RuleShape &shape)
@@ -147,6 +233,15 @@ std::string describeShape(const RuleShape &shape)
     out += shape.agent ? " from agent " + *shape.agent : " from every agent";
     std::vector<std::string> conditions;
     for (const ArgPattern &p : shape.args) {
+        if (isShellPattern(p)) {
+            const std::string words = commandWords(p.text);
+            const bool prefix = p.kind == ArgPattern::Kind::Prefix;
+            conditions.push_back(
+                shape.allow ? p.key + " runs only commands that each " + (prefix ? "start with the words \"" + words + "\"" : "match " + words)
+                                  + " (nothing chained, substituted or hidden)"
+                            : p.key + " runs a command that " + (prefix ? "starts with the words \"" + words + "\"" : "matches " + words));
+            continue;
+        }
         switch (p.secret ? ArgPattern::Kind::Any : p.kind) {
         case ArgPattern::Kind::Exact: conditions.push_back(p.key + " is " + quoted(p.value)); break;
         case ArgPattern::Kind::Prefix: conditions.push_back(p.key + " starts with \"" + p.text + "\""); break;
@@ -169,6 +264,21 @@ std::string describeShape(const RuleShape &shape)
         out += "; other arguments may be anything";
     }
     return out + ".";
+}
+
+std::string shapeProblem(const RuleShape &shape)
+{
+    for (const ArgPattern &p : shape.args) {
+        if (!isShellPattern(p))
+            continue;
+        const std::string words = commandWords(p.text);
+        if (words.empty())
+            return p.key + ": the pattern is empty";
+        if (words.find_first_of(ShellOperators) != std::string::npos)
+            return p.key + ": a pattern names the words of one command, without shell operators, quotes or $ "
+                           "(write \"make\", not \"make && npm test\")";
+    }
+    return {};
 }
 
 bool isWideOpen(const RuleShape &shape)

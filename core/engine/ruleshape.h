@@ -25,6 +25,11 @@ struct ArgPattern
     std::string text;  // Prefix and Glob: the pattern
     bool secret = false; // holds a secret: never written into a rule, so Any only
     bool pathLike = false; // a Glob also keeps the path under its fixed directory
+    // The command line of a shell tool (ShellParse::commandArgument): a
+    // Prefix or Glob becomes a Bash(…) rule that reads the shell, so an
+    // allow of "make" never allows "make; rm -rf ~" (guardrails/README.md
+    // "Shell commands"). Exact stays the whole line, as the person saw it.
+    bool shellCommand = false;
 };
 
 struct RuleShape
@@ -36,8 +41,8 @@ struct RuleShape
 };
 
 // The narrowest shape that covers `item`: this agent, this tool; a path
-// in the same directory, a command with the same first word, other values
-// exactly. Long or multi-line text, nested values and secrets are Any: a
+// in the same directory, a shell command by its program and subcommand
+// (`git status --short` is Bash(git status:*)), other values exactly. Long or multi-line text, nested values and secrets are Any: a
 // rule cannot usefully pin them.
 RuleShape proposeShape(const QueueItem &item, bool allow);
 
@@ -49,6 +54,10 @@ Json ruleFromShape(const RuleShape &shape, const QueueItem &item, const std::str
 // The rule in plain words: "Allow read_file from agent coder when path
 // matches /src/* (and stays under /src)."
 std::string describeShape(const RuleShape &shape);
+
+// Why the shape cannot become a rule, or "": a shell command's pattern with
+// shell operators, quotes or substitutions is not the words of one command.
+std::string shapeProblem(const RuleShape &shape);
 
 // Allows the tool with any arguments for every agent.
 bool isWideOpen(const RuleShape &shape);

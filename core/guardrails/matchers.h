@@ -192,6 +192,8 @@ public:
     bool matches(const Json *value, const std::string &cwd) const;
     // `value` must be inside the call `scratch` was made for.
     bool matches(const Json *value, CallScratch &scratch) const;
+    // A glob, regex or prefix: a pattern over a string, not one value.
+    bool readsText() const { return m_glob || m_regex || m_prefix; }
 
 private:
     std::optional<Json> m_equals;

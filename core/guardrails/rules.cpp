@@ -75,7 +75,7 @@ RulesGuardrail::RulesGuardrail(std::string name, const SpecReader &spec)
         m_rules.push_back(compileRule(rules[i], spec.pathOf("rules") + "[" + std::to_string(i) + "]"));
         index(std::uint32_t(i));
         const Rule &rule = m_rules.back();
-        m_readsCommands = m_readsCommands || rule.commandRule;
+        m_readsCommands = m_readsCommands || rule.commandRule || rule.lineAllow;
         m_hasWholeLineRules = m_hasWholeLineRules || (rule.commandRule && rule.compact->wholeLine());
     }
 }
@@ -120,7 +120,7 @@ RulesGuardrail::Rule RulesGuardrail::compileRule(const Json &json, const std::st
                 w.fail("args", std::string("expected an object of argument paths to matchers, got ") + args->type_name());
             for (auto it = args->begin(); it != args->end(); ++it)
                 rule.args.push_back({ArgPath(it.key()),
-                                     ValueMatcher::compile(it.value(), w.pathOf("args") + "." + it.key())});
+                                     ValueMatcher::compile(it.value(), w.pathOf("args") + "." + it.key()), it.key()});
         }
     }
     if (r.has("match")) {
@@ -134,6 +134,12 @@ RulesGuardrail::Rule RulesGuardrail::compileRule(const Json &json, const std::st
         r.fail("match", "an allow pattern matches the words of one simple command, so it cannot hold shell operators, "
                         "quotes or substitutions (write one rule per command: Bash(make:*) and Bash(npm test:*), "
                         "not Bash(make && npm test))");
+    // A string pattern on the line holds for `ls x; rm -rf ~` as well as for
+    // `ls x`: allowing by one is only safe for a line that is one command.
+    rule.lineAllow = rule.action == Action::Allow
+                     && std::any_of(rule.args.begin(), rule.args.end(), [](const ArgMatch &a) {
+                            return (a.key == "command" || a.key == "cmd") && a.matcher.readsText();
+                        });
     rule.reason = r.string("reason", "matched " + path);
     rule.code = r.string("code", path);
 
@@ -302,6 +308,7 @@ Verdict RulesGuardrail::shellVerdict(const ShellParse &shell, const CallView &ca
     std::uint32_t *decided = n + 1 <= 8 ? onStack : (onHeap = std::make_unique<std::uint32_t[]>(n + 1)).get();
     std::fill(decided, decided + n + 1, Undecided);
     std::size_t open = n + (m_hasWholeLineRules ? 1 : 0);
+    std::uint32_t lineRefused = Undecided; // a `when` string pattern that held for a line it may not allow
     const std::string *line = m_hasWholeLineRules ? scratch.stringArg(call.args, CallScratch::ArgKind::Command) : nullptr;
 
     auto a = forTool.cbegin(), b = m_anyTool.cbegin();
@@ -313,6 +320,10 @@ Verdict RulesGuardrail::shellVerdict(const ShellParse &shell, const CallView &ca
             // as JSON) decides every part still open.
             if (!matches(rule, call, scratch))
                 continue;
+            if (rule.lineAllow && !(n == 1 && shell.understood())) {
+                lineRefused = std::min(lineRefused, i);
+                continue;
+            }
             for (std::size_t j = 0; j <= n; ++j)
                 if (decided[j] == Undecided)
                     decided[j] = i;
@@ -362,8 +373,17 @@ Verdict RulesGuardrail::shellVerdict(const ShellParse &shell, const CallView &ca
     }
     if (unallowed == Undecided && !(byPattern && shell.opaque() != 0))
         return verdictOf(decided[0], call, context, shell.text(0));
-    if (allowed == Undecided)
-        return Verdict::pass();
+    if (allowed == Undecided) {
+        if (lineRefused == Undecided)
+            return Verdict::pass();
+        Verdict v;
+        v.code = "shell_not_allowed";
+        v.reason = "rule " + std::to_string(lineRefused) + " allows by a pattern on the command string, which allows only "
+                   + "one simple command with every part understood; this line "
+                   + (shell.opaque() != 0 ? "has " + ShellParse::describe(shell.opaque())
+                                          : "runs " + std::to_string(n) + " commands");
+        return v;
+    }
     // An allow matched a part but does not decide: say why, for the reviewer.
     Verdict v;
     v.code = "shell_not_allowed";

@@ -33,6 +33,7 @@ private:
     {
         ArgPath path;
         ValueMatcher matcher;
+        std::string key; // as the policy wrote it
     };
     struct Clamp
     {
@@ -54,6 +55,10 @@ private:
         std::optional<protocol::ApprovalRule> approvals; // ask only
         // `match` is Bash(…) with a specifier: it matches simple commands.
         bool commandRule = false;
+        // An allow whose `when` reads a shell command's string by a glob,
+        // regex or prefix: it allows a line of one simple command, fully
+        // understood, and nothing else (README.md "Shell commands").
+        bool lineAllow = false;
     };
     Rule compileRule(const Json &json, const std::string &path) const;
     void index(std::uint32_t rule);

@@ -88,6 +88,27 @@ PolicyResult parsePolicy(std::string_view text, const QString &file, Policy base
                 r.error = fail(file, e.path, e.what());
                 return r;
             }
+        } else if (key == "turn_off") {
+            // Built-in guardrails a policy may turn off, by name, each with
+            // the reason the console shows while it is off.
+            if (!v.is_object()) {
+                r.error = fail(file, key, std::string("expected an object of built-in guardrail names to reasons, got ")
+                                              + v.type_name());
+                return r;
+            }
+            for (auto t = v.begin(); t != v.end(); ++t) {
+                if (t.key() != SelfGuardGuardrail::Name) {
+                    r.error = fail(file, key + "." + t.key(), "unknown built-in guardrail (expected: self_guard)");
+                    return r;
+                }
+                if (!t->is_string() || t->get_ref<const std::string &>().find_first_not_of(" \t") == std::string::npos) {
+                    r.error = fail(file, key + "." + t.key(),
+                                   "expected the reason it is off, a non-empty string the console shows");
+                    return r;
+                }
+                base.selfGuardOff = t->get<std::string>();
+                base.selfGuardOffFile = file;
+            }
         } else if (key == "guardrails") {
             if (!v.is_array()) {
                 r.error = fail(file, key, std::string("expected an array, got ") + v.type_name());
@@ -97,6 +118,10 @@ PolicyResult parsePolicy(std::string_view text, const QString &file, Policy base
                 try {
                     ChainEntry entry = createGuardrail(v[i], "guardrails[" + std::to_string(i) + "]");
                     const std::string_view name = entry.guardrail->name();
+                    if (name == SelfGuardGuardrail::Name)
+                        throw SpecError("guardrails[" + std::to_string(i) + "].name",
+                                        "\"self_guard\" is the built-in guardrail's name (turn it off with "
+                                        "\"turn_off\": {\"self_guard\": \"<reason>\"})");
                     for (const ChainEntry &existing : base.chain->entries()) {
                         if (existing.guardrail->name() == name)
                             throw SpecError("guardrails[" + std::to_string(i) + "].name",
@@ -110,13 +135,35 @@ PolicyResult parsePolicy(std::string_view text, const QString &file, Policy base
                 }
             }
         } else {
-            r.error = fail(file, key, "unknown key (expected one of: version, description, default, default_approvals, guardrails)");
+            r.error = fail(file, key, "unknown key (expected one of: version, description, default, default_approvals, turn_off, guardrails)");
             return r;
         }
     }
     base.files << file;
     r.policy = std::move(base);
     return r;
+}
+
+Policy withSelfGuard(Policy policy, const SelfGuardContext &context)
+{
+    if (policy.selfGuardOff)
+        return policy;
+    auto chain = std::make_shared<GuardrailChain>();
+    // First: it decides before any rule could allow the call.
+    chain->add({std::make_shared<SelfGuardGuardrail>(context), false, std::chrono::microseconds(100'000)});
+    for (const ChainEntry &e : policy.chain->entries())
+        chain->add(e);
+    policy.chain = std::move(chain);
+    return policy;
+}
+
+QString policyWarning(const Policy &policy)
+{
+    if (!policy.selfGuardOff)
+        return {};
+    return QStringLiteral("The self-guard is off (%1): %2. Agents may read Holdpoint's reviewer credentials, "
+                          "change their hooks and run reviewer commands.")
+        .arg(policy.selfGuardOffFile, toQString(*policy.selfGuardOff));
 }
 
 PolicyResult loadPolicyFiles(const QStringList &files)

@@ -50,9 +50,18 @@ std::optional<Policy> load(const QString &path, const std::string &inlineText, s
 {
     PolicyResult r = inlineText.empty() ? loadPolicyFiles(path.isEmpty() ? QStringList {} : QStringList {path})
                                         : parsePolicy(inlineText, QStringLiteral("generated"));
-    if (!r.policy)
+    if (!r.policy) {
         *error = r.error.toStdString();
-    return std::move(r.policy);
+        return std::nullopt;
+    }
+    // As a console runs it: the built-in self-guard first, guarding a data
+    // dir, its audit log and the policy file.
+    SelfGuardContext self;
+    self.dataDir = "/home/dev/.local/share/holdpoint";
+    self.auditDir = self.dataDir + "/audit";
+    self.policyFiles = {path.isEmpty() ? self.dataDir + "/policy.json" : path.toStdString()};
+    self.consolePid = 4242;
+    return withSelfGuard(std::move(*r.policy), self);
 }
 
 } // namespace

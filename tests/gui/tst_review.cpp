@@ -492,7 +492,7 @@ void TestReview::everyModelPassesTheModelTester()
     QTRY_VERIFY(h.core->broker()->agentConnections() == 1);
     h.window->agentsModel()->refresh();
     h.window->policyModel()->refresh();
-    QCOMPARE(h.window->policyModel()->rowCount(), 2);
+    QCOMPARE(h.window->policyModel()->rowCount(), 3); // the built-in self_guard first, then the policy's two
     QCOMPARE(h.window->policyModel()->index(0, PolicyModel::Health).data().toString(), QStringLiteral("ok"));
 }
 

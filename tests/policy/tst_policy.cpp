@@ -57,7 +57,7 @@ void TestPolicy::validationMessages_data()
     QTest::newRow("duplicate key") << R"({"default":"deny","default":"allow"})" << "policy.json: invalid JSON: duplicate key \"default\"";
     QTest::newRow("unknown action") << R"({"default":"maybe"})" << "policy.json: default: unknown action \"maybe\" (expected one of: ask, allow, deny)";
     QTest::newRow("action not a string") << R"({"default":true})" << "policy.json: default: unknown action true (expected one of: ask, allow, deny)";
-    QTest::newRow("unknown key") << R"({"defualt":"allow"})" << "policy.json: defualt: unknown key (expected one of: version, description, default, default_approvals, guardrails)";
+    QTest::newRow("unknown key") << R"({"defualt":"allow"})" << "policy.json: defualt: unknown key (expected one of: version, description, default, default_approvals, turn_off, guardrails)";
     QTest::newRow("future version") << R"({"version":2})" << "policy.json: version: unsupported version 2 (expected 1)";
     QTest::newRow("description not a string") << R"({"description":5})" << "policy.json: description: expected a string, got number";
     QTest::newRow("too deep") << QString(QStringLiteral("{\"a\":") + QString(70, u'[') + QString(70, u']') + u'}')

@@ -70,7 +70,8 @@ void TestPolicyReload::validEditTakesEffectInvalidEditIsRefused()
     QSignalSpy failed(&core, &ConsoleCore::policyReloadFailed);
     writeFile(file, R"js({"default":"deny","guardrails":[{"type":"rules","rules":[{"match":"Bash(ls*)","action":"allow","reason":"ok"}]}]})js");
     QTRY_COMPARE_WITH_TIMEOUT(reloaded.count(), 1, WaitMs);
-    QCOMPARE(core.policy().chain->size(), 1);
+    QCOMPARE(core.policy().chain->size(), 2); // the built-in self_guard, then the file's rules
+    QCOMPARE(std::string(core.policy().chain->entries().at(0).guardrail->name()), std::string("self_guard"));
     agent.send({{"type", "tool_call"}, {"call_id", "x1"}, {"tool_name", "Bash"}, {"args", {{"command", "ls"}}}});
     QCOMPARE(agent.next("decision")["decided_by"], Json("guardrail:rules"));
     QCOMPARE(decide(), Json("deny")); // make is not ls: the new default
