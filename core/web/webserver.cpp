@@ -370,7 +370,7 @@ std::optional<WebServer::Caller> WebServer::caller(
 
 bool WebServer::handleRequest(const QHttpServerRequest &request, QTcpSocket *socket)
 {
-    WebListener::requestDone(socket);
+    WebListener::requestDone(socket, request.headers().size(), request.body().size());
     // As Qt HTTP Server tells an upgrade: it hands the socket on only then.
     const bool upgrade = request.value("upgrade").compare("websocket", Qt::CaseInsensitive) == 0
         && request.value("connection").toLower().contains("upgrade");
