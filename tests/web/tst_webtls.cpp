@@ -80,6 +80,8 @@ private Q_SLOTS:
     void anotherLoopbackAddressIsThePagesOrigin();
     void theSecretsHeaderCannotNameTheReviewer_data();
     void theSecretsHeaderCannotNameTheReviewer();
+    void aWildcardAddressNeedsTheOriginClientsUse_data();
+    void aWildcardAddressNeedsTheOriginClientsUse();
     void anotherUsersKeyIsRefused();
     void aFifoIsRefusedNotWaitedOn_data();
     void aFifoIsRefusedNotWaitedOn();
@@ -219,6 +221,53 @@ void TestWebTls::theSecretsHeaderCannotNameTheReviewer()
         QStringLiteral("--web-auth-header"), QString::fromLatin1(header), QStringLiteral("--web-trusted-proxy"),
         QStringLiteral("127.0.0.1"), QStringLiteral("--web-proxy-secret-file"), secretFile });
     QVERIFY2(said.contains(QLatin1String("carries the proxy's secret")), qPrintable(said));
+}
+
+void TestWebTls::aWildcardAddressNeedsTheOriginClientsUse_data()
+{
+    QTest::addColumn<QString>("address");
+    QTest::newRow("0.0.0.0") << QStringLiteral("0.0.0.0");
+    QTest::newRow("::") << QStringLiteral("::");
+}
+
+void TestWebTls::aWildcardAddressNeedsTheOriginClientsUse()
+{
+    // Every address, but no origin a browser can be sent to: the page
+    // would print, pair to and check Host and Origin against "0.0.0.0".
+    QFETCH(QString, address);
+    WebConfig config;
+    config.address = QHostAddress(address);
+    config.certFile = m_a.cert;
+    config.keyFile = m_a.key;
+    const QString problem = webConfigProblem(config);
+    QVERIFY2(problem.contains(QLatin1String("add --web-origin")), qPrintable(problem));
+    const QString web = (address.contains(u':') ? u'[' + address + u']' : address) + QStringLiteral(":0");
+    const QString said = consoleRefusal({ QStringLiteral("--web"), web, QStringLiteral("--web-cert"), m_a.cert,
+        QStringLiteral("--web-key"), m_a.key });
+    QVERIFY2(said.contains(QLatin1String("add --web-origin")), qPrintable(said));
+
+    // With the origin clients use, that is the page's origin, its pairing
+    // links' and the Host it answers for; "0.0.0.0" is none of them.
+    config.origins = { QStringLiteral("https://review.example.test:9443") };
+    QCOMPARE(webConfigProblem(config), QString());
+    WebConsole c(config);
+    QVERIFY(c.started);
+    QCOMPARE(c.origin, QByteArray("https://review.example.test:9443"));
+    QVERIFY(c.web->pair("owner", "test").url.startsWith(QStringLiteral("https://review.example.test:9443/pair#")));
+    const auto get = [&](const QByteArray &host) {
+        QSslSocket s;
+        s.setPeerVerifyMode(QSslSocket::VerifyNone);
+        // Qt listens on :: for IPv6 alone.
+        s.connectToHostEncrypted(address.contains(u':') ? QStringLiteral("::1") : QStringLiteral("127.0.0.1"), c.port());
+        if (!QTest::qWaitFor([&] { return s.isEncrypted(); }, WaitMs))
+            return HttpReply {};
+        s.write(request("GET", "/", c.port(), {}, { { "Host", host } }));
+        return readReply(s);
+    };
+    QCOMPARE(get("review.example.test:9443").status, 200);
+    const QByteArray wildcard = (address.contains(u':') ? "[" + address.toLatin1() + "]" : address.toLatin1()) + ':'
+        + QByteArray::number(c.port());
+    QCOMPARE(get(wildcard).error(), "bad_host");
 }
 
 void TestWebTls::anotherUsersKeyIsRefused()
