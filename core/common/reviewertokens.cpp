@@ -7,6 +7,7 @@
 
 #include <QFile>
 
+#include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -237,31 +238,74 @@ std::optional<NamedReviewer> findReviewerByToken(
     return found;
 }
 
-bool readPrivateFile(
-    const QString &path, qint64 maxBytes, QByteArray *bytes, QString *error, bool *missing)
+namespace {
+
+// What readRegularFile and readPrivateFile share: the file opened without
+// blocking, and its fstat, or why not. The checks look at the open file,
+// not the path: what is checked is what is read.
+bool openRegularFile(const QString &path, QFile *file, struct stat *st, QString *error, bool *missing)
 {
     if (missing)
         *missing = false;
-    QFile file(path);
-    if (!file.open(QIODevice::ReadOnly)) {
+    const int fd = ::open(QFile::encodeName(path).constData(), O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+    if (fd < 0) {
+        const int e = errno;
         if (missing)
-            *missing = !file.exists();
-        *error = QStringLiteral("cannot read %1: %2").arg(path, file.errorString());
+            *missing = e == ENOENT;
+        *error = QStringLiteral("cannot read %1: %2").arg(path, QString::fromLocal8Bit(std::strerror(e)));
         return false;
     }
-    // The open file, not the path: what is checked is what is read.
-    struct stat st
-    {
-    };
-    if (fstat(file.handle(), &st) != 0) {
-        *error = QStringLiteral("cannot read %1: %2")
-                     .arg(path, QString::fromLocal8Bit(std::strerror(errno)));
+    if (!file->open(fd, QIODevice::ReadOnly, QFileDevice::AutoCloseHandle)) {
+        ::close(fd);
+        *error = QStringLiteral("cannot read %1: %2").arg(path, file->errorString());
         return false;
     }
-    if (!S_ISREG(st.st_mode)) {
+    if (fstat(fd, st) != 0) {
+        *error = QStringLiteral("cannot read %1: %2").arg(path, QString::fromLocal8Bit(std::strerror(errno)));
+        return false;
+    }
+    if (!S_ISREG(st->st_mode)) {
         *error = QStringLiteral("%1 is not a regular file").arg(path);
         return false;
     }
+    return true;
+}
+
+bool readAtMost(QFile *file, const struct stat &st, const QString &path, qint64 maxBytes, QByteArray *bytes,
+    QString *error)
+{
+    if (st.st_size > maxBytes) {
+        *error = QStringLiteral("%1 is larger than %2 bytes").arg(path).arg(maxBytes);
+        return false;
+    }
+    *bytes = file->read(maxBytes + 1);
+    if (bytes->size() > maxBytes) {
+        *error = QStringLiteral("%1 is larger than %2 bytes").arg(path).arg(maxBytes);
+        return false;
+    }
+    return true;
+}
+
+} // namespace
+
+bool readRegularFile(const QString &path, qint64 maxBytes, QByteArray *bytes, QString *error, bool *missing)
+{
+    QFile file;
+    struct stat st
+    {
+    };
+    return openRegularFile(path, &file, &st, error, missing) && readAtMost(&file, st, path, maxBytes, bytes, error);
+}
+
+bool readPrivateFile(
+    const QString &path, qint64 maxBytes, QByteArray *bytes, QString *error, bool *missing)
+{
+    QFile file;
+    struct stat st
+    {
+    };
+    if (!openRegularFile(path, &file, &st, error, missing))
+        return false;
     if (st.st_uid != geteuid()) {
         *error = QStringLiteral("%1 belongs to another user (uid %2); it must be yours, mode 0600")
                      .arg(path)
@@ -269,22 +313,12 @@ bool readPrivateFile(
         return false;
     }
     if ((st.st_mode & 0077) != 0) {
-        *error = QStringLiteral(
-            "permissions %1 for %2 are too open: it holds or guards a reviewer token; "
-            "run `chmod 600 %2`")
+        *error = QStringLiteral("permissions %1 for %2 are too open: it holds or guards a secret; "
+                                "run `chmod 600 %2`")
                      .arg(QString::number(st.st_mode & 0777, 8).rightJustified(4, u'0'), path);
         return false;
     }
-    if (st.st_size > maxBytes) {
-        *error = QStringLiteral("%1 is larger than %2 bytes").arg(path).arg(maxBytes);
-        return false;
-    }
-    *bytes = file.read(maxBytes + 1);
-    if (bytes->size() > maxBytes) {
-        *error = QStringLiteral("%1 is larger than %2 bytes").arg(path).arg(maxBytes);
-        return false;
-    }
-    return true;
+    return readAtMost(&file, st, path, maxBytes, bytes, error);
 }
 
 } // namespace holdpoint

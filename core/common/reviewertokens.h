@@ -72,6 +72,13 @@ std::string credentialFileText(const ReviewerCredential &credential);
 std::optional<NamedReviewer> findReviewerByToken(
     const std::vector<NamedReviewer> &reviewers, const QByteArray &token);
 
+// Reads at most `maxBytes` of a regular file (a symlink to one is followed):
+// a FIFO or a device is refused at once, never waited on (open(2) on a FIFO
+// blocks until a writer comes), and a larger file is refused, not cut.
+// `missing` is set when it does not exist.
+bool readRegularFile(const QString &path, qint64 maxBytes, QByteArray *bytes, QString *error,
+    bool *missing = nullptr);
+
 // Reads a file that holds or guards a secret, as ssh reads its keys: it must
 // belong to this process's user and be closed to group and others (no bits
 // of 0077), or it is refused, whatever its content. `missing` is set when it

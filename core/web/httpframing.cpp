@@ -99,6 +99,10 @@ RequestFramer::Status RequestFramer::requestLine(QByteArrayView text)
 
 RequestFramer::Status RequestFramer::field(QByteArrayView text)
 {
+    if (++m_fields > m_maxFields)
+        return fail(QStringLiteral("more than %1 header fields").arg(m_maxFields));
+    if (text.size() > MaxFieldLineBytes)
+        return fail(QStringLiteral("a header field line over %1 bytes").arg(MaxFieldLineBytes));
     if (text.front() == ' ' || text.front() == '\t')
         return fail(QStringLiteral("a field line folded onto the next (obs-fold, RFC 9112 §5.2)"));
     const qsizetype colon = text.indexOf(':');

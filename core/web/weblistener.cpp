@@ -23,6 +23,7 @@ public:
         , m_listener(listener)
         , m_socket(socket)
         , m_peer(socket->peerAddress().toString())
+        , m_framer(listener->m_limits.maxHeaderFields)
     {
         setObjectName(QStringLiteral("holdpoint_guard"));
         for (QTimer *t : { &m_idle, &m_request })
@@ -47,14 +48,20 @@ public:
     }
 
     bool refused() const { return m_refused; }
-    void requestDone()
+    void requestDone(qsizetype fields, qint64 bodyBytes)
     {
         if (m_refused || m_handedOver)
             return;
         m_request.stop();
-        // Qt's parser found a request where ours has not finished one: the
-        // two disagree on framing, so neither reading is acted on.
-        if (m_phase != Phase::Answering) {
+        // Qt's parser found a request where ours has not finished one, or
+        // finished it elsewhere: Qt 6.4 reads a head it cannot parse as
+        // one with no fields and no body, and what it leaves on the socket
+        // becomes its next request. The two disagree on framing, so
+        // neither reading is acted on (RFC 9112 §6.3). Nothing else reads
+        // the socket between Qt's parse and its handler, so a byte still
+        // available is one Qt did not take as part of this request.
+        if (m_phase != Phase::Answering || fields != m_framer.fields() || bodyBytes != m_framer.contentLength()
+            || m_socket->bytesAvailable() != 0) {
             refuse(400, "invalid", QStringLiteral("a request this server's two parsers frame differently"));
             return;
         }
@@ -203,10 +210,10 @@ bool WebListener::refused(const QObject *socket)
     return guard && guard->refused();
 }
 
-void WebListener::requestDone(QObject *socket)
+void WebListener::requestDone(QObject *socket, qsizetype fields, qint64 bodyBytes)
 {
     if (ConnectionGuard *guard = ConnectionGuard::of(socket))
-        guard->requestDone();
+        guard->requestDone(fields, bodyBytes);
 }
 
 void WebListener::hold(QObject *socket, bool held)

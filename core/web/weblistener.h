@@ -26,6 +26,8 @@ struct WebListenerLimits
     int idleMs = 30'000; // a kept-alive connection with no request this long is closed
     int maxConnections = 256;
     int maxConnectionsPerPeer = 64; // behind a proxy, every page is one address
+    // Qt's parser's own limit (httpframing.h); above it only in a test.
+    int maxHeaderFields = 100;
 };
 
 class WebListener final : public QTcpServer
@@ -41,8 +43,12 @@ public:
     // True for a socket whose request the guard refused: the handler must
     // not act on what Qt may still have parsed from it.
     static bool refused(const QObject *socket);
-    // The handler has a whole request: its deadline stops.
-    static void requestDone(QObject *socket);
+    // The handler has a whole request, as Qt's parser read it: `fields`
+    // field lines and a body of `bodyBytes`. Its deadline stops; if Qt's
+    // reading is not the listener's own (another count of fields, another
+    // body, bytes left unread), the request is refused and the connection
+    // closed, and refused() says so.
+    static void requestDone(QObject *socket, qsizetype fields, qint64 bodyBytes);
     // The socket became a WebSocket: its limits are the feed's own now.
     static void handOver(QObject *socket);
     // An answer the handler gives later (a team review): until it is

@@ -32,6 +32,13 @@ bool isLoopback(const QHostAddress &a)
     return a.isLoopback();
 }
 
+// 0.0.0.0 or ::, which no browser can be sent to: the page's origin and
+// its pairing links need the address clients use.
+bool isWildcard(const QHostAddress &a)
+{
+    return a == QHostAddress::AnyIPv4 || a == QHostAddress::AnyIPv6 || a == QHostAddress::Any;
+}
+
 QString hostText(const QHostAddress &a)
 {
     return a.protocol() == QAbstractSocket::IPv6Protocol ? u'[' + a.toString() + u']' : a.toString();
@@ -115,6 +122,13 @@ QString webConfigProblem(const WebConfig &c)
                               "or listen on 127.0.0.1 behind a reverse proxy that terminates TLS (README, "
                               "\"Approve from your phone\")")
             .arg(c.address.toString());
+    // Listening everywhere is fine; being reached at "0.0.0.0" is not: the
+    // Host and Origin checks and the pairing links would all name it.
+    if (isWildcard(c.address) && c.origins.isEmpty())
+        return QStringLiteral("--web %1 listens on every address, and no browser can be sent there: add "
+                              "--web-origin with the address clients will use (e.g. https://192.0.2.10:8765 or "
+                              "https://review.example.com), or give --web that one address")
+            .arg(hostText(c.address));
     if (c.authHeader.isEmpty() != c.trustedProxies.isEmpty())
         return QStringLiteral("--web-auth-header and --web-trusted-proxy go together: the header is believed "
                               "only from the proxies listed");
@@ -196,13 +210,15 @@ bool WebServer::start(QString *error)
     // nothing of ours listens (127.0.0.2 is not 127.0.0.1). "localhost"
     // reaches 127.0.0.1 and ::1 only.
     m_origins = m_config.origins;
-    m_origins << scheme + hostText(m_config.address) + port;
+    if (!isWildcard(m_config.address))
+        m_origins << scheme + hostText(m_config.address) + port;
     if (m_config.address.isEqual(QHostAddress::LocalHost) || m_config.address.isEqual(QHostAddress::LocalHostIPv6))
         m_origins << scheme + QStringLiteral("localhost") + port;
     for (const QString &o : std::as_const(m_origins))
         m_hosts.insert(QUrl(o).authority().toUtf8());
     // The listening address itself, as a proxy in front may name it.
-    m_hosts.insert((hostText(m_config.address) + port).toUtf8());
+    if (!isWildcard(m_config.address))
+        m_hosts.insert((hostText(m_config.address) + port).toUtf8());
 
     connect(this, &QAbstractHttpServer::newWebSocketConnection, this, &WebServer::acceptLive);
     ReviewQueue *queue = m_core->queue();
@@ -370,7 +386,7 @@ std::optional<WebServer::Caller> WebServer::caller(
 
 bool WebServer::handleRequest(const QHttpServerRequest &request, QTcpSocket *socket)
 {
-    WebListener::requestDone(socket);
+    WebListener::requestDone(socket, request.headers().size(), request.body().size());
     // As Qt HTTP Server tells an upgrade: it hands the socket on only then.
     const bool upgrade = request.value("upgrade").compare("websocket", Qt::CaseInsensitive) == 0
         && request.value("connection").toLower().contains("upgrade");

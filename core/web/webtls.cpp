@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "webtls.h"
 
-#include <QFile>
+#include "common/reviewertokens.h"
+
 #include <QSslCertificate>
 #include <QSslKey>
 
@@ -10,10 +11,7 @@
 #include <openssl/pem.h>
 #include <openssl/x509.h>
 
-#include <cerrno>
-#include <cstring>
 #include <memory>
-#include <sys/stat.h>
 
 namespace holdpoint {
 
@@ -29,37 +27,6 @@ struct Freer
 using Bio = std::unique_ptr<BIO, Freer<BIO, BIO_free_all>>;
 using X509Ptr = std::unique_ptr<X509, Freer<X509, X509_free>>;
 using Pkey = std::unique_ptr<EVP_PKEY, Freer<EVP_PKEY, EVP_PKEY_free>>;
-
-// The key's bytes, if only its owner may read them: a key others can read
-// lets them be the page (and read every reviewer's cookie on the way).
-bool readKeyFile(const QString &path, QByteArray *bytes, QString *error)
-{
-    QFile file(path);
-    if (!file.open(QIODevice::ReadOnly)) {
-        *error = QStringLiteral("--web-key %1: %2").arg(path, file.errorString());
-        return false;
-    }
-    // The open file, not the path: what is checked is what is read.
-    struct stat st
-    {
-    };
-    if (fstat(file.handle(), &st) != 0 || !S_ISREG(st.st_mode)) {
-        *error = QStringLiteral("--web-key %1: not a regular file").arg(path);
-        return false;
-    }
-    if ((st.st_mode & 0077) != 0) {
-        *error = QStringLiteral("--web-key %1 has mode %2: a TLS private key must be readable by its owner "
-                                "alone; run `chmod 600 %1`")
-                     .arg(path, QString::number(st.st_mode & 0777, 8).rightJustified(4, u'0'));
-        return false;
-    }
-    *bytes = file.read(MaxPemBytes + 1);
-    if (bytes->size() > MaxPemBytes) {
-        *error = QStringLiteral("--web-key %1: larger than a PEM key can be").arg(path);
-        return false;
-    }
-    return true;
-}
 
 // OpenSSL's own test (X509_check_private_key): the one a handshake fails
 // on later. Qt would accept the pair and every client would wait for a
@@ -80,20 +47,25 @@ bool keyMatches(const QByteArray &certPem, const QByteArray &keyPem)
 
 std::optional<QSslConfiguration> loadWebTls(const QString &certFile, const QString &keyFile, QString *error)
 {
-    QFile certIn(certFile);
-    if (!certIn.open(QIODevice::ReadOnly)) {
-        *error = QStringLiteral("--web-cert %1: %2").arg(certFile, certIn.errorString());
+    // A FIFO is refused rather than waited on, a larger file rather than cut.
+    QByteArray certPem;
+    if (!readRegularFile(certFile, MaxPemBytes, &certPem, error)) {
+        *error = QStringLiteral("--web-cert: ") + *error;
         return std::nullopt;
     }
-    const QByteArray certPem = certIn.read(MaxPemBytes);
     const QList<QSslCertificate> chain = QSslCertificate::fromData(certPem, QSsl::Pem);
     if (chain.isEmpty()) {
         *error = QStringLiteral("--web-cert %1: no PEM certificate there").arg(certFile);
         return std::nullopt;
     }
+    // The key as ssh takes its own: this user's, closed to everyone else
+    // (a key others can read lets them be the page and read every
+    // reviewer's cookie on the way), a regular file, never waited on.
     QByteArray keyPem;
-    if (!readKeyFile(keyFile, &keyPem, error))
+    if (!readPrivateFile(keyFile, MaxPemBytes, &keyPem, error)) {
+        *error = QStringLiteral("--web-key: ") + *error;
         return std::nullopt;
+    }
     QSslKey key(keyPem, QSsl::Rsa);
     if (key.isNull())
         key = QSslKey(keyPem, QSsl::Ec);

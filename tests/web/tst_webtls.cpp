@@ -10,6 +10,7 @@
 #include <QTest>
 
 #include <sys/stat.h>
+#include <unistd.h>
 
 using namespace holdpoint;
 using namespace holdpoint::test;
@@ -79,6 +80,12 @@ private Q_SLOTS:
     void anotherLoopbackAddressIsThePagesOrigin();
     void theSecretsHeaderCannotNameTheReviewer_data();
     void theSecretsHeaderCannotNameTheReviewer();
+    void aWildcardAddressNeedsTheOriginClientsUse_data();
+    void aWildcardAddressNeedsTheOriginClientsUse();
+    void anotherUsersKeyIsRefused();
+    void aFifoIsRefusedNotWaitedOn_data();
+    void aFifoIsRefusedNotWaitedOn();
+    void aCertificateFileOver1MiBIsRefused();
 
 private:
     QTemporaryDir m_keys;
@@ -137,7 +144,7 @@ void TestWebTls::aKeyOthersMayReadIsRefused()
         return;
     }
     const QString octal = QString::number(mode, 8).rightJustified(4, u'0');
-    QVERIFY2(error.contains(QStringLiteral("has mode ") + octal), qPrintable(error));
+    QVERIFY2(error.contains(QStringLiteral("permissions ") + octal), qPrintable(error));
     QVERIFY2(error.contains(QStringLiteral("chmod 600 ") + k.key), qPrintable(error));
     if (mode == 0644) {
         const QString said = consoleRefusal({ QStringLiteral("--web"), QStringLiteral("127.0.0.1:0"),
@@ -214,6 +221,112 @@ void TestWebTls::theSecretsHeaderCannotNameTheReviewer()
         QStringLiteral("--web-auth-header"), QString::fromLatin1(header), QStringLiteral("--web-trusted-proxy"),
         QStringLiteral("127.0.0.1"), QStringLiteral("--web-proxy-secret-file"), secretFile });
     QVERIFY2(said.contains(QLatin1String("carries the proxy's secret")), qPrintable(said));
+}
+
+void TestWebTls::aWildcardAddressNeedsTheOriginClientsUse_data()
+{
+    QTest::addColumn<QString>("address");
+    QTest::newRow("0.0.0.0") << QStringLiteral("0.0.0.0");
+    QTest::newRow("::") << QStringLiteral("::");
+}
+
+void TestWebTls::aWildcardAddressNeedsTheOriginClientsUse()
+{
+    // Every address, but no origin a browser can be sent to: the page
+    // would print, pair to and check Host and Origin against "0.0.0.0".
+    QFETCH(QString, address);
+    WebConfig config;
+    config.address = QHostAddress(address);
+    config.certFile = m_a.cert;
+    config.keyFile = m_a.key;
+    const QString problem = webConfigProblem(config);
+    QVERIFY2(problem.contains(QLatin1String("add --web-origin")), qPrintable(problem));
+    const QString web = (address.contains(u':') ? u'[' + address + u']' : address) + QStringLiteral(":0");
+    const QString said = consoleRefusal({ QStringLiteral("--web"), web, QStringLiteral("--web-cert"), m_a.cert,
+        QStringLiteral("--web-key"), m_a.key });
+    QVERIFY2(said.contains(QLatin1String("add --web-origin")), qPrintable(said));
+
+    // With the origin clients use, that is the page's origin, its pairing
+    // links' and the Host it answers for; "0.0.0.0" is none of them.
+    config.origins = { QStringLiteral("https://review.example.test:9443") };
+    QCOMPARE(webConfigProblem(config), QString());
+    WebConsole c(config);
+    QVERIFY(c.started);
+    QCOMPARE(c.origin, QByteArray("https://review.example.test:9443"));
+    QVERIFY(c.web->pair("owner", "test").url.startsWith(QStringLiteral("https://review.example.test:9443/pair#")));
+    const auto get = [&](const QByteArray &host) {
+        QSslSocket s;
+        s.setPeerVerifyMode(QSslSocket::VerifyNone);
+        // Qt listens on :: for IPv6 alone.
+        s.connectToHostEncrypted(address.contains(u':') ? QStringLiteral("::1") : QStringLiteral("127.0.0.1"), c.port());
+        if (!QTest::qWaitFor([&] { return s.isEncrypted(); }, WaitMs))
+            return HttpReply {};
+        s.write(request("GET", "/", c.port(), {}, { { "Host", host } }));
+        return readReply(s);
+    };
+    QCOMPARE(get("review.example.test:9443").status, 200);
+    const QByteArray wildcard = (address.contains(u':') ? "[" + address.toLatin1() + "]" : address.toLatin1()) + ':'
+        + QByteArray::number(c.port());
+    QCOMPARE(get(wildcard).error(), "bad_host");
+}
+
+void TestWebTls::anotherUsersKeyIsRefused()
+{
+    // Root reads anyone's 0600 file; the key must still be its own.
+    if (geteuid() != 0)
+        QSKIP("needs root to give the key to another user");
+    QTemporaryDir dir;
+    const KeyPair k = makeCert(dir.path(), QStringLiteral("k"));
+    QVERIFY(!k.key.isEmpty());
+    WebConfig config;
+    config.certFile = k.cert;
+    config.keyFile = k.key;
+    QCOMPARE(startError(config), QString()); // the control: its own key
+    QCOMPARE(::chown(QFile::encodeName(k.key).constData(), 65534, 65534), 0);
+    const QString error = startError(config);
+    QVERIFY2(error.contains(QLatin1String("--web-key")) && error.contains(QLatin1String("belongs to another user")),
+        qPrintable(error));
+}
+
+void TestWebTls::aFifoIsRefusedNotWaitedOn_data()
+{
+    QTest::addColumn<bool>("asKey");
+    QTest::newRow("--web-key") << true;
+    QTest::newRow("--web-cert") << false;
+}
+
+void TestWebTls::aFifoIsRefusedNotWaitedOn()
+{
+    // open(2) on a FIFO waits for a writer: start-up would hang for good.
+    QFETCH(bool, asKey);
+    QTemporaryDir dir;
+    const QString fifo = dir.path() + QStringLiteral("/fifo");
+    QCOMPARE(::mkfifo(QFile::encodeName(fifo).constData(), 0600), 0);
+    const QString cert = asKey ? m_a.cert : fifo;
+    const QString key = asKey ? fifo : m_a.key;
+    const QString said = consoleRefusal({ QStringLiteral("--web"), QStringLiteral("127.0.0.1:0"),
+        QStringLiteral("--web-cert"), cert, QStringLiteral("--web-key"), key });
+    QVERIFY2(said.contains(fifo + QStringLiteral(" is not a regular file")), qPrintable(said));
+}
+
+void TestWebTls::aCertificateFileOver1MiBIsRefused()
+{
+    // A good certificate first, then more than 1 MiB: read whole or not at all.
+    QTemporaryDir dir;
+    const QString big = dir.path() + QStringLiteral("/big.crt");
+    QFile in(m_a.cert);
+    QVERIFY(in.open(QIODevice::ReadOnly));
+    QFile out(big);
+    QVERIFY(out.open(QIODevice::WriteOnly));
+    out.write(in.readAll());
+    out.write(QByteArray(1024 * 1024, '\n'));
+    out.close();
+    WebConfig config;
+    config.certFile = big;
+    config.keyFile = m_a.key;
+    const QString error = startError(config);
+    QVERIFY2(error.contains(QLatin1String("--web-cert")) && error.contains(QLatin1String("larger than")),
+        qPrintable(error));
 }
 
 QTEST_GUILESS_MAIN(TestWebTls)
