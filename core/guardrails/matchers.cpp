@@ -503,8 +503,8 @@ const ShellParse *CallScratch::shell(const Json &args)
     if (!m_shellRead) {
         m_shellRead = true;
         if (const Json *command = ShellParse::commandArgument(args))
-            m_shell = command->is_string() ? ShellParse::parse(command->get_ref<const std::string &>())
-                                           : ShellParse::parseArgv(*command);
+            m_shell = command->is_string() ? ShellParse::parse(command->get_ref<const std::string &>(), cwd())
+                                           : ShellParse::parseArgv(*command, cwd());
     }
     return m_shell ? &*m_shell : nullptr;
 }

@@ -271,7 +271,7 @@ std::optional<SelfGuardGuardrail::Finding> SelfGuardGuardrail::checkShell(std::s
     if (found || !programs)
         return found;
     // Programs: each simple command, those in -c strings and substitutions too.
-    const ShellParse shell = ShellParse::parse(line);
+    const ShellParse shell = ShellParse::parse(line, cwd);
     for (std::size_t i = 0; i < shell.size(); ++i)
         if (auto f = checkCommand(shell.text(i), cwd))
             return f;

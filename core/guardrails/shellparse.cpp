@@ -84,10 +84,10 @@ bool hasTrickCharacters(std::string_view s)
 // directory and is no dotfile (`> build.log`). Anything else (`> ~/.bashrc`,
 // `> /etc/x`, `> ../x`, `> .git/hooks/pre-commit`) writes where a file can
 // run code later.
-bool writesInPlace(std::string_view target)
+bool writesInPlace(std::string_view target, std::string_view cwd)
 {
     static constexpr std::array<std::string_view, 4> devices {"/dev/null", "/dev/stdout", "/dev/stderr", "/dev/tty"};
-    return isOneOf(target, devices) || ShellParse::staysInPlace(target);
+    return isOneOf(target, devices) || ShellParse::staysInPlace(target, cwd);
 }
 
 } // namespace
@@ -250,7 +250,7 @@ private:
             m_out.m_opaque |= RiskyOption; // bash opens a connection for these names, either way
         } else if (hereDoc) {
             m_hereDocs.push_back({target.text, target.firstQuote == std::string::npos, stripTabs});
-        } else if (output && !(dup && (isDigits(target.text) || target.text == "-")) && !writesInPlace(target.text)) {
+        } else if (output && !(dup && (isDigits(target.text) || target.text == "-")) && !writesInPlace(target.text, m_out.m_cwd)) {
             m_out.m_opaque |= WritesFile;
         }
         return pos;
@@ -448,18 +448,33 @@ private:
     std::vector<HereDoc> m_hereDocs;
 };
 
-bool ShellParse::staysInPlace(std::string_view path)
+bool ShellParse::staysInPlace(std::string_view path, std::string_view cwd)
 {
+    // Whether every segment of `p` passes `ok`.
+    const auto segments = [](std::string_view p, auto ok) {
+        for (std::size_t at = 0; at < p.size();) {
+            const std::size_t end = std::min(p.find('/', at), p.size());
+            if (!ok(p.substr(at, end - at)))
+                return false;
+            at = end + 1;
+        }
+        return true;
+    };
+    if (!path.empty() && path[0] == '/') {
+        // Below the working directory, given absolutely: the rest is read as
+        // a relative path. A cwd with `.` or `..` in it is not compared.
+        while (cwd.size() > 1 && cwd.back() == '/')
+            cwd.remove_suffix(1);
+        const bool normalCwd = cwd.size() >= 2 && cwd[0] == '/'
+            && segments(cwd.substr(1), [](std::string_view seg) { return seg != "." && seg != ".."; });
+        if (!normalCwd || path.size() <= cwd.size() + 1 || !path.starts_with(cwd) || path[cwd.size()] != '/')
+            return false;
+        path.remove_prefix(cwd.size() + 1);
+    }
     if (path.empty() || path[0] == '/' || path[0] == '~')
         return false;
-    for (std::size_t at = 0; at < path.size();) {
-        const std::size_t end = std::min(path.find('/', at), path.size());
-        const std::string_view segment = path.substr(at, end - at);
-        if (segment.starts_with('.') && segment != ".")
-            return false; // .. or a hidden name
-        at = end + 1;
-    }
-    return true;
+    // .. leaves; a hidden name is some tool's own (.git/hooks, .bashrc).
+    return segments(path, [](std::string_view seg) { return !seg.starts_with('.') || seg == "."; });
 }
 
 void ShellParse::parseNested(std::string_view text, int depth)
@@ -540,7 +555,7 @@ void ShellParse::addWords(const std::vector<Word> &words, std::size_t from, int 
     readOptions(words, from + 1, depth, name);
 }
 
-ShellParse ShellParse::parse(std::string_view line)
+ShellParse ShellParse::parse(std::string_view line, std::string_view cwd)
 {
     ShellParse p;
     if (line.size() > MaxBytes) {
@@ -551,13 +566,15 @@ ShellParse ShellParse::parse(std::string_view line)
         p.m_opaque |= Characters;
     p.m_text.reserve(line.size() + 16);
     p.m_spans.reserve(4);
+    p.m_cwd = cwd;
     Reader(p, line, 0).list(0, false);
+    p.m_cwd = {};
     if (p.m_spans.empty() && p.m_opaque == 0)
         p.m_opaque |= Unparsed; // nothing to run is nothing a rule can allow
     return p;
 }
 
-ShellParse ShellParse::parseArgv(const Json &argv)
+ShellParse ShellParse::parseArgv(const Json &argv, std::string_view cwd)
 {
     ShellParse p;
     if (!argv.is_array() || argv.empty()) {
@@ -587,12 +604,14 @@ ShellParse ShellParse::parseArgv(const Json &argv)
     const std::string_view base = std::string_view(program).substr(program.rfind('/') == std::string::npos ? 0 : program.rfind('/') + 1);
     if (words.size() == 3 && isShell(base) && (words[1].text == "-c" || words[1].text == "-lc" || words[1].text == "-cl")) {
         const std::uint32_t characters = p.m_opaque;
-        p = parse(words[2].text);
+        p = parse(words[2].text, cwd);
         p.m_opaque |= characters;
         return p;
     }
     p.m_text.reserve(bytes + program.size() + 16);
+    p.m_cwd = cwd;
     p.addWords(words, 0, 0);
+    p.m_cwd = {};
     return p;
 }
 

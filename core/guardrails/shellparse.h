@@ -49,11 +49,13 @@ public:
 
     // Reads a command line as bash would (bash(1) "SHELL GRAMMAR",
     // "QUOTING", "REDIRECTION").
-    static ShellParse parse(std::string_view line);
+    // `cwd`: the call's working directory (context.cwd), where an absolute
+    // path under it stays in place as a relative one does; "" for none.
+    static ShellParse parse(std::string_view line, std::string_view cwd = {});
     // An argv array (Codex's `["bash", "-lc", "…"]`): a shell given a -c
     // string by the tool itself is that string; anything else is one simple
     // command with these words.
-    static ShellParse parseArgv(const Json &argv);
+    static ShellParse parseArgv(const Json &argv, std::string_view cwd = {});
     // The command argument of a shell tool's call (`command` or `cmd`, a
     // string or an argv array); null when there is none.
     static const Json *commandArgument(const Json &args);
@@ -80,8 +82,10 @@ public:
     static std::string describe(std::uint32_t opaque);
     // A relative path inside the working directory that names no hidden
     // file or directory: `build`, `tests/`, `./src/a.py`, not `..`, `/tmp`,
-    // `~/x` or `.git/hooks`.
-    static bool staysInPlace(std::string_view path);
+    // `~/x` or `.git/hooks`; or the same below `cwd` given absolutely
+    // (`<cwd>/build/out.txt`), when `cwd` is an absolute path without `.`
+    // or `..` in it.
+    static bool staysInPlace(std::string_view path, std::string_view cwd = {});
 
 private:
     class Reader;
@@ -105,6 +109,7 @@ private:
     // move of the parse stays valid).
     std::string m_text;
     std::uint32_t m_opaque = 0;
+    std::string_view m_cwd; // the caller's, only while parse() runs
 };
 
 // Tool names whose calls run a shell command (lower case): Claude Code's

@@ -190,7 +190,7 @@ void ShellParse::readOptions(const std::vector<Word> &words, std::size_t from, i
                 || isLong(a, "--super-prefix") || isLong(a, "--attr-source"))
                 m_opaque |= RiskyOption;
             // -C elsewhere: another repository, whose configuration (core.fsmonitor) runs.
-            if (a == "-C" && (i + 1 >= words.size() || !staysInPlace(arg(i + 1))))
+            if (a == "-C" && (i + 1 >= words.size() || !staysInPlace(arg(i + 1), m_cwd)))
                 m_opaque |= RiskyOption;
             if (a == "-C" || a == "-c" || a == "--git-dir" || a == "--work-tree" || a == "--namespace"
                 || a == "--config-env" || a == "--super-prefix" || a == "--attr-source")
@@ -218,7 +218,7 @@ void ShellParse::readOptions(const std::vector<Word> &words, std::size_t from, i
                                          : a.starts_with("--directory=")  ? a.substr(12)
                                          : a.starts_with("-C")            ? a.substr(2)
                                                                           : std::string_view("build");
-            if (!staysInPlace(dir))
+            if (!staysInPlace(dir, m_cwd))
                 m_opaque |= RiskyOption;
             if (a.size() >= 2 && a[0] == '-' && a[1] != '-') {
                 // -f FILE and -E TEXT, alone or in a cluster before an option with a value.
@@ -258,7 +258,7 @@ void ShellParse::readOptions(const std::vector<Word> &words, std::size_t from, i
                 || isLong(a, "--pastebin") || isLong(a, "--debug"))
                 m_opaque |= RiskyOption;
             // A test file or directory outside the project is code of anyone's.
-            if (!a.empty() && a[0] != '-' && !staysInPlace(a))
+            if (!a.empty() && a[0] != '-' && !staysInPlace(a, m_cwd))
                 m_opaque |= RiskyOption;
         }
     }

@@ -44,6 +44,8 @@ private Q_SLOTS:
     void describeNamesEveryBit();
     void shellTools_data();
     void shellTools();
+    void writesBelowTheWorkingDirectory_data();
+    void writesBelowTheWorkingDirectory();
 };
 
 void TestShellParse::commands_data()
@@ -303,6 +305,48 @@ void TestShellParse::shellTools()
     QFETCH(QString, tool);
     QFETCH(bool, shell);
     QCOMPARE(isShellTool(tool.toStdString()), shell);
+}
+
+// A write is in place below the call's working directory, given relatively
+// or absolutely; the working directory is compared only when it is a plain
+// absolute path, so a cwd the agent bends cannot widen it.
+void TestShellParse::writesBelowTheWorkingDirectory_data()
+{
+    QTest::addColumn<QString>("line");
+    QTest::addColumn<QString>("cwd");
+    QTest::addColumn<uint>("opaque");
+    const uint writes = uint(Op::WritesFile);
+    QTest::newRow("relative") << "echo a > out.txt" << "/work/p" << 0u;
+    QTest::newRow("absolute below cwd") << "echo a > /work/p/out.txt" << "/work/p" << 0u;
+    QTest::newRow("absolute, deeper") << "echo a >> /work/p/build/log/x.txt" << "/work/p" << 0u;
+    QTest::newRow("cwd with a trailing slash") << "echo a > /work/p/out.txt" << "/work/p/" << 0u;
+    QTest::newRow("no cwd") << "echo a > /work/p/out.txt" << "" << writes;
+    QTest::newRow("a sibling with the same prefix") << "echo a > /work/p2/out.txt" << "/work/p" << writes;
+    QTest::newRow("cwd itself") << "echo a > /work/p" << "/work/p" << writes;
+    QTest::newRow("cwd itself, slash") << "echo a > /work/p/" << "/work/p" << writes;
+    QTest::newRow("up and out") << "echo a > /work/p/../etc/x" << "/work/p" << writes;
+    QTest::newRow("hidden below cwd") << "echo a > /work/p/.git/hooks/pre-commit" << "/work/p" << writes;
+    QTest::newRow("outside") << "echo a > /etc/passwd" << "/work/p" << writes;
+    QTest::newRow("cwd with ..") << "echo a > /work/p/../q/x" << "/work/p/../q" << writes;
+    QTest::newRow("cwd with .") << "echo a > /work/./p/x" << "/work/./p" << writes;
+    QTest::newRow("relative cwd") << "echo a > work/p/x" << "work" << 0u; // relative target: in place anyway
+    QTest::newRow("relative cwd, absolute target") << "echo a > /work/x" << "work" << writes;
+    QTest::newRow("root as cwd") << "echo a > /etc/x" << "/" << writes;
+    QTest::newRow("make -C below cwd") << "make -C /work/p/build" << "/work/p" << 0u;
+    QTest::newRow("make -C elsewhere") << "make -C /work/q" << "/work/p" << uint(Op::RiskyOption);
+    QTest::newRow("argv form") << "" << "/work/p" << 0u; // see below: the Codex argv
+}
+
+void TestShellParse::writesBelowTheWorkingDirectory()
+{
+    QFETCH(QString, line);
+    QFETCH(QString, cwd);
+    QFETCH(uint, opaque);
+    const std::string dir = cwd.toStdString();
+    const ShellParse p = line.isEmpty()
+        ? ShellParse::parseArgv(Json::array({"bash", "-lc", "echo a > /work/p/out.txt"}), dir)
+        : ShellParse::parse(line.toStdString(), dir);
+    QCOMPARE(p.opaque(), opaque);
 }
 
 QTEST_APPLESS_MAIN(TestShellParse)

@@ -160,6 +160,8 @@ private Q_SLOTS:
     void eachCommandTakesItsFirstRule_data();
     void eachCommandTakesItsFirstRule();
     void opaqueLineSaysWhy();
+    void writesBelowTheCallsWorkingDirectory_data();
+    void writesBelowTheCallsWorkingDirectory();
     void wholeRuleStillAllowsOpaque();
     void modifyStillAppliesToShellCalls();
     void allowPatternWithOperatorsIsRefused();
@@ -318,6 +320,39 @@ void TestShellRules::eachCommandTakesItsFirstRule()
     QCOMPARE(nameOf(o.action), action);
     if (!reason.isEmpty())
         QCOMPARE(QString::fromStdString(o.reason), reason);
+}
+
+// Agent CLIs name files absolutely (Gemini CLI's hook sends its cwd in the
+// context): a write below that directory is as plain as a relative one.
+void TestShellRules::writesBelowTheCallsWorkingDirectory_data()
+{
+    QTest::addColumn<QString>("rules");
+    QTest::addColumn<QString>("line");
+    QTest::addColumn<QString>("cwd");
+    QTest::addColumn<QString>("action");
+    const QString loose = QStringLiteral(R"js([{"when":{"tool":"run_shell_command","args":{"command":{"prefix":"echo allowed"}}},"action":"allow"}])js");
+    const QString compact = QStringLiteral(R"js([{"match":"Bash(echo:*)","action":"allow"}])js");
+    for (const auto &[name, rules] : {std::pair {"when prefix", loose}, std::pair {"Bash(echo:*)", compact}}) {
+        const QByteArray n(name);
+        QTest::newRow(QByteArray(n + ": below the cwd").constData()) << rules << "echo allowed > /srv/p/allowed.txt" << "/srv/p" << "allow";
+        QTest::newRow(QByteArray(n + ": relative").constData()) << rules << "echo allowed > allowed.txt" << "/srv/p" << "allow";
+        QTest::newRow(QByteArray(n + ": another directory").constData()) << rules << "echo allowed > /srv/q/allowed.txt" << "/srv/p" << "ask";
+        QTest::newRow(QByteArray(n + ": a hidden file below the cwd").constData()) << rules << "echo allowed > /srv/p/.envrc" << "/srv/p" << "ask";
+        QTest::newRow(QByteArray(n + ": a cwd with ..").constData()) << rules << "echo allowed > /srv/p/../q/x" << "/srv/p/.." << "ask";
+        QTest::newRow(QByteArray(n + ": no cwd").constData()) << rules << "echo allowed > /srv/p/allowed.txt" << "" << "ask";
+    }
+}
+
+void TestShellRules::writesBelowTheCallsWorkingDirectory()
+{
+    QFETCH(QString, rules);
+    QFETCH(QString, line);
+    QFETCH(QString, cwd);
+    QFETCH(QString, action);
+    const Policy p = policyOf(R"js({"default":"ask","guardrails":[{"type":"rules","rules":)js" + rules.toStdString() + "}]}");
+    const Json context = cwd.isEmpty() ? Json::object() : Json {{"cwd", cwd.toStdString()}};
+    const ChainOutcome o = runBeforeCall(p, "run_shell_command", {{"command", line.toStdString()}}, "coder", context);
+    QCOMPARE(nameOf(o.action), action);
 }
 
 void TestShellRules::opaqueLineSaysWhy()
