@@ -129,10 +129,13 @@ Q_SIGNALS:
     void decidedElsewhere(const protocol::Review &review, const std::string &decidedBy);
     // A decision this process asked for did not happen: someone decided
     // first, a reviewer elsewhere holds the item, or the store is down.
-    void reviewRefused(const std::string &id, const std::string &message);
+    // `reviewer`: the name the review was made as, so that one of several
+    // people reviewing the same item through this process hears their own
+    // outcome; "" when the review named none (the store's only name).
+    void reviewRefused(const std::string &id, const std::string &message, const std::string &reviewer);
     // An approval this process sent was counted, and the item waits for more
-    // (a store that settles votes later).
-    void voteCounted(const std::string &id, int approvals, int required);
+    // (a store that settles votes later); `reviewer` as above.
+    void voteCounted(const std::string &id, int approvals, int required, const std::string &reviewer);
 };
 
 } // namespace holdpoint

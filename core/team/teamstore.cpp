@@ -285,11 +285,15 @@ Decide TeamStore::decideOf(const QueueItem &item, const protocol::Review &review
 void TeamStore::sendReview(Decide d, ItemState state, Decision decision)
 {
     const std::string id = d.id;
+    const std::string sentAs = d.reviewer;
     m_deciding.insert(id);
     postEscalations(); // the item's row first
     m_conn.run<Decided>([d](pqxx::connection_base &c) { return decide(c, d); },
-        [this, id, state, decision](Decided r) mutable {
+        [this, id, sentAs, state, decision](Decided r) mutable {
             m_deciding.erase(id);
+            // Who the outcome is for: the name the database decided as,
+            // else the one the review was sent as.
+            const std::string &reviewer = r.reviewer.empty() ? sentAs : r.reviewer;
             switch (r.outcome) {
             case Decided::Outcome::Decided:
                 if (r.decidedBy.find(',') != std::string::npos || r.required > 1) {
@@ -306,31 +310,32 @@ void TeamStore::sendReview(Decide d, ItemState state, Decision decision)
                 m_view.resolve(id, state, std::move(decision));
                 return;
             case Decided::Outcome::Voted:
-                Q_EMIT voteCounted(id, r.approvals, r.required);
+                Q_EMIT voteCounted(id, r.approvals, r.required, reviewer);
                 refresh({ id });
                 return;
             case Decided::Outcome::Refused:
-                Q_EMIT reviewRefused(id, r.message);
+                Q_EMIT reviewRefused(id, r.message, reviewer);
                 refresh({ id });
                 return;
             case Decided::Outcome::AlreadyDecided:
                 Q_EMIT reviewRefused(id,
                     "already_decided: decided by " + r.decidedBy + " at " + formatTimestamp(r.decidedAt)
-                        + (r.state == "decided" ? std::string() : " (" + r.state + ")"));
+                        + (r.state == "decided" ? std::string() : " (" + r.state + ")"),
+                    reviewer);
                 break;
             case Decided::Outcome::Claimed:
                 Q_EMIT reviewRefused(
-                    id, "being edited by " + r.holder + "; only a halt goes through until they are done");
+                    id, "being edited by " + r.holder + "; only a halt goes through until they are done", reviewer);
                 break;
             case Decided::Outcome::UnknownItem:
-                Q_EMIT reviewRefused(id, "no such item in the team queue");
+                Q_EMIT reviewRefused(id, "no such item in the team queue", reviewer);
                 break;
             }
             refresh({ id });
         },
-        [this, id](const TeamError &error) {
+        [this, id, sentAs](const TeamError &error) {
             m_deciding.erase(id);
-            Q_EMIT reviewRefused(id, "not decided: " + std::string(error.what()));
+            Q_EMIT reviewRefused(id, "not decided: " + std::string(error.what()), sentAs);
         },
         TeamConnection::WhenDown::Fail);
 }

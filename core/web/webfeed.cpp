@@ -10,6 +10,10 @@
 #include <QPointer>
 #include <QTimer>
 
+#include <algorithm>
+#include <string_view>
+#include <vector>
+
 namespace holdpoint {
 
 namespace {
@@ -122,8 +126,17 @@ void WebServer::onResolved(const QueueItem &item)
         }
     }
     m_awaiting.erase(item.id);
+    // Approvals that completed a count are decided by everyone who gave one
+    // ("human:alice,human:bob"), the click that completed it included.
+    std::vector<std::string_view> deciders;
+    for (std::string_view rest = decidedBy; !rest.empty();) {
+        const std::size_t comma = rest.find(',');
+        deciders.push_back(rest.substr(0, comma));
+        rest = comma == std::string_view::npos ? std::string_view() : rest.substr(comma + 1);
+    }
     answerParked(item.id, [&](const Parked &p) {
-        if (!decidedBy.empty() && decidedBy == "human:" + p.fallback.settlesFor)
+        const std::string self = "human:" + p.fallback.settlesFor;
+        if (std::find(deciders.begin(), deciders.end(), self) != deciders.end())
             return std::optional(json({ { "outcome", "decided" }, { "decided_by", decidedBy } }));
         return std::optional(json({ { "error", "already_decided" },
             { "message", "already decided by " + decidedBy + " at " + formatTimestamp(at) }, { "decided_by", decidedBy },

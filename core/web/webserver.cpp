@@ -232,25 +232,34 @@ bool WebServer::start(QString *error)
             broadcast({ { "type", "updated" }, { "item", itemJson(item) } });
     });
     connect(queue, &QueueStore::resolved, this, &WebServer::onResolved);
-    connect(m_core, &ConsoleCore::reviewRefused, this, [this](const std::string &id, const std::string &message) {
-        // The click's own answer says so, if it still waits (the oldest
-        // click on the item), and so does the page's feed.
-        answerParked(id, [&](const Parked &) { return std::optional(WebServer::error(422, "refused", message)); }, true);
-        const auto it = m_awaiting.find(id);
-        if (it == m_awaiting.end())
-            return;
-        sendTo(it->second.first, it->second.second, { { "type", "refused" }, { "id", id }, { "message", message } });
-        m_awaiting.erase(it);
-    });
     // A reviewer removed from the console may no longer decide from a phone
     // either, nor watch the queue through a page already open.
     connect(m_core, &ConsoleCore::namedReviewersChanged, this, &WebServer::dropRemovedReviewers);
     if (team::TeamStore *team = m_core->team()) {
-        connect(team, &QueueStore::voteCounted, this, [this](const std::string &id, int approvals, int required) {
-            answerParked(id, [&](const Parked &) {
-                return std::optional(json({ { "outcome", "voted" }, { "approvals", approvals }, { "required", required } }));
-            }, true);
-        });
+        // Only a team store settles a review later (parks its click). Each
+        // outcome names the reviewer it is for, and goes to that reviewer's
+        // oldest waiting click on the item alone: another person's click on
+        // the same item, or the desktop's review, waits for its own.
+        connect(team, &QueueStore::reviewRefused, this,
+            [this](const std::string &id, const std::string &message, const std::string &reviewer) {
+                answerParked(id, [&](const Parked &p) {
+                    return p.fallback.settlesFor == reviewer ? std::optional(WebServer::error(422, "refused", message))
+                                                             : std::nullopt;
+                }, true);
+                const auto it = m_awaiting.find(id);
+                if (it == m_awaiting.end() || it->second.second != reviewer)
+                    return;
+                sendTo(it->second.first, it->second.second, { { "type", "refused" }, { "id", id }, { "message", message } });
+                m_awaiting.erase(it);
+            });
+        connect(team, &QueueStore::voteCounted, this,
+            [this](const std::string &id, int approvals, int required, const std::string &reviewer) {
+                answerParked(id, [&](const Parked &p) {
+                    return p.fallback.settlesFor == reviewer
+                        ? std::optional(json({ { "outcome", "voted" }, { "approvals", approvals }, { "required", required } }))
+                        : std::nullopt;
+                }, true);
+            });
         connect(team, &team::TeamStore::actingReviewersChanged, this, &WebServer::dropRemovedReviewers);
         team->followActingReviewers();
     }
