@@ -188,8 +188,7 @@ RulesGuardrail::Rule RulesGuardrail::compileRule(const Json &json, const std::st
     return rule;
 }
 
-bool RulesGuardrail::conditionsHold(const Rule &rule, const CallView &call, CallScratch &scratch,
-                                    bool shellTool) const
+bool RulesGuardrail::whenHolds(const Rule &rule, const CallView &call, CallScratch &scratch)
 {
     if (rule.tool && !rule.tool->matches(call.toolName))
         return false;
@@ -198,22 +197,21 @@ bool RulesGuardrail::conditionsHold(const Rule &rule, const CallView &call, Call
     for (const auto &a : rule.args)
         if (!a.matcher.matches(a.path.find(call.args), scratch))
             return false;
+    return true;
+}
+
+bool RulesGuardrail::conditionsHold(const Rule &rule, const CallView &call, CallScratch &scratch,
+                                    bool shellTool) const
+{
     // A Bash(…) rule covers every shell tool, which the caller knows the call's is.
-    return !rule.compact || (shellTool && rule.commandRule) || rule.compact->matchesTool(call.toolName);
+    return whenHolds(rule, call, scratch)
+        && (!rule.compact || (shellTool && rule.commandRule) || rule.compact->matchesTool(call.toolName));
 }
 
 bool RulesGuardrail::matches(const Rule &rule, const CallView &call, CallScratch &scratch) const
 {
-    if (rule.tool && !rule.tool->matches(call.toolName))
-        return false;
-    if (rule.agent && !rule.agent->matches(call.agent.name))
-        return false;
-    for (const auto &a : rule.args)
-        if (!a.matcher.matches(a.path.find(call.args), scratch))
-            return false;
-    if (rule.compact && !rule.compact->matches(call.toolName, call.args, scratch))
-        return false;
-    return true;
+    return whenHolds(rule, call, scratch)
+        && (!rule.compact || rule.compact->matches(call.toolName, call.args, scratch));
 }
 
 Json RulesGuardrail::rewrite(const Rule &rule, const Json &args)

@@ -62,6 +62,8 @@ private:
     };
     Rule compileRule(const Json &json, const std::string &path) const;
     void index(std::uint32_t rule);
+    // The rule's `when`: its tool, agent and argument matchers.
+    static bool whenHolds(const Rule &rule, const CallView &call, CallScratch &scratch);
     bool matches(const Rule &rule, const CallView &call, CallScratch &scratch) const;
     // Every condition but the command's words; `shellTool` when the call's
     // tool is known to be one.
