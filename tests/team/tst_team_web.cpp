@@ -55,6 +55,17 @@ private:
         return s;
     }
 
+    // The web instance's command line: web_login's console for `reviewer`,
+    // serving the page on `port` behind the SSO proxy that asProxy() plays.
+    QStringList webInstance(const char *reviewer, quint16 port) const
+    {
+        return { QStringLiteral("--team"), m_pg.connString(QStringLiteral("web"), QStringLiteral("web_login")),
+            QStringLiteral("--reviewer"), QLatin1String(reviewer), QStringLiteral("--policy"), m_policy,
+            QStringLiteral("--web"), QStringLiteral("127.0.0.1:%1").arg(port), QStringLiteral("--web-auth-header"),
+            QStringLiteral("X-Forwarded-User"), QStringLiteral("--web-trusted-proxy"), QStringLiteral("127.0.0.1"),
+            QStringLiteral("--web-proxy-secret-file"), m_secretFile };
+    }
+
     // What the SSO proxy in front sends: the reviewer's name and its secret.
     static Headers asProxy(const QByteArray &name)
     {
@@ -102,11 +113,7 @@ void tst_TeamWeb::theWebInstanceDecidesForTwoGateways()
     QVERIFY(server.ready());
     const quint16 port = freePort();
     const QByteArray origin = "http://127.0.0.1:" + QByteArray::number(port);
-    ConsoleProcess web({ QStringLiteral("--team"), m_pg.connString(QStringLiteral("web"), QStringLiteral("web_login")),
-        QStringLiteral("--reviewer"), QStringLiteral("alice"), QStringLiteral("--policy"), m_policy,
-        QStringLiteral("--web"), QStringLiteral("127.0.0.1:%1").arg(port), QStringLiteral("--web-auth-header"),
-        QStringLiteral("X-Forwarded-User"), QStringLiteral("--web-trusted-proxy"), QStringLiteral("127.0.0.1"),
-        QStringLiteral("--web-proxy-secret-file"), m_secretFile });
+    ConsoleProcess web(webInstance("alice", port));
     QVERIFY(web.ready());
     // The page admits nobody until the database has said whom its login may act as.
     QTRY_COMPARE_WITH_TIMEOUT(http(port, "GET", "/api/me", {}, asProxy("bob")).status, 200, WaitMs);
@@ -239,11 +246,7 @@ void tst_TeamWeb::onlyAnEnabledMappedReviewerUsesThePage()
     QVERIFY(gateway.ready());
     const quint16 port = freePort();
     const QByteArray origin = "http://127.0.0.1:" + QByteArray::number(port);
-    ConsoleProcess web({ QStringLiteral("--team"), m_pg.connString(QStringLiteral("web"), QStringLiteral("web_login")),
-        QStringLiteral("--reviewer"), QStringLiteral("dave"), QStringLiteral("--policy"), m_policy,
-        QStringLiteral("--web"), QStringLiteral("127.0.0.1:%1").arg(port), QStringLiteral("--web-auth-header"),
-        QStringLiteral("X-Forwarded-User"), QStringLiteral("--web-trusted-proxy"), QStringLiteral("127.0.0.1"),
-        QStringLiteral("--web-proxy-secret-file"), m_secretFile });
+    ConsoleProcess web(webInstance("dave", port));
     QVERIFY(web.ready());
     QTRY_COMPARE_WITH_TIMEOUT(http(port, "GET", "/api/me", {}, asProxy("dave")).status, 200, WaitMs);
 
