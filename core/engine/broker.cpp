@@ -87,11 +87,13 @@ void Broker::sendConflict(ConnectionId cid, const std::string &callId)
 
 void Broker::reattach(ConnectionId cid, Call &call)
 {
-    call.waiters.insert(cid);
+    const bool waiting = !call.waiters.insert(cid);
     m_sessions.adopt(call);
     m_queue->setAgentConnected(call.itemId, true);
     if (const QueueItem *item = m_queue->find(call.itemId))
         sendJson(cid, pendingMessage(*item));
+    else if (waiting && m_queue->findAny(call.itemId))
+        call.pendingOwed.push_back(cid); // answered when the escalation is on disk
 }
 
 int Broker::agentConnections() const
@@ -290,16 +292,16 @@ void Broker::escalate(Session &session, ToolCall &&call, ChainOutcome &&outcome,
     session.calls[callId].itemId = item.id;
     Json escalated = escalatedRecord(item);
 
-    // The agent hears "pending" once the escalation is on disk, so whatever
-    // it was told survives a crash. Unrecorded, the call is refused.
+    // Reviewers see the call, and the agent hears "pending", once the
+    // escalation is on disk: whatever either was shown survives a crash.
+    // Unrecorded, the call is refused.
     const std::string itemId = item.id;
-    m_queue->enqueue(std::move(item));
-    Q_EMIT callEvent({ CallEvent::Step::Escalated, session.id, callId, DecisionKind::Deny, {}, {}, false });
+    m_queue->enqueueUnrevealed(std::move(item));
     appendRecord("escalated", session, std::move(escalated),
         [this, itemId, sessionId = session.id, callId](bool durable) {
-            const QueueItem *pending = m_queue->find(itemId);
+            const QueueItem *pending = m_queue->findAny(itemId);
             if (!pending)
-                return; // decided, cancelled or timed out meanwhile
+                return; // cancelled or abandoned meanwhile
             if (!durable) {
                 Decision d = auditRefusal();
                 d.warnings = pending->warnings;
@@ -307,7 +309,17 @@ void Broker::escalate(Session &session, ToolCall &&call, ChainOutcome &&outcome,
                 return;
             }
             Session *s = m_sessions.find(sessionId);
-            if (!s)
+            // A person halted the turn while the record was being written.
+            if (s && s->halted && inHaltedTurn(*s->halted, pending->turnId)) {
+                m_queue->resolve(itemId, ItemState::Decided, haltedTurnDecision(*s->halted));
+                return;
+            }
+            m_queue->reveal(itemId);
+            Q_EMIT callEvent({ CallEvent::Step::Escalated, sessionId, callId, DecisionKind::Deny, {}, {}, false });
+            // Slots of either may have decided it, or ended the session.
+            pending = m_queue->find(itemId);
+            s = m_sessions.find(sessionId);
+            if (!pending || !s)
                 return;
             auto c = s->calls.find(callId);
             if (c == s->calls.end())
@@ -315,6 +327,9 @@ void Broker::escalate(Session &session, ToolCall &&call, ChainOutcome &&outcome,
             const std::string message = dumpJson(pendingMessage(*pending));
             for (ConnectionId waiter : c->second.waiters)
                 m_outbound->send(waiter, message);
+            for (ConnectionId waiter : std::exchange(c->second.pendingOwed, {}))
+                if (c->second.waiters.contains(waiter))
+                    m_outbound->send(waiter, message);
         });
 }
 

@@ -56,7 +56,7 @@ class Waiters
 public:
     bool insert(ConnectionId id)
     {
-        if (std::find(m_ids.begin(), m_ids.end(), id) != m_ids.end())
+        if (contains(id))
             return false;
         m_ids.push_back(id);
         return true;
@@ -69,6 +69,7 @@ public:
         m_ids.erase(it);
         return 1;
     }
+    bool contains(ConnectionId id) const { return std::find(m_ids.begin(), m_ids.end(), id) != m_ids.end(); }
     bool empty() const { return m_ids.isEmpty(); }
     std::size_t size() const { return std::size_t(m_ids.size()); }
     void clear() { m_ids.clear(); }
@@ -89,6 +90,9 @@ struct Call
     protocol::DecisionKind kind = protocol::DecisionKind::Deny;
     bool durable = true;            // the decision's record is on disk
     Waiters waiters;
+    // Re-sends from a waiter while the escalation was being written: each
+    // is answered `pending` once it is on disk.
+    std::vector<ConnectionId> pendingOwed;
     TimeMs orphanedAt = NoDeadline; // pending and nobody waiting since then
     std::unique_ptr<MaskedCall> masked;
     std::size_t weight = 0;         // what it counts in Session::decidedBytes

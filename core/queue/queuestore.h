@@ -67,8 +67,19 @@ public:
     virtual std::string newId() const = 0;
     // Adds a pending item whose id no pending item has.
     virtual void enqueue(QueueItem item) = 0;
-    // The pending item, or null. Valid until the store next changes.
+    // Adds a pending item that no view lists and no reviewer may decide
+    // until reveal(): it can be found, resolved, cancelled and abandoned
+    // meanwhile (resolved is emitted; itemAdded and row signals are not).
+    // The broker holds an escalation back until its record is durable, so
+    // nobody sees a call that a crash would lose. A store whose items are
+    // durable where reviewers see them (the team's database) shows it at once.
+    virtual void enqueueUnrevealed(QueueItem item) { enqueue(std::move(item)); }
+    virtual void reveal(const std::string &id) { Q_UNUSED(id); }
+    // The pending item reviewers may see, or null. Valid until the store
+    // next changes.
     virtual const QueueItem *find(const std::string &id) const = 0;
+    // The pending item, revealed or not (enqueueUnrevealed), or null.
+    virtual const QueueItem *findAny(const std::string &id) const { return find(id); }
     // Moves a pending item to a final state and removes it. False when `id`
     // is not pending: exactly one decision per item. `review` is the
     // reviewer's answer the decision came from, for a store that must pass

@@ -42,27 +42,65 @@ bool byArrival(const QueueItem *a, const QueueItem *b)
 
 } // namespace
 
-const QueueItem &ReviewQueue::add(QueueItem item)
+namespace {
+
+QueueItem prepared(QueueItem item)
 {
-    Q_ASSERT(!m_byId.contains(item.id));
     item.state = ItemState::Pending;
     item.searchText = queueSearchText(item);
     item.risk = riskScore(item);
-    item.arrival = m_nextArrival++;
+    return item;
+}
+
+} // namespace
+
+const QueueItem &ReviewQueue::add(QueueItem item)
+{
+    Q_ASSERT(!m_byId.contains(item.id));
+    auto owned = std::make_unique<QueueItem>(prepared(std::move(item)));
+    QueueItem *raw = owned.get();
+    m_byId.emplace(raw->id, std::move(owned));
+    show(raw);
+    return *raw;
+}
+
+void ReviewQueue::enqueueUnrevealed(QueueItem item)
+{
+    Q_ASSERT(!m_byId.contains(item.id));
+    m_unrevealed.insert(item.id);
+    auto owned = std::make_unique<QueueItem>(prepared(std::move(item)));
+    m_byId.emplace(owned->id, std::move(owned));
+}
+
+void ReviewQueue::reveal(const std::string &id)
+{
+    if (m_unrevealed.erase(id) == 1)
+        show(m_byId.at(id).get());
+}
+
+void ReviewQueue::show(QueueItem *item)
+{
+    // Arrival order is the order reviewers first see items in.
+    item->arrival = m_nextArrival++;
     const int row = size();
     Q_EMIT aboutToAdd(row);
-    auto owned = std::make_unique<QueueItem>(std::move(item));
-    QueueItem *raw = owned.get();
-    m_rows.insertAt(m_rows.size(), raw);
-    m_byId.emplace(raw->id, std::move(owned));
-    if (raw->deadline != NoDeadline && m_enforceDeadlines) {
-        m_deadlines.emplace(raw->deadline, raw->id);
-        if (raw->deadline < m_alarm.deadline())
-            m_alarm.setDeadline(raw->deadline);
+    m_rows.insertAt(m_rows.size(), item);
+    if (item->deadline != NoDeadline && m_enforceDeadlines) {
+        m_deadlines.emplace(item->deadline, item->id);
+        if (item->deadline < m_alarm.deadline())
+            m_alarm.setDeadline(item->deadline);
     }
     Q_EMIT added(row);
-    Q_EMIT itemAdded(*raw);
-    return *raw;
+    Q_EMIT itemAdded(*item);
+}
+
+void ReviewQueue::announce(QueueItem &item, bool forReviewers)
+{
+    if (m_unrevealed.contains(item.id))
+        return;
+    Q_EMIT changed(rowOf(&item));
+    if (forReviewers)
+        Q_EMIT itemUpdated(item);
 }
 
 int ReviewQueue::rowOf(const std::string &id) const
@@ -79,6 +117,11 @@ int ReviewQueue::rowOf(const QueueItem *item) const
 
 const QueueItem *ReviewQueue::find(const std::string &id) const
 {
+    return m_unrevealed.contains(id) ? nullptr : findAny(id);
+}
+
+const QueueItem *ReviewQueue::findAny(const std::string &id) const
+{
     auto it = m_byId.find(id);
     return it == m_byId.end() ? nullptr : it->second.get();
 }
@@ -90,16 +133,22 @@ bool ReviewQueue::resolve(
     auto it = m_byId.find(id);
     if (it == m_byId.end())
         return false;
-    const int row = rowOf(it->second.get());
-    Q_ASSERT(row >= 0);
-    Q_EMIT aboutToRemove(row);
+    // An item no reviewer saw yet leaves without a row.
+    const bool shown = m_unrevealed.erase(id) == 0;
+    const int row = shown ? rowOf(it->second.get()) : -1;
+    Q_ASSERT(!shown || row >= 0);
+    if (shown)
+        Q_EMIT aboutToRemove(row);
     std::unique_ptr<QueueItem> item = std::move(it->second);
     m_byId.erase(it);
-    m_rows.eraseAt(std::size_t(row));
-    m_deadlines.erase({ item->deadline, item->id });
+    if (shown) {
+        m_rows.eraseAt(std::size_t(row));
+        m_deadlines.erase({ item->deadline, item->id });
+    }
     item->state = state;
     item->decision = std::move(decision);
-    Q_EMIT removed(row);
+    if (shown)
+        Q_EMIT removed(row);
     Q_EMIT resolved(*item);
     return true;
 }
@@ -109,7 +158,7 @@ VoteOutcome ReviewQueue::vote(const std::string &id, const ReviewerIdentity &rev
 {
     VoteOutcome out;
     auto it = m_byId.find(id);
-    if (it == m_byId.end()) {
+    if (it == m_byId.end() || m_unrevealed.contains(id)) { // unseen: nobody votes on it
         out.message = noPendingItem(id);
         return out;
     }
@@ -147,8 +196,7 @@ void ReviewQueue::setVotes(const std::string &id, std::vector<protocol::Vote> vo
         return;
     item.votes = std::move(votes);
     item.editedArgs = std::move(editedArgs);
-    Q_EMIT changed(rowOf(&item));
-    Q_EMIT itemUpdated(item);
+    announce(item, true);
 }
 
 void ReviewQueue::setEnforceDeadlines(bool enforce)
@@ -166,8 +214,7 @@ void ReviewQueue::setTeamPlace(const std::string &id, TeamPlace place)
     if (it == m_byId.end())
         return;
     it->second->team = std::move(place);
-    Q_EMIT changed(rowOf(it->second.get()));
-    Q_EMIT itemUpdated(*it->second);
+    announce(*it->second, true);
 }
 
 void ReviewQueue::setAgentConnected(const std::string &id, bool connected)
@@ -176,7 +223,7 @@ void ReviewQueue::setAgentConnected(const std::string &id, bool connected)
     if (it == m_byId.end() || it->second->agentConnected == connected)
         return;
     it->second->agentConnected = connected;
-    Q_EMIT changed(rowOf(it->second.get()));
+    announce(*it->second, false);
 }
 
 void ReviewQueue::restoreSecrets(
@@ -192,7 +239,7 @@ void ReviewQueue::restoreSecrets(
     item.redactions = std::move(redactions);
     item.secretsPending = false;
     item.searchText = queueSearchText(item);
-    Q_EMIT changed(rowOf(&item));
+    announce(item, false);
 }
 
 void ReviewQueue::setTurnFindings(const std::string &sessionId,
@@ -207,6 +254,14 @@ void ReviewQueue::setTurnFindings(const std::string &sessionId,
         item.risk = riskScore(item);
         Q_EMIT changed(int(row));
         Q_EMIT itemUpdated(item);
+    }
+    for (const std::string &id : m_unrevealed) {
+        QueueItem &item = *m_byId.at(id);
+        if (item.sessionId == sessionId && item.turnId == turnId) {
+            item.turnFindings = findings;
+            item.searchText = queueSearchText(item);
+            item.risk = riskScore(item);
+        }
     }
 }
 

@@ -35,7 +35,10 @@ public:
     // enough to type in `holdpoint-ctl approve ID`).
     std::string newId(std::size_t digits) const;
     void enqueue(QueueItem item) override { add(std::move(item)); }
+    void enqueueUnrevealed(QueueItem item) override;
+    void reveal(const std::string &id) override;
     const QueueItem *find(const std::string &id) const override;
+    const QueueItem *findAny(const std::string &id) const override;
     bool resolve(const std::string &id, ItemState state, protocol::Decision decision,
         const protocol::Review *review = nullptr) override;
     VoteOutcome vote(const std::string &id, const ReviewerIdentity &reviewer,
@@ -74,12 +77,17 @@ Q_SIGNALS:
     void changed(int row);
 
 private:
+    void show(QueueItem *item);
+    // A pending item changed: its row (and, `forReviewers`, itemUpdated),
+    // once reviewers may see it.
+    void announce(QueueItem &item, bool forReviewers);
     void expireDue();
 
     Clock *m_clock;
     Alarm m_alarm;
     RankedList<QueueItem *> m_rows; // by arrival
     std::unordered_map<std::string, std::unique_ptr<QueueItem>> m_byId;
+    std::set<std::string> m_unrevealed; // in m_byId, in no row yet
     std::uint64_t m_nextArrival = 1;
     std::set<std::pair<TimeMs, std::string>> m_deadlines; // earliest first
     bool m_enforceDeadlines = true;

@@ -40,9 +40,13 @@ public:
         : ConsoleProcess(QString(), extra)
     {
     }
-    // On `dataDir` (kept after this object goes), e.g. to restart a console.
-    ConsoleProcess(const QString &dataDir, const QStringList &extra)
+    // On `dataDir` (kept after this object goes), e.g. to restart a console;
+    // `env`, when not empty, is the console's environment.
+    ConsoleProcess(const QString &dataDir, const QStringList &extra,
+        const QProcessEnvironment &env = QProcessEnvironment())
     {
+        if (!env.isEmpty())
+            m_proc.setProcessEnvironment(env);
         m_data = dataDir.isEmpty() ? m_dir.path() + QStringLiteral("/data") : dataDir;
         m_proc.setProgram(QStringLiteral(HOLDPOINT_BIN));
         m_proc.setArguments(QStringList {QStringLiteral("--headless"), QStringLiteral("--port"), QStringLiteral("0"),

@@ -7,6 +7,7 @@
 #include "common/consoleprocess.h"
 
 #include <QFile>
+#include <QProcessEnvironment>
 #include <QRandomGenerator>
 #include <QTemporaryDir>
 #include <QTest>
@@ -48,6 +49,7 @@ class TestCrash : public QObject
     Q_OBJECT
 private Q_SLOTS:
     void killedAtRandomMomentsLosesNothing();
+    void aCallAReviewerSawSurvivesAKill();
 };
 
 void TestCrash::killedAtRandomMomentsLosesNothing()
@@ -169,6 +171,42 @@ void TestCrash::killedAtRandomMomentsLosesNothing()
     const CtlResult verify = console->ctl({QStringLiteral("audit"), QStringLiteral("verify")});
     QVERIFY2(verify.exitCode == 0, verify.out.constData());
     qInfo("%s", summary.trimmed().constData());
+}
+
+// A reviewer is shown a call only once its escalation is on disk: the
+// console killed the moment the call appears comes back with it. The audit
+// log's record writes are held back 300 ms (tests/tools/slowdisk.c), a
+// window in which a call shown at once would be lost.
+void TestCrash::aCallAReviewerSawSurvivesAKill()
+{
+    QTemporaryDir tmp;
+    QVERIFY(tmp.isValid());
+    const QString data = tmp.path() + QStringLiteral("/data");
+    QProcessEnvironment slowDisk = QProcessEnvironment::systemEnvironment();
+    slowDisk.insert(QStringLiteral("LD_PRELOAD"), QStringLiteral(HOLDPOINT_SLOWDISK_LIB));
+    slowDisk.insert(QStringLiteral("HOLDPOINT_SLOWDISK_MS"), QStringLiteral("300"));
+    // An ASan console must accept a library loaded before its runtime.
+    slowDisk.insert(QStringLiteral("ASAN_OPTIONS"),
+                    slowDisk.value(QStringLiteral("ASAN_OPTIONS")) + QStringLiteral(":verify_asan_link_order=0"));
+    {
+        ConsoleProcess console(data, {}, slowDisk);
+        QVERIFY(console.ready());
+        auto reviewer = console.reviewer();
+        QVERIFY(reviewer);
+        auto agent = console.agent(std::string("s-seen"));
+        QVERIFY(agent);
+        agent->send(Json {{"type", "tool_call"}, {"call_id", "c1"}, {"tool_name", "write_file"},
+                          {"args", {{"path", "notes.txt"}}}});
+        QVERIFY(reviewer->next("escalated").is_object());
+        console.process().kill(); // at once: SIGKILL, no wait for anything else
+        QVERIFY(console.process().waitForFinished(WaitMs));
+    }
+    ConsoleProcess again(data, {});
+    QVERIFY(again.ready());
+    const Json items = again.ctl({QStringLiteral("pending"), QStringLiteral("--json")}).json();
+    QVERIFY2(items.is_array() && items.size() == 1, items.dump().c_str());
+    QCOMPARE(items[0]["call_id"], Json("c1"));
+    QCOMPARE(items[0]["session_id"], Json("s-seen"));
 }
 
 QTEST_GUILESS_MAIN(TestCrash)

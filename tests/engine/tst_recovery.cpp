@@ -69,6 +69,7 @@ std::string TestRecovery::before(const QString &dir, bool approve)
     Console a(dir, 1'000'000);
     const ConnectionId agent = a.agent(std::string("S"));
     a.call(agent, "c1", SecretArgs, "http_request");
+    a.settle(); // reviewers see it once its escalation is on disk
     if (approve)
         a.review(a.itemOf("c1"), ReviewAction::Approve);
     a.settle();

@@ -47,6 +47,8 @@ private Q_SLOTS:
     void timeoutsFireInDeadlineOrder();
     void resolvedItemDoesNotTimeOut();
     void agentConnectedChangeEmitsChanged();
+    void anUnrevealedItemIsInNoViewUntilRevealed();
+    void anUnrevealedItemCanStillBeEnded();
     void idsAreUnique();
     void itemJson();
     void timestampsAreWhatQtWrites();
@@ -186,6 +188,62 @@ void TestReviewQueue::agentConnectedChangeEmitsChanged()
     QVERIFY(!q.find(id)->agentConnected);
     q.setAgentConnected(id, false); // no change, no signal
     QCOMPARE(changed.count(), 1);
+}
+
+void TestReviewQueue::anUnrevealedItemIsInNoViewUntilRevealed()
+{
+    ManualClock clock(0);
+    ReviewQueue q(&clock);
+    q.add(makeItem(q, "shown", 0, 1000));
+    QueueItem held = makeItem(q, "held", 0, 500);
+    const std::string id = held.id;
+    QSignalSpy itemAdded(&q, &ReviewQueue::itemAdded);
+    QSignalSpy added(&q, &ReviewQueue::added);
+    QSignalSpy changed(&q, &ReviewQueue::changed);
+    q.enqueueUnrevealed(std::move(held));
+
+    // Nobody sees it, votes on it, or counts it; the broker still finds it.
+    QCOMPARE(q.size(), 1);
+    QCOMPARE(q.pendingCount(), 1);
+    QVERIFY(!q.find(id));
+    QVERIFY(q.findAny(id));
+    QVERIFY(q.pendingIds({"s1", std::nullopt, std::nullopt}) == std::vector<std::string>({q.at(0).id}));
+    QVERIFY(!q.vote(id, {"alice", "console", {}}, std::nullopt, allow(), {}).ok);
+    q.setAgentConnected(id, false);
+    QCOMPARE(itemAdded.count() + added.count() + changed.count(), 0);
+    QVERIFY(q.newId() != id);
+
+    // Revealed: a row after the items already shown, and its deadline runs.
+    q.reveal(id);
+    QCOMPARE(itemAdded.count(), 1);
+    QCOMPARE(added.count(), 1);
+    QCOMPARE(q.size(), 2);
+    QCOMPARE(q.at(1).id, id);
+    QVERIFY(!q.find(id)->agentConnected);
+    q.reveal(id); // twice is once
+    QCOMPARE(itemAdded.count(), 1);
+    clock.advance(500);
+    QVERIFY(!q.findAny(id));
+}
+
+void TestReviewQueue::anUnrevealedItemCanStillBeEnded()
+{
+    ManualClock clock(0);
+    ReviewQueue q(&clock);
+    QueueItem held = makeItem(q, "held", 0, 500);
+    const std::string id = held.id;
+    q.enqueueUnrevealed(std::move(held));
+    QSignalSpy aboutToRemove(&q, &ReviewQueue::aboutToRemove);
+    QSignalSpy resolved(&q, &ReviewQueue::resolved);
+    // Its deadline waits for the reveal; a cancel does not.
+    clock.advance(1000);
+    QVERIFY(q.findAny(id));
+    QVERIFY(q.resolve(id, ItemState::Cancelled, allow()));
+    QCOMPARE(resolved.count(), 1);
+    QCOMPARE(aboutToRemove.count(), 0); // it never had a row
+    QVERIFY(!q.findAny(id));
+    q.reveal(id); // ended: nothing to show
+    QCOMPARE(q.size(), 0);
 }
 
 void TestReviewQueue::idsAreUnique()
