@@ -48,7 +48,7 @@ QString hostText(const QHostAddress &a)
 bool reservedHeader(const QByteArray &name)
 {
     static const QByteArray reserved[] = { "cookie", "host", "origin", "authorization", "content-length",
-        "content-type", "connection", "upgrade", "x-csrf-token", "transfer-encoding", ProxySecretHeader };
+        "content-type", "connection", "upgrade", "x-csrf-token", "transfer-encoding", ProxySecretHeader, DeviceKeyHeader };
     const QByteArray lower = name.toLower();
     return std::find(std::begin(reserved), std::end(reserved), lower) != std::end(reserved);
 }
@@ -295,7 +295,7 @@ Json WebServer::sessionsJson() const
     for (const WebSession &s : m_sessions.list()) {
         int open = 0;
         for (const Live &l : m_live)
-            open += l.sessionId == s.id;
+            open += l.proven && l.sessionId == s.id;
         list.push_back({ { "id", s.id }, { "reviewer", s.reviewer }, { "paired_via", s.pairedVia },
             { "user_agent", s.userAgent }, { "created", formatTimestamp(s.created) },
             { "last_seen", formatTimestamp(s.lastSeen) }, { "open_pages", open } });
@@ -356,7 +356,7 @@ std::optional<ReviewerIdentity> WebServer::identityFor(const std::string &review
 }
 
 std::optional<WebServer::Caller> WebServer::caller(
-    const QList<QPair<QByteArray, QByteArray>> &headers, const QHostAddress &peer, std::string *refusedName)
+    const QList<QPair<QByteArray, QByteArray>> &headers, const QHostAddress &peer, std::string *refusedName, bool keyLater)
 {
     if (!m_config.authHeader.isEmpty()) {
         const bool trusted = std::any_of(m_config.trustedProxies.begin(), m_config.trustedProxies.end(),
@@ -378,9 +378,16 @@ std::optional<WebServer::Caller> WebServer::caller(
             return Caller { std::move(*identity), {}, sha256Hex(m_secret.toStdString() + ':' + name) };
         }
     }
-    const WebSession *session = m_sessions.authenticate(cookieToken(headers));
-    if (!session)
+    // The cookie reaches every port of this host; the device key only the
+    // page's own origin (WEB.md "Who gets in"). Either alone is nobody.
+    const WebSession *session = keyLater ? m_sessions.findByToken(cookieToken(headers))
+                                         : m_sessions.authenticate(cookieToken(headers), headerValue(headers, DeviceKeyHeader));
+    if (!session) {
+        if (!keyLater && m_sessions.findByToken(cookieToken(headers)))
+            Q_EMIT refused(peer.toString(),
+                QStringLiteral("a session's cookie without its device key (a process on another port of this host?)"));
         return std::nullopt;
+    }
     auto identity = identityFor(session->reviewer, "web session " + session->id + " (paired via " + session->pairedVia + ")");
     if (!identity) {
         if (refusedName)
@@ -390,7 +397,7 @@ std::optional<WebServer::Caller> WebServer::caller(
             m_sessions.revokeReviewer(session->reviewer);
         return std::nullopt;
     }
-    return Caller { std::move(*identity), session->id, session->csrf };
+    return Caller { std::move(*identity), session->id, session->csrf, !keyLater };
 }
 
 bool WebServer::handleRequest(const QHttpServerRequest &request, QTcpSocket *socket)
@@ -417,7 +424,7 @@ bool WebServer::handleRequest(const QHttpServerRequest &request, QTcpSocket *soc
         why = "unknown Host";
     else if (!originAllowed(request))
         why = "foreign or missing Origin";
-    else if (!caller(request.headers(), request.remoteAddress()))
+    else if (!caller(request.headers(), request.remoteAddress(), nullptr, true))
         why = "no session";
     if (why) {
         Q_EMIT refused(request.remoteAddress().toString(), QStringLiteral("WebSocket upgrade: %1").arg(QLatin1String(why)));

@@ -95,6 +95,9 @@ private:
         ReviewerIdentity identity;
         std::string sessionId; // empty for a trusted header
         std::string csrf;
+        // False for a live feed admitted on its cookie alone: it must send
+        // the device key in its first message before it is sent anything.
+        bool proven = true;
     };
     struct Reply
     {
@@ -121,6 +124,9 @@ private:
         std::string sessionId;
         std::string reviewer;
         qint64 lastHeard = 0;
+        // Sent the session's device key (or came through a trusted proxy):
+        // until then it is sent nothing and counts for nothing.
+        bool proven = false;
     };
     struct Decided
     {
@@ -144,8 +150,11 @@ private:
     bool hostAllowed(const QByteArray &host) const;
     // Who is calling, or nullopt; `refusedName`, if given, is set to the
     // name a session or trusted header carried that may not use the page.
+    // A session needs its cookie and its device key (X-Holdpoint-Device);
+    // with `keyLater` (a live feed's upgrade, which a browser cannot give a
+    // header) the cookie alone admits it, unproven.
     std::optional<Caller> caller(const QList<QPair<QByteArray, QByteArray>> &headers, const QHostAddress &peer,
-        std::string *refusedName = nullptr);
+        std::string *refusedName = nullptr, bool keyLater = false);
     std::optional<ReviewerIdentity> identityFor(const std::string &reviewer, const std::string &via) const;
     // Team mode, and the database cannot say now whom this login may act as.
     bool teamUnknown() const;
@@ -161,6 +170,8 @@ private:
 
     // The live feed.
     void acceptLive();
+    // A live feed's first message: the device key that proves its session.
+    void onLiveHello(QWebSocket *socket, const QString &message);
     void dropRemovedReviewers();
     void dispose(QWebSocket *socket);
     void broadcast(const Json &message);

@@ -12,6 +12,7 @@ const TOAST_MS = 4000;
 
 const state = {
   csrf: '',
+  key: '', // the device key this page signed in with
   items: new Map(), // id → item, oldest first, as the live feed has it
   loaded: false, // a snapshot has arrived
   skewMs: 0, // the server's clock minus ours
@@ -69,6 +70,28 @@ function duration(ms) {
 
 // ---- the API --------------------------------------------------------------
 
+// The session's second half (WEB.md "Who gets in"): the device key pairing
+// gave this page. The cookie reaches every port of this host; this storage
+// is this origin's alone (scheme, host and port), and so is the key.
+const DEVICE_KEY = 'holdpoint-device';
+
+function deviceKey() {
+  try {
+    return localStorage.getItem(DEVICE_KEY) || '';
+  } catch {
+    return '';
+  }
+}
+
+function setDeviceKey(key) {
+  try {
+    if (key) localStorage.setItem(DEVICE_KEY, key);
+    else localStorage.removeItem(DEVICE_KEY);
+  } catch {
+    // Storage refused (a private window's policy): the page then cannot sign in.
+  }
+}
+
 // The server's messages are lower-case clauses: "this pairing link expired; …".
 function sentence(text) {
   const s = String(text).trim();
@@ -86,6 +109,7 @@ class ApiError extends Error {
 
 async function api(method, path, body) {
   const init = { method, credentials: 'same-origin', headers: { Accept: 'application/json' } };
+  if (deviceKey()) init.headers['X-Holdpoint-Device'] = deviceKey();
   if (method !== 'GET') {
     init.headers['Content-Type'] = 'application/json';
     if (state.csrf) init.headers['X-CSRF-Token'] = state.csrf;
@@ -168,7 +192,8 @@ async function pair() {
     return false;
   }
   try {
-    await api('POST', '/api/pair', { code });
+    const paired = await api('POST', '/api/pair', { code });
+    setDeviceKey(paired.device);
     return true;
   } catch (err) {
     showGate('Pairing failed', err.message);
@@ -186,6 +211,7 @@ async function signIn() {
     return;
   }
   state.csrf = me.csrf;
+  state.key = deviceKey();
   state.stopped = false;
   el('whoami').textContent = `Deciding as ${me.reviewer}`;
   el('whoami').hidden = false;
@@ -197,6 +223,8 @@ async function signIn() {
 function signedOut(message) {
   state.stopped = true;
   state.csrf = '';
+  // Another tab may have paired again since: its key is not this one's to drop.
+  if (deviceKey() === state.key) setDeviceKey('');
   if (state.socket) state.socket.close();
   showGate('Signed out', message);
 }
@@ -219,6 +247,8 @@ function connect() {
   state.socket = socket;
   setStatus(state.loaded ? 'down' : 'connecting');
   socket.onopen = () => {
+    // The feed says nothing until this proves the session (WEB.md).
+    socket.send(JSON.stringify({ type: 'hello', device: deviceKey() }));
     pingTimer = setInterval(() => socket.send('{"type":"ping"}'), PING_MS);
   };
   socket.onmessage = (event) => {
