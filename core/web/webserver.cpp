@@ -511,6 +511,7 @@ WebServer::Reply WebServer::staticFile(const QString &path) const
     static const std::pair<const char *, const char *> files[] = {
         { "index.html", "text/html; charset=utf-8" },
         { "app.js", "text/javascript; charset=utf-8" },
+        { "json.js", "text/javascript; charset=utf-8" },
         { "app.css", "text/css; charset=utf-8" },
         { "review.css", "text/css; charset=utf-8" },
         { "icon.svg", "image/svg+xml" },

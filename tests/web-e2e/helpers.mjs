@@ -535,7 +535,7 @@ export function settle(page) {
 
 /**
  * Taps `selector` and resolves with the review POST it sends: its status and
- * JSON body.
+ * JSON body, and the request's body parsed and as sent (`raw`).
  */
 export async function tapReview(page, selector) {
   const [response] = await Promise.all([
@@ -543,7 +543,8 @@ export async function tapReview(page, selector) {
       page.waitForResponse((r) => r.request().method() === 'POST' && /\/api\/items\/[^/]+\/review$/.test(r.url()))),
     tap(page, selector),
   ]);
-  return { status: response.status(), body: await response.json(), request: JSON.parse(response.request().postData()) };
+  const raw = response.request().postData();
+  return { status: response.status(), body: await response.json(), request: JSON.parse(raw), raw };
 }
 
 /** Waits for the banner and returns its text. */
