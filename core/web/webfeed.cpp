@@ -5,6 +5,7 @@
 #include "webserver.h"
 
 #include "engine/consolecore.h"
+#include "web/weblistener.h"
 
 #include <QNetworkRequest>
 #include <QPointer>
@@ -97,6 +98,7 @@ void WebServer::acceptLive()
         });
         m_live.push_back({ std::move(socket), who->sessionId, who->identity.name, steadyMs(), who->proven });
         if (who->proven) {
+            trustLive(ws);
             Json first = snapshot();
             first["type"] = "snapshot";
             ws->sendTextMessage(QString::fromStdString(dumpJson(first)));
@@ -129,9 +131,25 @@ void WebServer::onLiveHello(QWebSocket *ws, const QString &message)
         return;
     }
     it->proven = true;
+    trustLive(ws);
     Json first = snapshot();
     first["type"] = "snapshot";
     ws->sendTextMessage(QString::fromStdString(dumpJson(first)));
+}
+
+std::string WebServer::peerKey(const QHostAddress &address, quint16 port)
+{
+    return address.toString().toStdString() + ':' + std::to_string(port);
+}
+
+void WebServer::trustLive(QWebSocket *ws)
+{
+    const auto it = m_upgraded.find(peerKey(ws->peerAddress(), ws->peerPort()));
+    if (it == m_upgraded.end())
+        return;
+    if (it->second)
+        WebListener::trust(it->second);
+    m_upgraded.erase(it);
 }
 
 void WebServer::broadcast(const Json &message)

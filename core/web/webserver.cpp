@@ -431,6 +431,9 @@ bool WebServer::handleRequest(const QHttpServerRequest &request, QTcpSocket *soc
         send(socket, request, error(403, "forbidden", std::string("WebSocket refused: ") + why));
         return false;
     }
+    if (m_upgraded.size() > 256)
+        std::erase_if(m_upgraded, [](const auto &e) { return e.second.isNull(); });
+    m_upgraded[peerKey(socket->peerAddress(), socket->peerPort())] = socket;
     WebListener::handOver(socket);
     return true;
 }
@@ -490,6 +493,9 @@ WebServer::Reply WebServer::route(const QHttpServerRequest &request, QTcpSocket 
                           "the team database's owner decides that");
     if (!who)
         return error(401, "no_session", "this device is not paired, or its session ended; pair it again");
+    // A connection that carried a valid session is kept when the listener
+    // makes room for others (WEB.md "Refusals").
+    WebListener::trust(socket);
     if (post) {
         const QByteArray csrf = request.value("x-csrf-token");
         if (!Endpoint::constantTimeEquals(csrf, QByteArray::fromStdString(who->csrf)))
@@ -502,7 +508,6 @@ WebServer::Reply WebServer::route(const QHttpServerRequest &request, QTcpSocket 
     if (path == QLatin1String("/api/logout"))
         return logout(*who);
     const QString id = path.mid(qsizetype(strlen("/api/items/")), path.size() - qsizetype(strlen("/api/items/")) - qsizetype(strlen("/review")));
-    Q_UNUSED(socket)
     return review(*who, id.toStdString(), request.body());
 }
 

@@ -14,6 +14,7 @@
 #include <QHostAddress>
 #include <QPointer>
 #include <QSet>
+#include <QTcpSocket>
 #include <QWebSocket>
 
 #include <deque>
@@ -172,6 +173,10 @@ private:
     void acceptLive();
     // A live feed's first message: the device key that proves its session.
     void onLiveHello(QWebSocket *socket, const QString &message);
+    // The feed proved its session: its connection is one the listener
+    // keeps when it makes room (WebListener::trust).
+    void trustLive(QWebSocket *socket);
+    static std::string peerKey(const QHostAddress &address, quint16 port);
     void dropRemovedReviewers();
     void dispose(QWebSocket *socket);
     void broadcast(const Json &message);
@@ -202,6 +207,9 @@ private:
     // Team mode: review requests whose answer waits for the database, by item.
     std::unordered_multimap<std::string, Parked> m_parked;
     quint64 m_parkTickets = 0;
+    // Connections upgraded to a live feed, by peer "address:port", until the
+    // feed proves its session (the QWebSocket hides its QTcpSocket).
+    std::unordered_map<std::string, QPointer<QTcpSocket>> m_upgraded;
 };
 
 } // namespace holdpoint

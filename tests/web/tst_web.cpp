@@ -322,11 +322,13 @@ void TestWeb::connectionsAreCountedAcrossUpgrades()
     }
     QTRY_COMPARE(c.web->liveConnections(), 0);
     QCOMPARE(http(c.port(), "GET", "/api/me", {}, d.headers()).status, 200);
-    // And the cap holds: four pages from one address, and the fifth is turned away.
+    // And the cap holds: four pages from one address that proved their
+    // session (none of them makes room), and the fifth is turned away.
     std::vector<std::unique_ptr<LiveFeed>> open;
     for (int i = 0; i < 4; ++i) {
         open.push_back(std::make_unique<LiveFeed>(c.port(), c.origin, d));
         QVERIFY(open.back()->connected());
+        QVERIFY(open.back()->next("snapshot").is_object());
     }
     LiveFeed fifth(c.port(), c.origin, d);
     QVERIFY(!fifth.connected());
