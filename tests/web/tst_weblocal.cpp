@@ -4,9 +4,12 @@
 // its device key, fill the connection caps with idle and trickling
 // connections, and send wrong pairing codes from many addresses.
 
+#include "common/sha256.h"
 #include "web/webconsole.h"
 #include "web/webserver.h"
 
+#include <QFile>
+#include <QTemporaryDir>
 #include <QTest>
 
 #include <memory>
@@ -43,6 +46,7 @@ class TestWebLocal : public QObject
     Q_OBJECT
 private Q_SLOTS:
     void aCookieWithoutItsDeviceKeyIsNobody();
+    void cookieOnlySessionsOfAnOlderFileAreDropped();
     void idleAndTricklingConnectionsNeverStarveASession();
     void wrongPairingCodesNeverRefuseAValidOne();
 };
@@ -80,6 +84,36 @@ void TestWebLocal::aCookieWithoutItsDeviceKeyIsNobody()
     QCOMPARE(http(c.port(), "GET", "/api/me", {}, d.headers()).status, 200);
     LiveFeed page(c.port(), c.origin, d);
     QVERIFY(page.next("snapshot").is_object());
+}
+
+void TestWebLocal::cookieOnlySessionsOfAnOlderFileAreDropped()
+{
+    // A file written before device keys (version 1): its sessions have no
+    // key, and whoever holds their cookie could use them. They are dropped
+    // when it is read, and the file is written again at version 2.
+    QTemporaryDir dir;
+    const QString file = dir.path() + QStringLiteral("/web-sessions.json");
+    const QByteArray token = "0123456789abcdef0123456789abcdef";
+    const Json old { { "version", 1 },
+        { "sessions",
+            { { { "id", "s1" }, { "reviewer", "owner" }, { "paired_via", "console" },
+                { "token_sha256", sha256Hex(token.toStdString()) }, { "csrf", "c" }, { "user_agent", "phone" },
+                { "created", Start }, { "last_seen", Start } } } } };
+    QFile f(file);
+    QVERIFY(f.open(QIODevice::WriteOnly));
+    QVERIFY(f.setPermissions(QFile::ReadOwner | QFile::WriteOwner));
+    f.write(QByteArray::fromStdString(dumpJson(old)));
+    f.close();
+    ManualClock clock(Start);
+    WebSessions sessions(file, &clock);
+    QString error;
+    QVERIFY2(sessions.load(&error), qPrintable(error));
+    QVERIFY(sessions.list().empty());
+    QVERIFY(!sessions.findByToken(token));
+    QVERIFY(f.open(QIODevice::ReadOnly));
+    const Json now = Json::parse(f.readAll().toStdString(), nullptr, false);
+    QCOMPARE(now["version"], 2);
+    QVERIFY(now["sessions"].empty());
 }
 
 void TestWebLocal::idleAndTricklingConnectionsNeverStarveASession()
