@@ -93,7 +93,10 @@ std::deque<TimeMs> &timesOf(std::unordered_map<std::string, std::deque<TimeMs>>:
     return it->second;
 }
 
-// Forgets keys with no failure left in the window, once there are many.
+// Forgets keys with no failure left in the window, once there are many;
+// past four times that (a flood of fresh codes or addresses in one minute)
+// forgets them all rather than grow without bound: the counts only quiet a
+// guesser, and a valid code never depends on them.
 template<typename Map>
 void forgetQuiet(Map &map, TimeMs now)
 {
@@ -103,6 +106,8 @@ void forgetQuiet(Map &map, TimeMs now)
         trim(timesOf(it), now);
         it = timesOf(it).empty() ? map.erase(it) : std::next(it);
     }
+    if (qsizetype(map.size()) > 4 * MaxFailureKeys)
+        map.clear();
 }
 
 } // namespace
