@@ -652,6 +652,11 @@ void TestWeb::configProblemsAreRefused()
     cookie.authHeader = "Cookie";
     cookie.trustedProxies = { QHostAddress::LocalHost };
     QVERIFY(!webConfigProblem(cookie).isEmpty());
+    // Nor the header the page's device key travels in.
+    WebConfig deviceKey = cookie;
+    deviceKey.authHeader = "X-Holdpoint-Device";
+    deviceKey.proxySecret = "a-secret-only-the-proxy-knows";
+    QVERIFY(webConfigProblem(deviceKey).contains(QLatin1String("cannot name the reviewer")));
     QHostAddress a;
     quint16 port = 0;
     QString error;
