@@ -91,16 +91,23 @@ WebServer::Reply WebServer::items() const
 
 WebServer::Reply WebServer::redeem(const QHttpServerRequest &request, const QHostAddress &peer)
 {
-    if (!m_sessions.admitPairingAttempt(peer.toString()))
-        return error(429, "rate_limited", "too many pairing attempts; wait a minute");
     Json body;
     std::string why, code;
-    if (!parseBody(request.body(), { "code" }, &body, &why) || !stringField(body, "code", true, &code, &why))
+    if (!parseBody(request.body(), { "code" }, &body, &why) || !stringField(body, "code", true, &code, &why)) {
+        m_sessions.pairingFailed(peer.toString(), std::string());
         return error(400, "invalid", why);
+    }
+    // A valid code is redeemed whatever others guessed: behind a proxy
+    // every phone shares one address, and a code is 128 random bits, so
+    // the limits below only quiet a guesser, never guard a code.
     PairingRefusal refusal = PairingRefusal::Unknown;
+    const bool throttled = m_sessions.pairingThrottled(peer.toString(), code);
     const auto redeemed = m_sessions.redeem(code, request.value("user-agent").toStdString(), &refusal);
     if (!redeemed) {
+        m_sessions.pairingFailed(peer.toString(), code);
         Q_EMIT refused(peer.toString(), QStringLiteral("pairing code refused"));
+        if (throttled)
+            return error(429, "rate_limited", "too many wrong pairing codes from here, or of this code; wait a minute");
         switch (refusal) {
         case PairingRefusal::Used:
             return error(410, "pairing_used", "this pairing link was used already; each link works once");
@@ -115,7 +122,10 @@ WebServer::Reply WebServer::redeem(const QHttpServerRequest &request, const QHos
         m_sessions.revoke(redeemed->session.id);
         return error(403, "forbidden", redeemed->session.reviewer + " may no longer decide here");
     }
-    Reply r = json({ { "reviewer", redeemed->session.reviewer }, { "session", redeemed->session.id } });
+    // The device key goes to the page alone, which keeps it in its origin's
+    // storage and sends it with the cookie on every request.
+    Reply r = json({ { "reviewer", redeemed->session.reviewer }, { "session", redeemed->session.id },
+        { "device", redeemed->deviceKey.toStdString() } });
     r.headers.emplace_back("Set-Cookie",
         QByteArray("__Host-holdpoint=") + redeemed->token
             + "; Path=/; HttpOnly; Secure; SameSite=Strict; Max-Age=" + QByteArray::number(WebSessionIdleMs / 1000));

@@ -5,6 +5,7 @@
 #include "webserver.h"
 
 #include "engine/consolecore.h"
+#include "web/weblistener.h"
 
 #include <QNetworkRequest>
 #include <QPointer>
@@ -20,6 +21,7 @@ namespace {
 
 constexpr qint64 MaxDecidedRemembered = 4096;
 constexpr qint64 SilentLiveMs = 60'000; // no pong for this long: the page is gone
+constexpr int HelloMs = 10'000; // a feed admitted on its cookie must send its device key by then
 
 qint64 steadyMs()
 {
@@ -64,7 +66,9 @@ void WebServer::acceptLive()
             continue;
         // Authenticated again from the upgrade's own headers: the check in
         // handleRequest admitted the upgrade, this one names the reviewer.
-        const auto who = caller(headersOf(socket->request()), socket->peerAddress());
+        // A browser cannot put a header on an upgrade, so a device's feed
+        // is admitted on its cookie and proves its key in its first message.
+        const auto who = caller(headersOf(socket->request()), socket->peerAddress(), nullptr, true);
         if (!who) {
             socket->close(QWebSocketProtocol::CloseCodePolicyViolated, QStringLiteral("no session"));
             dispose(socket.release());
@@ -78,7 +82,10 @@ void WebServer::acceptLive()
                 if (l.socket.get() == ws)
                     l.lastHeard = steadyMs();
         };
-        connect(ws, &QWebSocket::textMessageReceived, this, heard);
+        connect(ws, &QWebSocket::textMessageReceived, this, [this, ws, heard](const QString &message) {
+            heard();
+            onLiveHello(ws, message);
+        });
         connect(ws, &QWebSocket::pong, this, heard);
         connect(ws, &QWebSocket::binaryMessageReceived, ws,
             [ws] { ws->close(QWebSocketProtocol::CloseCodeDatatypeNotSupported, QStringLiteral("text only")); });
@@ -89,11 +96,60 @@ void WebServer::acceptLive()
             dispose(it->socket.release());
             m_live.erase(it);
         });
-        m_live.push_back({ std::move(socket), who->sessionId, who->identity.name, steadyMs() });
-        Json first = snapshot();
-        first["type"] = "snapshot";
-        ws->sendTextMessage(QString::fromStdString(dumpJson(first)));
+        m_live.push_back({ std::move(socket), who->sessionId, who->identity.name, steadyMs(), who->proven });
+        if (who->proven) {
+            trustLive(ws);
+            Json first = snapshot();
+            first["type"] = "snapshot";
+            ws->sendTextMessage(QString::fromStdString(dumpJson(first)));
+            continue;
+        }
+        QTimer::singleShot(HelloMs, ws, [this, ws] {
+            const auto it = std::find_if(m_live.begin(), m_live.end(), [ws](const Live &l) { return l.socket.get() == ws; });
+            if (it != m_live.end() && !it->proven)
+                ws->close(QWebSocketProtocol::CloseCodePolicyViolated, QStringLiteral("no device key"));
+        });
     }
+}
+
+void WebServer::onLiveHello(QWebSocket *ws, const QString &message)
+{
+    const auto it = std::find_if(m_live.begin(), m_live.end(), [ws](const Live &l) { return l.socket.get() == ws; });
+    if (it == m_live.end() || it->proven)
+        return; // pings, once proven
+    // {"type": "hello", "device": KEY}, the page's first message; anything
+    // else, or a key that is not this session's, ends the feed unheard.
+    const Json hello = Json::parse(message.toStdString(), nullptr, false);
+    const Json *key = hello.is_object() && hello.value("type", Json()) == "hello" && hello.contains("device")
+            && hello["device"].is_string()
+        ? &hello["device"]
+        : nullptr;
+    if (!key || !m_sessions.deviceMatches(it->sessionId, QByteArray::fromStdString(key->get<std::string>()))) {
+        Q_EMIT refused(ws->peerAddress().toString(),
+            QStringLiteral("live feed: a session's cookie without its device key (a process on another port of this host?)"));
+        ws->close(QWebSocketProtocol::CloseCodePolicyViolated, QStringLiteral("no device key"));
+        return;
+    }
+    it->proven = true;
+    trustLive(ws);
+    Json first = snapshot();
+    first["type"] = "snapshot";
+    ws->sendTextMessage(QString::fromStdString(dumpJson(first)));
+}
+
+std::string WebServer::peerKey(const QHostAddress &address, quint16 port)
+{
+    return address.toString().toStdString() + ':' + std::to_string(port);
+}
+
+void WebServer::trustLive(QWebSocket *ws)
+{
+    const auto it = m_upgraded.find(peerKey(ws->peerAddress(), ws->peerPort()));
+    if (it == m_upgraded.end())
+        return;
+    if (it->second)
+        WebListener::trust(it->second);
+    m_upgraded.erase(it);
 }
 
 void WebServer::broadcast(const Json &message)
@@ -102,14 +158,15 @@ void WebServer::broadcast(const Json &message)
         return;
     const QString text = QString::fromStdString(dumpJson(message));
     for (const Live &l : m_live)
-        l.socket->sendTextMessage(text);
+        if (l.proven)
+            l.socket->sendTextMessage(text);
 }
 
 void WebServer::sendTo(const std::string &sessionId, const std::string &reviewer, const Json &message)
 {
     const QString text = QString::fromStdString(dumpJson(message));
     for (const Live &l : m_live)
-        if (sessionId.empty() ? l.sessionId.empty() && l.reviewer == reviewer : l.sessionId == sessionId)
+        if (l.proven && (sessionId.empty() ? l.sessionId.empty() && l.reviewer == reviewer : l.sessionId == sessionId))
             l.socket->sendTextMessage(text);
 }
 
@@ -157,7 +214,9 @@ void WebServer::endLive(const std::function<bool(const Live &)> &which, const QS
     for (const QPointer<QWebSocket> &ws : liveSockets(which)) {
         if (!ws)
             continue;
-        if (signedOut)
+        const bool proven = std::any_of(m_live.begin(), m_live.end(),
+            [&ws](const Live &l) { return l.socket.get() == ws.data() && l.proven; });
+        if (signedOut && proven)
             ws->sendTextMessage(QStringLiteral("{\"type\":\"revoked\"}"));
         ws->close(QWebSocketProtocol::CloseCodePolicyViolated, why);
     }

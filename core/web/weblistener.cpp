@@ -9,8 +9,19 @@
 #include <QTimer>
 
 #include <algorithm>
+#include <chrono>
 
 namespace holdpoint {
+
+namespace {
+
+qint64 guardClockMs()
+{
+    return std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now().time_since_epoch())
+        .count();
+}
+
+} // namespace
 
 // Lives as the socket's child, so it goes when the socket goes, whoever
 // deletes it: Qt HTTP Server disconnects every signal of a socket it
@@ -24,6 +35,7 @@ public:
         , m_socket(socket)
         , m_peer(socket->peerAddress().toString())
         , m_framer(listener->m_limits.maxHeaderFields)
+        , m_since(guardClockMs())
     {
         setObjectName(QStringLiteral("holdpoint_guard"));
         for (QTimer *t : { &m_idle, &m_request })
@@ -37,8 +49,8 @@ public:
     }
     ~ConnectionGuard() override
     {
-        if (m_listener)
-            m_listener->closed(m_peer);
+        if (m_listener && m_counted)
+            m_listener->closed(this, m_peer);
     }
 
     static ConnectionGuard *of(const QObject *socket)
@@ -48,6 +60,21 @@ public:
     }
 
     bool refused() const { return m_refused; }
+    bool trusted() const { return m_trusted; }
+    void trust() { m_trusted = true; }
+    // When its present wait began: connected, a request's first byte, or
+    // its last answer. A request trickled byte by byte keeps its start.
+    qint64 since() const { return m_since; }
+    const QString &peer() const { return m_peer; }
+    // Closed to make room: no longer counted, from now.
+    void evict()
+    {
+        m_counted = false;
+        m_refused = true;
+        m_idle.stop();
+        m_request.stop();
+        m_socket->abort();
+    }
     void requestDone(qsizetype fields, qint64 bodyBytes)
     {
         if (m_refused || m_handedOver)
@@ -66,6 +93,7 @@ public:
             return;
         }
         m_phase = Phase::Idle;
+        m_since = guardClockMs();
         ++m_handled;
     }
     void hold(bool held) { m_held = held; }
@@ -98,6 +126,7 @@ public:
             case Phase::Idle:
                 m_framer.reset();
                 m_phase = Phase::Head;
+                m_since = guardClockMs();
                 m_request.start();
                 break;
             case Phase::Head: {
@@ -192,9 +221,12 @@ private:
     qint64 m_bodyLeft = 0;
     quint64 m_framed = 0; // requests framed whole
     quint64 m_handled = 0; // of them, those the handler was given
+    qint64 m_since;
     bool m_refused = false;
     bool m_held = false; // an answer is on its way (WebListener::hold)
     bool m_handedOver = false;
+    bool m_trusted = false; // carried a valid session (WebListener::trust)
+    bool m_counted = true; // in the listener's counts (until evicted)
 };
 
 WebListener::WebListener(WebListenerLimits limits, std::optional<QSslConfiguration> tls, QObject *parent)
@@ -222,6 +254,12 @@ void WebListener::hold(QObject *socket, bool held)
         guard->hold(held);
 }
 
+void WebListener::trust(QObject *socket)
+{
+    if (ConnectionGuard *guard = ConnectionGuard::of(socket))
+        guard->trust();
+}
+
 void WebListener::handOver(QObject *socket)
 {
     if (ConnectionGuard *guard = ConnectionGuard::of(socket))
@@ -236,7 +274,11 @@ void WebListener::incomingConnection(qintptr descriptor)
         return;
     }
     const QString peer = socket->peerAddress().toString();
-    if (m_open >= m_limits.maxConnections || m_perPeer.value(peer) >= m_limits.maxConnectionsPerPeer) {
+    // A connection that carried no session makes room; one that did is
+    // never closed for a newcomer, which has proved nothing yet.
+    const bool room = (m_perPeer.value(peer) < m_limits.maxConnectionsPerPeer || makeRoom(&peer))
+        && (m_open < m_limits.maxConnections || makeRoom(nullptr));
+    if (!room) {
         Q_EMIT guardRefused(peer, QStringLiteral("too many connections"));
         socket->abort();
         socket->deleteLater();
@@ -245,6 +287,7 @@ void WebListener::incomingConnection(qintptr descriptor)
     ++m_open;
     ++m_perPeer[peer];
     auto *guard = new ConnectionGuard(this, socket);
+    m_guards.push_back(guard);
     // Connected before Qt HTTP Server's own readyRead handler, so the guard
     // always sees the bytes first.
     connect(socket, &QIODevice::readyRead, guard, &ConnectionGuard::onReadyRead);
@@ -267,8 +310,24 @@ void WebListener::admit(QTcpSocket *socket)
     addPendingConnection(socket);
 }
 
-void WebListener::closed(const QString &peer)
+bool WebListener::makeRoom(const QString *peer)
 {
+    ConnectionGuard *victim = nullptr;
+    for (ConnectionGuard *g : m_guards)
+        if (!g->trusted() && (!peer || g->peer() == *peer) && (!victim || g->since() < victim->since()))
+            victim = g;
+    if (!victim)
+        return false;
+    Q_EMIT guardRefused(victim->peer(), QStringLiteral("closed to make room: no session, and the longest wait"));
+    const QString victimPeer = victim->peer();
+    closed(victim, victimPeer);
+    victim->evict();
+    return true;
+}
+
+void WebListener::closed(ConnectionGuard *guard, const QString &peer)
+{
+    std::erase(m_guards, guard);
     --m_open;
     if (--m_perPeer[peer] <= 0)
         m_perPeer.remove(peer);

@@ -7,7 +7,10 @@
 // answers 413 once a request passes the cap and 408 when one takes too long
 // to arrive, before the bytes pile up, and closes connections that stay
 // silent, never finish their TLS handshake, or would pass the caps on open
-// connections. It also frames every request itself (httpframing.h) before
+// connections. At a cap, the connection that has carried no session and
+// has waited longest (idle, or trickling a request's bytes) makes room for
+// the new one; a connection that carried a valid session (trust()) is never
+// closed for another. It also frames every request itself (httpframing.h) before
 // Qt's parser reads a byte: a request it cannot frame is answered 400 and
 // its connection closed with nothing after it read (RFC 9112 §6.3).
 
@@ -16,8 +19,11 @@
 #include <QTcpServer>
 
 #include <optional>
+#include <vector>
 
 namespace holdpoint {
+
+class ConnectionGuard;
 
 struct WebListenerLimits
 {
@@ -51,6 +57,10 @@ public:
     static void requestDone(QObject *socket, qsizetype fields, qint64 bodyBytes);
     // The socket became a WebSocket: its limits are the feed's own now.
     static void handOver(QObject *socket);
+    // The socket carried a valid session (a request answered for one, or a
+    // live feed that proved its device key): no other connection's arrival
+    // closes it.
+    static void trust(QObject *socket);
     // An answer the handler gives later (a team review): until it is
     // released, a byte that arrives is a request sent before the answer,
     // refused with 400 rather than answered out of order.
@@ -66,12 +76,16 @@ protected:
 private:
     friend class ConnectionGuard;
     void admit(QTcpSocket *socket);
-    void closed(const QString &peer);
+    void closed(ConnectionGuard *guard, const QString &peer);
+    // At a cap: closes the untrusted connection (of `peer` only, when
+    // given) that has waited longest; false when every one is trusted.
+    bool makeRoom(const QString *peer);
 
     WebListenerLimits m_limits;
     std::optional<QSslConfiguration> m_tls;
     int m_open = 0;
     QHash<QString, int> m_perPeer;
+    std::vector<ConnectionGuard *> m_guards; // every connection counted, oldest first
 };
 
 } // namespace holdpoint

@@ -48,7 +48,7 @@ QString hostText(const QHostAddress &a)
 bool reservedHeader(const QByteArray &name)
 {
     static const QByteArray reserved[] = { "cookie", "host", "origin", "authorization", "content-length",
-        "content-type", "connection", "upgrade", "x-csrf-token", "transfer-encoding", ProxySecretHeader };
+        "content-type", "connection", "upgrade", "x-csrf-token", "transfer-encoding", ProxySecretHeader, DeviceKeyHeader };
     const QByteArray lower = name.toLower();
     return std::find(std::begin(reserved), std::end(reserved), lower) != std::end(reserved);
 }
@@ -295,7 +295,7 @@ Json WebServer::sessionsJson() const
     for (const WebSession &s : m_sessions.list()) {
         int open = 0;
         for (const Live &l : m_live)
-            open += l.sessionId == s.id;
+            open += l.proven && l.sessionId == s.id;
         list.push_back({ { "id", s.id }, { "reviewer", s.reviewer }, { "paired_via", s.pairedVia },
             { "user_agent", s.userAgent }, { "created", formatTimestamp(s.created) },
             { "last_seen", formatTimestamp(s.lastSeen) }, { "open_pages", open } });
@@ -356,7 +356,7 @@ std::optional<ReviewerIdentity> WebServer::identityFor(const std::string &review
 }
 
 std::optional<WebServer::Caller> WebServer::caller(
-    const QList<QPair<QByteArray, QByteArray>> &headers, const QHostAddress &peer, std::string *refusedName)
+    const QList<QPair<QByteArray, QByteArray>> &headers, const QHostAddress &peer, std::string *refusedName, bool keyLater)
 {
     if (!m_config.authHeader.isEmpty()) {
         const bool trusted = std::any_of(m_config.trustedProxies.begin(), m_config.trustedProxies.end(),
@@ -378,9 +378,16 @@ std::optional<WebServer::Caller> WebServer::caller(
             return Caller { std::move(*identity), {}, sha256Hex(m_secret.toStdString() + ':' + name) };
         }
     }
-    const WebSession *session = m_sessions.authenticate(cookieToken(headers));
-    if (!session)
+    // The cookie reaches every port of this host; the device key only the
+    // page's own origin (WEB.md "Who gets in"). Either alone is nobody.
+    const WebSession *session = keyLater ? m_sessions.findByToken(cookieToken(headers))
+                                         : m_sessions.authenticate(cookieToken(headers), headerValue(headers, DeviceKeyHeader));
+    if (!session) {
+        if (!keyLater && m_sessions.findByToken(cookieToken(headers)))
+            Q_EMIT refused(peer.toString(),
+                QStringLiteral("a session's cookie without its device key (a process on another port of this host?)"));
         return std::nullopt;
+    }
     auto identity = identityFor(session->reviewer, "web session " + session->id + " (paired via " + session->pairedVia + ")");
     if (!identity) {
         if (refusedName)
@@ -390,7 +397,7 @@ std::optional<WebServer::Caller> WebServer::caller(
             m_sessions.revokeReviewer(session->reviewer);
         return std::nullopt;
     }
-    return Caller { std::move(*identity), session->id, session->csrf };
+    return Caller { std::move(*identity), session->id, session->csrf, !keyLater };
 }
 
 bool WebServer::handleRequest(const QHttpServerRequest &request, QTcpSocket *socket)
@@ -417,13 +424,16 @@ bool WebServer::handleRequest(const QHttpServerRequest &request, QTcpSocket *soc
         why = "unknown Host";
     else if (!originAllowed(request))
         why = "foreign or missing Origin";
-    else if (!caller(request.headers(), request.remoteAddress()))
+    else if (!caller(request.headers(), request.remoteAddress(), nullptr, true))
         why = "no session";
     if (why) {
         Q_EMIT refused(request.remoteAddress().toString(), QStringLiteral("WebSocket upgrade: %1").arg(QLatin1String(why)));
         send(socket, request, error(403, "forbidden", std::string("WebSocket refused: ") + why));
         return false;
     }
+    if (m_upgraded.size() > 256)
+        std::erase_if(m_upgraded, [](const auto &e) { return e.second.isNull(); });
+    m_upgraded[peerKey(socket->peerAddress(), socket->peerPort())] = socket;
     WebListener::handOver(socket);
     return true;
 }
@@ -483,6 +493,9 @@ WebServer::Reply WebServer::route(const QHttpServerRequest &request, QTcpSocket 
                           "the team database's owner decides that");
     if (!who)
         return error(401, "no_session", "this device is not paired, or its session ended; pair it again");
+    // A connection that carried a valid session is kept when the listener
+    // makes room for others (WEB.md "Refusals").
+    WebListener::trust(socket);
     if (post) {
         const QByteArray csrf = request.value("x-csrf-token");
         if (!Endpoint::constantTimeEquals(csrf, QByteArray::fromStdString(who->csrf)))
@@ -495,7 +508,6 @@ WebServer::Reply WebServer::route(const QHttpServerRequest &request, QTcpSocket 
     if (path == QLatin1String("/api/logout"))
         return logout(*who);
     const QString id = path.mid(qsizetype(strlen("/api/items/")), path.size() - qsizetype(strlen("/api/items/")) - qsizetype(strlen("/review")));
-    Q_UNUSED(socket)
     return review(*who, id.toStdString(), request.body());
 }
 
@@ -504,6 +516,7 @@ WebServer::Reply WebServer::staticFile(const QString &path) const
     static const std::pair<const char *, const char *> files[] = {
         { "index.html", "text/html; charset=utf-8" },
         { "app.js", "text/javascript; charset=utf-8" },
+        { "json.js", "text/javascript; charset=utf-8" },
         { "app.css", "text/css; charset=utf-8" },
         { "review.css", "text/css; charset=utf-8" },
         { "icon.svg", "image/svg+xml" },

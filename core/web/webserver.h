@@ -14,6 +14,7 @@
 #include <QHostAddress>
 #include <QPointer>
 #include <QSet>
+#include <QTcpSocket>
 #include <QWebSocket>
 
 #include <deque>
@@ -95,6 +96,9 @@ private:
         ReviewerIdentity identity;
         std::string sessionId; // empty for a trusted header
         std::string csrf;
+        // False for a live feed admitted on its cookie alone: it must send
+        // the device key in its first message before it is sent anything.
+        bool proven = true;
     };
     struct Reply
     {
@@ -121,6 +125,9 @@ private:
         std::string sessionId;
         std::string reviewer;
         qint64 lastHeard = 0;
+        // Sent the session's device key (or came through a trusted proxy):
+        // until then it is sent nothing and counts for nothing.
+        bool proven = false;
     };
     struct Decided
     {
@@ -144,8 +151,11 @@ private:
     bool hostAllowed(const QByteArray &host) const;
     // Who is calling, or nullopt; `refusedName`, if given, is set to the
     // name a session or trusted header carried that may not use the page.
+    // A session needs its cookie and its device key (X-Holdpoint-Device);
+    // with `keyLater` (a live feed's upgrade, which a browser cannot give a
+    // header) the cookie alone admits it, unproven.
     std::optional<Caller> caller(const QList<QPair<QByteArray, QByteArray>> &headers, const QHostAddress &peer,
-        std::string *refusedName = nullptr);
+        std::string *refusedName = nullptr, bool keyLater = false);
     std::optional<ReviewerIdentity> identityFor(const std::string &reviewer, const std::string &via) const;
     // Team mode, and the database cannot say now whom this login may act as.
     bool teamUnknown() const;
@@ -161,6 +171,12 @@ private:
 
     // The live feed.
     void acceptLive();
+    // A live feed's first message: the device key that proves its session.
+    void onLiveHello(QWebSocket *socket, const QString &message);
+    // The feed proved its session: its connection is one the listener
+    // keeps when it makes room (WebListener::trust).
+    void trustLive(QWebSocket *socket);
+    static std::string peerKey(const QHostAddress &address, quint16 port);
     void dropRemovedReviewers();
     void dispose(QWebSocket *socket);
     void broadcast(const Json &message);
@@ -191,6 +207,9 @@ private:
     // Team mode: review requests whose answer waits for the database, by item.
     std::unordered_multimap<std::string, Parked> m_parked;
     quint64 m_parkTickets = 0;
+    // Connections upgraded to a live feed, by peer "address:port", until the
+    // feed proves its session (the QWebSocket hides its QTcpSocket).
+    std::unordered_map<std::string, QPointer<QTcpSocket>> m_upgraded;
 };
 
 } // namespace holdpoint

@@ -5,6 +5,7 @@
 #include "common/jsonparse.h"
 #include "common/reviewertokens.h"
 #include "common/sha256.h"
+#include "server/endpoint.h"
 
 #include <QRandomGenerator>
 
@@ -14,11 +15,12 @@ namespace holdpoint {
 
 namespace {
 
-constexpr int FileVersion = 1;
+// Version 2 added device_sha256. A version 1 session has no device key,
+// so nothing could prove it: such sessions are dropped, and their devices
+// pair again.
+constexpr int FileVersion = 2;
 constexpr qint64 MaxFileBytes = 512 * 1024;
-constexpr TimeMs AttemptWindowMs = 60'000;
-constexpr std::size_t AttemptsPerPeer = 5;
-constexpr std::size_t AttemptsInAll = 30;
+constexpr int MaxFailureKeys = 1000; // addresses or codes remembered at once
 
 // 128 bits, URL-safe: short enough for a QR code that scans at a glance.
 std::string newCode()
@@ -38,14 +40,14 @@ std::string newId()
 Json sessionToJson(const WebSession &s)
 {
     return Json { { "id", s.id }, { "reviewer", s.reviewer }, { "paired_via", s.pairedVia },
-        { "token_sha256", s.tokenSha256 }, { "csrf", s.csrf }, { "user_agent", s.userAgent },
+        { "token_sha256", s.tokenSha256 }, { "device_sha256", s.deviceSha256 }, { "csrf", s.csrf }, { "user_agent", s.userAgent },
         { "created", s.created }, { "last_seen", s.lastSeen } };
 }
 
 // The file is ours: anything unexpected is refused, not guessed at.
 bool sessionFromJson(const Json &j, WebSession *s, std::string *error)
 {
-    static const char *const fields[] = { "id", "reviewer", "paired_via", "token_sha256", "csrf",
+    static const char *const fields[] = { "id", "reviewer", "paired_via", "token_sha256", "device_sha256", "csrf",
         "user_agent", "created", "last_seen" };
     if (!j.is_object() || j.size() != std::size(fields)) {
         *error = "each session is an object with exactly the fields the console writes";
@@ -63,12 +65,13 @@ bool sessionFromJson(const Json &j, WebSession *s, std::string *error)
     s->reviewer = j["reviewer"];
     s->pairedVia = j["paired_via"];
     s->tokenSha256 = j["token_sha256"];
+    s->deviceSha256 = j["device_sha256"];
     s->csrf = j["csrf"];
     s->userAgent = j["user_agent"];
     s->created = j["created"];
     s->lastSeen = j["last_seen"];
-    if (s->tokenSha256.size() != 64 || s->csrf.empty() || s->id.empty()) {
-        *error = "a session without a token digest, id or CSRF token";
+    if (s->tokenSha256.size() != 64 || s->deviceSha256.size() != 64 || s->csrf.empty() || s->id.empty()) {
+        *error = "a session without a token digest, device key digest, id or CSRF token";
         return false;
     }
     return true;
@@ -76,8 +79,35 @@ bool sessionFromJson(const Json &j, WebSession *s, std::string *error)
 
 void trim(std::deque<TimeMs> &times, TimeMs now)
 {
-    while (!times.empty() && times.front() <= now - AttemptWindowMs)
+    while (!times.empty() && times.front() <= now - PairingFailureWindowMs)
         times.pop_front();
+}
+
+std::deque<TimeMs> &timesOf(QHash<QString, std::deque<TimeMs>>::iterator it)
+{
+    return it.value();
+}
+
+std::deque<TimeMs> &timesOf(std::unordered_map<std::string, std::deque<TimeMs>>::iterator it)
+{
+    return it->second;
+}
+
+// Forgets keys with no failure left in the window, once there are many;
+// past four times that (a flood of fresh codes or addresses in one minute)
+// forgets them all rather than grow without bound: the counts only quiet a
+// guesser, and a valid code never depends on them.
+template<typename Map>
+void forgetQuiet(Map &map, TimeMs now)
+{
+    if (qsizetype(map.size()) <= MaxFailureKeys)
+        return;
+    for (auto it = map.begin(); it != map.end();) {
+        trim(timesOf(it), now);
+        it = timesOf(it).empty() ? map.erase(it) : std::next(it);
+    }
+    if (qsizetype(map.size()) > 4 * MaxFailureKeys)
+        map.clear();
 }
 
 } // namespace
@@ -104,10 +134,16 @@ bool WebSessions::load(QString *error)
         *error = m_file + QStringLiteral(": ") + toQString(why);
         return false;
     }
-    if (!j.is_object() || j.value("version", Json()) != FileVersion || !j.contains("sessions")
-        || !j["sessions"].is_array() || j.size() != 2) {
-        *error = m_file + QStringLiteral(": expected {\"version\": 1, \"sessions\": [...]}");
+    const bool known = j.is_object() && (j.value("version", Json()) == FileVersion || j.value("version", Json()) == 1);
+    if (!known || !j.contains("sessions") || !j["sessions"].is_array() || j.size() != 2) {
+        *error = m_file + QStringLiteral(": expected {\"version\": 2, \"sessions\": [...]}");
         return false;
+    }
+    if (j["version"] == 1) {
+        // Cookie-only sessions: a process on another port of this host may
+        // hold their cookie. Their devices pair again.
+        save();
+        return true;
     }
     for (std::size_t i = 0; i < j["sessions"].size(); ++i) {
         WebSession s;
@@ -164,31 +200,49 @@ std::optional<Redeemed> WebSessions::redeem(
     }
     Redeemed r;
     r.token = generateToken();
+    r.deviceKey = generateToken();
     r.session = WebSession { newId(), p.reviewer, p.pairedVia, sha256Hex(r.token.toStdString()),
-        generateToken().toStdString(), userAgent.substr(0, 200), now, now };
+        sha256Hex(r.deviceKey.toStdString()), generateToken().toStdString(), userAgent.substr(0, 200), now, now };
     m_sessions.push_back(r.session);
     save();
     Q_EMIT changed();
     return r;
 }
 
-const WebSession *WebSessions::authenticate(const QByteArray &token)
+const WebSession *WebSessions::authenticate(const QByteArray &token, const QByteArray &deviceKey)
+{
+    const WebSession *found = findByToken(token);
+    if (!found || !deviceMatches(found->id, deviceKey))
+        return nullptr;
+    WebSession &s = m_sessions[std::size_t(found - m_sessions.data())];
+    // Written at most once an hour: a page polling must not rewrite the file.
+    const bool persist = m_clock->now() - s.lastSeen > 3600'000;
+    s.lastSeen = m_clock->now();
+    if (persist)
+        save();
+    return &s;
+}
+
+bool WebSessions::deviceMatches(const std::string &id, const QByteArray &deviceKey) const
+{
+    const WebSession *s = find(id);
+    if (!s || deviceKey.isEmpty())
+        return false;
+    // Compared as digests, in constant time.
+    return Endpoint::constantTimeEquals(
+        QByteArray::fromStdString(sha256Hex(deviceKey.toStdString())), QByteArray::fromStdString(s->deviceSha256));
+}
+
+const WebSession *WebSessions::findByToken(const QByteArray &token)
 {
     if (token.isEmpty())
         return nullptr;
     expire();
     // Compared as digests: how long the search takes says nothing about the token.
     const std::string digest = sha256Hex(token.toStdString());
-    for (WebSession &s : m_sessions) {
-        if (s.tokenSha256 == digest) {
-            // Written at most once an hour: a page polling must not rewrite the file.
-            const bool persist = m_clock->now() - s.lastSeen > 3600'000;
-            s.lastSeen = m_clock->now();
-            if (persist)
-                save();
+    for (const WebSession &s : m_sessions)
+        if (s.tokenSha256 == digest)
             return &s;
-        }
-    }
     return nullptr;
 }
 
@@ -229,20 +283,35 @@ int WebSessions::revokeReviewer(const std::string &reviewer)
     return int(ids.size());
 }
 
-bool WebSessions::admitPairingAttempt(const QString &peer)
+bool WebSessions::pairingThrottled(const QString &peer, const std::string &code)
 {
     const TimeMs now = m_clock->now();
-    std::deque<TimeMs> &mine = m_attempts[peer];
-    trim(mine, now);
-    trim(m_allAttempts, now);
-    if (mine.size() >= AttemptsPerPeer || m_allAttempts.size() >= AttemptsInAll)
-        return false;
-    mine.push_back(now);
-    m_allAttempts.push_back(now);
-    if (m_attempts.size() > 1000) // forget quiet addresses
-        for (auto it = m_attempts.begin(); it != m_attempts.end();)
-            it = (trim(it.value(), now), it.value().empty()) ? m_attempts.erase(it) : std::next(it);
-    return true;
+    const auto peerIt = m_failuresByPeer.find(peer);
+    if (peerIt != m_failuresByPeer.end()) {
+        trim(peerIt.value(), now);
+        if (peerIt.value().size() >= PairingFailuresPerPeer)
+            return true;
+    }
+    const auto codeIt = m_failuresByCode.find(sha256Hex(code));
+    if (codeIt != m_failuresByCode.end()) {
+        trim(codeIt->second, now);
+        if (codeIt->second.size() >= PairingFailuresPerCode)
+            return true;
+    }
+    return false;
+}
+
+void WebSessions::pairingFailed(const QString &peer, const std::string &code)
+{
+    const TimeMs now = m_clock->now();
+    forgetQuiet(m_failuresByPeer, now);
+    forgetQuiet(m_failuresByCode, now);
+    std::deque<TimeMs> &byPeer = m_failuresByPeer[peer];
+    trim(byPeer, now);
+    byPeer.push_back(now);
+    std::deque<TimeMs> &byCode = m_failuresByCode[sha256Hex(code)];
+    trim(byCode, now);
+    byCode.push_back(now);
 }
 
 void WebSessions::expire()

@@ -3,8 +3,11 @@
 
 // Who may use the reviewer page (WEB.md "Who gets in"): one-time pairing
 // codes, the device sessions they open, and a limit on pairing attempts.
-// The file keeps only each session token's SHA-256, so a copy of it admits
-// nobody; the token itself lives in the device's cookie.
+// A session has two halves: a token in the device's cookie, and a device
+// key the page keeps in its origin's own storage and sends in a header.
+// Browsers send a cookie to every port of its host, so a process on another
+// loopback port that the reviewer visits gets the cookie; never the key.
+// The file keeps only the SHA-256 of each, so a copy of it admits nobody.
 
 #include "common/clock.h"
 
@@ -26,6 +29,13 @@ inline constexpr TimeMs PairingLifetimeMs = 5 * 60'000;
 inline constexpr TimeMs WebSessionIdleMs = 30LL * 24 * 3600'000; // unused this long: ended
 inline constexpr std::size_t MaxWebSessions = 200;
 inline constexpr std::size_t MaxOpenPairings = 20;
+// Wrong pairing codes a minute before more from the same address, or more
+// of the same code, are answered 429 (WEB.md "Refusals").
+inline constexpr TimeMs PairingFailureWindowMs = 60'000;
+inline constexpr std::size_t PairingFailuresPerPeer = 5;
+inline constexpr std::size_t PairingFailuresPerCode = 3;
+// The header the page sends its device key in, lower case.
+inline constexpr char DeviceKeyHeader[] = "x-holdpoint-device";
 
 struct WebSession
 {
@@ -33,6 +43,7 @@ struct WebSession
     std::string reviewer; // decided_by is "human:<reviewer>"
     std::string pairedVia; // how the pairing link was asked for (console, holdpoint-ctl ...)
     std::string tokenSha256;
+    std::string deviceSha256; // of the device key the page keeps (X-Holdpoint-Device)
     std::string csrf; // sent back on every POST; useless without the cookie
     std::string userAgent;
     TimeMs created = 0;
@@ -59,6 +70,7 @@ struct Redeemed
 {
     WebSession session;
     QByteArray token; // for the cookie; never stored
+    QByteArray deviceKey; // for the page's own storage; never stored
 };
 
 class WebSessions final : public QObject
@@ -74,21 +86,31 @@ public:
 
     // A code that opens one session for `reviewer`, once, for 5 minutes.
     PairingCode pair(const std::string &reviewer, const std::string &via);
-    // Spends `code`: a new session, or why not.
+    // Spends `code`: a new session, or why not. `Unknown` when the code
+    // is none this console made (nor one it spent).
     std::optional<Redeemed> redeem(const std::string &code, const std::string &userAgent,
         PairingRefusal *refusal);
 
-    // The session whose token this is, or null; touches its last use.
-    const WebSession *authenticate(const QByteArray &token);
+    // The session whose cookie token and device key these are, or null;
+    // touches its last use. A token without its key is nobody.
+    const WebSession *authenticate(const QByteArray &token, const QByteArray &deviceKey);
+    // The session whose cookie token this is, before its key is known: only
+    // for a live feed's upgrade, which proves the key in its first message.
+    const WebSession *findByToken(const QByteArray &token);
+    // Whether `deviceKey` is the key of session `id`.
+    bool deviceMatches(const std::string &id, const QByteArray &deviceKey) const;
     const WebSession *find(const std::string &id) const;
     std::vector<WebSession> list() const;
     bool revoke(const std::string &id);
     // Ends every session of a reviewer who may no longer decide.
     int revokeReviewer(const std::string &reviewer);
 
-    // Pairing attempts from one address: true while under the limit
-    // (5 a minute per address, 30 a minute in all), counting this one.
-    bool admitPairingAttempt(const QString &peer);
+    // Whether a wrong code from `peer` would be refused for now: its
+    // address, or the code itself, failed too often this minute (WEB.md).
+    // A valid code is never asked about: it is redeemed whatever these say.
+    bool pairingThrottled(const QString &peer, const std::string &code);
+    // Counts a failed pairing attempt against the address and the code.
+    void pairingFailed(const QString &peer, const std::string &code);
 
     QString lastError() const { return m_error; }
 
@@ -107,8 +129,9 @@ private:
     std::vector<PairingCode> m_pairings;
     // Spent codes, until they would have expired: a second use says "used".
     std::unordered_map<std::string, TimeMs> m_spent;
-    QHash<QString, std::deque<TimeMs>> m_attempts;
-    std::deque<TimeMs> m_allAttempts;
+    // Failed pairing attempts this minute, by address and by code digest.
+    QHash<QString, std::deque<TimeMs>> m_failuresByPeer;
+    std::unordered_map<std::string, std::deque<TimeMs>> m_failuresByCode;
     QString m_error;
 };
 

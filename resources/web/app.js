@@ -3,7 +3,8 @@
 
 // Holdpoint's reviewer page: pairing, the live queue, and the review of one
 // call. Everything the server sends is put on the page as text (textContent,
-// text nodes), never parsed as HTML.
+// text nodes), never parsed as HTML, and read with parseJson (json.js), so
+// the arguments' numbers are never rounded through JavaScript's doubles.
 
 const RETRY_MIN_MS = 1000;
 const RETRY_MAX_MS = 10000;
@@ -12,6 +13,7 @@ const TOAST_MS = 4000;
 
 const state = {
   csrf: '',
+  key: '', // the device key this page signed in with
   items: new Map(), // id → item, oldest first, as the live feed has it
   loaded: false, // a snapshot has arrived
   skewMs: 0, // the server's clock minus ours
@@ -38,17 +40,10 @@ function h(tag, className, ...children) {
   return node;
 }
 
-const isObject = (v) => v !== null && typeof v === 'object' && !Array.isArray(v);
-const isEmpty = (v) => v === undefined || v === null || (typeof v === 'object' && Object.keys(v).length === 0);
-const pretty = (v) => JSON.stringify(v, null, 2);
+const isObject = (v) => v !== null && typeof v === 'object' && !Array.isArray(v) && !(v instanceof JsonNumber);
+const isEmpty = (v) => v === undefined || v === null || (isObject(v) && Object.keys(v).length === 0);
+const pretty = (v) => stringifyJson(v, 2);
 
-// JSON text with keys sorted, so equal values compare equal.
-function canonical(v) {
-  if (Array.isArray(v)) return `[${v.map(canonical).join(',')}]`;
-  if (isObject(v)) return `{${Object.keys(v).sort().map((k) => `${JSON.stringify(k)}:${canonical(v[k])}`).join(',')}}`;
-  return JSON.stringify(v);
-}
-const sameJson = (a, b) => canonical(a) === canonical(b);
 
 // "human:alice,human:bob" → "alice, bob"
 const who = (decidedBy) => (decidedBy || 'someone else').split(',').map((s) => s.replace(/^human:/, '')).join(', ');
@@ -69,6 +64,28 @@ function duration(ms) {
 
 // ---- the API --------------------------------------------------------------
 
+// The session's second half (WEB.md "Who gets in"): the device key pairing
+// gave this page. The cookie reaches every port of this host; this storage
+// is this origin's alone (scheme, host and port), and so is the key.
+const DEVICE_KEY = 'holdpoint-device';
+
+function deviceKey() {
+  try {
+    return localStorage.getItem(DEVICE_KEY) || '';
+  } catch {
+    return '';
+  }
+}
+
+function setDeviceKey(key) {
+  try {
+    if (key) localStorage.setItem(DEVICE_KEY, key);
+    else localStorage.removeItem(DEVICE_KEY);
+  } catch {
+    // Storage refused (a private window's policy): the page then cannot sign in.
+  }
+}
+
 // The server's messages are lower-case clauses: "this pairing link expired; …".
 function sentence(text) {
   const s = String(text).trim();
@@ -86,10 +103,11 @@ class ApiError extends Error {
 
 async function api(method, path, body) {
   const init = { method, credentials: 'same-origin', headers: { Accept: 'application/json' } };
+  if (deviceKey()) init.headers['X-Holdpoint-Device'] = deviceKey();
   if (method !== 'GET') {
     init.headers['Content-Type'] = 'application/json';
     if (state.csrf) init.headers['X-CSRF-Token'] = state.csrf;
-    init.body = JSON.stringify(body || {});
+    init.body = stringifyJson(body || {});
   }
   let response;
   try {
@@ -97,7 +115,12 @@ async function api(method, path, body) {
   } catch {
     throw new ApiError(0, { error: 'network', message: 'Holdpoint cannot be reached. Check your connection and try again.' });
   }
-  const data = await response.json().catch(() => ({}));
+  let data = {};
+  try {
+    data = parseJson(await response.text());
+  } catch {
+    // Not JSON (a proxy's error page): the status speaks.
+  }
   if (!response.ok) throw new ApiError(response.status, data);
   return data;
 }
@@ -168,7 +191,8 @@ async function pair() {
     return false;
   }
   try {
-    await api('POST', '/api/pair', { code });
+    const paired = await api('POST', '/api/pair', { code });
+    setDeviceKey(paired.device);
     return true;
   } catch (err) {
     showGate('Pairing failed', err.message);
@@ -186,6 +210,7 @@ async function signIn() {
     return;
   }
   state.csrf = me.csrf;
+  state.key = deviceKey();
   state.stopped = false;
   el('whoami').textContent = `Deciding as ${me.reviewer}`;
   el('whoami').hidden = false;
@@ -197,6 +222,8 @@ async function signIn() {
 function signedOut(message) {
   state.stopped = true;
   state.csrf = '';
+  // Another tab may have paired again since: its key is not this one's to drop.
+  if (deviceKey() === state.key) setDeviceKey('');
   if (state.socket) state.socket.close();
   showGate('Signed out', message);
 }
@@ -219,12 +246,14 @@ function connect() {
   state.socket = socket;
   setStatus(state.loaded ? 'down' : 'connecting');
   socket.onopen = () => {
+    // The feed says nothing until this proves the session (WEB.md).
+    socket.send(stringifyJson({ type: 'hello', device: deviceKey() }));
     pingTimer = setInterval(() => socket.send('{"type":"ping"}'), PING_MS);
   };
   socket.onmessage = (event) => {
     let message;
     try {
-      message = JSON.parse(event.data);
+      message = parseJson(event.data);
     } catch {
       return;
     }
@@ -507,7 +536,7 @@ function argsSection(item) {
 function rewriteSection(item) {
   if (!item.proposed_args) return null;
   const ops = (item.patch || []).map((op) =>
-    h('li', 'mono', `${op.op} ${op.path}${'value' in op ? ` → ${JSON.stringify(op.value)}` : ''}`));
+    h('li', 'mono', `${op.op} ${op.path}${'value' in op ? ` → ${stringifyJson(op.value)}` : ''}`));
   return section('Rewritten by guardrails', diffBlock(item.args, item.proposed_args), ops.length ? h('ul', 'list patch', ...ops) : null);
 }
 
@@ -554,71 +583,6 @@ function factsSection(item) {
   return section('Details', h('dl', 'facts', ...facts.flatMap(([k, v]) => [h('dt', null, k), h('dd', 'mono', v)])));
 }
 
-// ---- JSON and diffs ----------------------------------------------------------
-
-const JSON_TOKEN = /("(?:[^"\\]|\\.)*")(\s*:)?|\b(?:true|false|null)\b|-?\d+(?:\.\d+)?(?:[eE][+-]?\d+)?/g;
-
-// Pretty JSON with keys, strings, numbers and literals marked for colour.
-function jsonBlock(value) {
-  const text = pretty(value);
-  const pre = h('pre', 'json');
-  let last = 0;
-  for (const m of text.matchAll(JSON_TOKEN)) {
-    let kind = 'lit';
-    if (m[2]) kind = 'key';
-    else if (m[1]) kind = 'str';
-    else if (/[-\d]/.test(m[0][0])) kind = 'num';
-    pre.append(text.slice(last, m.index), h('span', `j-${kind}`, m[1] || m[0]), m[2] || '');
-    last = m.index + m[0].length;
-  }
-  pre.append(text.slice(last));
-  return pre;
-}
-
-// Lines of `after` against `before`: [' ' | '-' | '+', line]. Common ends are
-// trimmed first; the middle is diffed by longest common subsequence unless it
-// is too large, when it shows as replaced.
-function lineDiff(before, after) {
-  const a = before.split('\n');
-  const b = after.split('\n');
-  let start = 0;
-  while (start < a.length && start < b.length && a[start] === b[start]) start++;
-  let endA = a.length;
-  let endB = b.length;
-  while (endA > start && endB > start && a[endA - 1] === b[endB - 1]) { endA--; endB--; }
-  const head = a.slice(0, start).map((line) => [' ', line]);
-  const tail = a.slice(endA).map((line) => [' ', line]);
-  const x = a.slice(start, endA);
-  const y = b.slice(start, endB);
-  if (x.length * y.length > 1e6) {
-    return [...head, ...x.map((l) => ['-', l]), ...y.map((l) => ['+', l]), ...tail];
-  }
-  const lcs = Array.from({ length: x.length + 1 }, () => new Uint32Array(y.length + 1));
-  for (let i = x.length - 1; i >= 0; i--) {
-    for (let j = y.length - 1; j >= 0; j--) {
-      lcs[i][j] = x[i] === y[j] ? lcs[i + 1][j + 1] + 1 : Math.max(lcs[i + 1][j], lcs[i][j + 1]);
-    }
-  }
-  const middle = [];
-  let i = 0;
-  let j = 0;
-  while (i < x.length || j < y.length) {
-    if (i < x.length && j < y.length && x[i] === y[j]) { middle.push([' ', x[i]]); i++; j++; }
-    else if (j >= y.length || (i < x.length && lcs[i + 1][j] >= lcs[i][j + 1])) middle.push(['-', x[i++]]);
-    else middle.push(['+', y[j++]]);
-  }
-  return [...head, ...middle, ...tail];
-}
-
-const DIFF_CLASS = { ' ': 'diff-same', '-': 'diff-del', '+': 'diff-add' };
-
-function diffBlock(before, after) {
-  const lines = lineDiff(pretty(before), pretty(after));
-  const pre = h('pre', 'diff', ...lines.map(([sign, line]) => h('span', DIFF_CLASS[sign], `${sign} ${line}`)));
-  pre.setAttribute('aria-label', 'Changes from the call’s own arguments: lines starting with - are removed, + added');
-  return pre;
-}
-
 // ---- reviewing ------------------------------------------------------------------
 
 const PANELS = ['deny', 'edit', 'halt'];
@@ -654,7 +618,7 @@ function onPanelButton(name) {
 function checkEdit(text, original) {
   let args;
   try {
-    args = JSON.parse(text);
+    args = parseJson(text);
   } catch (err) {
     return { problem: `Not valid JSON: ${err.message}` };
   }

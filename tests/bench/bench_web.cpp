@@ -77,13 +77,20 @@ void webScenario(bool quick, Table *table)
         return table->fail("web", "cannot reach the reviewer page");
     http.write(request("POST", "/api/pair", origin, {}, {},
         QByteArray::fromStdString(dumpJson({ { "code", link.mid(link.indexOf('#') + 1).toStdString() } }))));
+    // The answer's head holds the cookie, its body the device key (64 hex digits).
     QByteArray paired;
-    while (!paired.contains("\r\n\r\n") && http.waitForReadyRead(10'000))
+    const auto deviceAt = [&paired] {
+        const qsizetype at = paired.indexOf("\"device\":\"");
+        return at >= 0 && paired.size() >= at + 10 + 64 ? at + 10 : qsizetype(-1);
+    };
+    while (deviceAt() < 0 && http.waitForReadyRead(10'000))
         paired += http.readAll();
     const qsizetype at = paired.indexOf("__Host-holdpoint=");
-    if (at < 0)
-        return table->fail("web", "pairing gave no session cookie");
-    const QByteArray cookie = paired.mid(at, paired.indexOf(';', at) - at);
+    if (at < 0 || deviceAt() < 0)
+        return table->fail("web", "pairing gave no session cookie or device key");
+    // Both halves of the session on every request, as the page sends them.
+    const QByteArray cookie
+        = paired.mid(at, paired.indexOf(';', at) - at) + "\r\nX-Holdpoint-Device: " + paired.mid(deviceAt(), 64);
     http.readAll();
     const auto [meStatus, me] = exchange(http, request("GET", "/api/me", origin, cookie, {}));
     const QByteArray csrf = QByteArray::fromStdString(me.value("csrf", std::string()));

@@ -80,9 +80,9 @@ struct DevicesHarness
         return http(page->port(), "POST", "/api/pair", body,
             { { "Origin", page->origin().toUtf8() }, { "User-Agent", userAgent } });
     }
-    HttpReply me(const QByteArray &cookie) const
+    HttpReply me(const Device &device) const
     {
-        return http(page->port(), "GET", "/api/me", {}, { { "Cookie", cookie } });
+        return http(page->port(), "GET", "/api/me", {}, device.headers());
     }
 
     QTemporaryDir dir;
@@ -94,12 +94,6 @@ struct DevicesHarness
     bool active = false;
 };
 
-// "__Host-holdpoint=..." from a Set-Cookie header, as a browser sends it back.
-QByteArray cookieOf(const HttpReply &reply)
-{
-    const QByteArray set = reply.header("Set-Cookie");
-    return set.left(set.indexOf(';'));
-}
 
 template <typename T> T *child(QWidget *parent, const char *name)
 {
@@ -259,8 +253,8 @@ void TestDevices::theLinkPairsAPhoneOverHttpAndTheListShowsIt()
     const HttpReply paired = h.redeem(link, FirefoxAndroid);
     QCOMPARE(paired.status, 200);
     QCOMPARE(paired.json()["reviewer"], "tester");
-    const QByteArray cookie = cookieOf(paired);
-    QCOMPARE(h.me(cookie).status, 200);
+    const Device device = deviceFrom(paired);
+    QCOMPARE(h.me(device).status, 200);
 
     DevicesModel *model = dialog->model();
     QTRY_COMPARE(model->rowCount(), 1);
@@ -282,7 +276,7 @@ void TestDevices::theLinkPairsAPhoneOverHttpAndTheListShowsIt()
     QVERIFY(!coloursOf(shownQr(dialog)).contains(qRgb(0, 0, 0)));
 
     // A page opened on the phone shows as open; "last seen" reads on the console's clock.
-    LiveFeed feed(h.page->port(), h.page->origin().toUtf8(), cookie);
+    LiveFeed feed(h.page->port(), h.page->origin().toUtf8(), device);
     QVERIFY(feed.connected());
     QTRY_COMPARE(cell(model, 0, DevicesModel::PageOpen), QStringLiteral("yes"));
     h.clock.advance(12 * 60'000);
@@ -356,16 +350,17 @@ void TestDevices::revokeEndsTheSelectedSessionsAndTheirCookies()
     QVERIFY(dialog);
     DevicesModel *model = dialog->model();
     QAbstractItemModelTester tester(model, QAbstractItemModelTester::FailureReportingMode::QtTest);
-    QByteArray cookies[3];
+    Device devices[3];
     const QByteArray agents[3] = { FirefoxAndroid, SafariIPhone, "curl/8.5.0" };
     for (int i = 0; i < 3; ++i) {
         dialog->newLink();
-        cookies[i] = cookieOf(h.redeem(dialog->link(), agents[i]));
-        QVERIFY(!cookies[i].isEmpty());
+        devices[i] = deviceFrom(h.redeem(dialog->link(), agents[i]));
+        QVERIFY(!devices[i].cookie.isEmpty() && !devices[i].key.isEmpty());
     }
     QTRY_COMPARE(model->rowCount(), 3);
-    LiveFeed phonePage(h.page->port(), h.page->origin().toUtf8(), cookies[0]);
+    LiveFeed phonePage(h.page->port(), h.page->origin().toUtf8(), devices[0]);
     QVERIFY(phonePage.connected());
+    QVERIFY(phonePage.next("snapshot").is_object()); // its device key taken
 
     auto *table = child<QTableView>(dialog, "devicesTable");
     auto *revoke = child<QPushButton>(dialog, "revokeButton");
@@ -383,10 +378,10 @@ void TestDevices::revokeEndsTheSelectedSessionsAndTheirCookies()
     QCOMPARE(cell(model, 0, DevicesModel::Device), QStringLiteral("Safari on iPhone"));
     QVERIFY(!phonePage.next("revoked").is_null());
     QVERIFY(phonePage.waitClosed());
-    const HttpReply gone = h.me(cookies[0]);
+    const HttpReply gone = h.me(devices[0]);
     QCOMPARE(gone.status, 401);
     QCOMPARE(gone.error(), "no_session");
-    QCOMPARE(h.me(cookies[1]).status, 200);
+    QCOMPARE(h.me(devices[1]).status, 200);
 
     // The button revokes every selected row.
     click(0);
@@ -394,8 +389,8 @@ void TestDevices::revokeEndsTheSelectedSessionsAndTheirCookies()
     QCOMPARE(table->selectionModel()->selectedRows().size(), 2);
     QTest::mouseClick(revoke, Qt::LeftButton);
     QTRY_COMPARE(model->rowCount(), 0);
-    QCOMPARE(h.me(cookies[1]).status, 401);
-    QCOMPARE(h.me(cookies[2]).status, 401);
+    QCOMPARE(h.me(devices[1]).status, 401);
+    QCOMPARE(h.me(devices[2]).status, 401);
     QVERIFY(h.page->sessions()->list().empty());
     QVERIFY(child<QLabel>(dialog, "noDevices")->isVisible());
     QVERIFY(!revoke->isEnabled());

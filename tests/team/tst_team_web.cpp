@@ -127,8 +127,8 @@ void tst_TeamWeb::theWebInstanceDecidesForTwoGateways()
         { { "Origin", origin } });
     QCOMPARE(paired.status, 200);
     QCOMPARE(paired.json()["reviewer"], "alice");
-    const QByteArray alice = paired.header("Set-Cookie").split(';').first();
-    const Json aliceMe = http(port, "GET", "/api/me", {}, { { "Cookie", alice } }).json();
+    const Device alice = deviceFrom(paired);
+    const Json aliceMe = http(port, "GET", "/api/me", {}, alice.headers()).json();
     QCOMPARE(aliceMe["team"], true);
     const Json bobMe = http(port, "GET", "/api/me", {}, asProxy("bob")).json();
     QCOMPARE(bobMe["reviewer"], "bob");
@@ -147,7 +147,7 @@ void tst_TeamWeb::theWebInstanceDecidesForTwoGateways()
     // The page's queue shows both gateways' calls.
     Json items;
     QTRY_VERIFY_WITH_TIMEOUT(
-        (items = http(port, "GET", "/api/items", {}, { { "Cookie", alice } }).json()["items"]).size() == 2, WaitMs);
+        (items = http(port, "GET", "/api/items", {}, alice.headers()).json()["items"]).size() == 2, WaitMs);
     std::map<std::string, Json> byCall;
     for (const Json &item : items)
         byCall[item["call_id"]] = item;
@@ -163,7 +163,7 @@ void tst_TeamWeb::theWebInstanceDecidesForTwoGateways()
         return http(port, "POST", "/api/items/" + QByteArray::fromStdString(item["id"]) + "/review",
             QByteArray::fromStdString(dumpJson(body)), h);
     };
-    const HttpReply approved = review({ { "Cookie", alice } }, QByteArray::fromStdString(aliceMe["csrf"]), byCall["c1"],
+    const HttpReply approved = review(alice.headers(), QByteArray::fromStdString(aliceMe["csrf"]), byCall["c1"],
         { { "action", "approve" } });
     // The answer waits for the database's: decided, by her.
     QCOMPARE(approved.status, 200);
@@ -218,9 +218,9 @@ void tst_TeamWeb::theWebInstanceDecidesForTwoGateways()
     QVERIFY2(carol.json()["message"].get<std::string>().find("carol") != std::string::npos, carol.body.constData());
     // alice, who may decide, then denies it: the only decision the agent gets.
     QTRY_VERIFY_WITH_TIMEOUT(
-        http(port, "GET", "/api/items", {}, { { "Cookie", alice } }).json()["items"].size() == 1, WaitMs);
-    const Json again = http(port, "GET", "/api/items", {}, { { "Cookie", alice } }).json()["items"][0];
-    QCOMPARE(review({ { "Cookie", alice } }, QByteArray::fromStdString(aliceMe["csrf"]), again,
+        http(port, "GET", "/api/items", {}, alice.headers()).json()["items"].size() == 1, WaitMs);
+    const Json again = http(port, "GET", "/api/items", {}, alice.headers()).json()["items"][0];
+    QCOMPARE(review(alice.headers(), QByteArray::fromStdString(aliceMe["csrf"]), again,
                  { { "action", "deny" }, { "reason", "after carol" } })
                  .status,
         200);
@@ -259,14 +259,14 @@ void tst_TeamWeb::onlyAnEnabledMappedReviewerUsesThePage()
         { { "Origin", origin } });
     QCOMPARE(paired.status, 200);
     QCOMPARE(paired.json()["reviewer"], "dave");
-    const QByteArray dave = paired.header("Set-Cookie").split(';').first();
+    const Device dave = deviceFrom(paired);
     auto agent = agentOn(gateway, "agent");
     QVERIFY(agent);
     agent->send({ { "type", "tool_call" }, { "call_id", "d1" }, { "tool_name", "write_file" },
         { "args", { { "path", "/srv/d1" } } } });
     Json items;
     QTRY_VERIFY_WITH_TIMEOUT(
-        (items = http(port, "GET", "/api/items", {}, { { "Cookie", dave } }).json()["items"]).size() >= 1, WaitMs);
+        (items = http(port, "GET", "/api/items", {}, dave.headers()).json()["items"]).size() >= 1, WaitMs);
     const Json item = items[0];
 
     // Names the database does not map to this login read nothing: unknown,
@@ -312,7 +312,7 @@ void tst_TeamWeb::onlyAnEnabledMappedReviewerUsesThePage()
     QVERIFY(daveFeed.next("revoked").is_object());
     QVERIFY(daveFeed.waitClosed());
     QVERIFY2(since.elapsed() < 6'000, qPrintable(QString::number(since.elapsed())));
-    const HttpReply phone = http(port, "GET", "/api/items", {}, { { "Cookie", dave } });
+    const HttpReply phone = http(port, "GET", "/api/items", {}, dave.headers());
     QCOMPARE(phone.status, 401); // the session ended with the feed
     QVERIFY(!phone.body.contains("/srv/d1"));
     const HttpReply header = http(port, "GET", "/api/items", {}, asProxy("dave"));
@@ -365,8 +365,8 @@ void tst_TeamWeb::theDatabaseAwayAdmitsNobodyAndRevokesNothing()
         },
         WaitMs));
     QCOMPARE(paired.status, 200);
-    const QByteArray alice = paired.header("Set-Cookie").split(';').first();
-    QCOMPARE(http(port, "GET", "/api/items", {}, { { "Cookie", alice } }).status, 200);
+    const Device alice = deviceFrom(paired);
+    QCOMPARE(http(port, "GET", "/api/items", {}, alice.headers()).status, 200);
     LiveFeed feed(port, origin, alice);
     QVERIFY(feed.connected());
     QVERIFY(feed.next("snapshot").is_object());
@@ -376,14 +376,14 @@ void tst_TeamWeb::theDatabaseAwayAdmitsNobodyAndRevokesNothing()
     QVERIFY2(m_pg.stopImmediate(), qPrintable(m_pg.lastError()));
     QVERIFY(feed.waitClosed(3 * WaitMs));
     QVERIFY(feed.noneOf("revoked"));
-    QTRY_COMPARE_WITH_TIMEOUT(http(port, "GET", "/api/items", {}, { { "Cookie", alice } }).error(),
+    QTRY_COMPARE_WITH_TIMEOUT(http(port, "GET", "/api/items", {}, alice.headers()).error(),
         std::string("team_unavailable"), WaitMs);
     LiveFeed refused(port, origin, alice);
     QVERIFY(!refused.connected());
 
     // Back: the same cookie reads again.
     QVERIFY2(m_pg.startAgain(), qPrintable(m_pg.lastError()));
-    QTRY_COMPARE_WITH_TIMEOUT(http(port, "GET", "/api/items", {}, { { "Cookie", alice } }).status, 200, 3 * WaitMs);
+    QTRY_COMPARE_WITH_TIMEOUT(http(port, "GET", "/api/items", {}, alice.headers()).status, 200, 3 * WaitMs);
 }
 
 QTEST_GUILESS_MAIN(tst_TeamWeb)

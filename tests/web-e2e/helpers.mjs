@@ -171,7 +171,7 @@ export class WebConsole {
 
 /**
  * A session made the way the page makes one: pair with a fresh link, keep
- * the cookie, read the CSRF token from /api/me.
+ * the cookie and the device key, read the CSRF token from /api/me.
  */
 export async function apiSession(hp) {
   const code = new URL(await hp.pairLink()).hash.slice(1);
@@ -180,20 +180,27 @@ export async function apiSession(hp) {
   const setCookie = paired.headers.get('set-cookie');
   const cookie = /^(__Host-holdpoint=[^;]+)/.exec(setCookie)?.[1];
   assert.ok(cookie, `no session cookie in ${setCookie}`);
-  const me = await api(hp, 'GET', '/api/me', { cookie });
+  const { device } = paired.body;
+  assert.match(device, /^[0-9a-f]{64}$/, 'no device key in the pairing answer');
+  const me = await api(hp, 'GET', '/api/me', { cookie, device });
   assert.equal(me.status, 200, JSON.stringify(me.body));
   assert.equal(me.body.reviewer, REVIEWER);
-  return { cookie, csrf: me.body.csrf };
+  return { cookie, device, csrf: me.body.csrf };
 }
+
+/** The device key a paired page keeps in its origin's storage (WEB.md "Who gets in"). */
+export const DEVICE_KEY_HEADER = 'X-Holdpoint-Device';
+export const pageDeviceKey = (page) => page.evaluate(() => localStorage.getItem('holdpoint-device'));
 
 /**
  * One request to the page's API. POSTs carry the page's own Origin unless
- * `origin` says otherwise (null: none). Resolves with the status, headers and
- * parsed body.
+ * `origin` says otherwise (null: none); `device` is the session's device
+ * key. Resolves with the status, headers and parsed body.
  */
-export async function api(hp, method, path, { body, raw, cookie, csrf, origin = hp.origin, headers = {} } = {}) {
+export async function api(hp, method, path, { body, raw, cookie, device, csrf, origin = hp.origin, headers = {} } = {}) {
   const h = { Accept: 'application/json', ...headers };
   if (cookie) h.Cookie = cookie;
+  if (device) h[DEVICE_KEY_HEADER] = device;
   if (csrf) h['X-CSRF-Token'] = csrf;
   if (method !== 'GET') {
     h['Content-Type'] = 'application/json';
@@ -494,7 +501,8 @@ export function waitForCard(page, id) {
 /** The queue as `GET /api/items` gives it to this page (with its cookie). */
 export function pageItems(page) {
   return page.evaluate(async () => {
-    const response = await fetch('/api/items', { headers: { Accept: 'application/json' } });
+    const response = await fetch('/api/items',
+      { headers: { Accept: 'application/json', 'X-Holdpoint-Device': localStorage.getItem('holdpoint-device') ?? '' } });
     return { status: response.status, body: await response.json() };
   });
 }
@@ -527,7 +535,7 @@ export function settle(page) {
 
 /**
  * Taps `selector` and resolves with the review POST it sends: its status and
- * JSON body.
+ * JSON body, and the request's body parsed and as sent (`raw`).
  */
 export async function tapReview(page, selector) {
   const [response] = await Promise.all([
@@ -535,7 +543,8 @@ export async function tapReview(page, selector) {
       page.waitForResponse((r) => r.request().method() === 'POST' && /\/api\/items\/[^/]+\/review$/.test(r.url()))),
     tap(page, selector),
   ]);
-  return { status: response.status(), body: await response.json(), request: JSON.parse(response.request().postData()) };
+  const raw = response.request().postData();
+  return { status: response.status(), body: await response.json(), request: JSON.parse(raw), raw };
 }
 
 /** Waits for the banner and returns its text. */

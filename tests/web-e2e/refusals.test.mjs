@@ -77,7 +77,7 @@ test('a cross-origin POST with a valid cookie and CSRF token is 403 bad_origin',
     assertRefused(await api(hp, 'POST', call.path, { ...session, body, origin: 'https://evil.example' }), 403, 'bad_origin');
     assertRefused(await api(hp, 'POST', call.path, { ...session, body, origin: null }), 403, 'bad_origin');
     // The same request from the page's own origin without the token.
-    assertRefused(await api(hp, 'POST', call.path, { cookie: session.cookie, body }), 403, 'bad_csrf');
+    assertRefused(await api(hp, 'POST', call.path, { cookie: session.cookie, device: session.device, body }), 403, 'bad_csrf');
     await call.untouched();
   });
 });
@@ -169,7 +169,8 @@ test('a body over 64 KiB is 413 too_large', async () => {
     // A valid deny in every way but its size: 100 KB.
     const body = JSON.stringify({ action: 'deny', version, scope: 'call', reason: 'x'.repeat(100 * 1024) });
     const headers = {
-      Origin: hp.origin, Cookie: session.cookie, 'X-CSRF-Token': session.csrf, 'Content-Type': 'application/json',
+      Origin: hp.origin, Cookie: session.cookie, 'X-Holdpoint-Device': session.device, 'X-CSRF-Token': session.csrf,
+      'Content-Type': 'application/json',
     };
     assertRefused(await rawPost(hp, call.path, { headers, body }), 413, 'too_large');
     await call.untouched();

@@ -13,7 +13,7 @@ import assert from 'node:assert/strict';
 import { ConnectionLostError } from 'holdpoint';
 import {
   REVIEWER, launchBrowser, withSetup, freePort, openCard, tap, tapReview, toastText, bannerText, pageItems, api,
-  waitForLive, until, within, waitFor,
+  waitForLive, until, within, waitFor, pageDeviceKey,
 } from './helpers.mjs';
 
 let browser;
@@ -92,11 +92,12 @@ test('SIGKILL while an approve is on its way: nothing lost, nothing decided twic
     assert.deepEqual(resent.map((i) => [i.id, i.call_id, i.state]), [[item.id, callId, 'pending']]);
     assert.notEqual(resent[0].agent_connected, false);
 
-    // Sessions survive a restart: the page's cookie still signs in ...
+    // Sessions survive a restart: the page's cookie and device key still sign in ...
     const cookies = await context.cookies();
     const cookie = cookies.find((c) => c.name === '__Host-holdpoint');
     assert.ok(cookie, JSON.stringify(cookies.map((c) => c.name)));
-    const me = await api(hp, 'GET', '/api/me', { cookie: `${cookie.name}=${cookie.value}` });
+    const key = await pageDeviceKey(page);
+    const me = await api(hp, 'GET', '/api/me', { cookie: `${cookie.name}=${cookie.value}`, device: key });
     assert.equal(me.status, 200, JSON.stringify(me.body));
     assert.equal(me.body.reviewer, REVIEWER);
     // ... and the page reconnects by itself, without pairing again.

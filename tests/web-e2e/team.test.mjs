@@ -91,7 +91,8 @@ test('team mode: the page of a headless web instance shows calls from two gatewa
         pairDevice(page, await web.pairLink())]);
       closers.push(() => ciAgent.close(), () => opsAgent.close());
       assert.equal((await pageItems(page)).status, 200);
-      assert.equal(await page.evaluate(async () => (await (await fetch('/api/me')).json()).team), true, 'the page is a team console');
+      assert.equal(await page.evaluate(async () => (await (await fetch('/api/me',
+        { headers: { 'X-Holdpoint-Device': localStorage.getItem('holdpoint-device') } })).json()).team), true, 'the page is a team console');
 
       const built = { path: 'ci/build.log', content: 'built on the CI gateway\n' };
       const restart = { path: 'ops/restart.txt', content: 'should never be written' };

@@ -200,7 +200,7 @@ void TestWebFraming::unframeableRequestsEndTheConnection()
     const QByteArray host = "127.0.0.1:" + QByteArray::number(c.port());
     // Hidden: a logout, which a second reading would carry out.
     const QByteArray hidden = "POST /api/logout HTTP/1.1\r\nHost: " + host + "\r\nOrigin: " + c.origin + "\r\nCookie: "
-        + d.cookie + "\r\nX-CSRF-Token: " + d.csrf + "\r\nContent-Length: 0\r\n\r\n";
+        + d.cookie + "\r\nX-Holdpoint-Device: " + d.key + "\r\nX-CSRF-Token: " + d.csrf + "\r\nContent-Length: 0\r\n\r\n";
     const QByteArray smuggling = "POST /api/me HTTP/1.1\r\nHost: " + host + "\r\n"
         + head.replace("{N}", QByteArray::number(before.size() + hidden.size())) + "\r\n" + before + hidden;
 
@@ -219,7 +219,7 @@ void TestWebFraming::unframeableRequestsEndTheConnection()
     QCOMPARE(r.error(), "invalid");
     QCOMPARE(r.header("Connection"), QByteArray("close"));
     // The hidden logout never ran: the device is still signed in.
-    QCOMPARE(http(c.port(), "GET", "/api/me", {}, { { "Cookie", d.cookie } }).status, 200);
+    QCOMPARE(http(c.port(), "GET", "/api/me", {}, d.headers()).status, 200);
     QCOMPARE(c.web->sessions()->list().size(), std::size_t(1));
 }
 
@@ -297,7 +297,7 @@ void TestWebFraming::wellFramedRequestsKeepTheConnection()
     s.connectToHost(QHostAddress::LocalHost, c.port());
     QVERIFY(s.waitForConnected(WaitMs));
     for (int i = 0; i < 3; ++i) {
-        s.write(request("GET", "/api/me", c.port(), {}, { { "Cookie", d.cookie } }));
+        s.write(request("GET", "/api/me", c.port(), {}, d.headers()));
         const HttpReply r = readReply(s);
         QCOMPARE(r.status, 200);
         QVERIFY(!r.closed);
@@ -306,7 +306,7 @@ void TestWebFraming::wellFramedRequestsKeepTheConnection()
     // A body of exactly its length, then the next request.
     s.write(request("POST", "/api/pair", c.port(), R"({"code":"nope"})", { { "Origin", c.origin } }));
     QCOMPARE(readReply(s).error(), "pairing_unknown");
-    s.write(request("GET", "/api/me", c.port(), {}, { { "Cookie", d.cookie } }));
+    s.write(request("GET", "/api/me", c.port(), {}, d.headers()));
     QCOMPARE(readReply(s).status, 200);
 }
 

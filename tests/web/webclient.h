@@ -34,6 +34,28 @@ struct HttpReply
 
 using Headers = QList<QPair<QByteArray, QByteArray>>;
 
+// A paired device as the page is one (WEB.md "Who gets in"): the session
+// cookie, the device key the page keeps in its origin's storage, and the
+// CSRF token /api/me gave it.
+struct Device
+{
+    QByteArray cookie; // "__Host-holdpoint=..."
+    QByteArray key;
+    QByteArray csrf;
+
+    // What the page sends with every request: the cookie and the device key.
+    Headers headers(Headers more = {}) const
+    {
+        if (!cookie.isEmpty())
+            more.append({ "Cookie", cookie });
+        if (!key.isEmpty())
+            more.append({ "X-Holdpoint-Device", key });
+        return more;
+    }
+    // The cookie alone, as a process on another port of this host gets it.
+    Device cookieOnly() const { return { cookie, {}, csrf }; }
+};
+
 inline HttpReply readReply(QTcpSocket &s)
 {
     HttpReply r;
@@ -88,20 +110,30 @@ inline HttpReply http(quint16 port, const QByteArray &method, const QByteArray &
     return readReply(s);
 }
 
+// The device a pairing answer (POST /api/pair) made: its cookie and key.
+inline Device deviceFrom(const HttpReply &paired)
+{
+    return { paired.header("Set-Cookie").split(';').first(),
+        QByteArray::fromStdString(paired.json().value("device", std::string())), {} };
+}
+
 // The page's live feed, opened as a browser opens it: with an Origin and
-// the session cookie (or a proxy's headers).
+// the session cookie (or a proxy's headers), then the device key as its
+// first message when the device has one.
 class LiveFeed : public TestSocket
 {
 public:
-    LiveFeed(quint16 port, const QByteArray &origin, const QByteArray &cookie, const Headers &more = {})
+    LiveFeed(quint16 port, const QByteArray &origin, const Device &device, const Headers &more = {})
         : TestSocket(QString::fromLatin1(origin))
     {
         QNetworkRequest request(QUrl(QStringLiteral("ws://127.0.0.1:%1/api/live").arg(port)));
-        if (!cookie.isEmpty())
-            request.setRawHeader("Cookie", cookie);
+        if (!device.cookie.isEmpty())
+            request.setRawHeader("Cookie", device.cookie);
         for (const auto &[name, value] : more)
             request.setRawHeader(name, value);
         m_upgraded = open(request);
+        if (m_upgraded && !device.key.isEmpty())
+            send({ { "type", "hello" }, { "device", device.key.toStdString() } });
     }
     bool connected() const { return m_upgraded; }
 

@@ -44,12 +44,7 @@ struct WebConsole
     }
     quint16 port() const { return web->port(); }
 
-    // A paired device: its cookie header and CSRF token.
-    struct Device
-    {
-        QByteArray cookie;
-        QByteArray csrf;
-    };
+    using Device = holdpoint::test::Device;
     HttpReply redeem(const std::string &code, const QByteArray &from = {})
     {
         return http(port(), "POST", "/api/pair", QByteArray::fromStdString(dumpJson({ { "code", code } })),
@@ -63,14 +58,15 @@ struct WebConsole
         const auto redeemed = web->sessions()->redeem(web->sessions()->pair(reviewer, "test").code, "test", &refusal);
         Device d;
         d.cookie = "__Host-holdpoint=" + (redeemed ? redeemed->token : QByteArray());
-        const HttpReply me = http(port(), "GET", "/api/me", {}, { { "Cookie", d.cookie } });
+        d.key = redeemed ? redeemed->deviceKey : QByteArray();
+        const HttpReply me = http(port(), "GET", "/api/me", {}, d.headers());
         d.csrf = QByteArray::fromStdString(me.json().value("csrf", std::string()));
         return d;
     }
     HttpReply post(const Device &d, const QByteArray &path, const Json &body, const QByteArray &from = {})
     {
         return http(port(), "POST", path, QByteArray::fromStdString(dumpJson(body)),
-            { { "Origin", from.isEmpty() ? origin : from }, { "Cookie", d.cookie }, { "X-CSRF-Token", d.csrf } });
+            d.headers({ { "Origin", from.isEmpty() ? origin : from }, { "X-CSRF-Token", d.csrf } }));
     }
     // The agent submits a call that waits for a person; returns its item.
     Json submit(const std::string &callId, const Json &args = { { "path", "/tmp/x" } })
@@ -85,7 +81,7 @@ struct WebConsole
             return {};
         if (reader.cookie.isEmpty())
             reader = pairDevice();
-        const HttpReply items = http(port(), "GET", "/api/items", {}, { { "Cookie", reader.cookie } });
+        const HttpReply items = http(port(), "GET", "/api/items", {}, reader.headers());
         const Json listed = items.json();
         for (const Json &item : listed["items"])
             if (item["call_id"] == callId)

@@ -1,0 +1,223 @@
+// SPDX-License-Identifier: Apache-2.0
+'use strict';
+
+// JSON as the page reads, shows and diffs it, numbers kept exactly as
+// written. JSON.parse turns every number into a double, so
+// 9007199254740993 comes back as …992 and 1.0 as 1; an edit of another
+// field would then send the changed value on to the agent. Here a number
+// whose text a double does not give back unchanged stays a JsonNumber
+// holding its text, and stringifyJson writes that text again. Plain numbers
+// (counts, 3, 0.5) stay JS numbers, so the page reads them as before.
+// Loaded before app.js, whose h(), isObject() and pretty() it uses.
+
+class JsonNumber {
+  constructor(text) {
+    this.text = text;
+  }
+
+  toString() {
+    return this.text;
+  }
+}
+
+class JsonSyntaxError extends SyntaxError {}
+
+const JSON_NUMBER = /-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][+-]?\d+)?/y;
+const JSON_SPACE = /[ \t\n\r]*/y;
+
+// One JSON text → values; objects are plain objects (a "__proto__" key is
+// an own property), numbers are JS numbers or JsonNumber. A key twice in one
+// object is refused, as the console refuses it.
+function parseJson(text) {
+  let at = 0;
+  const fail = (what) => {
+    const line = text.slice(0, at).split('\n').length;
+    throw new JsonSyntaxError(`${what} at line ${line}, column ${at - text.lastIndexOf('\n', at - 1)}`);
+  };
+  const space = () => {
+    JSON_SPACE.lastIndex = at;
+    JSON_SPACE.exec(text);
+    at = JSON_SPACE.lastIndex;
+  };
+  const expect = (char) => {
+    space();
+    if (text[at] !== char) fail(at >= text.length ? `expected ${char}, found the end` : `expected ${char}`);
+    at++;
+  };
+  const string = () => {
+    const start = at;
+    at++;
+    while (at < text.length && text[at] !== '"') {
+      const code = text.charCodeAt(at);
+      if (code < 0x20) fail('a control character in a string (write it as \\n, \\t, …)');
+      at += text[at] === '\\' ? 2 : 1;
+    }
+    if (at >= text.length) fail('a string that never ends');
+    at++;
+    try {
+      return JSON.parse(text.slice(start, at));
+    } catch {
+      at = start;
+      return fail('a bad escape in a string');
+    }
+  };
+  const number = () => {
+    JSON_NUMBER.lastIndex = at;
+    const match = JSON_NUMBER.exec(text);
+    if (!match) fail('unexpected character');
+    at = JSON_NUMBER.lastIndex;
+    const raw = match[0];
+    const value = Number(raw);
+    return String(value) === raw && Number.isFinite(value) ? value : new JsonNumber(raw);
+  };
+  const value = (depth) => {
+    if (depth > 200) fail('nested too deeply');
+    space();
+    const char = text[at];
+    if (char === '{') {
+      at++;
+      const object = {};
+      space();
+      if (text[at] === '}') {
+        at++;
+        return object;
+      }
+      for (;;) {
+        space();
+        if (text[at] !== '"') fail('expected a key in double quotes');
+        const key = string();
+        if (Object.prototype.hasOwnProperty.call(object, key)) fail(`the key ${JSON.stringify(key)} twice`);
+        expect(':');
+        Object.defineProperty(object, key, { value: value(depth + 1), enumerable: true, writable: true, configurable: true });
+        space();
+        if (text[at] === ',') { at++; continue; }
+        expect('}');
+        return object;
+      }
+    }
+    if (char === '[') {
+      at++;
+      const array = [];
+      space();
+      if (text[at] === ']') {
+        at++;
+        return array;
+      }
+      for (;;) {
+        array.push(value(depth + 1));
+        space();
+        if (text[at] === ',') { at++; continue; }
+        expect(']');
+        return array;
+      }
+    }
+    if (char === '"') return string();
+    for (const [word, literal] of [['true', true], ['false', false], ['null', null]]) {
+      if (text.startsWith(word, at)) {
+        at += word.length;
+        return literal;
+      }
+    }
+    if (at >= text.length) fail('unexpected end');
+    return number();
+  };
+  const result = value(0);
+  space();
+  if (at < text.length) fail('more after the value');
+  return result;
+}
+
+// Values → JSON text, JsonNumber as its own text; `indent` as JSON.stringify's.
+function stringifyJson(value, indent = 0) {
+  const pad = typeof indent === 'number' ? ' '.repeat(indent) : indent;
+  const write = (v, outer) => {
+    if (v instanceof JsonNumber) return v.text;
+    if (v === null || typeof v !== 'object') return JSON.stringify(v) ?? 'null';
+    const inner = outer + pad;
+    const open = pad ? `\n${inner}` : '';
+    const close = pad ? `\n${outer}` : '';
+    const comma = pad ? `,\n${inner}` : ',';
+    if (Array.isArray(v)) {
+      return v.length ? `[${open}${v.map((item) => write(item, inner)).join(comma)}${close}]` : '[]';
+    }
+    const keys = Object.keys(v).filter((k) => v[k] !== undefined);
+    const colon = pad ? ': ' : ':';
+    return keys.length
+      ? `{${open}${keys.map((k) => `${JSON.stringify(k)}${colon}${write(v[k], inner)}`).join(comma)}${close}}`
+      : '{}';
+  };
+  return write(value, '');
+}
+
+// JSON text with keys sorted, so equal values compare equal.
+function canonical(v) {
+  if (Array.isArray(v)) return `[${v.map(canonical).join(',')}]`;
+  if (isObject(v)) return `{${Object.keys(v).sort().map((k) => `${JSON.stringify(k)}:${canonical(v[k])}`).join(',')}}`;
+  return stringifyJson(v);
+}
+const sameJson = (a, b) => canonical(a) === canonical(b);
+
+// ---- showing JSON and diffs (h() is app.js's) --------------------------------
+
+const JSON_TOKEN = /("(?:[^"\\]|\\.)*")(\s*:)?|\b(?:true|false|null)\b|-?\d+(?:\.\d+)?(?:[eE][+-]?\d+)?/g;
+
+// Pretty JSON with keys, strings, numbers and literals marked for colour.
+function jsonBlock(value) {
+  const text = pretty(value);
+  const pre = h('pre', 'json');
+  let last = 0;
+  for (const m of text.matchAll(JSON_TOKEN)) {
+    let kind = 'lit';
+    if (m[2]) kind = 'key';
+    else if (m[1]) kind = 'str';
+    else if (/[-\d]/.test(m[0][0])) kind = 'num';
+    pre.append(text.slice(last, m.index), h('span', `j-${kind}`, m[1] || m[0]), m[2] || '');
+    last = m.index + m[0].length;
+  }
+  pre.append(text.slice(last));
+  return pre;
+}
+
+// Lines of `after` against `before`: [' ' | '-' | '+', line]. Common ends are
+// trimmed first; the middle is diffed by longest common subsequence unless it
+// is too large, when it shows as replaced.
+function lineDiff(before, after) {
+  const a = before.split('\n');
+  const b = after.split('\n');
+  let start = 0;
+  while (start < a.length && start < b.length && a[start] === b[start]) start++;
+  let endA = a.length;
+  let endB = b.length;
+  while (endA > start && endB > start && a[endA - 1] === b[endB - 1]) { endA--; endB--; }
+  const head = a.slice(0, start).map((line) => [' ', line]);
+  const tail = a.slice(endA).map((line) => [' ', line]);
+  const x = a.slice(start, endA);
+  const y = b.slice(start, endB);
+  if (x.length * y.length > 1e6) {
+    return [...head, ...x.map((l) => ['-', l]), ...y.map((l) => ['+', l]), ...tail];
+  }
+  const lcs = Array.from({ length: x.length + 1 }, () => new Uint32Array(y.length + 1));
+  for (let i = x.length - 1; i >= 0; i--) {
+    for (let j = y.length - 1; j >= 0; j--) {
+      lcs[i][j] = x[i] === y[j] ? lcs[i + 1][j + 1] + 1 : Math.max(lcs[i + 1][j], lcs[i][j + 1]);
+    }
+  }
+  const middle = [];
+  let i = 0;
+  let j = 0;
+  while (i < x.length || j < y.length) {
+    if (i < x.length && j < y.length && x[i] === y[j]) { middle.push([' ', x[i]]); i++; j++; }
+    else if (j >= y.length || (i < x.length && lcs[i + 1][j] >= lcs[i][j + 1])) middle.push(['-', x[i++]]);
+    else middle.push(['+', y[j++]]);
+  }
+  return [...head, ...middle, ...tail];
+}
+
+const DIFF_CLASS = { ' ': 'diff-same', '-': 'diff-del', '+': 'diff-add' };
+
+function diffBlock(before, after) {
+  const lines = lineDiff(pretty(before), pretty(after));
+  const pre = h('pre', 'diff', ...lines.map(([sign, line]) => h('span', DIFF_CLASS[sign], `${sign} ${line}`)));
+  pre.setAttribute('aria-label', 'Changes from the call’s own arguments: lines starting with - are removed, + added');
+  return pre;
+}
