@@ -312,6 +312,23 @@ class TestErrorsAndEncoding(unittest.TestCase):
             self.console.start()
             self.assertTrue(client.submit("read", {"path": "d"}).allowed)
 
+    def test_reconnects_after_failed_reconnects(self):
+        async def go():
+            async with HoldpointClient("py-away", data_dir=self.console.data_dir) as client:
+                self.assertTrue((await client.submit("read", {"path": "a"})).allowed)
+                self.console.kill()  # endpoint.json stays; nothing listens
+                # Sent before the client saw the loss, or refused: denied.
+                with self.assertRaises(ConsoleUnavailable):
+                    await client.submit("read", {"path": "b"})
+                for _ in range(2):  # each later call tries again, and finds nobody
+                    with self.assertRaises(NoConsole):
+                        await client.submit("read", {"path": "b"})
+                await asyncio.to_thread(self.console.start)
+                self.assertTrue((await client.submit("read", {"path": "c"})).allowed)
+            with self.assertRaises(ConsoleUnavailable):  # closed by us: no reconnecting
+                await client.submit("read", {"path": "d"})
+        asyncio.run(go())
+
     def test_no_console_is_its_own_error(self):
         with tempfile.TemporaryDirectory() as empty:
             with self.assertRaises(NoConsole):

@@ -155,6 +155,8 @@ class HoldpointClient:
         self._ids = itertools.count(1)
         self._prefix = secrets.token_hex(4)
         self._closed_reason: Optional[str] = None
+        self._connected_once = False  # later calls reconnect after a loss
+        self._closed_by_us = False  # close() was called: no reconnecting
         # The console's limit on one message, from its welcome (an older
         # console does not say).
         self._max_message_bytes: Optional[int] = None
@@ -173,6 +175,8 @@ class HoldpointClient:
             await self._abort()
             raise
         self._closed_reason = None
+        self._connected_once = True
+        self._closed_by_us = False
         self._reader = asyncio.get_running_loop().create_task(self._read())
         return self
 
@@ -227,6 +231,7 @@ class HoldpointClient:
 
     async def close(self) -> None:
         """Closes the connection; a console that is already gone is no error."""
+        self._closed_by_us = True
         if self._ws is not None:
             try:
                 await self._ws.close()
@@ -286,9 +291,12 @@ class HoldpointClient:
     async def _reconnect_if_lost(self) -> None:
         """After a lost connection, the next call connects anew (reading
         endpoint.json again)."""
-        if self._ws is not None and self._closed_reason is not None:
+        if self._closed_by_us or not self._connected_once:
+            return
+        if self._ws is None or self._closed_reason is not None:
             if self._reader is not None:
                 await asyncio.gather(self._reader, return_exceptions=True)
+                self._reader = None
             self._ws = None
             await self.connect()
 
