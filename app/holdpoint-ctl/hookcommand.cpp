@@ -89,16 +89,16 @@ std::string consoleError(const Json &error)
 
 namespace {
 
-// HookWaitMs, or HOLDPOINT_HOOK_WAIT_MS when it is shorter (tests).
-std::int64_t hookWaitMs()
+// `limit`, or HOLDPOINT_HOOK_WAIT_MS when it is shorter (tests).
+std::int64_t hookWaitMs(std::int64_t limit)
 {
     if (const char *v = std::getenv("HOLDPOINT_HOOK_WAIT_MS"); v && *v) {
         char *end = nullptr;
         const long long ms = std::strtoll(v, &end, 10);
-        if (end && *end == '\0' && ms > 0 && ms < HookWaitMs)
+        if (end && *end == '\0' && ms > 0 && ms < limit)
             return ms;
     }
-    return HookWaitMs;
+    return limit;
 }
 
 } // namespace
@@ -112,7 +112,8 @@ int hookExchange(const wire::Endpoint &endpoint, wire::Hello agent, const std::s
     // to the hook's own limit, while the console answers our pings.
     const std::int64_t started = wire::monotonicMs();
     const std::int64_t deadline = started + 10'000;
-    const std::int64_t waitUntil = started + hookWaitMs();
+    const std::int64_t waitMs = hookWaitMs(first.value("type", std::string()) == "tool_result" ? HookAfterCallWaitMs : HookWaitMs);
+    const std::int64_t waitUntil = started + waitMs;
     const std::int64_t silence = wire::silenceBoundMs();
     const std::int64_t pingEvery = wire::pingIntervalMs(silence);
     wire::WsUrl url;
@@ -162,9 +163,10 @@ int hookExchange(const wire::Endpoint &endpoint, wire::Hello agent, const std::s
             }
             if (now >= waitUntil) {
                 // Said, so that the console takes the call off its queue.
-                ws.sendText(dumpJson(Json {{"type", "cancel"}, {"call_id", callId}}), &why);
+                if (first.value("type", std::string()) == "tool_call")
+                    ws.sendText(dumpJson(Json {{"type", "cancel"}, {"call_id", callId}}), &why);
                 ws.close();
-                return fail.block("no decision within " + std::to_string(hookWaitMs() / 1000)
+                return fail.block("no answer within " + std::to_string(waitMs / 1000)
                                   + " s; the hook ends the wait before the agent's own hook timeout");
             }
             if (now - ws.lastHeardMs() >= silence) {

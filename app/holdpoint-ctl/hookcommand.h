@@ -71,6 +71,9 @@ std::string consoleError(const Json &error);
 // Gemini CLI run a call whose hook timed out). HOLDPOINT_HOOK_WAIT_MS
 // shortens it.
 inline constexpr std::int64_t HookWaitMs = 320'000;
+// The same for a tool_result (PostToolUse, AfterTool): the snippets give
+// those hooks 30 s.
+inline constexpr std::int64_t HookAfterCallWaitMs = 25'000;
 
 int hookExchange(const wire::Endpoint &endpoint, wire::Hello agent, const std::string &sessionId, const Json &first,
                  const std::function<std::optional<int>(const Json &)> &onMessage, const HookFailure &fail);

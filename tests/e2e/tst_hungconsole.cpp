@@ -123,6 +123,7 @@ private Q_SLOTS:
     void hookDeniesStoppedConsole();
     void hookPingsWhileWaiting();
     void hookEndsWaitBeforeAgentTimeout();
+    void afterCallHookEndsWaitToo();
     void hookFailOpenRows_data();
     void hookFailOpenRows();
     void proxyDeniesStoppedConsole();
@@ -235,10 +236,43 @@ void TestHungConsole::hookEndsWaitBeforeAgentTimeout()
     QVERIFY(item.is_object());
     const CtlResult r = collect(*p);
     QCOMPARE(r.exitCode, 2);
-    QVERIFY2(r.err.contains("no decision within 2 s"), r.err.constData());
+    QVERIFY2(r.err.contains("no answer within 2 s"), r.err.constData());
     const Json resolved = reviewer->next("resolved");
     QCOMPARE(resolved["id"], item["id"]);
     QCOMPARE(resolved["state"], Json("cancelled"));
+}
+
+// A PostToolUse hook gets 30 s from the snippets: a console that answers
+// pings but never the tool_result does not outlast it either, and no cancel
+// goes out for a call that already ran.
+void TestHungConsole::afterCallHookEndsWaitToo()
+{
+    QTemporaryDir dir;
+    ScriptedConsole console;
+    QVERIFY(console.listen());
+    QVERIFY(writeEndpoint(dir.path(), console.url()));
+    auto p = std::make_unique<QProcess>();
+    QProcessEnvironment env = shortSilence();
+    env.insert(QStringLiteral("HOLDPOINT_HOOK_WAIT_MS"), QStringLiteral("2500"));
+    p->setProcessEnvironment(env);
+    p->start(QStringLiteral(HOLDPOINT_CTL_BIN), {QStringLiteral("--data-dir"), dir.path(), QStringLiteral("hook"), QStringLiteral("claude-code")});
+    p->write(fixture(QStringLiteral("claude-code/post_bash_failed.json")));
+    p->closeWriteChannel();
+    QVERIFY(console.accept());
+    QCOMPARE(console.welcome()["type"], Json("tool_result"));
+    int answered = 0;
+    QVERIFY(QTest::qWaitFor([&] {
+        for (const int pings = console.pings(); answered < pings; ++answered)
+            console.sendFrame(0xA, "hp");
+        return p->state() == QProcess::NotRunning;
+    }, WaitMs));
+    const CtlResult r = collect(*p);
+    QCOMPARE(r.exitCode, 2);
+    QVERIFY2(r.err.contains("no answer within 2 s"), r.err.constData());
+    QVERIFY(answered >= 2); // it pinged, and heard the pongs, all along
+    const auto last = console.nextFrame();
+    QVERIFY(last);
+    QCOMPARE(last->first, 0x8); // a close, no cancel
 }
 
 void TestHungConsole::hookFailOpenRows_data()
