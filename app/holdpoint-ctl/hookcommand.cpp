@@ -265,7 +265,7 @@ const HookSpec CodexHook {"codex", "cx-", &codex::parseHookInput, &codex::toolCa
     codex::capabilities()};
 
 // Every failure blocks the call (exit 2, the reason on stderr); --fail-open
-// lets it through only when no console can be asked (HookFailure).
+// lets it through only when no console can be reached (HookFailure).
 int runClaudeStyleHook(const HookSpec &spec, const std::vector<std::string> &args, const std::string &dataDirFlag)
 {
     namespace code = exitcode::claudehook;
