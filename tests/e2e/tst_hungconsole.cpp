@@ -279,17 +279,40 @@ void TestHungConsole::hookFailOpenRows_data()
 {
     QTest::addColumn<QString>("row");
     QTest::addColumn<int>("failOpenExit");
-    QTest::newRow("no endpoint file") << QStringLiteral("absent") << 0;
-    QTest::newRow("connection refused") << QStringLiteral("refused") << 0;
-    QTest::newRow("squatter says nothing") << QStringLiteral("silent") << 2;
-    QTest::newRow("squatter speaks HTTP") << QStringLiteral("http") << 2;
-    QTest::newRow("squatter sends garbage") << QStringLiteral("garbage") << 2;
-    QTest::newRow("only binary frames") << QStringLiteral("binary") << 2;
-    QTest::newRow("welcome for protocol 2") << QStringLiteral("protocol2") << 2;
-    QTest::newRow("connection_limit") << QStringLiteral("connection_limit") << 2;
-    QTest::newRow("auth_failed") << QStringLiteral("auth_failed") << 2;
-    QTest::newRow("closed after the call") << QStringLiteral("closed") << 2;
-    QTest::newRow("silent after the call") << QStringLiteral("stalled") << 2;
+    QTest::addColumn<QString>("hook");
+    QTest::addColumn<QByteArray>("input");
+    const struct
+    {
+        const char *name, *row;
+        int exit;
+        bool everyHook; // the quick rows run against all three hooks
+    } rows[] = {
+        {"no endpoint file", "absent", 0, true},
+        {"connection refused", "refused", 0, true},
+        {"squatter says nothing", "silent", 2, false},
+        {"squatter speaks HTTP", "http", 2, true},
+        {"squatter sends garbage", "garbage", 2, true},
+        {"only binary frames", "binary", 2, false},
+        {"welcome for protocol 2", "protocol2", 2, true},
+        {"connection_limit", "connection_limit", 2, true},
+        {"auth_failed", "auth_failed", 2, true},
+        {"closed after the call", "closed", 2, true},
+        {"silent after the call", "stalled", 2, true},
+    };
+    const struct
+    {
+        const char *hook;
+        QByteArray input;
+    } hooks[] = {
+        {"claude-code", PreRead},
+        {"codex", fixture(QStringLiteral("codex/pre_bash.json"))},
+        {"gemini", fixture(QStringLiteral("gemini/before_write_file.json"))},
+    };
+    for (const auto &h : hooks)
+        for (const auto &r : rows)
+            if (r.everyHook || h.hook == std::string_view("claude-code"))
+                QTest::newRow(qPrintable(QStringLiteral("%1: %2").arg(QLatin1String(h.hook), QLatin1String(r.name))))
+                    << QString::fromLatin1(r.row) << r.exit << QString::fromLatin1(h.hook) << h.input;
 }
 
 // Each row of the fail-open table against the hooks with --fail-open: only
@@ -298,6 +321,8 @@ void TestHungConsole::hookFailOpenRows()
 {
     QFETCH(QString, row);
     QFETCH(int, failOpenExit);
+    QFETCH(QString, hook);
+    QFETCH(QByteArray, input);
     QTemporaryDir dir;
     ScriptedConsole console;
     QVERIFY(console.listen());
@@ -317,7 +342,7 @@ void TestHungConsole::hookFailOpenRows()
     }
     QElapsedTimer t;
     t.start();
-    auto p = startCtl(dir.path(), {QStringLiteral("hook"), QStringLiteral("claude-code"), QStringLiteral("--fail-open")}, PreRead);
+    auto p = startCtl(dir.path(), {QStringLiteral("hook"), hook, QStringLiteral("--fail-open")}, input);
     QTcpSocket *peer = nullptr;
     if (row == u"silent" || row == u"http" || row == u"garbage") {
         QVERIFY(QTest::qWaitFor([&] { return squatter.hasPendingConnections(); }, WaitMs));
@@ -325,7 +350,7 @@ void TestHungConsole::hookFailOpenRows()
         if (row == u"http")
             peer->write("HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nhi");
         else if (row == u"garbage")
-            peer->write(QByteArray(64, '\x07'));
+            peer->write(QByteArray(64, '\x07') + "\r\n\r\n"); // a head, of garbage
         peer->flush();
     } else if (row != u"absent" && row != u"refused") {
         QVERIFY(console.accept());
@@ -339,8 +364,9 @@ void TestHungConsole::hookFailOpenRows()
             QCOMPARE(console.nextMessage()["type"], Json("hello"));
             console.send({{"type", "error"}, {"code", row.toStdString()}, {"message", "no"}});
         } else {
-            QCOMPARE(console.welcome()["type"], Json("tool_call"));
-            console.send({{"type", "pending"}, {"call_id", "toolu_front"}, {"id", "i1"}, {"reason", "waits"}});
+            const Json call = console.welcome();
+            QCOMPARE(call["type"], Json("tool_call"));
+            console.send({{"type", "pending"}, {"call_id", call["call_id"]}, {"id", "i1"}, {"reason", "waits"}});
             if (row == u"closed")
                 console.sendFrame(0x8, QByteArray("\x03\xe9going away", 12));
         }
