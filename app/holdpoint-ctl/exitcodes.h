@@ -30,12 +30,12 @@
 //                                         unreadable or open to others
 //   hook claude-code                   0  answered on stdout (the decision is in the JSON);
 //                                         with --fail-open, also when no console can
-//                                         be asked (hookcommand.h, HookFailure)
+//                                         be reached (wire/failopen.h)
 //                                      2  blocked: Claude Code's blocking code, on any
 //                                         failure (usage errors block even with --fail-open)
 //   hook gemini                        0  answered on stdout (the decision is in the JSON),
 //                                         or nothing to say; with --fail-open, also when
-//                                         no console can be asked
+//                                         no console can be reached
 //                                      2  blocked: Gemini CLI denies the call with stderr
 //                                         as the reason (usage errors block even with
 //                                         --fail-open)

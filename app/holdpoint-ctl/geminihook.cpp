@@ -192,8 +192,8 @@ int runGeminiHook(const std::vector<std::string> &args, const std::string &dataD
             return code::Answered; // not a call this hook let run: nothing to check
     }
     wire::Endpoint endpoint;
-    if (!wire::readEndpoint(dataDir, false, &endpoint, &error))
-        return fail(error);
+    if (bool absent = false; !wire::readEndpoint(dataDir, false, &endpoint, &error, &absent))
+        return fail(absent ? wire::Outage::NoEndpointFile : wire::Outage::Other, error);
 
     if (hook.event == gemini::Event::AfterTool) {
         return hookExchange(endpoint, agent(), hook.sessionId, gemini::toolResultMessage(hook, *callId), [&](const Json &m) -> std::optional<int> {

@@ -13,6 +13,7 @@
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
+#include <cstdlib>
 
 namespace holdpoint {
 
@@ -26,9 +27,9 @@ bool printLine(FILE *f, const std::string &s)
     return std::fflush(f) == 0 && written && !std::ferror(f);
 }
 
-int HookFailure::operator()(const std::string &why) const
+int HookFailure::operator()(wire::Outage outage, const std::string &why) const
 {
-    if (failOpen)
+    if (failOpen && wire::failOpenLetsThrough(outage))
         return exitcode::claudehook::Answered;
     return block(why);
 }
@@ -86,18 +87,39 @@ std::string consoleError(const Json &error)
     return error.value("code", std::string()) + ": " + error.value("message", std::string());
 }
 
+namespace {
+
+// `limit`, or HOLDPOINT_HOOK_WAIT_MS when it is shorter (tests).
+std::int64_t hookWaitMs(std::int64_t limit)
+{
+    if (const char *v = std::getenv("HOLDPOINT_HOOK_WAIT_MS"); v && *v) {
+        char *end = nullptr;
+        const long long ms = std::strtoll(v, &end, 10);
+        if (end && *end == '\0' && ms > 0 && ms < limit)
+            return ms;
+    }
+    return limit;
+}
+
+} // namespace
+
 int hookExchange(const wire::Endpoint &endpoint, wire::Hello agent, const std::string &sessionId, const Json &first,
                  const std::function<std::optional<int>(const Json &)> &onMessage, const HookFailure &fail)
 {
     using Result = wire::WebSocketClient::Result;
-    // As ConsoleClient: 10 s to connect and be welcomed, then no limit (a
-    // person may take minutes; the console's `pending` and pings keep the
-    // connection alive).
-    const std::int64_t deadline = wire::monotonicMs() + 10'000;
+    using wire::Outage;
+    // 10 s to connect and be welcomed; then as long as a person takes, up
+    // to the hook's own limit, while the console answers our pings.
+    const std::int64_t started = wire::monotonicMs();
+    const std::int64_t deadline = started + 10'000;
+    const std::int64_t waitMs = hookWaitMs(first.value("type", std::string()) == "tool_result" ? HookAfterCallWaitMs : HookWaitMs);
+    const std::int64_t waitUntil = started + waitMs;
+    const std::int64_t silence = wire::silenceBoundMs();
+    const std::int64_t pingEvery = wire::pingIntervalMs(silence);
     wire::WsUrl url;
     wire::parseWsUrl(endpoint.url, &url); // readEndpoint checked it
     wire::WebSocketClient ws;
-    std::string why, hello, message;
+    std::string why, hello, message, callId;
     // While the console answers the upgrade: the hello (its OS user is an
     // NSS lookup) and the call, ready to go.
     const auto prepare = [&] {
@@ -106,35 +128,64 @@ int hookExchange(const wire::Endpoint &endpoint, wire::Hello agent, const std::s
         agent.sessionId = sessionId;
         hello = dumpJson(wire::helloMessage(agent));
         message = dumpJson(first);
+        callId = first.value("call_id", std::string());
     };
     const std::string unreachable = "cannot connect to the console at " + endpoint.url + ": ";
+    // Only nothing listening is "no console" (wire/failopen.h); a listener
+    // that does not finish a WebSocket handshake is not a console.
     if (!ws.open(url, deadline, &why, prepare))
-        return fail(unreachable + why);
+        return fail(ws.refused() ? Outage::ConnectionRefused : Outage::Other, unreachable + why);
     if (!ws.sendText(hello, &why))
-        return fail(unreachable + why);
+        return fail.block(unreachable + why);
 
     bool welcomed = false;
+    std::int64_t nextPing = 0;
     for (;;) {
         std::string text;
-        const Result r = ws.read(&text, welcomed ? wire::WebSocketClient::NoDeadline : deadline, &why);
-        // Only a console that cannot be asked may let the call through with
-        // --fail-open: no answer in time, a connection dropped without a
-        // close frame (1006), or a close saying the console goes away
-        // (1001: it quits, or dropped us as idle). A console that breaks the
-        // protocol, or closes for any other reason, spoke: blocked.
-        if (r == Result::TimedOut) {
-            ws.close();
-            return fail("the console at " + endpoint.url + " did not answer in time");
+        std::int64_t until = deadline;
+        if (welcomed) {
+            const std::int64_t now = wire::monotonicMs();
+            if (now >= nextPing) {
+                // Our ping keeps a live console talking; a stopped one says
+                // nothing, and its silence denies the call.
+                if (!ws.sendPing(&why))
+                    return fail.block("the console closed the connection: " + why);
+                nextPing = now + pingEvery;
+            }
+            until = std::min({nextPing, ws.lastHeardMs() + silence, waitUntil});
         }
+        const Result r = ws.read(&text, until, &why);
+        if (r == Result::TimedOut) {
+            const std::int64_t now = wire::monotonicMs();
+            if (!welcomed) {
+                ws.close();
+                return fail.block("the console at " + endpoint.url + " did not answer in time");
+            }
+            if (now >= waitUntil) {
+                // Said, so that the console takes the call off its queue.
+                if (first.value("type", std::string()) == "tool_call")
+                    ws.sendText(dumpJson(Json {{"type", "cancel"}, {"call_id", callId}}), &why);
+                ws.close();
+                return fail.block("no answer within " + std::to_string(waitMs / 1000)
+                                  + " s; the hook ends the wait before the agent's own hook timeout");
+            }
+            if (now - ws.lastHeardMs() >= silence) {
+                ws.close();
+                return fail.block("the console at " + endpoint.url + " went silent (no answer to pings for "
+                                  + std::to_string(silence) + " ms)");
+            }
+            continue; // time to ping
+        }
+        // Once the hook has connected, every end of the exchange blocks: a
+        // console that was killed or closed after taking the call may have
+        // put it to a person, and a refusal is an answer.
         if (r == Result::Dropped)
-            return fail(welcomed ? "the console closed the connection" : unreachable + why);
+            return fail.block(welcomed ? "the console closed the connection" : unreachable + why);
         if (r == Result::Failed)
             return fail.block("the console broke the protocol: " + why);
-        if (r == Result::Closed) {
-            const std::string closed = (welcomed ? std::string("the console closed the connection") : unreachable + "the console closed the connection")
-                                       + " (close code " + std::to_string(ws.closeCode()) + " " + ws.closeReason() + ")";
-            return ws.closeCode() == 1001 ? fail(closed) : fail.block(closed);
-        }
+        if (r == Result::Closed)
+            return fail.block((welcomed ? std::string("the console closed the connection") : unreachable + "the console closed the connection")
+                              + " (close code " + std::to_string(ws.closeCode()) + " " + ws.closeReason() + ")");
         const Json m = Json::parse(text, nullptr, false);
         if (!m.is_object()) {
             ws.close(1008);
@@ -144,32 +195,42 @@ int hookExchange(const wire::Endpoint &endpoint, wire::Hello agent, const std::s
         if (!welcomed) {
             if (type == "error") {
                 // Refused before the welcome, at once (a console need not
-                // close after it). A wrong token is a console this hook
-                // cannot be asked by; any other refusal (a hello it finds
-                // invalid, too many connections, which an agent can cause)
-                // blocks even with --fail-open.
+                // close after it).
                 ws.close();
-                const std::string refused = "the console refused the connection: " + consoleError(m);
-                return m.value("code", std::string()) == "auth_failed" ? fail(refused) : fail.block(refused);
+                return fail.block("the console refused the connection: " + consoleError(m));
             }
-            if (type == "welcome") {
-                welcomed = true;
-                // A console that does not say takes the protocol's default.
-                std::int64_t maxMessageBytes = wire::DefaultMaxMessageBytes;
-                if (const auto it = m.find("max_message_bytes"); it != m.end() && it->is_number_integer() && it->get<std::int64_t>() > 0)
-                    maxMessageBytes = it->get<std::int64_t>();
-                // Sent anyway, the console would cut the connection off
-                // mid-send with nothing said.
-                if (std::int64_t(message.size()) > maxMessageBytes) {
-                    ws.close();
-                    return fail.block("the message is " + std::to_string(message.size())
-                                      + " bytes, more than the console takes (" + std::to_string(maxMessageBytes)
-                                      + " bytes, holdpoint --max-message-bytes)");
-                }
-                if (!ws.sendText(message, &why))
-                    return fail("the console closed the connection: " + why);
+            if (type != "welcome") {
+                ws.close(1008);
+                return fail.block("the console broke the protocol: \"" + type.substr(0, 64) + "\" before its welcome");
             }
+            if (const auto p = m.find("protocol"); p == m.end() || !p->is_number_integer() || p->get<std::int64_t>() != wire::ProtocolVersion) {
+                ws.close(1002);
+                return fail.block("the console's welcome is not for protocol " + std::to_string(wire::ProtocolVersion)
+                                  + " (got " + (p == m.end() ? std::string("none") : p->dump()) + ")");
+            }
+            welcomed = true;
+            // A console that does not say takes the protocol's default.
+            std::int64_t maxMessageBytes = wire::DefaultMaxMessageBytes;
+            if (const auto it = m.find("max_message_bytes"); it != m.end() && it->is_number_integer() && it->get<std::int64_t>() > 0)
+                maxMessageBytes = it->get<std::int64_t>();
+            // Sent anyway, the console would cut the connection off
+            // mid-send with nothing said.
+            if (std::int64_t(message.size()) > maxMessageBytes) {
+                ws.close();
+                return fail.block("the message is " + std::to_string(message.size()) + " bytes, more than the console takes ("
+                                  + std::to_string(maxMessageBytes) + " bytes, holdpoint --max-message-bytes)");
+            }
+            if (!ws.sendText(message, &why))
+                return fail.block("the console closed the connection: " + why);
+            nextPing = wire::monotonicMs() + pingEvery;
             continue;
+        }
+        // An error without a call_id answers a message the console could
+        // not read as far as its call_id (invalid_json, too_deep): this
+        // hook sent one call, so it is that call's (PROTOCOL.md, "Errors").
+        if (type == "error" && !m.contains("call_id")) {
+            ws.close();
+            return fail.block(consoleError(m));
         }
         if (const auto code = onMessage(m)) {
             ws.close();
@@ -204,7 +265,7 @@ const HookSpec CodexHook {"codex", "cx-", &codex::parseHookInput, &codex::toolCa
     codex::capabilities()};
 
 // Every failure blocks the call (exit 2, the reason on stderr); --fail-open
-// lets it through only when no console can be asked (HookFailure).
+// lets it through only when no console can be reached (HookFailure).
 int runClaudeStyleHook(const HookSpec &spec, const std::vector<std::string> &args, const std::string &dataDirFlag)
 {
     namespace code = exitcode::claudehook;
@@ -219,8 +280,8 @@ int runClaudeStyleHook(const HookSpec &spec, const std::vector<std::string> &arg
 
     wire::Endpoint endpoint;
     std::string error;
-    if (!wire::readEndpoint(wire::resolveDataDir(dataDirFlag), false, &endpoint, &error))
-        return fail(error);
+    if (bool absent = false; !wire::readEndpoint(wire::resolveDataDir(dataDirFlag), false, &endpoint, &error, &absent))
+        return fail(absent ? wire::Outage::NoEndpointFile : wire::Outage::Other, error);
 
     // Without a tool_use_id the call gets an id of its own; deriving one from
     // the input would let a second identical call inherit the first's decision.

@@ -8,6 +8,7 @@
 // loading Qt (tests/bench README, "hook").
 
 #include "wire/endpoint.h"
+#include "wire/failopen.h"
 #include "wire/json.h"
 #include "wire/messages.h"
 
@@ -25,19 +26,19 @@ bool printLine(FILE *f, const std::string &s);
 
 // How a hook fails: it blocks the call (exit 2, the reason on stderr, where
 // the agent reads it), or with --fail-open lets it through (exit 0, nothing
-// printed). --fail-open lets the call through only when no console
-// can be asked (none found, unreachable, no answer in time, a connection
-// dropped or closed with 1001 "going away", a wrong token). A call that could
-// not be put to the console, or that it refused (input the hook cannot read,
-// a call larger than the console takes, an `error` answer, a hello it
-// refused), and a console that broke the protocol, are blocked even then:
-// otherwise an agent could pad or bend a call until it gets through.
+// printed) when wire::failOpenLetsThrough says so, which is only when no
+// console can be reached for this call (no endpoint.json, or nothing
+// listening on its port). Everything else blocks even with --fail-open: a
+// refusal of any kind, a listener that is not a console, a console that
+// goes silent or goes away once it has the call (an agent can stop or kill
+// it), and a call it cannot take.
 struct HookFailure
 {
     bool failOpen = false;
-    // The console is away: blocked, or let through with --fail-open.
-    int operator()(const std::string &why) const;
-    // The call itself was refused: always blocked.
+    // No decision because of `outage`: let through only when fail-open
+    // applies to it, else blocked.
+    int operator()(wire::Outage outage, const std::string &why) const;
+    // Blocked, with or without --fail-open.
     int block(const std::string &why) const;
 };
 
@@ -60,8 +61,20 @@ std::string consoleError(const Json &error);
 
 // One exchange with the console as `agent` in `sessionId`: sends `first`
 // once welcomed, then hands every message to `onMessage` until it returns an
-// exit code. A console that cannot be asked goes to `fail`; one that
-// refused the hello or broke the protocol to `fail.block`.
+// exit code. While it waits it pings the console; silence past
+// wire::silenceBoundMs(), or no decision within HookWaitMs, blocks the
+// call. Only a refused connection goes to `fail` (fail-open may let it
+// through); everything else blocks.
+// The longest a hook waits for its decision, from its start: under the 330 s
+// the shipped snippets give each agent CLI (resources/integrations), so the
+// hook, not the CLI's own timeout, ends the wait, with a deny (Codex and
+// Gemini CLI run a call whose hook timed out). HOLDPOINT_HOOK_WAIT_MS
+// shortens it.
+inline constexpr std::int64_t HookWaitMs = 320'000;
+// The same for a tool_result (PostToolUse, AfterTool): the snippets give
+// those hooks 30 s.
+inline constexpr std::int64_t HookAfterCallWaitMs = 25'000;
+
 int hookExchange(const wire::Endpoint &endpoint, wire::Hello agent, const std::string &sessionId, const Json &first,
                  const std::function<std::optional<int>(const Json &)> &onMessage, const HookFailure &fail);
 

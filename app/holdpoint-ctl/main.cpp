@@ -461,12 +461,7 @@ int main(int argc, char **argv)
             return usageError(QStringLiteral("mcp-proxy: give the server to run after --, e.g. mcp-proxy -- npx @modelcontextprotocol/server-filesystem /tmp"));
         if (options.serverName.isEmpty())
             options.serverName = QFileInfo(options.command.first()).fileName();
-        EndpointInfo endpoint;
-        QString why;
-        if (readEndpointInfo(resolveDataDir(dataDirFlag), false, &endpoint, &why))
-            options.endpoint = endpoint;
-        else
-            options.endpointError = why;
+        options.dataDir = resolveDataDir(dataDirFlag);
         McpProxy proxy(options);
         QString error;
         if (!proxy.start(&error))

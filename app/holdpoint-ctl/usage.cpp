@@ -42,8 +42,9 @@ Commands:
                          reads the hook's JSON on stdin, answers on stdout.
                          Console unreachable or any failure: exit 2 (Claude
                          Code blocks the call); --fail-open prints nothing,
-                         exit 0, when no console can be asked (a call the
-                         console refused or too large for it stays blocked).
+                         exit 0, only when no console can be reached (no
+                         endpoint.json, or nothing listening); anything else
+                         stays blocked.
   hook codex [--fail-open]
                          Codex command hook for PreToolUse, PermissionRequest
                          and PostToolUse, the same way; Codex cannot run edited

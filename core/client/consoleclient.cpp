@@ -2,6 +2,7 @@
 #include "consoleclient.h"
 
 #include "common/datadir.h"
+#include "wire/failopen.h"
 #include "wire/messages.h"
 
 #include <QAbstractSocket>
@@ -24,6 +25,16 @@ ConsoleClient::ConsoleClient(QObject *parent)
         m_socket.sendTextMessage(toQString(dumpJson(m_hello)));
     });
     connect(&m_socket, &QWebSocket::textMessageReceived, this, &ConsoleClient::onText);
+    connect(&m_socket, &QWebSocket::pong, this, [this] { m_heard.start(); });
+    m_silenceMs = wire::silenceBoundMs();
+    m_ping.setInterval(int(wire::pingIntervalMs(m_silenceMs)));
+    connect(&m_ping, &QTimer::timeout, this, [this] {
+        if (m_heard.elapsed() >= m_silenceMs)
+            return failWith(QStringLiteral("the console at %1 went silent (no answer to pings for %2 ms)")
+                                .arg(m_socket.requestUrl().toString())
+                                .arg(m_silenceMs));
+        m_socket.ping();
+    });
     connect(&m_socket, &QWebSocket::disconnected, this, &ConsoleClient::onClosed);
     connect(&m_timeout, &QTimer::timeout, this, [this] {
         m_lastError = QStringLiteral("the console at %1 did not answer in time").arg(m_socket.requestUrl().toString());
@@ -37,6 +48,7 @@ ConsoleClient::~ConsoleClient()
     // that is already half destroyed.
     m_socket.disconnect(this);
     m_timeout.disconnect(this);
+    m_ping.disconnect(this);
 }
 
 void ConsoleClient::connectTo(const EndpointInfo &info, protocol::Role role, const protocol::AgentInfo &agent,
@@ -74,9 +86,17 @@ bool ConsoleClient::send(const Json &message, QString *whyNot)
     return true;
 }
 
+void ConsoleClient::failWith(const QString &why)
+{
+    m_lastError = why;
+    m_ping.stop();
+    m_socket.abort();
+}
+
 void ConsoleClient::close()
 {
     m_finished = true;
+    m_ping.stop();
     // A socket the console already dropped has nothing to close; closing it
     // anyway makes Qt print "device not open" into a hook's reason.
     if (m_socket.state() != QAbstractSocket::UnconnectedState)
@@ -85,22 +105,31 @@ void ConsoleClient::close()
 
 void ConsoleClient::onText(const QString &text)
 {
+    if (m_finished)
+        return;
+    m_heard.start();
     const std::string utf8 = text.toStdString();
     Json j = Json::parse(utf8, nullptr, false);
     if (!j.is_object())
-        return;
+        return failWith(QStringLiteral("the console broke the protocol: a message that is not a JSON object"));
     const std::string type = j.value("type", std::string());
     if (!m_ready) {
         if (type == "welcome") {
+            if (const auto p = j.find("protocol"); p == j.end() || !p->is_number_integer() || p->get<std::int64_t>() != wire::ProtocolVersion)
+                return failWith(QStringLiteral("the console's welcome is not for protocol %1").arg(wire::ProtocolVersion));
             m_timeout.stop();
             m_ready = true;
             m_sessionId = j.value("session_id", std::string());
             if (const auto it = j.find("max_message_bytes"); it != j.end() && it->is_number_integer())
                 m_maxMessageBytes = it->get<std::int64_t>();
+            m_ping.start();
             Q_EMIT welcomed(j);
         } else if (type == "error") {
-            m_lastError = QStringLiteral("the console refused the connection: %1: %2")
-                              .arg(toQString(j.value("code", std::string())), toQString(j.value("message", std::string())));
+            // Refused: at once, whether or not the console closes after it.
+            failWith(QStringLiteral("the console refused the connection: %1: %2")
+                         .arg(toQString(j.value("code", std::string())), toQString(j.value("message", std::string()))));
+        } else {
+            failWith(QStringLiteral("the console broke the protocol: \"%1\" before its welcome").arg(toQString(type.substr(0, 64))));
         }
         return;
     }
@@ -110,11 +139,14 @@ void ConsoleClient::onText(const QString &text)
 void ConsoleClient::onClosed()
 {
     m_timeout.stop();
+    m_ping.stop();
     const bool wasReady = m_ready;
     m_ready = false;
     if (m_finished)
         return;
     m_finished = true;
+    // Nothing listened: the one network failure that means "no console".
+    m_refused = !wasReady && m_lastError.isEmpty() && m_socket.error() == QAbstractSocket::ConnectionRefusedError;
     QString why = m_lastError;
     if (why.isEmpty()) {
         why = wasReady ? QStringLiteral("the console closed the connection")

@@ -5,6 +5,7 @@
 #include "common/json.h"
 #include "protocol/protocol.h"
 
+#include <QElapsedTimer>
 #include <QObject>
 #include <QTimer>
 #include <QWebSocket>
@@ -14,7 +15,11 @@
 namespace holdpoint {
 
 // A protocol v1 client over a real WebSocket, for holdpoint-ctl, the demo
-// agent and the integrations. Emits every message the console sends.
+// agent and the integrations. Emits every message the console sends. Once
+// welcomed it pings the console, and a console silent for
+// wire::silenceBoundMs() (stopped, hung) fails the connection; so does
+// anything that breaks the protocol (a message that is not a JSON object,
+// a welcome for another protocol).
 class ConsoleClient final : public QObject
 {
     Q_OBJECT
@@ -32,6 +37,10 @@ public:
     bool send(const Json &message, QString *whyNot = nullptr);
     void close();
     bool isReady() const { return m_ready; }
+    // After failed(): whether no console could be reached at all (nothing
+    // listens on the endpoint's port), the one failure here that fail-open
+    // may let a call through for (wire/failopen.h).
+    bool refused() const { return m_refused; }
     const std::string &sessionId() const { return m_sessionId; }
 
 Q_SIGNALS:
@@ -43,9 +52,15 @@ Q_SIGNALS:
 private:
     void onText(const QString &text);
     void onClosed();
+    // Ends the connection with `why` as the failure's reason.
+    void failWith(const QString &why);
 
     QWebSocket m_socket;
     QTimer m_timeout;
+    QTimer m_ping;
+    QElapsedTimer m_heard; // since the console last said anything
+    std::int64_t m_silenceMs = 0;
+    bool m_refused = false;
     Json m_hello;
     bool m_ready = false;
     bool m_finished = false;

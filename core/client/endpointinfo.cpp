@@ -8,12 +8,12 @@
 
 namespace holdpoint {
 
-bool readEndpointInfo(const QString &dataDir, bool withReviewer, EndpointInfo *info, QString *error)
+bool readEndpointInfo(const QString &dataDir, bool withReviewer, EndpointInfo *info, QString *error, bool *absent)
 {
     // One reader for every client: the hooks use wire's without Qt.
     wire::Endpoint e;
     std::string why;
-    if (!wire::readEndpoint(dataDir.toStdString(), withReviewer, &e, &why)) {
+    if (!wire::readEndpoint(dataDir.toStdString(), withReviewer, &e, &why, absent)) {
         *error = toQString(why);
         return false;
     }

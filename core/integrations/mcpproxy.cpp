@@ -73,15 +73,21 @@ bool McpProxy::start(QString *error)
     }
     m_stdin = std::make_unique<QSocketNotifier>(STDIN_FILENO, QSocketNotifier::Read);
     connect(m_stdin.get(), &QSocketNotifier::activated, this, &McpProxy::onClientReadable);
-    if (m_options.endpoint)
-        connectConsole();
-    else
-        onConsoleDown(m_options.endpointError);
+    connectConsole();
     return true;
 }
 
 void McpProxy::connectConsole()
 {
+    // Not destroyed here: this may run while the old client is still
+    // telling its end.
+    if (m_console)
+        m_console.release()->deleteLater();
+    EndpointInfo endpoint;
+    QString why;
+    bool absent = false;
+    if (!readEndpointInfo(m_options.dataDir, false, &endpoint, &why, &absent))
+        return onConsoleDown(why, absent ? wire::Outage::NoEndpointFile : wire::Outage::Other);
     m_state = ConsoleState::Connecting;
     m_console = std::make_unique<ConsoleClient>();
     connect(m_console.get(), &ConsoleClient::welcomed, this, [this] {
@@ -95,19 +101,29 @@ void McpProxy::connectConsole()
             sendToConsole(callId);
     });
     connect(m_console.get(), &ConsoleClient::message, this, &McpProxy::onConsoleMessage);
-    connect(m_console.get(), &ConsoleClient::failed, this, &McpProxy::onConsoleDown);
+    ConsoleClient *client = m_console.get();
+    connect(client, &ConsoleClient::failed, this, [this, client](const QString &reason) {
+        onConsoleDown(reason, client->refused() ? wire::Outage::ConnectionRefused : wire::Outage::Other);
+    });
     const std::string name = "mcp:" + (m_options.serverName.isEmpty() ? std::string("server") : m_options.serverName.toStdString());
-    m_console->connectTo(*m_options.endpoint, protocol::Role::Agent, {name, "mcp-proxy"}, m_sessionId);
+    m_console->connectTo(endpoint, protocol::Role::Agent, {name, "mcp-proxy"}, m_sessionId);
 }
 
-void McpProxy::onConsoleDown(const QString &why)
+void McpProxy::onConsoleDown(const QString &why, wire::Outage outage)
 {
     m_state = ConsoleState::Down;
     m_downReason = why;
     logLine(QStringLiteral("console unreachable: %1").arg(why));
-    // Calls still waiting will not get a decision: fail them closed (or open).
-    for (const std::string &id : waitingIds())
-        refuseOrForward(id, "Holdpoint console unreachable (" + why.toStdString() + "); the call was not run");
+    // Calls still waiting will not get a decision. One the console has may
+    // be before a person, and an agent can kill or stop the console: it is
+    // refused whatever the mode. One it never got follows the fail-open rule.
+    for (const std::string &id : waitingIds()) {
+        const std::string text = "Holdpoint console unreachable (" + why.toStdString() + "); the call was not run";
+        if (m_waiting.at(id).sentToConsole)
+            refuse(id, text);
+        else
+            refuseOrForward(id, outage, text);
+    }
 }
 
 void McpProxy::receive(Inbound &from, const char *data, qsizetype size)
@@ -196,11 +212,9 @@ void McpProxy::submit(mcp::Message &&m, const QByteArray &raw)
     case ConsoleState::Connecting:
         break; // sent once welcomed
     case ConsoleState::Down:
-        if (m_options.endpoint && !m_options.failOpen) {
-            connectConsole(); // it may be back; the call waits for the answer
-            break;
-        }
-        refuseOrForward(callId, "Holdpoint console unreachable (" + m_downReason.toStdString() + "); the call was not run");
+        // It may be back, perhaps restarted with a new token: asked again,
+        // in both modes; the call waits for the answer.
+        connectConsole();
         break;
     }
 }
@@ -241,6 +255,9 @@ void McpProxy::onConsoleMessage(const Json &message)
         if (decision == "modify" && message.contains("args"))
             return forward(callId, &message["args"]);
         refuse(callId, "Denied by Holdpoint: " + message.value("reason", std::string()));
+    } else if (type == "error" && !message.contains("call_id")) {
+        refuseAllSent("Holdpoint refused the call: " + message.value("code", std::string()) + ": "
+                      + message.value("message", std::string()));
     } else if (type == "error" && it != m_waiting.end()) {
         refuse(callId, "Holdpoint refused the call: " + message.value("code", std::string()) + ": "
                            + message.value("message", std::string()));
@@ -271,11 +288,22 @@ void McpProxy::forward(const std::string &callId, const Json *newArguments)
     closeServerInputWhenSettled();
 }
 
-void McpProxy::refuseOrForward(const std::string &callId, const std::string &why)
+void McpProxy::refuseOrForward(const std::string &callId, wire::Outage outage, const std::string &why)
 {
-    if (m_options.failOpen)
+    if (m_options.failOpen && wire::failOpenLetsThrough(outage))
         return forward(callId, nullptr);
     refuse(callId, why);
+}
+
+void McpProxy::refuseAllSent(const std::string &why)
+{
+    for (const std::string &id : waitingIds()) {
+        if (!m_waiting.at(id).sentToConsole)
+            continue;
+        if (m_console && m_state == ConsoleState::Ready)
+            m_console->send(Json {{"type", "cancel"}, {"call_id", id}});
+        refuse(id, why);
+    }
 }
 
 void McpProxy::refuse(const std::string &callId, const std::string &text)

@@ -3,6 +3,7 @@
 
 #include "client/consoleclient.h"
 #include "integrations/mcp.h"
+#include "wire/failopen.h"
 
 #include <QObject>
 #include <QProcess>
@@ -19,9 +20,12 @@ struct McpProxyOptions
 {
     QString serverName;
     QStringList command;             // the real MCP server and its arguments
-    bool failOpen = false;           // console unreachable: forward instead of refusing
-    std::optional<EndpointInfo> endpoint; // empty: no console found
-    QString endpointError;
+    // No console reachable for a call (wire/failopen.h): forward it instead
+    // of refusing it. Anything else refuses it even so.
+    bool failOpen = false;
+    // endpoint.json is read from here at every connection: the console's
+    // token changes at each start.
+    QString dataDir;
 };
 
 // Sits between an MCP client (our stdin/stdout) and the real server (a child
@@ -79,9 +83,19 @@ private:
     void submit(mcp::Message &&message, const QByteArray &raw);
     void sendToConsole(const std::string &callId);
     void onConsoleMessage(const Json &message);
-    void onConsoleDown(const QString &why);
+    // The connection is gone, or could not be made, because of `outage`:
+    // calls the console has are refused; those it never got are refused,
+    // or forwarded when fail-open lets them through.
+    void onConsoleDown(const QString &why, wire::Outage outage);
+    // Reads endpoint.json again and connects; the next call after a lost
+    // connection comes here, in both modes.
     void connectConsole();
-    void refuseOrForward(const std::string &callId, const std::string &why);
+    void refuseOrForward(const std::string &callId, wire::Outage outage, const std::string &why);
+    // An `error` without a call_id answers a call the console could not
+    // read as far as its call_id; which one cannot be told, so every call
+    // the console has from us and has not decided is refused and cancelled
+    // (PROTOCOL.md, "Errors").
+    void refuseAllSent(const std::string &why);
     // Answers a waiting call with isError and the text; it never reaches the server.
     void refuse(const std::string &callId, const std::string &text);
     // A snapshot: refusing a call removes it from m_waiting.

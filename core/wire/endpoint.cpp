@@ -51,11 +51,15 @@ bool parseWsUrl(const std::string &url, WsUrl *out)
     return true;
 }
 
-bool readEndpoint(const std::string &dataDir, bool withReviewer, Endpoint *out, std::string *error)
+bool readEndpoint(const std::string &dataDir, bool withReviewer, Endpoint *out, std::string *error, bool *absent)
 {
     const std::string path = dataDir + "/" + EndpointFileName;
     std::string bytes;
+    if (absent)
+        *absent = false;
     if (!readFile(path, 64 * 1024, &bytes)) {
+        if (absent)
+            *absent = errno == ENOENT;
         *error = "no console found: cannot read " + path + " (" + std::strerror(errno)
                  + "). Start `holdpoint`, or point --data-dir or HOLDPOINT_DATA_DIR at its data directory";
         return false;

@@ -31,7 +31,9 @@ struct WsUrl
 bool parseWsUrl(const std::string &url, WsUrl *out);
 
 // Reads endpoint.json (and reviewer.token when `withReviewer`) from `dataDir`.
-// On failure returns false with a message a person can act on.
-bool readEndpoint(const std::string &dataDir, bool withReviewer, Endpoint *out, std::string *error);
+// On failure returns false with a message a person can act on, and *absent
+// (when given) says whether endpoint.json does not exist at all: no console
+// was started on this data directory (wire/failopen.h, Outage).
+bool readEndpoint(const std::string &dataDir, bool withReviewer, Endpoint *out, std::string *error, bool *absent = nullptr);
 
 } // namespace holdpoint::wire

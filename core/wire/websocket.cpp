@@ -177,6 +177,7 @@ bool WebSocketClient::open(const WsUrl &url, std::int64_t deadlineMs, std::strin
     }
     ::freeaddrinfo(found);
     if (m_fd < 0) {
+        m_refused = lastErrno == ECONNREFUSED;
         *error = std::strerror(lastErrno);
         return false;
     }
@@ -279,6 +280,11 @@ bool WebSocketClient::sendText(std::string_view text, std::string *error)
     return sendFrame(Text, text, error);
 }
 
+bool WebSocketClient::sendPing(std::string *error)
+{
+    return sendFrame(Ping, "hp", error);
+}
+
 WebSocketClient::Result WebSocketClient::fill(std::int64_t deadlineMs, std::string *error, std::size_t most)
 {
     for (;;) {
@@ -305,6 +311,7 @@ WebSocketClient::Result WebSocketClient::fill(std::int64_t deadlineMs, std::stri
             return Result::Dropped;
         }
         m_in.append(chunk, std::size_t(n));
+        m_lastHeardMs = monotonicMs();
         return Result::Message;
     }
 }
@@ -318,8 +325,8 @@ WebSocketClient::Result WebSocketClient::failWith(std::uint16_t code, const std:
 
 WebSocketClient::Result WebSocketClient::read(std::string *message, std::int64_t deadlineMs, std::string *error)
 {
-    std::string assembled;
-    int messageOpcode = -1; // the data frame that started `assembled`; -1: none
+    std::string &assembled = m_assembled;
+    int &messageOpcode = m_messageOpcode;
     for (;;) {
         // §5.2: the header, then an extended length, then (from a server)
         // no mask.
@@ -401,6 +408,8 @@ WebSocketClient::Result WebSocketClient::read(std::string *message, std::int64_t
         if (!isUtf8(assembled))
             return failWith(1007, "the console sent a text message that is not UTF-8 (RFC 6455 §8.1)", error);
         *message = std::move(assembled);
+        assembled.clear();
+        messageOpcode = -1;
         return Result::Message;
     }
 }

@@ -47,6 +47,14 @@ public:
 
     // One text message in one frame.
     bool sendText(std::string_view text, std::string *error);
+    // A ping (§5.5.2); the server's pong, as any byte from it, moves
+    // lastHeardMs().
+    bool sendPing(std::string *error);
+    // When bytes last came from the server (monotonicMs()).
+    std::int64_t lastHeardMs() const { return m_lastHeardMs; }
+    // Whether open() failed because nothing listens there (ECONNREFUSED):
+    // the one network failure that means "no console" (wire/failopen.h).
+    bool refused() const { return m_refused; }
 
     enum class Result { Message, Closed, Dropped, Failed, TimedOut };
     // The next text message. Closed: the server sent a close frame
@@ -54,7 +62,8 @@ public:
     // ended without one, or a socket error (in *error); Failed: the server
     // broke the protocol (a masked or reserved frame, a bad control frame,
     // frames out of order, a message too large or not UTF-8), in *error,
-    // and this client closed with 1002, 1007 or 1009.
+    // and this client closed with 1002, 1007 or 1009. A read that times out
+    // keeps what it had of a fragmented message: the next read goes on.
     Result read(std::string *message, std::int64_t deadlineMs, std::string *error);
 
     // Sends a close frame (once) and closes the socket.
@@ -75,6 +84,10 @@ private:
     int m_fd = -1;
     std::string m_in; // received, not yet parsed
     bool m_closeSent = false;
+    std::string m_assembled;  // a fragmented message so far
+    int m_messageOpcode = -1; // the data frame that started m_assembled; -1: none
+    std::int64_t m_lastHeardMs = 0;
+    bool m_refused = false;
     std::uint16_t m_closeCode = 1006;
     std::string m_closeReason;
 };

@@ -44,8 +44,9 @@ export class ClaudeCli {
   // Runs `claude -p` in `cwd` until it exits, with the hook finding the
   // console in `dataDir` (the harness's console unless given); its
   // stream-json events. `ctlOnPath: false` leaves holdpoint-ctl off PATH.
-  run(version, home, cwd, prompt, { dataDir = this.h.dataDir, permissionMode = 'default', ctlOnPath = true } = {}) {
+  run(version, home, cwd, prompt, { dataDir = this.h.dataDir, permissionMode = 'default', ctlOnPath = true, extraEnv = {} } = {}) {
     const env = {
+      ...extraEnv,
       PATH: ctlOnPath ? `${this.bin}:${process.env.PATH}`
         : process.env.PATH.split(':').filter((d) => d && !existsSync(join(d, 'holdpoint-ctl'))).join(':'),
       HOLDPOINT_DATA_DIR: dataDir,

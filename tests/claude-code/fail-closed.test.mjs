@@ -65,6 +65,28 @@ for (const version of VERSIONS) {
       assert.equal(r.result.result, 'gave up');
     });
 
+    test('the console stopped (SIGSTOP) while a call waits: blocked within the silence bound; the late approval runs nothing', async () => {
+      const stopped = await h.otherConsole(`stopped-${version}`);
+      try {
+        const cwd = h.newDir();
+        model.script([[bash('echo stopped > stopped.txt')], [{ text: 'gave up' }]]);
+        const running = cli.run(version, home, cwd, 'write the file',
+          { dataDir: stopped.dataDir, extraEnv: { HOLDPOINT_SILENCE_MS: '1000' } });
+        const item = await stopped.pendingItem((i) => i.args.command === 'echo stopped > stopped.txt', { timeoutMs: 30000 });
+        stopped.process.kill('SIGSTOP');
+        const r = await running;
+        stopped.process.kill('SIGCONT');
+        assert.equal(r.code, 0, r.stderr);
+        assert.equal(existsSync(join(cwd, 'stopped.txt')), false, 'the call ran while the console was stopped');
+        assertBlocked(resultsInOrder()[0], /went silent/);
+        await stopped.ctl('approve', item.id);
+        assert.equal(existsSync(join(cwd, 'stopped.txt')), false, 'the late approval ran the call');
+      } finally {
+        stopped.process.kill('SIGCONT');
+        await stopped.stop();
+      }
+    });
+
     test('no console: a data directory without endpoint.json blocks the call', async () => {
       const empty = join(h.work, `empty-${version}`);
       mkdirSync(empty, { mode: 0o700 });

@@ -292,6 +292,38 @@ test('a console killed while a call waits: the call is blocked, not run', async 
   }
 });
 
+test('a console stopped (SIGSTOP) while a call waits: blocked within the silence bound, before Codex\'s hook timeout; the late approval runs nothing', async () => {
+  // Codex runs a call whose PreToolUse hook times out; here that is 10 s.
+  // The hook pings the stopped console, hears nothing for 1 s
+  // (HOLDPOINT_SILENCE_MS) and blocks the call first.
+  const home = join(work, 'codex-home-stopped');
+  mkdirSync(home);
+  copyFileSync(join(codexHome, 'config.toml'), join(home, 'config.toml'));
+  const hooks = JSON.parse(readFileSync(SNIPPET, 'utf8'));
+  hooks.hooks.PreToolUse[0].hooks[0].timeout = 10;
+  writeFileSync(join(home, 'hooks.json'), JSON.stringify(hooks));
+  const own = await ownConsole('stopped');
+  try {
+    const dir = freshDir('stopped');
+    const cmd = 'echo hi > stopped.txt';
+    const running = codexRun(dir, 'call_stopped', cmd, (output) => {
+      assert.match(output, /Holdpoint blocked this call: .*went silent/);
+    }, { home, env: { HOLDPOINT_DATA_DIR: own.dataDir, HOLDPOINT_SILENCE_MS: '1000' } });
+    const item = await own.pendingItem((i) => i.args.command === cmd);
+    own.process.kill('SIGSTOP');
+    const result = await within('codex to finish while the console is stopped', running, 60000);
+    own.process.kill('SIGCONT');
+    checkModel(result);
+    assert.doesNotMatch(result.stderr, /hook timed out/);
+    assert.equal(existsSync(join(dir, 'stopped.txt')), false, 'the call ran while the console was stopped');
+    await own.ctl('approve', item.id);
+    assert.equal(existsSync(join(dir, 'stopped.txt')), false, 'the late approval ran the call');
+  } finally {
+    own.process.kill('SIGCONT');
+    await own.stop();
+  }
+});
+
 test("a call nobody decides is denied by the console's --timeout before Codex's hook timeout lets it run", async () => {
   // Codex runs the call when a PreToolUse hook times out (hook.timeout,
   // seconds, default 600). Here it is 10 s, the console's 2 s: the console's

@@ -50,7 +50,8 @@ public:
     }
 
     // The client's next frame that is not a pong (those are kept for
-    // waitPong), as opcode and unmasked payload.
+    // waitPong) or a ping (counted in pings()), as opcode and unmasked
+    // payload.
     std::optional<std::pair<int, QByteArray>> nextFrame()
     {
         if (!QTest::qWaitFor([&] { return parseFrames(), !m_frames.isEmpty(); }, WaitMs))
@@ -61,6 +62,12 @@ public:
     {
         const auto f = nextFrame();
         return f && f->first == 0x1 ? Json::parse(f->second.toStdString(), nullptr, false) : Json();
+    }
+    // The client's pings so far.
+    int pings()
+    {
+        parseFrames();
+        return m_pings;
     }
     // Until the client's pong for `payload` arrived.
     bool waitPong(const QByteArray &payload)
@@ -135,6 +142,8 @@ private:
             m_in.remove(0, at + 4 + qsizetype(length));
             if (opcode == 0xA)
                 m_pongs.append(payload);
+            else if (opcode == 0x9)
+                ++m_pings;
             else
                 m_frames.append({opcode, payload});
         }
@@ -145,6 +154,7 @@ private:
     QTcpSocket *m_peer = nullptr;
     QByteArray m_in;
     QByteArrayList m_pongs;
+    int m_pings = 0;
 };
 
 inline constexpr char PreRead[] = R"({"hook_event_name":"PreToolUse","session_id":"s-front","tool_name":"Read",

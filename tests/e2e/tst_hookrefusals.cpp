@@ -143,12 +143,12 @@ void TestHookRefusals::refusedBeforeWelcome_data()
     QTest::addColumn<int>("failOpenExit");
     QTest::newRow("invalid_field") << QStringLiteral("invalid_field") << 2;
     QTest::newRow("connection_limit") << QStringLiteral("connection_limit") << 2;
-    QTest::newRow("auth_failed") << QStringLiteral("auth_failed") << 0; // cannot be asked
+    QTest::newRow("auth_failed") << QStringLiteral("auth_failed") << 2;
 }
 
 // An `error` before the welcome, and no close after it: the hook says so at
-// once (not after its 10 s deadline), and only a wrong token lets the call
-// through with --fail-open.
+// once (not after its 10 s deadline), and blocks the call even with
+// --fail-open: a refusal of any kind is a console that answered.
 void TestHookRefusals::refusedBeforeWelcome()
 {
     QFETCH(QString, code);

@@ -37,8 +37,9 @@ const ctl = (...args) => holdpoint.ctl(...args);
 const pendingItem = (predicate) => holdpoint.pendingItem(predicate, { timeoutMs: 60000 });
 
 // Runs `gemini -p` for one scripted case; resolves with its exit code and output.
-function gemini(name, { holdpointDataDir = dataDir, homeDir = home } = {}) {
+function gemini(name, { holdpointDataDir = dataDir, homeDir = home, extraEnv = {} } = {}) {
   const env = {
+    ...extraEnv,
     PATH: `${dirname(CTL)}:${process.env.PATH}`,
     HOME: homeDir,
     LANG: 'C.UTF-8',
@@ -241,6 +242,33 @@ test('a console killed while a call waits: the call is blocked, not run', async 
     assert.match(firstResponse('killed').error, /Holdpoint blocked this call: /);
   } finally {
     await own.kill('SIGKILL');
+  }
+});
+
+test("a console stopped (SIGSTOP) while a call waits: blocked within the silence bound, before Gemini CLI's hook timeout; the late approval runs nothing", async () => {
+  // Gemini CLI runs a tool whose BeforeTool hook times out; here that is
+  // 10 s. The hook pings the stopped console, hears nothing for 1 s
+  // (HOLDPOINT_SILENCE_MS) and blocks the call first.
+  const stoppedHome = join(work, 'home-stopped');
+  makeHome(stoppedHome, (hooks) => { hooks.BeforeTool[0].hooks[0].timeout = 10000; });
+  const own = await ownConsole('stopped');
+  try {
+    const out = join(project, 'stopped.txt');
+    model.script('stopped', [[shell(`echo stopped > ${out}`)]]);
+    const running = gemini('stopped', { holdpointDataDir: own.dataDir, homeDir: stoppedHome,
+      extraEnv: { HOLDPOINT_SILENCE_MS: '1000' } });
+    const item = await own.pendingItem((i) => i.args.command === `echo stopped > ${out}`, { timeoutMs: 60000 });
+    own.process.kill('SIGSTOP');
+    const r = await within('gemini to finish while the console is stopped', running, 60000);
+    own.process.kill('SIGCONT');
+    assert.equal(r.code, 0, r.stderr);
+    assert.equal(existsSync(out), false, 'the call ran while the console was stopped');
+    assert.match(firstResponse('stopped').error, /Holdpoint blocked this call: .*went silent/);
+    await own.ctl('approve', item.id);
+    assert.equal(existsSync(out), false, 'the late approval ran the call');
+  } finally {
+    own.process.kill('SIGCONT');
+    await own.stop();
   }
 });
 

@@ -1,9 +1,11 @@
 // SPDX-License-Identifier: Apache-2.0
 // holdpoint-ctl mcp-proxy fails closed, with the real MCP SDK client and the
 // reference filesystem server: the console killed (SIGKILL) while calls
-// wait for a person, a console whose endpoint.json outlived it, and no
-// console at all. Every tools/call is answered isError and nothing is
-// written; everything else still passes.
+// wait for a person, a console whose endpoint.json outlived it, no console
+// at all, a console stopped (SIGSTOP) or full, and one restarted. Every
+// tools/call without a decision is answered isError and nothing is
+// written; everything else still passes; --fail-open forwards only when no
+// console can be reached.
 
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
@@ -27,10 +29,11 @@ const policy = join(work, 'policy.json');
 const clients = [];
 
 // The proxy in front of the filesystem server, its console found in `dataDir`.
-async function proxy(dataDir) {
+async function proxy(dataDir, { options = [], env } = {}) {
   const client = new Client({ name: 'holdpoint-test', version: '1.0.0' });
   await client.connect(new StdioClientTransport({
-    command: CTL, args: ['--data-dir', dataDir, 'mcp-proxy', '--server-name', 'fs', '--', process.execPath, serverEntry, root], stderr: 'pipe',
+    command: CTL, args: ['--data-dir', dataDir, 'mcp-proxy', '--server-name', 'fs', ...options, '--', process.execPath, serverEntry, root],
+    stderr: 'pipe', ...(env ? { env: { ...process.env, ...env } } : {}),
   }));
   clients.push(client);
   return client;
@@ -107,3 +110,70 @@ test('no console at all: every tools/call is refused with isError, and other req
   assert.equal(read.isError, true);
   assert.match(text(read), NO_ENDPOINT);
 });
+
+test('--fail-open, the console stopped (SIGSTOP) while a write waits: refused within the silence bound, nothing written, the late approval runs nothing, and the next call is asked again', async () => {
+  const own = new Console({ holdpoint: HOLDPOINT, ctl: CTL, dataDir: join(work, 'stopped') });
+  await own.start(policy);
+  try {
+    const client = await proxy(own.dataDir, { options: ['--fail-open'], env: { HOLDPOINT_SILENCE_MS: '1000' } });
+    await client.listTools();
+    const path = join(root, 'stopped.txt');
+    const call = client.callTool({ name: 'write_file', arguments: { path, content: 'must not be written' } });
+    const item = await own.pendingItem((i) => i.args.path === path);
+    const stoppedAt = Date.now();
+    own.process.kill('SIGSTOP');
+    const result = await within('the answer while the console is stopped', call);
+    const took = Date.now() - stoppedAt;
+    own.process.kill('SIGCONT');
+    assert.equal(result.isError, true, text(result));
+    assert.match(text(result), /went silent/);
+    assert.ok(took < 3000, `took ${took} ms`);
+    await own.ctl('approve', item.id);
+    assert.equal(existsSync(path), false, 'the late approval wrote the file');
+    // Asked again, and a person decides it.
+    const next = join(root, 'after-stop.txt');
+    const again = client.callTool({ name: 'write_file', arguments: { path: next, content: 'approved' } });
+    await own.ctl('approve', (await own.pendingItem((i) => i.args.path === next)).id);
+    assert.equal((await within('the approved write', again)).isError, undefined);
+    assert.equal(existsSync(next), true);
+  } finally {
+    own.process.kill('SIGCONT');
+    await own.stop();
+  }
+});
+
+test('--fail-open and a full console (connection_limit, which an agent can cause): the write is refused, not forwarded', async () => {
+  const own = new Console({ holdpoint: HOLDPOINT, ctl: CTL, dataDir: join(work, 'full'), args: ['--max-connections', '1'] });
+  await own.start(policy);
+  try {
+    const holder = await proxy(own.dataDir); // connects at start and holds the one connection
+    await holder.listTools();
+    const client = await proxy(own.dataDir, { options: ['--fail-open'] });
+    await client.listTools();
+    await assertRefused(client, join(root, 'full.txt'), /connection_limit/);
+  } finally {
+    await own.stop();
+  }
+});
+
+for (const failOpen of [false, true]) {
+  test(`${failOpen ? '--fail-open' : 'fail-closed'}: after a console restart (a new token) the next call reaches the new console`, async () => {
+    const own = new Console({ holdpoint: HOLDPOINT, ctl: CTL, dataDir: join(work, `restart-${failOpen}`) });
+    await own.start(policy);
+    try {
+      const client = await proxy(own.dataDir, { options: failOpen ? ['--fail-open'] : [] });
+      await client.listTools();
+      await own.kill('SIGTERM');
+      await own.start(policy);
+      const path = join(root, `restarted-${failOpen}.txt`);
+      const call = client.callTool({ name: 'write_file', arguments: { path, content: 'denied' } });
+      await own.ctl('deny', (await own.pendingItem((i) => i.args.path === path)).id, '--reason', 'not now');
+      const result = await within('the denied write', call);
+      assert.equal(result.isError, true);
+      assert.match(text(result), /^Denied by Holdpoint: not now/);
+      assert.equal(existsSync(path), false);
+    } finally {
+      await own.stop();
+    }
+  });
+}

@@ -513,10 +513,10 @@ class Reviewer:
 
 
 def large_args(target_bytes, seed):
-    """Arguments of about target_bytes as the client sends them (JSON with
-    \\u escapes), full of what breaks naive text handling: emoji outside the
-    BMP (surrogate pairs once escaped), joined emoji, CJK, combining marks
-    that must not be normalised, right-to-left text, controls and quotes."""
+    """Arguments of about target_bytes as the client sends them (JSON in
+    UTF-8), full of what breaks naive text handling: emoji outside the BMP,
+    joined emoji, CJK, combining marks that must not be normalised,
+    right-to-left text, controls and quotes."""
     pieces = ["\U0001F469\u200d\U0001F469\u200d\U0001F467\u200d\U0001F466", "\U0001F600",
               "\U0001F3F3\ufe0f\u200d\U0001F308", "\U0001D11E", "漢字かなカナ한국어", "e\u0301", "n\u0303", "a\u030a\u0323",
               "\u00c5", "A\u030a", "\u212b",  # one letter three ways: NFC would make them the same
@@ -534,8 +534,9 @@ def large_args(target_bytes, seed):
 
 
 def size_on_wire(args):
-    """The tool_call message's size in bytes as the client sends it."""
-    return len(json.dumps({"type": "tool_call", "call_id": "py-xxxxxxxx-1", "tool_name": "write", "args": args}))
+    """The tool_call message's size in bytes as the client sends it: UTF-8."""
+    return len(json.dumps({"type": "tool_call", "call_id": "py-xxxxxxxx-1", "tool_name": "write", "args": args},
+                          ensure_ascii=False).encode("utf-8"))
 
 
 class TestLargeNonAsciiArguments(ConsoleTest):

@@ -24,6 +24,12 @@ export interface ClientOptions {
     capabilities?: Capabilities;
     /** Connecting plus hello must finish within this (default 10000 ms). */
     connectTimeoutMs?: number;
+    /**
+     * A console silent this long (no message, no pong to the client's pings)
+     * is dropped, and every call waiting on it rejects (default 10000 ms, or
+     * HOLDPOINT_SILENCE_MS).
+     */
+    silenceMs?: number;
 }
 export interface Warning {
     guardrail: string;
@@ -87,6 +93,8 @@ export declare class HoldpointClient {
     private closed;
     private lost?;
     private maxMessageBytes?;
+    private keepalive?;
+    private heardAt;
     private readonly decisions;
     private readonly results;
     private readonly prefix;

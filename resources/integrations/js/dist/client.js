@@ -8,7 +8,14 @@ import { randomBytes } from 'node:crypto';
 import { userInfo } from 'node:os';
 import WebSocket from 'ws';
 import { findEndpoint } from './endpoint.js';
-import { ClientClosedError, ConnectionLostError, ConsoleRefusedError, ConsoleUnavailableError, HoldpointError, ProtocolViolationError, } from './errors.js';
+import { ClientClosedError, ConnectionLostError, ConsoleRefusedError, ConsoleUnavailableError, HoldpointError, NoConsoleError, ProtocolViolationError, } from './errors.js';
+const DEFAULT_SILENCE_MS = 10000;
+function silenceBoundMs(option) {
+    if (option !== undefined && option > 0)
+        return option;
+    const env = Number(process.env.HOLDPOINT_SILENCE_MS ?? '');
+    return Number.isInteger(env) && env >= 100 && env <= 3600000 ? env : DEFAULT_SILENCE_MS;
+}
 const DECISIONS = new Set(['allow', 'modify', 'deny', 'halt']);
 const AFTER_ACTIONS = new Set(['allow', 'warn', 'halt']);
 // Errors about a tool_result; the rest that name a call are about its tool_call.
@@ -44,6 +51,8 @@ export class HoldpointClient {
     closed = false;
     lost;
     maxMessageBytes;
+    keepalive;
+    heardAt = 0;
     decisions = new Map();
     results = new Map();
     prefix = randomBytes(4).toString('hex');
@@ -83,7 +92,6 @@ export class HoldpointClient {
         const ws = new WebSocket(endpoint.url, { handshakeTimeout: timeoutMs, maxPayload: 64 * 1024 * 1024 });
         try {
             await new Promise((resolve, reject) => {
-                let refused;
                 let failure;
                 const timer = setTimeout(() => {
                     reject(new ConsoleUnavailableError(`the console at ${endpoint.url} did not answer hello within ${timeoutMs} ms`));
@@ -102,7 +110,7 @@ export class HoldpointClient {
                 });
                 ws.on('message', (data, isBinary) => {
                     const message = isBinary ? undefined : parse(data.toString());
-                    if (message?.type === 'welcome' && typeof message.session_id === 'string') {
+                    if (message?.type === 'welcome' && message.protocol === 1 && typeof message.session_id === 'string') {
                         clearTimeout(timer);
                         this.attach(ws, message.session_id);
                         // The console's limit on one message (older consoles do not say).
@@ -111,7 +119,16 @@ export class HoldpointClient {
                         resolve();
                     }
                     else if (message?.type === 'error') {
-                        refused = new ConsoleRefusedError(String(message.code ?? ''), String(message.message ?? ''));
+                        // Refused: at once, whether or not the console closes after it.
+                        clearTimeout(timer);
+                        reject(new ConsoleRefusedError(String(message.code ?? ''), String(message.message ?? '')));
+                    }
+                    else {
+                        // Anything else before the welcome (binary, not JSON, another
+                        // protocol): not a console this client can speak to.
+                        clearTimeout(timer);
+                        reject(new ProtocolViolationError(`the console at ${endpoint.url} broke the protocol: expected a welcome `
+                            + `for protocol 1, got ${isBinary ? 'a binary frame' : data.toString().slice(0, 200)}`));
                     }
                 });
                 ws.on('error', (error) => {
@@ -119,10 +136,10 @@ export class HoldpointClient {
                 });
                 ws.on('close', (code, reason) => {
                     clearTimeout(timer);
-                    if (refused)
-                        return reject(refused);
                     const detail = failure ? failure.message : `closed ${code} ${reason.toString()}`.trim();
-                    reject(new ConsoleUnavailableError(`cannot connect to the console at ${endpoint.url}: ${detail}`, { cause: failure }));
+                    // Nothing listening is "no console"; anything else answered.
+                    const none = failure?.code === 'ECONNREFUSED';
+                    reject(new (none ? NoConsoleError : ConsoleUnavailableError)(`cannot connect to the console at ${endpoint.url}: ${detail}`, { cause: failure }));
                 });
             });
         }
@@ -141,8 +158,33 @@ export class HoldpointClient {
         this.ws = ws;
         this.lost = undefined;
         ws.on('error', () => { }); // 'close' follows and says what happened
-        ws.on('message', (data, isBinary) => this.onMessage(isBinary ? undefined : parse(data.toString())));
+        ws.on('message', (data, isBinary) => {
+            this.heardAt = Date.now();
+            this.onMessage(isBinary ? undefined : parse(data.toString()));
+        });
+        ws.on('pong', () => {
+            this.heardAt = Date.now();
+        });
         ws.on('close', (code, reason) => this.onClose(ws, code, reason.toString()));
+        // Pings keep a live console talking; one silent for the bound (stopped,
+        // hung) is dropped, and every call waiting on it rejects.
+        const silenceMs = silenceBoundMs(this.options.silenceMs);
+        this.heardAt = Date.now();
+        clearInterval(this.keepalive);
+        this.keepalive = setInterval(() => {
+            if (ws !== this.ws)
+                return;
+            if (Date.now() - this.heardAt >= silenceMs) {
+                this.lost = new ConnectionLostError(`the console went silent (no answer to pings for ${silenceMs} ms); `
+                    + 'no decision was received', 1006);
+                clearInterval(this.keepalive);
+                ws.terminate();
+                this.failAll(this.lost);
+                return;
+            }
+            ws.ping();
+        }, Math.max(25, Math.floor(silenceMs / 4)));
+        this.keepalive.unref();
     }
     /** A fresh call id, unique to this client. */
     newCallId() {
@@ -331,6 +373,9 @@ export class HoldpointClient {
     onClose(ws, code, reason) {
         if (ws !== this.ws)
             return;
+        clearInterval(this.keepalive);
+        if (this.lost)
+            return; // went silent: already said
         const detail = reason ? `${code} ${reason}` : `${code}`;
         this.lost = new ConnectionLostError(`the connection to the console was lost (${detail}); no decision was received`, code);
         this.failAll(this.closed ? new ClientClosedError() : this.lost);

@@ -4,7 +4,7 @@
 import { readFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
-import { ConsoleUnavailableError } from './errors.js';
+import { ConsoleUnavailableError, NoConsoleError } from './errors.js';
 /**
  * The data directory: `dataDir` if given, else `$HOLDPOINT_DATA_DIR`, else
  * `$XDG_DATA_HOME/holdpoint`, else `~/.local/share/holdpoint`.
@@ -31,7 +31,7 @@ export function findEndpoint(dataDir) {
     }
     catch (e) {
         const why = e.code ?? e.message;
-        throw new ConsoleUnavailableError(`no console found: cannot read ${path} (${why}); start holdpoint, or pass dataDir / set HOLDPOINT_DATA_DIR`);
+        throw new (why === 'ENOENT' ? NoConsoleError : ConsoleUnavailableError)(`no console found: cannot read ${path} (${why}); start holdpoint, or pass dataDir / set HOLDPOINT_DATA_DIR`);
     }
     const endpoint = parsed;
     if (!endpoint || typeof endpoint !== 'object' || typeof endpoint.url !== 'string' ||

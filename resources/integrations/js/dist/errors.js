@@ -17,6 +17,28 @@ export class ConsoleUnavailableError extends HoldpointError {
         this.name = 'ConsoleUnavailableError';
     }
 }
+/**
+ * No console can be reached at all: no endpoint.json, or nothing listens on
+ * its port. The one failure that fail-open may let a call through for
+ * (failsOpen()).
+ */
+export class NoConsoleError extends ConsoleUnavailableError {
+    constructor(message, options) {
+        super(message, options);
+        this.name = 'NoConsoleError';
+    }
+}
+/**
+ * The fail-open rule (PROTOCOL.md, "When the console cannot be asked"),
+ * named once for TypeScript: a call may run without a decision only when no
+ * console could be reached for it at all. A refusal of any kind, a listener
+ * that is not a console, silence, and a connection lost after the call was
+ * sent all deny. The adapters in this package always fail closed; code
+ * that offers a fail-open mode on top of the client asks this.
+ */
+export function failsOpen(error) {
+    return error instanceof NoConsoleError;
+}
 /** The connection ended while something waited on it (the console quit or was killed). */
 export class ConnectionLostError extends HoldpointError {
     /** WebSocket close code (1006: dropped without a close frame). */

@@ -1,4 +1,4 @@
 export { HoldpointClient, type AfterCall, type Capabilities, type ClientOptions, type Decision, type DecisionKind, type JsonObject, type Pending, type SubmitOptions, type Warning, } from './client.js';
 export { findEndpoint, resolveDataDir, type Endpoint } from './endpoint.js';
-export { ClientClosedError, ConnectionLostError, ConsoleRefusedError, ConsoleUnavailableError, HoldpointError, ProtocolViolationError, } from './errors.js';
+export { ClientClosedError, ConnectionLostError, ConsoleRefusedError, ConsoleUnavailableError, HoldpointError, NoConsoleError, ProtocolViolationError, failsOpen, } from './errors.js';
 export { Guard, HoldpointDeniedError, HoldpointHaltError, type GuardOptions, } from './guard.js';

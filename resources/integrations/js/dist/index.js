@@ -4,5 +4,5 @@
 // holdpoint/openai-agents, holdpoint/ai-sdk, holdpoint/langchain.
 export { HoldpointClient, } from './client.js';
 export { findEndpoint, resolveDataDir } from './endpoint.js';
-export { ClientClosedError, ConnectionLostError, ConsoleRefusedError, ConsoleUnavailableError, HoldpointError, ProtocolViolationError, } from './errors.js';
+export { ClientClosedError, ConnectionLostError, ConsoleRefusedError, ConsoleUnavailableError, HoldpointError, NoConsoleError, ProtocolViolationError, failsOpen, } from './errors.js';
 export { Guard, HoldpointDeniedError, HoldpointHaltError, } from './guard.js';

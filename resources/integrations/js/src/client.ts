@@ -15,6 +15,7 @@ import {
   ConsoleRefusedError,
   ConsoleUnavailableError,
   HoldpointError,
+  NoConsoleError,
   ProtocolViolationError,
 } from './errors.js';
 
@@ -43,6 +44,20 @@ export interface ClientOptions {
   capabilities?: Capabilities;
   /** Connecting plus hello must finish within this (default 10000 ms). */
   connectTimeoutMs?: number;
+  /**
+   * A console silent this long (no message, no pong to the client's pings)
+   * is dropped, and every call waiting on it rejects (default 10000 ms, or
+   * HOLDPOINT_SILENCE_MS).
+   */
+  silenceMs?: number;
+}
+
+const DEFAULT_SILENCE_MS = 10000;
+
+function silenceBoundMs(option?: number): number {
+  if (option !== undefined && option > 0) return option;
+  const env = Number(process.env.HOLDPOINT_SILENCE_MS ?? '');
+  return Number.isInteger(env) && env >= 100 && env <= 3600000 ? env : DEFAULT_SILENCE_MS;
 }
 
 export interface Warning {
@@ -146,6 +161,8 @@ export class HoldpointClient {
   private closed = false;
   private lost?: ConnectionLostError;
   private maxMessageBytes?: number;
+  private keepalive?: NodeJS.Timeout;
+  private heardAt = 0;
   private readonly decisions = new Map<string, Waiter[]>();
   private readonly results = new Map<string, Waiter[]>();
   private readonly prefix = randomBytes(4).toString('hex');
@@ -188,7 +205,6 @@ export class HoldpointClient {
     const ws = new WebSocket(endpoint.url, { handshakeTimeout: timeoutMs, maxPayload: 64 * 1024 * 1024 });
     try {
       await new Promise<void>((resolve, reject) => {
-        let refused: ConsoleRefusedError | undefined;
         let failure: Error | undefined;
         const timer = setTimeout(() => {
           reject(new ConsoleUnavailableError(`the console at ${endpoint.url} did not answer hello within ${timeoutMs} ms`));
@@ -204,7 +220,7 @@ export class HoldpointClient {
         });
         ws.on('message', (data, isBinary) => {
           const message = isBinary ? undefined : parse(data.toString());
-          if (message?.type === 'welcome' && typeof message.session_id === 'string') {
+          if (message?.type === 'welcome' && message.protocol === 1 && typeof message.session_id === 'string') {
             clearTimeout(timer);
             this.attach(ws, message.session_id);
             // The console's limit on one message (older consoles do not say).
@@ -212,7 +228,15 @@ export class HoldpointClient {
               && (message.max_message_bytes as number) > 0 ? message.max_message_bytes as number : undefined;
             resolve();
           } else if (message?.type === 'error') {
-            refused = new ConsoleRefusedError(String(message.code ?? ''), String(message.message ?? ''));
+            // Refused: at once, whether or not the console closes after it.
+            clearTimeout(timer);
+            reject(new ConsoleRefusedError(String(message.code ?? ''), String(message.message ?? '')));
+          } else {
+            // Anything else before the welcome (binary, not JSON, another
+            // protocol): not a console this client can speak to.
+            clearTimeout(timer);
+            reject(new ProtocolViolationError(`the console at ${endpoint.url} broke the protocol: expected a welcome `
+              + `for protocol 1, got ${isBinary ? 'a binary frame' : data.toString().slice(0, 200)}`));
           }
         });
         ws.on('error', (error) => {
@@ -220,10 +244,11 @@ export class HoldpointClient {
         });
         ws.on('close', (code, reason) => {
           clearTimeout(timer);
-          if (refused) return reject(refused);
           const detail = failure ? failure.message : `closed ${code} ${reason.toString()}`.trim();
-          reject(new ConsoleUnavailableError(`cannot connect to the console at ${endpoint.url}: ${detail}`,
-            { cause: failure }));
+          // Nothing listening is "no console"; anything else answered.
+          const none = (failure as NodeJS.ErrnoException | undefined)?.code === 'ECONNREFUSED';
+          reject(new (none ? NoConsoleError : ConsoleUnavailableError)(
+            `cannot connect to the console at ${endpoint.url}: ${detail}`, { cause: failure }));
         });
       });
     } catch (error) {
@@ -241,8 +266,32 @@ export class HoldpointClient {
     this.ws = ws;
     this.lost = undefined;
     ws.on('error', () => {}); // 'close' follows and says what happened
-    ws.on('message', (data, isBinary) => this.onMessage(isBinary ? undefined : parse(data.toString())));
+    ws.on('message', (data, isBinary) => {
+      this.heardAt = Date.now();
+      this.onMessage(isBinary ? undefined : parse(data.toString()));
+    });
+    ws.on('pong', () => {
+      this.heardAt = Date.now();
+    });
     ws.on('close', (code, reason) => this.onClose(ws, code, reason.toString()));
+    // Pings keep a live console talking; one silent for the bound (stopped,
+    // hung) is dropped, and every call waiting on it rejects.
+    const silenceMs = silenceBoundMs(this.options.silenceMs);
+    this.heardAt = Date.now();
+    clearInterval(this.keepalive);
+    this.keepalive = setInterval(() => {
+      if (ws !== this.ws) return;
+      if (Date.now() - this.heardAt >= silenceMs) {
+        this.lost = new ConnectionLostError(`the console went silent (no answer to pings for ${silenceMs} ms); `
+          + 'no decision was received', 1006);
+        clearInterval(this.keepalive);
+        ws.terminate();
+        this.failAll(this.lost);
+        return;
+      }
+      ws.ping();
+    }, Math.max(25, Math.floor(silenceMs / 4)));
+    this.keepalive.unref();
   }
 
   /** A fresh call id, unique to this client. */
@@ -425,6 +474,8 @@ export class HoldpointClient {
 
   private onClose(ws: WebSocket, code: number, reason: string): void {
     if (ws !== this.ws) return;
+    clearInterval(this.keepalive);
+    if (this.lost) return; // went silent: already said
     const detail = reason ? `${code} ${reason}` : `${code}`;
     this.lost = new ConnectionLostError(`the connection to the console was lost (${detail}); no decision was received`, code);
     this.failAll(this.closed ? new ClientClosedError() : this.lost);

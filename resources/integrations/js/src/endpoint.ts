@@ -5,7 +5,7 @@
 import { readFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
-import { ConsoleUnavailableError } from './errors.js';
+import { ConsoleUnavailableError, NoConsoleError } from './errors.js';
 
 /** What endpoint.json holds (PROTOCOL.md, "Connecting"). */
 export interface Endpoint {
@@ -40,7 +40,7 @@ export function findEndpoint(dataDir?: string): Endpoint {
     parsed = JSON.parse(readFileSync(path, 'utf8'));
   } catch (e) {
     const why = (e as NodeJS.ErrnoException).code ?? (e as Error).message;
-    throw new ConsoleUnavailableError(
+    throw new (why === 'ENOENT' ? NoConsoleError : ConsoleUnavailableError)(
       `no console found: cannot read ${path} (${why}); start holdpoint, or pass dataDir / set HOLDPOINT_DATA_DIR`);
   }
   const endpoint = parsed as Partial<Endpoint> | null;

@@ -22,7 +22,9 @@ export {
   ConsoleRefusedError,
   ConsoleUnavailableError,
   HoldpointError,
+  NoConsoleError,
   ProtocolViolationError,
+  failsOpen,
 } from './errors.js';
 export {
   Guard,

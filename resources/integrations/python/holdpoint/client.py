@@ -36,18 +36,54 @@ class HoldpointError(Exception):
 
 
 class ConsoleUnavailable(HoldpointError):
-    """No console could be reached, or the connection was lost."""
+    """The console could not be asked: the connection failed, broke, went
+    silent, or the other end does not speak the protocol."""
 
     def __init__(self, message: str):
         super().__init__("console_unavailable", message)
 
 
+class NoConsole(ConsoleUnavailable):
+    """No console can be reached at all: no endpoint.json, or nothing
+    listens on its port. The one failure fail-open may let a call through for."""
+
+
+# How long a client waits without hearing from the console (no message, no
+# pong) before it denies what it waits on; HOLDPOINT_SILENCE_MS overrides it.
+DEFAULT_SILENCE_S = 10.0
+# How long connect() waits for the welcome.
+WELCOME_TIMEOUT_S = 10.0
+
+
+def silence_bound_s() -> float:
+    value = os.environ.get("HOLDPOINT_SILENCE_MS", "")
+    if value.isdigit() and 100 <= int(value) <= 3_600_000:
+        return int(value) / 1000
+    return DEFAULT_SILENCE_S
+
+
 def fails_open(error: HoldpointError, fail_closed: bool) -> bool:
-    """Whether an adapter lets a call run after ``error``: only without
-    ``fail_closed``, and only when no console could be asked. A call the
-    console refused, or one too large for it, never runs: otherwise an agent
-    could pad or bend a call until it got past review."""
-    return not fail_closed and isinstance(error, ConsoleUnavailable)
+    """The fail-open rule (PROTOCOL.md, "When the console cannot be asked"),
+    the one place the Python adapters ask it: a call runs after ``error``
+    only without ``fail_closed``, and only when no console could be reached
+    for it at all (``NoConsole``). A refusal of any kind, a listener that is
+    not a console, silence, and a connection lost after the call was sent
+    all block: an agent can stop, kill or flood the console, and must not
+    get a call past review that way."""
+    return not fail_closed and isinstance(error, NoConsole)
+
+
+def _dumps(message: dict) -> str:
+    """UTF-8 as it is (escaped, non-ASCII text takes up to six times the
+    bytes and meets the console's size limit early), and no NaN or
+    Infinity, which are not JSON and which the console could not match to
+    the call."""
+    try:
+        text = json.dumps(message, ensure_ascii=False, allow_nan=False)
+        text.encode("utf-8")  # a lone surrogate has no UTF-8
+    except ValueError as e:  # UnicodeEncodeError is one
+        raise HoldpointError("invalid_json", f"the call cannot be sent as JSON: {e}") from None
+    return text
 
 
 @dataclass
@@ -84,6 +120,9 @@ def find_endpoint(data_dir: Optional[str] = None) -> dict:
     path = Path(directory) / "endpoint.json"
     try:
         endpoint = json.loads(path.read_text())
+    except FileNotFoundError as e:
+        raise NoConsole(f"no console found: cannot read {path} ({e}); start holdpoint, "
+                        "or pass data_dir / set HOLDPOINT_DATA_DIR") from None
     except (OSError, ValueError) as e:
         raise ConsoleUnavailable(f"no console found: cannot read {path} ({e}); start holdpoint, "
                                  "or pass data_dir / set HOLDPOINT_DATA_DIR") from None
@@ -102,8 +141,11 @@ class HoldpointClient:
     """
 
     def __init__(self, agent_name: str = "python-agent", framework: str = "", *,
-                 data_dir: Optional[str] = None, session_id: Optional[str] = None):
+                 data_dir: Optional[str] = None, session_id: Optional[str] = None,
+                 silence_s: Optional[float] = None):
         self.agent_name = agent_name
+        # A console silent this long (stopped, hung) denies what waits.
+        self.silence_s = silence_s if silence_s else silence_bound_s()
         self.framework = framework
         self.data_dir = data_dir
         self.session_id = session_id
@@ -113,14 +155,46 @@ class HoldpointClient:
         self._ids = itertools.count(1)
         self._prefix = secrets.token_hex(4)
         self._closed_reason: Optional[str] = None
+        self._connected_once = False  # later calls reconnect after a loss
+        self._closed_by_us = False  # close() was called: no reconnecting
         # The console's limit on one message, from its welcome (an older
         # console does not say).
         self._max_message_bytes: Optional[int] = None
 
     async def connect(self) -> "HoldpointClient":
+        """Reads endpoint.json (again: the token changes at each console
+        start), connects and says hello, all within WELCOME_TIMEOUT_S."""
         endpoint = find_endpoint(self.data_dir)
         try:
-            self._ws = await websockets.connect(endpoint["url"], max_size=16 * 1024 * 1024, ping_interval=None)
+            await asyncio.wait_for(self._connect(endpoint), WELCOME_TIMEOUT_S)
+        except asyncio.TimeoutError:
+            await self._abort()
+            raise ConsoleUnavailable(f"the console at {endpoint['url']} did not welcome us within "
+                                     f"{WELCOME_TIMEOUT_S:g} s") from None
+        except BaseException:
+            await self._abort()
+            raise
+        self._closed_reason = None
+        self._connected_once = True
+        self._closed_by_us = False
+        self._reader = asyncio.get_running_loop().create_task(self._read())
+        return self
+
+    async def _abort(self) -> None:
+        if self._ws is not None:
+            self._ws.transport.abort()
+            self._ws = None
+
+    async def _connect(self, endpoint: dict) -> None:
+        try:
+            # Pings every half bound, and a pong due within the other half:
+            # a console silent for the bound is dropped, which denies every
+            # call that waits on it.
+            self._ws = await websockets.connect(endpoint["url"], max_size=16 * 1024 * 1024,
+                                                ping_interval=self.silence_s / 2, ping_timeout=self.silence_s / 2,
+                                                close_timeout=1)
+        except ConnectionRefusedError as e:
+            raise NoConsole(f"cannot connect to the console at {endpoint['url']}: {e}") from None
         except (OSError, websockets.exceptions.WebSocketException) as e:
             raise ConsoleUnavailable(f"cannot connect to the console at {endpoint['url']}: {e}") from None
         agent = {"name": self.agent_name, "user": _os_user()}
@@ -129,23 +203,25 @@ class HoldpointClient:
         hello = {"type": "hello", "protocol": 1, "token": endpoint["agent_token"], "agent": agent}
         if self.session_id:
             hello["session_id"] = self.session_id
-        await self._ws.send(json.dumps(hello))
-        while True:
-            try:
-                message = json.loads(await self._ws.recv())
-            except websockets.exceptions.ConnectionClosed as e:
-                raise ConsoleUnavailable(f"the console refused the connection ({e.code} {e.reason})") from None
-            if message.get("type") == "welcome":
-                self.session_id = message["session_id"]
-                limit = message.get("max_message_bytes")
-                self._max_message_bytes = limit if isinstance(limit, int) and limit > 0 else None
-                break
-            if message.get("type") == "error":
-                await self._ws.close()
-                raise HoldpointError(message.get("code", ""), message.get("message", ""))
-        self._closed_reason = None
-        self._reader = asyncio.get_running_loop().create_task(self._read())
-        return self
+        try:
+            await self._ws.send(_dumps(hello))
+            text = await self._ws.recv()
+        except websockets.exceptions.ConnectionClosed as e:
+            raise ConsoleUnavailable(f"the console refused the connection ({e.code} {e.reason})") from None
+        try:
+            message = json.loads(text) if isinstance(text, str) else None
+        except ValueError:
+            message = None
+        if not isinstance(message, dict):
+            raise ConsoleUnavailable("the console broke the protocol: its first message is not a JSON object")
+        if message.get("type") == "error":
+            raise HoldpointError(message.get("code", ""), message.get("message", ""))
+        if message.get("type") != "welcome" or message.get("protocol") != 1 or isinstance(message.get("protocol"), bool):
+            raise ConsoleUnavailable("the console broke the protocol: expected a welcome for protocol 1, got "
+                                     + json.dumps(message)[:200])
+        self.session_id = message["session_id"]
+        limit = message.get("max_message_bytes")
+        self._max_message_bytes = limit if isinstance(limit, int) and limit > 0 else None
 
     async def __aenter__(self):
         return await self.connect()
@@ -155,6 +231,7 @@ class HoldpointClient:
 
     async def close(self) -> None:
         """Closes the connection; a console that is already gone is no error."""
+        self._closed_by_us = True
         if self._ws is not None:
             try:
                 await self._ws.close()
@@ -170,6 +247,7 @@ class HoldpointClient:
                      turn_id: Optional[str] = None, context: Optional[dict] = None,
                      annotations: Optional[dict] = None, timeout_s: Optional[float] = None) -> Decision:
         """Sends a tool call and returns the console's decision."""
+        await self._reconnect_if_lost()
         call_id = call_id or self.new_call_id()
         message = {"type": "tool_call", "call_id": call_id, "tool_name": tool_name, "args": args}
         if turn_id:
@@ -180,7 +258,7 @@ class HoldpointClient:
             message["annotations"] = annotations
         if timeout_s:
             message["timeout_s"] = timeout_s
-        text = json.dumps(message)
+        text = _dumps(message)
         size = len(text.encode("utf-8"))
         if self._max_message_bytes is not None and size > self._max_message_bytes:
             # Sent anyway, the console would cut the connection off mid-send
@@ -194,6 +272,7 @@ class HoldpointClient:
 
     async def report_result(self, call_id: str, ok: bool, result: Any = None) -> AfterCall:
         """Sends what the tool returned; returns the after-call verdict."""
+        await self._reconnect_if_lost()
         raw = await self._request(("after_call", call_id),
                                   {"type": "tool_result", "call_id": call_id, "ok": ok, "result": result})
         return AfterCall(action=raw.get("action", "allow"), reason=raw.get("reason", ""),
@@ -209,12 +288,24 @@ class HoldpointClient:
     async def turn_end(self, turn_id: str) -> None:
         await self._send({"type": "turn_end", "turn_id": turn_id})
 
+    async def _reconnect_if_lost(self) -> None:
+        """After a lost connection, the next call connects anew (reading
+        endpoint.json again)."""
+        if self._closed_by_us or not self._connected_once:
+            return
+        if self._ws is None or self._closed_reason is not None:
+            if self._reader is not None:
+                await asyncio.gather(self._reader, return_exceptions=True)
+                self._reader = None
+            self._ws = None
+            await self.connect()
+
     async def _send(self, message) -> None:
         """Sends a message: a dict, or one already serialized."""
         if self._ws is None or self._closed_reason is not None:
             raise ConsoleUnavailable(self._closed_reason or "not connected")
         try:
-            await self._ws.send(message if isinstance(message, str) else json.dumps(message))
+            await self._ws.send(message if isinstance(message, str) else _dumps(message))
         except websockets.exceptions.ConnectionClosed as e:
             raise ConsoleUnavailable(f"the console closed the connection ({e.code} {e.reason})") from None
 
@@ -249,13 +340,24 @@ class HoldpointClient:
                         future.set_result(message)
                 elif kind == "error":
                     error = HoldpointError(message.get("code", ""), message.get("message", ""))
+                    # Without a call_id it answers a message the console
+                    # could not read that far; which of ours cannot be told,
+                    # so everything waiting is denied, and cancelled at the
+                    # console (PROTOCOL.md, "Errors").
+                    unnamed = "call_id" not in message
                     for (waiting_kind, waiting_id), future in list(self._waiting.items()):
-                        if waiting_id == call_id and not future.done():
+                        if (unnamed or waiting_id == call_id) and not future.done():
                             future.set_exception(error)
+                            if unnamed and waiting_kind == "decision":
+                                await self._ws.send(_dumps({"type": "cancel", "call_id": waiting_id}))
             if self._closed_reason is None:
                 self._closed_reason = "the console closed the connection"
         except websockets.exceptions.ConnectionClosed as e:
             self._closed_reason = f"the console closed the connection ({e.code} {e.reason})"
+            sent = getattr(e, "sent", None)
+            if sent is not None and sent.code == 1011:  # websockets' keepalive gave up
+                self._closed_reason = (f"the console went silent (no answer to pings for {self.silence_s:g} s); "
+                                       f"the connection was dropped")
         finally:
             reason = self._closed_reason or "the connection ended"
             for future in self._waiting.values():
