@@ -105,6 +105,21 @@ std::optional<protocol::Review> reviewFromText(const std::string &text, const st
     return std::nullopt;
 }
 
+bool reviewMatches(const protocol::Review &review, const std::string &decision)
+{
+    switch (review.action) {
+    case protocol::ReviewAction::Approve:
+        return decision == "allow" || decision == "modify";
+    case protocol::ReviewAction::Edit:
+        return decision == "modify";
+    case protocol::ReviewAction::Deny:
+        return decision == "deny";
+    case protocol::ReviewAction::Halt:
+        return decision == "halt";
+    }
+    return false;
+}
+
 Json reviewToJson(const protocol::Review &r)
 {
     Json j { { "id", r.id }, { "action", protocol::reviewActionName(r.action) } };
@@ -187,12 +202,6 @@ Withdraw withdrawalOf(const QueueItem &item, const std::string &gateway,
     w.code = decision.code;
     w.reason = decision.reason;
     w.decidedBy = decision.decidedBy;
-    w.audit = callFields(item, gateway);
-    w.audit["code"] = decision.code;
-    w.audit["decided_by"] = decision.decidedBy;
-    w.audit["decision"] = "deny";
-    w.audit["reason"] = decision.reason;
-    w.audit["state"] = teamState;
     return w;
 }
 
