@@ -173,6 +173,8 @@ void tst_TeamAttacks::aGatewayCannotWriteDecisionLines()
              std::string("SELECT holdpoint.append_audit('G1', ARRAY['call'], ARRAY['{\"db_role\":\"alice_l\",\"gateway\":\"G1\"}'])"),
              std::string("SELECT holdpoint.append_audit('G1', ARRAY['decision'], "
                          "ARRAY['{\"decided_by\":\"human:alice\",\"decision\":\"allow\",\"gateway\":\"G1\",\"state\":\"auto\"}'])"),
+             // ... nor through its escalation's own line.
+             "SELECT * FROM holdpoint.escalate('x2', 'G1', 'h', 's1', 'cx', NULL, 'Bash', '{}', 60000, '" + alice + "')",
          })
         QVERIFY2(m_team.as("gw1", sql).state == "42501", sql.c_str());
     QCOMPARE(m_team.owner("SELECT count(*) FROM holdpoint.audit WHERE line LIKE '%human:alice%' OR event = 'vote'"),

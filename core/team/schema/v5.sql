@@ -68,6 +68,27 @@ BEGIN
 END
 $$;
 
+-- An escalation's own audit line is the gateway's (its db_role): it may
+-- describe the call, never name a decider or a decision, nor set the
+-- chain's fields.
+CREATE FUNCTION holdpoint.check_escalated(p_audits text[]) RETURNS void
+    LANGUAGE plpgsql
+    SET search_path = pg_catalog, pg_temp
+AS $$
+BEGIN
+    FOR n IN 1 .. coalesce(cardinality(p_audits), 0) LOOP
+        IF p_audits[n] IS NULL OR NOT holdpoint.is_json_object(p_audits[n]) THEN
+            RAISE EXCEPTION 'an audit record needs an event and a JSON object of fields' USING ERRCODE = '22023';
+        END IF;
+        IF replace(p_audits[n], E'\\u0000', E'\\u0001')::jsonb
+               ?| ARRAY['decided_by', 'decision', 'reviewer', 'via', 'approvers', 'db_role', 'seq', 'ts', 'prev', 'event'] THEN
+            RAISE EXCEPTION 'an escalation''s record may not name a decision, a decider or the chain''s fields'
+                USING ERRCODE = '42501';
+        END IF;
+    END LOOP;
+END
+$$;
+
 -- heartbeat(): as in version 4, for the login that owns the instance only.
 CREATE OR REPLACE FUNCTION holdpoint.heartbeat(p_id text, p_kind text, p_host text, p_label text, p_reviewer text,
                                                p_grace_ms bigint, p_knows integer)
@@ -175,6 +196,7 @@ DECLARE
     existing record;
 BEGIN
     PERFORM holdpoint.register_instance(p_gateway, p_host, NULL);
+    PERFORM holdpoint.check_escalated(ARRAY[p_audit]);
     SELECT i.id, i.gateway, i.session_id, i.call_id, i.state INTO existing FROM holdpoint.items i WHERE i.id = p_id;
     IF FOUND THEN
         IF existing.gateway = p_gateway AND existing.session_id = p_session AND existing.call_id = p_call THEN
@@ -214,6 +236,7 @@ BEGIN
         RAISE EXCEPTION 'escalate_batch: one element per call in every array, at most 10000' USING ERRCODE = '22023';
     END IF;
     PERFORM holdpoint.register_instance(p_gateway, p_host, 5);
+    PERFORM holdpoint.check_escalated(p_audits);
     FOR k IN 1 .. n LOOP
         now_ts := clock_timestamp();
         SELECT i.id, i.gateway, i.session_id, i.call_id, i.state INTO existing
