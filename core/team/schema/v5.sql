@@ -56,12 +56,22 @@ CREATE FUNCTION holdpoint.register_instance(p_id text, p_host text, p_knows inte
 AS $$
 DECLARE
     now_ts timestamptz := clock_timestamp();
+    was record;
 BEGIN
-    PERFORM holdpoint.check_instance(p_id, false);
-    INSERT INTO holdpoint.instances AS i (id, kind, host, db_role, started_at, heartbeat_at, knows)
+    SELECT i.db_role, i.heartbeat_at INTO was FROM holdpoint.instances i WHERE i.id = p_id;
+    IF FOUND THEN
+        PERFORM holdpoint.check_instance(p_id, true);
+        -- A heartbeat under half its staleness old needs no help; under a
+        -- burst this keeps escalations from rewriting the row.
+        IF was.heartbeat_at < now_ts - holdpoint.heartbeat_stale() / 2 THEN
+            UPDATE holdpoint.instances i SET heartbeat_at = greatest(i.heartbeat_at, now_ts)
+             WHERE i.id = p_id AND i.db_role = session_user;
+        END IF;
+        RETURN;
+    END IF;
+    INSERT INTO holdpoint.instances (id, kind, host, db_role, started_at, heartbeat_at, knows)
     VALUES (p_id, 'gateway', coalesce(p_host, ''), session_user, now_ts, now_ts, p_knows)
-    ON CONFLICT (id) DO UPDATE SET heartbeat_at = greatest(i.heartbeat_at, excluded.heartbeat_at)
-        WHERE i.db_role = excluded.db_role;
+    ON CONFLICT (id) DO NOTHING;
     IF NOT FOUND THEN
         PERFORM holdpoint.check_instance(p_id, true); -- another login registered it meanwhile
     END IF;
