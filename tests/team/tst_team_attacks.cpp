@@ -221,7 +221,7 @@ void tst_TeamAttacks::oneLoginIsOnePerson()
     QCOMPARE(m_team.as("eve_l", review("two", "CE", "approve", "NULL", "eve1")).value(), std::string("voted"));
     const Answer second = m_team.as("eve_l", review("two", "CE", "approve", "NULL", "eve2"));
     QCOMPARE(second.value(), std::string("refused"));
-    QVERIFY2(second.rows[0][4].find("eve1 approved these arguments already") != std::string::npos,
+    QVERIFY2(second.rows[0][4].find("the database login eve_l approved these arguments already as eve1") != std::string::npos,
         second.rows[0][4].c_str());
     QCOMPARE(m_team.owner("SELECT state || ' ' || (SELECT count(*) FROM holdpoint.votes WHERE item_id = 'two')"
                           " FROM holdpoint.items WHERE id = 'two'"),

@@ -182,10 +182,14 @@ BEGIN
                    AND (v.args_hash = hash OR NOT reset)) THEN
             n := cardinality(holdpoint.counted_votes(p_id, hash, reset));
             RETURN QUERY SELECT 'refused'::text, who, NULL::text, NULL::timestamptz, NULL::text, r.state, NULL::text,
-                                n, need, format('%s approved these arguments already; waiting for someone other than you (%s/%s approvals)',
-                                                (SELECT coalesce(string_agg(DISTINCT v.reviewer, ', '), who) FROM holdpoint.votes v
-                                                  WHERE v.item_id = p_id AND (v.reviewer = who OR v.login = session_user)),
-                                                n, need), NULL::text;
+                                n, need,
+                                CASE WHEN EXISTS (SELECT 1 FROM holdpoint.votes v WHERE v.item_id = p_id AND v.reviewer = who)
+                                THEN format('%s approved these arguments already; waiting for someone other than you (%s/%s approvals)',
+                                            who, n, need)
+                                ELSE format('the database login %s approved these arguments already as %s, and one login counts as one person; waiting for someone with a login of their own (%s/%s approvals)',
+                                            session_user, (SELECT string_agg(v.reviewer, ', ') FROM holdpoint.votes v
+                                                            WHERE v.item_id = p_id AND v.login = session_user), n, need)
+                                END, NULL::text;
             RETURN;
         END IF;
         -- One vote per person: the login's earlier vote, under any name, goes.
