@@ -120,18 +120,6 @@ bool reviewMatches(const protocol::Review &review, const std::string &decision)
     return false;
 }
 
-Json reviewToJson(const protocol::Review &r)
-{
-    Json j { { "id", r.id }, { "action", protocol::reviewActionName(r.action) } };
-    if (!r.reason.empty())
-        j["reason"] = r.reason;
-    if (r.args)
-        j["args"] = *r.args;
-    if (r.scope != protocol::ReviewScope::Call)
-        j["scope"] = protocol::reviewScopeName(r.scope);
-    return j;
-}
-
 protocol::Review reviewOf(const std::string &id, const Decision &d)
 {
     protocol::Review r;

@@ -26,7 +26,6 @@ std::optional<protocol::Review> reviewFromText(const std::string &text, const st
 // modify, deny and halt are themselves. A row where they differ is not
 // applied: the call is denied.
 bool reviewMatches(const protocol::Review &review, const std::string &decision);
-Json reviewToJson(const protocol::Review &r);
 // The review a decision stands for, when the engine did not give one.
 protocol::Review reviewOf(const std::string &id, const protocol::Decision &d);
 // An item's `state` in the team, and back.
