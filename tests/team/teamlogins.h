@@ -67,7 +67,8 @@ public:
         } catch (const std::exception &e) {
             return fail(QString::fromUtf8(e.what()));
         }
-        if (!pg.psqlFile(QStringLiteral("tmpl"), QStringLiteral(HOLDPOINT_SOURCE_DIR "/resources/team/roles.sql")))
+        if (!pg.psqlFile(QStringLiteral("tmpl"),
+                QStringLiteral(HOLDPOINT_SOURCE_DIR "/resources/team/roles.sql")))
             return fail(pg.lastError());
         const char *setup = R"SQL(
 CREATE ROLE gw1 LOGIN IN ROLE holdpoint_gateway;
@@ -81,25 +82,29 @@ SELECT holdpoint.reviewer_add('alice', 'alice_l', ''), holdpoint.reviewer_add('b
 )SQL";
         if (!pg.psql(QStringLiteral("tmpl"), QString::fromLatin1(setup)))
             return fail(pg.lastError());
-        const std::pair<const char *, const char *> instances[] = { { "gw1", "G1" }, { "gw2", "G2" },
-            { "alice_l", "CA" }, { "bob_l", "CB" }, { "eve_l", "CE" }, { "", "CO" } };
+        const std::pair<const char *, const char *> instances[]
+            = { { "gw1", "G1" }, { "gw2", "G2" }, { "alice_l", "CA" }, { "bob_l", "CB" },
+                  { "eve_l", "CE" }, { "", "CO" } };
         for (const auto &[login, id] : instances)
             if (!must("tmpl", login,
                     "SELECT holdpoint.heartbeat('" + std::string(id) + "', 'gateway', 'host-" + id
                         + "', '', '', 3600000, 5)"))
                 return false;
         const auto item = [](const char *id, const char *json) {
-            return "SELECT * FROM holdpoint.escalate('" + std::string(id) + "', 'G1', 'host-G1', 's1', 'call-" + id
-                + "', 't1', 'Bash', '" + json + "', 3600000, '{\"item\":\"" + id + "\"}')";
+            return "SELECT * FROM holdpoint.escalate('" + std::string(id)
+                + "', 'G1', 'host-G1', 's1', 'call-" + id + "', 't1', 'Bash', '" + json
+                + "', 3600000, '{\"item\":\"" + id + "\"}')";
         };
         return must("tmpl", "gw1", item("one", R"({"args":{"target":"prod-1"}})"))
             && must("tmpl", "gw1",
-                item("two", R"({"approvals":{"required":2},"args":{"target":"prod-p2"},"requester":"dave"})"))
+                item("two",
+                    R"({"approvals":{"required":2},"args":{"target":"prod-p2"},"requester":"dave"})"))
             && must("tmpl", "gw1",
                 item("excl",
                     R"({"approvals":{"exclude_requester":true,"required":2},"args":{"target":"x"},"requester":"eve1"})"))
             && must("tmpl", "gw2",
-                "SELECT * FROM holdpoint.escalate('g2item', 'G2', 'host-G2', 's9', 'call-g2', NULL, 'Bash', "
+                "SELECT * FROM holdpoint.escalate('g2item', 'G2', 'host-G2', 's9', 'call-g2', "
+                "NULL, 'Bash', "
                 "'{\"args\":{\"target\":\"g2\"}}', 3600000, '{\"item\":\"g2item\"}')");
     }
 
@@ -107,14 +112,23 @@ SELECT holdpoint.reviewer_add('alice', 'alice_l', ''), holdpoint.reviewer_add('b
     bool fresh(const QString &name)
     {
         m_db = name;
-        return pg.psql(QStringLiteral("postgres"), QStringLiteral("DROP DATABASE IF EXISTS %1").arg(name))
-            && pg.psql(QStringLiteral("postgres"), QStringLiteral("CREATE DATABASE %1 TEMPLATE tmpl").arg(name));
+        return pg.psql(QStringLiteral("postgres"),
+                   QStringLiteral("DROP DATABASE IF EXISTS %1").arg(name))
+            && pg.psql(QStringLiteral("postgres"),
+                QStringLiteral("CREATE DATABASE %1 TEMPLATE tmpl").arg(name));
     }
-    void drop() { pg.psql(QStringLiteral("postgres"), QStringLiteral("DROP DATABASE IF EXISTS %1 WITH (FORCE)").arg(m_db)); }
+    void drop()
+    {
+        pg.psql(QStringLiteral("postgres"),
+            QStringLiteral("DROP DATABASE IF EXISTS %1 WITH (FORCE)").arg(m_db));
+    }
 
     // One statement as `login` ("" or "owner": the database's owner) on its
     // own libpq connection to the current copy.
-    Answer as(const std::string &login, const std::string &sql) const { return exec(m_db.toStdString(), login, sql); }
+    Answer as(const std::string &login, const std::string &sql) const
+    {
+        return exec(m_db.toStdString(), login, sql);
+    }
     // As the owner, the first column of the first row (or the error).
     std::string owner(const std::string &sql) const { return as("", sql).value(); }
 
@@ -123,7 +137,8 @@ SELECT holdpoint.reviewer_add('alice', 'alice_l', ''), holdpoint.reviewer_add('b
 private:
     Answer exec(const std::string &db, const std::string &login, const std::string &sql) const
     {
-        const QString user = login.empty() || login == "owner" ? QString() : QString::fromStdString(login);
+        const QString user
+            = login.empty() || login == "owner" ? QString() : QString::fromStdString(login);
         const std::string conninfo = pg.connString(QString::fromStdString(db), user).toStdString();
         Answer a;
         PGconn *c = PQconnectdb(conninfo.c_str());
