@@ -307,8 +307,8 @@ int runTeamReviewer(const QString &command, const QStringList &args, const QStri
         switch (outcome.outcome) {
         case team::Decided::Outcome::Decided:
             printLine(stdout,
-                dumpJson(Json { { "type", "reviewed" }, { "id", id }, { "decision", outcome.decision },
-                    { "decided_by", outcome.decidedBy } }));
+                dumpJson(Json { { "type", "reviewed" }, { "id", id },
+                    { "decision", outcome.decision }, { "decided_by", outcome.decidedBy } }));
             return exitcode::review::Done;
         case team::Decided::Outcome::Voted:
             printLine(stdout,

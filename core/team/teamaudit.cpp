@@ -128,7 +128,8 @@ audit::VerifyReport verifyAudit(pqxx::connection_base &c)
                     + std::to_string(report.lastSeq) + ")";
             std::string by;
             for (const auto &[login, n] : writers)
-                by += (by.empty() ? "; written by " : ", ") + login + " (" + std::to_string(n) + ")";
+                by += (by.empty() ? "; written by " : ", ") + login + " (" + std::to_string(n)
+                    + ")";
             report.message += by;
         }
         return report;

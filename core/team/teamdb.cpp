@@ -32,8 +32,8 @@ std::string schemaFile(int version)
                           : QStringLiteral(":/holdpoint/team/v%1-%2.sql").arg(version).arg(part));
         if (!f.open(QIODevice::ReadOnly)) {
             if (part == 1)
-                throw TeamError(
-                    "team schema version " + std::to_string(version) + " is missing from this build");
+                throw TeamError("team schema version " + std::to_string(version)
+                    + " is missing from this build");
             return sql;
         }
         sql += f.readAll().toStdString();
@@ -502,13 +502,15 @@ Decided decide(pqxx::connection_base &c, const Decide &d)
         pqxx::nontransaction tx(c);
         const std::optional<std::string> args
             = d.args.is_object() ? std::optional<std::string>(dumpJson(d.args)) : std::nullopt;
-        const std::optional<std::string> scope
-            = d.scope.empty() || d.scope == "call" ? std::nullopt : std::optional<std::string>(d.scope);
+        const std::optional<std::string> scope = d.scope.empty() || d.scope == "call"
+            ? std::nullopt
+            : std::optional<std::string>(d.scope);
         const auto r = tx.exec_params(
             "SELECT outcome, reviewer, decided_by, (extract(epoch FROM decided_at) * 1000)::bigint,"
             " holder, state, decided_by_instance, approvals, required, message, decision"
             " FROM holdpoint.review($1, $2, $3, $4, $5, $6, $7, $8)",
-            d.id, d.instance, d.reviewer, d.via, d.action, optionalText(args), optionalText(scope), d.reason);
+            d.id, d.instance, d.reviewer, d.via, d.action, optionalText(args), optionalText(scope),
+            d.reason);
         Decided out;
         const std::string outcome = text(r[0][0]);
         out.outcome = outcome == "decided" ? Decided::Outcome::Decided

@@ -266,7 +266,8 @@ Decide TeamStore::decideOf(const QueueItem &item, const protocol::Review &review
         d.args = item.masked(*review.args);
     if (review.scope != protocol::ReviewScope::Call)
         d.scope = std::string(protocol::reviewScopeName(review.scope));
-    d.reason = maskText(review.reason, item.redactions); // the reviewer's own words, as the review carries them
+    d.reason = maskText(
+        review.reason, item.redactions); // the reviewer's own words, as the review carries them
     return d;
 }
 

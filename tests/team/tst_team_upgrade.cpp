@@ -166,8 +166,9 @@ void tst_TeamUpgrade::keepsWorkingAgainstAnAdditiveNewerSchema()
     // What an instance reads when it (re)connects: it says so and goes on.
     const CtlResult pending = teamCtl({ QStringLiteral("pending") });
     QCOMPARE(pending.exitCode, 0);
-    QVERIFY2(pending.err.contains(QByteArray::fromStdString("schema version 6, newer than this holdpoint knows ("
-                                            + std::to_string(team::SchemaVersion) + ")"))
+    QVERIFY2(pending.err.contains(
+                 QByteArray::fromStdString("schema version 6, newer than this holdpoint knows ("
+                     + std::to_string(team::SchemaVersion) + ")"))
             && pending.err.contains("additive") && pending.err.contains("upgrade"),
         pending.err.constData());
 
@@ -192,8 +193,9 @@ void tst_TeamUpgrade::refusesANewerSchemaThatIsNotAdditive()
     QVERIFY2(m_pg.psql(m_db, QString::fromLatin1(BreakingVersion7)), qPrintable(m_pg.lastError()));
     const CtlResult pending = teamCtl({ QStringLiteral("pending") });
     QVERIFY(pending.exitCode != 0);
-    QVERIFY2(pending.err.contains(QByteArray::fromStdString("schema version 7, newer than this holdpoint knows ("
-                                            + std::to_string(team::SchemaVersion) + ")"))
+    QVERIFY2(pending.err.contains(
+                 QByteArray::fromStdString("schema version 7, newer than this holdpoint knows ("
+                     + std::to_string(team::SchemaVersion) + ")"))
             && pending.err.contains("version 7 is not additive")
             && pending.err.contains("upgrade holdpoint on this machine"),
         pending.err.constData());
@@ -219,7 +221,8 @@ void tst_TeamUpgrade::refusesANewerSchemaThatIsNotAdditive()
 void tst_TeamUpgrade::refusesANewerVersionThatDoesNotSayWhatItIs()
 {
     // A version 6 that left no mark: never taken as additive.
-    QVERIFY2(m_pg.psql(m_db, QStringLiteral("INSERT INTO holdpoint.schema_versions VALUES (7, true, now())")),
+    QVERIFY2(m_pg.psql(m_db,
+                 QStringLiteral("INSERT INTO holdpoint.schema_versions VALUES (7, true, now())")),
         qPrintable(m_pg.lastError()));
     const CtlResult pending = teamCtl({ QStringLiteral("pending") });
     QVERIFY(pending.exitCode != 0);

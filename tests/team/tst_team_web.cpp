@@ -238,14 +238,17 @@ void tst_TeamWeb::twoPeopleApproveFromThePageAndTheirOwnLogins()
     const QString policy = m_dir.path() + QStringLiteral("/two.json");
     QFile f(policy);
     QVERIFY(f.open(QIODevice::WriteOnly)
-        && f.write(R"({"default": "allow", "guardrails": [{"type": "rules", "name": "gates", "rules": [
+        && f.write(
+               R"({"default": "allow", "guardrails": [{"type": "rules", "name": "gates", "rules": [
             {"match": "deploy", "action": "ask", "approvals": {"required": 2}}]}]})")
             > 0
         && f.flush());
-    QVERIFY2(m_pg.psql(QStringLiteral("web"), QStringLiteral("CREATE ROLE frank_login LOGIN IN ROLE holdpoint_reviewer")),
+    QVERIFY2(m_pg.psql(QStringLiteral("web"),
+                 QStringLiteral("CREATE ROLE frank_login LOGIN IN ROLE holdpoint_reviewer")),
         qPrintable(m_pg.lastError()));
-    const CtlResult add = ownerCtl({ QStringLiteral("team"), QStringLiteral("reviewer"), QStringLiteral("add"),
-        QStringLiteral("frank"), QStringLiteral("--role"), QStringLiteral("frank_login") });
+    const CtlResult add
+        = ownerCtl({ QStringLiteral("team"), QStringLiteral("reviewer"), QStringLiteral("add"),
+            QStringLiteral("frank"), QStringLiteral("--role"), QStringLiteral("frank_login") });
     QVERIFY2(add.exitCode == 0, add.err.constData());
     ConsoleProcess gateway({ QStringLiteral("--team"), m_url, QStringLiteral("--policy"), policy });
     QVERIFY(gateway.ready());
@@ -253,7 +256,8 @@ void tst_TeamWeb::twoPeopleApproveFromThePageAndTheirOwnLogins()
     const QByteArray origin = "http://127.0.0.1:" + QByteArray::number(port);
     ConsoleProcess web(webInstance("alice", port));
     QVERIFY(web.ready());
-    QTRY_COMPARE_WITH_TIMEOUT(http(port, "GET", "/api/me", {}, asProxy("alice")).status, 200, WaitMs);
+    QTRY_COMPARE_WITH_TIMEOUT(
+        http(port, "GET", "/api/me", {}, asProxy("alice")).status, 200, WaitMs);
     auto agent = agentOn(gateway, "deployer");
     QVERIFY(agent);
     agent->send({ { "type", "tool_call" }, { "call_id", "two-people" }, { "tool_name", "deploy" },
@@ -272,8 +276,11 @@ void tst_TeamWeb::twoPeopleApproveFromThePageAndTheirOwnLogins()
         h.append({ "Origin", origin });
         h.append({ "X-CSRF-Token", QByteArray::fromStdString(me["csrf"]) });
         const Json shown = item();
-        return http(port, "POST", "/api/items/" + QByteArray::fromStdString(shown["id"]) + "/review",
-            QByteArray::fromStdString(dumpJson({ { "action", "approve" }, { "version", shown["version"] } })), h);
+        return http(port, "POST",
+            "/api/items/" + QByteArray::fromStdString(shown["id"]) + "/review",
+            QByteArray::fromStdString(
+                dumpJson({ { "action", "approve" }, { "version", shown["version"] } })),
+            h);
     };
     const HttpReply alice = approve("alice");
     QCOMPARE(alice.status, 200);
@@ -281,12 +288,14 @@ void tst_TeamWeb::twoPeopleApproveFromThePageAndTheirOwnLogins()
     QCOMPARE(alice.json()["approvals"], 1);
     const HttpReply bob = approve("bob");
     QCOMPARE(bob.status, 422);
-    QVERIFY2(bob.json()["message"].get<std::string>().find("one login counts as one person") != std::string::npos,
+    QVERIFY2(bob.json()["message"].get<std::string>().find("one login counts as one person")
+            != std::string::npos,
         bob.body.constData());
     QVERIFY(agent->noneOf("decision"));
     QProcess ctl;
     ctl.start(QStringLiteral(HOLDPOINT_CTL_BIN),
-        { QStringLiteral("--team"), m_pg.connString(QStringLiteral("web"), QStringLiteral("frank_login")),
+        { QStringLiteral("--team"),
+            m_pg.connString(QStringLiteral("web"), QStringLiteral("frank_login")),
             QStringLiteral("approve"), QString::fromStdString(item()["id"]) });
     const CtlResult frank = finish(ctl);
     QVERIFY2(frank.exitCode == 0, frank.err.constData());

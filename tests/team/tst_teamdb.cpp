@@ -195,7 +195,9 @@ void tst_TeamDb::upgradesFromVersionOne()
         migrate(*gw);
         QFAIL("a role that does not own the schema upgraded it");
     } catch (const TeamError &e) {
-        QVERIFY2(std::string(e.what()).find(("is version 1 and this holdpoint needs version " + std::to_string(SchemaVersion)).c_str())
+        QVERIFY2(std::string(e.what()).find(("is version 1 and this holdpoint needs version "
+                     + std::to_string(SchemaVersion))
+                                                .c_str())
                     != std::string::npos
                 && std::string(e.what()).find("holdpoint-ctl team init") != std::string::npos,
             e.what());
@@ -713,7 +715,8 @@ void tst_TeamDb::verifyFindsTampering()
     escalate(*c, escalation("v3")); // 4
     heartbeat(*c, gateway("console-a"));
     claim(*c, "v2", "console-a", "alice", 15'000); // 5
-    appendAudit(*c, "gw-a", { { "call", Json { { "gateway", "gw-a" }, { "tool", "Read" } } } }); // 6
+    appendAudit(
+        *c, "gw-a", { { "call", Json { { "gateway", "gw-a" }, { "tool", "Read" } } } }); // 6
     decide(*c, decision("v2", "console-a", "alice", "deny")); // 7
     if (!sql.isEmpty())
         QVERIFY(admin(sql));
