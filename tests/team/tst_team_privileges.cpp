@@ -106,6 +106,10 @@ const Case Cases[] = {
         "SELECT line::json ->> 'decided_by' || ' ' || (line::json ->> 'db_role') FROM "
         "holdpoint.audit ORDER BY seq DESC LIMIT 1",
         "agent gw1" },
+    { "withdraw(text,text,text,text,text,text)", "gateway",
+        "SELECT withdrawn FROM holdpoint.withdraw('one', 'G1', 'unavailable', 'loop', 'halted', "
+        "'guardrail:loops')",
+        "=t", "SELECT decided_by FROM holdpoint.items WHERE id = 'one'", "guardrail:loops" },
     { "withdraw(text,text,text,text,text,text)", "reviewer",
         "SELECT * FROM holdpoint.withdraw('one', 'G1', 'cancelled', 'cancelled', 'x', 'agent')",
         Denied },

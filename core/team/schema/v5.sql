@@ -353,8 +353,11 @@ BEGIN
     IF p_state IS NULL OR p_state NOT IN ('cancelled', 'abandoned', 'unavailable', 'timed_out') THEN
         RAISE EXCEPTION 'withdraw: % is not a state a gateway may end an item in', p_state USING ERRCODE = '22023';
     END IF;
-    IF coalesce(p_decided_by, '') !~ '^[a-z][a-z_-]{0,31}$' THEN
-        RAISE EXCEPTION 'withdraw: a gateway ends an item in its own name (timeout, agent, team...), never as "%"',
+    -- Its own words (timeout, agent, team, audit) or a guardrail's
+    -- (guardrail:loops), never a person's.
+    IF coalesce(p_decided_by, '') !~ '^[a-z][a-z_-]{0,31}(:[^,]{1,200})?$'
+       OR p_decided_by LIKE 'human:%' THEN
+        RAISE EXCEPTION 'withdraw: a gateway ends an item in its own name (timeout, agent, team, guardrail:NAME), never as "%"',
             p_decided_by USING ERRCODE = '42501';
     END IF;
     PERFORM holdpoint.check_instance(p_gateway, true);
