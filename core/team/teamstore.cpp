@@ -637,7 +637,7 @@ void TeamStore::flushCopies()
     if (m_copiesLost) {
         batch.push_back({ "records_lost",
             Json { { "count", m_copiesLost }, { "gateway", m_config.self.id },
-                { "why", "the team database was away too long" } } });
+                { "why", "the team database was away too long, or refused them" } } });
         m_copiesLost = 0;
     }
     m_copiesInFlight += batch.size();
@@ -655,7 +655,12 @@ void TeamStore::flushCopies()
             return batch.size();
         },
         [this](std::size_t written) { m_copiesInFlight -= written; },
-        [this, n](const TeamError &) { m_copiesInFlight -= n; });
+        [this, n](const TeamError &) {
+            // Refused (schema 5 takes only this instance's own kinds of
+            // line) or given up: the next batch says how many were lost.
+            m_copiesInFlight -= n;
+            m_copiesLost += n;
+        });
 }
 
 void TeamStore::checkLocalDeadlines()
