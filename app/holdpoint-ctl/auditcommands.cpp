@@ -190,8 +190,13 @@ int runQuery(const QStringList &args, const QString &globalDataDir, const QStrin
 
     const bool asJson = p.isSet(json);
     std::size_t count = 0;
+    // The team's lines say which database login wrote each (db_role, set by
+    // the database itself): a column of its own there.
+    const bool team = !teamUrl.isEmpty();
     if (!asJson)
-        writeStdout("SEQ      TIME                      EVENT           AGENT            TOOL             DECISION  DECIDED BY            REASON\n");
+        writeStdout(std::string("SEQ      TIME                      EVENT           ")
+            + (team ? "WRITER           " : "")
+            + "AGENT            TOOL             DECISION  DECIDED BY            REASON\n");
     const audit::RecordFn print = [&](std::string_view line, const Json &r) {
         ++count;
         if (asJson) {
@@ -201,9 +206,10 @@ int runQuery(const QStringList &args, const QString &globalDataDir, const QStrin
         std::string reason = column(r, "reason", 0);
         if (reason.empty())
             reason = column(r, "why", 0);
-        writeStdout(column(r, "seq", 8) + " " + column(r, "ts", 25) + " " + column(r, "event", 15) + " "
-                 + column(r, "agent", 16) + " " + column(r, "tool", 16) + " " + column(r, "decision", 9) + " "
-                 + column(r, "decided_by", 21) + " " + reason + "\n");
+        writeStdout(column(r, "seq", 8) + " " + column(r, "ts", 25) + " " + column(r, "event", 15)
+            + " " + (team ? column(r, "db_role", 16) + " " : std::string()) + column(r, "agent", 16)
+            + " " + column(r, "tool", 16) + " " + column(r, "decision", 9) + " "
+            + column(r, "decided_by", 21) + " " + reason + "\n");
         return true;
     };
     if (teamUrl.isEmpty()) {

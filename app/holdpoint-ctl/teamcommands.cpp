@@ -294,33 +294,21 @@ int runTeamReviewer(const QString &command, const QStringList &args, const QStri
         d.reviewer = parsed->reviewer;
         d.via = "holdpoint-ctl";
         d.action = command.toStdString();
-        d.decision = command == u"approve" ? (item.contains("proposed_args") || queued->editedArgs ? "modify" : "allow")
-            : command == u"edit"           ? "modify"
-            : command == u"deny"           ? "deny"
-                                           : "halt";
-        if (command == u"approve" || command == u"edit") {
+        // The action and its arguments; the database computes the decision,
+        // the count and the record (TEAM.md "Approvals").
+        if (command == u"approve" || command == u"edit")
             d.args = command == u"edit" ? review["args"] : approvedArgs(*queued);
-            d.argsHash = protocol::argsDigest(d.args);
-        }
-        d.review = review;
+        if (review.contains("scope") && review["scope"].is_string())
+            d.scope = review["scope"].get<std::string>();
         d.reason = review.value("reason", std::string());
         if (d.reason.empty())
             d.reason = command == u"halt" ? "halted by a reviewer" : "approved by a reviewer";
-        d.audit = Json { { "call_id", found->callId }, { "decision", d.decision }, { "gateway", found->gateway },
-            { "item", id }, { "reason", d.reason }, { "session", found->sessionId }, { "state", "decided" },
-            { "tool", found->tool } };
-        if (found->turnId)
-            d.audit["turn"] = *found->turnId; // so a console's Turns view files it
-        if (command == u"edit")
-            d.audit["args"] = review["args"];
-        else if (command == u"approve" && queued->editedArgs)
-            d.audit["args"] = *queued->editedArgs; // what the approvals approve
         const auto outcome = team::decide(*c, d);
         switch (outcome.outcome) {
         case team::Decided::Outcome::Decided:
             printLine(stdout,
-                dumpJson(Json { { "type", "reviewed" }, { "id", id }, { "decision", d.decision },
-                    { "decided_by", outcome.decidedBy } }));
+                dumpJson(Json { { "type", "reviewed" }, { "id", id },
+                    { "decision", outcome.decision }, { "decided_by", outcome.decidedBy } }));
             return exitcode::review::Done;
         case team::Decided::Outcome::Voted:
             printLine(stdout,

@@ -7,6 +7,7 @@
 #include <pqxx/pqxx>
 
 #include <limits>
+#include <map>
 
 namespace holdpoint::team {
 
@@ -41,6 +42,7 @@ audit::VerifyReport verifyAudit(pqxx::connection_base &c)
         const auto headHash = head[0][1].as<std::string>();
 
         long long expected = 1;
+        std::map<std::string, quint64> writers;
         std::string prevHash(audit::GenesisHash);
         long long after = 0;
         for (;;) {
@@ -91,6 +93,10 @@ audit::VerifyReport verifyAudit(pqxx::connection_base &c)
                     return report;
                 }
                 prevHash = sha256Hex(line);
+                // Which database login wrote it: the database sets db_role.
+                ++writers[record.contains("db_role") && record["db_role"].is_string()
+                        ? record["db_role"].get<std::string>()
+                        : std::string("(none)")];
                 if (report.records == 0)
                     report.firstSeq = quint64(seq);
                 ++report.records;
@@ -120,6 +126,11 @@ audit::VerifyReport verifyAudit(pqxx::connection_base &c)
                                                  : std::to_string(report.records)
                     + " records intact (records " + std::to_string(report.firstSeq) + " to "
                     + std::to_string(report.lastSeq) + ")";
+            std::string by;
+            for (const auto &[login, n] : writers)
+                by += (by.empty() ? "; written by " : ", ") + login + " (" + std::to_string(n)
+                    + ")";
+            report.message += by;
         }
         return report;
     } catch (const pqxx::broken_connection &e) {

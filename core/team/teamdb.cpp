@@ -22,13 +22,23 @@ namespace {
 // Arbitrary, fixed: the key of the advisory lock migrations take.
 constexpr long long MigrationLockKey = 0x486f6c64706f696eLL; // "Holdpoin"
 
+// A version's SQL: schema/v<N>.sql, then its further parts v<N>-2.sql, ...
+// when it is split along a seam (files stay under 800 lines).
 std::string schemaFile(int version)
 {
-    QFile f(QStringLiteral(":/holdpoint/team/v%1.sql").arg(version));
-    if (!f.open(QIODevice::ReadOnly))
-        throw TeamError(
-            "team schema version " + std::to_string(version) + " is missing from this build");
-    return f.readAll().toStdString();
+    std::string sql;
+    for (int part = 1;; ++part) {
+        QFile f(part == 1 ? QStringLiteral(":/holdpoint/team/v%1.sql").arg(version)
+                          : QStringLiteral(":/holdpoint/team/v%1-%2.sql").arg(version).arg(part));
+        if (!f.open(QIODevice::ReadOnly)) {
+            if (part == 1)
+                throw TeamError("team schema version " + std::to_string(version)
+                    + " is missing from this build");
+            return sql;
+        }
+        sql += f.readAll().toStdString();
+        sql += '\n';
+    }
 }
 
 // Runs `fn`, turning libpqxx's exceptions into TeamError with a message
@@ -492,14 +502,15 @@ Decided decide(pqxx::connection_base &c, const Decide &d)
         pqxx::nontransaction tx(c);
         const std::optional<std::string> args
             = d.args.is_object() ? std::optional<std::string>(dumpJson(d.args)) : std::nullopt;
-        const std::optional<std::string> hash
-            = d.argsHash.empty() ? std::nullopt : std::optional<std::string>(d.argsHash);
+        const std::optional<std::string> scope = d.scope.empty() || d.scope == "call"
+            ? std::nullopt
+            : std::optional<std::string>(d.scope);
         const auto r = tx.exec_params(
             "SELECT outcome, reviewer, decided_by, (extract(epoch FROM decided_at) * 1000)::bigint,"
-            " holder, state, decided_by_instance, approvals, required, message"
-            " FROM holdpoint.review($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)",
-            d.id, d.instance, d.reviewer, d.via, d.action, optionalText(args), optionalText(hash),
-            d.decision, dumpJson(d.review), d.reason, dumpJson(d.audit));
+            " holder, state, decided_by_instance, approvals, required, message, decision"
+            " FROM holdpoint.review($1, $2, $3, $4, $5, $6, $7, $8)",
+            d.id, d.instance, d.reviewer, d.via, d.action, optionalText(args), optionalText(scope),
+            d.reason);
         Decided out;
         const std::string outcome = text(r[0][0]);
         out.outcome = outcome == "decided" ? Decided::Outcome::Decided
@@ -517,6 +528,7 @@ Decided decide(pqxx::connection_base &c, const Decide &d)
         out.approvals = r[0][7].is_null() ? 0 : r[0][7].as<int>();
         out.required = r[0][8].is_null() ? 0 : r[0][8].as<int>();
         out.message = text(r[0][9]);
+        out.decision = text(r[0][10]);
         return out;
     });
 }
@@ -617,8 +629,8 @@ Withdrawn withdraw(pqxx::connection_base &c, const Withdraw &w)
     return guarded(c, "ending a team item", [&] {
         pqxx::nontransaction tx(c);
         const auto r = tx.exec_params(
-            "SELECT withdrawn, state FROM holdpoint.withdraw($1, $2, $3, $4, $5, $6, $7)", w.id,
-            w.gateway, w.state, w.code, w.reason, w.decidedBy, dumpJson(w.audit));
+            "SELECT withdrawn, state FROM holdpoint.withdraw($1, $2, $3, $4, $5, $6)", w.id,
+            w.gateway, w.state, w.code, w.reason, w.decidedBy);
         if (r.empty())
             return Withdrawn {};
         return Withdrawn { r[0][0].as<bool>(), text(r[0][1]) };

@@ -44,7 +44,7 @@ private:
 inline constexpr char NotifyChannel[] = "holdpoint";
 
 // The team schema version this build creates and speaks (schema/v<N>.sql).
-inline constexpr int SchemaVersion = 4;
+inline constexpr int SchemaVersion = 5;
 
 struct Instance
 {
@@ -80,9 +80,11 @@ struct Escalated
     bool created = false;
 };
 
-// A reviewer's answer, to holdpoint.review() (TEAM.md "Approvals"). The
-// database derives who decides from the login; `reviewer` only picks among
-// the names the login maps to.
+// A reviewer's answer, to holdpoint.review() (TEAM.md "Approvals"). It
+// carries the action and its arguments only: the database derives who
+// decides from the login (`reviewer` only picks among the names the login
+// maps to), and computes the votes, the quorum, the decision, the review
+// text the gateway applies, and the audit lines.
 struct Decide
 {
     std::string id;
@@ -90,12 +92,12 @@ struct Decide
     std::string reviewer; // empty: the login's only name
     std::string via; // how the reviewer authenticated, for the record
     std::string action; // approve, edit, deny, halt
-    Json args; // approve and edit: the arguments approved, masked
-    std::string argsHash; // protocol::argsDigest(args)
-    std::string decision; // allow, deny, modify, halt: what the item gets if this ends it
-    Json review; // the reviewer's answer, args masked
+    // edit: the arguments to run (masked). approve: the arguments the
+    // reviewer was shown (masked), refused if they no longer stand; null:
+    // whatever stands.
+    Json args;
+    std::string scope; // call (empty), turn or session
     std::string reason;
-    Json audit;
 };
 
 struct Decided
@@ -119,6 +121,7 @@ struct Decided
     int approvals = 0;
     int required = 0;
     std::string message;
+    std::string decision; // Decided, AlreadyDecided: what the database decided
 };
 
 struct Claimed
@@ -136,8 +139,7 @@ struct Withdraw
     std::string state; // cancelled, abandoned, unavailable, timed_out
     std::string code;
     std::string reason;
-    std::string decidedBy;
-    Json audit;
+    std::string decidedBy; // the gateway's own: timeout, agent, team (never a person)
 };
 
 struct Withdrawn

@@ -105,16 +105,19 @@ std::optional<protocol::Review> reviewFromText(const std::string &text, const st
     return std::nullopt;
 }
 
-Json reviewToJson(const protocol::Review &r)
+bool reviewMatches(const protocol::Review &review, const std::string &decision)
 {
-    Json j { { "id", r.id }, { "action", protocol::reviewActionName(r.action) } };
-    if (!r.reason.empty())
-        j["reason"] = r.reason;
-    if (r.args)
-        j["args"] = *r.args;
-    if (r.scope != protocol::ReviewScope::Call)
-        j["scope"] = protocol::reviewScopeName(r.scope);
-    return j;
+    switch (review.action) {
+    case protocol::ReviewAction::Approve:
+        return decision == "allow" || decision == "modify";
+    case protocol::ReviewAction::Edit:
+        return decision == "modify";
+    case protocol::ReviewAction::Deny:
+        return decision == "deny";
+    case protocol::ReviewAction::Halt:
+        return decision == "halt";
+    }
+    return false;
 }
 
 protocol::Review reviewOf(const std::string &id, const Decision &d)
@@ -187,12 +190,6 @@ Withdraw withdrawalOf(const QueueItem &item, const std::string &gateway,
     w.code = decision.code;
     w.reason = decision.reason;
     w.decidedBy = decision.decidedBy;
-    w.audit = callFields(item, gateway);
-    w.audit["code"] = decision.code;
-    w.audit["decided_by"] = decision.decidedBy;
-    w.audit["decision"] = "deny";
-    w.audit["reason"] = decision.reason;
-    w.audit["state"] = teamState;
     return w;
 }
 

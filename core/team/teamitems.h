@@ -21,7 +21,11 @@ std::optional<QueueItem> itemFromRow(const Row &row);
 void applyVotes(QueueItem &item, const Row &row);
 // A stored review (the reviewer's answer) as the engine takes it.
 std::optional<protocol::Review> reviewFromText(const std::string &text, const std::string &id);
-Json reviewToJson(const protocol::Review &r);
+// Whether a stored review says what the row's decision column says (schema
+// 5 writes both from the same count): approve is allow or modify, edit is
+// modify, deny and halt are themselves. A row where they differ is not
+// applied: the call is denied.
+bool reviewMatches(const protocol::Review &review, const std::string &decision);
 // The review a decision stands for, when the engine did not give one.
 protocol::Review reviewOf(const std::string &id, const protocol::Decision &d);
 // An item's `state` in the team, and back.

@@ -209,8 +209,6 @@ bool TeamStore::resolve(
         // A person's decision: exactly one per item, settled by the database.
         const protocol::Review answer = review ? *review : reviewOf(id, decision);
         Decide d = decideOf(*item, answer, decision);
-        if (answer.action == protocol::ReviewAction::Edit && answer.args)
-            d.args = item->masked(*answer.args);
         sendReview(std::move(d), state, std::move(decision));
         return true;
     }
@@ -238,8 +236,9 @@ VoteOutcome TeamStore::vote(const std::string &id, const ReviewerIdentity &revie
     final.via = reviewer.via;
     Decide d = decideOf(*item, review, final);
     d.action = editArgs ? "edit" : "approve";
+    // An approval names what it was shown, so one that crossed an edit is
+    // refused; the database votes for what it stores, never for these.
     d.args = item->masked(editArgs ? *editArgs : approvedArgs(*item));
-    d.argsHash = protocol::argsDigest(d.args);
     sendReview(std::move(d), ItemState::Decided, std::move(final));
     out.ok = true;
     out.later = true;
@@ -259,26 +258,16 @@ Decide TeamStore::decideOf(const QueueItem &item, const protocol::Review &review
         : m_config.requestedReviewer;
     d.via = decision.via.empty() ? std::string("console") : decision.via;
     d.action = std::string(protocol::reviewActionName(review.action));
-    d.decision = std::string(protocol::decisionKindName(decision.kind));
     // Edited args and a reason may hold secrets the person revealed: the
-    // team keeps the review masked, and the gateway that runs the call puts
-    // the args' real values back (engine/reviewdecision.cpp), as for any
-    // edit of the masked view.
-    protocol::Review kept = review;
-    if (kept.args)
-        kept.args = item.masked(*kept.args);
-    kept.reason = maskText(std::move(kept.reason), item.redactions);
-    d.review = reviewToJson(kept);
-    d.reason = maskText(decision.reason, item.redactions);
-    d.audit = callFields(item, item.team ? item.team->gateway : m_config.self.id);
-    d.audit["session"] = item.team && !item.team->local
-        ? item.sessionId.substr(item.team->gateway.size() + 1)
-        : item.sessionId;
-    d.audit["decision"] = d.decision;
-    d.audit["reason"] = d.reason;
-    d.audit["state"] = "decided";
-    if (kept.args)
-        d.audit["args"] = *kept.args;
+    // team keeps them masked, and the gateway that runs the call puts the
+    // args' real values back (engine/reviewdecision.cpp), as for any edit
+    // of the masked view. The decision and its record are the database's.
+    if (review.action == protocol::ReviewAction::Edit && review.args)
+        d.args = item.masked(*review.args);
+    if (review.scope != protocol::ReviewScope::Call)
+        d.scope = std::string(protocol::reviewScopeName(review.scope));
+    d.reason = maskText(
+        review.reason, item.redactions); // the reviewer's own words, as the review carries them
     return d;
 }
 
@@ -296,10 +285,12 @@ void TeamStore::sendReview(Decide d, ItemState state, Decision decision)
             const std::string &reviewer = r.reviewer.empty() ? sentAs : r.reviewer;
             switch (r.outcome) {
             case Decided::Outcome::Decided:
-                if (r.decidedBy.find(',') != std::string::npos || r.required > 1) {
-                    // This approval completed the count: the decision is
-                    // the arguments everyone approved, as the database
-                    // keeps them, applied as one made elsewhere.
+                if (r.decidedBy.find(',') != std::string::npos || r.required > 1
+                    || r.decision != protocol::decisionKindName(decision.kind)) {
+                    // This approval completed the count, or the database
+                    // decided otherwise than planned here: the decision is
+                    // the one the database computed and keeps, applied as
+                    // one made elsewhere.
                     refresh({ id });
                     return;
                 }
@@ -363,7 +354,8 @@ void TeamStore::claim(const std::string &id)
         return;
     m_claims.insert(id);
     postEscalations(); // the item's row first
-    const std::string self = m_config.self.id, name = m_config.self.reviewer;
+    // The lease is in this login's reviewer name, as the database knows it.
+    const std::string self = m_config.self.id, name = claimName();
     const TimeMs lease = m_config.leaseMs;
     m_conn.run<Claimed>(
         [id, self, name, lease](
@@ -373,6 +365,11 @@ void TeamStore::claim(const std::string &id)
                 m_claims.erase(id); // another console's: the claim notice shows whose
         },
         [this, id](const TeamError &) { m_claims.erase(id); }, TeamConnection::WhenDown::Fail);
+}
+
+std::string TeamStore::claimName() const
+{
+    return m_reviewer.empty() ? m_config.requestedReviewer : m_reviewer;
 }
 
 void TeamStore::setAgentConnected(const std::string &id, bool connected)
@@ -519,6 +516,7 @@ void TeamStore::tick()
     followActivity(); // auto-decisions, copied without a notification
     readActingReviewers();
     const Instance self = m_config.self;
+    const std::string claimAs = claimName();
     std::vector<std::string> claims(m_claims.begin(), m_claims.end());
     const TimeMs lease = m_config.leaseMs;
     const std::string agents = m_agentsSource ? dumpJson(m_agentsSource()) : std::string("[]");
@@ -528,14 +526,21 @@ void TeamStore::tick()
         std::vector<std::string> lost; // leases that did not renew
     };
     m_conn.run<Beat>(
-        [self, claims, lease, agents](pqxx::connection_base &c) {
+        [self, claimAs, claims, lease, agents](pqxx::connection_base &c) {
             Beat b;
             heartbeat(c, self);
             publishAgents(c, self.id, agents);
             expireDue(c, self.id);
-            for (const std::string &id : claims)
-                if (!team::claim(c, id, self.id, self.reviewer, lease).held)
-                    b.lost.push_back(id);
+            for (const std::string &id : claims) {
+                try {
+                    if (!team::claim(c, id, self.id, claimAs, lease).held)
+                        b.lost.push_back(id);
+                } catch (const TeamError &e) {
+                    if (e.retryable())
+                        throw;
+                    b.lost.push_back(id); // refused (a disabled reviewer): the lease goes
+                }
+            }
             b.instances = instances(c);
             return b;
         },
@@ -598,6 +603,14 @@ void TeamStore::copyRecord(const Json &record)
     }
     Json fields = record;
     fields.erase("event");
+    // A standing decision a person made (scope turn or session) is applied
+    // here automatically; the copy says so without speaking in their name,
+    // which only the database's own decision lines do (TEAM.md "The audit
+    // chain").
+    if (event == "decision" && fields.value("decided_by", std::string()).rfind("human:", 0) == 0) {
+        fields["standing_by"] = fields["decided_by"];
+        fields["decided_by"] = "standing";
+    }
     fields["at"] = fields.value("ts", std::string());
     fields.erase("ts");
     fields["gateway"] = m_config.self.id;
@@ -624,7 +637,7 @@ void TeamStore::flushCopies()
     if (m_copiesLost) {
         batch.push_back({ "records_lost",
             Json { { "count", m_copiesLost }, { "gateway", m_config.self.id },
-                { "why", "the team database was away too long" } } });
+                { "why", "the team database was away too long, or refused them" } } });
         m_copiesLost = 0;
     }
     m_copiesInFlight += batch.size();
@@ -642,7 +655,12 @@ void TeamStore::flushCopies()
             return batch.size();
         },
         [this](std::size_t written) { m_copiesInFlight -= written; },
-        [this, n](const TeamError &) { m_copiesInFlight -= n; });
+        [this, n](const TeamError &) {
+            // Refused (schema 5 takes only this instance's own kinds of
+            // line) or given up: the next batch says how many were lost.
+            m_copiesInFlight -= n;
+            m_copiesLost += n;
+        });
 }
 
 void TeamStore::checkLocalDeadlines()

@@ -195,6 +195,9 @@ private:
     void endLocally(const std::string &id, ItemState state, protocol::Decision decision,
         const std::string &teamState);
     TeamPlace placeOf(const Row &row) const;
+    // The reviewer name this console's leases are in: the database's answer
+    // at connect, else the one asked for.
+    std::string claimName() const;
     TeamPlace ownPlace() const;
 
     TeamConfig m_config;

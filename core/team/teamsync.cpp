@@ -199,8 +199,10 @@ void TeamStore::applyRow(const Row &row)
     if (m_local.erase(row.id) && row.state == "decided") {
         // A person decided one of our agents' calls elsewhere: the engine
         // plans it here, with the real values, and resolves it.
+        // Applied only as the database computed it: its review text, which
+        // must say what its decision column says.
         const auto review = reviewFromText(row.reviewText, row.id);
-        if (review) {
+        if (review && reviewMatches(*review, row.decision)) {
             m_applying = row.id;
             Q_EMIT decidedElsewhere(*review, row.decidedBy);
             m_applying.clear();

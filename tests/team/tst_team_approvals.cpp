@@ -239,6 +239,13 @@ void tst_TeamApprovals::spoofedNameIsRefusedAndTheMappedNameDecides()
     QCOMPARE(str(lines[0], "db_role"), QStringLiteral("bob_login"));
     QCOMPARE(str(lines[0], "via"), QStringLiteral("holdpoint-ctl"));
     verifyAudits(gateway);
+    // Both readers of the team audit say which login wrote each line.
+    const CtlResult verified = ownerCtl({ QStringLiteral("audit"), QStringLiteral("verify") });
+    QVERIFY2(verified.out.contains("written by ") && verified.out.contains("bob_login (1)"),
+        verified.out.constData());
+    const CtlResult table = ownerCtl({ QStringLiteral("audit"), QStringLiteral("query") });
+    QVERIFY2(
+        table.out.contains("WRITER") && table.out.contains("bob_login"), table.out.constData());
 }
 
 void tst_TeamApprovals::loginWithoutAReviewerIsRefused()

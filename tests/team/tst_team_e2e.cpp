@@ -37,6 +37,7 @@ private Q_SLOTS:
     void escalationReachesEveryConsoleAndTheDecisionItsAgent();
     void twoReviewersRaceAndTheLoserIsTold();
     void teamCtlDecidesForAGateway();
+    void aGatewayAppliesOnlyWhatTheDatabaseDecided();
     void killedGatewayKeepsItsItemsAndAnswersTheResend();
     void unreachableDatabaseDeniesWithTeamUnavailable();
     void autoDecisionsReachTheTeamAudit();
@@ -239,6 +240,31 @@ void tst_TeamE2E::teamCtlDecidesForAGateway()
     QCOMPARE(again.exitCode, 2);
     QVERIFY2(again.err.contains("already_decided") && again.err.contains("human:carol"),
         again.err.constData());
+}
+
+// A row whose review text says approve while its decision says deny (not
+// something schema 5 writes: only a hand in the table could) is never
+// applied as an allow: the gateway denies the call.
+void tst_TeamE2E::aGatewayAppliesOnlyWhatTheDatabaseDecided()
+{
+    ConsoleProcess gateway(teamArgs());
+    QVERIFY(gateway.ready());
+    auto agent = gateway.agent();
+    QVERIFY(agent);
+    agent->send(toolCall("m1"));
+    QVERIFY(agent->next("pending").is_object());
+    QStringList ids;
+    QVERIFY(QTest::qWaitFor([&] { return !(ids = teamPending()).isEmpty(); }, WaitMs));
+    QVERIFY2(m_pg.psql(m_db,
+                 QStringLiteral("UPDATE holdpoint.items SET state = 'decided', decision = 'deny',"
+                                " review = '{\"action\":\"approve\"}', decided_by = 'human:carol',"
+                                " decided_at = clock_timestamp() WHERE id = '%1';"
+                                "SELECT pg_notify('holdpoint', 'decided %1')")
+                     .arg(ids.first())),
+        qPrintable(m_pg.lastError()));
+    const Json decision = agent->next("decision");
+    QCOMPARE(decision.value("decision", std::string()), std::string("deny"));
+    QCOMPARE(decision.value("code", std::string()), std::string("invalid_review"));
 }
 
 void tst_TeamE2E::killedGatewayKeepsItsItemsAndAnswersTheResend()

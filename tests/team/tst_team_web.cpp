@@ -37,6 +37,7 @@ private Q_SLOTS:
     void initTestCase();
     void theWebInstanceDecidesForTwoGateways();
     void onlyAnEnabledMappedReviewerUsesThePage();
+    void twoPeopleApproveFromThePageAndTheirOwnLogins();
     // Last: it stops the database and starts it again.
     void theDatabaseAwayAdmitsNobodyAndRevokesNothing();
 
@@ -227,6 +228,80 @@ void tst_TeamWeb::theWebInstanceDecidesForTwoGateways()
     const Json last = serverAgent->next("decision");
     QCOMPARE(last["call_id"], "s2");
     QCOMPARE(last["decided_by"], "human:alice");
+}
+
+// A call that needs two people: alice approves on the page; bob, on the
+// same page, is the same database login, which counts as one person (TEAM.md
+// "Reviewers"); frank, under his own login, completes it from holdpoint-ctl.
+void tst_TeamWeb::twoPeopleApproveFromThePageAndTheirOwnLogins()
+{
+    const QString policy = m_dir.path() + QStringLiteral("/two.json");
+    QFile f(policy);
+    QVERIFY(f.open(QIODevice::WriteOnly)
+        && f.write(
+               R"({"default": "allow", "guardrails": [{"type": "rules", "name": "gates", "rules": [
+            {"match": "deploy", "action": "ask", "approvals": {"required": 2}}]}]})")
+            > 0
+        && f.flush());
+    QVERIFY2(m_pg.psql(QStringLiteral("web"),
+                 QStringLiteral("CREATE ROLE frank_login LOGIN IN ROLE holdpoint_reviewer")),
+        qPrintable(m_pg.lastError()));
+    const CtlResult add
+        = ownerCtl({ QStringLiteral("team"), QStringLiteral("reviewer"), QStringLiteral("add"),
+            QStringLiteral("frank"), QStringLiteral("--role"), QStringLiteral("frank_login") });
+    QVERIFY2(add.exitCode == 0, add.err.constData());
+    ConsoleProcess gateway({ QStringLiteral("--team"), m_url, QStringLiteral("--policy"), policy });
+    QVERIFY(gateway.ready());
+    const quint16 port = freePort();
+    const QByteArray origin = "http://127.0.0.1:" + QByteArray::number(port);
+    ConsoleProcess web(webInstance("alice", port));
+    QVERIFY(web.ready());
+    QTRY_COMPARE_WITH_TIMEOUT(
+        http(port, "GET", "/api/me", {}, asProxy("alice")).status, 200, WaitMs);
+    auto agent = agentOn(gateway, "deployer");
+    QVERIFY(agent);
+    agent->send({ { "type", "tool_call" }, { "call_id", "two-people" }, { "tool_name", "deploy" },
+        { "args", { { "target", "prod" } } } });
+    const auto item = [&] {
+        const Json items = http(port, "GET", "/api/items", {}, asProxy("alice")).json()["items"];
+        for (const Json &i : items)
+            if (i.value("call_id", std::string()) == "two-people")
+                return i;
+        return Json();
+    };
+    QTRY_VERIFY_WITH_TIMEOUT(item().is_object(), WaitMs);
+    const auto approve = [&](const QByteArray &who) {
+        const Json me = http(port, "GET", "/api/me", {}, asProxy(who)).json();
+        Headers h = asProxy(who);
+        h.append({ "Origin", origin });
+        h.append({ "X-CSRF-Token", QByteArray::fromStdString(me["csrf"]) });
+        const Json shown = item();
+        return http(port, "POST",
+            "/api/items/" + QByteArray::fromStdString(shown["id"]) + "/review",
+            QByteArray::fromStdString(
+                dumpJson({ { "action", "approve" }, { "version", shown["version"] } })),
+            h);
+    };
+    const HttpReply alice = approve("alice");
+    QCOMPARE(alice.status, 200);
+    QVERIFY2(alice.json()["outcome"] == "voted", alice.body.constData());
+    QCOMPARE(alice.json()["approvals"], 1);
+    const HttpReply bob = approve("bob");
+    QCOMPARE(bob.status, 422);
+    QVERIFY2(bob.json()["message"].get<std::string>().find("one login counts as one person")
+            != std::string::npos,
+        bob.body.constData());
+    QVERIFY(agent->noneOf("decision"));
+    QProcess ctl;
+    ctl.start(QStringLiteral(HOLDPOINT_CTL_BIN),
+        { QStringLiteral("--team"),
+            m_pg.connString(QStringLiteral("web"), QStringLiteral("frank_login")),
+            QStringLiteral("approve"), QString::fromStdString(item()["id"]) });
+    const CtlResult frank = finish(ctl);
+    QVERIFY2(frank.exitCode == 0, frank.err.constData());
+    const Json decision = agent->next("decision");
+    QCOMPARE(decision["decision"], "allow");
+    QCOMPARE(decision["decided_by"], "human:alice,human:frank");
 }
 
 void tst_TeamWeb::onlyAnEnabledMappedReviewerUsesThePage()

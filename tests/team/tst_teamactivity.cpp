@@ -22,12 +22,20 @@ namespace {
 
 constexpr int WaitMs = 30'000; // a reconnect's backoff is at most 5 s, plus the promotion
 
-std::vector<AuditEvent> marked(std::initializer_list<const char *> marks)
+// Lines of `gateway`'s own log, as it copies them (schema 5 takes a
+// gateway's copies only for its own instance, and only of its kinds).
+std::vector<AuditEvent> marked(const char *gateway, std::initializer_list<const char *> marks)
 {
     std::vector<AuditEvent> events;
     for (const char *m : marks)
-        events.push_back({ "note", Json { { "mark", m } } });
+        events.push_back({ "call", Json { { "gateway", gateway }, { "mark", m } } });
     return events;
+}
+
+// Registers an instance for the writing login, as its first heartbeat does.
+void registered(pqxx::connection_base &c, const char *id)
+{
+    heartbeat(c, Instance { id, "gateway", "host", {}, {}, 60'000 });
 }
 
 QStringList list(const char *commaSeparated)
@@ -94,13 +102,14 @@ void tst_TeamActivity::followsTheNewLinesAfterAnAsynchronousFailover()
 
     {
         auto writer = team::connect(primary.connString(QStringLiteral("team")).toStdString());
-        appendAudit(*writer, "gw-a", marked({ "a1", "a2", "a3" }));
+        registered(*writer, "gw-a");
+        appendAudit(*writer, "gw-a", marked("gw-a", { "a1", "a2", "a3" }));
         activity.follow();
         QTRY_COMPARE_WITH_TIMEOUT(marks(), list("a1,a2,a3"), WaitMs);
         // The standby has those three, and then receives nothing more.
         QTRY_COMPARE_WITH_TIMEOUT(auditCount(standby), QStringLiteral("3"), WaitMs);
         QVERIFY2(standby.stopReceiving(), qPrintable(standby.lastError()));
-        appendAudit(*writer, "gw-a", marked({ "a4", "a5" }));
+        appendAudit(*writer, "gw-a", marked("gw-a", { "a4", "a5" }));
         activity.follow();
         QTRY_COMPARE_WITH_TIMEOUT(marks().size(), 5, WaitMs);
     }
@@ -113,17 +122,19 @@ void tst_TeamActivity::followsTheNewLinesAfterAnAsynchronousFailover()
     // On the new primary the lines after a3 are others, with the seqs that
     // a4 and a5 had: the console reads them, and nothing twice.
     auto writer = team::connect(standby.connString(QStringLiteral("team")).toStdString());
-    appendAudit(*writer, "gw-b", marked({ "b4", "b5" }));
+    registered(*writer, "gw-b");
+    registered(*writer, "console-x");
+    appendAudit(*writer, "gw-b", marked("gw-b", { "b4", "b5" }));
     activity.follow();
     QTRY_COMPARE_WITH_TIMEOUT(
         marks(), list("a1,a2,a3,a4,a5,b4,b5"), WaitMs);
-    appendAudit(*writer, "gw-b", marked({ "b6" }));
+    appendAudit(*writer, "gw-b", marked("gw-b", { "b6" }));
     activity.follow();
     QTRY_COMPARE_WITH_TIMEOUT(
         marks(), list("a1,a2,a3,a4,a5,b4,b5,b6"), WaitMs);
     // Its own lines are still skipped.
-    appendAudit(*writer, "console-x", marked({ "own" }));
-    appendAudit(*writer, "gw-b", marked({ "b8" }));
+    appendAudit(*writer, "console-x", marked("console-x", { "own" }));
+    appendAudit(*writer, "gw-b", marked("gw-b", { "b8" }));
     activity.follow();
     QTRY_COMPARE_WITH_TIMEOUT(marks().size(), 9, WaitMs);
     QCOMPARE(marks().last(), QStringLiteral("b8"));

@@ -48,9 +48,6 @@ Decide approval(const std::string &id)
     d.reviewer = "alice";
     d.via = "test";
     d.action = "approve";
-    d.decision = "allow";
-    d.review = Json { { "action", "approve" } };
-    d.audit = Json { { "item", id } };
     return d;
 }
 
@@ -186,7 +183,10 @@ void tst_TeamConnection::notificationsReachOtherInstances()
     // The notifying connection hears its own decision too, and claims are announced.
     QSignalSpy gatewayHeard(&gatewayConn, &TeamConnection::notified);
     consoleConn.run<Claimed>(
-        [](pqxx::connection_base &c) { return claim(c, "n1", "console-a", "alice", 15'000); },
+        [](pqxx::connection_base &c) {
+            heartbeat(c, Instance { "console-a", "console", "host-c", {}, {}, 60'000 });
+            return claim(c, "n1", "console-a", "alice", 15'000);
+        },
         [](Claimed) {});
     consoleConn.run<Decided>(
         [](pqxx::connection_base &c) { return decide(c, approval("n1")); }, [](Decided) {});

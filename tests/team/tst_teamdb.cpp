@@ -102,10 +102,9 @@ private:
         d.reviewer = reviewer;
         d.via = "test";
         d.action = kind == "allow" ? "approve" : kind == "modify" ? "edit" : kind;
-        d.decision = kind;
-        d.review = Json { { "action", kind == "allow" ? "approve" : kind } };
+        if (kind == "modify")
+            d.args = Json { { "command", "ls -la" } };
         d.reason = "by " + reviewer;
-        d.audit = Json { { "decision", kind }, { "item", id } };
         return d;
     }
     static Instance gateway(const std::string &id)
@@ -196,7 +195,9 @@ void tst_TeamDb::upgradesFromVersionOne()
         migrate(*gw);
         QFAIL("a role that does not own the schema upgraded it");
     } catch (const TeamError &e) {
-        QVERIFY2(std::string(e.what()).find("is version 1 and this holdpoint needs version 4")
+        QVERIFY2(std::string(e.what()).find(("is version 1 and this holdpoint needs version "
+                     + std::to_string(SchemaVersion))
+                                                .c_str())
                     != std::string::npos
                 && std::string(e.what()).find("holdpoint-ctl team init") != std::string::npos,
             e.what());
@@ -422,6 +423,8 @@ void tst_TeamDb::claimHoldsOthersOffButNotAHalt()
     auto c = open();
     heartbeat(*c, gateway("gw-a"));
     escalate(*c, escalation("clm1"));
+    heartbeat(*c, gateway("console-alice"));
+    heartbeat(*c, gateway("console-bob"));
     const auto held = claim(*c, "clm1", "console-alice", "alice", 15'000);
     QVERIFY(held.held);
     QCOMPARE(held.holder, std::string("alice"));
@@ -455,6 +458,8 @@ void tst_TeamDb::lapsedClaimFreesTheItem()
     auto c = open();
     heartbeat(*c, gateway("gw-a"));
     escalate(*c, escalation("lap1"));
+    heartbeat(*c, gateway("console-alice"));
+    heartbeat(*c, gateway("console-bob"));
     QVERIFY(claim(*c, "lap1", "console-alice", "alice", 15'000).held);
     // Alice's console died: its lease ran out (the database's clock decides).
     QVERIFY(admin(QStringLiteral(
@@ -526,13 +531,13 @@ void tst_TeamDb::withdrawNeverOverridesAReviewer()
     escalate(*c, escalation("wd1"));
     escalate(*c, escalation("wd2"));
     QCOMPARE(decide(*c, decision("wd1", "console-a", "alice")).outcome, Decided::Outcome::Decided);
-    Withdraw w { "wd1", "gw-a", "cancelled", "cancelled", "the agent cancelled", "agent",
-        Json { { "item", "wd1" } } };
+    Withdraw w { "wd1", "gw-a", "cancelled", "cancelled", "the agent cancelled", "agent" };
     auto result = withdraw(*c, w);
     QVERIFY(!result.withdrawn);
     QCOMPARE(result.state, std::string("decided"));
     // Only the gateway that holds the agent withdraws its item.
     w.id = "wd2";
+    heartbeat(*c, gateway("gw-b"));
     w.gateway = "gw-b";
     QVERIFY(!withdraw(*c, w).withdrawn);
     w.gateway = "gw-a";
@@ -595,12 +600,13 @@ void tst_TeamDb::valuesComeBackByteIdentical()
     QCOMPARE(Json::parse(stored->itemText)["args"]["v"], parsed);
 
     Decide d = decision("byte1", "console-a", "alice", "modify");
-    d.review = Json { { "action", "edit" }, { "args", { { "v", parsed } } } };
+    d.args = Json { { "v", parsed } };
     d.reason = value.left(4096).toStdString();
-    d.audit["args"] = d.review["args"];
     QCOMPARE(decide(*c, d).outcome, Decided::Outcome::Decided);
     const auto decided = row(*c, "byte1");
-    QCOMPARE(decided->reviewText, dumpJson(d.review));
+    // The review the database wrote: the action, the args as sent, the reason.
+    QCOMPARE(decided->reviewText,
+        dumpJson(Json { { "action", "edit" }, { "args", d.args }, { "reason", d.reason } }));
     QCOMPARE(decided->reason, d.reason);
 
     // The audit lines hold the fields as serialised, and the chain holds.
@@ -611,7 +617,7 @@ void tst_TeamDb::valuesComeBackByteIdentical()
         return true;
     });
     QCOMPARE(lines.size(), std::size_t(2));
-    QVERIFY(lines[0].find(dumpJson(d.audit["args"])) != std::string::npos);
+    QVERIFY(lines[0].find(dumpJson(d.args)) != std::string::npos);
     QVERIFY(lines[1].find(dumpJson(e.audit["args"])) != std::string::npos);
     QCOMPARE(verifyAudit(*c).status, audit::VerifyStatus::Intact);
 }
@@ -707,8 +713,10 @@ void tst_TeamDb::verifyFindsTampering()
     escalate(*c, escalation("v2")); // 2
     decide(*c, decision("v1", "console-a", "alice")); // 3
     escalate(*c, escalation("v3")); // 4
+    heartbeat(*c, gateway("console-a"));
     claim(*c, "v2", "console-a", "alice", 15'000); // 5
-    appendAudit(*c, "gw-a", { { "call", Json { { "tool", "Read" } } } }); // 6
+    appendAudit(
+        *c, "gw-a", { { "call", Json { { "gateway", "gw-a" }, { "tool", "Read" } } } }); // 6
     decide(*c, decision("v2", "console-a", "alice", "deny")); // 7
     if (!sql.isEmpty())
         QVERIFY(admin(sql));
@@ -726,15 +734,20 @@ void tst_TeamDb::copiesAreAppendedOnce()
         return tx.exec("SELECT count(*) FROM holdpoint.audit")[0][0].as<int>();
     };
     const int before = lines();
-    const std::vector<AuditEvent> two { { "call", Json { { "n", 1 } } }, { "call", Json { { "n", 2 } } } };
+    heartbeat(*c, gateway("gw-a"));
+    heartbeat(*c, gateway("gw-b"));
+    const auto two = [](const char *gw) {
+        return std::vector<AuditEvent> { { "call", Json { { "gateway", gw }, { "n", 1 } } },
+            { "call", Json { { "gateway", gw }, { "n", 2 } } } };
+    };
     const CopyBatch first { "run-a", 1 }, second { "run-a", 2 }, otherRun { "run-b", 1 };
-    QVERIFY(appendAudit(*c, "gw-a", two, &first));
-    QVERIFY(!appendAudit(*c, "gw-a", two, &first)); // the retry
+    QVERIFY(appendAudit(*c, "gw-a", two("gw-a"), &first));
+    QVERIFY(!appendAudit(*c, "gw-a", two("gw-a"), &first)); // the retry
     QCOMPARE(lines(), before + 2);
-    QVERIFY(appendAudit(*c, "gw-a", two, &second));
-    QVERIFY(!appendAudit(*c, "gw-a", two, &first)); // older than the last
-    QVERIFY(appendAudit(*c, "gw-a", two, &otherRun)); // a restarted process
-    QVERIFY(appendAudit(*c, "gw-b", two, &first)); // another instance
+    QVERIFY(appendAudit(*c, "gw-a", two("gw-a"), &second));
+    QVERIFY(!appendAudit(*c, "gw-a", two("gw-a"), &first)); // older than the last
+    QVERIFY(appendAudit(*c, "gw-a", two("gw-a"), &otherRun)); // a restarted process
+    QVERIFY(appendAudit(*c, "gw-b", two("gw-b"), &first)); // another instance
     QCOMPARE(lines(), before + 8);
     QCOMPARE(int(verifyAudit(*c).status), int(audit::VerifyStatus::Intact));
 }
