@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "activitymodels.h"
 
+#include "common/visibletext.h"
 #include "engine/consolecore.h"
 #include "itemtext.h"
 #include "queuemodel.h"
@@ -397,7 +398,7 @@ QVariant HistoryModel::data(const QModelIndex &index, int role) const
         return str(r, "reason");
     const Json &args = m_args[std::size_t(index.row())];
     if (role == Qt::ToolTipRole && index.column() == Arguments && !args.is_null())
-        return toQString(dumpJson(args, 2)).left(4000);
+        return visibleText(toQString(dumpJson(args, 2)).left(4000));
     // Denied and halted calls never ran: their arguments are shown grey.
     if (role == Qt::ForegroundRole && index.column() == Arguments) {
         const std::string d = r.value("decision", std::string());

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "alwaysruledialog.h"
 
+#include "common/visibletext.h"
 #include "itemtext.h"
 #include "jsonhighlighter.h"
 
@@ -185,7 +186,7 @@ void AlwaysRuleDialog::showShape()
     readControls();
     const std::string problem = shapeProblem(m_shape);
     m_summary->setText(toQString(problem.empty() ? describeShape(m_shape) : "Not a rule: " + problem));
-    m_ruleView->setPlainText(toQString(dumpJson(rule(), 2)));
+    m_ruleView->setPlainText(toQString(visibleJson(rule(), 2)));
     const bool wideOpen = isWideOpen(m_shape);
     m_confirm->setVisible(wideOpen);
     if (!wideOpen) {

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "detailpane.h"
 
+#include "common/visibletext.h"
 #include "approvaltext.h"
 #include "common/jsondiff.h"
 #include "common/jsonparse.h"
@@ -26,6 +27,7 @@ DetailPane::DetailPane(ConsoleCore *core, QWidget *parent)
     : QWidget(parent)
     , m_core(core)
     , m_title(new QLabel(this))
+    , m_hidden(new QLabel(this))
     , m_meta(new QLabel(this))
     , m_reason(new QLabel(this))
     , m_trail(new QLabel(this))
@@ -52,6 +54,12 @@ DetailPane::DetailPane(ConsoleCore *core, QWidget *parent)
     titleFont.setPointSizeF(titleFont.pointSizeF() * 1.3);
     titleFont.setBold(true);
     m_title->setFont(titleFont);
+    m_hidden->setObjectName(QStringLiteral("hiddenCharacters"));
+    m_hidden->setTextFormat(Qt::PlainText);
+    m_hidden->setWordWrap(true);
+    m_hidden->setStyleSheet(QStringLiteral(
+        "background: #c0392b; color: white; font-weight: bold; padding: 4px; border-radius: 3px;"));
+    m_hidden->setVisible(false);
     m_meta->setObjectName(QStringLiteral("detailMeta"));
     m_meta->setTextFormat(Qt::PlainText);
     m_meta->setWordWrap(true);
@@ -116,6 +124,7 @@ DetailPane::DetailPane(ConsoleCore *core, QWidget *parent)
         new QLabel(tr("Arguments  [E] edit \u00b7 Esc back to the queue"), this), 1);
     argsHeader->addWidget(m_revealButton);
     d->addWidget(m_title);
+    d->addWidget(m_hidden);
     d->addWidget(m_meta);
     d->addWidget(m_reason);
     d->addWidget(m_trail);
@@ -233,6 +242,10 @@ void DetailPane::showItem(
     m_argsEditor->setReadOnly(has && !editable);
     m_editButton->setToolTip(has && !editable ? cannotEdit(*item) : QString());
     m_revealButton->setVisible(has && !item->redactions.empty());
+    m_hidden->setVisible(has && item->hiddenText != 0);
+    if (has && item->hiddenText != 0)
+        m_hidden->setText(tr("\u26a0 %1. Read them before you decide: what runs is the agent's own text.")
+                .arg(toQString(hiddenTextWarning(item->hiddenText)).toUpper()));
     if (!has) {
         m_title->setText(emptyTitle);
         m_meta->setText(emptyHint);
@@ -261,12 +274,14 @@ void DetailPane::showItem(
     if (!item->annotations.empty())
         ctx["annotations"] = item->annotations;
     m_context->setPlainText(
-        ctx.empty() ? tr("(none sent)") : toQString(dumpJson(shown(*item, ctx), 2)));
+        ctx.empty() ? tr("(none sent)") : toQString(visibleJson(shown(*item, ctx), 2)));
     {
         // What approving runs (the guardrails' proposal, or a reviewer's
         // edit on a call that needs several people) is what the editor
         // starts from; secrets stay masked unless revealed.
-        const QString args = toQString(dumpJson(standing(*item), 2));
+        // Hidden and look-alike characters as JSON escapes (\u202E): seen,
+        // and an edit still parses back to exactly what the agent sent.
+        const QString args = toQString(visibleJson(standing(*item), 2));
         const bool edited = sameItem && m_argsEditor->toPlainText() != m_shownArgs;
         m_shownArgs = args;
         const QSignalBlocker block(m_argsEditor);
@@ -306,7 +321,7 @@ void DetailPane::showMeta(const QueueItem &item)
         meta << tr("restored after a restart: secrets return when the agent re-sends");
     m_meta->setText(meta.join(QStringLiteral("  \u00b7  ")));
     m_reason->setText(tr("Why: %1").arg(
-        toQString(m_revealed ? item.reason : maskText(item.reason, item.redactions))));
+        visibleText(toQString(m_revealed ? item.reason : maskText(item.reason, item.redactions)))));
     m_turn->setText(turnFindingsHtml(item));
     const QString approvals = approvalsHtml(item, m_revealed);
     m_approvals->setText(approvals);
@@ -323,6 +338,11 @@ void DetailPane::showBatch(const std::vector<const QueueItem *> &items)
     // What a batch decision would reach, before the key is pressed.
     m_batch = true;
     m_title->setText(tr("%n calls selected", nullptr, int(items.size())));
+    unsigned hidden = 0;
+    for (const QueueItem *item : items)
+        hidden |= item->hiddenText;
+    m_hidden->setVisible(hidden != 0);
+    m_hidden->setText(tr("\u26a0 Some of these calls hold %1.").arg(toQString(hiddenTextWarning(hidden)).toUpper()));
     m_meta->setText(batchSummary(items));
     m_reason->setText(
         tr("A, D and H decide all of them; a move without Shift selects one call again."));

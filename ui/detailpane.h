@@ -80,6 +80,7 @@ private:
     std::optional<Json> m_editedArgs;
     QString m_shownArgs; // what the editor was last given, to tell the reviewer's edits from it
     QLabel *m_title;
+    QLabel *m_hidden; // the call hides characters: shown above everything else
     QLabel *m_meta;
     QLabel *m_reason;
     QLabel *m_trail;

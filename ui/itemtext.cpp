@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "itemtext.h"
 
+#include "common/visibletext.h"
+
 #include <QStringList>
 
 #include <algorithm>
@@ -38,37 +40,39 @@ QString summarizeArgs(const Json &args, int maxChars)
 
 QString displaySafe(const QString &out, int maxChars)
 {
-    QString clean;
-    clean.reserve(std::min<qsizetype>(out.size(), maxChars + 1));
-    for (QChar c : out) {
-        if (clean.size() >= maxChars) {
-            clean += QChar(0x2026);
-            break;
-        }
-        if (c == u'\n')
-            clean += QStringLiteral("\u21b5");
-        else if (c.category() == QChar::Other_Control || c.category() == QChar::Other_Format)
-            clean += QStringLiteral("\\u%1").arg(c.unicode(), 4, 16, QLatin1Char('0'));
-        else
-            clean += c;
+    // One line; hidden and look-alike characters as ⟨U+XXXX⟩ (common/visibletext.h).
+    QString shown = out;
+    shown.replace(u'\n', QChar(0x21b5));
+    shown = visibleText(shown);
+    if (shown.size() > maxChars) {
+        shown.truncate(maxChars);
+        if (shown.back().isHighSurrogate()) // never half a character
+            shown.chop(1);
+        shown += QChar(0x2026);
     }
-    return clean;
+    return shown;
 }
 
 bool onlyTheDefaultAsked(const ItemSignals &s)
 {
-    return s.askedBy.empty() && !s.secrets && !s.protectedPath && !s.destructive && s.loopWarnings == 0;
+    return s.askedBy.empty() && !s.secrets && !s.protectedPath && !s.destructive && s.loopWarnings == 0
+        && s.hiddenText == 0;
 }
 
 QString whyText(const QueueItem &item, const ItemSignals &s)
 {
     QStringList parts;
+    // Text that hides what the call does comes first: the rest of the row
+    // may be what it disguises.
+    if (s.hiddenText != 0)
+        parts << toQString(hiddenTextWarning(s.hiddenText)).toUpper();
     // The agent looping says the most about this call, and changes as it waits.
     if (!s.turnFindings.empty())
         parts << toQString(protocol::turnFindingHint(s.turnFindings.front()));
     // A guardrail that asked because of secrets or a protected path is said
     // by those parts below, shorter than its reason.
-    if (!s.askedBy.empty() && s.askCode != "secret_detected" && s.askCode != "protected_path")
+    if (!s.askedBy.empty() && s.askCode != "secret_detected" && s.askCode != "protected_path"
+        && s.askCode != "hidden_characters")
         parts << toQString(s.askedBy) + QStringLiteral(": ") + toQString(maskText(s.askReason, item.redactions));
     if (s.secrets)
         parts << (s.secretKinds.empty() ? QStringLiteral("secrets")

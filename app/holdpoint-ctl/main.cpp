@@ -215,12 +215,8 @@ void printQueue(const Json &items, bool asJson)
         return;
     }
     for (const auto &item : items) {
-        std::string args = dumpJson(item.value("args", Json::object()));
-        if (args.size() > 100)
-            args = args.substr(0, 97) + "...";
-        const std::string line = item.value("id", std::string()) + "  " + item["agent"].value("name", std::string()) + "  "
-                                 + item.value("tool_name", std::string()) + "  " + args;
-        printLine(stdout, line);
+        for (const std::string &line : pendingLines(item, {}))
+            printLine(stdout, line);
         // The turn's loop findings, so a reviewer at a terminal sees them too.
         for (const protocol::TurnFinding &f : protocol::turnFindingsFromJson(item.value("turn_findings", Json::array())))
             printLine(stdout, "    loop: " + protocol::turnFindingHint(f) + " [" + f.pattern + "]");

@@ -3,6 +3,7 @@
 
 #include "hookcommand.h"
 #include "common/jsonparse.h"
+#include "common/visibletext.h"
 #include "protocol/protocol.h"
 
 #include <QCommandLineParser>
@@ -122,6 +123,32 @@ std::optional<ReviewCommand> parseReviewCommand(
         out.review["args"] = std::move(*j);
     }
     return out;
+}
+
+std::vector<std::string> pendingLines(const Json &item, const std::string &where)
+{
+    const Json empty = Json::object();
+    const Json &args = item.contains("args") ? item["args"] : empty;
+    const Json &context = item.contains("context") ? item["context"] : empty;
+    const std::string tool = item.value("tool_name", std::string());
+    const Json agent = item.value("agent", Json::object());
+    QString shownArgs = QString::fromStdString(visibleText(dumpJson(args)));
+    if (shownArgs.size() > 100) {
+        shownArgs.truncate(97);
+        if (shownArgs.back().isHighSurrogate()) // never half a character
+            shownArgs.chop(1);
+        shownArgs += QStringLiteral("...");
+    }
+    std::string line = item.value("id", std::string()) + "  ";
+    if (!where.empty())
+        line += visibleText(where) + "  ";
+    line += visibleText(agent.is_object() ? agent.value("name", std::string()) : std::string()) + "  "
+        + visibleText(tool) + "  " + shownArgs.toStdString();
+    std::vector<std::string> lines { std::move(line) };
+    const unsigned hidden = hiddenTextOf(std::string_view(tool)) | hiddenTextOfJson(args) | hiddenTextOfJson(context);
+    if (hidden != 0)
+        lines.push_back("    WARNING " + hiddenTextWarning(hidden));
+    return lines;
 }
 
 } // namespace holdpoint

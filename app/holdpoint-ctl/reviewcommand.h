@@ -12,6 +12,8 @@
 #include <QStringList>
 
 #include <optional>
+#include <string>
+#include <vector>
 
 namespace holdpoint {
 
@@ -35,5 +37,11 @@ struct ReviewCommand
 // nullopt, with `error` saying what; `pendingHint` is how to list the ids.
 std::optional<ReviewCommand> parseReviewCommand(
     const QString &command, const QStringList &args, const QString &pendingHint, QString *error);
+
+// A pending item as `holdpoint-ctl pending` prints it: id, `where` (the
+// team's host, or empty), agent, tool and arguments on one line, shown as
+// a person may see them (common/visibletext.h: hidden and look-alike
+// characters as ⟨U+XXXX⟩), then a warning line when they hide any.
+std::vector<std::string> pendingLines(const Json &item, const std::string &where);
 
 } // namespace holdpoint

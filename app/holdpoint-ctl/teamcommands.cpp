@@ -106,15 +106,11 @@ void printPending(const std::vector<team::Row> &rows, bool asJson)
         return;
     }
     for (const auto &r : rows) {
-        const Json item = itemOf(r);
-        std::string args = dumpJson(item.value("args", Json::object()));
-        if (args.size() > 100)
-            args = args.substr(0, 97) + "...";
-        const Json agent = item.value("agent", Json::object());
-        std::string line = r.id + "  " + r.host + "  "
-            + (agent.is_object() ? agent.value("name", std::string()) : "") + "  " + r.tool + "  "
-            + args;
-        printLine(stdout, line);
+        Json item = itemOf(r);
+        item["id"] = r.id; // the ids `approve` takes, and the tool the row names
+        item["tool_name"] = r.tool;
+        for (const std::string &line : pendingLines(item, r.host))
+            printLine(stdout, line);
         if (!r.gatewayOnline)
             printLine(stdout, "    agent host offline");
         if (!r.claimName.empty() && r.claimUntil > r.now)

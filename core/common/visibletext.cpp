@@ -138,7 +138,9 @@ void appendEscape(QString &out, char32_t cp)
 
 namespace {
 
-QString visibleText(const std::u32string &cps)
+// Which code points of `cps` to escape: the hidden ones, and the letters
+// of a mixed-script word outside its main script.
+std::vector<bool> marksOf(const std::u32string &cps)
 {
     std::vector<bool> mark(cps.size(), false);
     for (std::size_t i = 0; i < cps.size(); ++i)
@@ -147,6 +149,12 @@ QString visibleText(const std::u32string &cps)
         for (std::size_t i = begin; i < end; ++i)
             mark[i] = mark[i] || odd(cps[i]);
     });
+    return mark;
+}
+
+QString visibleText(const std::u32string &cps)
+{
+    const std::vector<bool> mark = marksOf(cps);
     QString out;
     out.reserve(qsizetype(cps.size()) + 16);
     for (std::size_t i = 0; i < cps.size(); ++i) {
@@ -168,6 +176,28 @@ QString visibleText(QStringView text)
 std::string visibleText(std::string_view utf8)
 {
     return visibleText(codePoints(utf8)).toStdString();
+}
+
+std::string visibleJson(const Json &value, int indent)
+{
+    std::string text = dumpJson(value, indent);
+    if (hiddenTextOf(text) == 0)
+        return text;
+    // Outside its strings JSON text is ASCII, so every marked code point is
+    // inside a string (or a key), where a \u escape means the same.
+    const std::u32string cps = codePoints(text);
+    const std::vector<bool> mark = marksOf(cps);
+    QString out;
+    out.reserve(qsizetype(cps.size()) + 16);
+    for (std::size_t i = 0; i < cps.size(); ++i) {
+        if (!mark[i]) {
+            out += QString::fromUcs4(&cps[i], 1);
+            continue;
+        }
+        for (QChar unit : QString::fromUcs4(&cps[i], 1))
+            out += QStringLiteral("\\u") + QStringLiteral("%1").arg(unit.unicode(), 4, 16, QLatin1Char('0')).toUpper();
+    }
+    return out.toStdString();
 }
 
 unsigned hiddenTextOf(std::string_view utf8)

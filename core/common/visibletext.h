@@ -44,6 +44,11 @@ bool isHiddenCodePoint(char32_t cp);
 QString visibleText(QStringView text);
 std::string visibleText(std::string_view utf8);
 
+// `value` as JSON text (dumpJson's, `indent` as there) with the same code
+// points escaped as JSON escapes, \u202E: for a field a person may edit,
+// since the text parses back to exactly `value`.
+std::string visibleJson(const Json &value, int indent = -1);
+
 // HiddenText flags of `utf8`, or of every string and object key in `value`.
 unsigned hiddenTextOf(std::string_view utf8);
 unsigned hiddenTextOfJson(const Json &value);

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "registry.h"
 
+#include "guardrails/hiddentext.h"
 #include "guardrails/loopdetection.h"
 #include "guardrails/protectedpaths.h"
 #include "guardrails/ratelimit.h"
@@ -12,7 +13,8 @@ namespace holdpoint {
 std::initializer_list<const char *> builtinGuardrailTypes()
 {
     static constexpr std::initializer_list<const char *> types {"rules", "protected_paths", "loop_detection",
-                                                                                "rate_limit", "annotations", "secrets"};
+                                                                                "rate_limit", "annotations", "secrets",
+                                                                                "hidden_characters"};
     return types;
 }
 
@@ -34,6 +36,8 @@ ChainEntry createGuardrail(const Json &spec, const std::string &path)
         entry.guardrail = std::make_shared<RateLimitGuardrail>(name, r);
     else if (type == "annotations")
         entry.guardrail = std::make_shared<AnnotationsGuardrail>(name, r);
+    else if (type == "hidden_characters")
+        entry.guardrail = std::make_shared<HiddenTextGuardrail>(name, r);
     else
         entry.guardrail = std::make_shared<SecretsGuardrail>(name, r);
     return entry;

@@ -3,6 +3,7 @@
 
 #include "common/json.h"
 #include "common/redaction.h"
+#include "common/visibletext.h"
 #include "queue/queuefilter.h"
 
 #include <algorithm>
@@ -13,17 +14,19 @@ namespace holdpoint {
 namespace {
 
 // Agent-chosen text (its name, the tool's name) as a notification may show
-// it: the item's secrets masked, one line, no control or bidi-override
-// characters that could make a title lie, at most MaxShownNameLength.
+// it: the item's secrets masked, one line, every control, bidi-override or
+// look-alike character that could make a title lie shown as an escape, at
+// most MaxShownNameLength.
 QString shownName(const std::string &text, const std::vector<Redaction> &redactions)
 {
-    const QString masked = toQString(maskText(text, redactions));
+    // Hidden and look-alike characters as ⟨U+XXXX⟩ (common/visibletext.h);
+    // what is left of tabs and line breaks is a space.
+    const QString masked = visibleText(toQString(maskText(text, redactions)));
     QString out;
     out.reserve(masked.size());
     bool gap = false;
     for (const QChar c : masked) {
-        const QChar::Category category = c.category();
-        if (c.isSpace() || category == QChar::Other_Control || category == QChar::Other_Format) {
+        if (c.isSpace()) {
             gap = true;
             continue;
         }
@@ -176,6 +179,11 @@ Notification describePendingItem(const QueueItem &item, TimeMs now, bool reminde
     lines << (framework.isEmpty()
             ? QStringLiteral("%1 wants to run %2.").arg(agent, tool)
             : QStringLiteral("%1 (%2) wants to run %3.").arg(agent, framework, tool));
+    // Computed here: a store that keeps no flags (the team's) leaves 0.
+    if (const unsigned hidden = hiddenTextOf(item); hidden != 0) {
+        lines << toQString(hiddenTextWarning(hidden)).toUpper();
+        n.labels << QStringLiteral("hidden characters");
+    }
     lines << QStringLiteral("Risk %1/100, %2%3")
                  .arg(QString::number(risk), urgencyName(n.urgency),
                      words.isEmpty() ? QStringLiteral(".") : u": " + words.join(u", ") + u'.');

@@ -82,6 +82,7 @@ ItemSignals itemSignals(const QueueItem &item)
     for (const protocol::Warning &w : item.warnings)
         ++(w.guardrail == "loop_detection" ? out.loopWarnings : out.otherWarnings);
     out.turnFindings = item.turnFindings;
+    out.hiddenText = item.hiddenText;
     return out;
 }
 
@@ -95,6 +96,8 @@ int riskScore(const QueueItem &item)
         score += 10;
     if (s.readOnly)
         score -= 20;
+    if (s.hiddenText != 0)
+        score += 30;
     if (s.secrets)
         score += 25;
     if (s.protectedPath)

@@ -33,6 +33,9 @@ struct ItemSignals
     bool readOnly = false;
     int loopWarnings = 0;
     int otherWarnings = 0;
+    // HiddenText flags (common/visibletext.h): characters a person cannot
+    // see, or letters of another script, in the tool, args or context.
+    unsigned hiddenText = 0;
     // The turn's findings; the strongest first (it says the most).
     std::vector<protocol::TurnFinding> turnFindings;
 };
@@ -40,6 +43,7 @@ ItemSignals itemSignals(const QueueItem &item);
 
 // How much attention a call deserves, 0 (routine) to 100, from its signals:
 //  - MCP annotations: destructiveHint +30, openWorldHint +10, readOnlyHint -20;
+//  - hidden or look-alike characters in the call +30;
 //  - what guardrails found: secrets +25, a protected path +25, each loop
 //    warning +15, any other warning +5, each finding about the call's
 //    turn +15 and +15 more once it reached its stop threshold;

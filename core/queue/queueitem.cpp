@@ -2,6 +2,8 @@
 #include "queueitem.h"
 #include "approvals.h"
 
+#include "common/visibletext.h"
+
 namespace holdpoint {
 
 std::string_view itemStateName(ItemState state)
@@ -19,6 +21,15 @@ std::string_view itemStateName(ItemState state)
         return "abandoned";
     }
     return "pending";
+}
+
+unsigned hiddenTextOf(const QueueItem &item)
+{
+    unsigned flags = hiddenTextOf(std::string_view(item.toolName)) | hiddenTextOfJson(item.args)
+        | hiddenTextOfJson(item.context);
+    if (item.proposedArgs)
+        flags |= hiddenTextOfJson(*item.proposedArgs);
+    return flags;
 }
 
 Json itemToJson(const QueueItem &item)
@@ -59,6 +70,11 @@ Json itemToJson(const QueueItem &item)
         j = maskJson(j, item.redactions);
         j["redacted"] = std::move(kinds);
     }
+    // What a person cannot see or would misread (common/visibletext.h):
+    // every surface warns of it and shows such characters escaped. The
+    // fields themselves stay exactly the agent's.
+    if (const unsigned hidden = hiddenTextOf(item); hidden != 0)
+        j["hidden_characters"] = hiddenTextJson(hidden);
     return j;
 }
 

@@ -74,6 +74,7 @@ struct QueueItem
     // Kept by ReviewQueue for filtering (queuefilter.h); lowercase.
     std::string searchText;
     int risk = 0;
+    unsigned hiddenText = 0; // hiddenTextOf(*this), kept by ReviewQueue
     // How many people must approve, who asked (the agent's OS user, for
     // exclude_requester), and the approvals given so far (approvals.h).
     protocol::ApprovalRule approvals;
@@ -94,5 +95,8 @@ struct QueueItem
 // The item as reviewers see it on the wire (PROTOCOL.md "Reviewer role"),
 // with its secrets masked.
 Json itemToJson(const QueueItem &item);
+// HiddenText flags (common/visibletext.h) of what reviewers see of the
+// item: its tool name, arguments, proposed arguments and context.
+unsigned hiddenTextOf(const QueueItem &item);
 
 } // namespace holdpoint

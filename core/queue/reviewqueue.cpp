@@ -48,6 +48,7 @@ QueueItem prepared(QueueItem item)
 {
     item.state = ItemState::Pending;
     item.searchText = queueSearchText(item);
+    item.hiddenText = hiddenTextOf(item);
     item.risk = riskScore(item);
     return item;
 }
@@ -239,6 +240,7 @@ void ReviewQueue::restoreSecrets(
     item.redactions = std::move(redactions);
     item.secretsPending = false;
     item.searchText = queueSearchText(item);
+    item.hiddenText = hiddenTextOf(item);
     announce(item, false);
 }
 

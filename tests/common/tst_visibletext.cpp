@@ -18,6 +18,7 @@ private Q_SLOTS:
     void flags();
     void everyStringAndKeyOfACallIsRead();
     void warningAndJsonNameTheKinds();
+    void jsonForAnEditorParsesBackExactly();
 };
 
 void TestVisibleText::shown_data()
@@ -100,6 +101,20 @@ void TestVisibleText::warningAndJsonNameTheKinds()
     QVERIFY(hiddenTextWarning(HiddenMixedScript).find("another script") != std::string::npos);
     QCOMPARE(hiddenTextJson(0), Json::array());
     QCOMPARE(hiddenTextJson(HiddenInvisible | HiddenMixedScript), Json({"invisible", "mixed_script"}));
+}
+
+void TestVisibleText::jsonForAnEditorParsesBackExactly()
+{
+    const Json args {{"file", "deploy_report\u202Efdp.exe"}, {"url", "https://p\u0430ypal.com"},
+                     {"n", 9007199254740993ULL}, {"emoji", "\U0001F680\U000E0041"}, {"plain", "caf\u00e9"}};
+    const std::string shown = visibleJson(args, 2);
+    QVERIFY2(shown.find("deploy_report\\u202Efdp.exe") != std::string::npos, shown.c_str());
+    QVERIFY2(shown.find("https://p\\u0430ypal.com") != std::string::npos, shown.c_str());
+    QVERIFY2(shown.find("\\uDB40\\uDC41") != std::string::npos, shown.c_str()); // a tag, as a surrogate pair
+    QVERIFY2(shown.find("caf\u00e9") != std::string::npos, shown.c_str()); // what is not hidden stays as it is
+    QCOMPARE(hiddenTextOf(shown), 0u);
+    QCOMPARE(Json::parse(shown), args);
+    QCOMPARE(visibleJson(Json {{"a", "b"}}), dumpJson(Json {{"a", "b"}}));
 }
 
 QTEST_GUILESS_MAIN(TestVisibleText)

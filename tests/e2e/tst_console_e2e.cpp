@@ -586,7 +586,7 @@ void TestConsoleE2E::policyCheck()
     ok.start(QStringLiteral(HOLDPOINT_CTL_BIN), {QStringLiteral("policy"), QStringLiteral("check"), strict});
     QVERIFY(ok.waitForFinished(WaitMs));
     QCOMPARE(ok.exitCode(), 0);
-    QCOMPARE(ok.readAllStandardOutput(), QByteArray("ok: 6 guardrail(s), default ask, from " + strict.toUtf8() + "\n"));
+    QCOMPARE(ok.readAllStandardOutput(), QByteArray("ok: 7 guardrail(s), default ask, from " + strict.toUtf8() + "\n"));
 
     QTemporaryDir dir;
     const QString bad = dir.filePath(QStringLiteral("bad.json"));

@@ -677,9 +677,9 @@ void TestRules::validationMessages_data()
     QTest::addColumn<QString>("error");
     QTest::newRow("guardrails not an array") << R"({"guardrails":{}})" << "policy.json: guardrails: expected an array, got object";
     QTest::newRow("guardrail not an object") << R"({"guardrails":[5]})" << "policy.json: guardrails[0]: expected an object, got number";
-    QTest::newRow("no type") << R"({"guardrails":[{}]})" << "policy.json: guardrails[0].type: required, expected one of: rules, protected_paths, loop_detection, rate_limit, annotations, secrets";
+    QTest::newRow("no type") << R"({"guardrails":[{}]})" << "policy.json: guardrails[0].type: required, expected one of: rules, protected_paths, loop_detection, rate_limit, annotations, secrets, hidden_characters";
     QTest::newRow("unknown type") << R"({"guardrails":[{"type":"magic"}]})"
-                                  << "policy.json: guardrails[0].type: unknown value \"magic\" (expected one of: rules, protected_paths, loop_detection, rate_limit, annotations, secrets)";
+                                  << "policy.json: guardrails[0].type: unknown value \"magic\" (expected one of: rules, protected_paths, loop_detection, rate_limit, annotations, secrets, hidden_characters)";
     QTest::newRow("unknown matcher")
         << R"({"guardrails":[{"type":"rules","rules":[{"action":"deny","when":{}}]},{"type":"rules","name":"r2","rules":[{"action":"deny","when":{"args":{"path":{"globb":"/etc/**"}}}}]},{"type":"rules","name":"r3","rules":[{"when":{"args":{"path":{"globb":"x"}}},"action":"deny"}]}]})"
         << "policy.json: guardrails[1].rules[0].when.args.path: unknown matcher \"globb\" (expected one of: equals, glob, regex, prefix, path_under, min, max, exists)";

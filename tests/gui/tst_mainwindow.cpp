@@ -303,8 +303,8 @@ void TestMainWindow::windowFitsTheScreen()
 
 void TestMainWindow::controlCharactersAreEscapedForDisplay()
 {
-    QCOMPARE(displaySafe(QStringLiteral("rm\u001b[2J -rf\n/"), 100), QStringLiteral("rm\\u001b[2J -rf\u21b5/"));
-    QCOMPARE(displaySafe(QStringLiteral("a\u202eb"), 100), QStringLiteral("a\\u202eb")); // RTL override
+    QCOMPARE(displaySafe(QStringLiteral("rm\u001b[2J -rf\n/"), 100), QStringLiteral("rm⟨U+001B⟩[2J -rf\u21b5/"));
+    QCOMPARE(displaySafe(QStringLiteral("a\u202eb"), 100), QStringLiteral("a⟨U+202E⟩b")); // RTL override
     QCOMPARE(displaySafe(QStringLiteral("abcdef"), 3), QStringLiteral("abc\u2026"));
     QCOMPARE(summarizeArgs(Json {{"cmd", "ls"}, {"n", 2}}), QStringLiteral("cmd=ls  n=2"));
 }

@@ -31,6 +31,7 @@
 #include <QSignalSpy>
 #include <QTest>
 #include <QTextBrowser>
+#include <QTextCursor>
 
 using namespace holdpoint;
 using namespace holdpoint::test;
@@ -52,6 +53,7 @@ private Q_SLOTS:
     void auditBannerBlocksApprovalUntilTheLogWorks();
     void historyAndTurnsFollowDecisions();
     void everyModelPassesTheModelTester();
+    void hiddenCharactersAreShownEscapedAndWarned();
 };
 
 void TestReview::batchDenyWithOneReasonByKeyboard()
@@ -494,6 +496,45 @@ void TestReview::everyModelPassesTheModelTester()
     h.window->policyModel()->refresh();
     QCOMPARE(h.window->policyModel()->rowCount(), 3); // the built-in self_guard first, then the policy's two
     QCOMPARE(h.window->policyModel()->index(0, PolicyModel::Health).data().toString(), QStringLiteral("ok"));
+}
+
+// A tool named to draw as "deploy_reportexe.pdf" and a command split by a
+// zero-width space: the row and the pane warn, the title and the editor
+// show the characters, and an edit of another argument leaves them exact.
+void TestReview::hiddenCharactersAreShownEscapedAndWarned()
+{
+    WindowHarness h; // the built-in default policy: hidden_characters first
+    const std::string tool = "deploy_report\u202Efdp.exe", command = "rm\u200B -rf /tmp/x";
+    QVERIFY(h.submit("c1", tool, {{"command", command}, {"note", "keep"}}));
+    h.view()->setFocus();
+    QTRY_COMPARE(h.view()->currentIndex().row(), 0);
+
+    const QString why = h.view()->model()->index(0, QueueModel::Reason).data().toString();
+    QVERIFY2(why.startsWith(QStringLiteral("HIDDEN CHARACTERS: INVISIBLE")), qPrintable(why));
+    QCOMPARE(h.view()->model()->index(0, QueueModel::Tool).data().toString(), QStringLiteral("deploy_report⟨U+202E⟩fdp.exe"));
+    auto *banner = h.child<QLabel>("hiddenCharacters");
+    QVERIFY(banner->isVisible());
+    QVERIFY2(banner->text().contains(QStringLiteral("HIDDEN CHARACTERS")), qPrintable(banner->text()));
+    QVERIFY(h.child<QLabel>("detailTitle")->text().startsWith(QStringLiteral("deploy_report⟨U+202E⟩fdp.exe")));
+    QPlainTextEdit *editor = h.window->argsEditor();
+    QVERIFY2(editor->toPlainText().contains(QStringLiteral("\"rm\\u200B -rf /tmp/x\"")), qPrintable(editor->toPlainText()));
+    QVERIFY(!editor->toPlainText().contains(QChar(0x200B)));
+
+    // Typed as a person would: the escape in the editor means the agent's character.
+    QTextCursor cursor = editor->document()->find(QStringLiteral("keep"));
+    QVERIFY(!cursor.isNull());
+    editor->setTextCursor(cursor);
+    editor->setFocus();
+    QTest::keyClicks(editor, QStringLiteral("kept"));
+    QTest::keyClick(editor, Qt::Key_Return, Qt::ControlModifier);
+    const Json d = h.decisionFor("c1");
+    QCOMPARE(d["decision"], Json("modify"));
+    QCOMPARE(d["args"], Json({{"command", command}, {"note", "kept"}}));
+
+    // Nothing hidden, no banner.
+    QVERIFY(h.submit("c2", "bash", {{"command", "ls"}}));
+    QTRY_COMPARE(h.view()->currentIndex().row(), 0);
+    QVERIFY(!banner->isVisible());
 }
 
 QTEST_MAIN(TestReview)

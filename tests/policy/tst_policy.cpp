@@ -122,10 +122,11 @@ void TestPolicy::shippedExamplesAreValid_data()
 {
     QTest::addColumn<QString>("file");
     QTest::addColumn<int>("guardrails");
-    QTest::newRow("default") << "default.json" << 0;
-    QTest::newRow("coding-agent") << "coding-agent.json" << 5;
-    QTest::newRow("read-only") << "read-only.json" << 4;
-    QTest::newRow("strict") << "strict.json" << 6;
+    // Each starts with hidden_characters (common/visibletext.h).
+    QTest::newRow("default") << "default.json" << 1;
+    QTest::newRow("coding-agent") << "coding-agent.json" << 6;
+    QTest::newRow("read-only") << "read-only.json" << 5;
+    QTest::newRow("strict") << "strict.json" << 7;
 }
 
 void TestPolicy::shippedExamplesAreValid()

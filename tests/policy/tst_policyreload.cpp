@@ -79,7 +79,7 @@ void TestPolicyReload::validEditTakesEffectInvalidEditIsRefused()
     writeFile(file, R"({"default":"allow","guardrails":[{"type":"rulez"}]})");
     QTRY_COMPARE_WITH_TIMEOUT(failed.count(), 1, WaitMs);
     QCOMPARE(failed.at(0).at(0).toString(),
-             file + QStringLiteral(": guardrails[0].type: unknown value \"rulez\" (expected one of: rules, protected_paths, loop_detection, rate_limit, annotations, secrets)"));
+             file + QStringLiteral(": guardrails[0].type: unknown value \"rulez\" (expected one of: rules, protected_paths, loop_detection, rate_limit, annotations, secrets, hidden_characters)"));
     QCOMPARE(core.lastPolicyError(), failed.at(0).at(0).toString());
     QCOMPARE(decide(), Json("deny")); // the previous policy is still in force
     QCOMPARE(reloaded.count(), 1);

@@ -183,8 +183,8 @@ void TestBadInput::controlCharactersInToolNames()
     QVERIFY(s.next("pending").is_object());
     QCOMPARE(c.core->queue()->at(0).toolName, tool); // kept exactly, for the audit log and the decision
     QueueModel model(c.core->queue());
-    QCOMPARE(model.index(0, QueueModel::Tool).data().toString(), QStringLiteral("read\\u001b[2J\\u202e\u21b5file"));
-    QCOMPARE(model.index(0, QueueModel::Arguments).data().toString(), QStringLiteral("path=a\\u0007"));
+    QCOMPARE(model.index(0, QueueModel::Tool).data().toString(), QStringLiteral("read⟨U+001B⟩[2J⟨U+202E⟩\u21b5file"));
+    QCOMPARE(model.index(0, QueueModel::Arguments).data().toString(), QStringLiteral("path=a⟨U+0007⟩"));
 }
 
 void TestBadInput::stalledHandshakeIsClosed()
