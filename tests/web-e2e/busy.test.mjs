@@ -174,10 +174,26 @@ test(`a burst of ${BURST} calls on a CPU throttled 4× blocks the page for no ta
         .textContent.trim() !== was, { polling: 100, timeout: 10000 }, shown));
     }
     const longTasks = await page.evaluate(() => window.longTasks);
-    await cdp.send('Emulation.setCPUThrottlingRate', { rate: 1 });
-
     const worst = Math.max(0, ...longTasks);
     assert.ok(worst <= LONG_TASK_MS, `the longest task took ${worst} ms (tasks over 50 ms: ${longTasks.join(', ')})`);
+    assert.equal(await page.evaluate(() => document.activeElement?.dataset?.id), before.id, 'the focused card lost the focus');
+
+    // The same page loaded afresh, still throttled: the snapshot brings all
+    // of them in one message.
+    await page.evaluateOnNewDocument(() => {
+      window.longTasks = [];
+      new PerformanceObserver((list) => {
+        for (const entry of list.getEntries()) window.longTasks.push(Math.round(entry.duration));
+      }).observe({ type: 'longtask' });
+    });
+    await page.reload();
+    await waitFor(`${BURST + 1} cards after a reload`, () => page.evaluate((want) => document.querySelectorAll('#queue .card').length
+      === want && document.getElementById('status').textContent === 'Live', BURST + 1), 60000);
+    const onLoad = await page.evaluate(() => window.longTasks);
+    await cdp.send('Emulation.setCPUThrottlingRate', { rate: 1 });
+    const worstOnLoad = Math.max(0, ...onLoad);
+    assert.ok(worstOnLoad <= LONG_TASK_MS, `loading the page with ${BURST + 1} calls waiting, the longest task took ${worstOnLoad} ms `
+      + `(tasks over 50 ms: ${onLoad.join(', ')})`);
     // Every call has its card, in the order they came, and the focus stayed where it was.
     const pending = await waitFor('every call pending', async () => {
       const items = await hp.pending();
@@ -185,7 +201,6 @@ test(`a burst of ${BURST} calls on a CPU throttled 4× blocks the page for no ta
     });
     const shown = await page.$$eval('#queue .card', (cards) => cards.map((c) => c.dataset.id));
     assert.deepEqual(shown, pending.map((i) => i.id));
-    assert.equal(await page.evaluate(() => document.activeElement?.dataset?.id), before.id, 'the focused card lost the focus');
     assert.deepEqual(page.errors, []);
   });
 });
