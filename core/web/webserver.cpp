@@ -517,6 +517,7 @@ WebServer::Reply WebServer::staticFile(const QString &path) const
         { "index.html", "text/html; charset=utf-8" },
         { "app.js", "text/javascript; charset=utf-8" },
         { "json.js", "text/javascript; charset=utf-8" },
+        { "queue.js", "text/javascript; charset=utf-8" },
         { "app.css", "text/css; charset=utf-8" },
         { "review.css", "text/css; charset=utf-8" },
         { "icon.svg", "image/svg+xml" },

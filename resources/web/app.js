@@ -5,6 +5,7 @@
 // call. Everything the server sends is put on the page as text (textContent,
 // text nodes), never parsed as HTML, and read with parseJson (json.js), so
 // the arguments' numbers are never rounded through JavaScript's doubles.
+// The queue's cards and the countdowns are queue.js's.
 
 const RETRY_MIN_MS = 1000;
 const RETRY_MAX_MS = 10000;
@@ -53,14 +54,6 @@ function clock(iso) {
   return Number.isNaN(date.getTime()) ? '' : date.toLocaleTimeString([], { hour: '2-digit', minute: '2-digit', second: '2-digit' });
 }
 const at = (iso) => (clock(iso) ? ` at ${clock(iso)}` : '');
-
-function duration(ms) {
-  const s = Math.floor(ms / 1000);
-  const pad = (n) => String(n).padStart(2, '0');
-  if (s < 60) return `${s}s`;
-  if (s < 3600) return `${Math.floor(s / 60)}m ${pad(s % 60)}s`;
-  return `${Math.floor(s / 3600)}h ${pad(Math.floor(s / 60) % 60)}m`;
-}
 
 // ---- the API --------------------------------------------------------------
 
@@ -153,6 +146,9 @@ function hideBanner() {
   el('banner').hidden = true;
 }
 
+// The confirmation of a decision. It stands over the top bar (app.css), where
+// there is nothing to tap: the next call's Approve, Deny and Edit are where
+// a person's thumb goes next, and a tap on them is never lost under it.
 let toastTimer = 0;
 function toast(text) {
   const node = el('toast');
@@ -214,7 +210,7 @@ async function signIn() {
   state.stopped = false;
   el('whoami').textContent = `Deciding as ${me.reviewer}`;
   el('whoami').hidden = false;
-  renderQueue();
+  queueReset();
   route();
   connect();
 }
@@ -296,16 +292,16 @@ const feed = {
     // Back in touch: a "cannot be reached" from before is no longer true.
     if (el('banner').classList.contains('banner--error')) hideBanner();
     setStatus('live');
-    renderQueue();
+    queueReset();
     route();
   },
   added(m) {
     state.items.set(m.item.id, m.item);
-    renderQueue();
+    queueChanged(m.item.id);
   },
   updated(m) {
     state.items.set(m.item.id, m.item);
-    renderQueue();
+    queueChanged(m.item.id);
     if (m.item.id === state.openId) refreshDetail(m.item);
   },
   voted(m) {
@@ -313,12 +309,12 @@ const feed = {
     if (!item) return;
     item.approvals_given = m.approvals;
     item.approvals_required = m.required;
-    renderQueue();
+    queueChanged(m.id);
     if (m.id === state.openId) renderDetail(item);
   },
   removed(m) {
     state.items.delete(m.id);
-    renderQueue();
+    queueChanged(m.id);
     // Our own review reports itself when its answer comes back.
     if (m.id === state.openId && m.id !== state.busyId) {
       showBanner(removalText(m), 'notice');
@@ -383,72 +379,6 @@ function closeDetail() {
     history.back();
   } else if (location.hash) {
     history.replaceState(null, '', '/');
-  }
-}
-
-// ---- the queue ----------------------------------------------------------------
-
-function renderQueue() {
-  const count = state.items.size;
-  el('queue').replaceChildren(...[...state.items.values()].map((item) => h('li', null, card(item))));
-  el('queue-count').textContent = count ? String(count) : '';
-  el('empty').hidden = !state.loaded || count > 0;
-  el('loading').hidden = state.loaded;
-  document.title = count ? `(${count}) Holdpoint` : 'Holdpoint';
-  tick();
-}
-
-function card(item) {
-  const link = h('a', item.agent_connected === false ? 'card card--disconnected' : 'card',
-    h('div', 'card-top', h('span', 'tool', item.tool_name), countdown(item.deadline)),
-    h('p', 'card-who', agentLine(item)),
-    h('p', 'card-why', item.reason),
-    chips(item));
-  link.href = `#item=${encodeURIComponent(item.id)}`;
-  link.dataset.id = item.id;
-  return link;
-}
-
-function agentLine(item) {
-  const agent = item.agent || {};
-  const name = agent.user ? `${agent.name} (${agent.user})` : agent.name;
-  // The gateway's id names its host and tells two gateways on one host apart.
-  const place = item.team && (item.team.gateway || item.team.host);
-  return place ? `${name} · on ${place}` : name;
-}
-
-// The loop marker shows the finding with the highest count.
-function topFinding(item) {
-  const findings = item.turn_findings || [];
-  return findings.reduce((top, f) => (!top || f.count > top.count ? f : top), null);
-}
-
-function chips(item) {
-  const list = [];
-  const add = (text, tone) => list.push(h('span', `chip chip--${tone}`, text));
-  const loop = topFinding(item);
-  if (loop) add(`⟲ ${loop.count}/${loop.stop_at}`, loop.level === 'warn' ? 'warn' : 'bad');
-  if (item.approvals_required) add(`Approvals ${item.approvals_given || 0}/${item.approvals_required}`, 'info');
-  if (item.edited_args) add('Edited', 'info');
-  if (item.agent_connected === false) add('Agent disconnected', 'bad');
-  if (item.team && item.team.online === false) add('Gateway offline', 'warn');
-  if (item.team && item.team.being_edited_by) add(`${item.team.being_edited_by} is editing`, 'muted');
-  return list.length ? h('div', 'chips', ...list) : null;
-}
-
-function countdown(deadline) {
-  const node = h('span', 'countdown');
-  node.dataset.deadline = deadline;
-  return node;
-}
-
-// Counts every deadline on the page down, on the server's clock.
-function tick() {
-  const now = Date.now() + state.skewMs;
-  for (const node of document.querySelectorAll('.countdown[data-deadline]')) {
-    const left = Date.parse(node.dataset.deadline) - now;
-    node.textContent = left > 0 ? `${duration(left)} left` : 'Time is up';
-    node.classList.toggle('countdown--urgent', left < 60000);
   }
 }
 
@@ -607,11 +537,26 @@ function onPanelButton(name) {
   }
   togglePanel(name);
   validateEdit();
-  // At once, not smoothly: typing while a smooth scroll runs stops it halfway,
-  // with the field behind the action bar.
-  el(`${name}-panel`).scrollIntoView({ block: 'end' });
+  keepPanelInView(name);
   const focus = { deny: 'deny-reason', edit: 'edit-args', halt: 'halt-confirm' }[name];
   el(focus).focus({ preventScroll: true });
+}
+
+// Keeps an open panel's field and its buttons between the top bar (and a
+// banner under it) and the sticky action bar, scrolling only as far as
+// needed, and at once: typing while a smooth scroll runs stops it halfway.
+// When both do not fit, the field's top wins: that is where the caret is.
+function keepPanelInView(name) {
+  const panel = el(`${name}-panel`);
+  const row = panel.querySelector('.panel-row').getBoundingClientRect();
+  const field = (panel.querySelector('textarea') || panel).getBoundingClientRect();
+  const banner = el('banner').hidden ? null : el('banner').getBoundingClientRect();
+  const top = Math.max(document.querySelector('.topbar').getBoundingClientRect().bottom, banner ? banner.bottom : 0) + 8;
+  const bottom = Math.min(el('actions').getBoundingClientRect().top, window.innerHeight) - 8;
+  let by = 0;
+  if (row.bottom > bottom) by = row.bottom - bottom;
+  if (field.top - by < top) by = field.top - top;
+  if (by) window.scrollBy({ top: by, behavior: 'instant' });
 }
 
 // The edit must be a JSON object that differs from the call's own arguments.
@@ -687,7 +632,7 @@ function reviewFailed(item, err) {
   if (err.status === 401 || err.code === 'not_a_reviewer') return signedOut(err.message);
   if (err.code === 'already_decided') {
     state.items.delete(item.id);
-    renderQueue();
+    queueChanged(item.id);
     showBanner(`Already decided by ${who(err.body.decided_by)}${at(err.body.decided_at)}.`);
   } else if (err.code === 'changed' && state.items.has(item.id)) {
     if (state.openId === item.id) renderDetail(state.items.get(item.id));
@@ -710,12 +655,18 @@ function bindEvents() {
   el('approve').addEventListener('click', () => review('approve'));
   for (const name of PANELS) el(name).addEventListener('click', () => onPanelButton(name));
   for (const button of document.querySelectorAll('.panel-cancel')) button.addEventListener('click', () => togglePanel(null));
-  el('deny-reason').addEventListener('input', syncButtons);
+  el('deny-reason').addEventListener('input', () => {
+    syncButtons();
+    keepPanelInView('deny');
+  });
   el('deny-confirm').addEventListener('click', () => {
     const reason = el('deny-reason').value.trim();
     if (reason) review('deny', { reason });
   });
-  el('edit-args').addEventListener('input', validateEdit);
+  el('edit-args').addEventListener('input', () => {
+    validateEdit();
+    keepPanelInView('edit');
+  });
   el('edit-confirm').addEventListener('click', () => {
     if (state.editArgs) review('edit', { args: state.editArgs });
   });

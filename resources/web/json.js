@@ -23,7 +23,7 @@ class JsonNumber {
 class JsonSyntaxError extends SyntaxError {}
 
 const JSON_NUMBER = /-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][+-]?\d+)?/y;
-const JSON_SPACE = /[ \t\n\r]*/y;
+const JSON_LITERALS = [['true', true], ['false', false], ['null', null]];
 
 // One JSON text → values; objects are plain objects (a "__proto__" key is
 // an own property), numbers are JS numbers or JsonNumber. A key twice in one
@@ -35,9 +35,7 @@ function parseJson(text) {
     throw new JsonSyntaxError(`${what} at line ${line}, column ${at - text.lastIndexOf('\n', at - 1)}`);
   };
   const space = () => {
-    JSON_SPACE.lastIndex = at;
-    JSON_SPACE.exec(text);
-    at = JSON_SPACE.lastIndex;
+    for (let c = text.charCodeAt(at); c === 0x20 || c === 0x0a || c === 0x0d || c === 0x09; c = text.charCodeAt(at)) at++;
   };
   const expect = (char) => {
     space();
@@ -46,14 +44,18 @@ function parseJson(text) {
   };
   const string = () => {
     const start = at;
+    let escaped = false;
     at++;
     while (at < text.length && text[at] !== '"') {
       const code = text.charCodeAt(at);
       if (code < 0x20) fail('a control character in a string (write it as \\n, \\t, …)');
-      at += text[at] === '\\' ? 2 : 1;
+      if (code === 0x5c) escaped = true;
+      at += code === 0x5c ? 2 : 1;
     }
     if (at >= text.length) fail('a string that never ends');
     at++;
+    // Most strings have no escape: their text is their value.
+    if (!escaped) return text.slice(start + 1, at - 1);
     try {
       return JSON.parse(text.slice(start, at));
     } catch {
@@ -88,7 +90,12 @@ function parseJson(text) {
         const key = string();
         if (Object.prototype.hasOwnProperty.call(object, key)) fail(`the key ${JSON.stringify(key)} twice`);
         expect(':');
-        Object.defineProperty(object, key, { value: value(depth + 1), enumerable: true, writable: true, configurable: true });
+        // Assigned "__proto__" would set the prototype: that one key is defined.
+        if (key === '__proto__') {
+          Object.defineProperty(object, key, { value: value(depth + 1), enumerable: true, writable: true, configurable: true });
+        } else {
+          object[key] = value(depth + 1);
+        }
         space();
         if (text[at] === ',') { at++; continue; }
         expect('}');
@@ -112,7 +119,7 @@ function parseJson(text) {
       }
     }
     if (char === '"') return string();
-    for (const [word, literal] of [['true', true], ['false', false], ['null', null]]) {
+    for (const [word, literal] of JSON_LITERALS) {
       if (text.startsWith(word, at)) {
         at += word.length;
         return literal;

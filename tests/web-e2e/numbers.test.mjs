@@ -120,3 +120,27 @@ test('the page reads and writes JSON without rounding a number', async () => {
     assert.equal(body, `{"action":"edit","args":${ARGS}}`);
   });
 });
+
+test('the page reads strings, keys and mistakes as JSON has them', async () => {
+  await withSetup(browser, {}, async ({ device }) => {
+    const { page } = await device();
+    const read = (text) => page.evaluate((t) => {
+      try {
+        const v = parseJson(t); // eslint-disable-line no-undef
+        return { ok: true, own: Object.keys(v), plain: Object.getPrototypeOf(v) === Object.prototype, json: JSON.stringify(v) };
+      } catch (error) {
+        return { ok: false, message: error.message };
+      }
+    }, text);
+    // "__proto__" is a key like any other, never the object's prototype.
+    const proto = await read('{"__proto__": {"polluted": 1},\t"constructor":\r\n2, "s": "a\\"b\\\\c\\u0041\\n", "t": "plain é😀"}');
+    assert.deepEqual(proto, { ok: true, own: ['__proto__', 'constructor', 's', 't'], plain: true,
+      json: '{"__proto__":{"polluted":1},"constructor":2,"s":"a\\"b\\\\cA\\n","t":"plain é😀"}' });
+    assert.equal(await page.evaluate(() => ({}).polluted), undefined);
+    assert.match((await read('{"a": 1, "a": 2}')).message, /^the key "a" twice/);
+    assert.match((await read('{"a": "x\u0001"}')).message, /^a control character in a string/);
+    assert.match((await read('{"a": "\\x"}')).message, /^a bad escape in a string/);
+    assert.match((await read('{"a": "never ends}')).message, /^a string that never ends/);
+    assert.match((await read('{"a": tru}')).message, /^unexpected character/);
+  });
+});

@@ -48,8 +48,8 @@ void TestWeb::everyAnswerCarriesTheSecurityHeaders()
 {
     WebConsole c;
     QVERIFY(c.started);
-    for (const QByteArray &path : { QByteArray("/"), QByteArray("/app.js"), QByteArray("/json.js"), QByteArray("/app.css"),
-             QByteArray("/review.css"), QByteArray("/api/me"), QByteArray("/nope") }) {
+    for (const QByteArray &path : { QByteArray("/"), QByteArray("/app.js"), QByteArray("/json.js"), QByteArray("/queue.js"),
+             QByteArray("/app.css"), QByteArray("/review.css"), QByteArray("/api/me"), QByteArray("/nope") }) {
         const HttpReply r = http(c.port(), "GET", path);
         QVERIFY2(r.status != 0, path.constData());
         const QByteArray csp = r.header("Content-Security-Policy");
@@ -62,6 +62,7 @@ void TestWeb::everyAnswerCarriesTheSecurityHeaders()
     QCOMPARE(page.status, 200);
     QVERIFY(page.body.contains("<script src=\"/app.js\""));
     QVERIFY(page.body.contains("<script src=\"/json.js\""));
+    QVERIFY(page.body.contains("<script src=\"/queue.js\""));
     // Each stylesheet the page links is served, as CSS.
     for (const QByteArray &sheet : { QByteArray("/app.css"), QByteArray("/review.css") }) {
         QVERIFY2(page.body.contains(QByteArray("<link rel=\"stylesheet\" href=\"" + sheet + "\">")), sheet.constData());
