@@ -34,12 +34,20 @@ const el = (id) => document.getElementById(id);
 // ---- small helpers ------------------------------------------------------
 
 // Makes an element; children are nodes or strings (text), null is skipped.
+// Every text goes on the page through here: characters a person cannot see
+// or would misread show as ⟨U+XXXX⟩ (visibleText, json.js).
 function h(tag, className, ...children) {
   const node = document.createElement(tag);
   if (className) node.className = className;
-  for (const child of children) if (child != null && child !== false) node.append(child);
+  for (const child of children) {
+    if (child != null && child !== false) node.append(typeof child === 'string' ? visibleText(child) : child);
+  }
   return node;
 }
+
+// What the server found hidden in a call (PROTOCOL.md, "Hidden characters").
+const HIDDEN_KINDS = { invisible: 'invisible or control characters', mixed_script: 'letters of another script in a word' };
+const hiddenKinds = (item) => (item.hidden_characters || []).map((k) => HIDDEN_KINDS[k] || k);
 
 const isObject = (v) => v !== null && typeof v === 'object' && !Array.isArray(v) && !(v instanceof JsonNumber);
 const isEmpty = (v) => v === undefined || v === null || (isObject(v) && Object.keys(v).length === 0);
@@ -432,7 +440,12 @@ function section(title, ...children) {
 function detailHead(item) {
   const title = h('h1', 'detail-tool', item.tool_name);
   title.id = 'detail-tool';
-  return h('div', 'detail-head', title, h('p', 'card-who', agentLine(item)), chips(item));
+  const kinds = hiddenKinds(item);
+  const hidden = kinds.length
+    ? h('p', 'hidden-banner', `⚠ HIDDEN CHARACTERS: ${kinds.join(', ')}, shown as ⟨U+…⟩. Read them before you decide: what runs is the agent’s own text.`)
+    : null;
+  if (hidden) hidden.id = 'hidden-characters';
+  return h('div', 'detail-head', title, hidden, h('p', 'card-who', agentLine(item)), chips(item));
 }
 
 function warningsSection(item) {

@@ -134,11 +134,80 @@ function parseJson(text) {
   return result;
 }
 
+// ---- characters a person cannot see or would misread --------------------------
+// The page's twin of core/common/visibletext.h (same rules, same escapes; the
+// Chromium suite holds the two to one table): hidden code points, and the
+// letters of a word that mixes scripts not written together, are shown as
+// ⟨U+202E⟩ in text and as \u202E in JSON, which parses back to the same.
+
+const HIDDEN = /[\p{Cc}\p{Cf}\p{Co}\p{Cn}\p{Cs}\p{Zl}\p{Zp}\p{Zs}\u115F\u1160\u3164\uFFA0]/u;
+const isHidden = (ch) => ch !== '\t' && ch !== '\n' && ch !== ' ' && HIDDEN.test(ch);
+const WORD = /[\p{L}\p{M}\p{Nd}]+/gu;
+const SCRIPTS = ['Latin', 'Greek', 'Cyrillic', 'Armenian', 'Hebrew', 'Arabic', 'Syriac', 'Thaana', 'Devanagari',
+  'Bengali', 'Gurmukhi', 'Gujarati', 'Oriya', 'Tamil', 'Telugu', 'Kannada', 'Malayalam', 'Sinhala', 'Thai', 'Lao',
+  'Tibetan', 'Myanmar', 'Georgian', 'Hangul', 'Ethiopic', 'Cherokee', 'Khmer', 'Mongolian', 'Hiragana', 'Katakana',
+  'Bopomofo', 'Han', 'Coptic', 'Glagolitic', 'Runic', 'Ogham', 'Nko', 'Tifinagh', 'Vai', 'Javanese', 'Balinese']
+  .map((name) => [name, new RegExp(`\\p{Script=${name}}`, 'u')]);
+const TOGETHER = [['Latin', 'Han', 'Hiragana', 'Katakana'], ['Latin', 'Han', 'Bopomofo'], ['Latin', 'Han', 'Hangul']];
+const PLAIN = /^[\t\n\x20-\x7e]*$/;
+
+// A letter's script, or null for one any script uses (digits, marks).
+function scriptOf(ch) {
+  if (!/\p{L}/u.test(ch)) return null;
+  for (const [name, re] of SCRIPTS) if (re.test(ch)) return name;
+  return /\p{Script=Common}|\p{Script=Inherited}/u.test(ch) ? null : `other:${ch.codePointAt(0)}`;
+}
+
+// The code points of `text` to escape, by index into [...text].
+function marksOf(chars) {
+  const mark = chars.map(isHidden);
+  const text = chars.join('');
+  for (const m of text.matchAll(WORD)) {
+    const word = [...m[0]];
+    const start = [...text.slice(0, m.index)].length;
+    const counts = new Map();
+    for (const ch of word) {
+      const s = scriptOf(ch);
+      if (s) counts.set(s, (counts.get(s) || 0) + 1);
+    }
+    const scripts = [...counts.keys()];
+    if (scripts.length <= 1 || TOGETHER.some((set) => scripts.every((s) => set.includes(s)))) continue;
+    let main = scripts[0];
+    for (const s of scripts) if (counts.get(s) > counts.get(main)) main = s;
+    word.forEach((ch, i) => { const s = scriptOf(ch); if (s && s !== main) mark[start + i] = true; });
+  }
+  return mark;
+}
+
+const hex = (ch) => ch.codePointAt(0).toString(16).toUpperCase().padStart(4, '0');
+
+// `text` as a person may see it: ⟨U+XXXX⟩ for each marked code point.
+function visibleText(text) {
+  if (typeof text !== 'string' || PLAIN.test(text)) return text;
+  const chars = [...text];
+  const mark = marksOf(chars);
+  return chars.map((ch, i) => (mark[i] ? `⟨U+${hex(ch)}⟩` : ch)).join('');
+}
+
+// A JSON string literal whose marked code points are \u escapes.
+function visibleString(text) {
+  const quoted = JSON.stringify(text);
+  if (PLAIN.test(text)) return quoted;
+  const chars = [...text];
+  const mark = marksOf(chars);
+  return `"${chars.map((ch, i) => {
+    if (!mark[i]) return JSON.stringify(ch).slice(1, -1);
+    return [...Array(ch.length).keys()].map((u) => `\\u${ch.charCodeAt(u).toString(16).toUpperCase().padStart(4, '0')}`).join('');
+  }).join('')}"`;
+}
+
 // Values → JSON text, JsonNumber as its own text; `indent` as JSON.stringify's.
+// Strings and keys with characters a person cannot see carry them as \u escapes.
 function stringifyJson(value, indent = 0) {
   const pad = typeof indent === 'number' ? ' '.repeat(indent) : indent;
   const write = (v, outer) => {
     if (v instanceof JsonNumber) return v.text;
+    if (typeof v === 'string') return visibleString(v);
     if (v === null || typeof v !== 'object') return JSON.stringify(v) ?? 'null';
     const inner = outer + pad;
     const open = pad ? `\n${inner}` : '';
@@ -150,7 +219,7 @@ function stringifyJson(value, indent = 0) {
     const keys = Object.keys(v).filter((k) => v[k] !== undefined);
     const colon = pad ? ': ' : ':';
     return keys.length
-      ? `{${open}${keys.map((k) => `${JSON.stringify(k)}${colon}${write(v[k], inner)}`).join(comma)}${close}}`
+      ? `{${open}${keys.map((k) => `${visibleString(k)}${colon}${write(v[k], inner)}`).join(comma)}${close}}`
       : '{}';
   };
   return write(value, '');

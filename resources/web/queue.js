@@ -139,6 +139,7 @@ function topFinding(item) {
 function chips(item) {
   const list = [];
   const add = (text, tone) => list.push(h('span', `chip chip--${tone}`, text));
+  if ((item.hidden_characters || []).length) add('⚠ Hidden characters', 'bad');
   const loop = topFinding(item);
   if (loop) add(`⟲ ${loop.count}/${loop.stop_at}`, loop.level === 'warn' ? 'warn' : 'bad');
   if (item.approvals_required) add(`Approvals ${item.approvals_given || 0}/${item.approvals_required}`, 'info');

@@ -1,0 +1,92 @@
+// SPDX-License-Identifier: Apache-2.0
+// Issue 43.2 on the page: a call that hides characters from the reviewer
+// who approves it. The card and the detail warn, the tool, the arguments
+// and the edit box show the characters escaped, and an edit of another
+// field sends the agent's own text back exactly. The page's twin of
+// core/common/visibletext.h answers the console's own table.
+
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { join, dirname } from 'node:path';
+import { createRequire } from 'node:module';
+import { fileURLToPath } from 'node:url';
+import {
+  SOURCE_DIR, launchBrowser, withSetup, openCard, openPanel, tapReview, text, until, within, waitFor,
+} from './helpers.mjs';
+
+const WebSocket = createRequire(fileURLToPath(import.meta.resolve('holdpoint')))('ws');
+const here = dirname(fileURLToPath(import.meta.url));
+const CASES = JSON.parse(readFileSync(join(here, '..', 'common', 'visibletext_cases.json'), 'utf8'));
+
+const TOOL = 'deploy_report\u202Efdp.exe'; // draws as "deploy_reportexe.pdf"
+const ARGS = { command: 'rm\u200B -rf /tmp/x', url: 'https://p\u0430ypal.com/login', note: 'before' };
+
+// HOLDPOINT_SCREENSHOTS=1 also writes the README's picture of the detail.
+const WRITE = process.env.HOLDPOINT_SCREENSHOTS === '1';
+
+let browser;
+before(async () => { browser = await launchBrowser(); });
+after(async () => { await browser?.close(); });
+
+async function agent(hp) {
+  const { url, agent_token: token } = JSON.parse(readFileSync(join(hp.dataDir, 'endpoint.json'), 'utf8'));
+  const ws = new WebSocket(url);
+  const messages = [];
+  ws.on('message', (data) => messages.push(JSON.parse(data.toString())));
+  await within('the agent to connect', new Promise((res, rej) => { ws.once('open', res); ws.once('error', rej); }));
+  ws.send(JSON.stringify({ type: 'hello', protocol: 1, token, agent: { name: 'hider' } }));
+  await waitFor('welcome', () => messages.some((m) => m.type === 'welcome'));
+  return {
+    call: (callId) => ws.send(JSON.stringify({ type: 'tool_call', call_id: callId, tool_name: TOOL, args: ARGS })),
+    decision: (callId) => waitFor(`the decision for ${callId}`,
+      () => messages.find((m) => m.type === 'decision' && m.call_id === callId)),
+    close: () => ws.close(),
+  };
+}
+
+test('the page shows the console\'s table of hidden characters as the console does', async () => {
+  await withSetup(browser, {}, async ({ device }) => {
+    const { page } = await device();
+    const shown = await page.evaluate((cases) => cases.map((c) => visibleText(c.text)), CASES); // eslint-disable-line no-undef
+    CASES.forEach((c, i) => assert.equal(shown[i], c.shown, c.name));
+  });
+});
+
+test('a call that hides characters: warned on the card and the detail, escaped, and an edit keeps them exact', async () => {
+  await withSetup(browser, {}, async ({ hp, device, closeLater }) => {
+    const { page } = await device();
+    const hider = await agent(hp);
+    closeLater(async () => hider.close());
+    hider.call('c1');
+    const item = await hp.pendingItem((i) => i.call_id === 'c1');
+    assert.deepEqual(item.hidden_characters, ['invisible', 'mixed_script']);
+
+    await openCard(page, item.id);
+    const tool = await text(page, '#detail-tool');
+    assert.equal(tool, 'deploy_report⟨U+202E⟩fdp.exe');
+    const banner = await text(page, '#hidden-characters');
+    assert.match(banner, /^⚠ HIDDEN CHARACTERS: invisible or control characters, letters of another script in a word/);
+    const body = await text(page, '#detail-body');
+    assert.ok(body.includes('"rm\\u200B -rf /tmp/x"') && body.includes('"https://p\\u0430ypal.com/login"'), body);
+    assert.ok(!body.includes('\u200B') && !body.includes('\u202E') && !body.includes('\u0430'), 'a raw hidden character on the page');
+    if (WRITE) await page.screenshot({ path: join(SOURCE_DIR, 'resources/screenshots/web-hidden.png'), type: 'png' });
+
+    // The edit box: the same escapes; the reviewer changes only the note.
+    await openPanel(page, 'edit');
+    const before = await page.$eval('#edit-args', (t) => t.value);
+    assert.ok(before.includes('"rm\\u200B -rf /tmp/x"'), before);
+    const after = before.replace('"note": "before"', '"note": "after"');
+    assert.notEqual(after, before);
+    await page.keyboard.down('Control');
+    await page.keyboard.press('KeyA');
+    await page.keyboard.up('Control');
+    await page.keyboard.type(after);
+    await until('the edit to be taken', page.waitForSelector('#edit-confirm:not([disabled])'));
+    const sent = await tapReview(page, '#edit-confirm');
+    assert.equal(sent.status, 200, JSON.stringify(sent.body));
+    const decision = await hider.decision('c1');
+    assert.equal(decision.decision, 'modify');
+    assert.deepEqual(decision.args, { ...ARGS, note: 'after' });
+  });
+});
