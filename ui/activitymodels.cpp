@@ -398,7 +398,7 @@ QVariant HistoryModel::data(const QModelIndex &index, int role) const
         return str(r, "reason");
     const Json &args = m_args[std::size_t(index.row())];
     if (role == Qt::ToolTipRole && index.column() == Arguments && !args.is_null())
-        return visibleText(toQString(dumpJson(args, 2)).left(4000));
+        return toQString(visibleJson(args, 2)).left(4000);
     // Denied and halted calls never ran: their arguments are shown grey.
     if (role == Qt::ForegroundRole && index.column() == Arguments) {
         const std::string d = r.value("decision", std::string());

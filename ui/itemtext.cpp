@@ -41,7 +41,8 @@ QString summarizeArgs(const Json &args, int maxChars)
 QString displaySafe(const QString &out, int maxChars)
 {
     // One line; hidden and look-alike characters as ⟨U+XXXX⟩ (common/visibletext.h).
-    QString shown = out;
+    // Escapes only lengthen a text: what lies past maxChars is never shown.
+    QString shown = out.left(maxChars + 1);
     shown.replace(u'\n', QChar(0x21b5));
     shown = visibleText(shown);
     if (shown.size() > maxChars) {

@@ -2,6 +2,7 @@
 #include "queuemodel.h"
 
 #include "approvaltext.h"
+#include "common/visibletext.h"
 #include "itemtext.h"
 #include "queue/approvals.h"
 
@@ -54,7 +55,7 @@ QVariant QueueModel::data(const QModelIndex &index, int role) const
     if (role == Qt::DisplayRole) {
         switch (Column(index.column())) {
         case Waiting: return formatDuration(now - item->receivedAt);
-        case Agent: return toQString(item->agent.name);
+        case Agent: return displaySafe(toQString(item->agent.name), 60);
         case Tool: return displaySafe(toQString(item->toolName), 60);
         case Arguments: return summarizeArgs(item->masked(approvedArgs(*item)));
         case Reason: return whyText(*item, itemSignals(*item));
@@ -93,10 +94,10 @@ QVariant QueueModel::data(const QModelIndex &index, int role) const
                          .arg(toQString(protocol::turnFindingHint(f)), toQString(maskText(f.message, item->redactions)));
         for (const protocol::Warning &w : item->warnings)
             lines << toQString(w.guardrail) + QStringLiteral(": ") + toQString(maskText(w.message, item->redactions));
-        return lines.join(u'\n');
+        return visibleText(lines.join(u'\n'));
     }
     if (role == Qt::ToolTipRole && index.column() == Arguments)
-        return toQString(dumpJson(item->masked(approvedArgs(*item)), 2)).left(4000);
+        return toQString(visibleJson(item->masked(approvedArgs(*item)), 2)).left(4000);
     if (role == Qt::ToolTipRole && index.column() == Reason)
         return displaySafe(toQString(maskText(item->reason, item->redactions)), 2000);
     if (role == Qt::ForegroundRole && index.column() == Warnings && !item->turnFindings.empty()) {

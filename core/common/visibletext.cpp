@@ -170,34 +170,124 @@ QString visibleText(const std::u32string &cps)
 
 QString visibleText(QStringView text)
 {
+    // Most text is printable ASCII, tabs and line feeds: nothing to mark.
+    if (std::all_of(text.begin(), text.end(),
+            [](QChar c) { return (c.unicode() >= 0x20 && c.unicode() < 0x7F) || c == u'\t' || c == u'\n'; }))
+        return text.toString();
     return visibleText(text.toString().toStdU32String());
 }
 
 std::string visibleText(std::string_view utf8)
 {
+    if (hiddenTextOf(utf8) == 0)
+        return std::string(utf8);
     return visibleText(codePoints(utf8)).toStdString();
 }
+
+namespace {
+
+// `text` as a JSON string literal, its marked code points as \u escapes.
+// Marks are found in the string itself, never across the JSON text around
+// it (the `n` of a `\n` escape is no letter of the word that follows).
+void writeVisibleString(std::string &out, const std::string &text)
+{
+    if (hiddenTextOf(std::string_view(text)) == 0) {
+        out += dumpJson(Json(text));
+        return;
+    }
+    const std::u32string cps = codePoints(text);
+    const std::vector<bool> mark = marksOf(cps);
+    QString literal;
+    literal.reserve(qsizetype(cps.size()) + 16);
+    literal += u'"';
+    for (std::size_t i = 0; i < cps.size(); ++i) {
+        const char32_t c = cps[i];
+        if (mark[i]) {
+            for (QChar unit : QString::fromUcs4(&c, 1))
+                literal += QStringLiteral("\\u") + QStringLiteral("%1").arg(unit.unicode(), 4, 16, QLatin1Char('0')).toUpper();
+        } else if (c == u'"' || c == u'\\') {
+            literal += u'\\';
+            literal += QChar(char16_t(c));
+        } else if (c == u'\n') {
+            literal += QStringLiteral("\\n");
+        } else if (c == u'\t') {
+            literal += QStringLiteral("\\t");
+        } else {
+            literal += QString::fromUcs4(&c, 1); // every other control is marked
+        }
+    }
+    literal += u'"';
+    out += literal.toStdString();
+}
+
+// dumpJson's layout (`indent` < 0: one line), strings by writeVisibleString.
+void writeVisibleJson(std::string &out, const Json &value, int indent, int depth)
+{
+    const bool pretty = indent >= 0;
+    auto newline = [&](int level) {
+        if (pretty) {
+            out += '\n';
+            out.append(std::size_t(indent * level), ' ');
+        }
+    };
+    switch (value.type()) {
+    case Json::value_t::string:
+        writeVisibleString(out, value.get_ref<const std::string &>());
+        return;
+    case Json::value_t::object: {
+        if (value.empty()) {
+            out += "{}";
+            return;
+        }
+        out += '{';
+        bool first = true;
+        for (auto it = value.begin(); it != value.end(); ++it) {
+            if (!first)
+                out += ',';
+            first = false;
+            newline(depth + 1);
+            writeVisibleString(out, it.key());
+            out += pretty ? ": " : ":";
+            writeVisibleJson(out, it.value(), indent, depth + 1);
+        }
+        newline(depth);
+        out += '}';
+        return;
+    }
+    case Json::value_t::array: {
+        if (value.empty()) {
+            out += "[]";
+            return;
+        }
+        out += '[';
+        bool first = true;
+        for (const Json &v : value) {
+            if (!first)
+                out += ',';
+            first = false;
+            newline(depth + 1);
+            writeVisibleJson(out, v, indent, depth + 1);
+        }
+        newline(depth);
+        out += ']';
+        return;
+    }
+    default:
+        out += dumpJson(value);
+    }
+}
+
+} // namespace
 
 std::string visibleJson(const Json &value, int indent)
 {
     std::string text = dumpJson(value, indent);
-    if (hiddenTextOf(text) == 0)
+    if (hiddenTextOf(std::string_view(text)) == 0)
         return text;
-    // Outside its strings JSON text is ASCII, so every marked code point is
-    // inside a string (or a key), where a \u escape means the same.
-    const std::u32string cps = codePoints(text);
-    const std::vector<bool> mark = marksOf(cps);
-    QString out;
-    out.reserve(qsizetype(cps.size()) + 16);
-    for (std::size_t i = 0; i < cps.size(); ++i) {
-        if (!mark[i]) {
-            out += QString::fromUcs4(&cps[i], 1);
-            continue;
-        }
-        for (QChar unit : QString::fromUcs4(&cps[i], 1))
-            out += QStringLiteral("\\u") + QStringLiteral("%1").arg(unit.unicode(), 4, 16, QLatin1Char('0')).toUpper();
-    }
-    return out.toStdString();
+    std::string out;
+    out.reserve(text.size() + 16);
+    writeVisibleJson(out, value, indent, 0);
+    return out;
 }
 
 unsigned hiddenTextOf(std::string_view utf8)

@@ -26,7 +26,8 @@ std::string_view itemStateName(ItemState state)
 unsigned hiddenTextOf(const QueueItem &item)
 {
     unsigned flags = hiddenTextOf(std::string_view(item.toolName)) | hiddenTextOfJson(item.args)
-        | hiddenTextOfJson(item.context);
+        | hiddenTextOfJson(item.context) | hiddenTextOf(std::string_view(item.agent.name))
+        | hiddenTextOf(std::string_view(item.agent.framework)) | hiddenTextOfJson(item.annotations);
     if (item.proposedArgs)
         flags |= hiddenTextOfJson(*item.proposedArgs);
     return flags;

@@ -96,7 +96,8 @@ struct QueueItem
 // with its secrets masked.
 Json itemToJson(const QueueItem &item);
 // HiddenText flags (common/visibletext.h) of what reviewers see of the
-// item: its tool name, arguments, proposed arguments and context.
+// item: its tool name, arguments, proposed arguments, context, annotations
+// and the agent's name and framework.
 unsigned hiddenTextOf(const QueueItem &item);
 
 } // namespace holdpoint

@@ -142,7 +142,6 @@ function parseJson(text) {
 
 const HIDDEN = /[\p{Cc}\p{Cf}\p{Co}\p{Cn}\p{Cs}\p{Zl}\p{Zp}\p{Zs}\u115F\u1160\u3164\uFFA0]/u;
 const isHidden = (ch) => ch !== '\t' && ch !== '\n' && ch !== ' ' && HIDDEN.test(ch);
-const WORD = /[\p{L}\p{M}\p{Nd}]+/gu;
 const SCRIPTS = ['Latin', 'Greek', 'Cyrillic', 'Armenian', 'Hebrew', 'Arabic', 'Syriac', 'Thaana', 'Devanagari',
   'Bengali', 'Gurmukhi', 'Gujarati', 'Oriya', 'Tamil', 'Telugu', 'Kannada', 'Malayalam', 'Sinhala', 'Thai', 'Lao',
   'Tibetan', 'Myanmar', 'Georgian', 'Hangul', 'Ethiopic', 'Cherokee', 'Khmer', 'Mongolian', 'Hiragana', 'Katakana',
@@ -151,30 +150,38 @@ const SCRIPTS = ['Latin', 'Greek', 'Cyrillic', 'Armenian', 'Hebrew', 'Arabic', '
 const TOGETHER = [['Latin', 'Han', 'Hiragana', 'Katakana'], ['Latin', 'Han', 'Bopomofo'], ['Latin', 'Han', 'Hangul']];
 const PLAIN = /^[\t\n\x20-\x7e]*$/;
 
-// A letter's script, or null for one any script uses (digits, marks).
+const WORD_PART = /[\p{L}\p{M}\p{Nd}]/u;
+const SHARED = /[\p{Script=Common}\p{Script=Inherited}]/u;
+
+// A word part's script, as core/common/visibletext.cpp's letterScript: null
+// for what every script uses (Common, Inherited); one name for the scripts
+// this list lacks (each word of them alone is one script, as there).
 function scriptOf(ch) {
-  if (!/\p{L}/u.test(ch)) return null;
+  if (SHARED.test(ch)) return null;
   for (const [name, re] of SCRIPTS) if (re.test(ch)) return name;
-  return /\p{Script=Common}|\p{Script=Inherited}/u.test(ch) ? null : `other:${ch.codePointAt(0)}`;
+  return 'other';
 }
 
-// The code points of `text` to escape, by index into [...text].
+// The code points of `chars` to escape, by index. One pass: words are runs
+// of letters, marks and digits.
 function marksOf(chars) {
   const mark = chars.map(isHidden);
-  const text = chars.join('');
-  for (const m of text.matchAll(WORD)) {
-    const word = [...m[0]];
-    const start = [...text.slice(0, m.index)].length;
+  for (let i = 0; i < chars.length;) {
+    if (!WORD_PART.test(chars[i])) { i++; continue; }
+    const start = i;
     const counts = new Map();
-    for (const ch of word) {
-      const s = scriptOf(ch);
+    for (; i < chars.length && WORD_PART.test(chars[i]); i++) {
+      const s = scriptOf(chars[i]);
       if (s) counts.set(s, (counts.get(s) || 0) + 1);
     }
     const scripts = [...counts.keys()];
     if (scripts.length <= 1 || TOGETHER.some((set) => scripts.every((s) => set.includes(s)))) continue;
     let main = scripts[0];
     for (const s of scripts) if (counts.get(s) > counts.get(main)) main = s;
-    word.forEach((ch, i) => { const s = scriptOf(ch); if (s && s !== main) mark[start + i] = true; });
+    for (let k = start; k < i; k++) {
+      const s = scriptOf(chars[k]);
+      if (s && s !== main) mark[k] = true;
+    }
   }
   return mark;
 }
@@ -238,6 +245,10 @@ const sameJson = (a, b) => canonical(a) === canonical(b);
 const JSON_TOKEN = /("(?:[^"\\]|\\.)*")(\s*:)?|\b(?:true|false|null)\b|-?\d+(?:\.\d+)?(?:[eE][+-]?\d+)?/g;
 
 // Pretty JSON with keys, strings, numbers and literals marked for colour.
+// JSON text from stringifyJson shows its hidden characters as \u escapes
+// already; h() must not read the escapes' letters as words again.
+const jsonText = (text) => document.createTextNode(text);
+
 function jsonBlock(value) {
   const text = pretty(value);
   const pre = h('pre', 'json');
@@ -247,7 +258,7 @@ function jsonBlock(value) {
     if (m[2]) kind = 'key';
     else if (m[1]) kind = 'str';
     else if (/[-\d]/.test(m[0][0])) kind = 'num';
-    pre.append(text.slice(last, m.index), h('span', `j-${kind}`, m[1] || m[0]), m[2] || '');
+    pre.append(text.slice(last, m.index), h('span', `j-${kind}`, jsonText(m[1] || m[0])), m[2] || '');
     last = m.index + m[0].length;
   }
   pre.append(text.slice(last));
@@ -293,7 +304,7 @@ const DIFF_CLASS = { ' ': 'diff-same', '-': 'diff-del', '+': 'diff-add' };
 
 function diffBlock(before, after) {
   const lines = lineDiff(pretty(before), pretty(after));
-  const pre = h('pre', 'diff', ...lines.map(([sign, line]) => h('span', DIFF_CLASS[sign], `${sign} ${line}`)));
+  const pre = h('pre', 'diff', ...lines.map(([sign, line]) => h('span', DIFF_CLASS[sign], jsonText(`${sign} ${line}`))));
   pre.setAttribute('aria-label', 'Changes from the call’s own arguments: lines starting with - are removed, + added');
   return pre;
 }

@@ -99,6 +99,18 @@ void TestVisibleText::jsonForAnEditorParsesBackExactly()
     QCOMPARE(hiddenTextOf(shown), 0u);
     QCOMPARE(Json::parse(shown), args);
     QCOMPARE(visibleJson(Json {{"a", "b"}}), dumpJson(Json {{"a", "b"}}));
+    // Words are found in each string, never across the JSON around it: the
+    // `n` of a \n escape is no Latin letter of the Cyrillic word after it.
+    const Json lines {{"text", "x\nпривет"}, {"list", Json::array({"a\tλόγος", Json::object(), Json::array()})}, {"rlo", "\u202E"}};
+    for (int indent : {-1, 2}) {
+        const std::string text = visibleJson(lines, indent);
+        QVERIFY2(text.find("x\\nпривет") != std::string::npos, text.c_str());
+        QCOMPARE(Json::parse(text), lines);
+        // The layout is dumpJson's, but for the escape.
+        std::string expected = dumpJson(lines, indent);
+        expected.replace(expected.find("\u202E"), 3, "\\u202E");
+        QCOMPARE(text, expected);
+    }
 }
 
 QTEST_GUILESS_MAIN(TestVisibleText)

@@ -50,6 +50,9 @@ test('the page shows the console\'s table of hidden characters as the console do
     const { page } = await device();
     const shown = await page.evaluate((cases) => cases.map((c) => visibleText(c.text)), CASES); // eslint-disable-line no-undef
     CASES.forEach((c, i) => assert.equal(shown[i], c.shown, c.name));
+    // JSON escapes each string on its own: the n of a \n is no letter of the word after it.
+    const json = await page.evaluate(() => stringifyJson({ text: 'x\nпривет', rlo: '\u202E' })); // eslint-disable-line no-undef
+    assert.equal(json, '{"text":"x\\nпривет","rlo":"\\u202E"}');
   });
 });
 
