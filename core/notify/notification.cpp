@@ -2,9 +2,11 @@
 #include "notification.h"
 
 #include "common/json.h"
+#include "common/mixedscript.h"
 #include "common/redaction.h"
 #include "common/visibletext.h"
 #include "queue/queuefilter.h"
+#include "queue/queueitem.h"
 
 #include <algorithm>
 #include <optional>
@@ -182,6 +184,8 @@ Notification describePendingItem(const QueueItem &item, TimeMs now, bool reminde
     // Computed here: a store that keeps no flags (the team's) leaves 0.
     if (const unsigned hidden = hiddenTextOf(item); hidden != 0) {
         lines << toQString(hiddenTextWarning(hidden)).toUpper();
+        if (hidden & HiddenMixedScript) // masked as for any person: a secret lends no name
+            lines << toQString(lookAlikeNamesLine(itemToJson(item).value("mixed_script", Json::array())));
         n.labels << QStringLiteral("hidden characters");
     }
     lines << QStringLiteral("Risk %1/100, %2%3")

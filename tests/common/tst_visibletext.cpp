@@ -2,6 +2,7 @@
 // What a person is shown of an agent's text: hidden characters as marked
 // escapes, look-alike letters of another script marked, the rest as it is.
 
+#include "common/mixedscript.h"
 #include "common/visibletext.h"
 
 #include <QFile>
@@ -29,6 +30,7 @@ void TestVisibleText::shown_data()
 {
     QTest::addColumn<QString>("text");
     QTest::addColumn<QString>("shown");
+    QTest::addColumn<QByteArray>("mixedScript"); // the names the item's `mixed_script` lists
     QFile file(QStringLiteral(HOLDPOINT_SOURCE_DIR "/tests/common/visibletext_cases.json"));
     QVERIFY(file.open(QIODevice::ReadOnly));
     const Json cases = Json::parse(file.readAll().toStdString());
@@ -39,15 +41,22 @@ void TestVisibleText::shown_data()
         return QString(utf8(QByteArray::fromStdString(j.get<std::string>())));
     };
     for (const Json &c : cases)
-        QTest::newRow(c["name"].get<std::string>().c_str()) << text(c["text"]) << text(c["shown"]);
+        QTest::newRow(c["name"].get<std::string>().c_str())
+            << text(c["text"]) << text(c["shown"]) << QByteArray::fromStdString(c.value("mixed_script", Json::array()).dump());
 }
 
 void TestVisibleText::shown()
 {
     QFETCH(QString, text);
     QFETCH(QString, shown);
+    QFETCH(QByteArray, mixedScript);
     QCOMPARE(visibleText(text), shown);
     QCOMPARE(visibleText(text.toStdString()), shown.toStdString());
+    // What the page is given to mark the same letters (it has no ICU).
+    Json names = Json::array();
+    addMixedScriptJson(names, Json(text.toStdString()));
+    QCOMPARE(QByteArray::fromStdString(names.dump()), mixedScript);
+    QCOMPARE(hiddenTextOf(text.toStdString()) & HiddenMixedScript, names.empty() ? 0u : uint(HiddenMixedScript));
 }
 
 void TestVisibleText::flags_data()
