@@ -2,11 +2,9 @@
 #include "notification.h"
 
 #include "common/json.h"
-#include "common/mixedscript.h"
 #include "common/redaction.h"
 #include "common/visibletext.h"
 #include "queue/queuefilter.h"
-#include "queue/queueitem.h"
 
 #include <algorithm>
 #include <optional>
@@ -21,8 +19,9 @@ namespace {
 // most MaxShownNameLength.
 QString shownName(const std::string &text, const std::vector<Redaction> &redactions)
 {
-    // Hidden and look-alike characters as ⟨U+XXXX⟩ (common/visibletext.h);
-    // what is left of tabs and line breaks is a space.
+    // Hidden characters as ⟨U+XXXX⟩, look-alike letters as ⟨а U+0430
+    // CYRILLIC⟩ (common/visibletext.h); what is left of tabs and line
+    // breaks is a space.
     const QString masked = visibleText(toQString(maskText(text, redactions)));
     QString out;
     out.reserve(masked.size());
@@ -184,8 +183,6 @@ Notification describePendingItem(const QueueItem &item, TimeMs now, bool reminde
     // Computed here: a store that keeps no flags (the team's) leaves 0.
     if (const unsigned hidden = hiddenTextOf(item); hidden != 0) {
         lines << toQString(hiddenTextWarning(hidden)).toUpper();
-        if (hidden & HiddenMixedScript) // masked as for any person: a secret lends no name
-            lines << toQString(lookAlikeNamesLine(itemToJson(item).value("mixed_script", Json::array())));
         n.labels << QStringLiteral("hidden characters");
     }
     lines << QStringLiteral("Risk %1/100, %2%3")
