@@ -417,6 +417,7 @@ function refreshDetail(item) {
 }
 
 function renderDetail(item) {
+  learnMixedScript(item); // again: a full list of names may have been dropped since
   state.shown = item;
   el('detail-countdown').dataset.deadline = item.deadline;
   el('detail-body').replaceChildren(...[
@@ -445,10 +446,12 @@ function detailHead(item) {
   const title = h('h1', 'detail-tool', item.tool_name);
   title.id = 'detail-tool';
   const kinds = hiddenKinds(item);
+  // Each name a text of its own, so h() marks it as the console does.
   const names = (item.mixed_script || []).slice(0, 3).map((n) => n.name).filter((n) => typeof n === 'string');
   const hidden = kinds.length
-    ? h('p', 'hidden-banner', `⚠ HIDDEN CHARACTERS: ${kinds.join(', ')}, shown as ⟨…⟩.`
-      + `${names.length ? ` Look-alike names: ${names.join(', ')}.` : ''} Read them before you decide: what runs is the agent’s own text.`)
+    ? h('p', 'hidden-banner', `⚠ HIDDEN CHARACTERS: ${kinds.join(', ')}, shown as ⟨…⟩.`,
+      ...(names.length ? [' Look-alike names: ', ...names.flatMap((n, i) => (i ? [', ', n] : [n])), '.'] : []),
+      ' Read them before you decide: what runs is the agent’s own text.')
     : null;
   if (hidden) hidden.id = 'hidden-characters';
   return h('div', 'detail-head', title, hidden, h('p', 'card-who', agentLine(item)), chips(item));

@@ -146,9 +146,11 @@ function parseJson(text) {
 const HIDDEN = /[\p{Cc}\p{Cf}\p{Co}\p{Cn}\p{Cs}\p{Zl}\p{Zp}\p{Zs}\u115F\u1160\u3164\uFFA0]/u;
 const isHidden = (ch) => ch !== '\t' && ch !== '\n' && ch !== ' ' && HIDDEN.test(ch);
 const PLAIN = /^[\t\n\x20-\x7e]*$/;
+const NAME_PART = /[\p{L}\p{M}\p{Nd}._-]/u;
 
 // name → [[code point index in the name, how the mark is shown]], from the
-// items' `mixed_script` lists. A name's marks are the same wherever it stands.
+// items' `mixed_script` lists (PROTOCOL.md, "Hidden characters"). A name's
+// marks are the same wherever it stands.
 const MIXED_NAMES = new Map();
 const MIXED_NAMES_MAX = 4096;
 
@@ -165,20 +167,18 @@ function learnMixedScript(item) {
 }
 
 // How each code point of `chars` is shown when marked (undefined when not).
+// Names are found as the console finds them, as runs of letters, marks,
+// digits, `.`, `-` and `_`, and looked up whole: one pass, whatever the
+// number of names known.
 function marksOf(chars) {
   const mark = chars.map((ch) => (isHidden(ch) ? `⟨U+${hex(ch)}⟩` : undefined));
   if (!MIXED_NAMES.size) return mark;
-  const text = chars.join('');
-  // Code point index of each UTF-16 offset where a code point starts.
-  const index = new Map();
-  let offset = 0;
-  chars.forEach((ch, i) => { index.set(offset, i); offset += ch.length; });
-  for (const [name, marks] of MIXED_NAMES) {
-    for (let at = text.indexOf(name); at !== -1; at = text.indexOf(name, at + name.length)) {
-      const first = index.get(at);
-      if (first === undefined) continue;
-      for (const [k, shown] of marks) if (mark[first + k] === undefined) mark[first + k] = shown;
-    }
+  for (let i = 0; i < chars.length;) {
+    if (!NAME_PART.test(chars[i])) { i++; continue; }
+    const start = i;
+    while (i < chars.length && NAME_PART.test(chars[i])) i++;
+    const marks = MIXED_NAMES.get(chars.slice(start, i).join(''));
+    for (const [k, shown] of marks || []) if (mark[start + k] === undefined) mark[start + k] = shown;
   }
   return mark;
 }
