@@ -176,12 +176,14 @@ void markMixedLabel(const std::u32string &text, std::size_t begin, std::size_t e
     }
     // Scripts each allowed with the main one but not all together (Latin,
     // Katakana and Hangul): the letters outside the main script.
-    for (std::size_t i = begin; i < end && marks.size() == before; ++i) {
+    const bool none = marks.size() == before;
+    for (std::size_t i = begin; none && i < end; ++i) {
         if (scriptOf(text[i]) != USCRIPT_COMMON && !inScript(text[i], main))
             addMark(marks, i, text[i]);
     }
     // Mixed numbers (`1२3`), or a refusal without a checker: what is not ASCII.
-    for (std::size_t i = begin; i < end && marks.size() == before; ++i) {
+    const bool stillNone = marks.size() == before;
+    for (std::size_t i = begin; stillNone && i < end; ++i) {
         if (text[i] >= 0x80)
             addMark(marks, i, text[i]);
     }
