@@ -22,6 +22,7 @@ private Q_SLOTS:
     void everyStringAndKeyOfACallIsRead();
     void warningAndJsonNameTheKinds();
     void jsonForAnEditorParsesBackExactly();
+    void mixedScriptListsAreCappedAndShownAsTheySay();
 };
 
 // One table for the console and the reviewer page (tests/web-e2e/hidden.test.mjs
@@ -120,6 +121,26 @@ void TestVisibleText::jsonForAnEditorParsesBackExactly()
         expected.replace(expected.find("\u202E"), 3, "\\u202E");
         QCOMPARE(text, expected);
     }
+}
+
+void TestVisibleText::mixedScriptListsAreCappedAndShownAsTheySay()
+{
+    // Each name once, at most kMaxMixedScriptNames of them.
+    Json many = Json::array();
+    for (int i = 0; i < 100; ++i)
+        many.push_back("p\u0430ypal" + std::to_string(i) + ".com and again p\u0430ypal" + std::to_string(i) + ".com");
+    Json names = Json::array();
+    addMixedScriptJson(names, many);
+    QCOMPARE(names.size(), kMaxMixedScriptNames);
+    QCOMPARE(names[0]["name"], Json("p\u0430ypal0.com"));
+    QCOMPARE(names[1]["name"], Json("p\u0430ypal1.com"));
+
+    QCOMPARE(lookAlikeNamesLine(Json::array()), std::string());
+    QCOMPARE(lookAlikeNamesLine(names, 2), std::string("look-alike names: p⟨\u0430 U+0430 CYRILLIC⟩ypal0.com, "
+                                                       "p⟨\u0430 U+0430 CYRILLIC⟩ypal1.com, …"));
+    // A list from elsewhere (holdpoint-ctl reads the console's) is read with care.
+    const Json odd = Json::parse(R"([{"name": "ab", "marks": [{"at": 9, "shown": "X"}, {"at": 1, "shown": "<b>"}]}, 7, {"marks": []}])");
+    QCOMPARE(lookAlikeNamesLine(odd), std::string("look-alike names: a<b>"));
 }
 
 QTEST_GUILESS_MAIN(TestVisibleText)
