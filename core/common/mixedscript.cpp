@@ -5,6 +5,7 @@
 #include <QStringDecoder>
 
 #include <unicode/uchar.h>
+#include <unicode/unorm2.h>
 #include <unicode/uscript.h>
 #include <unicode/uspoof.h>
 
@@ -130,9 +131,39 @@ std::vector<UScriptCode> companionsOf(UScriptCode main)
     }
 }
 
-void addMark(std::vector<ScriptMark> &marks, std::size_t at, char32_t cp)
+void addMark(std::vector<ScriptMark> &marks, std::size_t at, char32_t cp, std::string formOf = {})
 {
-    marks.push_back({ at, cp, uscript_getName(scriptOf(cp)) });
+    marks.push_back({ at, cp, uscript_getName(scriptOf(cp)), std::move(formOf) });
+}
+
+// The ASCII letters and digits `cp` stands for under NFKC (UAX 15) when it
+// is a compatibility form of them: 𝐩 → "p", ｐ → "p", ﬁ → "fi", ſ → "s".
+// Empty otherwise, and for ª and º, the ordinal indicators of "1ª", "Nº".
+std::string asciiFormOf(char32_t cp)
+{
+    if (cp < 0x80 || cp == 0xAA || cp == 0xBA)
+        return {};
+    UErrorCode status = U_ZERO_ERROR;
+    const UNormalizer2 *nfkc = unorm2_getNFKCInstance(&status);
+    const std::u16string in = utf16(&cp, &cp + 1);
+    if (U_FAILURE(status) || unorm2_isNormalized(nfkc, in.data(), int32_t(in.size()), &status)
+        || U_FAILURE(status))
+        return {};
+    std::array<UChar, 32> out {};
+    const int32_t n = unorm2_normalize(
+        nfkc, in.data(), int32_t(in.size()), out.data(), int32_t(out.size()), &status);
+    if (U_FAILURE(status) || n <= 0)
+        return {};
+    std::string ascii;
+    for (int32_t i = 0; i < n; ++i) {
+        const char16_t u = out[std::size_t(i)];
+        const bool alnum
+            = (u >= u'0' && u <= u'9') || (u >= u'a' && u <= u'z') || (u >= u'A' && u <= u'Z');
+        if (!alnum)
+            return {};
+        ascii += char(u);
+    }
+    return ascii;
 }
 
 // The marks of a label TR39 refuses: its letters outside the main script
@@ -203,9 +234,11 @@ template <typename OnName> void forEachMixedName(const std::u32string &text, OnN
         const std::size_t begin = i;
         bool ascii = true;
         bool nameHasLatin = false;
+        bool nameHasAscii = false; // letters or digits
         for (; i < text.size() && (isNamePart(text[i]) || isJoiner(text[i])); ++i) {
             ascii = ascii && text[i] < 0x80;
             nameHasLatin = nameHasLatin || scriptOf(text[i]) == USCRIPT_LATIN;
+            nameHasAscii = nameHasAscii || (text[i] < 0x80 && isNamePart(text[i]));
         }
         const std::size_t end = i;
         if (ascii)
@@ -240,6 +273,16 @@ template <typename OnName> void forEachMixedName(const std::u32string &text, OnN
             }
             l = e;
         }
+        // Compatibility forms of ASCII beside ASCII: `𝐩aypal`, `ﬁle.txt`.
+        for (std::size_t k = begin; nameHasAscii && k < end; ++k) {
+            if (std::none_of(
+                    marks.begin(), marks.end(), [k](const ScriptMark &m) { return m.at == k; })) {
+                if (std::string form = asciiFormOf(text[k]); !form.empty())
+                    addMark(marks, k, text[k], std::move(form));
+            }
+        }
+        std::sort(marks.begin(), marks.end(),
+            [](const ScriptMark &a, const ScriptMark &b) { return a.at < b.at; });
         if (!marks.empty())
             onName(begin, end, marks);
     }
@@ -294,7 +337,7 @@ std::string scriptMarkText(const ScriptMark &mark)
               .arg(uint(mark.codePoint), 4, 16, QLatin1Char('0'))
               .toUpper()
               .toStdString()
-        + " " + script + "⟩";
+        + " " + (mark.formOf.empty() ? script : "FORM OF " + mark.formOf) + "⟩";
 }
 
 namespace {
@@ -315,6 +358,8 @@ void addNames(Json &out, std::string_view utf8)
                         .toUpper()
                         .toStdString() },
                 { "script", m.script }, { "shown", scriptMarkText(m) } });
+            if (!m.formOf.empty())
+                marks.back()["form_of"] = m.formOf;
         }
         out.push_back({ { "name", n.name }, { "marks", std::move(marks) } });
     }

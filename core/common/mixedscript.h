@@ -21,6 +21,11 @@
 //  - a label with no Latin letter in a name that has Latin letters is a
 //    whole-script look-alike of Latin (its TR39 skeleton is ASCII): the
 //    Cyrillic `аррӏе` of `аррӏе.com`.
+// A name with ASCII letters or digits is also suspicious where it holds a
+// compatibility form of them (UAX 15's NFKC maps it to ASCII): the
+// mathematical bold 𝐩 of `𝐩aypal`, a fullwidth ｐ, the ligature ﬁ, the long
+// s ſ; ª and º, written beside digits as ordinals, are not.
+//
 // Words of one script apart (a Russian sentence, `λόγος.txt`, Japanese
 // with Latin) are not. A lone word spelled wholly in look-alike letters
 // with no Latin next to it (`ехес`) is not flagged: Russian prose is made of
@@ -47,6 +52,9 @@ struct ScriptMark
     std::size_t at = 0;
     char32_t codePoint = 0;
     std::string script; // ICU's long name, "Cyrillic"
+    // For a compatibility form of ASCII letters or digits (𝐩, ｐ, ﬁ, ſ):
+    // what it stands for under NFKC, "p"; empty for a letter of another script.
+    std::string formOf;
 };
 
 // A suspicious name and its marked code points.
@@ -62,7 +70,7 @@ std::vector<ScriptMark> mixedScriptMarks(const std::u32string &text);
 // The suspicious names of `utf8`.
 std::vector<MixedScriptName> mixedScriptNames(std::string_view utf8);
 
-// How a mark is shown to a person: ⟨а U+0430 CYRILLIC⟩.
+// How a mark is shown to a person: ⟨а U+0430 CYRILLIC⟩, ⟨𝐩 U+1D429 FORM OF p⟩.
 std::string scriptMarkText(const ScriptMark &mark);
 
 // At most this many names go in a call's `mixed_script` list.
@@ -73,6 +81,7 @@ inline constexpr std::size_t kMaxMixedScriptNames = 64;
 // protocol's `mixed_script` entries:
 // {"name": "pаypal.com", "marks": [{"at": 1, "char": "а",
 //  "code_point": "U+0430", "script": "Cyrillic", "shown": "⟨а U+0430 CYRILLIC⟩"}]}
+// and "form_of": "p" on the mark of a compatibility form.
 void addMixedScriptJson(Json &out, const Json &value);
 
 // For people: "look-alike names: p⟨а U+0430 CYRILLIC⟩ypal.com, …" with the

@@ -52,6 +52,8 @@ void TestHiddenText::verdicts_data()
     QTest::newRow("look-alike email host") << ask << "send_mail" << "ceo@ex\u0430mple.org" << "ask" << QString(lookAlike + QStringLiteral("arguments"));
     QTest::newRow("all-Cyrillic label before .com") << ask << "fetch" << "https://\u0430\u0440\u0440\u04CF\u0435.com/" << "ask"
                                                     << QString(lookAlike + QStringLiteral("arguments"));
+    QTest::newRow("a mathematical bold p in a host") << ask << "fetch" << "https://\U0001D429aypal.com/" << "ask"
+                                                     << QString(lookAlike + QStringLiteral("arguments"));
     QTest::newRow("a Russian sentence") << ask << "git_commit" << "Исправлена ошибка в парсере, см. выше" << "allow" << "";
     QTest::newRow("Russian words with Latin ones") << ask << "git_commit" << "Починил API-ключ в README.md" << "allow" << "";
     QTest::newRow("a Greek word") << ask << "write_file" << "λόγος.txt" << "allow" << "";
