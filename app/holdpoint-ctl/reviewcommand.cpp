@@ -154,7 +154,8 @@ std::vector<std::string> pendingLines(const Json &item, const std::string &where
         addMixedScriptJson(names, Json(tool));
         addMixedScriptJson(names, args);
         addMixedScriptJson(names, context);
-        lines.push_back("    " + lookAlikeNamesLine(names));
+        if (const std::string namesLine = lookAlikeNamesLine(names); !namesLine.empty())
+            lines.push_back("    " + namesLine);
     }
     return lines;
 }
