@@ -19,7 +19,6 @@ namespace holdpoint {
 
 namespace {
 
-constexpr qint64 MaxDecidedRemembered = 4096;
 constexpr qint64 SilentLiveMs = 60'000; // no pong for this long: the page is gone
 constexpr int HelloMs = 10'000; // a feed admitted on its cookie must send its device key by then
 
@@ -68,7 +67,10 @@ void WebServer::acceptLive()
         // handleRequest admitted the upgrade, this one names the reviewer.
         // A browser cannot put a header on an upgrade, so a device's feed
         // is admitted on its cookie and proves its key in its first message.
-        const auto who = caller(headersOf(socket->request()), socket->peerAddress(), nullptr, true);
+        PageRequest upgrade;
+        upgrade.peer = socket->peerAddress();
+        upgrade.headers = headersOf(socket->request());
+        const std::optional<Caller> who = lookup(upgrade, true).caller;
         if (!who) {
             socket->close(QWebSocketProtocol::CloseCodePolicyViolated, QStringLiteral("no session"));
             dispose(socket.release());
@@ -93,13 +95,16 @@ void WebServer::acceptLive()
             const auto it = std::find_if(m_live.begin(), m_live.end(), [ws](const Live &l) { return l.socket.get() == ws; });
             if (it == m_live.end())
                 return;
+            const std::string sessionId = it->sessionId;
             dispose(it->socket.release());
             m_live.erase(it);
+            countPages(sessionId);
         });
         m_live.push_back({ std::move(socket), who->sessionId, who->identity.name, steadyMs(), who->proven });
         if (who->proven) {
             trustLive(ws);
-            Json first = snapshot();
+            countPages(who->sessionId);
+            Json first = m_items->snapshot();
             first["type"] = "snapshot";
             ws->sendTextMessage(QString::fromStdString(dumpJson(first)));
             continue;
@@ -119,12 +124,9 @@ void WebServer::onLiveHello(QWebSocket *ws, const QString &message)
         return; // pings, once proven
     // {"type": "hello", "device": KEY}, the page's first message; anything
     // else, or a key that is not this session's, ends the feed unheard.
-    const Json hello = Json::parse(message.toStdString(), nullptr, false);
-    const Json *key = hello.is_object() && hello.value("type", Json()) == "hello" && hello.contains("device")
-            && hello["device"].is_string()
-        ? &hello["device"]
-        : nullptr;
-    if (!key || !m_sessions.deviceMatches(it->sessionId, QByteArray::fromStdString(key->get<std::string>()))) {
+    const std::string sessionId = it->sessionId;
+    if (!helloProves(message.toStdString(),
+            [&](const QByteArray &key) { return m_sessions.deviceMatches(sessionId, key); })) {
         Q_EMIT refused(ws->peerAddress().toString(),
             QStringLiteral("live feed: a session's cookie without its device key (a process on another port of this host?)"));
         ws->close(QWebSocketProtocol::CloseCodePolicyViolated, QStringLiteral("no device key"));
@@ -132,7 +134,8 @@ void WebServer::onLiveHello(QWebSocket *ws, const QString &message)
     }
     it->proven = true;
     trustLive(ws);
-    Json first = snapshot();
+    countPages(sessionId);
+    Json first = m_items->snapshot();
     first["type"] = "snapshot";
     ws->sendTextMessage(QString::fromStdString(dumpJson(first)));
 }
@@ -174,15 +177,8 @@ void WebServer::onResolved(const QueueItem &item)
 {
     const std::string decidedBy = item.decision ? item.decision->decidedBy : std::string();
     const std::string state(itemStateName(item.state));
-    const TimeMs at = m_core->clock()->now();
-    if (m_decided.emplace(item.id, Decided { decidedBy, state, at }).second) {
-        m_decidedOrder.push_back(item.id);
-        if (qint64(m_decidedOrder.size()) > MaxDecidedRemembered) {
-            m_decided.erase(m_decidedOrder.front());
-            m_decidedOrder.pop_front();
-        }
-    }
-    m_awaiting.erase(item.id);
+    const TimeMs at = m_desk->now();
+    m_items->remember(item, at);
     // Approvals that completed a count are decided by everyone who gave one
     // ("human:alice,human:bob"), the click that completed it included.
     std::vector<std::string_view> deciders;
@@ -194,8 +190,8 @@ void WebServer::onResolved(const QueueItem &item)
     answerParked(item.id, [&](const Parked &p) {
         const std::string self = "human:" + p.fallback.settlesFor;
         if (std::find(deciders.begin(), deciders.end(), self) != deciders.end())
-            return std::optional(json({ { "outcome", "decided" }, { "decided_by", decidedBy } }));
-        return std::optional(json({ { "error", "already_decided" },
+            return std::optional(jsonReply({ { "outcome", "decided" }, { "decided_by", decidedBy } }));
+        return std::optional(jsonReply({ { "error", "already_decided" },
             { "message", "already decided by " + decidedBy + " at " + formatTimestamp(at) }, { "decided_by", decidedBy },
             { "decided_at", formatTimestamp(at) }, { "state", state } }, 409));
     });
@@ -220,6 +216,15 @@ void WebServer::endLive(const std::function<bool(const Live &)> &which, const QS
             ws->sendTextMessage(QStringLiteral("{\"type\":\"revoked\"}"));
         ws->close(QWebSocketProtocol::CloseCodePolicyViolated, why);
     }
+}
+
+void WebServer::countPages(const std::string &sessionId)
+{
+    if (sessionId.empty())
+        return; // a trusted header's page: no session to count it on
+    const auto pages = std::count_if(
+        m_live.begin(), m_live.end(), [&](const Live &l) { return l.proven && l.sessionId == sessionId; });
+    m_sessions.setOpenPages(sessionId, int(pages));
 }
 
 void WebServer::pingLive()
