@@ -5,8 +5,8 @@
 // reviewer desk and never a socket: who is calling and pairing
 // (PairingController), the queue and a decision (ItemsController). The
 // server's route table (webRoutes) sends each request that passed the gate
-// to one of them; the live feed (webfeed.cpp) sends what ItemsController
-// makes of the queue's changes.
+// to one of them; the live feed's controller (livefeedcontroller.h) sends
+// what ItemsController makes of the queue's changes.
 
 #include "web/reviewerdesk.h"
 #include "web/webgate.h"

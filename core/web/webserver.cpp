@@ -199,6 +199,7 @@ bool WebServer::start(QString *error)
     m_pairing = std::make_unique<PairingController>(m_sessions, *m_desk,
         TrustedHeader { m_config.authHeader, m_config.trustedProxies, m_config.proxySecret }, m_secret);
     m_items = std::make_unique<ItemsController>(*m_desk);
+    m_feed = std::make_unique<LiveFeedController>(*m_items, m_sessions);
     m_routes = webRoutes(*m_pairing, *m_items);
     // Serialised only when a page is open to see it.
     connect(m_desk.get(), &ReviewerDesk::itemAdded, this, [this](const QueueItem &item) {
@@ -262,13 +263,14 @@ void WebServer::dropRemovedReviewers()
     if (m_desk->teamUnknown()) {
         // Nobody is admitted until the database answers again; the pages
         // close, but their sessions stay for when it is back.
-        endLive([](const Live &) { return true; }, QStringLiteral("the team database is unreachable"), false);
+        endLive([](const LiveFeedController::Feed &) { return true; }, QStringLiteral("the team database is unreachable"), false);
         return;
     }
     for (const WebSession &s : m_sessions.list())
         if (!m_desk->identityFor(s.reviewer, {}))
             m_sessions.revokeReviewer(s.reviewer);
-    endLive([this](const Live &l) { return !m_desk->identityFor(l.reviewer, {}); }, QStringLiteral("reviewer removed"));
+    endLive([this](const LiveFeedController::Feed &f) { return !m_desk->identityFor(f.reviewer, {}); },
+        QStringLiteral("reviewer removed"));
 }
 
 namespace {

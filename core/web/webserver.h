@@ -13,6 +13,7 @@
 #include "protocol/protocol.h"
 #include "queue/queuestore.h"
 #include "web/consoledesk.h"
+#include "web/livefeedcontroller.h"
 #include "web/webcontrollers.h"
 #include "web/webgate.h"
 #include "web/websessions.h"
@@ -101,15 +102,13 @@ private:
         PageReply fallback;
         quint64 ticket = 0;
     };
+    // An open page's socket; whose it is and whether it proved its session
+    // is the feed controller's (livefeedcontroller.h).
     struct Live
     {
         std::unique_ptr<QWebSocket> socket;
-        std::string sessionId;
-        std::string reviewer;
+        LiveFeedController::Id feed = 0;
         qint64 lastHeard = 0;
-        // Sent the session's device key (or came through a trusted proxy):
-        // until then it is sent nothing and counts for nothing.
-        bool proven = false;
     };
 
     void send(QTcpSocket *socket, const QHttpServerRequest &request, const PageReply &reply);
@@ -127,8 +126,9 @@ private:
 
     // The live feed (webfeed.cpp).
     void acceptLive();
-    // A live feed's first message: the device key that proves its session.
-    void onLiveHello(QWebSocket *socket, const QString &message);
+    // A live feed's message: the first proves its session with the device key.
+    void onLiveMessage(QWebSocket *socket, LiveFeedController::Id feed, const QString &message);
+    QWebSocket *socketOf(LiveFeedController::Id feed) const;
     // The feed proved its session: its connection is one the listener
     // keeps when it makes room (WebListener::trust).
     void trustLive(QWebSocket *socket);
@@ -142,12 +142,10 @@ private:
     void onReviewRefused(const std::string &id, const std::string &message, const std::string &reviewer);
     void onVoteCounted(const std::string &id, int approvals, int required, const std::string &reviewer);
     void pingLive();
-    // The session's open pages, for the Devices dialog (WebSessions::openPages).
-    void countPages(const std::string &sessionId);
-    std::vector<QPointer<QWebSocket>> liveSockets(const std::function<bool(const Live &)> &which) const;
+    std::vector<QPointer<QWebSocket>> liveSockets(const std::vector<LiveFeedController::Id> &feeds) const;
     // Closes the pages `which` picks; `signedOut` tells them first that
     // their session ended (the page then stops reconnecting).
-    void endLive(const std::function<bool(const Live &)> &which, const QString &why, bool signedOut = true);
+    void endLive(const std::function<bool(const LiveFeedController::Feed &)> &which, const QString &why, bool signedOut = true);
 
     QPointer<ConsoleCore> m_core;
     WebConfig m_config;
@@ -160,6 +158,7 @@ private:
     std::unique_ptr<ConsoleDesk> m_desk;
     std::unique_ptr<PairingController> m_pairing;
     std::unique_ptr<ItemsController> m_items;
+    std::unique_ptr<LiveFeedController> m_feed;
     RouteTable m_routes;
     std::vector<Live> m_live;
     QTimer *m_pinger = nullptr;
