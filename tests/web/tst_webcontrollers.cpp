@@ -68,6 +68,9 @@ private Q_SLOTS:
     void reviews();
     void trustedHeader_data();
     void trustedHeader();
+    void liveFeedFirstMessage_data();
+    void liveFeedFirstMessage();
+    void liveFeedSendsAndEndsByWhose();
 };
 
 void TestWebControllers::pairing_data()
@@ -324,6 +327,119 @@ void TestWebControllers::trustedHeader()
     QCOMPARE(answer.value("reviewer", std::string()), std::string("owner"));
     QCOMPARE(answer.value("via", std::string()), std::string("web (X-Remote-User from 127.0.0.1)"));
     QCOMPARE(answer.value("session", std::string("-")), std::string());
+}
+
+void TestWebControllers::liveFeedFirstMessage_data()
+{
+    QTest::addColumn<QByteArray>("message"); // KEY: the device's key, OTHER: another device's
+    QTest::addColumn<bool>("proves");
+    QTest::newRow("the device key") << QByteArray(R"({"type":"hello","device":"KEY"})") << true;
+    QTest::newRow("another device's key")
+        << QByteArray(R"({"type":"hello","device":"OTHER"})") << false;
+    QTest::newRow("a key never made here")
+        << QByteArray(R"({"type":"hello","device":"x"})") << false;
+    QTest::newRow("no key") << QByteArray(R"({"type":"hello"})") << false;
+    QTest::newRow("a ping first") << QByteArray(R"({"type":"ping"})") << false;
+    QTest::newRow("the key alone") << QByteArray("KEY") << false;
+}
+
+void TestWebControllers::liveFeedFirstMessage()
+{
+    QFETCH(QByteArray, message);
+    QFETCH(bool, proves);
+    Page page;
+    const PairedDevice own = page.pair();
+    const PairedDevice other = page.pair();
+    // Admitted on its cookie alone, as a browser's upgrade is.
+    PageRequest upgrade = request(M::Get, QStringLiteral("/api/live"));
+    present(upgrade, own.token, {});
+    const auto who = page.pairing.lookup(upgrade, true).caller;
+    QVERIFY(who);
+    const LiveFeedController::Opened opened = page.feed.open(*who);
+    // Sent nothing, counted for nothing, until its first message.
+    QVERIFY(!opened.first);
+    QVERIFY(page.feed.awaitingKey(opened.id));
+    QVERIFY(page.feed.everyone().empty());
+    QCOMPARE(page.sessions.openPages(own.id), 0);
+
+    message.replace("OTHER", other.key).replace("KEY", own.key);
+    const LiveFeedController::Heard heard = page.feed.heard(opened.id, message.toStdString());
+    if (!proves) {
+        // Closed (1008) by the transport, recorded, and sent nothing.
+        QVERIFY(heard.kind == LiveFeedController::Heard::Kind::Refused);
+        QVERIFY(heard.first.empty());
+        QVERIFY(heard.logged.contains(QStringLiteral("a session's cookie without its device key")));
+        QVERIFY(!heard.logged.contains(QString::fromLatin1(own.key)));
+        QVERIFY(page.feed.everyone().empty());
+        QCOMPARE(page.sessions.openPages(own.id), 0);
+        return;
+    }
+    QVERIFY(heard.kind == LiveFeedController::Heard::Kind::Proven);
+    const Json first = Json::parse(heard.first, nullptr, false);
+    QCOMPARE(first.value("type", std::string()), std::string("snapshot"));
+    QCOMPARE(first["items"].size(), std::size_t(1));
+    QCOMPARE(first["items"][0].value("id", std::string()), ItemId.toStdString());
+    QVERIFY(!page.feed.awaitingKey(opened.id));
+    QCOMPARE(page.feed.everyone(), std::vector<LiveFeedController::Id> { opened.id });
+    QCOMPARE(page.sessions.openPages(own.id), 1);
+    // Later messages are pings: nothing to do, and a second hello proves nothing more.
+    QVERIFY(page.feed.heard(opened.id, message.toStdString()).kind
+        == LiveFeedController::Heard::Kind::Nothing);
+    page.feed.closed(opened.id);
+    QCOMPARE(page.sessions.openPages(own.id), 0);
+    QVERIFY(page.feed.everyone().empty());
+}
+
+void TestWebControllers::liveFeedSendsAndEndsByWhose()
+{
+    Page page;
+    const PairedDevice phone = page.pair();
+    const PairedDevice laptop = page.pair();
+    const auto deviceFeed = [&page](const PairedDevice &d, bool prove) {
+        PageRequest upgrade = request(M::Get, QStringLiteral("/api/live"));
+        present(upgrade, d.token, {});
+        const LiveFeedController::Id id
+            = page.feed.open(*page.pairing.lookup(upgrade, true).caller).id;
+        if (prove)
+            page.feed.heard(
+                id, dumpJson({ { "type", "hello" }, { "device", d.key.toStdString() } }));
+        return id;
+    };
+    const LiveFeedController::Id phonePage = deviceFeed(phone, true);
+    const LiveFeedController::Id phoneTab = deviceFeed(phone, true);
+    const LiveFeedController::Id laptopPage = deviceFeed(laptop, false);
+    // A trusted header's page has no session and needs no key: the snapshot at once.
+    const LiveFeedController::Opened proxied
+        = page.feed.open(Caller { { "owner", "web (X-Remote-User)", {} }, {}, "csrf", true });
+    QVERIFY(proxied.first);
+
+    // A change goes to every page that proved its session, never to one still to.
+    QCOMPARE(page.feed.everyone(),
+        (std::vector<LiveFeedController::Id> { phonePage, phoneTab, proxied.id }));
+    // A refusal to the session whose click it was; a trusted header's to its reviewer's sessionless
+    // pages.
+    QCOMPARE(page.feed.of(phone.id, "owner"),
+        (std::vector<LiveFeedController::Id> { phonePage, phoneTab }));
+    QCOMPARE(page.feed.of(laptop.id, "owner"), std::vector<LiveFeedController::Id> {});
+    QCOMPARE(page.feed.of({}, "owner"), std::vector<LiveFeedController::Id> { proxied.id });
+    QCOMPARE(page.sessions.openPages(phone.id), 2);
+    QCOMPARE(page.sessions.openPages(laptop.id), 0);
+
+    // A revoke ends the session's pages, told first when they proved it.
+    const auto ended = page.feed.select(
+        [&](const LiveFeedController::Feed &f) { return f.sessionId == phone.id; });
+    QCOMPARE(ended.size(), std::size_t(2));
+    QVERIFY(ended[0].proven && ended[1].proven);
+    const auto unproven = page.feed.select(
+        [&](const LiveFeedController::Feed &f) { return f.sessionId == laptop.id; });
+    QCOMPARE(unproven.size(), std::size_t(1));
+    QVERIFY(!unproven[0].proven);
+    QVERIFY(page.feed.awaitingKey(laptopPage));
+    page.feed.closed(phonePage);
+    QCOMPARE(page.sessions.openPages(phone.id), 1);
+    page.feed.closed(laptopPage);
+    QVERIFY(!page.feed.awaitingKey(laptopPage));
+    QCOMPARE(page.feed.size(), std::size_t(2));
 }
 
 QTEST_GUILESS_MAIN(TestWebControllers)

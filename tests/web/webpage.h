@@ -4,8 +4,9 @@
 // The reviewer page's parts as WebServer::start() puts them together (the
 // gate, the route table, the controllers, real device sessions) over a fake
 // reviewer desk, without a socket: what tst_webgate and tst_webcontrollers
-// send their rows through.
+// send their rows through, and the live feed's controller.
 
+#include "web/livefeedcontroller.h"
 #include "web/reviewerdesk.h"
 #include "web/webcontrollers.h"
 #include "web/webgate.h"
@@ -105,7 +106,8 @@ struct Page
     {
         PairingRefusal refusal;
         const auto r = sessions.redeem(sessions.pair(reviewer, "test").code, "test", &refusal);
-        return r ? PairedDevice { r->token, r->deviceKey, r->session.csrf, r->session.id } : PairedDevice {};
+        return r ? PairedDevice { r->token, r->deviceKey, r->session.csrf, r->session.id }
+                 : PairedDevice {};
     }
     // What WebServer::route() does with a request, less the socket.
     PageReply run(const PageRequest &request, GateVerdict *seen = nullptr)
@@ -131,6 +133,7 @@ struct Page
     WebSessions sessions { QString(), &clock };
     PairingController pairing;
     ItemsController items { desk };
+    LiveFeedController feed { items, sessions };
     RouteTable routes;
     GateRules rules;
 };
