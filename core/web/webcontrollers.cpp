@@ -99,10 +99,9 @@ CallerLookup PairingController::lookup(const PageRequest &request, bool keyLater
     }
     // The cookie reaches every port of this host; the device key only the
     // page's own origin (WEB.md "Who gets in"). Either alone is nobody.
-    const QByteArray token = cookieToken(headers);
-    const WebSession *session = keyLater
-        ? m_sessions.findByToken(token)
-        : m_sessions.authenticate(token, headerValue(headers, DeviceKeyHeader));
+    const QByteArray &token = request.cookie;
+    const WebSession *session = keyLater ? m_sessions.findByToken(token)
+                                         : m_sessions.authenticate(token, request.deviceKey);
     if (!session) {
         found.cookieWithoutKey = !keyLater && m_sessions.findByToken(token);
         return found;

@@ -76,7 +76,7 @@ void WebServer::acceptLive()
         // is admitted on its cookie and proves its key in its first message.
         PageRequest upgrade;
         upgrade.peer = socket->peerAddress();
-        upgrade.headers = headersOf(socket->request());
+        setHeaders(upgrade, headersOf(socket->request()));
         const std::optional<Caller> who = lookup(upgrade, true).caller;
         if (!who) {
             socket->close(QWebSocketProtocol::CloseCodePolicyViolated, QStringLiteral("no session"));

@@ -2,6 +2,7 @@
 #include "webgate.h"
 
 #include "server/endpoint.h"
+#include "web/websessions.h"
 
 namespace holdpoint {
 
@@ -42,6 +43,13 @@ QByteArray cookieToken(const HeaderList &headers)
         }
     }
     return {};
+}
+
+void setHeaders(PageRequest &request, HeaderList headers)
+{
+    request.headers = std::move(headers);
+    request.cookie = cookieToken(request.headers);
+    request.deviceKey = headerValue(request.headers, DeviceKeyHeader);
 }
 
 PageReply errorReply(int status, const char *code, const std::string &message)

@@ -48,8 +48,13 @@ struct PageRequest
     QByteArray csrf; // X-CSRF-Token
     QByteArray userAgent;
     bool transferEncoding = false; // any Transfer-Encoding
-    // Every field as received: the session cookie, the device key and a
-    // trusted proxy's headers are read from these (cookieToken, headerValue).
+    // The session's two halves (WEB.md "Who gets in"): the token of the
+    // `__Host-holdpoint` cookie, and the device key the page sends in
+    // X-Holdpoint-Device (empty when missing or sent twice).
+    QByteArray cookie;
+    QByteArray deviceKey;
+    // Every field as received; a trusted proxy's headers are read from
+    // these (headerValue).
     HeaderList headers;
     QByteArray body;
 };
@@ -59,6 +64,9 @@ struct PageRequest
 QByteArray headerValue(const HeaderList &headers, const QByteArray &name);
 // The session cookie's token (`__Host-holdpoint`), or empty.
 QByteArray cookieToken(const HeaderList &headers);
+// Keeps `headers` as the request's fields and reads the session's two
+// halves from them.
+void setHeaders(PageRequest &request, HeaderList headers);
 
 // An answer, before the transport adds what every answer carries.
 struct PageReply

@@ -289,7 +289,7 @@ PageRequest pageRequest(const QHttpServerRequest &request)
     r.csrf = request.value("x-csrf-token");
     r.userAgent = request.value("user-agent");
     r.transferEncoding = !request.value("transfer-encoding").isEmpty();
-    r.headers = request.headers();
+    setHeaders(r, request.headers());
     r.body = request.body();
     return r;
 }

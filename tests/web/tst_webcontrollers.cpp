@@ -316,7 +316,7 @@ void TestWebControllers::trustedHeader()
     page.desk.teamMode = team;
     PageRequest r = request(M::Get, QStringLiteral("/api/me"));
     r.peer = QHostAddress(peer);
-    r.headers = headers;
+    setHeaders(r, headers);
     const PageReply reply = page.run(r);
     QCOMPARE(reply.status, status);
     const Json answer = Json::parse(reply.body.toStdString(), nullptr, false);

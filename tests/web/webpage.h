@@ -162,6 +162,7 @@ inline void present(
         r.csrf = csrf;
         r.headers.append({ "X-CSRF-Token", csrf });
     }
+    setHeaders(r, r.headers);
 }
 
 inline std::string errorOf(const PageReply &r)
