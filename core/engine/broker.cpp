@@ -314,6 +314,13 @@ void Broker::escalate(Session &session, ToolCall &&call, ChainOutcome &&outcome,
                 m_queue->resolve(itemId, ItemState::Decided, haltedTurnDecision(*s->halted));
                 return;
             }
+            // Or decided the tool's calls for the rest of the turn or the
+            // session: this one gets that answer, as if it had been shown.
+            if (const Grant *g = s ? m_grants.find(sessionId, pending->turnId, pending->toolName) : nullptr)
+                if (std::optional<Decision> d = standingDecision(*g, *pending)) {
+                    m_queue->resolve(itemId, ItemState::Decided, std::move(*d));
+                    return;
+                }
             m_queue->reveal(itemId);
             Q_EMIT callEvent({ CallEvent::Step::Escalated, sessionId, callId, DecisionKind::Deny, {}, {}, false });
             // Slots of either may have decided it, or ended the session.

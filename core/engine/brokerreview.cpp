@@ -40,6 +40,8 @@ ReviewOutcome Broker::review(const Review &review, const ReviewerIdentity &revie
         return out;
     }
     plan.decision.via = reviewer.via;
+    if (plan.grant)
+        plan.grant->via = reviewer.via;
     // Who else the decision reaches is settled before the queue changes.
     std::vector<std::string> reached;
     if (plan.reach)

@@ -21,6 +21,7 @@ struct Grant
     protocol::DecisionKind kind = protocol::DecisionKind::Deny;
     std::string reason;
     std::string decidedBy;
+    std::string via; // how that person authenticated, for the records
 };
 
 class Grants

@@ -104,15 +104,23 @@ ReviewPlan planReview(const Review &review, const QueueItem &item, const std::st
     return plan;
 }
 
+namespace {
+
+// Nothing that needs several people's approval is approved in passing, nor
+// an item restored without its secrets.
+bool grantReaches(const Grant &grant, const QueueItem &other)
+{
+    const bool approves = grant.kind != DecisionKind::Deny;
+    return !other.secretsPending && !(approves && other.approvals.voted());
+}
+
+} // namespace
+
 bool planReaches(const ReviewPlan &plan, const QueueItem &other)
 {
     if (!plan.reach || other.id == plan.reviewedId)
         return false;
-    if (!plan.grant)
-        return true;
-    // Nothing that needs several people's approval is approved in passing.
-    const bool approves = plan.grant->kind != DecisionKind::Deny;
-    return !other.secretsPending && !(approves && other.approvals.voted());
+    return !plan.grant || grantReaches(*plan.grant, other);
 }
 
 Decision reachedDecision(const ReviewPlan &plan, const QueueItem &other)
@@ -128,6 +136,26 @@ Decision reachedDecision(const ReviewPlan &plan, const QueueItem &other)
         d.kind = other.proposedArgs ? DecisionKind::Modify : DecisionKind::Allow;
         d.args = other.proposedArgs.value_or(other.args);
     }
+    return d;
+}
+
+std::optional<Decision> standingDecision(const Grant &grant, const QueueItem &item)
+{
+    if (grant.sessionId != item.sessionId || grant.toolName != item.toolName
+        || (grant.turnId && grant.turnId != item.turnId) || !grantReaches(grant, item))
+        return std::nullopt;
+    Decision d;
+    d.kind = grant.kind;
+    if (d.kind != DecisionKind::Deny) {
+        d.kind = item.proposedArgs ? DecisionKind::Modify : DecisionKind::Allow;
+        d.args = item.proposedArgs.value_or(item.args);
+    } else {
+        d.code = "reviewer_scope"; // as Grants::apply says of a later call
+    }
+    d.reason = grant.reason;
+    d.decidedBy = grant.decidedBy;
+    d.via = grant.via;
+    d.warnings = item.warnings;
     return d;
 }
 

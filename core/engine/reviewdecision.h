@@ -38,4 +38,9 @@ bool planReaches(const ReviewPlan &plan, const QueueItem &other);
 // The decision a reached item gets.
 protocol::Decision reachedDecision(const ReviewPlan &plan, const QueueItem &other);
 
+// The decision a standing one (a reviewer's scope turn or session) gives a
+// call that escalated before it was made but reached no person yet, as if
+// it had been pending then; nothing when it would not have reached it.
+std::optional<protocol::Decision> standingDecision(const Grant &grant, const QueueItem &item);
+
 } // namespace holdpoint

@@ -50,6 +50,7 @@ class TestCrash : public QObject
 private Q_SLOTS:
     void killedAtRandomMomentsLosesNothing();
     void aCallAReviewerSawSurvivesAKill();
+    void aStandingDecisionAnswersACallOnItsWay();
 };
 
 void TestCrash::killedAtRandomMomentsLosesNothing()
@@ -207,6 +208,70 @@ void TestCrash::aCallAReviewerSawSurvivesAKill()
     QVERIFY2(items.is_array() && items.size() == 1, items.dump().c_str());
     QCOMPARE(items[0]["call_id"], Json("c1"));
     QCOMPARE(items[0]["session_id"], Json("s-seen"));
+}
+
+// A person answers the rest of a turn while another call of that turn is on
+// its way to them, its escalation still being written: that call gets their
+// answer, as one shown a moment earlier would, and no person is asked it
+// again. Record writes are held back 1 s (tests/tools/slowdisk.c); the
+// agent re-sending the call with other arguments, answered at once with a
+// conflict, shows the console has it before the person decides.
+void TestCrash::aStandingDecisionAnswersACallOnItsWay()
+{
+    QTemporaryDir tmp;
+    QVERIFY(tmp.isValid());
+    QProcessEnvironment slowDisk = QProcessEnvironment::systemEnvironment();
+    slowDisk.insert(QStringLiteral("LD_PRELOAD"), QStringLiteral(HOLDPOINT_SLOWDISK_LIB));
+    slowDisk.insert(QStringLiteral("HOLDPOINT_SLOWDISK_MS"), QStringLiteral("1000"));
+    slowDisk.insert(QStringLiteral("ASAN_OPTIONS"),
+                    slowDisk.value(QStringLiteral("ASAN_OPTIONS")) + QStringLiteral(":verify_asan_link_order=0"));
+    ConsoleProcess console(tmp.path() + QStringLiteral("/data"), {}, slowDisk);
+    QVERIFY(console.ready());
+    auto reviewer = console.reviewer();
+    auto agent = console.agent(std::string("s-turn"));
+    QVERIFY(reviewer && agent);
+    auto write = [](const char *callId, const char *path) {
+        return Json {{"type", "tool_call"}, {"call_id", callId}, {"tool_name", "write_file"},
+                     {"args", {{"path", path}}}, {"turn_id", "t1"}};
+    };
+    agent->send(write("c1", "a.txt"));
+    const Json first = reviewer->next("escalated");
+    QVERIFY(first.is_object());
+    agent->send(write("c2", "b.txt"));
+    agent->send(write("c2", "other.txt"));
+    const Json conflict = agent->next("error");
+    QVERIFY2(conflict.value("call_id", std::string()) == "c2", conflict.dump().c_str());
+
+    reviewer->send({{"type", "review"}, {"id", first["item"]["id"]}, {"action", "approve"}, {"scope", "turn"}});
+    std::map<std::string, Json> decisions;
+    for (int i = 0; i < 2; ++i) {
+        const Json d = agent->next("decision");
+        QVERIFY2(d.is_object(), "an agent's call got no decision");
+        decisions[d.value("call_id", std::string())] = d;
+    }
+    for (const char *callId : {"c1", "c2"}) {
+        const Json &d = decisions[callId];
+        QVERIFY2(d.value("decision", std::string()) == "allow", d.dump().c_str());
+        QVERIFY2(d.value("decided_by", std::string()).rfind("human:", 0) == 0, d.dump().c_str());
+    }
+    QVERIFY2(decisions["c2"].value("reason", std::string()).find("rest of turn t1") != std::string::npos,
+             decisions["c2"].dump().c_str());
+    // The reviewer was never asked about c2: a round trip on its socket
+    // after the decision, and no second escalation before its answer.
+    reviewer->send({{"type", "review"}, {"id", "no-such-item"}, {"action", "approve"}});
+    QVERIFY(reviewer->next("error").is_object());
+    QVERIFY(reviewer->noneOf("escalated"));
+    // And the audit says who decided it, and how.
+    const QByteArray lines = console.ctl({QStringLiteral("audit"), QStringLiteral("query"), QStringLiteral("--json"),
+                                          QStringLiteral("--limit"), QStringLiteral("0")}).out;
+    bool recorded = false;
+    for (const QByteArray &line : lines.split('\n')) {
+        const Json r = Json::parse(line.toStdString(), nullptr, false);
+        recorded = recorded
+            || (r.is_object() && r.value("event", std::string()) == "decision" && r.value("call_id", std::string()) == "c2"
+                && r.value("decided_by", std::string()).rfind("human:", 0) == 0 && !r.value("via", std::string()).empty());
+    }
+    QVERIFY2(recorded, lines.constData());
 }
 
 QTEST_GUILESS_MAIN(TestCrash)
