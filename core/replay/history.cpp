@@ -3,6 +3,7 @@
 
 #include <QDir>
 #include <QFile>
+#include <QFileInfo>
 
 namespace holdpoint::replay {
 
@@ -12,12 +13,6 @@ std::string str(const Json &r, const char *key)
 {
     const auto it = r.find(key);
     return it != r.end() && it->is_string() ? it->get<std::string>() : std::string();
-}
-
-Json object(const Json &r, const char *key)
-{
-    const auto it = r.find(key);
-    return it != r.end() && it->is_object() ? *it : Json::object();
 }
 
 int digits(std::string_view s, std::size_t at, std::size_t n)
@@ -111,7 +106,12 @@ std::optional<TimeMs> parseRecordTime(std::string_view ts)
     return ((daysFromCivil(y, mo, d) * 24 + h) * 60 + mi) * 60'000 + qint64(s) * 1000 + ms;
 }
 
-RecordedCall callFromRecord(const Json &r)
+namespace {
+
+// Takes the record's values when it may (a record read for the history is
+// parsed for it alone), copies them otherwise.
+template<typename Record>
+RecordedCall fromRecord(Record &&r)
 {
     RecordedCall c;
     c.session = str(r, "session");
@@ -120,24 +120,40 @@ RecordedCall callFromRecord(const Json &r)
     c.agent.user = str(r, "user");
     c.callId = str(r, "call_id");
     c.tool = str(r, "tool");
-    c.args = object(r, "args");
-    c.annotations = object(r, "annotations");
-    c.context = object(r, "context");
+    auto take = [&](const char *key, Json *out, bool array) {
+        const auto it = r.find(key);
+        if (it != r.end() && (array ? it->is_array() : it->is_object()))
+            *out = std::move(*it); // a copy when the record is const
+    };
+    take("args", &c.args, false);
+    take("annotations", &c.annotations, false);
+    take("context", &c.context, false);
+    take("trail", &c.trail, true);
     if (const auto t = r.find("turn"); t != r.end() && t->is_string())
-        c.turn = t->get<std::string>();
+        c.turn = t->template get<std::string>();
     c.at = parseRecordTime(str(r, "ts")).value_or(0);
     c.masked = r.value("masked", false);
     c.outcome = str(r, "outcome");
-    if (const auto t = r.find("trail"); t != r.end() && t->is_array())
-        c.trail = *t;
     return c;
 }
 
-void HistoryBuilder::add(const Json &r)
+} // namespace
+
+RecordedCall callFromRecord(const Json &r)
+{
+    return fromRecord(r);
+}
+
+void HistoryBuilder::add(const Json &record)
+{
+    add(Json(record));
+}
+
+void HistoryBuilder::add(Json &&r)
 {
     const std::string event = str(r, "event");
     if (event == "call") {
-        RecordedCall c = callFromRecord(r);
+        RecordedCall c = fromRecord(std::move(r));
         if (c.at < m_since)
             return;
         // A call re-sent after a restart keeps its first record's place.
@@ -186,10 +202,10 @@ void HistoryBuilder::addLine(std::string_view line)
     const std::string_view event = lineEvent(line);
     if (event != "call" && event != "decision" && event != "after_call")
         return;
-    const Json record = Json::parse(line.begin(), line.end(), nullptr, false);
+    Json record = Json::parse(line.begin(), line.end(), nullptr, false);
     if (!record.is_object())
         return;
-    add(record);
+    add(std::move(record));
 }
 
 std::vector<RecordedCall> HistoryBuilder::take()
@@ -197,6 +213,20 @@ std::vector<RecordedCall> HistoryBuilder::take()
     m_byKey.clear();
     return std::move(m_calls);
 }
+
+namespace {
+
+// A record's "ts", which the writer puts second, without parsing the line.
+std::optional<TimeMs> lineTime(std::string_view line)
+{
+    constexpr std::string_view key = "\"ts\":\"";
+    const std::size_t at = line.find(key);
+    if (at == std::string_view::npos || at > 40 || line.size() < at + key.size() + 24)
+        return std::nullopt;
+    return parseRecordTime(line.substr(at + key.size(), 24));
+}
+
+} // namespace
 
 std::vector<RecordedCall> readHistory(const QString &auditDir, TimeMs since, QString *error)
 {
@@ -207,6 +237,9 @@ std::vector<RecordedCall> readHistory(const QString &auditDir, TimeMs since, QSt
     }
     HistoryBuilder builder(since);
     for (const audit::Segment &segment : segments) {
+        // A file last written before --since holds nothing newer.
+        if (since > 0 && QFileInfo(segment.path).lastModified().toMSecsSinceEpoch() < since)
+            continue;
         QFile file(segment.path);
         if (!file.open(QIODevice::ReadOnly)) {
             *error = QStringLiteral("%1: %2").arg(segment.path, file.errorString());
@@ -214,13 +247,11 @@ std::vector<RecordedCall> readHistory(const QString &auditDir, TimeMs since, QSt
         }
         const QByteArray bytes = file.readAll();
         const std::string_view all = audit::withoutPadding(std::string_view(bytes.constData(), std::size_t(bytes.size())));
-        std::size_t pos = 0;
-        while (pos < all.size()) {
-            const std::size_t nl = all.find('\n', pos);
-            if (nl == std::string_view::npos)
-                break; // a torn tail is not a record
-            builder.addLine(all.substr(pos, nl - pos));
-            pos = nl + 1;
+        for (std::size_t pos = 0, nl; (nl = all.find('\n', pos)) != std::string_view::npos; pos = nl + 1) {
+            const std::string_view line = all.substr(pos, nl - pos); // a torn tail has no newline: not a record
+            if (since > 0 && lineEvent(line) == "call" && lineTime(line).value_or(since) < since)
+                continue;
+            builder.addLine(line);
         }
     }
     return builder.take();

@@ -82,6 +82,7 @@ public:
     {
     }
     void add(const Json &record);
+    void add(Json &&record);
     // A record's line, parsed only when its event is one the history reads.
     void addLine(std::string_view line);
     std::vector<RecordedCall> take();

@@ -72,6 +72,11 @@ inline void recordTrace(const std::vector<Json> &trace, const Policy &policy, Au
         bool ran = false;
         if (o.action == Action::Ask) {
             const std::string person = t.value("person", std::string("approve"));
+            // As the console writes it, so a log read back is as long as a real one.
+            log.append(at, "escalated",
+                       Json {{"session", session}, {"agent", agent.name}, {"call_id", call.callId}, {"tool", call.toolName},
+                             {"item", "i-" + call.callId}, {"reason", maskText(o.reason, o.redactions)},
+                             {"deadline", formatTimestamp(at + 600'000)}, {"warnings", Json::array()}});
             decision["item"] = "i-" + call.callId;
             decision["state"] = person == "timeout" ? "timed_out" : "decided";
             decision["decided_by"] = person == "timeout" ? "timeout" : "human:dana";
@@ -90,6 +95,9 @@ inline void recordTrace(const std::vector<Json> &trace, const Policy &policy, Au
             ran = o.action == Action::Allow;
         }
         log.append(at + 1, "decision", decision);
+        log.append(at + 1, "delivered",
+                   Json {{"session", session}, {"agent", agent.name}, {"call_id", call.callId}, {"tool", call.toolName},
+                         {"decision", decision["decision"]}, {"connections", 1}});
         if (ran) {
             const bool ok = t.value("ok", true);
             const AfterOutcome after = chain.afterCall(view, {ok, Json(call.callId)}, {at + 2});

@@ -228,6 +228,19 @@ private Q_SLOTS:
         QVERIFY(!r.results[2].unverified);
     }
 
+    // --since: older calls are not read (their decisions neither).
+    void sinceLeavesOutOlderCalls()
+    {
+        history({call(0, "old", "Read", {{"file_path", "/p/a"}}, "deny"),
+                 call(3600, "new", "Read", {{"file_path", "/p/b"}}, "approve")});
+        QString error;
+        const auto calls = readHistory(m_tmp->path() + QStringLiteral("/audit"),
+                                       *parseRecordTime("2026-11-16T09:30:00.000Z"), &error);
+        QCOMPARE(calls.size(), std::size_t(1));
+        QCOMPARE(calls[0].callId, std::string("new"));
+        QCOMPARE(calls[0].fate, Fate::Approved);
+    }
+
     // Nothing is written: the log and its head are as they were.
     void changesNothing()
     {
