@@ -176,9 +176,8 @@ std::vector<Suggestion> suggestRules(const std::vector<RecordedCall> &calls, con
         Json rule = ruleFromShape(shape, itemOf(first), "approved every time by a person: suggested from the audit log",
                                   options.user, options.now);
         rule["code"] = "suggested";
-        rule["comment"] = "suggested from " + plural(group.calls.size(), "call", "calls")
-                          + " a person approved unchanged, first " + first.callId + " of " + first.agent.name
-                          + "; accepted by " + options.user;
+        rule["comment"] = "suggested to " + options.user + " from " + plural(group.calls.size(), "call", "calls")
+                          + " a person approved unchanged, first " + first.callId + " of " + first.agent.name;
 
         // The proof: what the rule newly allows, over the whole history.
         QString ruleError;
