@@ -55,29 +55,40 @@ std::string_view lineEvent(std::string_view line)
 std::string_view fateName(Fate fate)
 {
     switch (fate) {
-    case Fate::Auto: return "auto";
-    case Fate::Approved: return "approved";
-    case Fate::Edited: return "edited";
-    case Fate::Denied: return "denied";
-    case Fate::Halted: return "halted";
-    case Fate::TimedOut: return "timed_out";
-    case Fate::Cancelled: return "cancelled";
-    case Fate::Abandoned: return "abandoned";
-    case Fate::Undecided: return "undecided";
+    case Fate::Auto:
+        return "auto";
+    case Fate::Approved:
+        return "approved";
+    case Fate::Edited:
+        return "edited";
+    case Fate::Denied:
+        return "denied";
+    case Fate::Halted:
+        return "halted";
+    case Fate::TimedOut:
+        return "timed_out";
+    case Fate::Cancelled:
+        return "cancelled";
+    case Fate::Abandoned:
+        return "abandoned";
+    case Fate::Undecided:
+        return "undecided";
     }
     return "undecided";
 }
 
 bool RecordedCall::personDecided() const
 {
-    return fate == Fate::Approved || fate == Fate::Edited || fate == Fate::Denied || fate == Fate::Halted;
+    return fate == Fate::Approved || fate == Fate::Edited || fate == Fate::Denied
+        || fate == Fate::Halted;
 }
 
 bool RecordedCall::stopped() const
 {
     if (fate == Fate::Denied || fate == Fate::Edited || fate == Fate::Halted)
         return true;
-    return fate == Fate::Auto && (decision == "deny" || decision == "halt") && decidedBy.starts_with("guardrail:");
+    return fate == Fate::Auto && (decision == "deny" || decision == "halt")
+        && decidedBy.starts_with("guardrail:");
 }
 
 bool RecordedCall::markedByGuardrail() const
@@ -95,13 +106,14 @@ bool RecordedCall::markedByGuardrail() const
 std::optional<TimeMs> parseRecordTime(std::string_view ts)
 {
     // 2026-11-22T02:37:02.157Z
-    if (ts.size() != 24 || ts[4] != '-' || ts[7] != '-' || ts[10] != 'T' || ts[13] != ':' || ts[16] != ':'
-        || ts[19] != '.' || ts[23] != 'Z')
+    if (ts.size() != 24 || ts[4] != '-' || ts[7] != '-' || ts[10] != 'T' || ts[13] != ':'
+        || ts[16] != ':' || ts[19] != '.' || ts[23] != 'Z')
         return std::nullopt;
-    const int y = digits(ts, 0, 4), mo = digits(ts, 5, 2), d = digits(ts, 8, 2), h = digits(ts, 11, 2),
-              mi = digits(ts, 14, 2), s = digits(ts, 17, 2), ms = digits(ts, 20, 3);
-    if (y < 0 || mo < 1 || mo > 12 || d < 1 || d > 31 || h < 0 || h > 23 || mi < 0 || mi > 59 || s < 0 || s > 60
-        || ms < 0)
+    const int y = digits(ts, 0, 4), mo = digits(ts, 5, 2), d = digits(ts, 8, 2),
+              h = digits(ts, 11, 2), mi = digits(ts, 14, 2), s = digits(ts, 17, 2),
+              ms = digits(ts, 20, 3);
+    if (y < 0 || mo < 1 || mo > 12 || d < 1 || d > 31 || h < 0 || h > 23 || mi < 0 || mi > 59
+        || s < 0 || s > 60 || ms < 0)
         return std::nullopt;
     return ((daysFromCivil(y, mo, d) * 24 + h) * 60 + mi) * 60'000 + qint64(s) * 1000 + ms;
 }
@@ -110,8 +122,7 @@ namespace {
 
 // Takes the record's values when it may (a record read for the history is
 // parsed for it alone), copies them otherwise.
-template<typename Record>
-RecordedCall fromRecord(Record &&r)
+template <typename Record> RecordedCall fromRecord(Record &&r)
 {
     RecordedCall c;
     c.session = str(r, "session");
@@ -246,9 +257,12 @@ std::vector<RecordedCall> readHistory(const QString &auditDir, TimeMs since, QSt
             return {};
         }
         const QByteArray bytes = file.readAll();
-        const std::string_view all = audit::withoutPadding(std::string_view(bytes.constData(), std::size_t(bytes.size())));
-        for (std::size_t pos = 0, nl; (nl = all.find('\n', pos)) != std::string_view::npos; pos = nl + 1) {
-            const std::string_view line = all.substr(pos, nl - pos); // a torn tail has no newline: not a record
+        const std::string_view all
+            = audit::withoutPadding(std::string_view(bytes.constData(), std::size_t(bytes.size())));
+        for (std::size_t pos = 0, nl; (nl = all.find('\n', pos)) != std::string_view::npos;
+             pos = nl + 1) {
+            const std::string_view line
+                = all.substr(pos, nl - pos); // a torn tail has no newline: not a record
             if (since > 0 && lineEvent(line) == "call" && lineTime(line).value_or(since) < since)
                 continue;
             builder.addLine(line);

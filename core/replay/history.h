@@ -23,13 +23,14 @@
 namespace holdpoint::replay {
 
 // How a call ended, as the log tells it.
-enum class Fate {
-    Auto,      // the chain decided (allow, modify, deny or halt) without a person
-    Approved,  // a person allowed it unchanged
-    Edited,    // a person allowed it with other arguments
-    Denied,    // a person denied it
-    Halted,    // a person halted the turn
-    TimedOut,  // nobody decided in time
+enum class Fate
+{
+    Auto, // the chain decided (allow, modify, deny or halt) without a person
+    Approved, // a person allowed it unchanged
+    Edited, // a person allowed it with other arguments
+    Denied, // a person denied it
+    Halted, // a person halted the turn
+    TimedOut, // nobody decided in time
     Cancelled, // the agent withdrew it
     Abandoned, // its agent never came back
     Undecided, // no decision record (still pending, or the log ends first)
@@ -47,17 +48,20 @@ struct RecordedCall
     Json annotations = Json::object();
     Json context = Json::object();
     std::optional<std::string> turn;
-    TimeMs at = 0;        // the call record's ts
-    bool masked = false;  // its arguments hold placeholders for secrets
-    std::string outcome;  // what the chain said then: allow, modify, ask, deny or halt
+    TimeMs at = 0; // the call record's ts
+    bool masked = false; // its arguments hold placeholders for secrets
+    std::string outcome; // what the chain said then: allow, modify, ask, deny or halt
     Json trail = Json::array();
     Fate fate = Fate::Undecided;
-    std::string decision;  // the final decision: allow, modify, deny or halt ("" when none)
+    std::string decision; // the final decision: allow, modify, deny or halt ("" when none)
     std::string decidedBy; // human:alice, guardrail:rules, policy:default, ...
     std::optional<bool> ok; // the tool_result's, when the call ran and reported
 
     // A view for GuardrailChain; valid while this object lives and is not moved.
-    CallView view() const { return {session, agent, callId, tool, args, annotations, context, turn}; }
+    CallView view() const
+    {
+        return { session, agent, callId, tool, args, annotations, context, turn };
+    }
     // A person decided it (approved, edited, denied or halted).
     bool personDecided() const;
     // Something stopped or changed it: a person denied, edited or halted
@@ -79,8 +83,7 @@ public:
     // Calls recorded before `since` (ms since the epoch) are left out.
     explicit HistoryBuilder(TimeMs since = 0)
         : m_since(since)
-    {
-    }
+    { }
     void add(const Json &record);
     void add(Json &&record);
     // A record's line, parsed only when its event is one the history reads.

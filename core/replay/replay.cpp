@@ -17,9 +17,11 @@ std::optional<PolicySource> PolicySource::load(const QStringList &files, QString
 {
     PolicySource source;
     source.m_files = files;
-    const QStringList paths = files.isEmpty() ? QStringList {defaultPolicyPath()} : files;
+    const QStringList paths = files.isEmpty() ? QStringList { defaultPolicyPath() } : files;
     for (const QString &path : paths) {
-        const QString label = path == defaultPolicyPath() ? QStringLiteral("resources/policies/default.json") : path;
+        const QString label = path == defaultPolicyPath()
+            ? QStringLiteral("resources/policies/default.json")
+            : path;
         QFile f(path);
         if (!f.open(QIODevice::ReadOnly)) {
             *error = label + QStringLiteral(": cannot read: ") + f.errorString();
@@ -49,8 +51,10 @@ std::optional<Policy> PolicySource::build(const std::vector<Json> &extraRules, Q
         policy = std::move(*r.policy);
     }
     if (!extraRules.empty()) {
-        const Json doc {{"version", 1},
-                        {"guardrails", Json::array({Json {{"type", "rules"}, {"name", "replay_added"}, {"rules", extraRules}}})}};
+        const Json doc { { "version", 1 },
+            { "guardrails",
+                Json::array({ Json { { "type", "rules" }, { "name", "replay_added" },
+                    { "rules", extraRules } } }) } };
         PolicyResult r = parsePolicy(dumpJson(doc), QStringLiteral("added rules"), policy);
         if (!r.policy) {
             *error = r.error;
@@ -65,7 +69,8 @@ std::optional<Policy> PolicySource::build(const std::vector<Json> &extraRules, Q
 
 std::string outcomeName(const ChainOutcome &outcome)
 {
-    return outcome.action == Action::Ask ? std::string("ask") : std::string(actionName(outcome.action));
+    return outcome.action == Action::Ask ? std::string("ask")
+                                         : std::string(actionName(outcome.action));
 }
 
 ReplayReport replayCalls(const std::vector<RecordedCall> &calls, const Policy &policy)
@@ -85,7 +90,7 @@ ReplayReport replayCalls(const std::vector<RecordedCall> &calls, const Policy &p
                 chain.onTurnStart(c.session, *c.turn);
         }
         const CallView view = c.view();
-        ChainOutcome o = chain.beforeCall(view, {c.at}, policy.defaultAction);
+        ChainOutcome o = chain.beforeCall(view, { c.at }, policy.defaultAction);
         Replayed r;
         r.outcome = outcomeName(o);
         r.decidedBy = std::move(o.decidedBy);
@@ -97,17 +102,18 @@ ReplayReport replayCalls(const std::vector<RecordedCall> &calls, const Policy &p
         if (r.outcome == "ask")
             ++report.asksAfter;
         if (r.outcome != c.outcome)
-            report.transitions[{c.outcome, r.outcome}].push_back(i);
+            report.transitions[{ c.outcome, r.outcome }].push_back(i);
         if (c.stopped() && r.runsAlone())
             report.regressions.push_back(i);
         // What ran then and would run now reports its result as it did
         // then: its success only, since the log keeps no output. Each result
         // counts as new, so "no progress" never fires in a replay (REPLAY.md).
         const bool ranThen = c.ok.has_value();
-        const bool runsNow = r.runsAlone() || (r.outcome == "ask" && (c.fate == Fate::Approved || c.fate == Fate::Edited));
+        const bool runsNow = r.runsAlone()
+            || (r.outcome == "ask" && (c.fate == Fate::Approved || c.fate == Fate::Edited));
         if (ranThen && runsNow) {
             const Json result = c.callId;
-            chain.afterCall(view, {*c.ok, result}, {c.at});
+            chain.afterCall(view, { *c.ok, result }, { c.at });
         }
         report.results.push_back(std::move(r));
     }

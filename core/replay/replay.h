@@ -43,7 +43,8 @@ private:
 // What the chain says now about one recorded call.
 struct Replayed
 {
-    std::string outcome; // allow (arguments rewritten or not), ask, deny or halt, as call records say
+    std::string
+        outcome; // allow (arguments rewritten or not), ask, deny or halt, as call records say
     std::string decidedBy;
     std::string code;
     std::string reason;

@@ -41,7 +41,8 @@ QueueItem itemOf(const RecordedCall &c)
     if (c.args.is_object())
         for (auto it = c.args.begin(); it != c.args.end(); ++it)
             if (holdsPlaceholder(it.value()) && it.value().is_string())
-                item.redactions.push_back({it.value().get<std::string>(), "[masked]", "placeholder"});
+                item.redactions.push_back(
+                    { it.value().get<std::string>(), "[masked]", "placeholder" });
     return item;
 }
 
@@ -49,11 +50,12 @@ QueueItem itemOf(const RecordedCall &c)
 // ("https://example.com.evil" does not start with "https://example.com/").
 std::string urlHost(const std::string &s)
 {
-    for (const std::string_view scheme : {"https://", "http://"}) {
+    for (const std::string_view scheme : { "https://", "http://" }) {
         if (!s.starts_with(scheme))
             continue;
         const std::size_t end = s.find_first_of("/?#", scheme.size());
-        const std::string host = s.substr(scheme.size(), end == std::string::npos ? std::string::npos : end - scheme.size());
+        const std::string host = s.substr(
+            scheme.size(), end == std::string::npos ? std::string::npos : end - scheme.size());
         if (host.empty() || host.find_first_of("@\\ ") != std::string::npos)
             return {};
         return std::string(scheme) + host + "/";
@@ -88,7 +90,8 @@ RuleShape shapeOf(const RecordedCall &c)
         if (p.shellCommand) {
             // `git status` alone joins `git status --short`: Bash(git status:*)
             // covers both, and nothing chained to either.
-            if (const std::string words = commandShape(p.value.get<std::string>()); !words.empty()) {
+            if (const std::string words = commandShape(p.value.get<std::string>());
+                !words.empty()) {
                 p.kind = ArgPattern::Kind::Prefix;
                 p.text = words;
             }
@@ -140,8 +143,8 @@ std::string plural(std::size_t n, const char *one, const char *many)
 
 } // namespace
 
-std::vector<Suggestion> suggestRules(const std::vector<RecordedCall> &calls, const PolicySource &source,
-                                     const SuggestOptions &options, QString *error)
+std::vector<Suggestion> suggestRules(const std::vector<RecordedCall> &calls,
+    const PolicySource &source, const SuggestOptions &options, QString *error)
 {
     std::vector<Suggestion> out;
     const std::optional<Policy> basePolicy = source.build({}, error);
@@ -173,15 +176,17 @@ std::vector<Suggestion> suggestRules(const std::vector<RecordedCall> &calls, con
         if (!shapeProblem(shape).empty() || isWideOpen(shape))
             continue;
         const RecordedCall &first = calls[group.calls.front()];
-        Json rule = ruleFromShape(shape, itemOf(first), "approved every time by a person: suggested from the audit log",
-                                  options.user, options.now);
+        Json rule = ruleFromShape(shape, itemOf(first),
+            "approved every time by a person: suggested from the audit log", options.user,
+            options.now);
         rule["code"] = "suggested";
-        rule["comment"] = "suggested to " + options.user + " from " + plural(group.calls.size(), "call", "calls")
-                          + " a person approved unchanged, first " + first.callId + " of " + first.agent.name;
+        rule["comment"] = "suggested to " + options.user + " from "
+            + plural(group.calls.size(), "call", "calls") + " a person approved unchanged, first "
+            + first.callId + " of " + first.agent.name;
 
         // The proof: what the rule newly allows, over the whole history.
         QString ruleError;
-        const std::optional<Policy> with = source.build({rule}, &ruleError);
+        const std::optional<Policy> with = source.build({ rule }, &ruleError);
         if (!with)
             continue;
         const ReplayReport report = replayCalls(calls, *with);
@@ -197,7 +202,8 @@ std::vector<Suggestion> suggestRules(const std::vector<RecordedCall> &calls, con
             // abandoned: the rule may cover it. Anything a person or a
             // guardrail stopped, changed or asked about, or whose
             // arguments the log masked, it may not.
-            const bool unanswered = c.fate == Fate::TimedOut || c.fate == Fate::Cancelled || c.fate == Fate::Abandoned;
+            const bool unanswered = c.fate == Fate::TimedOut || c.fate == Fate::Cancelled
+                || c.fate == Fate::Abandoned;
             const bool approved = c.fate == Fate::Approved && c.decision == "allow";
             if ((!approved && !unanswered) || c.masked || c.markedByGuardrail()
                 || base.results[i].decidedBy != "policy:default") {
@@ -218,27 +224,30 @@ std::vector<Suggestion> suggestRules(const std::vector<RecordedCall> &calls, con
         s.replayed = calls.size();
         out.push_back(std::move(s));
     }
-    std::stable_sort(out.begin(), out.end(), [](const Suggestion &a, const Suggestion &b) { return a.saved > b.saved; });
+    std::stable_sort(out.begin(), out.end(),
+        [](const Suggestion &a, const Suggestion &b) { return a.saved > b.saved; });
     return out;
 }
 
-bool acceptSuggestion(const Suggestion &suggestion, const QString &policyFile, AuditLog *audit, QString *error)
+bool acceptSuggestion(
+    const Suggestion &suggestion, const QString &policyFile, AuditLog *audit, QString *error)
 {
     if (!addRuleToPolicyFile(policyFile, suggestion.rule, error))
         return false;
     if (audit)
         audit->append("policy_rule_added",
-                      Json {{"file", policyFile.toStdString()},
-                            {"rule", suggestion.rule},
-                            {"suggested", {{"saved", suggestion.saved}, {"days", suggestion.days}, {"agents", suggestion.agents}}}});
+            Json { { "file", policyFile.toStdString() }, { "rule", suggestion.rule },
+                { "suggested",
+                    { { "saved", suggestion.saved }, { "days", suggestion.days },
+                        { "agents", suggestion.agents } } } });
     return true;
 }
 
 Json suggestionToJson(const Suggestion &s)
 {
-    return Json {{"rule", s.rule},      {"description", s.description}, {"saved", s.saved},
-                 {"days", s.days},      {"agents", s.agents},           {"replayed", s.replayed},
-                 {"denied_edited_halted_matched", 0}};
+    return Json { { "rule", s.rule }, { "description", s.description }, { "saved", s.saved },
+        { "days", s.days }, { "agents", s.agents }, { "replayed", s.replayed },
+        { "denied_edited_halted_matched", 0 } };
 }
 
 } // namespace holdpoint::replay

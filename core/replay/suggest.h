@@ -23,11 +23,11 @@ namespace holdpoint::replay {
 
 struct Suggestion
 {
-    Json rule;               // an entry of a rules guardrail, with a comment saying where it came from
+    Json rule; // an entry of a rules guardrail, with a comment saying where it came from
     std::string description; // describeShape's words
-    std::size_t saved = 0;   // prompts it would have saved: recorded asks it now allows
-    std::size_t days = 0;    // distinct UTC days of those calls
-    std::size_t agents = 0;  // distinct agents that made them
+    std::size_t saved = 0; // prompts it would have saved: recorded asks it now allows
+    std::size_t days = 0; // distinct UTC days of those calls
+    std::size_t agents = 0; // distinct agents that made them
     std::vector<std::size_t> calls; // the calls it would have allowed, indexes into the history
     // The proof: the replay with this rule added ran over this many calls,
     // and each call it newly allows was approved unchanged by a person (or
@@ -39,7 +39,7 @@ struct Suggestion
 struct SuggestOptions
 {
     std::size_t minSaved = 3; // fewer saved prompts are not worth a rule
-    std::string user;         // who the rule's comment names
+    std::string user; // who the rule's comment names
     TimeMs now = 0;
 };
 
@@ -48,13 +48,14 @@ struct SuggestOptions
 // guardrails ask about, deny or halt (a destructive command, a secret, a
 // protected path) are never covered: the replay proof rejects a rule that
 // would allow one, and a masked call is never a model for one.
-std::vector<Suggestion> suggestRules(const std::vector<RecordedCall> &calls, const PolicySource &policy,
-                                     const SuggestOptions &options, QString *error);
+std::vector<Suggestion> suggestRules(const std::vector<RecordedCall> &calls,
+    const PolicySource &policy, const SuggestOptions &options, QString *error);
 
 // Accepting one: the rule goes into the policy file at `policyFile` as an
 // "always" rule does (alwaysrule.h addRuleToPolicyFile), and, when a log is
 // given, a policy_rule_added record says so, as the console's "always" writes.
-bool acceptSuggestion(const Suggestion &suggestion, const QString &policyFile, AuditLog *audit, QString *error);
+bool acceptSuggestion(
+    const Suggestion &suggestion, const QString &policyFile, AuditLog *audit, QString *error);
 
 Json suggestionToJson(const Suggestion &suggestion);
 

@@ -21,8 +21,8 @@ namespace {
 
 constexpr TimeMs WeekMs = 7LL * 86'400'000;
 
-bool writeHistory(const std::vector<Json> &trace, const replay::PolicySource &policy, const QString &dir, int copies,
-                  std::size_t calls)
+bool writeHistory(const std::vector<Json> &trace, const replay::PolicySource &policy,
+    const QString &dir, int copies, std::size_t calls)
 {
     ManualClock clock(0);
     AuditConfig config;
@@ -36,8 +36,10 @@ bool writeHistory(const std::vector<Json> &trace, const replay::PolicySource &po
         const std::optional<Policy> p = policy.build({}, &error);
         if (!p)
             return false;
-        std::vector<Json> part(trace.begin(), trace.begin() + std::ptrdiff_t(std::min(trace.size(), calls - written)));
-        testing::recordTrace(part, *p, log, {WeekMs * c, c ? "-w" + std::to_string(c) : std::string()});
+        std::vector<Json> part(
+            trace.begin(), trace.begin() + std::ptrdiff_t(std::min(trace.size(), calls - written)));
+        testing::recordTrace(
+            part, *p, log, { WeekMs * c, c ? "-w" + std::to_string(c) : std::string() });
         written += part.size();
     }
     return log.waitDurable(120'000);
@@ -53,12 +55,14 @@ double secondsOf(SteadyClock::time_point start)
 void replayScenario(bool quick, Table *table)
 {
     const QString traceDir = QStringLiteral(HOLDPOINT_SOURCE_DIR "/tests/bench/trace");
-    const std::vector<Json> trace = testing::readTrace(traceDir + QStringLiteral("/coding-agent.jsonl"));
+    const std::vector<Json> trace
+        = testing::readTrace(traceDir + QStringLiteral("/coding-agent.jsonl"));
     if (trace.empty())
         return table->fail("replay", "tests/bench/trace/coding-agent.jsonl is missing");
     QString error;
     const QString policyPath = traceDir + QStringLiteral("/policy.json");
-    const std::optional<replay::PolicySource> base = replay::PolicySource::load({policyPath}, &error);
+    const std::optional<replay::PolicySource> base
+        = replay::PolicySource::load({ policyPath }, &error);
     if (!base)
         return table->fail("replay", error.toStdString());
     QTemporaryDir tmp;
@@ -71,13 +75,15 @@ void replayScenario(bool quick, Table *table)
     replay::SuggestOptions options;
     options.user = "bench";
     const auto suggestStart = SteadyClock::now();
-    const std::vector<replay::Suggestion> suggestions = replay::suggestRules(calls, *base, options, &error);
+    const std::vector<replay::Suggestion> suggestions
+        = replay::suggestRules(calls, *base, options, &error);
     const double suggestS = secondsOf(suggestStart);
     const QString accepted = tmp.path() + QStringLiteral("/accepted.json");
     for (const replay::Suggestion &s : suggestions)
         if (!replay::acceptSuggestion(s, accepted, nullptr, &error))
             return table->fail("replay", error.toStdString());
-    const std::optional<replay::PolicySource> after = replay::PolicySource::load({policyPath, accepted}, &error);
+    const std::optional<replay::PolicySource> after
+        = replay::PolicySource::load({ policyPath, accepted }, &error);
     if (!after)
         return table->fail("replay", error.toStdString());
     const replay::ReplayReport was = replay::replayCalls(calls, *base->build({}, &error));
@@ -87,16 +93,19 @@ void replayScenario(bool quick, Table *table)
         labelled.insert(k);
     std::size_t alone = 0;
     for (std::size_t i = 0; i < calls.size(); ++i)
-        alone += labelled.contains(calls[i].session + '\n' + calls[i].callId) && now.results[i].runsAlone();
-    const std::string variant = std::to_string(calls.size()) + " calls, " + std::to_string(suggestions.size()) + " rules accepted";
-    table->add({"replay", variant, "prompts a person sees", "calls", double(now.asksAfter), "before the rules",
-                double(was.asksAfter), "at least 60 % fewer"});
-    table->add({"replay", variant, "must_ask calls run alone", "calls", double(alone), "must_ask calls",
-                double(labelled.size()), "0"});
-    table->add({"replay", variant, "suggest (replays per rule)", "s", suggestS, "", 0, ""});
-    std::printf("replay: %zu prompts -> %zu with the %zu suggested rules (%.1f %% fewer); %zu of %zu must_ask calls run alone\n",
-                was.asksAfter, now.asksAfter, suggestions.size(), 100.0 * (1.0 - double(now.asksAfter) / double(was.asksAfter)),
-                alone, labelled.size());
+        alone += labelled.contains(calls[i].session + '\n' + calls[i].callId)
+            && now.results[i].runsAlone();
+    const std::string variant = std::to_string(calls.size()) + " calls, "
+        + std::to_string(suggestions.size()) + " rules accepted";
+    table->add({ "replay", variant, "prompts a person sees", "calls", double(now.asksAfter),
+        "before the rules", double(was.asksAfter), "at least 60 % fewer" });
+    table->add({ "replay", variant, "must_ask calls run alone", "calls", double(alone),
+        "must_ask calls", double(labelled.size()), "0" });
+    table->add({ "replay", variant, "suggest (replays per rule)", "s", suggestS, "", 0, "" });
+    std::printf("replay: %zu prompts -> %zu with the %zu suggested rules (%.1f %% fewer); %zu of "
+                "%zu must_ask calls run alone\n",
+        was.asksAfter, now.asksAfter, suggestions.size(),
+        100.0 * (1.0 - double(now.asksAfter) / double(was.asksAfter)), alone, labelled.size());
 
     // Speed: the trace again and again, a week apart, to 100,000 calls.
     const std::size_t target = quick ? 10'000 : 100'000;
@@ -111,9 +120,13 @@ void replayScenario(bool quick, Table *table)
         QFile f(s.path);
         f.open(QIODevice::ReadOnly);
         const QByteArray bytes = f.readAll();
-        const std::string_view all = audit::withoutPadding(std::string_view(bytes.constData(), std::size_t(bytes.size())));
-        for (std::size_t pos = 0, nl; (nl = all.find('\n', pos)) != std::string_view::npos; pos = nl + 1)
-            records += Json::parse(all.begin() + std::ptrdiff_t(pos), all.begin() + std::ptrdiff_t(nl), nullptr, false).is_object();
+        const std::string_view all
+            = audit::withoutPadding(std::string_view(bytes.constData(), std::size_t(bytes.size())));
+        for (std::size_t pos = 0, nl; (nl = all.find('\n', pos)) != std::string_view::npos;
+             pos = nl + 1)
+            records += Json::parse(
+                all.begin() + std::ptrdiff_t(pos), all.begin() + std::ptrdiff_t(nl), nullptr, false)
+                           .is_object();
     }
     const double parseS = secondsOf(parseStart);
     const auto replayStart = SteadyClock::now();
@@ -121,12 +134,16 @@ void replayScenario(bool quick, Table *table)
     const double readS = secondsOf(replayStart);
     const replay::ReplayReport r = replay::replayCalls(big, *after->build({}, &error));
     const double totalS = secondsOf(replayStart);
-    const std::string bigVariant = std::to_string(big.size()) + " calls (" + std::to_string(records) + " records)";
-    table->add({"replay", bigVariant, "read + replay", "s", totalS, "parsing every record", parseS, "under 10 s"});
-    table->add({"replay", bigVariant, "replay", "calls/s", double(big.size()) / totalS, "", 0, ""});
-    table->add({"replay", bigVariant, "reading the history alone", "s", readS, "", 0, ""});
-    std::printf("replay: %zu calls read and replayed in %.2f s (%.0f calls/s; reading %.2f s, parsing every record alone %.2f s); %zu prompts\n",
-                big.size(), totalS, double(big.size()) / totalS, readS, parseS, r.asksAfter);
+    const std::string bigVariant
+        = std::to_string(big.size()) + " calls (" + std::to_string(records) + " records)";
+    table->add({ "replay", bigVariant, "read + replay", "s", totalS, "parsing every record", parseS,
+        "under 10 s" });
+    table->add(
+        { "replay", bigVariant, "replay", "calls/s", double(big.size()) / totalS, "", 0, "" });
+    table->add({ "replay", bigVariant, "reading the history alone", "s", readS, "", 0, "" });
+    std::printf("replay: %zu calls read and replayed in %.2f s (%.0f calls/s; reading %.2f s, "
+                "parsing every record alone %.2f s); %zu prompts\n",
+        big.size(), totalS, double(big.size()) / totalS, readS, parseS, r.asksAfter);
 }
 
 } // namespace holdpoint::bench

@@ -20,22 +20,24 @@ namespace {
 
 constexpr char AskAll[] = R"J({"version": 1, "default": "ask", "guardrails": []})J";
 
-Json call(int day, int at, const std::string &id, const std::string &tool, const Json &args, const std::string &person,
-          const std::string &agent = "coder")
+Json call(int day, int at, const std::string &id, const std::string &tool, const Json &args,
+    const std::string &person, const std::string &agent = "coder")
 {
-    const TimeMs ms = *parseRecordTime("2026-11-16T09:00:00.000Z") + TimeMs(day) * 86'400'000 + TimeMs(at) * 1000;
-    return Json {{"ts", formatTimestamp(ms)}, {"session", "s-" + agent + std::to_string(day)}, {"agent", agent},
-                 {"turn", "t1"}, {"call_id", id}, {"tool", tool}, {"args", args}, {"person", person}, {"ok", true}};
+    const TimeMs ms = *parseRecordTime("2026-11-16T09:00:00.000Z") + TimeMs(day) * 86'400'000
+        + TimeMs(at) * 1000;
+    return Json { { "ts", formatTimestamp(ms) }, { "session", "s-" + agent + std::to_string(day) },
+        { "agent", agent }, { "turn", "t1" }, { "call_id", id }, { "tool", tool }, { "args", args },
+        { "person", person }, { "ok", true } };
 }
 
 Json read(const std::string &path)
 {
-    return Json {{"file_path", path}};
+    return Json { { "file_path", path } };
 }
 
 Json bash(const std::string &command)
 {
-    return Json {{"command", command}};
+    return Json { { "command", command } };
 }
 
 // The rules that cover a call, by its tool and first argument, for asserting.
@@ -73,7 +75,7 @@ private:
             AuditLog log(config, &clock);
             log.open();
             QString error;
-            const auto source = PolicySource::load({recording}, &error);
+            const auto source = PolicySource::load({ recording }, &error);
             testing::recordTrace(trace, *source->build({}, &error), log);
             log.waitDurable(5000);
         }
@@ -84,7 +86,7 @@ private:
     std::vector<Suggestion> suggest(const std::vector<RecordedCall> &calls, const QString &policy)
     {
         QString error;
-        const auto source = PolicySource::load({policy}, &error);
+        const auto source = PolicySource::load({ policy }, &error);
         SuggestOptions o;
         o.user = "dana";
         o.now = *parseRecordTime("2026-11-27T00:00:00.000Z");
@@ -111,7 +113,7 @@ private Q_SLOTS:
             add("Read", read("/p/src/a/f" + std::to_string(i) + ".ts"));
         for (int i = 0; i < 4; ++i)
             add("Read", read("/p/src/b/g" + std::to_string(i) + ".ts"));
-        for (const char *c : {"git status", "git status --short", "git status", "git status -b"})
+        for (const char *c : { "git status", "git status --short", "git status", "git status -b" })
             add("Bash", bash(c));
         const auto s = suggest(history(trace, policy), policy);
         QCOMPARE(s.size(), std::size_t(3));
@@ -120,14 +122,17 @@ private Q_SLOTS:
             rules.insert(whenOf(x));
         // Built as JSON: moc reads a slash-star inside a raw string as a comment.
         auto readRule = [](const std::string &dir) {
-            return dumpJson(Json {{"action", "allow"},
-                                  {"when", {{"agent", "coder"},
-                                            {"args", {{"file_path", {{"glob", dir + "/*"}, {"path_under", dir}}}}},
-                                            {"tool", "Read"}}}});
+            return dumpJson(Json { { "action", "allow" },
+                { "when",
+                    { { "agent", "coder" },
+                        { "args",
+                            { { "file_path",
+                                { { "glob", dir + "/*" }, { "path_under", dir } } } } },
+                        { "tool", "Read" } } } });
         };
-        const std::set<std::string> expected {
-            readRule("/p/src/a"), readRule("/p/src/b"),
-            dumpJson(Json {{"action", "allow"}, {"match", "Bash(git status:*)"}, {"when", {{"agent", "coder"}, {"tool", "Bash"}}}})};
+        const std::set<std::string> expected { readRule("/p/src/a"), readRule("/p/src/b"),
+            dumpJson(Json { { "action", "allow" }, { "match", "Bash(git status:*)" },
+                { "when", { { "agent", "coder" }, { "tool", "Bash" } } } }) };
         QCOMPARE(rules, expected);
         QCOMPARE(s[0].saved, std::size_t(5));
         QCOMPARE(s[0].days, std::size_t(1));
@@ -150,8 +155,9 @@ private Q_SLOTS:
         std::vector<Json> trace;
         for (int i = 0; i < 6; ++i)
             trace.push_back(call(0, i, "c" + std::to_string(i), "Edit",
-                                 {{"file_path", "/p/src/db/q" + std::to_string(i) + ".ts"}, {"new_string", "x"}},
-                                 i == 3 ? person.toStdString() : std::string("approve")));
+                { { "file_path", "/p/src/db/q" + std::to_string(i) + ".ts" },
+                    { "new_string", "x" } },
+                i == 3 ? person.toStdString() : std::string("approve")));
         const auto calls = history(trace, policy);
         QVERIFY(calls[3].stopped());
         QVERIFY(suggest(calls, policy).empty());
@@ -166,10 +172,12 @@ private Q_SLOTS:
             {"type": "rules", "rules": [{"match": "Bash(rm:*)", "action": "ask", "code": "destructive"}]}]})J");
         std::vector<Json> trace;
         for (int i = 0; i < 6; ++i)
-            trace.push_back(call(0, i, "r" + std::to_string(i), "Bash", bash("rm -rf dist"), "approve"));
+            trace.push_back(
+                call(0, i, "r" + std::to_string(i), "Bash", bash("rm -rf dist"), "approve"));
         for (int i = 0; i < 6; ++i)
             trace.push_back(call(0, 10 + i, "s" + std::to_string(i), "Bash",
-                                 bash("gh auth login --with-token ghp_" + std::string(36, char('a' + i))), "approve"));
+                bash("gh auth login --with-token ghp_" + std::string(36, char('a' + i))),
+                "approve"));
         const auto calls = history(trace, policy);
         QVERIFY(calls[0].markedByGuardrail());
         QVERIFY(calls[6].masked);
@@ -182,8 +190,10 @@ private Q_SLOTS:
         const QString policy = policyFile(AskAll);
         std::vector<Json> trace;
         for (int d = 0; d < 3; ++d) {
-            trace.push_back(call(d, 0, "a" + std::to_string(d), "Bash", bash("npm test"), "approve", "claude"));
-            trace.push_back(call(d, 5, "b" + std::to_string(d), "Bash", bash("npm test -- --ci"), "approve", "codex"));
+            trace.push_back(
+                call(d, 0, "a" + std::to_string(d), "Bash", bash("npm test"), "approve", "claude"));
+            trace.push_back(call(d, 5, "b" + std::to_string(d), "Bash", bash("npm test -- --ci"),
+                "approve", "codex"));
         }
         const auto s = suggest(history(trace, policy), policy);
         QCOMPARE(s.size(), std::size_t(1));
@@ -200,7 +210,8 @@ private Q_SLOTS:
         const QString policy = policyFile(AskAll);
         std::vector<Json> trace;
         for (int i = 0; i < 4; ++i)
-            trace.push_back(call(0, i, "c" + std::to_string(i), "Read", read("/p/docs/d" + std::to_string(i)), "approve"));
+            trace.push_back(call(0, i, "c" + std::to_string(i), "Read",
+                read("/p/docs/d" + std::to_string(i)), "approve"));
         const auto calls = history(trace, policy);
         const auto s = suggest(calls, policy);
         QCOMPARE(s.size(), std::size_t(1));
@@ -226,7 +237,7 @@ private Q_SLOTS:
         QCOMPARE(added[0]["rule"], s[0].rule);
         QCOMPARE(added[0]["suggested"]["saved"], Json(4));
         QString error;
-        const auto both = PolicySource::load({policy, user}, &error);
+        const auto both = PolicySource::load({ policy, user }, &error);
         QVERIFY2(both, qPrintable(error));
         const ReplayReport r = replayCalls(calls, *both->build({}, &error));
         QCOMPARE(r.asksAfter, std::size_t(0));
@@ -238,7 +249,8 @@ private Q_SLOTS:
     void benchmarkTrace()
     {
         const QString dir = QStringLiteral(HOLDPOINT_SOURCE_DIR "/tests/bench/trace");
-        const std::vector<Json> trace = testing::readTrace(dir + QStringLiteral("/coding-agent.jsonl"));
+        const std::vector<Json> trace
+            = testing::readTrace(dir + QStringLiteral("/coding-agent.jsonl"));
         QVERIFY(trace.size() >= 2000);
         const QString policy = dir + QStringLiteral("/policy.json");
         const auto calls = history(trace, policy);
@@ -251,8 +263,8 @@ private Q_SLOTS:
             QVERIFY2(acceptSuggestion(s, user, nullptr, &error), qPrintable(error));
         }
         QString error;
-        const auto before = PolicySource::load({policy}, &error);
-        const auto after = PolicySource::load({policy, user}, &error);
+        const auto before = PolicySource::load({ policy }, &error);
+        const auto after = PolicySource::load({ policy, user }, &error);
         QVERIFY2(after, qPrintable(error));
         const ReplayReport was = replayCalls(calls, *before->build({}, &error));
         const ReplayReport now = replayCalls(calls, *after->build({}, &error));
@@ -266,12 +278,13 @@ private Q_SLOTS:
                 continue;
             ++checked;
             QVERIFY2(!now.results[i].runsAlone(),
-                     qPrintable(QStringLiteral("%1 %2 would run alone").arg(toQString(calls[i].tool), toQString(dumpJson(calls[i].args)))));
+                qPrintable(QStringLiteral("%1 %2 would run alone")
+                               .arg(toQString(calls[i].tool), toQString(dumpJson(calls[i].args)))));
         }
         QCOMPARE(checked, labelled.size());
         const double drop = 1.0 - double(now.asksAfter) / double(was.asksAfter);
-        qInfo("prompts %zu -> %zu (%.1f %% fewer), %zu suggestions", was.asksAfter, now.asksAfter, drop * 100,
-              suggestions.size());
+        qInfo("prompts %zu -> %zu (%.1f %% fewer), %zu suggestions", was.asksAfter, now.asksAfter,
+            drop * 100, suggestions.size());
         QVERIFY(drop >= 0.60);
     }
 };
