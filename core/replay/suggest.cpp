@@ -229,6 +229,19 @@ std::vector<Suggestion> suggestRules(const std::vector<RecordedCall> &calls,
     return out;
 }
 
+std::vector<Suggestion> suggestFromLog(const QString &auditDir, const QStringList &policyFiles,
+    const SuggestOptions &options, QString *error)
+{
+    const std::optional<PolicySource> source = PolicySource::load(policyFiles, error);
+    if (!source)
+        return {};
+    error->clear();
+    const std::vector<RecordedCall> calls = readHistory(auditDir, 0, error);
+    if (!error->isEmpty())
+        return {};
+    return suggestRules(calls, *source, options, error);
+}
+
 bool acceptSuggestion(
     const Suggestion &suggestion, const QString &policyFile, AuditLog *audit, QString *error)
 {

@@ -51,9 +51,17 @@ struct SuggestOptions
 std::vector<Suggestion> suggestRules(const std::vector<RecordedCall> &calls,
     const PolicySource &policy, const SuggestOptions &options, QString *error);
 
+// The same from the audit log at `auditDir` and the policy `policyFiles`
+// make (none: the built-in default), as the desktop's tab asks for them.
+std::vector<Suggestion> suggestFromLog(const QString &auditDir, const QStringList &policyFiles,
+    const SuggestOptions &options, QString *error);
+
 // Accepting one: the rule goes into the policy file at `policyFile` as an
 // "always" rule does (alwaysrule.h addRuleToPolicyFile), and, when a log is
 // given, a policy_rule_added record says so, as the console's "always" writes.
+// The console must then reload its policy, as ConsoleCore::addAlwaysRule
+// does after writing an "always" rule (a new policy.json joins the files it
+// loads and watches).
 bool acceptSuggestion(
     const Suggestion &suggestion, const QString &policyFile, AuditLog *audit, QString *error);
 

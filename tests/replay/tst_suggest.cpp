@@ -8,6 +8,8 @@
 #include "replay/alwaysrule.h"
 #include "replay/suggest.h"
 
+#include <QFileInfo>
+#include <QProcess>
 #include <QTemporaryDir>
 #include <QTest>
 
@@ -202,6 +204,20 @@ private Q_SLOTS:
         QCOMPARE(s[0].agents, std::size_t(2));
         QVERIFY(!s[0].rule["when"].contains("agent"));
         QCOMPARE(s[0].rule["match"], Json("Bash(npm test:*)"));
+
+        // holdpoint-ctl says the same, and writes nothing.
+        QProcess ctl;
+        ctl.start(QStringLiteral(HOLDPOINT_CTL_BIN),
+            { QStringLiteral("policy"), QStringLiteral("suggest"), QStringLiteral("--policy"),
+                policy, QStringLiteral("--data-dir"), m_tmp->path(), QStringLiteral("--json") });
+        QVERIFY(ctl.waitForFinished(30000));
+        QCOMPARE(ctl.exitCode(), 0);
+        const Json out = Json::parse(ctl.readAllStandardOutput().toStdString());
+        QCOMPARE(out["suggestions"].size(), std::size_t(1));
+        QCOMPARE(out["suggestions"][0]["saved"], Json(6));
+        QCOMPARE(out["suggestions"][0]["agents"], Json(2));
+        QCOMPARE(out["suggestions"][0]["rule"]["match"], Json("Bash(npm test:*)"));
+        QVERIFY(!QFileInfo::exists(m_tmp->filePath(QStringLiteral("policy.json"))));
     }
 
     // Accepting writes the rule as "always" does, with a policy_rule_added record.
@@ -213,7 +229,13 @@ private Q_SLOTS:
             trace.push_back(call(0, i, "c" + std::to_string(i), "Read",
                 read("/p/docs/d" + std::to_string(i)), "approve"));
         const auto calls = history(trace, policy);
-        const auto s = suggest(calls, policy);
+        // What the desktop's tab calls: from the log and the policy files.
+        SuggestOptions options;
+        options.user = "dana";
+        QString failure;
+        const auto s = suggestFromLog(
+            m_tmp->path() + QStringLiteral("/audit"), { policy }, options, &failure);
+        QVERIFY2(failure.isEmpty(), qPrintable(failure));
         QCOMPARE(s.size(), std::size_t(1));
         const QString user = m_tmp->filePath(QStringLiteral("user-policy.json"));
         ManualClock clock(0);
