@@ -187,7 +187,10 @@ void HistoryBuilder::add(Json &&r)
     c.decision = str(r, "decision");
     c.decidedBy = str(r, "decided_by");
     const std::string state = str(r, "state");
-    if (state == "auto")
+    // A reviewer's standing decision for the rest of a turn or session
+    // (engine/grants.h) answers later calls at once, in that person's name:
+    // the person's decision, not the chain's.
+    if (state == "auto" && !c.decidedBy.starts_with("human:"))
         c.fate = Fate::Auto;
     else if (state == "timed_out")
         c.fate = Fate::TimedOut;

@@ -259,6 +259,65 @@ private Q_SLOTS:
         QVERIFY(!r.results[2].unverified);
     }
 
+    // Who stopped a call, read from its decision record: a reviewer's
+    // standing decision is that person's, a guardrail's is the chain's.
+    void fateFromTheDecisionRecord_data()
+    {
+        QTest::addColumn<QString>("decision");
+        QTest::addColumn<QString>("state");
+        QTest::addColumn<QString>("decidedBy");
+        QTest::addColumn<bool>("edited");
+        QTest::addColumn<int>("fate");
+        QTest::addColumn<bool>("stopped");
+        QTest::newRow("approved") << "allow"
+                                  << "decided"
+                                  << "human:dana" << false << int(Fate::Approved) << false;
+        QTest::newRow("edited") << "modify"
+                                << "decided"
+                                << "human:dana" << true << int(Fate::Edited) << true;
+        QTest::newRow("denied") << "deny"
+                                << "decided"
+                                << "human:dana" << false << int(Fate::Denied) << true;
+        QTest::newRow("halted") << "halt"
+                                << "decided"
+                                << "human:dana" << false << int(Fate::Halted) << true;
+        QTest::newRow("timed out") << "deny"
+                                   << "timed_out"
+                                   << "timeout" << false << int(Fate::TimedOut) << false;
+        QTest::newRow("standing deny") << "deny"
+                                       << "auto"
+                                       << "human:dana" << false << int(Fate::Denied) << true;
+        QTest::newRow("guardrail deny") << "deny"
+                                        << "auto"
+                                        << "guardrail:rules" << false << int(Fate::Auto) << true;
+        QTest::newRow("guardrail allow") << "allow"
+                                         << "auto"
+                                         << "guardrail:rules" << false << int(Fate::Auto) << false;
+    }
+    void fateFromTheDecisionRecord()
+    {
+        QFETCH(QString, decision);
+        QFETCH(QString, state);
+        QFETCH(QString, decidedBy);
+        QFETCH(bool, edited);
+        QFETCH(int, fate);
+        QFETCH(bool, stopped);
+        HistoryBuilder b;
+        b.add(Json { { "event", "call" }, { "ts", "2026-11-16T09:00:00.000Z" }, { "session", "s" },
+            { "call_id", "c" }, { "tool", "t" }, { "args", Json::object() },
+            { "outcome", "ask" } });
+        Json d { { "event", "decision" }, { "session", "s" }, { "call_id", "c" },
+            { "decision", decision.toStdString() }, { "state", state.toStdString() },
+            { "decided_by", decidedBy.toStdString() } };
+        if (edited)
+            d["edited"] = true;
+        b.add(d);
+        const auto calls = b.take();
+        QCOMPARE(calls.size(), std::size_t(1));
+        QCOMPARE(int(calls[0].fate), fate);
+        QCOMPARE(calls[0].stopped(), stopped);
+    }
+
     // --since: older calls are not read (their decisions neither).
     void sinceLeavesOutOlderCalls()
     {
