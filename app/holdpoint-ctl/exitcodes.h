@@ -56,6 +56,13 @@
 //                                      1  a file invalid or unreadable, with the
 //                                         console's message
 //                                      2  usage
+//   policy replay                      0  no call that was stopped would now run alone
+//                                      1  a call a person denied, edited or halted, or a
+//                                         guardrail denied or halted, would now run
+//                                         without a person
+//                                      2  usage, a policy invalid, no audit log
+//   policy suggest                     0  done (also when there is nothing to suggest)
+//                                      2  usage, a policy invalid, no audit log
 
 namespace holdpoint::exitcode {
 
@@ -141,5 +148,16 @@ inline constexpr int Valid = 0;
 inline constexpr int Invalid = 1;
 inline constexpr int Failed = exitcode::Failed;
 } // namespace policycheck
+
+namespace policyreplay {
+inline constexpr int Safe = 0;
+inline constexpr int WouldRunAlone = 1;
+inline constexpr int Failed = exitcode::Failed;
+} // namespace policyreplay
+
+namespace policysuggest {
+inline constexpr int Done = Ok;
+inline constexpr int Failed = exitcode::Failed;
+} // namespace policysuggest
 
 } // namespace holdpoint::exitcode

@@ -7,11 +7,12 @@
 //   approve | deny | edit | halt   decide a queue item (reviewer)
 //   reviewer add | list | remove   other people's reviewer tokens (alone)
 //   hook claude-code | codex | gemini, mcp-proxy    the integrations' entry points
-//   audit, policy check            offline tools
+//   audit, policy check | replay | suggest   offline tools
 //
 // Every exit code is in exitcodes.h.
 
 #include "auditcommands.h"
+#include "policycommands.h"
 #include "teamcommands.h"
 #include "client/consoleclient.h"
 #include "client/endpointinfo.h"
@@ -473,9 +474,11 @@ int main(int argc, char **argv)
         return runTeam(args, teamFlag);
     if (command == u"audit")
         return runAudit(args, dataDirFlag, teamUrl(teamFlag));
+    if (command == u"policy" && args.size() >= 2 && (args.at(1) == u"replay" || args.at(1) == u"suggest"))
+        return runPolicy(args, dataDirFlag, teamUrl(teamFlag));
     if (command == u"policy") {
         if (args.size() < 2 || args.at(1) != u"check")
-            return usageError(QStringLiteral("policy: expected `policy check FILE...`"));
+            return usageError(QStringLiteral("policy: expected `policy check FILE...`, `policy replay --policy FILE` or `policy suggest`"));
         const QStringList files = args.mid(2);
         if (files.isEmpty())
             return usageError(QStringLiteral("policy check: give at least one policy file"));

@@ -83,6 +83,20 @@ Commands:
                          (later files add to earlier ones). Exit 0 valid,
                          1 invalid or unreadable, with the console's message,
                          2 usage.
+  policy replay --policy FILE [--since T] [--data-dir DIR | --team URL]
+                [--limit N] [--json]
+                         Run the recorded calls through FILE's guardrails, in
+                         their order and at their times, offline, changing
+                         nothing; print what would change (ask -> allow, ...)
+                         with the person's actual decision. Exit 1 when a call
+                         a person denied, edited or halted, or a guardrail
+                         denied or halted, would run without a person; 0
+                         otherwise; 2 usage, bad policy, no audit log.
+  policy suggest [--policy FILE] [--since T] [--min N] [--json]
+                         Rules that would have decided what a person always
+                         approved unchanged, narrowest first by shape, each
+                         with the prompts it saves and a replay proving it
+                         allows nothing that was denied, edited or halted.
 
 Exit 2 means a usage error or a command that could not do its work (console
 unreachable, audit log unreadable); under mcp-proxy it may also be the
@@ -95,8 +109,8 @@ is given) takes the console's address and the token from that file instead;
 the file must be yours and mode 0600.
 
 --team URL (or $HOLDPOINT_TEAM_URL), a libpq connection string or URI,
-points pending, approve, deny, edit, halt, audit verify and audit query
-at the team's queue and audit in PostgreSQL instead. The password goes in
+points pending, approve, deny, edit, halt, audit verify, audit query,
+policy replay and policy suggest at the team's queue and audit in PostgreSQL instead. The password goes in
 ~/.pgpass, PGPASSFILE or PGPASSWORD, never in the URL. There the database
 says who the login is; --reviewer NAME (or $HOLDPOINT_REVIEWER) only picks
 among the names it maps to. On a call that needs several people, approve

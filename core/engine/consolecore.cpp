@@ -3,7 +3,7 @@
 
 #include "common/datadir.h"
 #include "common/reviewertokens.h"
-#include "engine/alwaysrule.h"
+#include "replay/alwaysrule.h"
 #include "guardrails/chain.h"
 #include "policy/policywatcher.h"
 

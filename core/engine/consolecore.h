@@ -4,7 +4,7 @@
 #include "audit/auditlog.h"
 #include "common/clock.h"
 #include "engine/broker.h"
-#include "engine/ruleshape.h"
+#include "replay/ruleshape.h"
 #include "queue/reviewqueue.h"
 #include "server/endpoint.h"
 #include "team/teamstore.h"

@@ -196,6 +196,11 @@ std::optional<SelfGuardGuardrail::Finding> SelfGuardGuardrail::checkCommand(std:
             if (std::find(std::begin(ReviewerCommands), std::end(ReviewerCommands), w[i]) != std::end(ReviewerCommands))
                 return Finding {"self_guard_reviewer", "holdpoint-ctl " + std::string(w[i])
                                                            + " is a reviewer's command: an agent may not decide calls"};
+            // `policy replay` and `policy suggest` read the audit log, as
+            // `audit` does (`policy check` reads only the files named).
+            if (w[i] == "replay" || w[i] == "suggest")
+                return Finding {"self_guard_reviewer", "holdpoint-ctl policy " + std::string(w[i])
+                                                           + " reads the audit log: a reviewer's command, not an agent's"};
         }
     } else if (program == "holdpoint") {
         // Another console: on our data dir unless --data-dir names another.

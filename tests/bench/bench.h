@@ -88,6 +88,9 @@ void throughputScenario(bool quick, Table *table);
 void chainScenario(bool quick, Table *table);
 void queueScenario(bool quick, Table *table);
 void auditScenario(bool quick, Table *table);
+// A policy replayed over history: the trace's prompts before and after the
+// suggested rules, and 100,000 recorded calls replayed (core/replay).
+void replayScenario(bool quick, Table *table);
 // With `peerHitlDir`, also through mcp-hitl-wrapper built there.
 void mcpScenario(bool quick, const QString &peerHitlDir, Table *table);
 // An approval from the reviewer page next to one from holdpoint-ctl.

@@ -19,6 +19,10 @@
 //              refilter time, approving one item in the middle.
 //  audit       query time over 100,000 records; baseline: reading the log
 //              once, line by line, without parsing.
+//  replay      the coding-agent trace (tests/bench/trace): prompts before
+//              and after accepting every suggested rule, must_ask calls
+//              that would run alone; 100,000 recorded calls read and
+//              replayed; baseline: parsing every record of their log.
 //  mcp         a tools/call round trip through holdpoint-ctl mcp-proxy next
 //              to the same call direct to the same server (needs node and
 //              tests/mcp/node_modules; otherwise reported as skipped), and
@@ -84,6 +88,8 @@ int main(int argc, char **argv)
         queueScenario(q, &table);
     if (want("audit"))
         auditScenario(q, &table);
+    if (want("replay"))
+        replayScenario(q, &table);
     if (want("mcp"))
         mcpScenario(q, parser.value(peer), &table);
     if (want("web"))

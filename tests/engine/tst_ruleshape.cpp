@@ -4,7 +4,7 @@
 
 #include "common/jsoncompare.h"
 #include "common/policies.h"
-#include "engine/ruleshape.h"
+#include "replay/ruleshape.h"
 
 #include <QTest>
 

@@ -356,6 +356,25 @@ void tst_TeamE2E::autoDecisionsReachTheTeamAudit()
     QVERIFY(calls.out.contains("\"gateway\":\"gateway-"));
     const CtlResult verify = teamCtl({ QStringLiteral("audit"), QStringLiteral("verify") });
     QVERIFY2(verify.exitCode == 0, verify.out.constData());
+
+    // policy replay --team reads the same table: under a policy that asks
+    // about everything, the five auto-allowed calls would have waited.
+    const QString askAll = dir.path() + QStringLiteral("/ask-all.json");
+    QFile ask(askAll);
+    QVERIFY(ask.open(QIODevice::WriteOnly));
+    ask.write(R"({"version": 1, "default": "ask", "guardrails": []})");
+    ask.close();
+    const CtlResult replay = teamCtl({ QStringLiteral("policy"), QStringLiteral("replay"), QStringLiteral("--policy"),
+        askAll, QStringLiteral("--json") });
+    QVERIFY2(replay.exitCode == 0, replay.out.constData());
+    const Json report = Json::parse(replay.out.toStdString(), nullptr, false);
+    QVERIFY2(report.is_object(), replay.out.constData());
+    QCOMPARE(report.value("from", std::string()), std::string("the team's audit"));
+    std::size_t toAsk = 0;
+    for (const Json &t : report["transitions"])
+        if (t["from"] == "allow" && t["to"] == "ask")
+            toAsk = t["count"].get<std::size_t>();
+    QVERIFY2(toAsk >= 5, replay.out.constData());
 }
 
 void tst_TeamE2E::secretsStayOutOfTheTeamDatabase()

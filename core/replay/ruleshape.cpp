@@ -116,6 +116,11 @@ std::string quoted(const Json &v)
 
 } // namespace
 
+std::string commandShape(const std::string &line)
+{
+    return programAndSubcommand(line);
+}
+
 std::string_view argKindName(ArgPattern::Kind kind)
 {
     switch (kind) {

@@ -4,6 +4,7 @@
 #include "audit/auditfile.h"
 #include "guardrails/chain.h"
 #include "policy/policy.h"
+#include "replay/history.h"
 
 #include <QFile>
 #include <QFileInfo>
@@ -93,16 +94,8 @@ std::vector<Json> pastMatches(const QString &auditDir, const Json &rule, std::si
     audit::Filter calls;
     calls.event = "call";
     audit::query(auditDir, calls, scanned, [&](std::string_view, const Json &r) {
-        const std::string session = r.value("session", std::string());
-        const protocol::AgentInfo agent {r.value("agent", std::string()), r.value("framework", std::string()), {}, {}};
-        const std::string callId = r.value("call_id", std::string());
-        const std::string tool = r.value("tool", std::string());
-        const Json args = r.value("args", Json::object());
-        const Json annotations = r.value("annotations", Json::object());
-        const Json context = r.value("context", Json::object());
-        const std::optional<std::string> turn = r.contains("turn") ? std::optional(r["turn"].get<std::string>()) : std::nullopt;
-        const CallView view {session, agent, callId, tool, args, annotations, context, turn};
-        const ChainOutcome o = p.policy->chain->beforeCall(view, {0}, p.policy->defaultAction);
+        const replay::RecordedCall call = replay::callFromRecord(r);
+        const ChainOutcome o = p.policy->chain->beforeCall(call.view(), {0}, p.policy->defaultAction);
         if ((action == "allow" && o.action == Action::Allow) || (action == "deny" && o.action == Action::Deny))
             out.push_back(r);
         return out.size() < limit;
