@@ -76,17 +76,20 @@ void AlwaysRules::add(TimeMs at, const Json &rule)
     // policy whose default asks, so a call it does not match is not decided.
     Json bare = rule;
     bare.erase("comment");
-    const PolicyResult p = parsePolicy(
-        dumpJson(Json {{"version", 1}, {"default", "ask"}, {"guardrails", {{{"type", "rules"}, {"rules", {bare}}}}}}),
-        QStringLiteral("policy_rule_added"));
+    const PolicyResult p
+        = parsePolicy(dumpJson(Json { { "version", 1 }, { "default", "ask" },
+                          { "guardrails", { { { "type", "rules" }, { "rules", { bare } } } } } }),
+            QStringLiteral("policy_rule_added"));
     if (!p.policy)
         return;
     const std::string action = rule.value("action", std::string());
     if (action != "allow" && action != "deny")
         return;
-    m_rules.push_back({at, action == "allow", alwaysRuleLabel(rule), std::make_shared<const Policy>(*p.policy)});
+    m_rules.push_back({ at, action == "allow", alwaysRuleLabel(rule),
+        std::make_shared<const Policy>(*p.policy) });
     // The feed may bring them out of order; identify() walks them newest first.
-    std::stable_sort(m_rules.begin(), m_rules.end(), [](const Rule &a, const Rule &b) { return a.at < b.at; });
+    std::stable_sort(
+        m_rules.begin(), m_rules.end(), [](const Rule &a, const Rule &b) { return a.at < b.at; });
 }
 
 std::optional<std::string> AlwaysRules::identify(const Json &call, TimeMs at, bool allow) const
@@ -94,19 +97,21 @@ std::optional<std::string> AlwaysRules::identify(const Json &call, TimeMs at, bo
     if (m_rules.empty() || !call.is_object())
         return std::nullopt;
     const std::string session = call.value("session", std::string());
-    const protocol::AgentInfo agent {call.value("agent", std::string()), call.value("framework", std::string()), {}, {}};
+    const protocol::AgentInfo agent { call.value("agent", std::string()),
+        call.value("framework", std::string()), {}, {} };
     const std::string callId = call.value("call_id", std::string());
     const std::string tool = call.value("tool", std::string());
     const Json args = call.value("args", Json::object());
     const Json annotations = call.value("annotations", Json::object());
     const Json context = call.value("context", Json::object());
-    const std::optional<std::string> turn
-        = call.contains("turn") && call["turn"].is_string() ? std::optional(call["turn"].get<std::string>()) : std::nullopt;
-    const CallView view {session, agent, callId, tool, args, annotations, context, turn};
+    const std::optional<std::string> turn = call.contains("turn") && call["turn"].is_string()
+        ? std::optional(call["turn"].get<std::string>())
+        : std::nullopt;
+    const CallView view { session, agent, callId, tool, args, annotations, context, turn };
     for (auto it = m_rules.rbegin(); it != m_rules.rend(); ++it) {
         if (it->at > at)
             continue;
-        const ChainOutcome o = it->policy->chain->beforeCall(view, {at}, DefaultAction::Ask);
+        const ChainOutcome o = it->policy->chain->beforeCall(view, { at }, DefaultAction::Ask);
         if (o.action == Action::Ask)
             continue; // the rule does not match: the next older one may
         if ((o.action == Action::Allow) == allow && it->allow == allow)

@@ -41,18 +41,20 @@ int daysFromCivil(int y, unsigned m, unsigned d)
     return era * 146097 + int(doe) - 719468;
 }
 
-template<typename T>
-std::vector<std::pair<std::string, T>> mostFirst(const std::map<std::string, T> &in,
-                                                 std::uint64_t (*size)(const T &))
+template <typename T>
+std::vector<std::pair<std::string, T>> mostFirst(
+    const std::map<std::string, T> &in, std::uint64_t (*size)(const T &))
 {
     std::vector<std::pair<std::string, T>> out(in.begin(), in.end());
-    std::stable_sort(out.begin(), out.end(), [size](const auto &a, const auto &b) { return size(a.second) > size(b.second); });
+    std::stable_sort(out.begin(), out.end(),
+        [size](const auto &a, const auto &b) { return size(a.second) > size(b.second); });
     return out;
 }
 
+// Short, to fit under a bar: "30s", "2m". (Never "<": Qt Charts reads labels as HTML.)
 std::string durationLabel(TimeMs ms)
 {
-    return ms < 60'000 ? std::to_string(ms / 1000) + " s" : std::to_string(ms / 60'000) + " min";
+    return ms < 60'000 ? std::to_string(ms / 1000) + "s" : std::to_string(ms / 60'000) + "m";
 }
 
 } // namespace
@@ -71,18 +73,22 @@ std::optional<TimeMs> parseTimestamp(std::string_view t)
         }
         return v;
     };
-    if (t.size() < 20 || t[4] != '-' || t[7] != '-' || t[10] != 'T' || t[13] != ':' || t[16] != ':' || t.back() != 'Z')
+    if (t.size() < 20 || t[4] != '-' || t[7] != '-' || t[10] != 'T' || t[13] != ':' || t[16] != ':'
+        || t.back() != 'Z')
         return std::nullopt;
-    const int y = digits(0, 4), mo = digits(5, 2), d = digits(8, 2), h = digits(11, 2), mi = digits(14, 2),
-              s = digits(17, 2);
+    const int y = digits(0, 4), mo = digits(5, 2), d = digits(8, 2), h = digits(11, 2),
+              mi = digits(14, 2), s = digits(17, 2);
     int ms = 0;
     if (t.size() == 24 && t[19] == '.')
         ms = digits(20, 3);
     else if (t.size() != 20)
         return std::nullopt;
-    if (y < 0 || mo < 1 || mo > 12 || d < 1 || d > 31 || h < 0 || h > 23 || mi < 0 || mi > 59 || s < 0 || s > 60 || ms < 0)
+    if (y < 0 || mo < 1 || mo > 12 || d < 1 || d > 31 || h < 0 || h > 23 || mi < 0 || mi > 59
+        || s < 0 || s > 60 || ms < 0)
         return std::nullopt;
-    return (TimeMs(daysFromCivil(y, unsigned(mo), unsigned(d))) * 86'400 + h * 3600 + mi * 60 + s) * 1000 + ms;
+    return (TimeMs(daysFromCivil(y, unsigned(mo), unsigned(d))) * 86'400 + h * 3600 + mi * 60 + s)
+        * 1000
+        + ms;
 }
 
 struct Builder::Call
@@ -90,12 +96,13 @@ struct Builder::Call
     TimeMs ts = 0;
     std::string agent;
     std::string tool;
-    std::string askRule {DefaultRule}; // the first guardrail that asked
+    std::string askRule { DefaultRule }; // the first guardrail that asked
     bool asked = false;
     int allows = 0;
-    bool fallsThrough = true; // no guardrail allowed, asked, modified, denied or halted: the default decided
+    bool fallsThrough
+        = true; // no guardrail allowed, asked, modified, denied or halted: the default decided
     std::optional<Json> decisive; // the trail entry that decided it without a person
-    std::optional<Json> record;   // kept when an "always" rule decided it, to find which
+    std::optional<Json> record; // kept when an "always" rule decided it, to find which
 };
 
 struct Builder::Escalation
@@ -128,8 +135,7 @@ struct Builder::AddedRule
 
 Builder::Builder(TimeMs since)
     : m_since(since)
-{
-}
+{ }
 Builder::~Builder() = default;
 Builder::Builder(Builder &&) noexcept = default;
 Builder &Builder::operator=(Builder &&) noexcept = default;
@@ -153,7 +159,7 @@ void Builder::add(const Json &r)
         return;
     if (event == "policy_rule_added") {
         if (r.contains("rule"))
-            m_added.push_back({*ts, r["rule"]});
+            m_added.push_back({ *ts, r["rule"] });
         return;
     }
     if (*ts < m_since)
@@ -180,8 +186,8 @@ void Builder::add(const Json &r)
                 c.decisive = e;
             if ((action == "deny" && outcome == "deny") || (action == "halt" && outcome == "halt"))
                 c.decisive = e; // deny and halt end the chain: the last entry
-            if (action == "allow" || action == "ask" || action == "modify" || action == "deny" || action == "halt"
-                || action == "error")
+            if (action == "allow" || action == "ask" || action == "modify" || action == "deny"
+                || action == "halt" || action == "error")
                 c.fallsThrough = false;
         }
         if (c.decisive && str(*c.decisive, "code").starts_with("always_"))
@@ -213,7 +219,8 @@ void Builder::add(const Json &r)
             d.edited = false; // the console writes `edited` whenever it is true
         if (d.decision == "modify" && r.contains("args"))
             d.args = r["args"];
-        // One per call: a team console hears its own decisions from the log and again from the team's feed.
+        // One per call: a team console hears its own decisions from the log and again from the
+        // team's feed.
         const std::string key = d.item.empty() ? "call\n" + d.key : d.item;
         m_decisions.insert_or_assign(key, std::move(d));
     }
@@ -238,8 +245,10 @@ Figures Builder::figures(TimeMs until) const
             defaultAsks.emplace_back(d.ts, false);
     std::sort(defaultAsks.begin(), defaultAsks.end());
     const auto defaultAsked = [&](TimeMs at) {
-        auto it = std::upper_bound(defaultAsks.begin(), defaultAsks.end(), std::pair {at, true});
-        return it == defaultAsks.begin() ? true : std::prev(it)->second; // unseen: the shipped default asks
+        auto it = std::upper_bound(defaultAsks.begin(), defaultAsks.end(), std::pair { at, true });
+        return it == defaultAsks.begin()
+            ? true
+            : std::prev(it)->second; // unseen: the shipped default asks
     };
 
     AlwaysRules always;
@@ -271,7 +280,8 @@ Figures Builder::figures(TimeMs until) const
             row = &saved[name];
             row->rule = name;
             row->kind = kind;
-        } else if (d.decidedBy.starts_with("human:") && (call.asked || (call.fallsThrough && defaultAsked(d.ts)))) {
+        } else if (d.decidedBy.starts_with("human:")
+            && (call.asked || (call.fallsThrough && defaultAsked(d.ts)))) {
             const std::string name = "standing decision of " + d.decidedBy.substr(6);
             row = &saved[name];
             row->rule = name;
@@ -285,7 +295,7 @@ Figures Builder::figures(TimeMs until) const
     for (auto &[name, row] : saved)
         f.savedPerRule.push_back(row);
     std::stable_sort(f.savedPerRule.begin(), f.savedPerRule.end(),
-                     [](const SavedPrompts &a, const SavedPrompts &b) { return a.total() > b.total(); });
+        [](const SavedPrompts &a, const SavedPrompts &b) { return a.total() > b.total(); });
 
     // Escalations per hour and per agent.
     std::map<std::string, std::uint64_t> perAgent;
@@ -307,7 +317,8 @@ Figures Builder::figures(TimeMs until) const
             if (e.ts >= f.firstHour && e.ts < lastHour + HourMs)
                 ++f.escalationsPerHour[std::size_t((e.ts - f.firstHour) / HourMs)];
     }
-    f.escalationsPerAgent = mostFirst<std::uint64_t>(perAgent, [](const std::uint64_t &n) { return n; });
+    f.escalationsPerAgent
+        = mostFirst<std::uint64_t>(perAgent, [](const std::uint64_t &n) { return n; });
 
     // How people decided, and how long it took them.
     std::map<std::string, Outcomes> perTool, perRule;
@@ -318,8 +329,11 @@ Figures Builder::figures(TimeMs until) const
         const auto e = m_escalations.find(d.item);
         const Escalation *esc = e == m_escalations.end() ? nullptr : &e->second;
         const auto c = m_calls.find(esc ? esc->key : d.key);
-        const std::string tool = !d.tool.empty() ? d.tool : esc ? esc->tool : std::string("(unknown)");
-        const std::string rule = c != m_calls.end() ? c->second.askRule : std::string("(no call record)");
+        const std::string tool = !d.tool.empty() ? d.tool
+            : esc                                ? esc->tool
+                                                 : std::string("(unknown)");
+        const std::string rule
+            = c != m_calls.end() ? c->second.askRule : std::string("(no call record)");
         Outcomes o;
         if (d.state == "timed_out") {
             o.timedOut = 1;
@@ -331,7 +345,9 @@ Figures Builder::figures(TimeMs until) const
             } else if (d.decision == "modify") {
                 // The team's lines lack `edited`: an approval of a guardrail's
                 // rewrite runs its proposed arguments, anything else is an edit.
-                const bool edited = d.edited ? *d.edited : !(esc && esc->proposedArgs && *esc->proposedArgs == d.args);
+                const bool edited = d.edited
+                    ? *d.edited
+                    : !(esc && esc->proposedArgs && *esc->proposedArgs == d.args);
                 (edited ? o.edited : o.approved) = 1;
             } else if (d.decision == "deny") {
                 o.denied = 1;
@@ -345,7 +361,7 @@ Figures Builder::figures(TimeMs until) const
         } else {
             o.other = 1;
         }
-        for (Outcomes *sum : {&perTool[tool], &perRule[rule]}) {
+        for (Outcomes *sum : { &perTool[tool], &perRule[rule] }) {
             sum->approved += o.approved;
             sum->edited += o.edited;
             sum->denied += o.denied;
@@ -360,11 +376,12 @@ Figures Builder::figures(TimeMs until) const
 
     TimeMs lower = 0;
     for (const TimeMs bound : DecisionBucketBounds) {
-        f.timeToDecision.push_back(
-            {lower == 0 ? "< " + durationLabel(bound) : durationLabel(lower) + "\u2013" + durationLabel(bound), bound, 0});
+        f.timeToDecision.push_back({ (lower == 0 ? std::string("0") : durationLabel(lower))
+                + "\u2013" + durationLabel(bound),
+            bound, 0 });
         lower = bound;
     }
-    f.timeToDecision.push_back({"\u2265 " + durationLabel(lower), std::nullopt, 0});
+    f.timeToDecision.push_back({ "\u2265" + durationLabel(lower), std::nullopt, 0 });
     for (const TimeMs d : durations) {
         std::size_t i = 0;
         while (i < std::size(DecisionBucketBounds) && d >= DecisionBucketBounds[i])

@@ -25,11 +25,11 @@ namespace holdpoint::insights {
 struct Outcomes
 {
     std::uint64_t approved = 0; // allowed by a person as shown
-    std::uint64_t edited = 0;   // allowed by a person with arguments they changed
+    std::uint64_t edited = 0; // allowed by a person with arguments they changed
     std::uint64_t denied = 0;
     std::uint64_t halted = 0;
     std::uint64_t timedOut = 0; // nobody decided before the deadline
-    std::uint64_t other = 0;    // cancelled by the agent, abandoned, the log unavailable
+    std::uint64_t other = 0; // cancelled by the agent, abandoned, the log unavailable
     std::uint64_t total() const { return approved + edited + denied + halted + timedOut + other; }
 };
 
@@ -43,14 +43,16 @@ struct DurationBucket
 };
 
 // The upper bounds of the histogram's bars, in ms.
-inline constexpr TimeMs DecisionBucketBounds[] = {5'000, 15'000, 30'000, 60'000, 120'000, 300'000, 900'000};
+inline constexpr TimeMs DecisionBucketBounds[]
+    = { 5'000, 15'000, 30'000, 60'000, 120'000, 300'000, 900'000 };
 
 // Calls one rule decided by itself that a person would otherwise have been
 // asked about (INSIGHTS.md "Prompts saved").
 struct SavedPrompts
 {
-    std::string rule;  // "guardrail · code", or an "always" rule in words
-    std::string kind;  // "rule", "always" (added from the console) or "standing" (a turn or session scope)
+    std::string rule; // "guardrail · code", or an "always" rule in words
+    std::string
+        kind; // "rule", "always" (added from the console) or "standing" (a turn or session scope)
     std::uint64_t allowed = 0;
     std::uint64_t denied = 0; // denied or halted
     std::uint64_t total() const { return allowed + denied; }
@@ -63,7 +65,7 @@ struct Figures
 {
     TimeMs since = 0; // 0: from the first record
     TimeMs until = 0;
-    std::uint64_t calls = 0;       // call records
+    std::uint64_t calls = 0; // call records
     std::uint64_t autoDecided = 0; // decided by the chain or a standing decision, no person asked
     std::uint64_t escalations = 0;
     std::uint64_t decidedByPerson = 0;
@@ -84,7 +86,7 @@ struct Figures
     // Most escalations first.
     std::vector<std::pair<std::string, Outcomes>> perTool;
     std::vector<std::pair<std::string, Outcomes>> perRule; // the rule that asked
-    std::vector<SavedPrompts> savedPerRule;                // most saved first
+    std::vector<SavedPrompts> savedPerRule; // most saved first
 };
 
 inline constexpr TimeMs HourMs = 3'600'000;

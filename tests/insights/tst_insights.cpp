@@ -7,6 +7,10 @@
 #include "insights/auditsource.h"
 #include "insights/insights.h"
 #include "insights/insightshistory.h"
+#include "insights/realistichistory.h"
+
+#include <QDateTime>
+#include <QElapsedTimer>
 
 #include <QTemporaryDir>
 #include <QTest>
@@ -50,6 +54,7 @@ private Q_SLOTS:
     void teamLinesTellEditsByTheirArguments();
     void jsonAndTextSayTheSame();
     void alwaysRulesAreToldApart();
+    void aRealisticWeek();
 };
 
 void TestInsights::timestampsParseAsTheLogWritesThem_data()
@@ -93,14 +98,15 @@ void TestInsights::figuresOfAKnownLog()
 
     // c1, c2, w1, w2 in the first hour, c3 in the second, then two quiet ones.
     QCOMPARE(f.firstHour, T0);
-    QCOMPARE(f.escalationsPerHour, (std::vector<std::uint64_t> {4, 1, 0, 0}));
-    QCOMPARE(f.escalationsPerAgent, (Counts {{"coder", 3}, {"writer", 2}}));
+    QCOMPARE(f.escalationsPerHour, (std::vector<std::uint64_t> { 4, 1, 0, 0 }));
+    QCOMPARE(f.escalationsPerAgent, (Counts { { "coder", 3 }, { "writer", 2 } }));
 
     // 4 s, 20 s, 45 s and 90 s; the timeout is no one's decision.
     QCOMPARE(f.decisionsTimed, 4u);
-    QCOMPARE(bucketCounts(f), (std::vector<std::uint64_t> {1, 0, 1, 1, 1, 0, 0, 0}));
-    QCOMPARE(f.timeToDecision.front().label, std::string("< 5 s"));
-    QCOMPARE(f.timeToDecision.back().label, std::string("\u2265 15 min"));
+    QCOMPARE(bucketCounts(f), (std::vector<std::uint64_t> { 1, 0, 1, 1, 1, 0, 0, 0 }));
+    QCOMPARE(f.timeToDecision.front().label, std::string("0\u20135s"));
+    QCOMPARE(f.timeToDecision[3].label, std::string("30s\u20131m"));
+    QCOMPARE(f.timeToDecision.back().label, std::string("\u226515m"));
     QVERIFY(!f.timeToDecision.back().upToMs);
     QCOMPARE(f.p50Ms.value_or(-1), 20'000);
     QCOMPARE(f.p90Ms.value_or(-1), 90'000);
@@ -133,12 +139,12 @@ void TestInsights::figuresOfAKnownLog()
     QCOMPARE(f.savedPerRule.size(), 4u);
     std::map<std::string, std::tuple<std::string, std::uint64_t, std::uint64_t>> saved;
     for (const SavedPrompts &s : f.savedPerRule)
-        saved[s.rule] = {s.kind, s.allowed, s.denied};
+        saved[s.rule] = { s.kind, s.allowed, s.denied };
     using Row = std::tuple<std::string, std::uint64_t, std::uint64_t>;
-    QCOMPARE(saved["rules \u00b7 reads"], (Row {"rule", 1, 0}));
-    QCOMPARE(saved["rules \u00b7 no-rm"], (Row {"rule", 0, 1}));
-    QCOMPARE(saved["always allow Bash(git status:*) for coder"], (Row {"always", 1, 0}));
-    QCOMPARE(saved["standing decision of alice"], (Row {"standing", 1, 0}));
+    QCOMPARE(saved["rules \u00b7 reads"], (Row { "rule", 1, 0 }));
+    QCOMPARE(saved["rules \u00b7 no-rm"], (Row { "rule", 0, 1 }));
+    QCOMPARE(saved["always allow Bash(git status:*) for coder"], (Row { "always", 1, 0 }));
+    QCOMPARE(saved["standing decision of alice"], (Row { "standing", 1, 0 }));
 }
 
 void TestInsights::recordsInAnyOrderGiveTheSameFigures()
@@ -150,7 +156,8 @@ void TestInsights::recordsInAnyOrderGiveTheSameFigures()
         forward.add(asRecord(r));
     for (auto it = records.rbegin(); it != records.rend(); ++it)
         backward.add(asRecord(*it));
-    QCOMPARE(dumpJson(toJson(backward.figures(T0 + 3 * HourMs))), dumpJson(toJson(forward.figures(T0 + 3 * HourMs))));
+    QCOMPARE(dumpJson(toJson(backward.figures(T0 + 3 * HourMs))),
+        dumpJson(toJson(forward.figures(T0 + 3 * HourMs))));
     QCOMPARE(forward.figures(T0 + 3 * HourMs).promptsSaved, 4u);
 }
 
@@ -161,10 +168,10 @@ void TestInsights::theWindowLeavesEarlierRecordsOut()
         b.add(asRecord(r));
     const Figures f = b.figures(T0 + 3 * HourMs);
     QCOMPARE(f.escalations, 1u); // c3
-    QCOMPARE(f.calls, 3u);       // c3, a6, a7
+    QCOMPARE(f.calls, 3u); // c3, a6, a7
     QCOMPARE(f.firstHour, T0 + HourMs);
-    QCOMPARE(f.escalationsPerHour, (std::vector<std::uint64_t> {1, 0, 0}));
-    QCOMPARE(f.escalationsPerAgent, (Counts {{"coder", 1}}));
+    QCOMPARE(f.escalationsPerHour, (std::vector<std::uint64_t> { 1, 0, 0 }));
+    QCOMPARE(f.escalationsPerAgent, (Counts { { "coder", 1 } }));
     QCOMPARE(f.perTool.size(), 1u);
     QCOMPARE(f.perTool[0].second.edited, 1u);
     QCOMPARE(f.promptsSaved, 0u);
@@ -176,14 +183,18 @@ void TestInsights::teamLinesTellEditsByTheirArguments()
     // `edited`: an edit is a modify whose arguments are not the rewrite
     // proposed.
     test::History h;
-    const Json trail = Json::array({test::verdict("rules", "clamp", "ask")});
-    for (const std::string id : {"p", "e", "n"}) {
-        h.call(T0, "s", id, "deployer", "deploy", {{"replicas", 10}}, trail, "ask");
-        h.escalated(T0, "s", id, "deployer", "deploy", "it-" + id, id == "n" ? Json() : Json {{"replicas", 3}});
+    const Json trail = Json::array({ test::verdict("rules", "clamp", "ask") });
+    for (const std::string id : { "p", "e", "n" }) {
+        h.call(T0, "s", id, "deployer", "deploy", { { "replicas", 10 } }, trail, "ask");
+        h.escalated(T0, "s", id, "deployer", "deploy", "it-" + id,
+            id == "n" ? Json() : Json { { "replicas", 3 } });
     }
-    h.decision(T0 + 1000, "s", "p", "", "deploy", "it-p", "modify", "human:bob", "decided", false, Json {{"replicas", 3}});
-    h.decision(T0 + 1000, "s", "e", "", "deploy", "it-e", "modify", "human:bob", "decided", false, Json {{"replicas", 2}});
-    h.decision(T0 + 1000, "s", "n", "", "deploy", "it-n", "modify", "human:bob", "decided", false, Json {{"replicas", 1}});
+    h.decision(T0 + 1000, "s", "p", "", "deploy", "it-p", "modify", "human:bob", "decided", false,
+        Json { { "replicas", 3 } });
+    h.decision(T0 + 1000, "s", "e", "", "deploy", "it-e", "modify", "human:bob", "decided", false,
+        Json { { "replicas", 2 } });
+    h.decision(T0 + 1000, "s", "n", "", "deploy", "it-n", "modify", "human:bob", "decided", false,
+        Json { { "replicas", 1 } });
     Builder b;
     for (auto r : h.records) {
         if (r.event == "decision") {
@@ -195,8 +206,8 @@ void TestInsights::teamLinesTellEditsByTheirArguments()
     const Figures f = b.figures(T0 + HourMs);
     QCOMPARE(f.perTool.size(), 1u);
     QCOMPARE(f.perTool[0].second.approved, 1u); // p: as proposed
-    QCOMPARE(f.perTool[0].second.edited, 2u);   // e: other arguments; n: nothing was proposed
-    QCOMPARE(f.escalationsPerAgent, (Counts {{"deployer", 3}}));
+    QCOMPARE(f.perTool[0].second.edited, 2u); // e: other arguments; n: nothing was proposed
+    QCOMPARE(f.escalationsPerAgent, (Counts { { "deployer", 3 } }));
 }
 
 void TestInsights::jsonAndTextSayTheSame()
@@ -211,8 +222,9 @@ void TestInsights::jsonAndTextSayTheSame()
     QCOMPARE(j["totals"]["escalations"], Json(5));
     QCOMPARE(j["totals"]["prompts_saved"], Json(4));
     QCOMPARE(j["escalations_per_hour"].size(), 4u);
-    QCOMPARE(j["escalations_per_hour"][0], (Json {{"hour", formatTimestamp(T0)}, {"count", 4}}));
-    QCOMPARE(j["escalations_per_agent"][0], (Json {{"agent", "coder"}, {"count", 3}}));
+    QCOMPARE(
+        j["escalations_per_hour"][0], (Json { { "hour", formatTimestamp(T0) }, { "count", 4 } }));
+    QCOMPARE(j["escalations_per_agent"][0], (Json { { "agent", "coder" }, { "count", 3 } }));
     QCOMPARE(j["time_to_decision"]["p50_ms"], Json(20'000));
     QCOMPARE(j["time_to_decision"]["buckets"][0]["up_to_ms"], Json(5'000));
     QCOMPARE(j["time_to_decision"]["buckets"][7]["up_to_ms"], Json(nullptr));
@@ -225,9 +237,10 @@ void TestInsights::jsonAndTextSayTheSame()
     QCOMPARE(j["prompts_saved"].size(), 4u);
 
     const QString text = QString::fromStdString(toText(f));
-    QVERIFY2(text.contains(QStringLiteral("12 calls, 7 decided without a person, 5 escalated, 4 decided by a person, "
-                                          "1 timed out; 4 prompts saved by rules")),
-             qPrintable(text));
+    QVERIFY2(text.contains(QStringLiteral(
+                 "12 calls, 7 decided without a person, 5 escalated, 4 decided by a person, "
+                 "1 timed out; 4 prompts saved")),
+        qPrintable(text));
     QVERIFY(text.contains(QStringLiteral("p50 20.0 s, p90 1.5 min")));
     QVERIFY(text.contains(QStringLiteral("always allow Bash(git status:*) for coder")));
 }
@@ -238,25 +251,71 @@ void TestInsights::alwaysRulesAreToldApart()
     // credited to the rule that matched it, the newest first, and a call
     // before a rule existed is not credited to it.
     test::History h;
-    const Json make = {{"when", {{"tool", "Bash"}}}, {"match", "Bash(make:*)"}, {"action", "allow"}, {"code", "always_allowed"}};
-    const Json read = {{"when", {{"tool", "Read"}, {"args", {{"file_path", {{"glob", "/src/**"}, {"path_under", "/src"}}}}}}},
-                       {"action", "allow"}, {"code", "always_allowed"}};
+    const Json make = { { "when", { { "tool", "Bash" } } }, { "match", "Bash(make:*)" },
+        { "action", "allow" }, { "code", "always_allowed" } };
+    const Json read = {
+        { "when",
+            { { "tool", "Read" },
+                { "args",
+                    { { "file_path", { { "glob", "/src/**" }, { "path_under", "/src" } } } } } } },
+        { "action", "allow" }, { "code", "always_allowed" }
+    };
     h.ruleAdded(T0, make);
     h.ruleAdded(T0 + 10 * Min, read);
-    const Json byConsole = Json::array({test::verdict("console", "always_allowed", "allow", 0)});
-    h.decided(T0 + 1 * Min, "s", "m1", "coder", "Bash", {{"command", "make test"}}, byConsole, "allow", "guardrail:console");
-    h.decided(T0 + 2 * Min, "s", "r0", "coder", "Read", {{"file_path", "/src/a.cpp"}}, byConsole, "allow", "guardrail:console");
-    h.decided(T0 + 11 * Min, "s", "r1", "coder", "Read", {{"file_path", "/src/b.cpp"}}, byConsole, "allow", "guardrail:console");
-    h.decided(T0 + 12 * Min, "s", "m2", "coder", "Bash", {{"command", "make"}}, byConsole, "allow", "guardrail:console");
+    const Json byConsole = Json::array({ test::verdict("console", "always_allowed", "allow", 0) });
+    h.decided(T0 + 1 * Min, "s", "m1", "coder", "Bash", { { "command", "make test" } }, byConsole,
+        "allow", "guardrail:console");
+    h.decided(T0 + 2 * Min, "s", "r0", "coder", "Read", { { "file_path", "/src/a.cpp" } },
+        byConsole, "allow", "guardrail:console");
+    h.decided(T0 + 11 * Min, "s", "r1", "coder", "Read", { { "file_path", "/src/b.cpp" } },
+        byConsole, "allow", "guardrail:console");
+    h.decided(T0 + 12 * Min, "s", "m2", "coder", "Bash", { { "command", "make" } }, byConsole,
+        "allow", "guardrail:console");
     Builder b(T0 + 1);
     for (const auto &r : h.records)
         b.add(asRecord(r));
     std::map<std::string, std::uint64_t> saved;
     for (const SavedPrompts &s : b.figures(T0 + HourMs).savedPerRule)
         saved[s.rule] = s.allowed;
-    QCOMPARE(saved, (std::map<std::string, std::uint64_t> {{"always allow Bash(make:*)", 2},
-                                                            {"always allow Read (file_path under /src)", 1},
-                                                            {"console \u00b7 always_allowed", 1}}));
+    QCOMPARE(saved,
+        (std::map<std::string, std::uint64_t> { { "always allow Bash(make:*)", 2 },
+            { "always allow Read (file_path under /src)", 1 },
+            { "console \u00b7 always_allowed", 1 } }));
+}
+
+void TestInsights::aRealisticWeek()
+{
+    // The week the screenshot shows (HOLDPOINT_INSIGHTS_HISTORY_DIR keeps
+    // its data directory for the console to open).
+    QTemporaryDir dir;
+    const QString data = qEnvironmentVariable("HOLDPOINT_INSIGHTS_HISTORY_DIR", dir.path());
+    const TimeMs end = QDateTime::currentMSecsSinceEpoch();
+    QVERIFY(
+        test::writeHistory(data + QStringLiteral("/audit"), test::realisticHistory(end).records));
+    Builder b(end - 7 * 24 * HourMs);
+    QElapsedTimer timer;
+    timer.start();
+    const std::uint64_t read = addAuditDir(data + QStringLiteral("/audit"), b);
+    const Figures f = b.figures(end);
+    qInfo("%llu records read, figures in %lld ms", static_cast<unsigned long long>(read),
+        static_cast<long long>(timer.elapsed()));
+    QVERIFY2(f.calls > 2000, std::to_string(f.calls).c_str());
+    QCOMPARE(f.escalationsPerHour.size(), std::size_t(24 * 7 + 1));
+    QCOMPARE(f.escalationsPerAgent.size(), 4u);
+    QVERIFY(f.promptsSaved > f.escalations);
+    std::map<std::string, SavedPrompts> saved;
+    for (const SavedPrompts &s : f.savedPerRule)
+        saved[s.rule] = s;
+    QVERIFY(saved["coding \u00b7 read"].allowed > 0);
+    QVERIFY(saved["coding \u00b7 rm_rf"].denied > 0);
+    QVERIFY(saved["always allow Bash(npm run lint:*) for claude-code"].allowed > 0);
+    QVERIFY(saved["always allow Edit (file_path under /home/alice/app/src) for claude-code"].allowed
+        > 0);
+    // Every always-rule call was credited to its rule, none left unnamed.
+    QVERIFY(!saved.count("console \u00b7 always_allowed"));
+    QVERIFY(saved["standing decision of alice"].allowed + saved["standing decision of bob"].allowed
+        > 0);
+    QVERIFY(f.p50Ms && f.p90Ms && *f.p50Ms < *f.p90Ms);
 }
 
 QTEST_GUILESS_MAIN(TestInsights)
