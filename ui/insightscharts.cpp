@@ -8,6 +8,7 @@
 #include <QBarSeries>
 #include <QBarSet>
 #include <QChart>
+#include <QDateTime>
 #include <QDateTimeAxis>
 #include <QHorizontalBarSeries>
 #include <QHorizontalPercentBarSeries>

@@ -13,6 +13,7 @@
 #include <QRandomGenerator>
 
 #include <cmath>
+#include <map>
 
 namespace holdpoint::test {
 
