@@ -14,7 +14,10 @@
 #include <QHBoxLayout>
 #include <QLabel>
 #include <QScrollArea>
+#include <QThread>
 #include <QVBoxLayout>
+
+#include <memory>
 
 namespace holdpoint {
 
@@ -90,10 +93,21 @@ InsightsPage::InsightsPage(ConsoleCore *core, QWidget *parent)
     // An "always" rule is recorded by the console itself, not in the feed:
     // the log is read again for it, when the page is next looked at.
     connect(m_core, &ConsoleCore::policyReloaded, this, [this] {
+        ++m_generation; // a reading under way may have missed the rule
+        m_loading = false;
         m_loaded = false;
+        m_arrived.clear();
         if (isVisible())
             reload();
     });
+}
+
+InsightsPage::~InsightsPage()
+{
+    for (QThread *loader : std::as_const(m_loaders)) {
+        loader->wait();
+        delete loader;
+    }
 }
 
 QChart *InsightsPage::chart(const QString &name) const
@@ -109,14 +123,41 @@ TimeMs InsightsPage::sinceBound() const
 
 void InsightsPage::reload()
 {
-    m_builder = insights::Builder(sinceBound());
-    insights::addAuditDir(m_core->audit()->dir(), m_builder);
-    m_loaded = true;
-    redraw();
+    const quint64 generation = ++m_generation;
+    m_loaded = false;
+    m_loading = true;
+    m_arrived.clear();
+    m_totals->setText(tr("Reading the audit log\u2026"));
+    // What the console wrote outside the feed (an "always" rule) must be on
+    // disk for the loader to find it: one sync at most, here. The log is
+    // only read; the writer appends meanwhile, and what it appends arrives
+    // through onRecord as well (the figures count a record seen twice once).
+    m_core->flushAudit(2000);
+    auto read = std::make_shared<insights::Builder>(sinceBound());
+    QThread *loader = QThread::create([read, dir = m_core->auditDir()] { insights::addAuditDir(dir, *read); });
+    connect(loader, &QThread::finished, this, [this, loader, read, generation] {
+        m_loaders.removeOne(loader);
+        loader->deleteLater();
+        if (generation != m_generation)
+            return; // a newer reload is under way
+        m_builder = std::move(*read);
+        for (const Json &record : m_arrived)
+            m_builder.add(record);
+        m_arrived.clear();
+        m_loading = false;
+        m_loaded = true;
+        redraw();
+    });
+    m_loaders.append(loader);
+    loader->start();
 }
 
 void InsightsPage::onRecord(const Json &record)
 {
+    if (m_loading) {
+        m_arrived.push_back(record); // added once the loader is done
+        return;
+    }
     if (!m_loaded)
         return; // the first look reads the log, this record included
     m_builder.add(record);
@@ -129,9 +170,9 @@ void InsightsPage::onRecord(const Json &record)
 void InsightsPage::showEvent(QShowEvent *event)
 {
     QWidget::showEvent(event);
-    if (!m_loaded)
+    if (!m_loaded && !m_loading)
         reload();
-    else if (m_stale)
+    else if (m_loaded && m_stale)
         redraw();
 }
 

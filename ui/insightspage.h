@@ -3,20 +3,25 @@
 
 // The Insights view: where reviewers' time goes, as charts drawn from the
 // audit log's figures (core/insights/INSIGHTS.md). It reads the log when
-// first shown, then adds each record the console writes (or, in team
-// mode, the team's audit brings) and redraws a moment later, so a burst of
-// calls costs one redraw.
+// first shown, on a thread of its own so a long history never freezes the
+// window, then adds each record the console writes (or, in team mode, the
+// team's audit brings) and redraws a moment later, so a burst of calls
+// costs one redraw.
 
 #include "insights/insights.h"
 
+#include <QList>
 #include <QTimer>
 #include <QWidget>
+
+#include <vector>
 
 QT_BEGIN_NAMESPACE
 class QChart;
 class QComboBox;
 class QGroupBox;
 class QLabel;
+class QThread;
 class QVBoxLayout;
 QT_END_NAMESPACE
 
@@ -29,8 +34,11 @@ class InsightsPage final : public QWidget
     Q_OBJECT
 public:
     explicit InsightsPage(ConsoleCore *core, QWidget *parent = nullptr);
+    // Waits for a reading of the log still under way.
+    ~InsightsPage() override;
 
-    // Reads the log again (the window, "always" rules added since) and redraws.
+    // Reads the log again (the window, "always" rules added since) and
+    // redraws once it has.
     void reload();
     // The figures the charts show now.
     const insights::Figures &figures() const { return m_figures; }
@@ -46,7 +54,7 @@ public:
     static constexpr int RedrawDelayMs = 1500;
 
 Q_SIGNALS:
-    // After every redraw (tests wait on it).
+    // After every redraw.
     void redrawn();
 
 protected:
@@ -60,8 +68,12 @@ private:
     ConsoleCore *m_core;
     insights::Builder m_builder;
     insights::Figures m_figures;
-    bool m_loaded = false;
+    bool m_loaded = false; // m_builder holds the log
+    bool m_loading = false; // a loader reads it
     bool m_stale = false;
+    quint64 m_generation = 0; // the newest reload's; an older loader's result is dropped
+    std::vector<Json> m_arrived; // records written while a loader reads
+    QList<QThread *> m_loaders;
     QTimer m_redraw;
     QComboBox *m_since;
     QLabel *m_totals;

@@ -72,6 +72,8 @@ private Q_SLOTS:
     void chartsShowTheLogsFigures();
     void aNewCallAndItsDecisionAreDrawn();
     void namesAreShownNotObeyed();
+    void closingWhileTheLogIsReadWaitsForTheReader();
+    void anAlwaysRuleAddedIsNamedInPromptsSaved();
 
 private:
     InsightsPage *openPage();
@@ -122,7 +124,8 @@ void TestInsightsPage::chartsShowTheLogsFigures()
 {
     InsightsPage *page = openPage();
     QVERIFY(page);
-    QCOMPARE(page->figures().escalations, 5u);
+    // The log is read on a thread of its own, then drawn.
+    QTRY_COMPARE_WITH_TIMEOUT(page->figures().escalations, 5u, 10'000);
 
     // Escalations per hour: a point per hour from the first escalation to now.
     QChart *perHour = page->chart(QStringLiteral("escalationsPerHour"));
@@ -197,6 +200,7 @@ void TestInsightsPage::aNewCallAndItsDecisionAreDrawn()
 {
     InsightsPage *page = openPage();
     QVERIFY(page);
+    QTRY_COMPARE_WITH_TIMEOUT(page->figures().escalations, 5u, 10'000);
     QSignalSpy redrawn(page, &InsightsPage::redrawn);
     test::TestSocket agent;
     QVERIFY(agent
@@ -248,6 +252,53 @@ void TestInsightsPage::namesAreShownNotObeyed()
     QTRY_COMPARE_WITH_TIMEOUT(page->figures().decisionsTimed, 5u, 10'000);
     QVERIFY(categories(page->chart(QStringLiteral("decisionsPerTool")))
                 .contains(QStringLiteral("&lt;font color=white&gt;rm&lt;/font\u2026 (1)")));
+}
+
+void TestInsightsPage::closingWhileTheLogIsReadWaitsForTheReader()
+{
+    // Reloads that a newer one supersedes draw nothing; the window then
+    // goes while a loader is reading, and waits for it (a loader left
+    // running on a page that is gone is what the sanitizer build would see).
+    auto *page = m_window->findChild<InsightsPage *>();
+    QVERIFY(page);
+    QSignalSpy redrawn(page, &InsightsPage::redrawn);
+    QCOMPARE(openPage(), page);
+    page->reload();
+    page->reload();
+    QTRY_COMPARE_WITH_TIMEOUT(redrawn.count(), 1, 10'000);
+    QCOMPARE(page->figures().escalations, 5u);
+    page->reload();
+    m_window.reset();
+}
+
+void TestInsightsPage::anAlwaysRuleAddedIsNamedInPromptsSaved()
+{
+    // The console records the rule itself, outside the feed: the view reads
+    // the log again and credits the calls the rule decides to it by name.
+    InsightsPage *page = openPage();
+    QVERIFY(page);
+    QTRY_COMPARE_WITH_TIMEOUT(page->figures().escalations, 5u, 10'000);
+    // The known log ends with the default allowing; a call the default
+    // sends to a person shows it asks now.
+    test::TestSocket agent;
+    QVERIFY(agent.hello(QUrl(m_core->url()), m_core->agentToken().toStdString()).is_object());
+    agent.send({{"type", "tool_call"}, {"call_id", "p1"}, {"tool_name", "lint"}, {"args", Json::object()}});
+    QTRY_COMPARE_WITH_TIMEOUT(page->figures().escalations, 6u, 10'000);
+    QString error;
+    QVERIFY2(m_core->addAlwaysRule({{"when", {{"tool", "deploy"}}}, {"action", "allow"}, {"code", "always_allowed"},
+                                    {"reason", "always allowed by a reviewer"}, {"comment", "added by alice"}},
+                                   &error),
+             qPrintable(error));
+    agent.send({{"type", "tool_call"}, {"call_id", "r1"}, {"tool_name", "deploy"}, {"args", Json::object()}});
+    QCOMPARE(agent.next("decision").value("decision", std::string()), std::string("allow"));
+    const auto savedByTheRule = [&] {
+        for (const insights::SavedPrompts &s : page->figures().savedPerRule)
+            if (s.rule == "always allow deploy")
+                return s.allowed;
+        return std::uint64_t(0);
+    };
+    QTRY_COMPARE_WITH_TIMEOUT(savedByTheRule(), 1u, 10'000);
+    QVERIFY(categories(page->chart(QStringLiteral("promptsSaved"))).contains(QStringLiteral("always allow deploy")));
 }
 
 QTEST_MAIN(TestInsightsPage)
