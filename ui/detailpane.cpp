@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "detailpane.h"
 
+#include "common/mixedscript.h"
 #include "common/visibletext.h"
 #include "approvaltext.h"
 #include "common/jsondiff.h"
@@ -243,9 +244,15 @@ void DetailPane::showItem(
     m_editButton->setToolTip(has && !editable ? cannotEdit(*item) : QString());
     m_revealButton->setVisible(has && !item->redactions.empty());
     m_hidden->setVisible(has && item->hiddenText != 0);
-    if (has && item->hiddenText != 0)
-        m_hidden->setText(tr("\u26a0 %1. Read them before you decide: what runs is the agent's own text.")
-                .arg(toQString(hiddenTextWarning(item->hiddenText)).toUpper()));
+    if (has && item->hiddenText != 0) {
+        // The names as masked for people (itemToJson's): a secret lends none.
+        const std::string names = item->hiddenText & HiddenMixedScript
+            ? lookAlikeNamesLine(itemToJson(*item).value("mixed_script", Json::array()))
+            : std::string();
+        m_hidden->setText(tr("\u26a0 %1. Read them before you decide: what runs is the agent's own text.%2")
+                .arg(toQString(hiddenTextWarning(item->hiddenText)).toUpper(),
+                    names.empty() ? QString() : u'\n' + toQString(names)));
+    }
     if (!has) {
         m_title->setText(emptyTitle);
         m_meta->setText(emptyHint);

@@ -5,7 +5,7 @@
 #include "engine/consolecore.h"
 #include "itemtext.h"
 #include "qrimage.h"
-#include "web/webserver.h"
+#include "web/websessions.h"
 #include "widgethelpers.h"
 
 #include <QAction>
@@ -75,11 +75,11 @@ QAction *DevicesDialog::makeAction(bool havePage, QObject *parent)
     return action;
 }
 
-DevicesDialog::DevicesDialog(ConsoleCore *core, WebServer *page, QWidget *parent)
+DevicesDialog::DevicesDialog(ConsoleCore *core, WebSessions *sessions, QWidget *parent)
     : QDialog(parent)
     , m_core(core)
-    , m_page(page)
-    , m_model(new DevicesModel(page, core->clock(), this))
+    , m_sessions(sessions)
+    , m_model(new DevicesModel(sessions, core->clock(), this))
 {
     setObjectName(QStringLiteral("devicesDialog"));
     setWindowTitle(tr("Devices"));
@@ -91,7 +91,7 @@ DevicesDialog::DevicesDialog(ConsoleCore *core, WebServer *page, QWidget *parent
     layout->addWidget(buttons);
 
     // A device pairs, is revoked or idles out: the list says so at once.
-    connect(m_page->sessions(), &WebSessions::changed, m_model, &DevicesModel::refresh);
+    connect(m_sessions, &WebSessions::changed, m_model, &DevicesModel::refresh);
     connect(m_model, &QAbstractItemModel::rowsInserted, this,
         [this](const QModelIndex &, int first, int last) { onDevicesAdded(first, last); });
     connect(m_model, &QAbstractItemModel::rowsInserted, this, &DevicesDialog::updateDevices);
@@ -155,7 +155,7 @@ QWidget *DevicesDialog::buildPairing()
     connect(m_newLink, &QPushButton::clicked, this, &DevicesDialog::newLink);
     side->addWidget(m_newLink, 0, Qt::AlignLeft);
 
-    if (onlyThisComputer(m_page->origin())) {
+    if (onlyThisComputer(m_sessions->origin())) {
         auto *note = new QLabel(box);
         note->setObjectName(QStringLiteral("loopbackNote"));
         note->setTextFormat(Qt::RichText);
@@ -165,7 +165,7 @@ QWidget *DevicesDialog::buildPairing()
             tr("Only this computer can open the link: the page listens on %1. For a "
                "phone, reach it through %2 or a reverse proxy with TLS (named with %3), "
                "or serve it on another address with %4 and %5.")
-                .arg(command(QUrl(m_page->origin()).authority()),
+                .arg(command(QUrl(m_sessions->origin()).authority()),
                     command(QStringLiteral("tailscale serve")),
                     command(QStringLiteral("--web-origin")), command(QStringLiteral("--web-cert")),
                     command(QStringLiteral("--web-key"))));
@@ -232,7 +232,7 @@ void DevicesDialog::newLink()
                 .arg((why.isEmpty() ? tr("it has no reviewer name") : why).toHtmlEscaped()));
         return setState(LinkState::Unavailable);
     }
-    const WebServer::Pairing pairing = m_page->pair(m_reviewer, PairedVia);
+    const PairingLink pairing = m_sessions->pairingLink(m_reviewer, PairedVia);
     m_url = pairing.url;
     m_expires = pairing.expires;
     m_madeAt = m_core->clock()->now();
@@ -261,7 +261,7 @@ void DevicesDialog::revokeSelected()
         ids.push_back(m_model->session(index.row()).id);
     // The list's changed() takes each row away.
     for (const std::string &id : ids)
-        m_page->revoke(id);
+        m_sessions->revoke(id);
 }
 
 void DevicesDialog::setState(LinkState state)

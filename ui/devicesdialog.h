@@ -22,7 +22,7 @@ namespace holdpoint {
 
 class ConsoleCore;
 class DevicesModel;
-class WebServer;
+class WebSessions;
 
 // "Pair a device" (WEB.md "Who gets in"): a link to the reviewer page that
 // works once, for 5 minutes, shown as a QR code and as text with its time
@@ -32,8 +32,8 @@ class DevicesDialog final : public QDialog
 {
     Q_OBJECT
 public:
-    // `page` is the console's reviewer page; it outlives the dialog.
-    DevicesDialog(ConsoleCore *core, WebServer *page, QWidget *parent = nullptr);
+    // `sessions` are the reviewer page's device sessions; they outlive the dialog.
+    DevicesDialog(ConsoleCore *core, WebSessions *sessions, QWidget *parent = nullptr);
     ~DevicesDialog() override;
 
     // The window's way here, Ctrl+Shift+P. Without a page it is disabled
@@ -71,7 +71,7 @@ private:
     void updateDevices();
 
     ConsoleCore *m_core;
-    WebServer *m_page;
+    WebSessions *m_sessions;
     DevicesModel *m_model;
 
     LinkState m_state = LinkState::Unavailable;

@@ -91,9 +91,9 @@ QString deviceName(const std::string &userAgent)
     return displaySafe(ua, 40);
 }
 
-DevicesModel::DevicesModel(WebServer *page, Clock *clock, QObject *parent)
+DevicesModel::DevicesModel(WebSessions *sessions, Clock *clock, QObject *parent)
     : QAbstractTableModel(parent)
-    , m_page(page)
+    , m_sessions(sessions)
     , m_clock(clock)
     , m_rows(current())
 { }
@@ -188,12 +188,9 @@ QVariant DevicesModel::headerData(int section, Qt::Orientation orientation, int 
 
 std::vector<DevicesModel::Row> DevicesModel::current() const
 {
-    std::unordered_map<std::string, int> open;
-    for (const Json &s : m_page->sessionsJson())
-        open[s.value("id", std::string())] = s.value("open_pages", 0);
     std::vector<Row> rows;
-    for (WebSession &s : m_page->sessions()->list()) {
-        const int pages = open[s.id];
+    for (WebSession &s : m_sessions->list()) {
+        const int pages = m_sessions->openPages(s.id);
         rows.push_back({ std::move(s), pages });
     }
     return rows;

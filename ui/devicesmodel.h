@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #pragma once
 
-#include "web/webserver.h"
+#include "web/websessions.h"
 
 #include <QAbstractTableModel>
 
@@ -41,8 +41,8 @@ public:
         SessionIdRole = Qt::UserRole + 1, // QString
     };
 
-    // `page` and `clock` outlive the model.
-    DevicesModel(WebServer *page, Clock *clock, QObject *parent = nullptr);
+    // `sessions` and `clock` outlive the model.
+    DevicesModel(WebSessions *sessions, Clock *clock, QObject *parent = nullptr);
 
     int rowCount(const QModelIndex &parent = {}) const override;
     int columnCount(const QModelIndex &parent = {}) const override;
@@ -65,7 +65,7 @@ private:
     };
     std::vector<Row> current() const;
 
-    WebServer *m_page;
+    WebSessions *m_sessions;
     Clock *m_clock;
     std::vector<Row> m_rows;
 };

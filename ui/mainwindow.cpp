@@ -44,10 +44,10 @@ namespace holdpoint {
 using protocol::ReviewAction;
 using protocol::ReviewScope;
 
-MainWindow::MainWindow(ConsoleCore *core, WebServer *page, QWidget *parent)
+MainWindow::MainWindow(ConsoleCore *core, WebSessions *devices, QWidget *parent)
     : QMainWindow(parent)
     , m_core(core)
-    , m_page(page)
+    , m_devices(devices)
     , m_model(new QueueModel(core->queue(), this))
     , m_proxy(new QueueProxy(m_model, this))
 {
@@ -109,7 +109,7 @@ MainWindow::MainWindow(ConsoleCore *core, WebServer *page, QWidget *parent)
     m_policyError->setVisible(false);
     statusBar()->addPermanentWidget(m_policyError);
     // No menu bar: the window's actions are keys, and this one a button too.
-    m_pairAction = DevicesDialog::makeAction(m_page != nullptr, this);
+    m_pairAction = DevicesDialog::makeAction(m_devices != nullptr, this);
     connect(m_pairAction, &QAction::triggered, this, &MainWindow::openDevices);
     addAction(m_pairAction);
     statusBar()->addPermanentWidget(
@@ -718,10 +718,10 @@ void MainWindow::haltTurn(const QString &session, const QString &turn)
 
 void MainWindow::openDevices()
 {
-    if (!m_page)
+    if (!m_devices)
         return;
     if (!m_devicesDialog) {
-        m_devicesDialog = new DevicesDialog(m_core, m_page, this);
+        m_devicesDialog = new DevicesDialog(m_core, m_devices, this);
         connect(m_devicesDialog, &QDialog::finished, this, &MainWindow::focusQueue);
     }
     presentDialog(m_devicesDialog, false);

@@ -39,7 +39,7 @@ class Presence;
 class QueueModel;
 class QueueProxy;
 class TurnsModel;
-class WebServer;
+class WebSessions;
 struct QueueItem;
 
 // The review console's window over a running ConsoleCore: the queue with
@@ -58,8 +58,9 @@ public:
         Always
     };
 
-    // `page`: the reviewer page when the console serves one; it outlives the window.
-    explicit MainWindow(ConsoleCore *core, WebServer *page = nullptr, QWidget *parent = nullptr);
+    // `devices`: the reviewer page's device sessions when the console serves
+    // a page; they outlive the window.
+    explicit MainWindow(ConsoleCore *core, WebSessions *devices = nullptr, QWidget *parent = nullptr);
     ~MainWindow() override;
 
     QTableView *queueView() const { return m_view; }
@@ -126,7 +127,7 @@ private:
     QWidget *buildQueueTab();
 
     ConsoleCore *m_core;
-    WebServer *m_page;
+    WebSessions *m_devices;
     QueueModel *m_model;
     QueueProxy *m_proxy;
     QTabWidget *m_tabs = nullptr;

@@ -3,6 +3,7 @@
 
 #include "hookcommand.h"
 #include "common/jsonparse.h"
+#include "common/mixedscript.h"
 #include "common/visibletext.h"
 #include "protocol/protocol.h"
 
@@ -148,6 +149,14 @@ std::vector<std::string> pendingLines(const Json &item, const std::string &where
     const unsigned hidden = hiddenTextOf(std::string_view(tool)) | hiddenTextOfJson(args) | hiddenTextOfJson(context);
     if (hidden != 0)
         lines.push_back("    WARNING " + hiddenTextWarning(hidden));
+    if (hidden & HiddenMixedScript) {
+        Json names = Json::array();
+        addMixedScriptJson(names, Json(tool));
+        addMixedScriptJson(names, args);
+        addMixedScriptJson(names, context);
+        if (const std::string namesLine = lookAlikeNamesLine(names); !namesLine.empty())
+            lines.push_back("    " + namesLine);
+    }
     return lines;
 }
 

@@ -165,7 +165,7 @@ int main(int argc, char **argv)
 
     std::unique_ptr<MainWindow> window;
     if (!options.headless) {
-        window = std::make_unique<MainWindow>(&core, front.page());
+        window = std::make_unique<MainWindow>(&core, front.page() ? front.page()->sessions() : nullptr);
         window->show();
     }
     std::unique_ptr<DemoAgent> agent = options.demo ? startDemoAgent(core, app.get()) : nullptr;

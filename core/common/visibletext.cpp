@@ -1,12 +1,11 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "visibletext.h"
+#include "mixedscript.h"
 
 #include <QChar>
 #include <QStringDecoder>
 
 #include <algorithm>
-#include <array>
-#include <utility>
 #include <vector>
 
 namespace holdpoint {
@@ -35,90 +34,6 @@ bool isHiddenCodePoint(char32_t cp)
 
 namespace {
 
-// The scripts of a word, TR39's "highly restrictive" way: one script, or
-// Latin with the scripts Chinese, Japanese and Korean write beside it.
-bool scriptsWrittenTogether(const std::vector<QChar::Script> &scripts)
-{
-    if (scripts.size() <= 1)
-        return true;
-    static constexpr std::array<std::array<QChar::Script, 4>, 3> together { {
-        { QChar::Script_Latin, QChar::Script_Han, QChar::Script_Hiragana, QChar::Script_Katakana },
-        { QChar::Script_Latin, QChar::Script_Han, QChar::Script_Bopomofo, QChar::Script_Bopomofo },
-        { QChar::Script_Latin, QChar::Script_Han, QChar::Script_Hangul, QChar::Script_Hangul },
-    } };
-    return std::any_of(together.begin(), together.end(), [&](const auto &set) {
-        return std::all_of(scripts.begin(), scripts.end(),
-            [&](QChar::Script s) { return std::find(set.begin(), set.end(), s) != set.end(); });
-    });
-}
-
-bool isWordPart(char32_t cp)
-{
-    // Letters, marks and digits: `.`, `-`, `/` and spaces end a word, so a
-    // host's labels and a path's parts are words of their own.
-    switch (QChar::category(cp)) {
-    case QChar::Mark_NonSpacing:
-    case QChar::Mark_SpacingCombining:
-    case QChar::Mark_Enclosing:
-    case QChar::Number_DecimalDigit:
-    case QChar::Letter_Uppercase:
-    case QChar::Letter_Lowercase:
-    case QChar::Letter_Titlecase:
-    case QChar::Letter_Modifier:
-    case QChar::Letter_Other:
-        return true;
-    default:
-        return false;
-    }
-}
-
-// A letter's script, or Script_Common for what belongs to any (digits,
-// marks, and scripts Qt does not know).
-QChar::Script letterScript(char32_t cp)
-{
-    const QChar::Script s = QChar::script(cp);
-    return s == QChar::Script_Inherited || s == QChar::Script_Unknown ? QChar::Script_Common : s;
-}
-
-// Calls `onWord(begin, end, odd)` for each word of `text` whose scripts are
-// not written together; `odd(cp)` is true for its letters outside the
-// word's main script (the one most of its letters are in).
-template<typename OnWord>
-void forEachMixedWord(const std::u32string &text, OnWord &&onWord)
-{
-    std::size_t i = 0;
-    while (i < text.size()) {
-        if (!isWordPart(text[i])) {
-            ++i;
-            continue;
-        }
-        const std::size_t begin = i;
-        std::vector<std::pair<QChar::Script, int>> counts;
-        for (; i < text.size() && isWordPart(text[i]); ++i) {
-            const QChar::Script s = letterScript(text[i]);
-            if (s == QChar::Script_Common)
-                continue;
-            auto it = std::find_if(counts.begin(), counts.end(), [&](const auto &c) { return c.first == s; });
-            if (it == counts.end())
-                counts.emplace_back(s, 1);
-            else
-                ++it->second;
-        }
-        std::vector<QChar::Script> scripts;
-        for (const auto &[s, n] : counts)
-            scripts.push_back(s);
-        if (scriptsWrittenTogether(scripts))
-            continue;
-        // Ties go to the first script seen.
-        const QChar::Script main = std::max_element(counts.begin(), counts.end(),
-            [](const auto &a, const auto &b) { return a.second < b.second; })->first;
-        onWord(begin, i, [main](char32_t cp) {
-            const QChar::Script s = letterScript(cp);
-            return s != QChar::Script_Common && s != main;
-        });
-    }
-}
-
 // UTF-8 as code points, a leading byte-order mark kept (QString::fromUtf8
 // drops it, and it is one of the characters to show).
 std::u32string codePoints(std::string_view utf8)
@@ -138,28 +53,31 @@ void appendEscape(QString &out, char32_t cp)
 
 namespace {
 
-// Which code points of `cps` to escape: the hidden ones, and the letters
-// of a mixed-script word outside its main script.
-std::vector<bool> marksOf(const std::u32string &cps)
+// How each code point of `cps` is shown when it is marked (empty when it
+// is not): the hidden ones as ⟨U+202E⟩, the look-alike letters of a
+// mixed-script name as ⟨а U+0430 CYRILLIC⟩ (common/mixedscript.h).
+std::vector<QString> marksOf(const std::u32string &cps)
 {
-    std::vector<bool> mark(cps.size(), false);
-    for (std::size_t i = 0; i < cps.size(); ++i)
-        mark[i] = isHiddenCodePoint(cps[i]);
-    forEachMixedWord(cps, [&](std::size_t begin, std::size_t end, auto odd) {
-        for (std::size_t i = begin; i < end; ++i)
-            mark[i] = mark[i] || odd(cps[i]);
-    });
+    std::vector<QString> mark(cps.size());
+    for (std::size_t i = 0; i < cps.size(); ++i) {
+        if (isHiddenCodePoint(cps[i]))
+            appendEscape(mark[i], cps[i]);
+    }
+    for (const ScriptMark &m : mixedScriptMarks(cps)) {
+        if (mark[m.at].isEmpty())
+            mark[m.at] = QString::fromStdString(scriptMarkText(m));
+    }
     return mark;
 }
 
 QString visibleText(const std::u32string &cps)
 {
-    const std::vector<bool> mark = marksOf(cps);
+    const std::vector<QString> mark = marksOf(cps);
     QString out;
     out.reserve(qsizetype(cps.size()) + 16);
     for (std::size_t i = 0; i < cps.size(); ++i) {
-        if (mark[i])
-            appendEscape(out, cps[i]);
+        if (!mark[i].isEmpty())
+            out += mark[i];
         else
             out += QString::fromUcs4(&cps[i], 1);
     }
@@ -196,13 +114,13 @@ void writeVisibleString(std::string &out, const std::string &text)
         return;
     }
     const std::u32string cps = codePoints(text);
-    const std::vector<bool> mark = marksOf(cps);
+    const std::vector<QString> mark = marksOf(cps);
     QString literal;
     literal.reserve(qsizetype(cps.size()) + 16);
     literal += u'"';
     for (std::size_t i = 0; i < cps.size(); ++i) {
         const char32_t c = cps[i];
-        if (mark[i]) {
+        if (!mark[i].isEmpty()) {
             for (QChar unit : QString::fromUcs4(&c, 1))
                 literal += QStringLiteral("\\u") + QStringLiteral("%1").arg(unit.unicode(), 4, 16, QLatin1Char('0')).toUpper();
         } else if (c == u'"' || c == u'\\') {
@@ -300,7 +218,8 @@ unsigned hiddenTextOf(std::string_view utf8)
     unsigned flags = 0;
     if (std::any_of(cps.begin(), cps.end(), isHiddenCodePoint))
         flags |= HiddenInvisible;
-    forEachMixedWord(cps, [&](std::size_t, std::size_t, auto) { flags |= HiddenMixedScript; });
+    if (!mixedScriptMarks(cps).empty())
+        flags |= HiddenMixedScript;
     return flags;
 }
 
@@ -336,8 +255,8 @@ std::string hiddenTextWarning(unsigned flags)
     if ((flags & HiddenInvisible) && (flags & HiddenMixedScript))
         out += ',';
     if (flags & HiddenMixedScript)
-        out += " letters of another script in a word";
-    return out + " (shown as ⟨U+…⟩)";
+        out += " look-alike letters of another script in a name";
+    return out + " (shown as ⟨…⟩)";
 }
 
 Json hiddenTextJson(unsigned flags)

@@ -29,18 +29,19 @@ enum HiddenText : unsigned {
     // use (Co) and unassigned (Cn) code points, line and paragraph
     // separators, spaces other than U+0020, and the Hangul fillers.
     HiddenInvisible = 1u << 0,
-    // A word whose letters come from scripts that are not written together
-    // (Unicode TR39's "highly restrictive" level): `pаypal` with a
-    // Cyrillic а. Latin with Han, Hiragana, Katakana, Hangul or Bopomofo,
-    // as Japanese, Chinese and Korean write, is not mixed.
+    // A name (host, path segment, identifier) that mixes scripts to look
+    // like another: `pаypal` with a Cyrillic а, or the all-Cyrillic `аррӏе`
+    // of `аррӏе.com` (Unicode TR39, checked by ICU: common/mixedscript.h).
+    // Latin with Han, Hiragana, Katakana, Hangul or Bopomofo, as Japanese,
+    // Chinese and Korean write, is not mixed; nor are words of one script.
     HiddenMixedScript = 1u << 1,
 };
 
 // True for a code point that is never shown raw (HiddenInvisible's set).
 bool isHiddenCodePoint(char32_t cp);
 
-// `text` with every hidden code point, and every letter of a mixed-script
-// word that is not of the word's main script, written as ⟨U+XXXX⟩.
+// `text` with every hidden code point written as ⟨U+XXXX⟩, and every
+// look-alike letter of a mixed-script name as ⟨а U+0430 CYRILLIC⟩.
 QString visibleText(QStringView text);
 std::string visibleText(std::string_view utf8);
 
@@ -54,8 +55,8 @@ unsigned hiddenTextOf(std::string_view utf8);
 unsigned hiddenTextOfJson(const Json &value);
 
 // "hidden characters" with what they are, for people: empty when `flags`
-// is 0, e.g. "hidden characters: invisible or control characters, mixed
-// scripts in a word".
+// is 0, e.g. "hidden characters: invisible or control characters,
+// look-alike letters of another script in a name (shown as ⟨…⟩)".
 std::string hiddenTextWarning(unsigned flags);
 
 // The names of the flags, as the protocol's `hidden_characters` array has

@@ -19,8 +19,9 @@ namespace {
 // most MaxShownNameLength.
 QString shownName(const std::string &text, const std::vector<Redaction> &redactions)
 {
-    // Hidden and look-alike characters as ⟨U+XXXX⟩ (common/visibletext.h);
-    // what is left of tabs and line breaks is a space.
+    // Hidden characters as ⟨U+XXXX⟩, look-alike letters as ⟨а U+0430
+    // CYRILLIC⟩ (common/visibletext.h); what is left of tabs and line
+    // breaks is a space.
     const QString masked = visibleText(toQString(maskText(text, redactions)));
     QString out;
     out.reserve(masked.size());

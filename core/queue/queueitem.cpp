@@ -2,6 +2,7 @@
 #include "queueitem.h"
 #include "approvals.h"
 
+#include "common/mixedscript.h"
 #include "common/visibletext.h"
 
 namespace holdpoint {
@@ -74,8 +75,22 @@ Json itemToJson(const QueueItem &item)
     // What a person cannot see or would misread (common/visibletext.h):
     // every surface warns of it and shows such characters escaped. The
     // fields themselves stay exactly the agent's.
-    if (const unsigned hidden = hiddenTextOf(item); hidden != 0)
+    const unsigned hidden = hiddenTextOf(item);
+    if (hidden != 0)
         j["hidden_characters"] = hiddenTextJson(hidden);
+    // The names that mix scripts and their look-alike letters, so the page
+    // (which has no ICU) marks what the console marks. Read from the fields
+    // as sent, secrets already masked: a masked value lends no name.
+    if (hidden & HiddenMixedScript) {
+        Json names = Json::array();
+        for (const char *field : { "tool_name", "args", "context", "annotations", "proposed_args" }) {
+            if (const auto it = j.find(field); it != j.end())
+                addMixedScriptJson(names, *it);
+        }
+        addMixedScriptJson(names, j["agent"]);
+        if (!names.empty())
+            j["mixed_script"] = std::move(names);
+    }
     return j;
 }
 

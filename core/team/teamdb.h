@@ -44,7 +44,7 @@ private:
 inline constexpr char NotifyChannel[] = "holdpoint";
 
 // The team schema version this build creates and speaks (schema/v<N>.sql).
-inline constexpr int SchemaVersion = 5;
+inline constexpr int SchemaVersion = 6;
 
 struct Instance
 {

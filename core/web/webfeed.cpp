@@ -19,7 +19,6 @@ namespace holdpoint {
 
 namespace {
 
-constexpr qint64 MaxDecidedRemembered = 4096;
 constexpr qint64 SilentLiveMs = 60'000; // no pong for this long: the page is gone
 constexpr int HelloMs = 10'000; // a feed admitted on its cookie must send its device key by then
 
@@ -39,14 +38,21 @@ QList<QPair<QByteArray, QByteArray>> headersOf(const QNetworkRequest &request)
 
 } // namespace
 
+QWebSocket *WebServer::socketOf(LiveFeedController::Id feed) const
+{
+    for (const Live &l : m_live)
+        if (l.feed == feed)
+            return l.socket.get();
+    return nullptr;
+}
+
 // Closing or aborting a socket may report its disconnect at once, which
 // takes it out of m_live: act on a copy.
-std::vector<QPointer<QWebSocket>> WebServer::liveSockets(const std::function<bool(const Live &)> &which) const
+std::vector<QPointer<QWebSocket>> WebServer::liveSockets(const std::vector<LiveFeedController::Id> &feeds) const
 {
     std::vector<QPointer<QWebSocket>> out;
-    for (const Live &l : m_live)
-        if (which(l))
-            out.emplace_back(l.socket.get());
+    for (const LiveFeedController::Id id : feeds)
+        out.emplace_back(socketOf(id));
     return out;
 }
 
@@ -68,7 +74,10 @@ void WebServer::acceptLive()
         // handleRequest admitted the upgrade, this one names the reviewer.
         // A browser cannot put a header on an upgrade, so a device's feed
         // is admitted on its cookie and proves its key in its first message.
-        const auto who = caller(headersOf(socket->request()), socket->peerAddress(), nullptr, true);
+        PageRequest upgrade;
+        upgrade.peer = socket->peerAddress();
+        setHeaders(upgrade, headersOf(socket->request()));
+        const std::optional<Caller> who = lookup(upgrade, true).caller;
         if (!who) {
             socket->close(QWebSocketProtocol::CloseCodePolicyViolated, QStringLiteral("no session"));
             dispose(socket.release());
@@ -77,64 +86,56 @@ void WebServer::acceptLive()
         QWebSocket *ws = socket.get();
         ws->setMaxAllowedIncomingMessageSize(4096);
         ws->setMaxAllowedIncomingFrameSize(4096);
+        const LiveFeedController::Opened opened = m_feed->open(*who);
+        const LiveFeedController::Id feed = opened.id;
         const auto heard = [this, ws] {
             for (Live &l : m_live)
                 if (l.socket.get() == ws)
                     l.lastHeard = steadyMs();
         };
-        connect(ws, &QWebSocket::textMessageReceived, this, [this, ws, heard](const QString &message) {
+        connect(ws, &QWebSocket::textMessageReceived, this, [this, ws, feed, heard](const QString &message) {
             heard();
-            onLiveHello(ws, message);
+            onLiveMessage(ws, feed, message);
         });
         connect(ws, &QWebSocket::pong, this, heard);
         connect(ws, &QWebSocket::binaryMessageReceived, ws,
             [ws] { ws->close(QWebSocketProtocol::CloseCodeDatatypeNotSupported, QStringLiteral("text only")); });
-        connect(ws, &QWebSocket::disconnected, this, [this, ws] {
+        connect(ws, &QWebSocket::disconnected, this, [this, ws, feed] {
             const auto it = std::find_if(m_live.begin(), m_live.end(), [ws](const Live &l) { return l.socket.get() == ws; });
             if (it == m_live.end())
                 return;
             dispose(it->socket.release());
             m_live.erase(it);
+            m_feed->closed(feed);
         });
-        m_live.push_back({ std::move(socket), who->sessionId, who->identity.name, steadyMs(), who->proven });
-        if (who->proven) {
+        m_live.push_back({ std::move(socket), feed, steadyMs() });
+        if (opened.first) {
             trustLive(ws);
-            Json first = snapshot();
-            first["type"] = "snapshot";
-            ws->sendTextMessage(QString::fromStdString(dumpJson(first)));
+            ws->sendTextMessage(QString::fromStdString(*opened.first));
             continue;
         }
-        QTimer::singleShot(HelloMs, ws, [this, ws] {
-            const auto it = std::find_if(m_live.begin(), m_live.end(), [ws](const Live &l) { return l.socket.get() == ws; });
-            if (it != m_live.end() && !it->proven)
+        QTimer::singleShot(HelloMs, ws, [this, ws, feed] {
+            if (m_feed->awaitingKey(feed))
                 ws->close(QWebSocketProtocol::CloseCodePolicyViolated, QStringLiteral("no device key"));
         });
     }
 }
 
-void WebServer::onLiveHello(QWebSocket *ws, const QString &message)
+void WebServer::onLiveMessage(QWebSocket *ws, LiveFeedController::Id feed, const QString &message)
 {
-    const auto it = std::find_if(m_live.begin(), m_live.end(), [ws](const Live &l) { return l.socket.get() == ws; });
-    if (it == m_live.end() || it->proven)
-        return; // pings, once proven
-    // {"type": "hello", "device": KEY}, the page's first message; anything
-    // else, or a key that is not this session's, ends the feed unheard.
-    const Json hello = Json::parse(message.toStdString(), nullptr, false);
-    const Json *key = hello.is_object() && hello.value("type", Json()) == "hello" && hello.contains("device")
-            && hello["device"].is_string()
-        ? &hello["device"]
-        : nullptr;
-    if (!key || !m_sessions.deviceMatches(it->sessionId, QByteArray::fromStdString(key->get<std::string>()))) {
-        Q_EMIT refused(ws->peerAddress().toString(),
-            QStringLiteral("live feed: a session's cookie without its device key (a process on another port of this host?)"));
+    const LiveFeedController::Heard heard = m_feed->heard(feed, message.toStdString());
+    switch (heard.kind) {
+    case LiveFeedController::Heard::Kind::Nothing:
+        return;
+    case LiveFeedController::Heard::Kind::Refused:
+        Q_EMIT refused(ws->peerAddress().toString(), heard.logged);
         ws->close(QWebSocketProtocol::CloseCodePolicyViolated, QStringLiteral("no device key"));
         return;
+    case LiveFeedController::Heard::Kind::Proven:
+        trustLive(ws);
+        ws->sendTextMessage(QString::fromStdString(heard.first));
+        return;
     }
-    it->proven = true;
-    trustLive(ws);
-    Json first = snapshot();
-    first["type"] = "snapshot";
-    ws->sendTextMessage(QString::fromStdString(dumpJson(first)));
 }
 
 std::string WebServer::peerKey(const QHostAddress &address, quint16 port)
@@ -157,32 +158,25 @@ void WebServer::broadcast(const Json &message)
     if (m_live.empty())
         return;
     const QString text = QString::fromStdString(dumpJson(message));
-    for (const Live &l : m_live)
-        if (l.proven)
-            l.socket->sendTextMessage(text);
+    for (const LiveFeedController::Id id : m_feed->everyone())
+        if (QWebSocket *ws = socketOf(id))
+            ws->sendTextMessage(text);
 }
 
 void WebServer::sendTo(const std::string &sessionId, const std::string &reviewer, const Json &message)
 {
     const QString text = QString::fromStdString(dumpJson(message));
-    for (const Live &l : m_live)
-        if (l.proven && (sessionId.empty() ? l.sessionId.empty() && l.reviewer == reviewer : l.sessionId == sessionId))
-            l.socket->sendTextMessage(text);
+    for (const LiveFeedController::Id id : m_feed->of(sessionId, reviewer))
+        if (QWebSocket *ws = socketOf(id))
+            ws->sendTextMessage(text);
 }
 
 void WebServer::onResolved(const QueueItem &item)
 {
     const std::string decidedBy = item.decision ? item.decision->decidedBy : std::string();
     const std::string state(itemStateName(item.state));
-    const TimeMs at = m_core->clock()->now();
-    if (m_decided.emplace(item.id, Decided { decidedBy, state, at }).second) {
-        m_decidedOrder.push_back(item.id);
-        if (qint64(m_decidedOrder.size()) > MaxDecidedRemembered) {
-            m_decided.erase(m_decidedOrder.front());
-            m_decidedOrder.pop_front();
-        }
-    }
-    m_awaiting.erase(item.id);
+    const TimeMs at = m_desk->now();
+    m_items->remember(item, at);
     // Approvals that completed a count are decided by everyone who gave one
     // ("human:alice,human:bob"), the click that completed it included.
     std::vector<std::string_view> deciders;
@@ -194,8 +188,8 @@ void WebServer::onResolved(const QueueItem &item)
     answerParked(item.id, [&](const Parked &p) {
         const std::string self = "human:" + p.fallback.settlesFor;
         if (std::find(deciders.begin(), deciders.end(), self) != deciders.end())
-            return std::optional(json({ { "outcome", "decided" }, { "decided_by", decidedBy } }));
-        return std::optional(json({ { "error", "already_decided" },
+            return std::optional(jsonReply({ { "outcome", "decided" }, { "decided_by", decidedBy } }));
+        return std::optional(jsonReply({ { "error", "already_decided" },
             { "message", "already decided by " + decidedBy + " at " + formatTimestamp(at) }, { "decided_by", decidedBy },
             { "decided_at", formatTimestamp(at) }, { "state", state } }, 409));
     });
@@ -205,18 +199,17 @@ void WebServer::onResolved(const QueueItem &item)
 
 void WebServer::onSessionRevoked(const std::string &id)
 {
-    endLive([&id](const Live &l) { return l.sessionId == id; }, QStringLiteral("session ended"));
+    endLive([&id](const LiveFeedController::Feed &f) { return f.sessionId == id; }, QStringLiteral("session ended"));
 }
 
 // Tells the pages `which` picks that they are signed out, then closes them.
-void WebServer::endLive(const std::function<bool(const Live &)> &which, const QString &why, bool signedOut)
+void WebServer::endLive(const std::function<bool(const LiveFeedController::Feed &)> &which, const QString &why, bool signedOut)
 {
-    for (const QPointer<QWebSocket> &ws : liveSockets(which)) {
+    for (const LiveFeedController::Feed &f : m_feed->select(which)) {
+        const QPointer<QWebSocket> ws = socketOf(f.id);
         if (!ws)
             continue;
-        const bool proven = std::any_of(m_live.begin(), m_live.end(),
-            [&ws](const Live &l) { return l.socket.get() == ws.data() && l.proven; });
-        if (signedOut && proven)
+        if (signedOut && f.proven)
             ws->sendTextMessage(QStringLiteral("{\"type\":\"revoked\"}"));
         ws->close(QWebSocketProtocol::CloseCodePolicyViolated, why);
     }
@@ -225,7 +218,11 @@ void WebServer::endLive(const std::function<bool(const Live &)> &which, const QS
 void WebServer::pingLive()
 {
     const qint64 now = steadyMs();
-    for (const QPointer<QWebSocket> &ws : liveSockets([now](const Live &l) { return now - l.lastHeard > SilentLiveMs; }))
+    std::vector<LiveFeedController::Id> silent;
+    for (const Live &l : m_live)
+        if (now - l.lastHeard > SilentLiveMs)
+            silent.push_back(l.feed);
+    for (const QPointer<QWebSocket> &ws : liveSockets(silent))
         if (ws)
             ws->abort();
     for (const Live &l : m_live)

@@ -20,12 +20,9 @@ namespace holdpoint {
 
 namespace {
 
-constexpr char CookieName[] = "__Host-holdpoint";
 constexpr char Csp[] = "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; "
                        "connect-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'";
 constexpr char AnsweredProperty[] = "holdpoint_answered";
-// What a trusted proxy proves itself with (WEB.md "Who gets in"), lower case.
-constexpr char ProxySecretHeader[] = "x-holdpoint-proxy-secret";
 
 bool isLoopback(const QHostAddress &a)
 {
@@ -60,32 +57,6 @@ bool headerNameValid(const QByteArray &name)
     return std::all_of(name.begin(), name.end(), [](char c) {
         return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '-' || c == '_';
     });
-}
-
-// The header's value; empty when it is missing or sent more than once (a
-// proxy that appends instead of replacing must not let a client add a name).
-QByteArray headerValue(const QList<QPair<QByteArray, QByteArray>> &headers, const QByteArray &name)
-{
-    QByteArray value;
-    int seen = 0;
-    for (const auto &h : headers)
-        if (h.first.compare(name, Qt::CaseInsensitive) == 0 && ++seen == 1)
-            value = h.second;
-    return seen == 1 ? value : QByteArray();
-}
-
-QByteArray cookieToken(const QList<QPair<QByteArray, QByteArray>> &headers)
-{
-    for (const auto &h : headers) {
-        if (h.first.compare("cookie", Qt::CaseInsensitive) != 0)
-            continue;
-        for (const QByteArray &pair : h.second.split(';')) {
-            const QByteArray p = pair.trimmed();
-            if (p.startsWith(CookieName) && p.size() > qsizetype(sizeof CookieName) - 1 && p[sizeof CookieName - 1] == '=')
-                return p.mid(qsizetype(sizeof CookieName));
-        }
-    }
-    return {};
 }
 
 } // namespace
@@ -209,60 +180,42 @@ bool WebServer::start(QString *error)
     // and the Origin check name that, never another loopback address where
     // nothing of ours listens (127.0.0.2 is not 127.0.0.1). "localhost"
     // reaches 127.0.0.1 and ::1 only.
-    m_origins = m_config.origins;
+    QStringList &origins = m_rules.origins;
+    origins = m_config.origins;
     if (!isWildcard(m_config.address))
-        m_origins << scheme + hostText(m_config.address) + port;
+        origins << scheme + hostText(m_config.address) + port;
     if (m_config.address.isEqual(QHostAddress::LocalHost) || m_config.address.isEqual(QHostAddress::LocalHostIPv6))
-        m_origins << scheme + QStringLiteral("localhost") + port;
-    for (const QString &o : std::as_const(m_origins))
-        m_hosts.insert(QUrl(o).authority().toUtf8());
+        origins << scheme + QStringLiteral("localhost") + port;
+    for (const QString &o : std::as_const(origins))
+        m_rules.hosts.insert(QUrl(o).authority().toUtf8());
     // The listening address itself, as a proxy in front may name it.
     if (!isWildcard(m_config.address))
-        m_hosts.insert((hostText(m_config.address) + port).toUtf8());
+        m_rules.hosts.insert((hostText(m_config.address) + port).toUtf8());
+    m_sessions.setOrigin(origin());
 
     connect(this, &QAbstractHttpServer::newWebSocketConnection, this, &WebServer::acceptLive);
-    ReviewQueue *queue = m_core->queue();
+    m_rules.maxRequestBytes = m_config.maxRequestBytes;
+    m_desk = std::make_unique<ConsoleDesk>(m_core);
+    m_pairing = std::make_unique<PairingController>(m_sessions, *m_desk,
+        TrustedHeader { m_config.authHeader, m_config.trustedProxies, m_config.proxySecret }, m_secret);
+    m_items = std::make_unique<ItemsController>(*m_desk);
+    m_feed = std::make_unique<LiveFeedController>(*m_items, m_sessions);
+    m_routes = webRoutes(*m_pairing, *m_items);
     // Serialised only when a page is open to see it.
-    connect(queue, &QueueStore::itemAdded, this, [this](const QueueItem &item) {
+    connect(m_desk.get(), &ReviewerDesk::itemAdded, this, [this](const QueueItem &item) {
         if (!m_live.empty())
-            broadcast({ { "type", "added" }, { "item", itemJson(item) } });
+            broadcast({ { "type", "added" }, { "item", m_items->itemJson(item) } });
     });
-    connect(queue, &QueueStore::itemUpdated, this, [this](const QueueItem &item) {
+    connect(m_desk.get(), &ReviewerDesk::itemUpdated, this, [this](const QueueItem &item) {
         if (!m_live.empty())
-            broadcast({ { "type", "updated" }, { "item", itemJson(item) } });
+            broadcast({ { "type", "updated" }, { "item", m_items->itemJson(item) } });
     });
-    connect(queue, &QueueStore::resolved, this, &WebServer::onResolved);
-    // A reviewer removed from the console may no longer decide from a phone
-    // either, nor watch the queue through a page already open.
-    connect(m_core, &ConsoleCore::namedReviewersChanged, this, &WebServer::dropRemovedReviewers);
-    if (team::TeamStore *team = m_core->team()) {
-        // Only a team store settles a review later (parks its click). Each
-        // outcome names the reviewer it is for, and goes to that reviewer's
-        // oldest waiting click on the item alone: another person's click on
-        // the same item, or the desktop's review, waits for its own.
-        connect(team, &QueueStore::reviewRefused, this,
-            [this](const std::string &id, const std::string &message, const std::string &reviewer) {
-                answerParked(id, [&](const Parked &p) {
-                    return p.fallback.settlesFor == reviewer ? std::optional(WebServer::error(422, "refused", message))
-                                                             : std::nullopt;
-                }, true);
-                const auto it = m_awaiting.find(id);
-                if (it == m_awaiting.end() || it->second.second != reviewer)
-                    return;
-                sendTo(it->second.first, it->second.second, { { "type", "refused" }, { "id", id }, { "message", message } });
-                m_awaiting.erase(it);
-            });
-        connect(team, &QueueStore::voteCounted, this,
-            [this](const std::string &id, int approvals, int required, const std::string &reviewer) {
-                answerParked(id, [&](const Parked &p) {
-                    return p.fallback.settlesFor == reviewer
-                        ? std::optional(json({ { "outcome", "voted" }, { "approvals", approvals }, { "required", required } }))
-                        : std::nullopt;
-                }, true);
-            });
-        connect(team, &team::TeamStore::actingReviewersChanged, this, &WebServer::dropRemovedReviewers);
-        team->followActingReviewers();
-    }
+    connect(m_desk.get(), &ReviewerDesk::resolved, this, &WebServer::onResolved);
+    // Only a team store settles a review later (parks its click).
+    connect(m_desk.get(), &ReviewerDesk::reviewRefused, this, &WebServer::onReviewRefused);
+    connect(m_desk.get(), &ReviewerDesk::voteCounted, this, &WebServer::onVoteCounted);
+    connect(m_desk.get(), &ReviewerDesk::reviewersChanged, this, &WebServer::dropRemovedReviewers);
+    m_desk->follow();
     connect(&m_sessions, &WebSessions::revoked, this, &WebServer::onSessionRevoked);
     m_core->setWebHandler([this](const ReviewerIdentity &who, const protocol::WebRequest &request,
                               std::string *why) { return answer(who, request, why); });
@@ -280,22 +233,19 @@ quint16 WebServer::port() const
 
 QString WebServer::origin() const
 {
-    return m_origins.value(0);
+    return m_rules.origins.value(0);
 }
 
 WebServer::Pairing WebServer::pair(const std::string &reviewer, const std::string &via)
 {
-    const PairingCode code = m_sessions.pair(reviewer, via);
-    return { origin() + QStringLiteral("/pair#") + toQString(code.code), code.expires };
+    return m_sessions.pairingLink(reviewer, via);
 }
 
 Json WebServer::sessionsJson() const
 {
     Json list = Json::array();
     for (const WebSession &s : m_sessions.list()) {
-        int open = 0;
-        for (const Live &l : m_live)
-            open += l.proven && l.sessionId == s.id;
+        const int open = m_sessions.openPages(s.id);
         list.push_back({ { "id", s.id }, { "reviewer", s.reviewer }, { "paired_via", s.pairedVia },
             { "user_agent", s.userAgent }, { "created", formatTimestamp(s.created) },
             { "last_seen", formatTimestamp(s.lastSeen) }, { "open_pages", open } });
@@ -308,97 +258,43 @@ bool WebServer::revoke(const std::string &id)
     return m_sessions.revoke(id);
 }
 
-bool WebServer::originAllowed(const QHttpServerRequest &request) const
-{
-    const QByteArray origin = request.value("origin");
-    return !origin.isEmpty() && m_origins.contains(QString::fromUtf8(origin), Qt::CaseSensitive);
-}
-
-bool WebServer::hostAllowed(const QByteArray &host) const
-{
-    return m_hosts.contains(host);
-}
-
 void WebServer::dropRemovedReviewers()
 {
-    if (teamUnknown()) {
+    if (m_desk->teamUnknown()) {
         // Nobody is admitted until the database answers again; the pages
         // close, but their sessions stay for when it is back.
-        endLive([](const Live &) { return true; }, QStringLiteral("the team database is unreachable"), false);
+        endLive([](const LiveFeedController::Feed &) { return true; }, QStringLiteral("the team database is unreachable"), false);
         return;
     }
     for (const WebSession &s : m_sessions.list())
-        if (!identityFor(s.reviewer, {}))
+        if (!m_desk->identityFor(s.reviewer, {}))
             m_sessions.revokeReviewer(s.reviewer);
-    endLive([this](const Live &l) { return !identityFor(l.reviewer, {}); }, QStringLiteral("reviewer removed"));
+    endLive([this](const LiveFeedController::Feed &f) { return !m_desk->identityFor(f.reviewer, {}); },
+        QStringLiteral("reviewer removed"));
 }
 
-bool WebServer::teamUnknown() const
+namespace {
+
+// What the gate and the controllers read of what Qt HTTP Server parsed.
+PageRequest pageRequest(const QHttpServerRequest &request)
 {
-    return m_core->team() && !m_core->team()->actingKnown();
+    PageRequest r;
+    r.method = request.method() == QHttpServerRequest::Method::Get ? PageRequest::Method::Get
+        : request.method() == QHttpServerRequest::Method::Post     ? PageRequest::Method::Post
+                                                                    : PageRequest::Method::Other;
+    r.path = request.url().path();
+    r.peer = request.remoteAddress();
+    r.host = request.value("host");
+    r.origin = request.value("origin");
+    r.csrf = request.value("x-csrf-token");
+    r.userAgent = request.value("user-agent");
+    r.transferEncoding = !request.value("transfer-encoding").isEmpty();
+    setHeaders(r, request.headers());
+    r.body = request.body();
+    return r;
 }
 
-std::optional<ReviewerIdentity> WebServer::identityFor(const std::string &reviewer, const std::string &via) const
-{
-    // In team mode the database says whom this login may decide as: an
-    // enabled reviewer mapped to it, as last read (teamstore.h). A name it
-    // does not list, or any name while it cannot be asked, is nobody.
-    if (m_core->team()) {
-        if (m_core->team()->mayActAs(reviewer) != team::TeamStore::Acting::Yes)
-            return std::nullopt;
-        return ReviewerIdentity { reviewer, via, {} };
-    }
-    if (reviewer == m_core->reviewerName())
-        return ReviewerIdentity { reviewer, via, m_core->reviewerOsUser() };
-    if (const auto named = m_core->namedReviewer(reviewer))
-        return ReviewerIdentity { reviewer, via, named->osUser };
-    return std::nullopt;
-}
-
-std::optional<WebServer::Caller> WebServer::caller(
-    const QList<QPair<QByteArray, QByteArray>> &headers, const QHostAddress &peer, std::string *refusedName, bool keyLater)
-{
-    if (!m_config.authHeader.isEmpty()) {
-        const bool trusted = std::any_of(m_config.trustedProxies.begin(), m_config.trustedProxies.end(),
-            [&](const QHostAddress &p) { return p.isEqual(peer, QHostAddress::TolerantConversion); });
-        const QByteArray named = headerValue(headers, m_config.authHeader).trimmed();
-        const bool proven = m_config.proxySecret.isEmpty()
-            || Endpoint::constantTimeEquals(headerValue(headers, ProxySecretHeader), m_config.proxySecret);
-        if (trusted && proven && !named.isEmpty()) {
-            const std::string name = named.toStdString();
-            if (!reviewerNameProblem(name).empty())
-                return std::nullopt;
-            const std::string via = "web (" + m_config.authHeader.toStdString() + " from " + peer.toString().toStdString() + ")";
-            auto identity = identityFor(name, via);
-            if (!identity) {
-                if (refusedName)
-                    *refusedName = name;
-                return std::nullopt;
-            }
-            return Caller { std::move(*identity), {}, sha256Hex(m_secret.toStdString() + ':' + name) };
-        }
-    }
-    // The cookie reaches every port of this host; the device key only the
-    // page's own origin (WEB.md "Who gets in"). Either alone is nobody.
-    const WebSession *session = keyLater ? m_sessions.findByToken(cookieToken(headers))
-                                         : m_sessions.authenticate(cookieToken(headers), headerValue(headers, DeviceKeyHeader));
-    if (!session) {
-        if (!keyLater && m_sessions.findByToken(cookieToken(headers)))
-            Q_EMIT refused(peer.toString(),
-                QStringLiteral("a session's cookie without its device key (a process on another port of this host?)"));
-        return std::nullopt;
-    }
-    auto identity = identityFor(session->reviewer, "web session " + session->id + " (paired via " + session->pairedVia + ")");
-    if (!identity) {
-        if (refusedName)
-            *refusedName = session->reviewer;
-        // Unknown is not no: a session outlives the database's absence.
-        if (!teamUnknown())
-            m_sessions.revokeReviewer(session->reviewer);
-        return std::nullopt;
-    }
-    return Caller { std::move(*identity), session->id, session->csrf, !keyLater };
-}
+} // namespace
 
 bool WebServer::handleRequest(const QHttpServerRequest &request, QTcpSocket *socket)
 {
@@ -408,8 +304,11 @@ bool WebServer::handleRequest(const QHttpServerRequest &request, QTcpSocket *soc
         && request.value("connection").toLower().contains("upgrade");
     if (WebListener::refused(socket))
         return !upgrade; // the guard answered already; true on an upgrade would hand the socket on
+    const PageRequest page = pageRequest(request);
     if (!upgrade) {
-        Reply reply = route(request, socket);
+        PageReply reply = route(page, socket);
+        if (!reply.logged.isEmpty())
+            Q_EMIT refused(page.peer.toString(), reply.logged);
         if (!reply.settles.empty())
             park(socket, std::move(reply));
         else
@@ -417,18 +316,11 @@ bool WebServer::handleRequest(const QHttpServerRequest &request, QTcpSocket *soc
         return true;
     }
     // A WebSocket is refused before the upgrade, with a status a browser shows.
-    const char *why = nullptr;
-    if (request.url().path() != QLatin1String("/api/live"))
-        why = "no WebSocket here";
-    else if (!hostAllowed(request.value("host")))
-        why = "unknown Host";
-    else if (!originAllowed(request))
-        why = "foreign or missing Origin";
-    else if (!caller(request.headers(), request.remoteAddress(), nullptr, true))
-        why = "no session";
-    if (why) {
-        Q_EMIT refused(request.remoteAddress().toString(), QStringLiteral("WebSocket upgrade: %1").arg(QLatin1String(why)));
-        send(socket, request, error(403, "forbidden", std::string("WebSocket refused: ") + why));
+    const UpgradeVerdict verdict
+        = gateUpgrade(page, m_rules, [this](const PageRequest &r, bool keyLater) { return lookup(r, keyLater); });
+    if (verdict.refusal) {
+        Q_EMIT refused(page.peer.toString(), verdict.refusal->logged);
+        send(socket, request, *verdict.refusal);
         return false;
     }
     if (m_upgraded.size() > 256)
@@ -441,118 +333,28 @@ bool WebServer::handleRequest(const QHttpServerRequest &request, QTcpSocket *soc
 void WebServer::missingHandler(const QHttpServerRequest &request, QTcpSocket *socket)
 {
     if (!socket->property(AnsweredProperty).toBool() && !WebListener::refused(socket))
-        send(socket, request, error(404, "not_found", "nothing here"));
+        send(socket, request, errorReply(404, "not_found", "nothing here"));
 }
 
-WebServer::Reply WebServer::route(const QHttpServerRequest &request, QTcpSocket *socket)
+CallerLookup WebServer::lookup(const PageRequest &request, bool keyLater)
 {
-    const QString path = request.url().path();
-    const bool get = request.method() == QHttpServerRequest::Method::Get;
-    const bool post = request.method() == QHttpServerRequest::Method::Post;
-    if (!hostAllowed(request.value("host")))
-        return error(421, "bad_host", "this server does not answer for that Host");
-    if (request.body().size() > m_config.maxRequestBytes)
-        return error(413, "too_large", "the body is over the limit");
-    // The listener refuses any Transfer-Encoding before Qt parses a byte
-    // (httpframing.h); this stays for a request that reaches here another way.
-    if (!request.value("transfer-encoding").isEmpty()) {
-        Reply r = error(400, "invalid", "Transfer-Encoding is not taken here; send a Content-Length");
-        r.close = true;
-        return r;
-    }
-    if (!path.startsWith(QLatin1String("/api/"))) {
-        if (!get)
-            return error(405, "method_not_allowed", "the page's files are read with GET");
-        return staticFile(path);
-    }
-    const bool reviewPath = path.startsWith(QLatin1String("/api/items/")) && path.endsWith(QLatin1String("/review"));
-    const bool postPath = path == QLatin1String("/api/pair") || path == QLatin1String("/api/logout") || reviewPath;
-    const bool getPath = path == QLatin1String("/api/me") || path == QLatin1String("/api/items");
-    if ((postPath && !post) || (getPath && !get))
-        return error(405, "method_not_allowed",
-            postPath ? "this changes state, so it takes a POST" : "this is read with GET");
-    if (!postPath && !getPath)
-        return error(404, "not_found", "no such API");
-    if (post && !originAllowed(request)) {
-        Q_EMIT refused(request.remoteAddress().toString(), QStringLiteral("POST %1 with Origin \"%2\"")
-                                                               .arg(path, QString::fromUtf8(request.value("origin").left(200))));
-        return error(403, "bad_origin", "a change is taken only from the page's own origin");
-    }
-    // Fail closed: without the database's word on whom this login may act
-    // as, nobody reads, pairs or decides (and no session is revoked).
-    if (teamUnknown())
-        return error(503, "team_unavailable",
-            "the team database cannot say now who may use this page; try again when it is back");
-    if (path == QLatin1String("/api/pair"))
-        return redeem(request, request.remoteAddress());
-    std::string refusedName;
-    const auto who = caller(request.headers(), request.remoteAddress(), &refusedName);
-    if (!who && !refusedName.empty() && m_core->team())
-        return error(403, "not_a_reviewer",
-            refusedName + " is not a reviewer this console's team login may act as (disabled, or never mapped to it); "
-                          "the team database's owner decides that");
-    if (!who)
-        return error(401, "no_session", "this device is not paired, or its session ended; pair it again");
+    return m_pairing->lookup(request, keyLater);
+}
+
+PageReply WebServer::route(const PageRequest &request, QTcpSocket *socket)
+{
+    const GateVerdict verdict = gate(request, m_rules, m_routes, m_desk->teamUnknown(),
+        [this](const PageRequest &r, bool keyLater) { return lookup(r, keyLater); });
     // A connection that carried a valid session is kept when the listener
     // makes room for others (WEB.md "Refusals").
-    WebListener::trust(socket);
-    if (post) {
-        const QByteArray csrf = request.value("x-csrf-token");
-        if (!Endpoint::constantTimeEquals(csrf, QByteArray::fromStdString(who->csrf)))
-            return error(403, "bad_csrf", "the request lacks this session's CSRF token; reload the page");
-    }
-    if (path == QLatin1String("/api/me"))
-        return me(*who);
-    if (path == QLatin1String("/api/items"))
-        return items();
-    if (path == QLatin1String("/api/logout"))
-        return logout(*who);
-    const QString id = path.mid(qsizetype(strlen("/api/items/")), path.size() - qsizetype(strlen("/api/items/")) - qsizetype(strlen("/review")));
-    return review(*who, id.toStdString(), request.body());
+    if (verdict.sessionValid)
+        WebListener::trust(socket);
+    if (verdict.refusal)
+        return *verdict.refusal;
+    return verdict.route->handler(RouteCall { request, verdict.caller ? &*verdict.caller : nullptr, verdict.id });
 }
 
-WebServer::Reply WebServer::staticFile(const QString &path) const
-{
-    static const std::pair<const char *, const char *> files[] = {
-        { "index.html", "text/html; charset=utf-8" },
-        { "app.js", "text/javascript; charset=utf-8" },
-        { "json.js", "text/javascript; charset=utf-8" },
-        { "queue.js", "text/javascript; charset=utf-8" },
-        { "app.css", "text/css; charset=utf-8" },
-        { "review.css", "text/css; charset=utf-8" },
-        { "icon.svg", "image/svg+xml" },
-    };
-    QString name = path.mid(1);
-    if (name.isEmpty() || name == QLatin1String("pair"))
-        name = QStringLiteral("index.html");
-    for (const auto &[file, type] : files) {
-        if (name != QLatin1String(file))
-            continue;
-        QFile f(QStringLiteral(":/holdpoint/web/") + name);
-        if (!f.open(QIODevice::ReadOnly))
-            return error(500, "missing", "the page's files are missing from this build");
-        Reply r;
-        r.body = f.readAll();
-        r.contentType = type;
-        return r;
-    }
-    return error(404, "not_found", "nothing here");
-}
-
-WebServer::Reply WebServer::error(int status, const char *code, const std::string &message)
-{
-    return json({ { "error", code }, { "message", message } }, status);
-}
-
-WebServer::Reply WebServer::json(const Json &body, int status)
-{
-    Reply r;
-    r.status = status;
-    r.body = QByteArray::fromStdString(dumpJson(body));
-    return r;
-}
-
-std::vector<std::pair<QByteArray, QByteArray>> WebServer::answerHeaders(const Reply &reply) const
+std::vector<std::pair<QByteArray, QByteArray>> WebServer::answerHeaders(const PageReply &reply) const
 {
     std::vector<std::pair<QByteArray, QByteArray>> h { { "Content-Type", reply.contentType },
         { "Content-Security-Policy", Csp }, { "X-Content-Type-Options", "nosniff" }, { "X-Frame-Options", "DENY" },
@@ -568,7 +370,7 @@ std::vector<std::pair<QByteArray, QByteArray>> WebServer::answerHeaders(const Re
     return h;
 }
 
-void WebServer::send(QTcpSocket *socket, const QHttpServerRequest &request, const Reply &reply)
+void WebServer::send(QTcpSocket *socket, const QHttpServerRequest &request, const PageReply &reply)
 {
     if (!socket->isOpen())
         return;

@@ -3,11 +3,19 @@
 
 // The reviewer page (WEB.md): static files, a JSON API and one live
 // WebSocket per page, served on the console's event loop and deciding
-// through its engine as the reviewer the session belongs to.
+// through its engine as the reviewer the session belongs to. This is the
+// transport: it turns what Qt HTTP Server parsed into a PageRequest, passes
+// it through the gate (webgate.h) and the route table to a controller
+// (webcontrollers.h) over the reviewer desk (reviewerdesk.h), and writes
+// the answer.
 
 #include "common/json.h"
 #include "protocol/protocol.h"
 #include "queue/queuestore.h"
+#include "web/consoledesk.h"
+#include "web/livefeedcontroller.h"
+#include "web/webcontrollers.h"
+#include "web/webgate.h"
 #include "web/websessions.h"
 
 #include <QAbstractHttpServer>
@@ -67,14 +75,11 @@ public:
     quint16 port() const;
     // Where the page is: the first public origin, else the listening one.
     QString origin() const;
+    // The device sessions: all the window's Devices dialog needs.
     WebSessions *sessions() { return &m_sessions; }
 
     // A pairing link for `reviewer`, who asked through `via`.
-    struct Pairing
-    {
-        QString url;
-        TimeMs expires = 0;
-    };
+    using Pairing = PairingLink;
     Pairing pair(const std::string &reviewer, const std::string &via);
     // The sessions and a revoke, as `holdpoint-ctl web` shows and asks for them.
     Json sessionsJson() const;
@@ -91,88 +96,39 @@ protected:
     void missingHandler(const QHttpServerRequest &request, QTcpSocket *socket) override;
 
 private:
-    struct Caller
-    {
-        ReviewerIdentity identity;
-        std::string sessionId; // empty for a trusted header
-        std::string csrf;
-        // False for a live feed admitted on its cookie alone: it must send
-        // the device key in its first message before it is sent anything.
-        bool proven = true;
-    };
-    struct Reply
-    {
-        int status = 200;
-        QByteArray body;
-        QByteArray contentType = "application/json";
-        std::vector<std::pair<QByteArray, QByteArray>> headers;
-        bool close = false; // and end the connection
-        // Team mode: answered when the database settles this item for
-        // `settlesFor` (decided, voted or refused); this reply if it has
-        // not within SettleMs.
-        std::string settles;
-        std::string settlesFor;
-    };
     struct Parked
     {
         QPointer<QTcpSocket> socket;
-        Reply fallback;
+        PageReply fallback;
         quint64 ticket = 0;
     };
+    // An open page's socket; whose it is and whether it proved its session
+    // is the feed controller's (livefeedcontroller.h).
     struct Live
     {
         std::unique_ptr<QWebSocket> socket;
-        std::string sessionId;
-        std::string reviewer;
+        LiveFeedController::Id feed = 0;
         qint64 lastHeard = 0;
-        // Sent the session's device key (or came through a trusted proxy):
-        // until then it is sent nothing and counts for nothing.
-        bool proven = false;
-    };
-    struct Decided
-    {
-        std::string decidedBy;
-        std::string state;
-        TimeMs at = 0;
     };
 
-    void send(QTcpSocket *socket, const QHttpServerRequest &request, const Reply &reply);
+    void send(QTcpSocket *socket, const QHttpServerRequest &request, const PageReply &reply);
     // What every answer carries besides its status and body.
-    std::vector<std::pair<QByteArray, QByteArray>> answerHeaders(const Reply &reply) const;
+    std::vector<std::pair<QByteArray, QByteArray>> answerHeaders(const PageReply &reply) const;
     // A team review's answer waits for the database (webapi.cpp).
-    void park(QTcpSocket *socket, Reply fallback);
-    void answerParked(const std::string &id, const std::function<std::optional<Reply>(const Parked &)> &answer,
+    void park(QTcpSocket *socket, PageReply fallback);
+    void answerParked(const std::string &id, const std::function<std::optional<PageReply>(const Parked &)> &answer,
         bool first = false);
-    static Reply error(int status, const char *code, const std::string &message);
-    static Reply json(const Json &body, int status = 200);
-    Reply route(const QHttpServerRequest &request, QTcpSocket *socket);
-    Reply staticFile(const QString &path) const;
-    bool originAllowed(const QHttpServerRequest &request) const;
-    bool hostAllowed(const QByteArray &host) const;
-    // Who is calling, or nullopt; `refusedName`, if given, is set to the
-    // name a session or trusted header carried that may not use the page.
-    // A session needs its cookie and its device key (X-Holdpoint-Device);
-    // with `keyLater` (a live feed's upgrade, which a browser cannot give a
-    // header) the cookie alone admits it, unproven.
-    std::optional<Caller> caller(const QList<QPair<QByteArray, QByteArray>> &headers, const QHostAddress &peer,
-        std::string *refusedName = nullptr, bool keyLater = false);
-    std::optional<ReviewerIdentity> identityFor(const std::string &reviewer, const std::string &via) const;
-    // Team mode, and the database cannot say now whom this login may act as.
-    bool teamUnknown() const;
-
-    // The API (webapi.cpp).
-    Reply me(const Caller &caller) const;
-    Reply items() const;
-    Reply redeem(const QHttpServerRequest &request, const QHostAddress &peer);
-    Reply logout(const Caller &caller);
-    Reply review(const Caller &caller, const std::string &id, const QByteArray &body);
-    Json itemJson(const QueueItem &item) const;
+    // Through the gate, then the route table's handler (webgate.h).
+    PageReply route(const PageRequest &request, QTcpSocket *socket);
+    CallerLookup lookup(const PageRequest &request, bool keyLater);
+    // holdpoint-ctl web pair / sessions / revoke, through the reviewer wire.
     Json answer(const ReviewerIdentity &who, const protocol::WebRequest &request, std::string *error);
 
-    // The live feed.
+    // The live feed (webfeed.cpp).
     void acceptLive();
-    // A live feed's first message: the device key that proves its session.
-    void onLiveHello(QWebSocket *socket, const QString &message);
+    // A live feed's message: the first proves its session with the device key.
+    void onLiveMessage(QWebSocket *socket, LiveFeedController::Id feed, const QString &message);
+    QWebSocket *socketOf(LiveFeedController::Id feed) const;
     // The feed proved its session: its connection is one the listener
     // keeps when it makes room (WebListener::trust).
     void trustLive(QWebSocket *socket);
@@ -183,27 +139,29 @@ private:
     void sendTo(const std::string &sessionId, const std::string &reviewer, const Json &message);
     void onResolved(const QueueItem &item);
     void onSessionRevoked(const std::string &id);
+    void onReviewRefused(const std::string &id, const std::string &message, const std::string &reviewer);
+    void onVoteCounted(const std::string &id, int approvals, int required, const std::string &reviewer);
     void pingLive();
-    std::vector<QPointer<QWebSocket>> liveSockets(const std::function<bool(const Live &)> &which) const;
+    std::vector<QPointer<QWebSocket>> liveSockets(const std::vector<LiveFeedController::Id> &feeds) const;
     // Closes the pages `which` picks; `signedOut` tells them first that
     // their session ended (the page then stops reconnecting).
-    void endLive(const std::function<bool(const Live &)> &which, const QString &why, bool signedOut = true);
-    Json snapshot() const;
+    void endLive(const std::function<bool(const LiveFeedController::Feed &)> &which, const QString &why, bool signedOut = true);
 
     QPointer<ConsoleCore> m_core;
     WebConfig m_config;
     WebListener *m_listener = nullptr;
     WebSessions m_sessions;
-    QStringList m_origins; // exact Origin values admitted
-    QSet<QByteArray> m_hosts; // Host values admitted (no DNS rebinding)
+    GateRules m_rules;
     QByteArray m_secret; // per process: the CSRF token of a trusted-header caller
+    // Made by start(): the desk over the engine, the controllers over it,
+    // and the route table that sends each request to one of them.
+    std::unique_ptr<ConsoleDesk> m_desk;
+    std::unique_ptr<PairingController> m_pairing;
+    std::unique_ptr<ItemsController> m_items;
+    std::unique_ptr<LiveFeedController> m_feed;
+    RouteTable m_routes;
     std::vector<Live> m_live;
     QTimer *m_pinger = nullptr;
-    // Recently decided items, for "decided by whom and when" on a stale click.
-    std::unordered_map<std::string, Decided> m_decided;
-    std::deque<std::string> m_decidedOrder;
-    // Team mode: reviews sent to the database, by item, with whose session.
-    std::unordered_map<std::string, std::pair<std::string, std::string>> m_awaiting;
     // Team mode: review requests whose answer waits for the database, by item.
     std::unordered_multimap<std::string, Parked> m_parked;
     quint64 m_parkTickets = 0;

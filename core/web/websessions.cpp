@@ -158,6 +158,26 @@ bool WebSessions::load(QString *error)
     return true;
 }
 
+PairingLink WebSessions::pairingLink(const std::string &reviewer, const std::string &via)
+{
+    const PairingCode code = pair(reviewer, via);
+    return { m_origin + QStringLiteral("/pair#") + QString::fromStdString(code.code), code.expires };
+}
+
+int WebSessions::openPages(const std::string &id) const
+{
+    const auto it = m_openPages.find(id);
+    return it == m_openPages.end() ? 0 : it->second;
+}
+
+void WebSessions::setOpenPages(const std::string &id, int pages)
+{
+    if (pages > 0)
+        m_openPages[id] = pages;
+    else
+        m_openPages.erase(id);
+}
+
 PairingCode WebSessions::pair(const std::string &reviewer, const std::string &via)
 {
     expire();

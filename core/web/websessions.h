@@ -66,6 +66,13 @@ enum class PairingRefusal
     Expired,
 };
 
+// A pairing code as a link a person opens (WEB.md "Who gets in").
+struct PairingLink
+{
+    QString url; // <origin>/pair#<code>
+    TimeMs expires = 0;
+};
+
 struct Redeemed
 {
     WebSession session;
@@ -86,6 +93,17 @@ public:
 
     // A code that opens one session for `reviewer`, once, for 5 minutes.
     PairingCode pair(const std::string &reviewer, const std::string &via);
+    // The same, as a link to the page (origin()).
+    PairingLink pairingLink(const std::string &reviewer, const std::string &via);
+
+    // Where the page is: its first public origin, else the one it listens
+    // on; set when it starts listening. The pairing links name it.
+    QString origin() const { return m_origin; }
+    void setOrigin(const QString &origin) { m_origin = origin; }
+    // How many pages are open on session `id` now (live feeds that proved
+    // its device key); the live feed keeps it.
+    int openPages(const std::string &id) const;
+    void setOpenPages(const std::string &id, int pages);
     // Spends `code`: a new session, or why not. `Unknown` when the code
     // is none this console made (nor one it spent).
     std::optional<Redeemed> redeem(const std::string &code, const std::string &userAgent,
@@ -133,6 +151,8 @@ private:
     QHash<QString, std::deque<TimeMs>> m_failuresByPeer;
     std::unordered_map<std::string, std::deque<TimeMs>> m_failuresByCode;
     QString m_error;
+    QString m_origin;
+    std::unordered_map<std::string, int> m_openPages;
 };
 
 } // namespace holdpoint

@@ -35,7 +35,8 @@ const el = (id) => document.getElementById(id);
 
 // Makes an element; children are nodes or strings (text), null is skipped.
 // Every text goes on the page through here: characters a person cannot see
-// or would misread show as ⟨U+XXXX⟩ (visibleText, json.js).
+// or would misread show as ⟨U+XXXX⟩, look-alike letters the console found
+// as ⟨а U+0430 CYRILLIC⟩ (visibleText, json.js).
 function h(tag, className, ...children) {
   const node = document.createElement(tag);
   if (className) node.className = className;
@@ -46,7 +47,7 @@ function h(tag, className, ...children) {
 }
 
 // What the server found hidden in a call (PROTOCOL.md, "Hidden characters").
-const HIDDEN_KINDS = { invisible: 'invisible or control characters', mixed_script: 'letters of another script in a word' };
+const HIDDEN_KINDS = { invisible: 'invisible or control characters', mixed_script: 'look-alike letters of another script in a name' };
 const hiddenKinds = (item) => (item.hidden_characters || []).map((k) => HIDDEN_KINDS[k] || k);
 
 const isObject = (v) => v !== null && typeof v === 'object' && !Array.isArray(v) && !(v instanceof JsonNumber);
@@ -294,6 +295,7 @@ async function reconnect() {
 const feed = {
   snapshot(m) {
     state.skewMs = Date.parse(m.now) - Date.now() || 0;
+    m.items.forEach(learnMixedScript);
     state.items = new Map(m.items.map((item) => [item.id, item]));
     state.loaded = true;
     state.retryMs = RETRY_MIN_MS;
@@ -304,10 +306,12 @@ const feed = {
     route();
   },
   added(m) {
+    learnMixedScript(m.item);
     state.items.set(m.item.id, m.item);
     queueChanged(m.item.id);
   },
   updated(m) {
+    learnMixedScript(m.item);
     state.items.set(m.item.id, m.item);
     queueChanged(m.item.id);
     if (m.item.id === state.openId) refreshDetail(m.item);
@@ -413,6 +417,7 @@ function refreshDetail(item) {
 }
 
 function renderDetail(item) {
+  learnMixedScript(item); // again: a full list of names may have been dropped since
   state.shown = item;
   el('detail-countdown').dataset.deadline = item.deadline;
   el('detail-body').replaceChildren(...[
@@ -441,8 +446,12 @@ function detailHead(item) {
   const title = h('h1', 'detail-tool', item.tool_name);
   title.id = 'detail-tool';
   const kinds = hiddenKinds(item);
+  // Each name a text of its own, so h() marks it as the console does.
+  const names = (item.mixed_script || []).slice(0, 3).map((n) => n.name).filter((n) => typeof n === 'string');
   const hidden = kinds.length
-    ? h('p', 'hidden-banner', `⚠ HIDDEN CHARACTERS: ${kinds.join(', ')}, shown as ⟨U+…⟩. Read them before you decide: what runs is the agent’s own text.`)
+    ? h('p', 'hidden-banner', `⚠ HIDDEN CHARACTERS: ${kinds.join(', ')}, shown as ⟨…⟩.`,
+      ...(names.length ? [' Look-alike names: ', ...names.flatMap((n, i) => (i ? [', ', n] : [n])), '.'] : []),
+      ' Read them before you decide: what runs is the agent’s own text.')
     : null;
   if (hidden) hidden.id = 'hidden-characters';
   return h('div', 'detail-head', title, hidden, h('p', 'card-who', agentLine(item)), chips(item));

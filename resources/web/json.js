@@ -135,65 +135,62 @@ function parseJson(text) {
 }
 
 // ---- characters a person cannot see or would misread --------------------------
-// The page's twin of core/common/visibletext.h (same rules, same escapes; the
-// Chromium suite holds the two to one table): hidden code points, and the
-// letters of a word that mixes scripts not written together, are shown as
-// ⟨U+202E⟩ in text and as \u202E in JSON, which parses back to the same.
+// The page's twin of core/common/visibletext.h (the Chromium suite holds the
+// two to one table). Hidden code points are found here and shown as ⟨U+202E⟩.
+// Names that mix scripts to look like others (pаypal.com with a Cyrillic а)
+// are found by the console with ICU (common/mixedscript.h), which the page
+// does not have: each item's `mixed_script` lists them with their marks, and
+// the page marks those names wherever they appear, ⟨а U+0430 CYRILLIC⟩ in
+// text and \u0430 in JSON, which parses back to the same.
 
 const HIDDEN = /[\p{Cc}\p{Cf}\p{Co}\p{Cn}\p{Cs}\p{Zl}\p{Zp}\p{Zs}\u115F\u1160\u3164\uFFA0]/u;
 const isHidden = (ch) => ch !== '\t' && ch !== '\n' && ch !== ' ' && HIDDEN.test(ch);
-const SCRIPTS = ['Latin', 'Greek', 'Cyrillic', 'Armenian', 'Hebrew', 'Arabic', 'Syriac', 'Thaana', 'Devanagari',
-  'Bengali', 'Gurmukhi', 'Gujarati', 'Oriya', 'Tamil', 'Telugu', 'Kannada', 'Malayalam', 'Sinhala', 'Thai', 'Lao',
-  'Tibetan', 'Myanmar', 'Georgian', 'Hangul', 'Ethiopic', 'Cherokee', 'Khmer', 'Mongolian', 'Hiragana', 'Katakana',
-  'Bopomofo', 'Han', 'Coptic', 'Glagolitic', 'Runic', 'Ogham', 'Nko', 'Tifinagh', 'Vai', 'Javanese', 'Balinese']
-  .map((name) => [name, new RegExp(`\\p{Script=${name}}`, 'u')]);
-const TOGETHER = [['Latin', 'Han', 'Hiragana', 'Katakana'], ['Latin', 'Han', 'Bopomofo'], ['Latin', 'Han', 'Hangul']];
 const PLAIN = /^[\t\n\x20-\x7e]*$/;
+const NAME_PART = /[\p{L}\p{M}\p{Nd}._-]/u;
 
-const WORD_PART = /[\p{L}\p{M}\p{Nd}]/u;
-const SHARED = /[\p{Script=Common}\p{Script=Inherited}]/u;
+// name → [[code point index in the name, how the mark is shown]], from the
+// items' `mixed_script` lists (PROTOCOL.md, "Hidden characters"). A name's
+// marks are the same wherever it stands.
+const MIXED_NAMES = new Map();
+const MIXED_NAMES_MAX = 4096;
 
-// A word part's script, as core/common/visibletext.cpp's letterScript: null
-// for what every script uses (Common, Inherited); one name for the scripts
-// this list lacks (each word of them alone is one script, as there).
-function scriptOf(ch) {
-  if (SHARED.test(ch)) return null;
-  for (const [name, re] of SCRIPTS) if (re.test(ch)) return name;
-  return 'other';
+function learnMixedScript(item) {
+  for (const entry of item?.mixed_script || []) {
+    if (typeof entry?.name !== 'string' || PLAIN.test(entry.name) || MIXED_NAMES.has(entry.name)) continue;
+    if (MIXED_NAMES.size >= MIXED_NAMES_MAX) MIXED_NAMES.clear();
+    const length = [...entry.name].length;
+    const marks = (entry.marks || [])
+      .filter((m) => Number.isInteger(m?.at) && m.at >= 0 && m.at < length && typeof m.shown === 'string')
+      .map((m) => [m.at, m.shown]);
+    if (marks.length) MIXED_NAMES.set(entry.name, marks);
+  }
 }
 
-// The code points of `chars` to escape, by index. One pass: words are runs
-// of letters, marks and digits.
+// How each code point of `chars` is shown when marked (undefined when not).
+// Names are found as the console finds them, as runs of letters, marks,
+// digits, `.`, `-` and `_`, and looked up whole: one pass, whatever the
+// number of names known.
 function marksOf(chars) {
-  const mark = chars.map(isHidden);
+  const mark = chars.map((ch) => (isHidden(ch) ? `⟨U+${hex(ch)}⟩` : undefined));
+  if (!MIXED_NAMES.size) return mark;
   for (let i = 0; i < chars.length;) {
-    if (!WORD_PART.test(chars[i])) { i++; continue; }
+    if (!NAME_PART.test(chars[i])) { i++; continue; }
     const start = i;
-    const counts = new Map();
-    for (; i < chars.length && WORD_PART.test(chars[i]); i++) {
-      const s = scriptOf(chars[i]);
-      if (s) counts.set(s, (counts.get(s) || 0) + 1);
-    }
-    const scripts = [...counts.keys()];
-    if (scripts.length <= 1 || TOGETHER.some((set) => scripts.every((s) => set.includes(s)))) continue;
-    let main = scripts[0];
-    for (const s of scripts) if (counts.get(s) > counts.get(main)) main = s;
-    for (let k = start; k < i; k++) {
-      const s = scriptOf(chars[k]);
-      if (s && s !== main) mark[k] = true;
-    }
+    while (i < chars.length && NAME_PART.test(chars[i])) i++;
+    const marks = MIXED_NAMES.get(chars.slice(start, i).join(''));
+    for (const [k, shown] of marks || []) if (mark[start + k] === undefined) mark[start + k] = shown;
   }
   return mark;
 }
 
 const hex = (ch) => ch.codePointAt(0).toString(16).toUpperCase().padStart(4, '0');
 
-// `text` as a person may see it: ⟨U+XXXX⟩ for each marked code point.
+// `text` as a person may see it: each marked code point as its mark.
 function visibleText(text) {
   if (typeof text !== 'string' || PLAIN.test(text)) return text;
   const chars = [...text];
   const mark = marksOf(chars);
-  return chars.map((ch, i) => (mark[i] ? `⟨U+${hex(ch)}⟩` : ch)).join('');
+  return chars.map((ch, i) => mark[i] ?? ch).join('');
 }
 
 // A JSON string literal whose marked code points are \u escapes.
@@ -203,7 +200,7 @@ function visibleString(text) {
   const chars = [...text];
   const mark = marksOf(chars);
   return `"${chars.map((ch, i) => {
-    if (!mark[i]) return JSON.stringify(ch).slice(1, -1);
+    if (mark[i] === undefined) return JSON.stringify(ch).slice(1, -1);
     return [...Array(ch.length).keys()].map((u) => `\\u${ch.charCodeAt(u).toString(16).toUpperCase().padStart(4, '0')}`).join('');
   }).join('')}"`;
 }

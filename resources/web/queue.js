@@ -108,6 +108,7 @@ function orderCards(list) {
 }
 
 function fillCard(link, item, now) {
+  learnMixedScript(item); // again: a full list of names may have been dropped since
   link.className = item.agent_connected === false ? 'card card--disconnected' : 'card';
   link.href = `#item=${encodeURIComponent(item.id)}`;
   link.dataset.id = item.id;

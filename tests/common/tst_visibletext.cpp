@@ -2,6 +2,7 @@
 // What a person is shown of an agent's text: hidden characters as marked
 // escapes, look-alike letters of another script marked, the rest as it is.
 
+#include "common/mixedscript.h"
 #include "common/visibletext.h"
 
 #include <QFile>
@@ -21,6 +22,7 @@ private Q_SLOTS:
     void everyStringAndKeyOfACallIsRead();
     void warningAndJsonNameTheKinds();
     void jsonForAnEditorParsesBackExactly();
+    void mixedScriptListsAreCappedAndShownAsTheySay();
 };
 
 // One table for the console and the reviewer page (tests/web-e2e/hidden.test.mjs
@@ -29,6 +31,7 @@ void TestVisibleText::shown_data()
 {
     QTest::addColumn<QString>("text");
     QTest::addColumn<QString>("shown");
+    QTest::addColumn<QByteArray>("mixedScript"); // the names the item's `mixed_script` lists
     QFile file(QStringLiteral(HOLDPOINT_SOURCE_DIR "/tests/common/visibletext_cases.json"));
     QVERIFY(file.open(QIODevice::ReadOnly));
     const Json cases = Json::parse(file.readAll().toStdString());
@@ -39,15 +42,22 @@ void TestVisibleText::shown_data()
         return QString(utf8(QByteArray::fromStdString(j.get<std::string>())));
     };
     for (const Json &c : cases)
-        QTest::newRow(c["name"].get<std::string>().c_str()) << text(c["text"]) << text(c["shown"]);
+        QTest::newRow(c["name"].get<std::string>().c_str())
+            << text(c["text"]) << text(c["shown"]) << QByteArray::fromStdString(c.value("mixed_script", Json::array()).dump());
 }
 
 void TestVisibleText::shown()
 {
     QFETCH(QString, text);
     QFETCH(QString, shown);
+    QFETCH(QByteArray, mixedScript);
     QCOMPARE(visibleText(text), shown);
     QCOMPARE(visibleText(text.toStdString()), shown.toStdString());
+    // What the page is given to mark the same letters (it has no ICU).
+    Json names = Json::array();
+    addMixedScriptJson(names, Json(text.toStdString()));
+    QCOMPARE(QByteArray::fromStdString(names.dump()), mixedScript);
+    QCOMPARE(hiddenTextOf(text.toStdString()) & HiddenMixedScript, names.empty() ? 0u : uint(HiddenMixedScript));
 }
 
 void TestVisibleText::flags_data()
@@ -111,6 +121,26 @@ void TestVisibleText::jsonForAnEditorParsesBackExactly()
         expected.replace(expected.find("\u202E"), 3, "\\u202E");
         QCOMPARE(text, expected);
     }
+}
+
+void TestVisibleText::mixedScriptListsAreCappedAndShownAsTheySay()
+{
+    // Each name once, at most kMaxMixedScriptNames of them.
+    Json many = Json::array();
+    for (int i = 0; i < 100; ++i)
+        many.push_back("p\u0430ypal" + std::to_string(i) + ".com and again p\u0430ypal" + std::to_string(i) + ".com");
+    Json names = Json::array();
+    addMixedScriptJson(names, many);
+    QCOMPARE(names.size(), kMaxMixedScriptNames);
+    QCOMPARE(names[0]["name"], Json("p\u0430ypal0.com"));
+    QCOMPARE(names[1]["name"], Json("p\u0430ypal1.com"));
+
+    QCOMPARE(lookAlikeNamesLine(Json::array()), std::string());
+    QCOMPARE(lookAlikeNamesLine(names, 2), std::string("look-alike names: p⟨\u0430 U+0430 CYRILLIC⟩ypal0.com, "
+                                                       "p⟨\u0430 U+0430 CYRILLIC⟩ypal1.com, …"));
+    // A list from elsewhere (holdpoint-ctl reads the console's) is read with care.
+    const Json odd = Json::parse(R"([{"name": "ab", "marks": [{"at": 9, "shown": "X"}, {"at": 1, "shown": "<b>"}]}, 7, {"marks": []}])");
+    QCOMPARE(lookAlikeNamesLine(odd), std::string("look-alike names: a<b>"));
 }
 
 QTEST_GUILESS_MAIN(TestVisibleText)

@@ -57,6 +57,42 @@ QString askPolicy(const QTemporaryDir &dir)
     return path;
 }
 
+// The console stopped (SIGSTOP) for as long as this lives, or until
+// resume(), which says for how long; continued (SIGCONT) even when a check
+// ends the test early, so a failure never leaves a stopped process behind.
+class Stopped
+{
+public:
+    explicit Stopped(ConsoleProcess &console)
+        : m_pid(pid_t(console.process().processId()))
+    {
+        m_stopped = ::kill(m_pid, SIGSTOP) == 0;
+        m_timer.start();
+    }
+    ~Stopped() { resume(); }
+    Stopped(const Stopped &) = delete;
+    Stopped &operator=(const Stopped &) = delete;
+
+    bool ok() const { return m_stopped; }
+    qint64 resume()
+    {
+        if (m_stopped) {
+            m_took = m_timer.elapsed();
+            m_stopped = false;
+            m_resumed = ::kill(m_pid, SIGCONT) == 0;
+        }
+        return m_took;
+    }
+    bool resumed() const { return m_resumed; }
+
+private:
+    pid_t m_pid;
+    bool m_stopped = false;
+    bool m_resumed = false;
+    qint64 m_took = -1;
+    QElapsedTimer m_timer;
+};
+
 const QStringList FailOpen {QStringLiteral("--fail-open")};
 
 // mcp-proxy with the scripted MCP server, its stdout collected.
@@ -168,12 +204,11 @@ void TestHungConsole::hookDeniesStoppedConsole()
                           QByteArray::fromStdString(dumpJson(in)));
         const Json item = reviewer->next("escalated")["item"];
         QVERIFY(item.is_object());
-        QElapsedTimer stopped;
-        stopped.start();
-        QCOMPARE(::kill(pid_t(console.process().processId()), SIGSTOP), 0);
+        Stopped stopped(console);
+        QVERIFY(stopped.ok());
         const CtlResult r = collect(*p);
-        const qint64 took = stopped.elapsed();
-        QCOMPARE(::kill(pid_t(console.process().processId()), SIGCONT), 0);
+        const qint64 took = stopped.resume();
+        QVERIFY(stopped.resumed());
         QCOMPARE(r.exitCode, 2);
         QCOMPARE(r.out, QByteArray());
         QVERIFY2(r.err.contains("went silent (no answer to pings for 1000 ms)"), r.err.constData());
@@ -394,12 +429,11 @@ void TestHungConsole::proxyDeniesStoppedConsole()
     proxy.call(10);
     const Json item = reviewer->next("escalated")["item"];
     QVERIFY(item.is_object());
-    QElapsedTimer t;
-    t.start();
-    QCOMPARE(::kill(pid_t(console.process().processId()), SIGSTOP), 0);
+    Stopped stopped(console);
+    QVERIFY(stopped.ok());
     const Json answer = proxy.answer(10);
-    const qint64 took = t.elapsed();
-    QCOMPARE(::kill(pid_t(console.process().processId()), SIGCONT), 0);
+    const qint64 took = stopped.resume();
+    QVERIFY(stopped.resumed());
     QVERIFY(answer.is_object());
     QVERIFY(!ran(answer));
     QVERIFY2(dumpJson(answer).find("went silent") != std::string::npos, dumpJson(answer).c_str());
@@ -583,12 +617,11 @@ void TestHungConsole::submitDeniesStoppedConsole()
     auto p = startCtl(console.dataDir(), {QStringLiteral("submit"), QStringLiteral("--tool"), QStringLiteral("write_file"),
                                           QStringLiteral("--args"), QStringLiteral(R"({"path":"x"})")});
     QVERIFY(reviewer->next("escalated").is_object());
-    QElapsedTimer t;
-    t.start();
-    QCOMPARE(::kill(pid_t(console.process().processId()), SIGSTOP), 0);
+    Stopped stopped(console);
+    QVERIFY(stopped.ok());
     const CtlResult r = collect(*p);
-    const qint64 took = t.elapsed();
-    QCOMPARE(::kill(pid_t(console.process().processId()), SIGCONT), 0);
+    const qint64 took = stopped.resume();
+    QVERIFY(stopped.resumed());
     QCOMPARE(r.exitCode, 2);
     QCOMPARE(r.out, QByteArray());
     QVERIFY2(r.err.contains("went silent"), r.err.constData());

@@ -57,7 +57,7 @@ struct DevicesHarness
         }
         if (!started)
             qWarning("%s", qPrintable(error));
-        window = std::make_unique<MainWindow>(core.get(), page.get());
+        window = std::make_unique<MainWindow>(core.get(), page ? page->sessions() : nullptr);
         window->show();
         window->activateWindow();
         active = QTest::qWaitForWindowActive(window.get());

@@ -54,6 +54,7 @@ private Q_SLOTS:
     void historyAndTurnsFollowDecisions();
     void everyModelPassesTheModelTester();
     void hiddenCharactersAreShownEscapedAndWarned();
+    void lookAlikeNamesAreMarkedAndRunAsSent();
 };
 
 void TestReview::batchDenyWithOneReasonByKeyboard()
@@ -535,6 +536,33 @@ void TestReview::hiddenCharactersAreShownEscapedAndWarned()
     QVERIFY(h.submit("c2", "bash", {{"command", "ls"}}));
     QTRY_COMPARE(h.view()->currentIndex().row(), 0);
     QVERIFY(!banner->isVisible());
+}
+
+// A tool named with a Cyrillic е and a host with a Cyrillic а (ICU's TR39
+// checks): the row and the title mark the letters, the banner names the
+// names, and an approval is a plain allow of the agent's own arguments.
+void TestReview::lookAlikeNamesAreMarkedAndRunAsSent()
+{
+    WindowHarness h;
+    const std::string tool = "r\u0435ad_file", url = "https://p\u0430ypal.com/login", note = "Исправлена ошибка";
+    QVERIFY(h.submit("c1", tool, {{"url", url}, {"note", note}}));
+    h.view()->setFocus();
+    QTRY_COMPARE(h.view()->currentIndex().row(), 0);
+
+    QCOMPARE(h.view()->model()->index(0, QueueModel::Tool).data().toString(), QStringLiteral("r⟨е U+0435 CYRILLIC⟩ad_file"));
+    auto *banner = h.child<QLabel>("hiddenCharacters");
+    QVERIFY(banner->isVisible());
+    QVERIFY2(banner->text().contains(QStringLiteral("LOOK-ALIKE LETTERS OF ANOTHER SCRIPT IN A NAME")), qPrintable(banner->text()));
+    QVERIFY2(banner->text().contains(QStringLiteral("look-alike names: r⟨е U+0435 CYRILLIC⟩ad_file, p⟨а U+0430 CYRILLIC⟩ypal.com")),
+             qPrintable(banner->text()));
+    QVERIFY(h.child<QLabel>("detailTitle")->text().startsWith(QStringLiteral("r⟨е U+0435 CYRILLIC⟩ad_file")));
+    const QString shown = h.window->argsEditor()->toPlainText();
+    QVERIFY2(shown.contains(QStringLiteral("\"https://p\\u0430ypal.com/login\"")), qPrintable(shown));
+    QVERIFY2(shown.contains(QString::fromStdString(note)), qPrintable(shown)); // one script: as written
+
+    h.key(Qt::Key_A);
+    const Json d = h.decisionFor("c1");
+    QCOMPARE(d["decision"], Json("allow")); // the agent's own arguments, untouched
 }
 
 QTEST_MAIN(TestReview)

@@ -213,6 +213,7 @@ private Q_SLOTS:
     void priority();
     void omitsClickAndAuthorizationWhenNotConfigured();
     void neverSendsArgumentsOrSecrets();
+    void marksALookAlikeToolButNamesNoArgument();
     void remindsOnceBeforeTheDeadline();
     void noReminderAfterResolution();
     void retriesThenReportsFailure();
@@ -709,6 +710,21 @@ void TestNotify::stopsRetryingOnceResolved()
     QTRY_COMPARE(notifier.inFlight(), 0);
     QCOMPARE(server.requests.size(), std::size_t(1));
     QCOMPARE(failed.size(), 0);
+}
+
+// A tool named with a Cyrillic е: the title marks it and the body warns;
+// the look-alike host in the arguments is warned of, never named (a
+// notification carries no argument).
+void TestNotify::marksALookAlikeToolButNamesNoArgument()
+{
+    QueueItem item = pendingItem("look", Start + 10 * Minute);
+    item.toolName = "r\u0435ad_file";
+    item.args = { { "url", "https://p\u0430ypal.com/ARG-MARKER" } };
+    const Notification n = describePendingItem(item, Start, false);
+    QVERIFY2(n.title.contains(QStringLiteral("r⟨е U+0435 CYRILLIC⟩ad_file")), qPrintable(n.title));
+    QVERIFY2(n.body.contains(QStringLiteral("LOOK-ALIKE LETTERS OF ANOTHER SCRIPT IN A NAME")), qPrintable(n.body));
+    QVERIFY2(!n.body.contains(QStringLiteral("ypal")) && !n.body.contains(QStringLiteral("ARG-MARKER")), qPrintable(n.body));
+    QVERIFY(n.labels.contains(QStringLiteral("hidden characters")));
 }
 
 QTEST_GUILESS_MAIN(TestNotify)

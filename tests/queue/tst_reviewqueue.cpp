@@ -40,6 +40,7 @@ class TestReviewQueue : public QObject
     Q_OBJECT
 private Q_SLOTS:
     void addEmitsAroundInsertion();
+    void itemJsonListsLookAlikeNamesButNoSecret();
     void resolveRemovesAndReports_data();
     void resolveRemovesAndReports();
     void resolveUnknownOrTwiceFails();
@@ -257,6 +258,30 @@ void TestReviewQueue::idsAreUnique()
         ids.insert(item.id);
     }
     QCOMPARE(ids.size(), std::size_t(2000));
+}
+
+// `mixed_script` carries the names the page marks: read from the fields as
+// a person sees them, so a secret masked out lends none, and each name once.
+void TestReviewQueue::itemJsonListsLookAlikeNamesButNoSecret()
+{
+    ManualClock clock(0);
+    ReviewQueue q(&clock);
+    QueueItem item = makeItem(q, "c1", 0, NoDeadline);
+    const std::string secret = "s\u0435cret-v\u0430lue"; // Cyrillic е and а
+    item.args = {{"url", "https://p\u0430ypal.com/a"}, {"again", "p\u0430ypal.com"}, {"password", secret},
+                 {"note", "Исправлена ошибка"}};
+    item.redactions = {{secret, "[secret:password:1]", "password"}};
+    const Json j = itemToJson(q.add(item));
+    QCOMPARE(j["hidden_characters"], Json({"mixed_script"}));
+    QCOMPARE(j["mixed_script"].size(), std::size_t(1));
+    QCOMPARE(j["mixed_script"][0]["name"], Json("p\u0430ypal.com"));
+    QCOMPARE(j["mixed_script"][0]["marks"],
+             Json::parse(R"([{"at":1,"char":"\u0430","code_point":"U+0430","script":"Cyrillic","shown":"\u27e8\u0430 U+0430 CYRILLIC\u27e9"}])"));
+    QVERIFY2(j.dump().find(secret) == std::string::npos, j.dump().c_str());
+    QVERIFY2(j.dump().find("v\u0430lue") == std::string::npos, j.dump().c_str()); // nor a part of it
+
+    // Nothing that mixes: no list.
+    QVERIFY(!itemToJson(q.add(makeItem(q, "c2", 0, NoDeadline))).contains("mixed_script"));
 }
 
 void TestReviewQueue::itemJson()

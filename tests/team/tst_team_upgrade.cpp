@@ -25,26 +25,34 @@ Json toolCall(const std::string &callId)
         { "args", { { "target", "prod" } } } };
 }
 
-// A version that exists only for this test: what a later holdpoint's
-// additive migration could do (a table, a function, an overload of an
-// existing one), marked additive as it would mark itself.
-const char AdditiveVersion6[] = R"SQL(
-CREATE TABLE holdpoint.test_v6_notes (item_id text PRIMARY KEY, note text NOT NULL);
-CREATE FUNCTION holdpoint.test_v6_note(p_id text, p_note text) RETURNS void
+// A version that exists only for this test, the one after this build's:
+// what a later holdpoint's additive migration could do (a table, a
+// function, an overload of an existing one), marked additive as it would
+// mark itself.
+const int NextVersion = team::SchemaVersion + 1;
+QString additiveNextVersion()
+{
+    return QStringLiteral(R"SQL(
+CREATE TABLE holdpoint.test_next_notes (item_id text PRIMARY KEY, note text NOT NULL);
+CREATE FUNCTION holdpoint.test_next_note(p_id text, p_note text) RETURNS void
     LANGUAGE sql SECURITY DEFINER SET search_path = pg_catalog, pg_temp
-    AS $$ INSERT INTO holdpoint.test_v6_notes VALUES (p_id, p_note) $$;
+    AS $$ INSERT INTO holdpoint.test_next_notes VALUES (p_id, p_note) $$;
 CREATE FUNCTION holdpoint.expire_due(p_instance text, p_limit integer) RETURNS SETOF text
     LANGUAGE sql SECURITY DEFINER SET search_path = pg_catalog, pg_temp
     AS $$ SELECT holdpoint.expire_due(p_instance) LIMIT p_limit $$;
-INSERT INTO holdpoint.schema_versions (version, additive, applied_at) VALUES (6, true, clock_timestamp());
-)SQL";
+INSERT INTO holdpoint.schema_versions (version, additive, applied_at) VALUES (%1, true, clock_timestamp());
+)SQL").arg(NextVersion);
+}
 
-// One that is not: it changes what an existing function means, so it moves
-// schema_version, as a migration that is not additive does.
-const char BreakingVersion7[] = R"SQL(
-INSERT INTO holdpoint.schema_versions (version, additive, applied_at) VALUES (7, false, clock_timestamp());
-UPDATE holdpoint.schema_version SET version = 7;
-)SQL";
+// One after it that is not: it changes what an existing function means, so
+// it moves schema_version, as a migration that is not additive does.
+QString breakingVersionAfterIt()
+{
+    return QStringLiteral(R"SQL(
+INSERT INTO holdpoint.schema_versions (version, additive, applied_at) VALUES (%1, false, clock_timestamp());
+UPDATE holdpoint.schema_version SET version = %1;
+)SQL").arg(NextVersion + 1);
+}
 
 team::Escalation escalation(const std::string &id)
 {
@@ -161,14 +169,14 @@ void tst_TeamUpgrade::keepsWorkingAgainstAnAdditiveNewerSchema()
     QVERIFY(gateway.ready() && console.ready());
     escalateAndApprove(gateway, console, "before");
 
-    // The owner applies version 6, which this build does not know.
-    QVERIFY2(m_pg.psql(m_db, QString::fromLatin1(AdditiveVersion6)), qPrintable(m_pg.lastError()));
+    // The owner applies the next version, which this build does not know.
+    QVERIFY2(m_pg.psql(m_db, additiveNextVersion()), qPrintable(m_pg.lastError()));
     // What an instance reads when it (re)connects: it says so and goes on.
     const CtlResult pending = teamCtl({ QStringLiteral("pending") });
     QCOMPARE(pending.exitCode, 0);
     QVERIFY2(pending.err.contains(
-                 QByteArray::fromStdString("schema version 6, newer than this holdpoint knows ("
-                     + std::to_string(team::SchemaVersion) + ")"))
+                 QByteArray::fromStdString("schema version " + std::to_string(NextVersion)
+                     + ", newer than this holdpoint knows (" + std::to_string(team::SchemaVersion) + ")"))
             && pending.err.contains("additive") && pending.err.contains("upgrade"),
         pending.err.constData());
 
@@ -182,21 +190,22 @@ void tst_TeamUpgrade::keepsWorkingAgainstAnAdditiveNewerSchema()
     // `team init` of this build leaves the newer schema as it is.
     const CtlResult init = teamCtl({ QStringLiteral("team"), QStringLiteral("init"), m_url });
     QCOMPARE(init.exitCode, 0);
-    QVERIFY2(init.out.contains("version 6; nothing to do"), init.out.constData());
+    QVERIFY2(init.out.contains(QByteArray::fromStdString("version " + std::to_string(NextVersion) + "; nothing to do")),
+        init.out.constData());
     const CtlResult verify = teamCtl({ QStringLiteral("audit"), QStringLiteral("verify") });
     QVERIFY2(verify.exitCode == 0, verify.out.constData());
 }
 
 void tst_TeamUpgrade::refusesANewerSchemaThatIsNotAdditive()
 {
-    QVERIFY2(m_pg.psql(m_db, QString::fromLatin1(AdditiveVersion6)), qPrintable(m_pg.lastError()));
-    QVERIFY2(m_pg.psql(m_db, QString::fromLatin1(BreakingVersion7)), qPrintable(m_pg.lastError()));
+    QVERIFY2(m_pg.psql(m_db, additiveNextVersion()), qPrintable(m_pg.lastError()));
+    QVERIFY2(m_pg.psql(m_db, breakingVersionAfterIt()), qPrintable(m_pg.lastError()));
     const CtlResult pending = teamCtl({ QStringLiteral("pending") });
     QVERIFY(pending.exitCode != 0);
     QVERIFY2(pending.err.contains(
-                 QByteArray::fromStdString("schema version 7, newer than this holdpoint knows ("
-                     + std::to_string(team::SchemaVersion) + ")"))
-            && pending.err.contains("version 7 is not additive")
+                 QByteArray::fromStdString("schema version " + std::to_string(NextVersion + 1)
+                     + ", newer than this holdpoint knows (" + std::to_string(team::SchemaVersion) + ")"))
+            && pending.err.contains(QByteArray::fromStdString("version " + std::to_string(NextVersion + 1) + " is not additive"))
             && pending.err.contains("upgrade holdpoint on this machine"),
         pending.err.constData());
 
@@ -220,13 +229,15 @@ void tst_TeamUpgrade::refusesANewerSchemaThatIsNotAdditive()
 
 void tst_TeamUpgrade::refusesANewerVersionThatDoesNotSayWhatItIs()
 {
-    // A version 6 that left no mark: never taken as additive.
+    // The next version left no mark, the one after it did: never taken as
+    // additive.
     QVERIFY2(m_pg.psql(m_db,
-                 QStringLiteral("INSERT INTO holdpoint.schema_versions VALUES (7, true, now())")),
+                 QStringLiteral("INSERT INTO holdpoint.schema_versions VALUES (%1, true, now())").arg(NextVersion + 1)),
         qPrintable(m_pg.lastError()));
     const CtlResult pending = teamCtl({ QStringLiteral("pending") });
     QVERIFY(pending.exitCode != 0);
-    QVERIFY2(pending.err.contains("schema version 7, newer than this holdpoint knows")
+    QVERIFY2(pending.err.contains(QByteArray::fromStdString("schema version " + std::to_string(NextVersion + 1)
+                                                            + ", newer than this holdpoint knows"))
             && pending.err.contains("does not say whether every version since is additive"),
         pending.err.constData());
 }
