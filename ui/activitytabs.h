@@ -2,7 +2,10 @@
 #pragma once
 
 // The window's views besides the queue: Turns, History, Agents and Policy,
-// each a panel that owns its model and its widgets.
+// each a panel that owns its model and its widgets; Insights has a file of
+// its own.
+
+#include "insightspage.h"
 
 #include <QWidget>
 

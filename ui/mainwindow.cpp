@@ -86,6 +86,7 @@ MainWindow::MainWindow(ConsoleCore *core, WebSessions *devices, QWidget *parent)
     m_tabs->addTab(m_historyTab, tr("Hi&story"));
     m_tabs->addTab(m_agentsTab, tr("A&gents"));
     m_tabs->addTab(m_policyTab, tr("&Policy"));
+    m_tabs->addTab(new InsightsPage(m_core, m_tabs), tr("&Insights"));
     layout->addWidget(m_tabs, 1);
     setCentralWidget(central);
     for (int i = 0; i < m_tabs->count(); ++i) {

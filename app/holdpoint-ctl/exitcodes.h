@@ -52,6 +52,9 @@
 //                                         option too: never 1)
 //   audit query, audit export          0  done
 //                                      2  no audit log, usage, stdout failed (export)
+//   insights                           0  done
+//                                      2  no audit log, team database unreachable,
+//                                         usage, stdout failed
 //   policy check                       0  every file valid
 //                                      1  a file invalid or unreadable, with the
 //                                         console's message
@@ -142,6 +145,11 @@ namespace auditexport {
 inline constexpr int Done = Ok;
 inline constexpr int Failed = exitcode::Failed; // also: writing to stdout failed
 } // namespace auditexport
+
+namespace insights {
+inline constexpr int Done = Ok;
+inline constexpr int Failed = exitcode::Failed;
+} // namespace insights
 
 namespace policycheck {
 inline constexpr int Valid = 0;

@@ -7,11 +7,12 @@
 //   approve | deny | edit | halt   decide a queue item (reviewer)
 //   reviewer add | list | remove   other people's reviewer tokens (alone)
 //   hook claude-code | codex | gemini, mcp-proxy    the integrations' entry points
-//   audit, policy check | replay | suggest   offline tools
+//   audit, insights, policy check | replay | suggest   offline tools
 //
 // Every exit code is in exitcodes.h.
 
 #include "auditcommands.h"
+#include "insightscommand.h"
 #include "policycommands.h"
 #include "teamcommands.h"
 #include "client/consoleclient.h"
@@ -476,6 +477,8 @@ int main(int argc, char **argv)
         return runAudit(args, dataDirFlag, teamUrl(teamFlag));
     if (command == u"policy" && args.size() >= 2 && (args.at(1) == u"replay" || args.at(1) == u"suggest"))
         return runPolicy(args, dataDirFlag, teamUrl(teamFlag));
+    if (command == u"insights")
+        return runInsights(args, dataDirFlag, teamUrl(teamFlag));
     if (command == u"policy") {
         if (args.size() < 2 || args.at(1) != u"check")
             return usageError(QStringLiteral("policy: expected `policy check FILE...`, `policy replay --policy FILE` or `policy suggest`"));

@@ -71,6 +71,13 @@ Commands:
                          Stream the audit log, oldest first.
                          The audit commands read the data directory's files
                          and work with or without a console running.
+  insights [--since T] [--data-dir DIR | --team URL] [--json]
+                         Where reviewers' time goes, from the audit log (the
+                         last 7 days unless --since says otherwise, or "all"):
+                         escalations per hour and agent, time to decision,
+                         approve, edit and deny rates per tool and per rule,
+                         and the prompts each rule saved. Exit 0 done, 2 no
+                         audit log or usage.
   team init [URL]        Create or migrate the team schema in PostgreSQL (as the
                          database's owner; see resources/team/roles.sql).
   team reviewer add NAME --role LOGIN [--os-user USER]
@@ -110,7 +117,7 @@ the file must be yours and mode 0600.
 
 --team URL (or $HOLDPOINT_TEAM_URL), a libpq connection string or URI,
 points pending, approve, deny, edit, halt, audit verify, audit query,
-policy replay and policy suggest at the team's queue and audit in PostgreSQL instead. The password goes in
+insights, policy replay and policy suggest at the team's queue and audit in PostgreSQL instead. The password goes in
 ~/.pgpass, PGPASSFILE or PGPASSWORD, never in the URL. There the database
 says who the login is; --reviewer NAME (or $HOLDPOINT_REVIEWER) only picks
 among the names it maps to. On a call that needs several people, approve

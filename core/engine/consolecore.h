@@ -127,6 +127,12 @@ public:
     // The newest call, decision and after_call records among the last
     // `scanned`, oldest first: what the Turns and History views start with.
     std::vector<Json> recentActivity(std::size_t scanned) const;
+    // For a view that reads the log's files itself (Insights): where they
+    // are, and everything appended so far made durable first (waiting at
+    // most `timeoutMs`; false if it is not), so a reader finds a record
+    // the console has just written, such as the rule "always" added.
+    QString auditDir() const { return m_audit->dir(); }
+    bool flushAudit(int timeoutMs) { return m_audit->waitDurable(timeoutMs); }
 
     // The policy in force and, when the last edit was refused, why.
     const Policy &policy() const { return m_broker->policy(); }

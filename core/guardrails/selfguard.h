@@ -37,10 +37,11 @@ public:
     static constexpr std::string_view Name = "self_guard";
     // Reviewer commands of holdpoint-ctl (app/holdpoint-ctl/main.cpp: the
     // ones that take --credential, and reviewer/team/audit, which act on
-    // who reviews and on the record). `policy replay` and `policy suggest`,
-    // which read the record, are refused beside them (selfguard.cpp).
+    // who reviews and on the record, and insights, which reads it).
+    // `policy replay` and `policy suggest`, which read the record too, are
+    // refused beside them (selfguard.cpp).
     static constexpr std::string_view ReviewerCommands[] = {"approve", "deny", "edit", "halt", "pending",
-                                                            "web", "reviewer", "team", "audit"};
+                                                            "web", "reviewer", "team", "audit", "insights"};
 
     explicit SelfGuardGuardrail(SelfGuardContext context);
     std::string_view name() const override { return Name; }

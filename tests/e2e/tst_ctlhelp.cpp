@@ -73,6 +73,7 @@ void TestCtlHelp::everyCommandHasHelp_data()
         {"audit verify", "  audit verify [--json]"},
         {"audit query", "  audit query [--agent A]"},
         {"audit export", "  audit export [--format jsonl|csv]"},
+        {"insights", "  insights [--since T] [--data-dir DIR | --team URL] [--json]"},
         {"team init", "  team init [URL]"},
         {"team reviewer add", "  team reviewer add NAME --role LOGIN"},
         {"policy check", "  policy check FILE..."},

@@ -155,6 +155,7 @@ void TestSelfGuard::decides_data()
     row("ctl audit", "Bash", QStringLiteral(R"js({"command":"holdpoint-ctl audit tail"})js"), reviewer);
     row("ctl policy replay", "Bash", QStringLiteral(R"js({"command":"holdpoint-ctl policy replay --policy p.json --json"})js"), reviewer);
     row("ctl policy suggest", "Bash", QStringLiteral(R"js({"command":"holdpoint-ctl --data-dir /tmp/d policy suggest"})js"), reviewer);
+    row("ctl insights", "Bash", QStringLiteral(R"js({"command":"holdpoint-ctl insights --json --since 30d"})js"), reviewer);
     row("ctl policy check", "Bash", QStringLiteral(R"js({"command":"holdpoint-ctl policy check p.json"})js"), none);
     row("ctl after an option with a value", "Bash", QStringLiteral(R"js({"command":"holdpoint-ctl --data-dir /tmp/d approve c1"})js"), reviewer);
     row("ctl with --credential", "Bash", QStringLiteral(R"js({"command":"holdpoint-ctl --credential=x status"})js"), reviewer);

@@ -41,6 +41,7 @@ private Q_SLOTS:
     void killedGatewayKeepsItsItemsAndAnswersTheResend();
     void unreachableDatabaseDeniesWithTeamUnavailable();
     void autoDecisionsReachTheTeamAudit();
+    void insightsCountTheWholeTeam();
     void secretsStayOutOfTheTeamDatabase();
     void thousandEscalationsConvergeEverywhere();
     void immediateRestartLosesNothing();
@@ -375,6 +376,64 @@ void tst_TeamE2E::autoDecisionsReachTheTeamAudit()
         if (t["from"] == "allow" && t["to"] == "ask")
             toAsk = t["count"].get<std::size_t>();
     QVERIFY2(toAsk >= 5, replay.out.constData());
+}
+
+void tst_TeamE2E::insightsCountTheWholeTeam()
+{
+    // Two gateways' calls, decided by a rule or by alice: `holdpoint-ctl
+    // --team URL insights` reads them all from the team's audit, where the
+    // gateways' copies of calls arrive after the database's own lines.
+    QTemporaryDir dir;
+    const QString policy = writeAutoAllowPolicy(dir.path());
+    QVERIFY(!policy.isEmpty());
+    ConsoleProcess gatewayA(teamArgs() + QStringList { QStringLiteral("--policy"), policy });
+    ConsoleProcess gatewayB(teamArgs() + QStringList { QStringLiteral("--policy"), policy });
+    ConsoleProcess alice(teamArgs(QStringLiteral("alice")));
+    QVERIFY(gatewayA.ready() && gatewayB.ready() && alice.ready());
+    auto view = alice.reviewer();
+    auto agentA = gatewayA.agent();
+    auto agentB = gatewayB.agent();
+    QVERIFY(view && agentA && agentB);
+    for (const char *id : { "auto1", "auto2" }) {
+        agentA->send(toolCall(id, "auto_op"));
+        QCOMPARE(agentA->next("decision").value("decision", std::string()), std::string("allow"));
+    }
+    agentA->send(toolCall("d1"));
+    const std::string first = view->next("escalated")["item"]["id"];
+    agentB->send(toolCall("d2"));
+    const std::string second = view->next("escalated")["item"]["id"];
+    QVERIFY(alice.ctl({ QStringLiteral("approve"), toQString(first) }).exitCode == 0);
+    QVERIFY(alice.ctl({ QStringLiteral("deny"), toQString(second), QStringLiteral("--reason"), QStringLiteral("no") })
+                .exitCode == 0);
+    QCOMPARE(agentA->next("decision").value("decision", std::string()), std::string("allow"));
+    QCOMPARE(agentB->next("decision").value("decision", std::string()), std::string("deny"));
+
+    Json figures;
+    QVERIFY2(QTest::qWaitFor(
+                 [&] {
+                     const CtlResult r = teamCtl({ QStringLiteral("insights"), QStringLiteral("--json") });
+                     figures = r.json();
+                     return r.exitCode == 0 && figures.is_object() && figures["totals"]["calls"] == 4
+                         && figures["totals"]["auto_decided"] == 2;
+                 },
+                 WaitMs),
+        figures.dump().c_str());
+    QCOMPARE(figures["totals"]["escalations"], Json(2));
+    QCOMPARE(figures["totals"]["decided_by_person"], Json(2));
+    QCOMPARE(figures["time_to_decision"]["decisions"], Json(2));
+    QCOMPARE(figures["per_tool"].size(), 1u);
+    QCOMPARE(figures["per_tool"][0]["tool"], Json("deploy"));
+    QCOMPARE(figures["per_tool"][0]["approved"], Json(1));
+    QCOMPARE(figures["per_tool"][0]["denied"], Json(1));
+    QCOMPARE(figures["per_rule"][0]["rule"], Json("policy default"));
+    std::uint64_t perAgent = 0;
+    for (const Json &a : figures["escalations_per_agent"])
+        perAgent += a["count"].get<std::uint64_t>();
+    QCOMPARE(perAgent, 2u);
+    QCOMPARE(figures["totals"]["prompts_saved"], Json(2));
+    QCOMPARE(figures["prompts_saved"].size(), 1u);
+    QCOMPARE(figures["prompts_saved"][0]["kind"], Json("rule"));
+    QCOMPARE(figures["prompts_saved"][0]["allowed"], Json(2));
 }
 
 void tst_TeamE2E::secretsStayOutOfTheTeamDatabase()
