@@ -7,7 +7,6 @@
 #include "engine/consolecore.h"
 #include "web/weblistener.h"
 
-#include <QNetworkRequest>
 #include <QPointer>
 #include <QTimer>
 
@@ -26,14 +25,6 @@ qint64 steadyMs()
 {
     return std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now().time_since_epoch())
         .count();
-}
-
-QList<QPair<QByteArray, QByteArray>> headersOf(const QNetworkRequest &request)
-{
-    QList<QPair<QByteArray, QByteArray>> headers;
-    for (const QByteArray &name : request.rawHeaderList())
-        headers.append({ name, request.rawHeader(name) });
-    return headers;
 }
 
 } // namespace
@@ -70,14 +61,19 @@ void WebServer::acceptLive()
         std::unique_ptr<QWebSocket> socket = nextPendingWebSocketConnection();
         if (!socket)
             continue;
-        // Authenticated again from the upgrade's own headers: the check in
-        // handleRequest admitted the upgrade, this one names the reviewer.
-        // A browser cannot put a header on an upgrade, so a device's feed
-        // is admitted on its cookie and proves its key in its first message.
-        PageRequest upgrade;
-        upgrade.peer = socket->peerAddress();
-        setHeaders(upgrade, headersOf(socket->request()));
-        const std::optional<Caller> who = lookup(upgrade, true).caller;
+        // Looked up again (a session may have ended since the upgrade was
+        // admitted), on the request the gate admitted: the handshake reads
+        // the same bytes its own way (socket->request()), keeping one line
+        // of a field sent twice, which the gate reads as nobody (a name
+        // header a proxy appended to a client's). A browser cannot put a
+        // header on an upgrade, so a device's feed is admitted on its
+        // cookie and proves its key in its first message.
+        std::optional<Caller> who;
+        if (const auto admitted = m_upgraded.find(peerKey(socket->peerAddress(), socket->peerPort()));
+            admitted != m_upgraded.end() && admitted->second.request) {
+            who = lookup(*admitted->second.request, true).caller;
+            admitted->second.request.reset();
+        }
         if (!who) {
             socket->close(QWebSocketProtocol::CloseCodePolicyViolated, QStringLiteral("no session"));
             dispose(socket.release());
@@ -148,8 +144,8 @@ void WebServer::trustLive(QWebSocket *ws)
     const auto it = m_upgraded.find(peerKey(ws->peerAddress(), ws->peerPort()));
     if (it == m_upgraded.end())
         return;
-    if (it->second)
-        WebListener::trust(it->second);
+    if (it->second.socket)
+        WebListener::trust(it->second.socket);
     m_upgraded.erase(it);
 }
 

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "webgate.h"
 
+#include "common/visibletext.h"
 #include "server/endpoint.h"
 #include "web/websessions.h"
 
@@ -10,6 +11,17 @@ namespace {
 
 constexpr char CookieName[] = "__Host-holdpoint";
 constexpr QLatin1StringView IdMark("{id}");
+
+// A value the sender chose (a path, an Origin), as one line a person reads
+// in the console's log: every hidden code point, line feed and tab included,
+// written as ⟨U+XXXX⟩ (visibletext.h), so it cannot start a line of its own,
+// clear the terminal or turn the line around.
+QString loggable(const QString &text)
+{
+    return visibleText(text.left(200))
+        .replace(u'\n', QStringLiteral("⟨U+000A⟩"))
+        .replace(u'\t', QStringLiteral("⟨U+0009⟩"));
+}
 
 PageReply refuse(int status, const char *code, const std::string &message, QString logged = {})
 {
@@ -128,7 +140,7 @@ GateVerdict gate(const PageRequest &request, const GateRules &rules, const Route
             || !rules.origins.contains(QString::fromUtf8(request.origin), Qt::CaseSensitive))) {
         v.refusal = refuse(403, "bad_origin", "a change is taken only from the page's own origin",
             QStringLiteral("POST %1 with Origin \"%2\"")
-                .arg(request.path, QString::fromUtf8(request.origin.left(200))));
+                .arg(loggable(request.path), loggable(QString::fromUtf8(request.origin))));
         return v;
     }
     // Fail closed: without the database's word on whom this login may act

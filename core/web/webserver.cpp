@@ -324,8 +324,8 @@ bool WebServer::handleRequest(const QHttpServerRequest &request, QTcpSocket *soc
         return false;
     }
     if (m_upgraded.size() > 256)
-        std::erase_if(m_upgraded, [](const auto &e) { return e.second.isNull(); });
-    m_upgraded[peerKey(socket->peerAddress(), socket->peerPort())] = socket;
+        std::erase_if(m_upgraded, [](const auto &e) { return e.second.socket.isNull(); });
+    m_upgraded[peerKey(socket->peerAddress(), socket->peerPort())] = { socket, page };
     WebListener::handOver(socket);
     return true;
 }

@@ -165,9 +165,16 @@ private:
     // Team mode: review requests whose answer waits for the database, by item.
     std::unordered_multimap<std::string, Parked> m_parked;
     quint64 m_parkTickets = 0;
-    // Connections upgraded to a live feed, by peer "address:port", until the
-    // feed proves its session (the QWebSocket hides its QTcpSocket).
-    std::unordered_map<std::string, QPointer<QTcpSocket>> m_upgraded;
+    // Connections upgraded to a live feed, by peer "address:port": the
+    // socket until the feed proves its session (the QWebSocket hides its
+    // QTcpSocket), and the request the gate admitted until the feed opens,
+    // whose caller the feed is for.
+    struct Upgraded
+    {
+        QPointer<QTcpSocket> socket;
+        std::optional<PageRequest> request;
+    };
+    std::unordered_map<std::string, Upgraded> m_upgraded;
 };
 
 } // namespace holdpoint

@@ -155,6 +155,26 @@ void TestWebGate::refusals_data()
         .status = 403,
         .error = "bad_origin",
         .logged = QStringLiteral("with Origin \"\"") };
+    // What the console records is one line of text a person reads: a path
+    // and an Origin are the sender's, and may not write a line of their
+    // own, clear the terminal or turn the line around (visibletext.h).
+    QTest::newRow("403 a path that writes a log line of its own") << GateRow { .path
+        = QStringLiteral("/api/items/x\nholdpoint: reviewer page at http://evil.example/review"),
+        .origin = "http://evil.example",
+        .status = 403,
+        .error = "bad_origin",
+        .logged = QStringLiteral("POST /api/items/x⟨U+000A⟩holdpoint: reviewer page at") };
+    QTest::newRow("403 a path with a terminal escape and a bidi override")
+        << GateRow { .path = QStringLiteral("/api/items/x\u001b[2J\t\u202Efdp.exe/review"),
+               .origin = "http://evil.example",
+               .status = 403,
+               .error = "bad_origin",
+               .logged = QStringLiteral("x⟨U+001B⟩[2J⟨U+0009⟩⟨U+202E⟩fdp.exe") };
+    QTest::newRow("403 an Origin with a line break") << GateRow { .origin
+        = "http://evil.example\r\nholdpoint: forged",
+        .status = 403,
+        .error = "bad_origin",
+        .logged = QStringLiteral("with Origin \"http://evil.example⟨U+000D⟩⟨U+000A⟩holdpoint") };
     QTest::newRow("403 no Origin on pair") << GateRow { .path = QStringLiteral("/api/pair"),
         .origin = "",
         .cookie = Half::None,
@@ -295,6 +315,12 @@ void TestWebGate::refusals()
         QVERIFY2(reply.logged.isEmpty(), qPrintable(reply.logged));
     else
         QVERIFY2(reply.logged.contains(row.logged), qPrintable(reply.logged));
+    for (const char32_t cp : reply.logged.toUcs4()) {
+        const QChar::Category c = QChar::category(cp);
+        QVERIFY2(c != QChar::Other_Control && c != QChar::Other_Format && c != QChar::Separator_Line
+                && c != QChar::Separator_Paragraph,
+            qPrintable(reply.logged));
+    }
     // The listener keeps a connection that carried a valid session, and
     // only such a one.
     QCOMPARE(verdict.sessionValid, row.error == "bad_csrf");

@@ -39,6 +39,44 @@ QHostAddress loopback(int n)
     return QHostAddress(QStringLiteral("127.0.0.%1").arg(n));
 }
 
+// A live feed's upgrade in raw bytes, with fields a browser never sends
+// twice (two Cookie lines, a proxy's name header and a client's), then a
+// first message: what the server sends first on the feed ("snapshot", or
+// "close 1008"), or why nothing came.
+QByteArray firstOnFeed(quint16 port, const QByteArray &origin, const Headers &fields, const QByteArray &hello)
+{
+    QTcpSocket s;
+    s.connectToHost(QHostAddress::LocalHost, port);
+    if (!s.waitForConnected(WaitMs))
+        return "no connection";
+    QByteArray head = "GET /api/live HTTP/1.1\r\nHost: 127.0.0.1:" + QByteArray::number(port)
+        + "\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\n"
+          "Sec-WebSocket-Version: 13\r\nOrigin: " + origin + "\r\n";
+    for (const auto &[name, value] : fields)
+        head += name + ": " + value + "\r\n";
+    s.write(head + "\r\n");
+    QByteArray data;
+    (void)QTest::qWaitFor([&] { data += s.readAll(); return data.contains("\r\n\r\n") || s.state() != QAbstractSocket::ConnectedState; }, WaitMs);
+    if (!data.startsWith("HTTP/1.1 101"))
+        return "not upgraded: " + data.left(data.indexOf("\r\n"));
+    data = data.mid(data.indexOf("\r\n\r\n") + 4);
+    // One masked text frame (RFC 6455 §5.2), short enough for a 7-bit length.
+    const QByteArray mask = "\x11\x22\x33\x44";
+    QByteArray frame = "\x81" + QByteArray(1, char(0x80 | hello.size())) + mask;
+    for (qsizetype i = 0; i < hello.size(); ++i)
+        frame += char(hello[i] ^ mask[i % 4]);
+    s.write(frame);
+    (void)QTest::qWaitFor([&] { data += s.readAll(); return data.size() >= 4 || s.state() != QAbstractSocket::ConnectedState; }, WaitMs);
+    if (data.size() < 4)
+        return "nothing";
+    const int opcode = data[0] & 0x0f;
+    if (opcode == 8)
+        return "close " + QByteArray::number((uchar(data[2]) << 8) | uchar(data[3]));
+    if (opcode == 1 && data.contains("\"snapshot\""))
+        return "snapshot";
+    return "frame " + QByteArray::number(opcode);
+}
+
 } // namespace
 
 class TestWebLocal : public QObject
@@ -49,6 +87,7 @@ private Q_SLOTS:
     void cookieOnlySessionsOfAnOlderFileAreDropped();
     void idleAndTricklingConnectionsNeverStarveASession();
     void wrongPairingCodesNeverRefuseAValidOne();
+    void aFeedIsWhomItsUpgradeWasAdmittedFor();
 };
 
 void TestWebLocal::aCookieWithoutItsDeviceKeyIsNobody()
@@ -190,6 +229,36 @@ void TestWebLocal::wrongPairingCodesNeverRefuseAValidOne()
         QCOMPARE(redeemFrom(n, spent).error(), "pairing_used");
     QCOMPARE(redeemFrom(70, spent).error(), "rate_limited");
     QCOMPARE(c.web->sessions()->list().size(), std::size_t(3));
+}
+
+void TestWebLocal::aFeedIsWhomItsUpgradeWasAdmittedFor()
+{
+    // The upgrade is admitted on the fields Qt HTTP Server read; the feed
+    // must be for that caller, never for what another reading of the same
+    // bytes makes of a field sent twice.
+    WebConfig proxied;
+    proxied.authHeader = "X-Forwarded-User";
+    proxied.trustedProxies = { QHostAddress::LocalHost };
+    proxied.proxySecret = "a-secret-only-the-proxy-knows";
+    WebConsole c(proxied);
+    QVERIFY(c.started);
+    const Device a = c.pairDevice();
+    const Device b = c.pairDevice();
+    QVERIFY(!a.key.isEmpty() && !b.key.isEmpty());
+    const auto hello = [](const Device &d) {
+        return QByteArray::fromStdString(dumpJson({ { "type", "hello" }, { "device", d.key.toStdString() } }));
+    };
+    // A process that holds a's cookie (another port of this host) and goes
+    // through the proxy, which adds its own name line and its secret: the
+    // name sent twice names nobody, so the cookie alone admits the feed,
+    // and it is sent nothing until a's key comes.
+    const Headers twice { { "Cookie", a.cookie }, { "X-Forwarded-User", "mallory" },
+        { "X-Forwarded-User", "owner" }, { "X-Holdpoint-Proxy-Secret", proxied.proxySecret } };
+    QCOMPARE(firstOnFeed(c.port(), c.origin, twice, hello(b)), QByteArray("close 1008"));
+    // Two Cookie lines: the feed is the first one's, as the upgrade was.
+    const Headers cookies { { "Cookie", a.cookie }, { "Cookie", b.cookie } };
+    QCOMPARE(firstOnFeed(c.port(), c.origin, cookies, hello(a)), QByteArray("snapshot"));
+    QCOMPARE(firstOnFeed(c.port(), c.origin, cookies, hello(b)), QByteArray("close 1008"));
 }
 
 QTEST_GUILESS_MAIN(TestWebLocal)
