@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "auditshipper.h"
 
+#include "protocol/decider.h"
+
 #include <QUuid>
 
 #include <optional>
@@ -51,7 +53,8 @@ void AuditShipper::copyRecord(const Json &record)
     // here automatically; the copy says so without speaking in their name,
     // which only the database's own decision lines do (TEAM.md "The audit
     // chain").
-    if (event == "decision" && fields.value("decided_by", std::string()).rfind("human:", 0) == 0) {
+    if (event == "decision"
+        && protocol::Decider::of(fields.value("decided_by", std::string())).isPerson()) {
         fields["standing_by"] = fields["decided_by"];
         fields["decided_by"] = "standing";
     }

@@ -2,6 +2,7 @@
 #include "teamqueue.h"
 
 #include "queue/approvals.h"
+#include "protocol/decider.h"
 #include "team/teamactivity.h"
 #include "team/teamconnection.h"
 #include "team/teamitems.h"
@@ -182,7 +183,7 @@ bool TeamQueue::resolve(
     const QueueItem *item = m_view.find(id);
     if (!item || m_deciding.count(id))
         return false;
-    if (state == ItemState::Decided && decision.decidedBy.rfind("human:", 0) == 0) {
+    if (state == ItemState::Decided && protocol::Decider::of(decision.decidedBy).isPerson()) {
         // A person's decision: exactly one per item, settled by the database.
         const protocol::Review answer = review ? *review : reviewOf(id, decision);
         Decide d = decideOf(*item, answer, decision);
@@ -230,9 +231,8 @@ Decide TeamQueue::decideOf(const QueueItem &item, const protocol::Review &review
     // A web session decides as its own reviewer; the database checks that
     // this instance's login may speak for them. Anything else is this
     // console's own reviewer.
-    d.reviewer = decision.via.rfind("web", 0) == 0 && decision.decidedBy.rfind("human:", 0) == 0
-        ? decision.decidedBy.substr(6)
-        : m_config.requestedReviewer;
+    const protocol::Decider who = protocol::Decider::of(decision.decidedBy, decision.via);
+    d.reviewer = who.isPerson() && who.via.rfind("web", 0) == 0 ? who.name : m_config.requestedReviewer;
     d.via = decision.via.empty() ? std::string("console") : decision.via;
     d.action = std::string(protocol::reviewActionName(review.action));
     // Edited args and a reason may hold secrets the person revealed: the
