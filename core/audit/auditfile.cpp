@@ -227,6 +227,22 @@ std::string_view verifyStatusName(VerifyStatus status)
     return "unknown";
 }
 
+ChainWalk::Step ChainWalk::step(quint64 seq, std::string_view prev, std::string_view line)
+{
+    if (const Step s = expect(seq); s != Step::Next)
+        return s;
+    if (prev != m_prevHash)
+        return Step::Broken;
+    trust(seq, line);
+    return Step::Next;
+}
+
+void ChainWalk::trust(quint64 seq, std::string_view line)
+{
+    hashRecordInto(line, m_prevHash);
+    m_expected = seq + 1;
+}
+
 namespace {
 
 // Walks a chain of segments. `trustFirstPrev`: the first record's prev is
@@ -235,8 +251,7 @@ class ChainWalker
 {
 public:
     ChainWalker(quint64 expectedSeq, std::string prevHash, bool trustFirstPrev)
-        : m_expected(expectedSeq)
-        , m_prevHash(std::move(prevHash))
+        : m_chain(expectedSeq, std::move(prevHash))
         , m_trustPrev(trustFirstPrev)
     {
     }
@@ -286,27 +301,30 @@ public:
             }
             const quint64 seq = record["seq"].get<quint64>();
             const std::string prev = record["prev"].get<std::string>();
-            if (seq != m_expected && !(m_trustPrev && report->records == 0)) {
+            const bool trusted = m_trustPrev && report->records == 0;
+            const ChainWalk::Step step = trusted ? ChainWalk::Step::Next : m_chain.step(seq, prev, line);
+            if (step == ChainWalk::Step::Gap || step == ChainWalk::Step::Repeat) {
+                const quint64 expected = m_chain.expected();
                 report->status = VerifyStatus::Tampered;
                 report->file = segment.path;
                 report->line = lineNo;
-                if (seq > m_expected) {
+                if (step == ChainWalk::Step::Gap) {
                     // Deleted, or moved further down?
-                    const std::string needle = "{\"seq\":" + std::to_string(m_expected) + ",";
+                    const std::string needle = "{\"seq\":" + std::to_string(expected) + ",";
                     const bool later = all.find("\n" + needle, pos) != std::string_view::npos;
-                    report->message = where(segment.path, lineNo) + ": expected record " + std::to_string(m_expected)
-                        + " but found record " + std::to_string(seq) + "; record " + std::to_string(m_expected)
+                    report->message = where(segment.path, lineNo) + ": expected record " + std::to_string(expected)
+                        + " but found record " + std::to_string(seq) + "; record " + std::to_string(expected)
                         + (later ? " comes later: records were reordered" : " was deleted");
                 } else {
                     report->message = where(segment.path, lineNo) + ": record " + std::to_string(seq)
-                        + " appears again or out of order after record " + std::to_string(m_expected - 1)
+                        + " appears again or out of order after record " + std::to_string(expected - 1)
                         + "; records were reordered or duplicated";
                 }
                 return false;
             }
-            if (report->records == 0 && m_trustPrev) {
-                m_expected = seq;
-            } else if (prev != m_prevHash) {
+            if (trusted) {
+                m_chain.trust(seq, line);
+            } else if (step == ChainWalk::Step::Broken) {
                 report->status = VerifyStatus::Tampered;
                 report->file = m_prevFile.isEmpty() ? segment.path : m_prevFile;
                 report->line = m_prevFile.isEmpty() ? lineNo : m_prevLine;
@@ -319,7 +337,7 @@ public:
                         + ") holds a different hash for it";
                 return false;
             }
-            const std::string hash = hashRecord(line);
+            const std::string &hash = m_chain.prevHash();
             if (seq == headSeq)
                 *hashAtHead = hash;
             if (report->records == 0)
@@ -329,18 +347,15 @@ public:
             report->lastHash = hash;
             report->file = segment.path;
             report->line = lineNo;
-            m_prevHash = hash;
             m_prevFile = segment.path;
             m_prevLine = lineNo;
-            m_expected = seq + 1;
             pos = nl + 1;
         }
         return true;
     }
 
 private:
-    quint64 m_expected;
-    std::string m_prevHash;
+    ChainWalk m_chain;
     bool m_trustPrev;
     QString m_prevFile;
     quint64 m_prevLine = 0;

@@ -49,6 +49,45 @@ std::string hashRecord(std::string_view line);
 // The same into `hex`, reusing its storage.
 void hashRecordInto(std::string_view line, std::string &hex);
 
+// One hash chain, walked record by record (AUDIT.md "Tamper evidence"):
+// the one walk of the file log (verify, verifySegment) and of the team's
+// audit table (team/teamaudit.cpp). Each record must carry the seq that
+// follows the one before, and in `prev` hashRecord() of that record's line.
+// The caller names its findings where it found them (a file and line, a
+// table row).
+class ChainWalk
+{
+public:
+    enum class Step {
+        Next,   // the record continues the chain; it is the new head
+        Gap,    // a later seq than the one expected: records are missing (or moved)
+        Repeat, // an earlier seq: a record again, or out of order
+        Broken, // the right seq, but prev is not the hash of the record before
+    };
+    explicit ChainWalk(quint64 expectedSeq = 1, std::string prevHash = std::string(GenesisHash))
+        : m_expected(expectedSeq)
+        , m_prevHash(std::move(prevHash))
+    {
+    }
+    // Whether `seq` is the one expected, checking nothing else.
+    Step expect(quint64 seq) const
+    {
+        return seq == m_expected ? Step::Next : seq > m_expected ? Step::Gap : Step::Repeat;
+    }
+    // Checks a record's seq and prev; on Next, takes its line's hash.
+    Step step(quint64 seq, std::string_view prev, std::string_view line);
+    // Takes a record without checking it: the first of a chain whose
+    // predecessor is elsewhere or was pruned.
+    void trust(quint64 seq, std::string_view line);
+    quint64 expected() const { return m_expected; }
+    // The hash of the last record taken: what the next one's prev must be.
+    const std::string &prevHash() const { return m_prevHash; }
+
+private:
+    quint64 m_expected;
+    std::string m_prevHash;
+};
+
 // What the writer last made durable; written after every sync.
 struct Head
 {

@@ -2,6 +2,7 @@
 #include "callrecords.h"
 
 #include "common/jsonwriter.h"
+#include "protocol/decider.h"
 #include "queue/approvals.h"
 
 #include <algorithm>
@@ -297,7 +298,7 @@ DecisionFields reviewedFields(const QueueItem &item, const std::string &consoleR
     }
     if (d.decidedBy.find(",human:") != std::string::npos)
         fields.approvers = decidersOf(d.decidedBy);
-    else if (d.decidedBy == "human:" + consoleReviewer)
+    else if (d.decidedBy == protocol::Decider::person(consoleReviewer).text())
         fields.osUser = consoleReviewer;
     // How the person authenticated: the console, a reviewer token, a web session.
     fields.via = d.via;

@@ -2,6 +2,7 @@
 #include "consolemetrics.h"
 
 #include "engine/consolecore.h"
+#include "protocol/decider.h"
 
 namespace holdpoint {
 
@@ -42,7 +43,7 @@ std::string_view deciderClass(std::string_view decidedBy, std::string_view state
 {
     if (decidedBy.starts_with("guardrail:") || decidedBy.starts_with("policy:"))
         return "guardrail";
-    if (decidedBy.starts_with("human:"))
+    if (protocol::Decider::of(decidedBy).isPerson())
         return state == "auto" ? "standing" : "person";
     for (std::string_view exact : { "timeout", "agent", "audit", "team" })
         if (decidedBy == exact)

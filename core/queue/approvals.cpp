@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "approvals.h"
 
+#include "protocol/decider.h"
+
 #include <algorithm>
 
 namespace holdpoint {
@@ -91,26 +93,12 @@ bool approvalsReached(const QueueItem &item)
 
 std::string approversDecidedBy(const std::vector<std::string> &names)
 {
-    std::string out;
-    for (const std::string &n : names)
-        out += (out.empty() ? "human:" : ",human:") + n;
-    return out;
+    return protocol::peopleDecidedBy(names);
 }
 
 std::vector<std::string> decidersOf(const std::string &decidedBy)
 {
-    std::vector<std::string> out;
-    std::size_t start = 0;
-    while (start <= decidedBy.size()) {
-        std::size_t end = decidedBy.find(',', start);
-        if (end == std::string::npos)
-            end = decidedBy.size();
-        std::string part = decidedBy.substr(start, end - start);
-        if (part.rfind("human:", 0) == 0)
-            out.push_back(part.substr(6));
-        start = end + 1;
-    }
-    return out;
+    return protocol::peopleIn(decidedBy);
 }
 
 } // namespace holdpoint

@@ -46,7 +46,7 @@ void putApprovalFields(Json &j, const QueueItem &item);
 bool approvalsReached(const QueueItem &item);
 // decided_by of a decision several people approved: "human:alice,human:bob".
 std::string approversDecidedBy(const std::vector<std::string> &names);
-// Every name in a decided_by, "human:" dropped: ["alice", "bob"].
+// Every person named in a decided_by, in order: ["alice", "bob"] (protocol/decider.h).
 std::vector<std::string> decidersOf(const std::string &decidedBy);
 
 } // namespace holdpoint

@@ -5,6 +5,7 @@
 // or by query and holds no item across calls, so the store can be this
 // process's memory (ReviewQueue) or a database that many consoles share.
 
+#include "protocol/decider.h"
 #include "queue/queueitem.h"
 
 #include <QObject>
@@ -36,7 +37,7 @@ struct ReviewerIdentity
     // The OS user this reviewer is, when known: with exclude_requester, the
     // agent's own user may not approve under any name.
     std::string osUser;
-    std::string decidedBy() const { return "human:" + name; }
+    std::string decidedBy() const { return protocol::Decider::person(name, via).text(); }
 };
 
 // The refusal for a review of an item no longer (or never) pending.

@@ -109,9 +109,9 @@ Json viewRecord(const std::string &line, const std::string &self)
 }
 
 TeamActivity::TeamActivity(
-    TeamConnection *connection, std::string self, int backlog, QObject *parent)
+    TeamLink *link, std::string self, int backlog, QObject *parent)
     : QObject(parent)
-    , m_conn(connection)
+    , m_conn(link)
     , m_self(std::move(self))
     , m_backlog(backlog)
 { }
@@ -128,9 +128,7 @@ void TeamActivity::follow()
     m_again = false;
     const long long after = m_seq;
     const int limit = after < 0 ? m_backlog : Batch;
-    m_conn->run<AuditRead>(
-        [after, limit, recent = m_recent](
-            pqxx::connection_base &c) { return auditAfter(c, after, limit, recent); },
+    m_conn->readAudit(after, limit, m_recent,
         [this, limit](AuditRead read) {
             m_reading = false;
             if (read.forked) {
@@ -159,8 +157,7 @@ void TeamActivity::follow()
             // left off, once it checked that is still there.
             m_reading = false;
             m_again = false;
-        },
-        TeamConnection::WhenDown::Fail);
+        });
 }
 
 } // namespace holdpoint::team

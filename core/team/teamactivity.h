@@ -6,7 +6,9 @@
 // own records as it writes them, so lines this instance wrote are skipped.
 
 #include "common/json.h"
-#include "team/teamconnection.h"
+#include "team/teamlink.h"
+
+#include <pqxx/connection>
 
 #include <QObject>
 
@@ -15,13 +17,6 @@
 #include <string>
 
 namespace holdpoint::team {
-
-struct AuditLine
-{
-    long long seq = 0;
-    std::string instance; // who wrote it
-    std::string line;
-};
 
 // The lines after `afterSeq`, oldest first, at most `limit`; with a negative
 // `afterSeq`, the newest `limit` lines, oldest first.
@@ -34,12 +29,6 @@ std::vector<AuditLine> auditSince(pqxx::connection_base &c, long long afterSeq, 
 long long lastKept(
     pqxx::connection_base &c, const std::deque<std::pair<long long, std::size_t>> &recent);
 
-struct AuditRead
-{
-    long long from = -1; // the seq the lines follow
-    bool forked = false; // the line last read is not there any more: read from `from`
-    std::vector<AuditLine> lines;
-};
 // The lines after `afterSeq`, as auditSince(); when `recent` ends with
 // `afterSeq`, first checks (in the same statement) that the table still has
 // that line word for word, and otherwise reads on from lastKept().
@@ -55,7 +44,7 @@ class TeamActivity final : public QObject
     Q_OBJECT
 public:
     // On first contact the newest `backlog` lines; then everything new.
-    TeamActivity(TeamConnection *connection, std::string self, int backlog = 2'000,
+    TeamActivity(TeamLink *link, std::string self, int backlog = 2'000,
         QObject *parent = nullptr);
 
     // Reads what was added since the last read. A call while a read is on
@@ -68,7 +57,7 @@ Q_SIGNALS:
     void record(const Json &record);
 
 private:
-    TeamConnection *m_conn;
+    TeamLink *m_conn;
     std::string m_self;
     int m_backlog;
     // How many lines' hashes are kept to find where a failover forked.

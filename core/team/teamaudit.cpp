@@ -1,7 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "teamaudit.h"
 
-#include "common/sha256.h"
 #include "team/teamdb.h"
 
 #include <pqxx/pqxx>
@@ -41,9 +40,9 @@ audit::VerifyReport verifyAudit(pqxx::connection_base &c)
         const auto headSeq = head[0][0].as<long long>();
         const auto headHash = head[0][1].as<std::string>();
 
-        long long expected = 1;
+        // The file log's walk (audit::ChainWalk), over rows instead of lines.
+        audit::ChainWalk chain;
         std::map<std::string, quint64> writers;
-        std::string prevHash(audit::GenesisHash);
         long long after = 0;
         for (;;) {
             const auto rows = tx.exec_params(
@@ -66,9 +65,10 @@ audit::VerifyReport verifyAudit(pqxx::connection_base &c)
                         && record["seq"].is_number_integer()
                     ? record["seq"].get<long long>()
                     : -1;
-                if (seq != expected) {
+                const long long expected = static_cast<long long>(chain.expected());
+                if (const auto step = chain.expect(quint64(seq)); step != audit::ChainWalk::Step::Next) {
                     report.status = audit::VerifyStatus::Tampered;
-                    report.message = seq > expected
+                    report.message = step == audit::ChainWalk::Step::Gap
                         ? "expected record " + std::to_string(expected) + " but found record "
                             + std::to_string(seq) + "; record " + std::to_string(expected)
                             + (seq == expected + 1 ? " was" : " and after were") + " deleted"
@@ -84,7 +84,7 @@ audit::VerifyReport verifyAudit(pqxx::connection_base &c)
                 const std::string prev = record.contains("prev") && record["prev"].is_string()
                     ? record["prev"].get<std::string>()
                     : std::string();
-                if (prev != prevHash) {
+                if (chain.step(quint64(seq), prev, line) != audit::ChainWalk::Step::Next) {
                     report.status = audit::VerifyStatus::Tampered;
                     report.message = seq == 1
                         ? "record 1 was altered: it does not start the chain"
@@ -92,7 +92,6 @@ audit::VerifyReport verifyAudit(pqxx::connection_base &c)
                             + std::to_string(seq) + " holds a different hash for it";
                     return report;
                 }
-                prevHash = sha256Hex(line);
                 // Which database login wrote it: the database sets db_role.
                 ++writers[record.contains("db_role") && record["db_role"].is_string()
                         ? record["db_role"].get<std::string>()
@@ -101,13 +100,12 @@ audit::VerifyReport verifyAudit(pqxx::connection_base &c)
                     report.firstSeq = quint64(seq);
                 ++report.records;
                 report.lastSeq = quint64(seq);
-                ++expected;
             }
             if (rows.size() < std::size_t(Chunk))
                 break;
         }
-        report.lastHash = prevHash;
-        const long long last = expected - 1;
+        report.lastHash = chain.prevHash();
+        const long long last = static_cast<long long>(chain.expected()) - 1;
         if (last < headSeq) {
             report.status = audit::VerifyStatus::CutOff;
             report.message = "the team audit ends at record " + std::to_string(last)
@@ -117,7 +115,7 @@ audit::VerifyReport verifyAudit(pqxx::connection_base &c)
             report.status = audit::VerifyStatus::Tampered;
             report.message = "records " + std::to_string(headSeq + 1) + " to "
                 + std::to_string(last) + " were added behind the head's back";
-        } else if (headSeq > 0 && prevHash != headHash) {
+        } else if (headSeq > 0 && chain.prevHash() != headHash) {
             report.status = audit::VerifyStatus::Tampered;
             report.message = "record " + std::to_string(last)
                 + " was altered: its hash differs from the one in the head";

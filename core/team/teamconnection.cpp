@@ -376,7 +376,7 @@ private:
 };
 
 TeamConnection::TeamConnection(std::string url, Options options, QObject *parent)
-    : QObject(parent)
+    : TeamLink(parent)
 {
     m_thread.setObjectName(QStringLiteral("holdpoint-team"));
     m_worker = new ConnectionWorker(std::move(url), options, this);

@@ -18,6 +18,7 @@
 //   emitted on every (re)open: read the state again then.
 
 #include "team/teamdb.h"
+#include "team/teamlink.h"
 
 #include <QObject>
 #include <QThread>
@@ -38,7 +39,7 @@ class ConnectionWorker;
 
 // The default time a statement may go without an answer (TEAM.md "Threads
 // and connections"); `holdpoint --team-timeout-ms` sets another.
-constexpr TimeMs DefaultAnswerTimeoutMs = 5'000;
+constexpr TimeMs DefaultAnswerTimeoutMs = ConnectionOptions {}.answerTimeoutMs;
 // Creating or migrating the schema may wait for another instance doing it.
 constexpr TimeMs MigrationAnswerMs = 60'000;
 // The server ends a transaction left idle this many answer deadlines long
@@ -126,20 +127,11 @@ private:
     std::thread m_thread; // last: started once the rest is set
 };
 
-class TeamConnection final : public QObject
+class TeamConnection final : public TeamLink
 {
     Q_OBJECT
 public:
-    struct Options
-    {
-        bool migrate = true; // create or migrate the schema on every open
-        TimeMs minBackoffMs = 100;
-        TimeMs maxBackoffMs = 5'000;
-        // How long a statement may go unanswered before the connection
-        // counts as lost (AnswerDeadline); with the heartbeat every 2 s, an
-        // idle connection that went silent is noticed within 7 s.
-        TimeMs answerTimeoutMs = DefaultAnswerTimeoutMs;
-    };
+    using Options = ConnectionOptions;
 
     TeamConnection(std::string url, Options options, QObject *parent = nullptr);
     explicit TeamConnection(std::string url, QObject *parent = nullptr)
@@ -147,17 +139,11 @@ public:
     { }
     ~TeamConnection() override;
 
-    void start();
-    bool isConnected() const { return m_connected; }
-    const QString &lastError() const { return m_lastError; }
+    void start() override;
+    bool isConnected() const override { return m_connected; }
+    const QString &lastError() const override { return m_lastError; }
     // Successful opens after the first: each one followed a lost connection.
-    quint64 reconnects() const { return m_reconnects; }
-
-    enum class WhenDown
-    {
-        Wait, // queue the job until the connection is back
-        Fail, // fail it at once with a retryable TeamError
-    };
+    quint64 reconnects() const override { return m_reconnects; }
 
     // Runs `job` on the connection's thread; `done` gets its result, or
     // `failed` its error, on this object's thread. A job that loses the
@@ -175,12 +161,28 @@ public:
             std::move(failed), whenDown);
     }
 
-Q_SIGNALS:
-    // Opened, or opened again: notifications may have been missed.
-    void connected();
-    void disconnected(const QString &why);
-    // A NOTIFY on the team channel: "<kind> <id>".
-    void notified(const QString &kind, const QString &id);
+    // TeamLink, each request one job (teamlinkjobs.cpp).
+    void escalate(std::vector<Escalation> batch, int knows,
+        Done<std::vector<EscalationOutcome>> done, Failed failed) override;
+    void review(Decide d, Done<Decided> done, Failed failed) override;
+    void withdraw(Withdraw w) override;
+    void claim(std::string id, std::string instance, std::string reviewer, TimeMs leaseMs,
+        Done<Claimed> done, Failed failed) override;
+    void release(std::string id, std::string instance) override;
+    void setAgentConnected(std::string gateway, std::string id, bool connected) override;
+    void setTurnFindings(std::string gateway, std::string session,
+        std::optional<std::string> turn, std::string findings) override;
+    void identify(std::string requested, Done<ReviewerSelf> done, Failed failed) override;
+    void actingReviewers(Done<std::vector<std::string>> done, Failed failed) override;
+    void beat(Beat beat, Done<BeatAnswer> done, Failed failed) override;
+    void expireDue(std::string instance) override;
+    void appendAudit(std::string instance, std::vector<AuditEvent> events,
+        std::optional<CopyBatch> once, Done<std::size_t> done, Failed failed) override;
+    void rows(std::vector<std::string> ids, Done<std::vector<Row>> done, Failed failed) override;
+    void resync(std::vector<std::string> shown, Done<Resync> done) override;
+    void readAudit(long long afterSeq, int limit,
+        std::deque<std::pair<long long, std::size_t>> recent, Done<AuditRead> done,
+        Failed failed) override;
 
 private:
     friend class ConnectionWorker;

@@ -41,6 +41,16 @@ std::string schemaFile(int version)
     }
 }
 
+// What roles.sql's roles may do (schema/grants.sql): one definition of
+// grant_roles(), applied after every migration, whatever it came from.
+std::string grantsFile()
+{
+    QFile f(QStringLiteral(":/holdpoint/team/grants.sql"));
+    if (!f.open(QIODevice::ReadOnly))
+        throw TeamError("the team schema's grants are missing from this build");
+    return f.readAll().toStdString();
+}
+
 // Runs `fn`, turning libpqxx's exceptions into TeamError with a message
 // for people. A lost connection is retryable; so are the states PostgreSQL
 // uses for a server shutting down or starting (classes 08 and 57P).
@@ -371,6 +381,7 @@ int migrate(pqxx::connection_base &c)
             if (v > 1 && !additive)
                 tx.exec_params("UPDATE holdpoint.schema_version SET version = $1", v);
         }
+        tx.exec(grantsFile());
         tx.exec("SELECT holdpoint.grant_roles()");
         tx.commit();
         return SchemaVersion;

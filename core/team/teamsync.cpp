@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
-// TeamStore's reading side (TEAM.md "Gateways and consoles", "Under
+// TeamQueue's reading side (TEAM.md "Gateways and consoles", "Under
 // load"): notifications name rows, and the view is made to agree with them.
 
-#include "teamstore.h"
+#include "teamqueue.h"
 
 #include "queue/approvals.h"
 #include "team/teamitems.h"
@@ -14,7 +14,7 @@ namespace holdpoint::team {
 using protocol::Decision;
 using protocol::DecisionKind;
 
-void TeamStore::onNotified(const QString &kind, const QString &qid)
+void TeamQueue::onNotified(const QString &kind, const QString &qid)
 {
     followActivity();
     if (kind == u"new-batch") {
@@ -42,7 +42,7 @@ void TeamStore::onNotified(const QString &kind, const QString &qid)
     }
 }
 
-void TeamStore::refresh(const std::vector<std::string> &ids)
+void TeamQueue::refresh(const std::vector<std::string> &ids)
 {
     for (const std::string &id : ids)
         if (m_toRefreshSet.insert(id).second)
@@ -70,7 +70,7 @@ void TeamStore::refresh(const std::vector<std::string> &ids)
     });
 }
 
-void TeamStore::readRefreshes()
+void TeamQueue::readRefreshes()
 {
     if (m_toRefresh.empty())
         return;
@@ -81,7 +81,7 @@ void TeamStore::readRefreshes()
     m_lastRead.start();
     // A read that fails is not retried: the connection is gone, and the
     // resync after the reconnect reads every row again.
-    m_conn.run<std::vector<Row>>([ids = std::move(ids)](pqxx::connection_base &c) { return rows(c, ids); },
+    m_link->rows(std::move(ids),
         [this](std::vector<Row> found) {
             m_refreshing = false;
             for (const Row &r : found)
@@ -91,24 +91,15 @@ void TeamStore::readRefreshes()
         [this](const TeamError &) {
             m_refreshing = false;
             readRefreshes();
-        },
-        TeamConnection::WhenDown::Fail);
+        });
 }
 
-void TeamStore::resync()
+void TeamQueue::resync()
 {
     std::vector<std::string> shown;
     m_view.forEachPending([&](const QueueItem &item) { shown.push_back(item.id); });
-    struct State
-    {
-        std::vector<Row> pending;
-        std::vector<Row> shown;
-    };
-    m_conn.run<State>(
-        [shown](pqxx::connection_base &c) {
-            return State { pendingRows(c), rows(c, shown) };
-        },
-        [this](State s) {
+    m_link->resync(std::move(shown),
+        [this](Resync s) {
             std::set<std::string> inDb;
             for (const Row &r : s.shown)
                 inDb.insert(r.id);
@@ -138,11 +129,10 @@ void TeamStore::resync()
                 d.reason = "no longer in the team queue";
                 m_view.resolve(id, ItemState::Abandoned, std::move(d));
             }
-        },
-        {}, TeamConnection::WhenDown::Fail);
+        });
 }
 
-void TeamStore::addRemote(const Row &row)
+void TeamQueue::addRemote(const Row &row)
 {
     auto item = itemFromRow(row);
     if (!item || m_view.find(row.id))
@@ -151,15 +141,13 @@ void TeamStore::addRemote(const Row &row)
     m_view.add(std::move(*item));
 }
 
-void TeamStore::applyRow(const Row &row)
+void TeamQueue::applyRow(const Row &row)
 {
     const QueueItem *item = m_view.find(row.id);
     if (row.state == "pending") {
         if (!item && row.gateway == m_config.self.id && !m_local.count(row.id)) {
             // Answered here already: the team lost that (TEAM.md "Failover").
-            m_conn.run<Withdrawn>([w = lostAnswerOf(row)](pqxx::connection_base &c) {
-                return withdraw(c, w);
-            }, [](Withdrawn) {});
+            m_link->withdraw(lostAnswerOf(row));
             return;
         }
         if (!item) {

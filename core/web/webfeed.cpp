@@ -5,6 +5,7 @@
 #include "webserver.h"
 
 #include "engine/consolecore.h"
+#include "protocol/decider.h"
 #include "web/weblistener.h"
 
 #include <QPointer>
@@ -182,7 +183,7 @@ void WebServer::onResolved(const QueueItem &item)
         rest = comma == std::string_view::npos ? std::string_view() : rest.substr(comma + 1);
     }
     answerParked(item.id, [&](const Parked &p) {
-        const std::string self = "human:" + p.fallback.settlesFor;
+        const std::string self = protocol::Decider::person(p.fallback.settlesFor).text();
         if (std::find(deciders.begin(), deciders.end(), self) != deciders.end())
             return std::optional(jsonReply({ { "outcome", "decided" }, { "decided_by", decidedBy } }));
         return std::optional(jsonReply({ { "error", "already_decided" },

@@ -7,6 +7,7 @@
 
 #include "common/pgcluster.h"
 #include "team/teamactivity.h"
+#include "team/teamconnection.h"
 #include "team/teamdb.h"
 
 #include <QSignalSpy>

@@ -184,6 +184,7 @@ void tst_TeamDb::upgradesFromVersionOne()
     // A database made by a holdpoint that knew only version 1, with its
     // roles, and a gateway's login.
     QVERIFY(m_pg.psqlFile(m_db, QStringLiteral(HOLDPOINT_SOURCE_DIR "/core/team/schema/v1.sql")));
+    QVERIFY(m_pg.psqlFile(m_db, QStringLiteral(HOLDPOINT_SOURCE_DIR "/tests/team/v1-grants.sql")));
     QVERIFY(m_pg.psqlFile(m_db, QStringLiteral(HOLDPOINT_SOURCE_DIR "/resources/team/roles.sql")));
     QVERIFY(admin(QStringLiteral(
         "DO $$ BEGIN IF NOT EXISTS (SELECT 1 FROM pg_roles WHERE rolname = 'gw_login') THEN "
