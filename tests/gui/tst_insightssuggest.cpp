@@ -55,6 +55,7 @@ private Q_SLOTS:
     void listsWhatThePersonAlwaysApprovedAndNothingOverADenial();
     void acceptingWritesTheRuleAuditsItAndPutsItInForce();
     void cancellingAddsNothingAndDismissingHidesIt();
+    void namesAreShownNotObeyed();
 
 private:
     SuggestionList *openList();
@@ -82,6 +83,16 @@ void TestInsightsSuggest::init()
     for (int i = 0; i < 4; ++i)
         trace.push_back(traceCall(t0 + 2 * day + i * 60'000, n++, "coder", "npm publish",
             i == 2 ? "deny" : "approve"));
+    if (QTest::currentTestFunction() == std::string_view("namesAreShownNotObeyed")) {
+        // An agent that names itself and its tool in Qt's rich text, approved
+        // often enough for a rule.
+        for (int i = 0; i < 4; ++i) {
+            Json c = traceCall(t0 + 2 * day + (10 + i) * 60'000, n++, "<i>evil</i>", "", "approve");
+            c["tool"] = "<font color=white>deploy</font>";
+            c["args"] = Json { { "target", "<b>staging</b>" } };
+            trace.push_back(c);
+        }
+    }
     {
         // As the console running the built-in default would have written it.
         QString error;
@@ -267,6 +278,40 @@ void TestInsightsSuggest::cancellingAddsNothingAndDismissingHidesIt()
     QVERIFY(refreshed.wait(WaitMs));
     QVERIFY(list->shown().empty());
     QVERIFY(!QFileInfo::exists(userFile));
+}
+
+void TestInsightsSuggest::namesAreShownNotObeyed()
+{
+    // What an agent chose (its name, its tool's, the arguments) reaches the
+    // suggestion's words and the confirmation as characters, never as markup.
+    SuggestionList *list = openList();
+    QVERIFY(list);
+    const replay::Suggestion *ours = nullptr;
+    for (const replay::Suggestion &s : list->shown())
+        if (s.rule.dump().find("deploy") != std::string::npos)
+            ours = &s;
+    QVERIFY(ours);
+    const QString words = QString::fromStdString(ours->description);
+    QVERIFY(words.contains(QStringLiteral("<font color=white>deploy</font>")));
+    bool shown = false;
+    for (QLabel *label : list->findChildren<QLabel *>(QStringLiteral("suggestionRule"))) {
+        if (label->text() != words)
+            continue;
+        shown = true;
+        QCOMPARE(label->textFormat(), Qt::PlainText);
+        auto *accept = label->parentWidget()->findChild<QPushButton *>(
+            QStringLiteral("acceptSuggestion"));
+        QVERIFY(accept);
+        QTest::mouseClick(accept, Qt::LeftButton);
+    }
+    QVERIFY(shown);
+    QDialog *confirm = list->confirmation();
+    QVERIFY(confirm);
+    auto *what = confirm->findChild<QLabel *>(QStringLiteral("confirmRule"));
+    QVERIFY(what);
+    QCOMPARE(what->text(), words);
+    QCOMPARE(what->textFormat(), Qt::PlainText);
+    confirm->reject();
 }
 
 QTEST_MAIN(TestInsightsSuggest)
