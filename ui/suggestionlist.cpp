@@ -127,18 +127,30 @@ void SuggestionList::rebuildRows()
         delete item;
     }
     m_shown.clear();
-    for (const replay::Suggestion &s : m_found)
-        if (!m_dismissed.contains(ruleKey(s.rule)) && m_shown.size() < MaxShown)
+    std::size_t left = 0; // not dismissed, shown or not
+    for (const replay::Suggestion &s : m_found) {
+        if (m_dismissed.contains(ruleKey(s.rule)))
+            continue;
+        ++left;
+        if (m_shown.size() < MaxShown)
             m_shown.push_back(s);
+    }
     std::size_t saved = 0;
     for (const replay::Suggestion &s : m_shown) {
         m_rows->addWidget(rowFor(s));
         saved += s.saved;
     }
-    if (!m_shown.empty())
-        m_status->setText(tr("Rules your own decisions suggest: together they would have saved "
-                             "%1. Each was checked against the whole log first.")
-                              .arg(counted(saved, tr("1 prompt"), tr("%1 prompts"))));
+    if (m_shown.empty())
+        return;
+    QString status = tr("Rules your own decisions suggest: together they would have saved %1. "
+                        "Each was checked against the whole log first.")
+                         .arg(counted(saved, tr("1 prompt"), tr("%1 prompts")));
+    if (left > m_shown.size())
+        status += tr(" The %1 that save the most of %2 are listed; accept or dismiss some to see "
+                     "the rest.")
+                      .arg(m_shown.size())
+                      .arg(left);
+    m_status->setText(status);
 }
 
 QWidget *SuggestionList::rowFor(const replay::Suggestion &s)

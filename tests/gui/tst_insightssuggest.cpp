@@ -56,6 +56,7 @@ private Q_SLOTS:
     void acceptingWritesTheRuleAuditsItAndPutsItInForce();
     void cancellingAddsNothingAndDismissingHidesIt();
     void namesAreShownNotObeyed();
+    void theMostSavingAreListedFirst();
 
 private:
     SuggestionList *openList();
@@ -92,6 +93,13 @@ void TestInsightsSuggest::init()
             c["args"] = Json { { "target", "<b>staging</b>" } };
             trace.push_back(c);
         }
+    }
+    if (QTest::currentTestFunction() == std::string_view("theMostSavingAreListedFirst")) {
+        // Fourteen more rules' worth: `make tN`, approved 3 times each (t13: 4).
+        for (int k = 0; k < 14; ++k)
+            for (int i = 0; i < (k == 13 ? 4 : 3); ++i, ++n)
+                trace.push_back(traceCall(
+                    t0 + day + (100 + n) * 1000, n, "coder", "make t" + std::to_string(k), "approve"));
     }
     {
         // As the console running the built-in default would have written it.
@@ -312,6 +320,24 @@ void TestInsightsSuggest::namesAreShownNotObeyed()
     QCOMPARE(what->text(), words);
     QCOMPARE(what->textFormat(), Qt::PlainText);
     confirm->reject();
+}
+
+void TestInsightsSuggest::theMostSavingAreListedFirst()
+{
+    // Fifteen suggestions: the twelve that save the most are listed, most
+    // first, and a dismissal makes room for the next.
+    SuggestionList *list = openList();
+    QVERIFY(list);
+    QCOMPARE(list->shown().size(), SuggestionList::MaxShown);
+    QCOMPARE(list->shown()[0].saved, std::size_t(5)); // npm test
+    QCOMPARE(list->shown()[1].saved, std::size_t(4)); // make t13
+    auto *status = list->findChild<QLabel *>(QStringLiteral("suggestionsStatus"));
+    QVERIFY(status->text().contains(QStringLiteral("The 12 that save the most of 15 are listed")));
+    const Json first = list->shown()[0].rule;
+    QTest::mouseClick(rowButton("dismissSuggestion"), Qt::LeftButton);
+    QCOMPARE(list->shown().size(), SuggestionList::MaxShown);
+    QVERIFY(list->shown()[0].rule != first);
+    QVERIFY(status->text().contains(QStringLiteral("The 12 that save the most of 14 are listed")));
 }
 
 QTEST_MAIN(TestInsightsSuggest)
