@@ -173,11 +173,11 @@ QWidget *SuggestionList::rowFor(const replay::Suggestion &s)
         row);
     figures->setObjectName(QStringLiteral("suggestionSaved"));
     text->addWidget(figures);
-    QLabel *proof = plainLabel(tr("Proof: replayed over %1, it allows only calls a person "
-                                  "approved unchanged; no denied, edited or halted call matches.")
-                                   .arg(counted(s.replayed, tr("1 recorded call"),
-                                       tr("%1 recorded calls"))),
-        row);
+    QLabel *proof
+        = plainLabel(tr("Proof: replayed over %1, it allows only calls a person "
+                        "approved unchanged; no denied, edited or halted call matches.")
+                         .arg(counted(s.replayed, tr("1 recorded call"), tr("%1 recorded calls"))),
+            row);
     proof->setObjectName(QStringLiteral("suggestionProof"));
     text->addWidget(proof);
     h->addLayout(text, 1);

@@ -78,12 +78,11 @@ void TestInsightsSuggest::init()
     std::vector<Json> trace;
     int n = 0;
     for (int i = 0; i < 5; ++i)
-        trace.push_back(traceCall(t0 + (i % 2) * day + i * 60'000, n++,
-            i % 2 ? "writer" : "coder", i == 3 ? "npm test -- --watch=false" : "npm test",
-            "approve"));
+        trace.push_back(traceCall(t0 + (i % 2) * day + i * 60'000, n++, i % 2 ? "writer" : "coder",
+            i == 3 ? "npm test -- --watch=false" : "npm test", "approve"));
     for (int i = 0; i < 4; ++i)
-        trace.push_back(traceCall(t0 + 2 * day + i * 60'000, n++, "coder", "npm publish",
-            i == 2 ? "deny" : "approve"));
+        trace.push_back(traceCall(
+            t0 + 2 * day + i * 60'000, n++, "coder", "npm publish", i == 2 ? "deny" : "approve"));
     if (QTest::currentTestFunction() == std::string_view("namesAreShownNotObeyed")) {
         // An agent that names itself and its tool in Qt's rich text, approved
         // often enough for a rule.
@@ -98,8 +97,8 @@ void TestInsightsSuggest::init()
         // Fourteen more rules' worth: `make tN`, approved 3 times each (t13: 4).
         for (int k = 0; k < 14; ++k)
             for (int i = 0; i < (k == 13 ? 4 : 3); ++i, ++n)
-                trace.push_back(traceCall(
-                    t0 + day + (100 + n) * 1000, n, "coder", "make t" + std::to_string(k), "approve"));
+                trace.push_back(traceCall(t0 + day + (100 + n) * 1000, n, "coder",
+                    "make t" + std::to_string(k), "approve"));
     }
     {
         // As the console running the built-in default would have written it.
@@ -239,7 +238,7 @@ void TestInsightsSuggest::acceptingWritesTheRuleAuditsItAndPutsItInForce()
     // with the rule in force.
     QVERIFY(list->shown().empty());
     QVERIFY(!list->findChild<QWidget *>(QStringLiteral("suggestion"))
-            || !list->findChild<QWidget *>(QStringLiteral("suggestion"))->isVisible());
+        || !list->findChild<QWidget *>(QStringLiteral("suggestion"))->isVisible());
     QTRY_VERIFY_WITH_TIMEOUT(!refreshed.isEmpty(), WaitMs);
     QVERIFY(list->shown().empty());
 
@@ -307,8 +306,8 @@ void TestInsightsSuggest::namesAreShownNotObeyed()
             continue;
         shown = true;
         QCOMPARE(label->textFormat(), Qt::PlainText);
-        auto *accept = label->parentWidget()->findChild<QPushButton *>(
-            QStringLiteral("acceptSuggestion"));
+        auto *accept
+            = label->parentWidget()->findChild<QPushButton *>(QStringLiteral("acceptSuggestion"));
         QVERIFY(accept);
         QTest::mouseClick(accept, Qt::LeftButton);
     }
