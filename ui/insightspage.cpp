@@ -4,6 +4,7 @@
 #include "engine/consolecore.h"
 #include "insights/auditsource.h"
 #include "insightscharts.h"
+#include "suggestionlist.h"
 
 #include <QChart>
 #include <QChartView>
@@ -75,11 +76,12 @@ InsightsPage::InsightsPage(ConsoleCore *core, QWidget *parent)
     addChart(QStringLiteral("escalationsPerAgent"), 1, 1, 1);
     addChart(QStringLiteral("decisionsPerTool"), 2, 0, 1);
     addChart(QStringLiteral("decisionsPerRule"), 2, 1, 1);
-    // Issue 46's suggested rules go here once they exist; empty, it stays hidden.
+    // Issue 46's suggested rules, below the charts.
     m_suggestions = new QGroupBox(tr("Suggested rules"), body);
     m_suggestions->setObjectName(QStringLiteral("suggestedRules"));
     m_suggestionsLayout = new QVBoxLayout(m_suggestions);
-    m_suggestions->setVisible(false);
+    m_suggestionList = new SuggestionList(m_core, m_suggestions);
+    m_suggestionsLayout->addWidget(m_suggestionList);
     grid->addWidget(m_suggestions, 3, 0, 1, 2);
     for (int c = 0; c < 2; ++c)
         grid->setColumnStretch(c, 1);
@@ -133,6 +135,8 @@ void InsightsPage::reload()
     // only read; the writer appends meanwhile, and what it appends arrives
     // through onRecord as well (the figures count a record seen twice once).
     m_core->flushAudit(2000);
+    // The suggestions from the same log, on a thread of their own.
+    m_suggestionList->refresh();
     auto read = std::make_shared<insights::Builder>(sinceBound());
     QThread *loader = QThread::create([read, dir = m_core->auditDir()] { insights::addAuditDir(dir, *read); });
     connect(loader, &QThread::finished, this, [this, loader, read, generation] {

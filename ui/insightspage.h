@@ -28,6 +28,7 @@ QT_END_NAMESPACE
 namespace holdpoint {
 
 class ConsoleCore;
+class SuggestionList;
 
 class InsightsPage final : public QWidget
 {
@@ -45,11 +46,12 @@ public:
     // The charts, by name: escalationsPerHour, escalationsPerAgent,
     // timeToDecision, decisionsPerTool, decisionsPerRule, promptsSaved.
     QChart *chart(const QString &name) const;
-    // Where a list of suggested rules goes (issue 46, "Suggest rules"): an
-    // empty layout in a box titled "Suggested rules", hidden until
-    // something is put in it and the box shown.
+    // The rules the person's own decisions suggest (issue 46, "Suggest
+    // rules"), in a box titled "Suggested rules" below the charts: computed
+    // again, on a thread of its own, each time the log is read.
     QGroupBox *suggestionsBox() const { return m_suggestions; }
     QVBoxLayout *suggestionsLayout() const { return m_suggestionsLayout; }
+    SuggestionList *suggestionList() const { return m_suggestionList; }
     // How long after a record the charts are redrawn.
     static constexpr int RedrawDelayMs = 1500;
 
@@ -79,6 +81,7 @@ private:
     QLabel *m_totals;
     QGroupBox *m_suggestions;
     QVBoxLayout *m_suggestionsLayout;
+    SuggestionList *m_suggestionList;
     QMap<QString, QChart *> m_charts;
 };
 

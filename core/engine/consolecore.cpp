@@ -4,6 +4,7 @@
 #include "common/datadir.h"
 #include "common/reviewertokens.h"
 #include "replay/alwaysrule.h"
+#include "replay/suggest.h"
 #include "guardrails/chain.h"
 #include "policy/policywatcher.h"
 
@@ -371,6 +372,21 @@ bool ConsoleCore::addAlwaysRule(const Json &rule, QString *error)
     if (!addRuleToPolicyFile(file, rule, error))
         return false;
     m_audit->append("policy_rule_added", Json { { "file", file.toStdString() }, { "rule", rule } });
+    return putRuleInForce(file, error);
+}
+
+bool ConsoleCore::acceptSuggestion(const replay::Suggestion &suggestion, QString *error)
+{
+    // replay's writer adds the rule to the file and appends its record
+    // through the log it is given: this console's own, never a second one.
+    const QString file = userPolicyFile();
+    if (!replay::acceptSuggestion(suggestion, file, m_audit.get(), error))
+        return false;
+    return putRuleInForce(file, error);
+}
+
+bool ConsoleCore::putRuleInForce(const QString &file, QString *error)
+{
     if (!m_options.policyFiles.contains(file)) {
         // The data dir's policy.json, new: from now on it is loaded after
         // the built-in default and watched like any policy file.

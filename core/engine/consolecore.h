@@ -18,6 +18,9 @@
 namespace holdpoint {
 
 class PolicyWatcher;
+namespace replay {
+struct Suggestion;
+}
 
 // One guardrail of the policy in force, as the Policy view lists it.
 struct GuardrailSummary
@@ -153,6 +156,11 @@ public:
     std::vector<Json> pastMatches(const Json &rule, std::size_t limit, std::size_t scanned) const;
     // Writes `rule` there and puts the result in force now.
     bool addAlwaysRule(const Json &rule, QString *error);
+    // The same for a rule suggested from the log (replay/suggest.h): its
+    // policy_rule_added record also says what the suggestion promised
+    // ("suggested": prompts saved, days, agents), written by this console's
+    // own audit log, the one writer of its chain.
+    bool acceptSuggestion(const replay::Suggestion &suggestion, QString *error);
     // Reads the policy files again, changed or not.
     void reloadPolicy();
     QString lastPolicyError() const { return m_lastPolicyError; }
@@ -203,6 +211,7 @@ private:
     std::unique_ptr<QLockFile> m_lock;
     std::unique_ptr<PolicyWatcher> m_policyWatcher;
     void watchPolicy();
+    bool putRuleInForce(const QString &file, QString *error); // after a rule is written to `file`
     Json policyFilesJson() const; // for audit records
     QString m_lastPolicyError;
     bool m_filesWritten = false;

@@ -190,7 +190,11 @@ void Builder::add(const Json &r)
                 || action == "halt" || action == "error")
                 c.fallsThrough = false;
         }
-        if (c.decisive && str(*c.decisive, "code").starts_with("always_"))
+        // Rules added from the console: "always" (always_allowed, always_denied)
+        // and accepted suggestions (replay/suggest.h, code "suggested").
+        if (c.decisive
+            && (str(*c.decisive, "code").starts_with("always_")
+                || str(*c.decisive, "code") == "suggested"))
             c.record = r;
         m_calls.insert_or_assign(callKey(r), std::move(c));
     } else if (event == "escalated") {
@@ -273,7 +277,8 @@ Figures Builder::figures(TimeMs until) const
             std::string kind = "rule";
             if (call.record) {
                 if (const auto label = always.identify(*call.record, d.ts, allowed)) {
-                    name = "always " + *label;
+                    const bool suggested = str(*call.decisive, "code") == "suggested";
+                    name = (suggested ? "suggested " : "always ") + *label;
                     kind = "always";
                 }
             }

@@ -50,9 +50,12 @@ inline constexpr TimeMs DecisionBucketBounds[]
 // asked about (INSIGHTS.md "Prompts saved").
 struct SavedPrompts
 {
-    std::string rule; // "guardrail · code", or an "always" rule in words
-    std::string
-        kind; // "rule", "always" (added from the console) or "standing" (a turn or session scope)
+    // "guardrail · code", or a rule added from the console in words
+    // ("always allow …", "suggested allow …" for an accepted suggestion)
+    std::string rule;
+    // "rule", "always" (added from the console, by "always" or an accepted
+    // suggestion) or "standing" (a turn or session scope)
+    std::string kind;
     std::uint64_t allowed = 0;
     std::uint64_t denied = 0; // denied or halted
     std::uint64_t total() const { return allowed + denied; }

@@ -9,6 +9,7 @@
 #include "insights/insightshistory.h"
 #include "insightspage.h"
 #include "mainwindow.h"
+#include "suggestionlist.h"
 
 #include <QAbstractBarSeries>
 #include <QApplication>
@@ -188,12 +189,13 @@ void TestInsightsPage::chartsShowTheLogsFigures()
     QCOMPARE(setNamed(rules, QStringLiteral("Denied or halted"))->at(denyRow), 1.0);
     QCOMPARE(setNamed(rules, QStringLiteral("Allowed"))->sum(), 3.0);
 
-    // The place for suggested rules: there, titled, empty and out of sight.
+    // The suggested rules below the charts (tst_insightssuggest has their content).
     QGroupBox *suggestions = page->suggestionsBox();
     QCOMPARE(suggestions->title(), QStringLiteral("Suggested rules"));
     QCOMPARE(suggestions->objectName(), QStringLiteral("suggestedRules"));
-    QCOMPARE(page->suggestionsLayout()->count(), 0);
-    QVERIFY(!suggestions->isVisible());
+    QCOMPARE(page->suggestionsLayout()->count(), 1);
+    QCOMPARE(page->suggestionsLayout()->itemAt(0)->widget(), page->suggestionList());
+    QVERIFY(suggestions->isVisible());
 }
 
 void TestInsightsPage::aNewCallAndItsDecisionAreDrawn()

@@ -54,6 +54,7 @@ private Q_SLOTS:
     void teamLinesTellEditsByTheirArguments();
     void jsonAndTextSayTheSame();
     void alwaysRulesAreToldApart();
+    void anAcceptedSuggestionIsNamed();
     void aRealisticWeek();
 };
 
@@ -281,6 +282,30 @@ void TestInsights::alwaysRulesAreToldApart()
         (std::map<std::string, std::uint64_t> { { "always allow Bash(make:*)", 2 },
             { "always allow Read (file_path under /src)", 1 },
             { "console \u00b7 always_allowed", 1 } }));
+}
+
+void TestInsights::anAcceptedSuggestionIsNamed()
+{
+    // A rule accepted from the Insights view's suggestions (code
+    // "suggested") is credited by its words, as an "always" rule is, and
+    // told apart from one.
+    test::History h;
+    const Json suggested = { { "when", { { "tool", "Bash" } } }, { "match", "Bash(npm test:*)" },
+        { "action", "allow" }, { "code", "suggested" } };
+    h.ruleAdded(T0, suggested);
+    const Json byConsole = Json::array({ test::verdict("console", "suggested", "allow", 0) });
+    h.decided(T0 + 1 * Min, "s", "n1", "coder", "Bash", { { "command", "npm test" } }, byConsole,
+        "allow", "guardrail:console");
+    h.decided(T0 + 2 * Min, "s", "n2", "writer", "Bash", { { "command", "npm test -- -u" } },
+        byConsole, "allow", "guardrail:console");
+    Builder b(T0 + 1);
+    for (const auto &r : h.records)
+        b.add(asRecord(r));
+    const std::vector<SavedPrompts> saved = b.figures(T0 + HourMs).savedPerRule;
+    QCOMPARE(saved.size(), std::size_t(1));
+    QCOMPARE(saved[0].rule, std::string("suggested allow Bash(npm test:*)"));
+    QCOMPARE(saved[0].kind, std::string("always"));
+    QCOMPARE(saved[0].allowed, std::uint64_t(2));
 }
 
 void TestInsights::aRealisticWeek()

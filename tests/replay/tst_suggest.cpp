@@ -72,7 +72,11 @@ private:
     {
         ManualClock clock(0);
         AuditConfig config;
-        config.dir = m_tmp->path() + QStringLiteral("/audit");
+        // HOLDPOINT_SUGGEST_HISTORY_DIR keeps the data directory of the one
+        // test run (benchmarkTrace) for a console to open: the screenshot
+        // of the Insights view's suggestions.
+        config.dir = qEnvironmentVariable("HOLDPOINT_SUGGEST_HISTORY_DIR", m_tmp->path())
+            + QStringLiteral("/audit");
         {
             AuditLog log(config, &clock);
             log.open();
