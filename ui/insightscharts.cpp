@@ -106,6 +106,9 @@ void showPerHour(QChart *chart, const insights::Figures &f)
         upper->append(
             double(f.firstHour + TimeMs(i) * insights::HourMs), double(f.escalationsPerHour[i]));
     auto *area = new QAreaSeries(upper);
+    // An area series does not own its line: it goes with the area, which
+    // clear() deletes on the next redraw.
+    upper->setParent(area);
     area->setName(upper->name());
     QColor fill = Escalated;
     fill.setAlpha(110);
