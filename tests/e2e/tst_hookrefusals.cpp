@@ -8,7 +8,6 @@
 
 #include <QDateTime>
 #include <QDir>
-#include <QElapsedTimer>
 
 using namespace holdpoint;
 using namespace holdpoint::test;
@@ -156,14 +155,11 @@ void TestHookRefusals::refusedBeforeWelcome()
     for (const bool failOpen : {false, true}) {
         if (failOpen)
             init();
-        QElapsedTimer timer;
-        timer.start();
         auto hook = startHook(m_dir->path(), failOpen ? FailOpen : QStringList {});
         QVERIFY(m_console->accept());
         QCOMPARE(m_console->nextMessage()["type"], Json("hello"));
         m_console->send({{"type", "error"}, {"code", code.toStdString()}, {"message", "agent.name: expected 1-256 bytes"}});
-        QVERIFY(hook->waitForFinished(5000));
-        QVERIFY(timer.elapsed() < 5000);
+        // The refusal's own words below tell it from the 10 s deadline's.
         const CtlResult r = collect(*hook);
         QCOMPARE(r.exitCode, failOpen ? failOpenExit : 2);
         QCOMPARE(r.out, QByteArray());

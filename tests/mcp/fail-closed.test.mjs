@@ -127,7 +127,8 @@ test('--fail-open, the console stopped (SIGSTOP) while a write waits: refused wi
     own.process.kill('SIGCONT');
     assert.equal(result.isError, true, text(result));
     assert.match(text(result), /went silent/);
-    assert.ok(took < 3000, `took ${took} ms`);
+    // The message names the 1 s bound; this only rules out another end, with room for a loaded machine.
+    assert.ok(took < 10000, `took ${took} ms`);
     await own.ctl('approve', item.id);
     assert.equal(existsSync(path), false, 'the late approval wrote the file');
     // Asked again, and a person decides it.

@@ -238,7 +238,7 @@ void TestLoad::loadAndFaults()
     // 16 MiB of slack for the allocator's own bookkeeping).
     const qint64 peak = memoryKiB(pid, "VmHWM:");
     const qint64 bound = baseline + std::max<qint64>((peak - baseline) / 4, 16 * 1024);
-    const bool settled = QTest::qWaitFor([&] { return residentKiB(pid) <= bound; }, 20'000);
+    const bool settled = QTest::qWaitFor([&] { return residentKiB(pid) <= bound; }, 60'000);
     qInfo("resident memory: baseline %lld KiB, peak %lld KiB, settled %lld KiB (bound %lld KiB)",
           baseline, peak, residentKiB(pid), bound);
     if (!Sanitized)

@@ -386,7 +386,8 @@ void tst_TeamWeb::onlyAnEnabledMappedReviewerUsesThePage()
     QVERIFY2(first.body.contains("dave"), first.body.constData());
     QVERIFY(daveFeed.next("revoked").is_object());
     QVERIFY(daveFeed.waitClosed());
-    QVERIFY2(since.elapsed() < 6'000, qPrintable(QString::number(since.elapsed())));
+    // Well before the session would have expired, with room for a loaded machine.
+    QVERIFY2(since.elapsed() < 30'000, qPrintable(QString::number(since.elapsed())));
     const HttpReply phone = http(port, "GET", "/api/items", {}, dave.headers());
     QCOMPARE(phone.status, 401); // the session ended with the feed
     QVERIFY(!phone.body.contains("/srv/d1"));
