@@ -3,6 +3,7 @@
 // without one (reviewers then decide through the reviewer role).
 
 #include "client/demoagent.h"
+#include "common/clock.h"
 #include "common/signals.h"
 #include "engine/consolecore.h"
 #include "engine/consolemetrics.h"
@@ -52,7 +53,7 @@ void reportStart(const ConsoleCore &core)
             qPrintable(core.auditError()));
     if (core.team())
         std::fprintf(stderr, "holdpoint: joining the team as %s %s\n",
-            core.team()->config().self.kind.c_str(), core.team()->config().self.id.c_str());
+            core.team()->instanceKind().c_str(), core.team()->instanceId().c_str());
 }
 
 // ... and what changes while it runs.
@@ -147,8 +148,12 @@ int main(int argc, char **argv)
 
     // Before the core, whose audit log reports into it, and gone after it.
     std::unique_ptr<ConsoleMetrics> metrics
-        = options.metrics ? std::make_unique<ConsoleMetrics>(&options.console) : nullptr;
-    ConsoleCore core(std::move(options.console));
+        = options.metrics ? std::make_unique<ConsoleMetrics>(&options.console, options.team.has_value()) : nullptr;
+    // The program chooses the queue: this process's, or the team's in
+    // PostgreSQL; the console knows only the QueueStore seam.
+    SystemClock clock;
+    std::unique_ptr<SharedQueue> team = teamStore(options, &clock);
+    ConsoleCore core(std::move(options.console), std::move(team), &clock);
     WebFront front(std::move(options.front));
     QString error;
     if (!core.start(&error) || !front.start(&core, &error)

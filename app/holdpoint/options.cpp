@@ -5,6 +5,7 @@
 #include "common/reviewertokens.h"
 #include "policy/policy.h"
 #include "team/teamdb.h"
+#include "team/teamstore.h"
 
 #include <QCommandLineParser>
 #include <QFileInfo>
@@ -184,8 +185,8 @@ bool readNumbers(
 
 // --team, else $HOLDPOINT_TEAM_URL. The URL is checked here (no password in
 // it, one libpq can parse); the database is not asked until the console starts.
-bool readTeam(
-    const QCommandLineParser &parser, const Options &o, ConsoleOptions *console, QString *error)
+bool readTeam(const QCommandLineParser &parser, const Options &o, std::optional<team::TeamConfig> *team,
+    QString *error)
 {
     const QString url
         = parser.isSet(o.team) ? parser.value(o.team) : qEnvironmentVariable("HOLDPOINT_TEAM_URL");
@@ -208,7 +209,7 @@ bool readTeam(
     t.connection.answerTimeoutMs = answerTimeoutMs;
     t.self.kind = parser.isSet(o.headless) ? "gateway" : "console";
     t.self.host = QSysInfo::machineHostName().toStdString();
-    console->team = std::move(t);
+    *team = std::move(t);
     return true;
 }
 
@@ -373,7 +374,7 @@ LaunchRequest parseLaunchOptions(const QStringList &arguments)
         ? parser.value(o.reviewer).toStdString()
         : qEnvironmentVariable("HOLDPOINT_REVIEWER").toStdString();
     QString error;
-    if (!readNumbers(parser, o, &console, &error) || !readTeam(parser, o, &console, &error)
+    if (!readNumbers(parser, o, &console, &error) || !readTeam(parser, o, &launch.team, &error)
         || !readPage(parser, o, &launch.front, &error)
         || !readNotifier(parser, o, &launch.front, &error)
         || !readMetrics(parser, o, &launch, &error)
@@ -391,6 +392,20 @@ bool wantsWindow(int argc, char **argv)
             return false;
     }
     return true;
+}
+
+std::unique_ptr<SharedQueue> teamStore(const LaunchOptions &options, Clock *clock)
+{
+    if (!options.team)
+        return nullptr;
+    team::TeamConfig t = *options.team;
+    const std::string &requested = options.console.broker.reviewerName;
+    if (t.self.reviewer.empty())
+        t.self.reviewer = requested.empty() ? currentOsUser() : requested;
+    if (t.requestedReviewer.empty())
+        t.requestedReviewer = requested;
+    t.self.graceMs = options.console.broker.graceMs;
+    return std::make_unique<team::TeamStore>(std::move(t), clock);
 }
 
 } // namespace holdpoint

@@ -8,11 +8,13 @@
 #include "engine/consolecore.h"
 #include "metrics/metricsserver.h"
 #include "notify/ntfynotifier.h"
+#include "team/teamconfig.h"
 #include "web/webserver.h"
 
 #include <QString>
 #include <QStringList>
 
+#include <memory>
 #include <optional>
 
 namespace holdpoint {
@@ -32,6 +34,9 @@ struct WebFrontOptions
 struct LaunchOptions
 {
     ConsoleOptions console; // data dir resolved (not created), policy loaded
+    // --team URL (or $HOLDPOINT_TEAM_URL): the queue lives in PostgreSQL
+    // (core/team/TEAM.md). teamStore() makes it.
+    std::optional<team::TeamConfig> team;
     bool headless = false; // no window: decide through the reviewer role
     bool demo = false; // also run the simulated agent
     WebFrontOptions front;
@@ -64,5 +69,10 @@ LaunchRequest parseLaunchOptions(const QStringList &arguments);
 // window, so a QApplication (and a display). --headless, --help and
 // --version never do, so they work over ssh and in a service.
 bool wantsWindow(int argc, char **argv);
+
+// The team's queue for a console with these options: it decides as the
+// reviewer the options name (else the OS user), and ends its items after
+// their grace period as the broker does. Null without --team.
+std::unique_ptr<SharedQueue> teamStore(const LaunchOptions &options, Clock *clock);
 
 } // namespace holdpoint

@@ -109,6 +109,12 @@ std::string ConsoleCore::currentOsUser()
 }
 
 ConsoleCore::ConsoleCore(ConsoleOptions options, Clock *clock, QObject *parent)
+    : ConsoleCore(std::move(options), nullptr, clock, parent)
+{
+}
+
+ConsoleCore::ConsoleCore(
+    ConsoleOptions options, std::unique_ptr<SharedQueue> shared, Clock *clock, QObject *parent)
     : QObject(parent)
     , m_options(std::move(options))
 {
@@ -122,10 +128,9 @@ ConsoleCore::ConsoleCore(ConsoleOptions options, Clock *clock, QObject *parent)
     m_options.endpoint.reviewerToken = generateToken();
     // Alone, other people review with tokens of their own (holdpoint-ctl
     // reviewer add); a team's reviewers are its database's logins.
-    if (!m_options.team && m_options.endpoint.reviewersFile.isEmpty())
+    if (!shared && m_options.endpoint.reviewersFile.isEmpty())
         m_options.endpoint.reviewersFile
             = m_options.dataDir + u'/' + QLatin1String(ReviewersFileName);
-    const std::string requestedReviewer = m_options.broker.reviewerName;
     if (m_options.broker.reviewerName.empty())
         m_options.broker.reviewerName = currentOsUser();
     if (m_options.broker.osUser.empty())
@@ -137,22 +142,15 @@ ConsoleCore::ConsoleCore(ConsoleOptions options, Clock *clock, QObject *parent)
     if (m_options.audit.dir.isEmpty())
         m_options.audit.dir = m_options.dataDir + u'/' + QLatin1String(audit::DirName);
 
-    if (m_options.team) {
-        team::TeamConfig &t = *m_options.team; // its id is read by start(), under the lock
-        if (t.self.reviewer.empty())
-            t.self.reviewer = m_options.broker.reviewerName;
-        if (t.requestedReviewer.empty())
-            t.requestedReviewer = requestedReviewer;
-        t.self.graceMs = m_options.broker.graceMs;
-        auto store = std::make_unique<team::TeamStore>(t, m_clock);
-        m_team = store.get();
-        m_queue = store->view();
-        m_store = std::move(store);
-        connect(m_team, &team::TeamStore::availabilityChanged, this,
+    if (shared) {
+        m_team = shared.get();
+        m_queue = shared->view();
+        m_store = std::move(shared);
+        connect(m_team, &SharedQueue::availabilityChanged, this,
             &ConsoleCore::teamAvailabilityChanged);
-        connect(m_team, &team::TeamStore::reviewerChanged, this, &ConsoleCore::reviewerChanged);
+        connect(m_team, &SharedQueue::reviewerChanged, this, &ConsoleCore::reviewerChanged);
         // History and Turns show the whole team's calls and decisions.
-        connect(m_team, &team::TeamStore::activity, this, &ConsoleCore::activity);
+        connect(m_team, &SharedQueue::activity, this, &ConsoleCore::activity);
     } else {
         auto queue = std::make_unique<ReviewQueue>(m_clock);
         m_queue = queue.get();
@@ -185,7 +183,7 @@ ConsoleCore::ConsoleCore(ConsoleOptions options, Clock *clock, QObject *parent)
     if (isSignalConnected(QMetaMethod::fromSignal(&ConsoleCore::activity)))
         forwardActivity();
     if (m_team) {
-        connect(m_broker.get(), &Broker::activity, m_team, &team::TeamStore::copyRecord);
+        connect(m_broker.get(), &Broker::activity, m_team, &SharedQueue::copyRecord);
         m_team->setAgentsSource([this] { return sessionsToJson(m_broker->sessionsInfo()); });
     }
     connect(m_broker.get(), &Broker::connectionsChanged, this, &ConsoleCore::connectionsChanged);
@@ -465,7 +463,7 @@ bool ConsoleCore::start(QString *error)
     if (m_team) {
         // Before the log restores pending items: they escalate under this id.
         std::string id;
-        if (!teamInstanceId(dir, m_team->config().self.kind, &id, error)) {
+        if (!teamInstanceId(dir, m_team->instanceKind(), &id, error)) {
             m_lock.reset();
             return false;
         }
@@ -528,7 +526,7 @@ std::vector<SessionInfo> ConsoleCore::sessions() const
 {
     std::vector<SessionInfo> all = m_broker->sessionsInfo();
     if (m_team)
-        for (const team::TeamStore::RemoteAgents &r : m_team->remoteAgents())
+        for (const RemoteAgents &r : m_team->remoteAgents())
             for (SessionInfo &s : sessionsFromJson(r.sessions, r.instance)) {
                 s.host = r.host;
                 s.hostOnline = r.online;

@@ -6,8 +6,8 @@
 #include "engine/broker.h"
 #include "replay/ruleshape.h"
 #include "queue/reviewqueue.h"
+#include "queue/sharedqueue.h"
 #include "server/endpoint.h"
-#include "team/teamstore.h"
 
 #include <QLockFile>
 #include <QObject>
@@ -45,10 +45,6 @@ struct ConsoleOptions
     // becomes 0710 and endpoint.json (address and agent token) 0640, both the
     // group's; reviewer.token and everything else stay the owner's alone.
     QString agentGroup;
-    // Team mode (core/team/TEAM.md): the queue lives in PostgreSQL. The
-    // instance id is read from (or written to) the data dir; the reviewer
-    // and grace period come from `broker`.
-    std::optional<team::TeamConfig> team;
 };
 
 // The console without any window: what `holdpoint --headless` runs and the
@@ -59,8 +55,14 @@ class ConsoleCore final : public QObject
 {
     Q_OBJECT
 public:
-    // `clock` may be null: the system clock is used.
+    // Alone: the queue is this process's (ReviewQueue). `clock` may be
+    // null: the system clock is used.
     explicit ConsoleCore(ConsoleOptions options, Clock *clock = nullptr, QObject *parent = nullptr);
+    // In a team (core/team/TEAM.md): the queue is `shared`, which the
+    // program made (team::TeamStore) on the same clock; its instance id is
+    // read from (or written to) the data dir by start(). Null: alone.
+    ConsoleCore(ConsoleOptions options, std::unique_ptr<SharedQueue> shared, Clock *clock,
+        QObject *parent = nullptr);
     ~ConsoleCore() override;
 
     // Locks the data dir, listens, and writes endpoint.json and
@@ -72,10 +74,10 @@ public:
     // What the window shows: the queue, or in team mode every pending team item.
     ReviewQueue *queue() const { return m_queue; }
     // Team mode; null without --team.
-    team::TeamStore *team() const { return m_team; }
+    SharedQueue *team() const { return m_team; }
     bool teamAvailable() const { return !m_team || m_team->isConnected(); }
     QString teamError() const { return m_team ? m_team->lastError() : QString(); }
-    QString teamInstance() const { return m_team ? toQString(m_team->config().self.id) : QString(); }
+    QString teamInstance() const { return m_team ? toQString(m_team->instanceId()) : QString(); }
     // The editor lease on a team item (TEAM.md): taken while its editor is open.
     void claimItem(const std::string &id);
     void releaseItem(const std::string &id);
@@ -202,7 +204,7 @@ private:
     Clock *m_clock;
     std::unique_ptr<QueueStore> m_store;
     ReviewQueue *m_queue = nullptr;
-    team::TeamStore *m_team = nullptr;
+    SharedQueue *m_team = nullptr;
     std::unique_ptr<AuditLog> m_audit;
     RecoveryReport m_recovery;
     AuditOpenReport m_auditOpen;

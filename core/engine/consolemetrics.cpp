@@ -51,7 +51,7 @@ std::string_view deciderClass(std::string_view decidedBy, std::string_view state
     return "other";
 }
 
-ConsoleMetrics::ConsoleMetrics(ConsoleOptions *options, QObject *parent)
+ConsoleMetrics::ConsoleMetrics(ConsoleOptions *options, bool team, QObject *parent)
     : QObject(parent)
 {
     metrics::Registry &r = m_registry;
@@ -88,7 +88,7 @@ ConsoleMetrics::ConsoleMetrics(ConsoleOptions *options, QObject *parent)
         "holdpoint_audit_sync_seconds", "fdatasync of one batch of audit records.", AuditBounds);
     m_auditBytes
         = &r.counter("holdpoint_audit_written_bytes_total", "Audit record bytes made durable.");
-    if (options->team) {
+    if (team) {
         r.gauge("holdpoint_team_link_up",
             "1 while the connection to the team database is open, else 0.",
             [this] { return m_core && m_core->teamAvailable() ? 1.0 : 0.0; });

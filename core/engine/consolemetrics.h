@@ -47,7 +47,8 @@ public:
     // Before the ConsoleCore is built from `options`: its audit log will
     // report each batch's write and sync time here. This object must
     // outlive that core (the audit writer's thread reports into it).
-    explicit ConsoleMetrics(ConsoleOptions *options, QObject *parent = nullptr);
+    // `team`: the core will be given a shared queue (its link's gauges).
+    ConsoleMetrics(ConsoleOptions *options, bool team, QObject *parent = nullptr);
     ~ConsoleMetrics() override;
 
     // Once the core started: observes it, and serves on `address`.

@@ -10,6 +10,7 @@
 
 #include "common/clock.h"
 #include "common/json.h"
+#include "queue/sharedqueue.h"
 #include "team/teamconfig.h"
 #include "team/teamlink.h"
 
@@ -23,22 +24,11 @@
 
 namespace holdpoint::team {
 
-// Whether this login may act as a reviewer (TeamPresence::mayActAs).
-enum class Acting
-{
-    Unknown,
-    Yes,
-    No,
-};
-
-// Another instance's agents, as it published them.
-struct RemoteAgents
-{
-    std::string instance;
-    std::string host;
-    bool online = false;
-    Json sessions; // as its agents source gave them
-};
+// Whether this login may act as a reviewer (TeamPresence::mayActAs), and
+// another instance's agents as it published them: the shared queue's own
+// words (queue/sharedqueue.h).
+using holdpoint::Acting;
+using holdpoint::RemoteAgents;
 
 class TeamPresence final : public QObject
 {

@@ -20,7 +20,7 @@ TeamQueue::TeamQueue(TeamConfig config, Clock *clock, QObject *parent)
 
 TeamQueue::TeamQueue(
     TeamConfig config, Clock *clock, std::unique_ptr<TeamLink> link, QObject *parent)
-    : QueueStore(parent)
+    : SharedQueue(parent)
     , m_config(std::move(config))
     , m_clock(clock)
     , m_view(clock)

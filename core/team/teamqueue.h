@@ -22,6 +22,7 @@
 
 #include "queue/reviewqueue.h"
 #include "team/auditshipper.h"
+#include "queue/sharedqueue.h"
 #include "team/teamconfig.h"
 #include "team/teamlink.h"
 #include "team/teampresence.h"
@@ -41,7 +42,7 @@ namespace holdpoint::team {
 
 class TeamActivity;
 
-class TeamQueue final : public QueueStore
+class TeamQueue final : public SharedQueue
 {
     Q_OBJECT
 public:
@@ -53,51 +54,51 @@ public:
     ~TeamQueue() override;
 
     // This instance's id, kept by its owner; before anything is enqueued.
-    void setInstanceId(std::string id) { m_config.self.id = std::move(id); }
-    void start();
+    std::string instanceKind() const override { return m_config.self.kind; }
+    std::string instanceId() const override { return m_config.self.id; }
+    void setInstanceId(std::string id) override { m_config.self.id = std::move(id); }
+    void start() override;
     // Every pending team item, as the window shows it.
-    ReviewQueue *view() { return &m_view; }
-    bool isConnected() const { return m_link->isConnected(); }
+    ReviewQueue *view() override { return &m_view; }
+    bool isConnected() const override { return m_link->isConnected(); }
     // Times the connection opened again after the first time.
-    quint64 reconnects() const { return m_link->reconnects(); }
-    QString lastError() const { return m_link->lastError(); }
+    quint64 reconnects() const override { return m_link->reconnects(); }
+    QString lastError() const override { return m_link->lastError(); }
     TeamPresence &presence() { return m_presence; }
     AuditShipper &shipper() { return m_shipper; }
     const TeamConfig &config() const { return m_config; }
     // Who this console decides as, as the database maps its login (asked
     // on every connect); empty with reviewerError() saying why, or before
     // the first answer.
-    const std::string &reviewer() const { return m_presence.reviewer(); }
+    std::string reviewer() const override { return m_presence.reviewer(); }
     // Whom this login may decide as: every enabled reviewer the database
     // maps it to, read with every heartbeat once follow() asks for it (a
     // reviewer page does). Unknown before the first answer and while the
     // database is unreachable; callers refuse then (fail closed).
-    using Acting = team::Acting;
-    void followActingReviewers() { m_presence.followActingReviewers(); }
-    Acting mayActAs(const std::string &name) const { return m_presence.mayActAs(name); }
-    bool actingKnown() const { return m_presence.actingKnown(); }
-    const std::string &reviewerOsUser() const { return m_presence.reviewerOsUser(); }
-    const QString &reviewerError() const { return m_presence.reviewerError(); }
+    void followActingReviewers() override { m_presence.followActingReviewers(); }
+    Acting mayActAs(const std::string &name) const override { return m_presence.mayActAs(name); }
+    bool actingKnown() const override { return m_presence.actingKnown(); }
+    std::string reviewerOsUser() const override { return m_presence.reviewerOsUser(); }
+    QString reviewerError() const override { return m_presence.reviewerError(); }
 
     // This instance's agent sessions as a JSON array, published with each
     // heartbeat for every console's Agents view.
-    void setAgentsSource(std::function<Json()> source)
+    void setAgentsSource(std::function<Json()> source) override
     {
         m_presence.setAgentsSource(std::move(source));
     }
-    using RemoteAgents = team::RemoteAgents;
     // What the other instances published, as of the last heartbeat.
-    const std::vector<RemoteAgents> &remoteAgents() const { return m_presence.remoteAgents(); }
+    std::vector<RemoteAgents> remoteAgents() const override { return m_presence.remoteAgents(); }
 
     // The editor lease (TEAM.md "Statements"): taken when a reviewer opens
     // an item's editor, renewed while it stays open, released after.
-    void claim(const std::string &id);
-    void release(const std::string &id);
+    void claim(const std::string &id) override;
+    void release(const std::string &id) override;
 
     // A record of this process's audit log (Broker::activity). Auto-
     // decided calls are copied to the team's audit in batches, at most about
     // 1 s behind (TEAM.md "The audit chain"); the rest is there already.
-    void copyRecord(const Json &record) { m_shipper.copyRecord(record); }
+    void copyRecord(const Json &record) override { m_shipper.copyRecord(record); }
 
     // QueueStore
     std::string newId() const override;
@@ -139,16 +140,6 @@ public:
         return Link { false,
             lastError().isEmpty() ? QStringLiteral("connecting to the team database") : lastError() };
     }
-
-Q_SIGNALS:
-    // A console's view of what the rest of the team did: every line of the
-    // team's audit that another instance wrote (teamactivity.h).
-    void activity(const Json &record);
-    // reviewer() or reviewerError() changed.
-    void reviewerChanged();
-    // What mayActAs() answers changed: a reviewer disabled, added or
-    // unmapped, or the database lost or found again.
-    void actingReviewersChanged();
 
 private:
     void onConnected();

@@ -16,17 +16,16 @@ ConsoleDesk::ConsoleDesk(ConsoleCore *core, QObject *parent)
     // A reviewer removed from the console may no longer decide from a phone
     // either, nor watch the queue through a page already open.
     connect(core, &ConsoleCore::namedReviewersChanged, this, &ReviewerDesk::reviewersChanged);
-    if (team::TeamStore *team = core->team()) {
+    if (SharedQueue *team = core->team()) {
         connect(team, &QueueStore::reviewRefused, this, &ReviewerDesk::reviewRefused);
         connect(team, &QueueStore::voteCounted, this, &ReviewerDesk::voteCounted);
-        connect(
-            team, &team::TeamStore::actingReviewersChanged, this, &ReviewerDesk::reviewersChanged);
+        connect(team, &SharedQueue::actingReviewersChanged, this, &ReviewerDesk::reviewersChanged);
     }
 }
 
 void ConsoleDesk::follow()
 {
-    if (team::TeamStore *team = m_core->team())
+    if (SharedQueue *team = m_core->team())
         team->followActingReviewers();
 }
 
@@ -59,10 +58,10 @@ std::optional<ReviewerIdentity> ConsoleDesk::identityFor(
     const std::string &reviewer, const std::string &via) const
 {
     // In team mode the database says whom this login may decide as: an
-    // enabled reviewer mapped to it, as last read (teamstore.h). A name it
+    // enabled reviewer mapped to it, as last read (sharedqueue.h). A name it
     // does not list, or any name while it cannot be asked, is nobody.
     if (m_core->team()) {
-        if (m_core->team()->mayActAs(reviewer) != team::TeamStore::Acting::Yes)
+        if (m_core->team()->mayActAs(reviewer) != Acting::Yes)
             return std::nullopt;
         return ReviewerIdentity { reviewer, via, {} };
     }

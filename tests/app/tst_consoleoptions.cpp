@@ -137,7 +137,7 @@ void TestConsoleOptions::defaults()
     QVERIFY(o.console.endpoint.allowedOrigins.isEmpty());
     QCOMPARE(o.console.audit.maxSegmentBytes, 64LL * 1024 * 1024);
     QCOMPARE(o.console.audit.keepSegments, 0);
-    QVERIFY(!o.console.team);
+    QVERIFY(!o.team);
     QVERIFY(o.console.policyFiles.isEmpty()); // the built-in default, not watched
     QVERIFY(o.console.policy.chain);
     QVERIFY(!o.headless);
@@ -367,22 +367,22 @@ void TestConsoleOptions::teamSelfKind()
     const LaunchRequest gateway
         = parse({ QStringLiteral("--headless"), QStringLiteral("--team"), url });
     QVERIFY2(gateway.status == LaunchRequest::Status::Run, qPrintable(gateway.error));
-    QVERIFY(gateway.options.console.team);
-    QCOMPARE(gateway.options.console.team->url, url.toStdString());
-    QCOMPARE(gateway.options.console.team->self.kind, std::string("gateway"));
-    QVERIFY(!gateway.options.console.team->self.host.empty());
-    QCOMPARE(gateway.options.console.team->connection.answerTimeoutMs, TimeMs(5'000));
+    QVERIFY(gateway.options.team);
+    QCOMPARE(gateway.options.team->url, url.toStdString());
+    QCOMPARE(gateway.options.team->self.kind, std::string("gateway"));
+    QVERIFY(!gateway.options.team->self.host.empty());
+    QCOMPARE(gateway.options.team->connection.answerTimeoutMs, TimeMs(5'000));
     const LaunchRequest patient = parse(
         { QStringLiteral("--team"), url, QStringLiteral("--team-timeout-ms"), QStringLiteral("20000") });
     QVERIFY2(patient.status == LaunchRequest::Status::Run, qPrintable(patient.error));
-    QCOMPARE(patient.options.console.team->connection.answerTimeoutMs, TimeMs(20'000));
+    QCOMPARE(patient.options.team->connection.answerTimeoutMs, TimeMs(20'000));
 
     qputenv("HOLDPOINT_TEAM_URL", url.toUtf8());
     const LaunchRequest console = parse({});
     qunsetenv("HOLDPOINT_TEAM_URL");
     QVERIFY2(console.status == LaunchRequest::Status::Run, qPrintable(console.error));
-    QVERIFY(console.options.console.team);
-    QCOMPARE(console.options.console.team->self.kind, std::string("console"));
+    QVERIFY(console.options.team);
+    QCOMPARE(console.options.team->self.kind, std::string("console"));
 }
 
 // The web front gets settings read and checked: the address parsed, the

@@ -7,6 +7,7 @@
 #include "common/pgcluster.h"
 #include "common/tcpproxy.h"
 #include "team/teamdb.h"
+#include "team/teamstore.h"
 
 #include <pqxx/pqxx>
 #include "engine/consolecore.h"
@@ -36,8 +37,10 @@ struct TeamWindow
         t.url = url.toStdString();
         t.self.kind = "console";
         t.self.host = "desk-" + reviewer;
-        o.team = std::move(t);
-        core = std::make_unique<ConsoleCore>(o);
+        t.self.reviewer = reviewer;
+        t.requestedReviewer = reviewer;
+        t.self.graceMs = o.broker.graceMs;
+        core = std::make_unique<ConsoleCore>(o, std::make_unique<team::TeamStore>(t, &clock), &clock);
         QString error;
         started = core->start(&error);
         window = std::make_unique<MainWindow>(core.get());
@@ -59,6 +62,7 @@ struct TeamWindow
     QString meta() const { return child<QLabel>("detailMeta")->text(); }
 
     QTemporaryDir dir;
+    SystemClock clock;
     std::unique_ptr<ConsoleCore> core;
     std::unique_ptr<MainWindow> window;
     bool started = false;
