@@ -11,6 +11,7 @@
 // What is left here is dispatch: who hears what, and in which order.
 
 #include "common/clock.h"
+#include "engine/consoletypes.h"
 #include "engine/callrecords.h"
 #include "engine/grants.h"
 #include "engine/recovery.h"
@@ -33,28 +34,6 @@ namespace holdpoint {
 
 class AuditLog;
 
-struct BrokerConfig
-{
-    TimeMs defaultTimeoutMs = 300'000;
-    TimeMs graceMs = 60'000;
-    // The person behind human decisions: decided_by is "human:<reviewerName>".
-    std::string reviewerName;
-    // The OS user this console runs as: the requester of an agent that does
-    // not say which user it runs as (ApprovalRule::excludeRequester).
-    std::string osUser;
-    std::string serverName;
-    // The endpoint's cap on one message, told to clients in welcome so they
-    // can refuse a larger call themselves instead of being cut off mid-send.
-    std::int64_t maxMessageBytes = 1024 * 1024;
-    // Decided calls remembered per session for idempotent re-sends, and
-    // about the most memory they may hold (SessionTable::weigh).
-    std::size_t rememberedCallsPerSession = 10'000;
-    std::size_t rememberedBytesPerSession = 64 * 1024 * 1024;
-    // A session with no connection and nothing pending is forgotten this
-    // long after its last activity; its call_ids are new calls after that.
-    TimeMs sessionRetentionMs = 600'000;
-};
-
 // One step of a call's life, as its audit record says, without the record:
 // what metrics count. Views into the broker's own data, valid during the
 // signal only.
@@ -68,20 +47,6 @@ struct CallEvent
     std::string_view decidedBy;                                      // Decided
     std::string_view state; // Decided: "auto" or the queued item's final state
     bool again = false;     // Delivered: a re-send answered from memory
-};
-
-struct ReviewOutcome
-{
-    bool ok = false;
-    // An approval counted toward several (the item waits for more), or one
-    // the store settles later.
-    bool voted = false;
-    bool later = false;
-    int approvals = 0;
-    int required = 0;
-    protocol::ErrorCode code = protocol::ErrorCode::UnknownItem;
-    std::string message;
-    protocol::Decision decision;
 };
 
 class Broker final : public QObject, public MessageHandler
@@ -104,7 +69,7 @@ public:
 
     // The reviewer page's requests (pair, sessions, revoke) from a reviewer
     // connection: the answer, or null with `error` set. Unset: no page.
-    using WebHandler = std::function<Json(const ReviewerIdentity &, const protocol::WebRequest &, std::string *error)>;
+    using WebHandler = holdpoint::WebHandler;
     void setWebHandler(WebHandler handler) { m_webHandler = std::move(handler); }
 
     // Every call and decision is recorded there, and a decision reaches the

@@ -1,6 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "consolecore.h"
 
+#include "engine/broker.h"
+#include "server/endpoint.h"
+
 #include "common/datadir.h"
 #include "common/reviewertokens.h"
 #include "replay/alwaysrule.h"
@@ -533,6 +536,31 @@ std::vector<SessionInfo> ConsoleCore::sessions() const
                 all.push_back(std::move(s));
             }
     return all;
+}
+
+int ConsoleCore::agentConnections() const
+{
+    return m_broker->agentConnections();
+}
+
+int ConsoleCore::reviewerConnections() const
+{
+    return m_broker->reviewerConnections();
+}
+
+ReviewOutcome ConsoleCore::reviewAs(const protocol::Review &review, const ReviewerIdentity &reviewer)
+{
+    return m_broker->review(review, reviewer);
+}
+
+void ConsoleCore::setWebHandler(WebHandler handler)
+{
+    m_broker->setWebHandler(std::move(handler));
+}
+
+const Policy &ConsoleCore::policy() const
+{
+    return m_broker->policy();
 }
 
 void ConsoleCore::claimItem(const std::string &id)

@@ -3,11 +3,14 @@
 
 #include "audit/auditlog.h"
 #include "common/clock.h"
-#include "engine/broker.h"
-#include "replay/ruleshape.h"
+#include "common/reviewertokens.h"
+#include "engine/consoletypes.h"
+#include "guardrails/selfguard.h"
+#include "policy/policy.h"
 #include "queue/reviewqueue.h"
 #include "queue/sharedqueue.h"
-#include "server/endpoint.h"
+#include "replay/ruleshape.h"
+#include "server/endpointconfig.h"
 
 #include <QLockFile>
 #include <QObject>
@@ -17,6 +20,8 @@
 
 namespace holdpoint {
 
+class Broker;
+class Endpoint;
 class PolicyWatcher;
 namespace replay {
 struct Suggestion;
@@ -93,8 +98,8 @@ public:
 
     // Connections and sessions.
     int connectionCount() const;
-    int agentConnections() const { return m_broker->agentConnections(); }
-    int reviewerConnections() const { return m_broker->reviewerConnections(); }
+    int agentConnections() const;
+    int reviewerConnections() const;
     // This console's agent sessions; in team mode, then every other
     // instance's as it last published them.
     std::vector<SessionInfo> sessions() const;
@@ -102,14 +107,11 @@ public:
     // Deciding, as this console's reviewer: decided_by "human:<name>".
     ReviewOutcome review(const protocol::Review &review);
     // Deciding as someone who authenticated elsewhere (the reviewer page).
-    ReviewOutcome reviewAs(const protocol::Review &review, const ReviewerIdentity &reviewer)
-    {
-        return m_broker->review(review, reviewer);
-    }
+    ReviewOutcome reviewAs(const protocol::Review &review, const ReviewerIdentity &reviewer);
     // Alone mode: a reviewer the owner added (holdpoint-ctl reviewer add).
     std::optional<NamedReviewer> namedReviewer(const std::string &name) const;
     // The reviewer page's answers to holdpoint-ctl web (broker.h).
-    void setWebHandler(Broker::WebHandler handler) { m_broker->setWebHandler(std::move(handler)); }
+    void setWebHandler(WebHandler handler);
     // Who this console decides as: in team mode, the name the database
     // maps this login to, once it answered.
     std::string reviewerName() const
@@ -140,7 +142,7 @@ public:
     bool flushAudit(int timeoutMs) { return m_audit->waitDurable(timeoutMs); }
 
     // The policy in force and, when the last edit was refused, why.
-    const Policy &policy() const { return m_broker->policy(); }
+    const Policy &policy() const;
     std::vector<GuardrailSummary> guardrails() const;
     QStringList policyFiles() const { return m_options.policyFiles; }
     // Where "always" rules go: the last --policy file, else policy.json in

@@ -8,6 +8,7 @@
 
 #include "common/clock.h"
 #include "common/json.h"
+#include "engine/consoletypes.h"
 #include "engine/sessiontable.h"
 #include "queue/queueitem.h"
 #include "queue/queuestore.h"
@@ -40,14 +41,6 @@ struct RecoveredCall
 // `newId` names a pending item whose escalation record lacks one.
 std::vector<RecoveredCall> recoverCalls(const QString &auditDir, TimeMs recordsSince,
                                         const std::function<std::string()> &newId);
-
-// What restoreCalls() put back.
-struct RecoveryReport
-{
-    int sessions = 0;
-    int pending = 0; // back in the queue
-    int decided = 0; // answerable again to a re-send
-};
 
 // Puts recovered calls back: decided ones into their sessions, to answer a
 // re-send; pending ones into `queue` as well, orphaned since `now` (nobody

@@ -10,6 +10,7 @@
 #include "common/clock.h"
 #include "common/json.h"
 #include "common/sha256.h"
+#include "engine/consoletypes.h"
 #include "engine/grants.h"
 #include "engine/haltedturn.h"
 #include "protocol/protocol.h"
@@ -110,21 +111,6 @@ struct Session
     std::optional<std::string> currentTurn;
     std::optional<HaltedTurn> halted; // the turn a halt stopped, until it ends
     TimeMs lastActivity = 0;
-};
-
-// An agent session as the Agents view shows it.
-struct SessionInfo
-{
-    std::string id;
-    protocol::AgentInfo agent;
-    int connections = 0;
-    int pending = 0;
-    TimeMs lastActivity = 0;
-    std::optional<std::string> currentTurn;
-    std::vector<std::string> grants; // what reviewers decided for the rest of a turn or the session
-    // Team mode: another gateway's session (its id is "<gateway>/<session>").
-    std::string host; // that gateway's host; empty for this console's own
-    bool hostOnline = true; // its heartbeat is fresh
 };
 
 struct SessionLimits

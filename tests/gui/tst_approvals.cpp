@@ -6,6 +6,7 @@
 // agent, a second reviewer completing the count, and an edit resetting it.
 
 #include "common/testsocket.h"
+#include "engine/broker.h"
 #include "engine/consolecore.h"
 #include "mainwindow.h"
 #include "queue/approvals.h"

@@ -8,6 +8,7 @@
 #include "alwaysruledialog.h"
 #include "audit/auditfile.h"
 #include "common/testsocket.h"
+#include "engine/broker.h"
 #include "engine/consolecore.h"
 #include "denydialog.h"
 #include "mainwindow.h"

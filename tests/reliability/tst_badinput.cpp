@@ -7,6 +7,7 @@
 #include "common/inprocessconsole.h"
 #include "common/rawws.h"
 #include "common/testsocket.h"
+#include "engine/broker.h"
 #include "engine/consolecore.h"
 #include "queuemodel.h"
 

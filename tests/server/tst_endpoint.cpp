@@ -5,6 +5,7 @@
 #include "common/inprocessconsole.h"
 #include "common/rawws.h"
 #include "common/testsocket.h"
+#include "engine/broker.h"
 #include "engine/consolecore.h"
 #include "server/endpoint.h"
 
