@@ -5,6 +5,7 @@
 #include "alwaysruledialog.h"
 #include "approvaltext.h"
 #include "autostartaction.h"
+#include "consolebanners.h"
 #include "common/jsondiff.h"
 #include "common/jsonparse.h"
 #include "denydialog.h"
@@ -57,20 +58,8 @@ MainWindow::MainWindow(ConsoleCore *core, WebSessions *devices, QWidget *parent)
     auto *central = new QWidget(this);
     auto *layout = new QVBoxLayout(central);
     layout->setContentsMargins(0, 0, 0, 0);
-    // Nothing may run while the audit log cannot be written; the window says
-    // so above everything else until it can.
-    m_auditBanner = makeBanner(QStringLiteral("auditBanner"), QStringLiteral("#c0392b"), central);
-    layout->addWidget(m_auditBanner);
-    // Team mode: escalations wait on the team database, so losing it is as
-    // loud as losing the log.
-    m_teamBanner = makeBanner(QStringLiteral("teamBanner"), QStringLiteral("#c0392b"), central);
-    layout->addWidget(m_teamBanner);
-    // An error the reviewer must act on stays here until the next decision.
-    m_errorBanner = makeBanner(QStringLiteral("errorBanner"), QStringLiteral("#a04000"), central);
-    layout->addWidget(m_errorBanner);
-    // A policy that turned the self-guard off: why, for as long as it is in force.
-    m_policyBanner = makeBanner(QStringLiteral("policyBanner"), QStringLiteral("#7d3c98"), central);
-    layout->addWidget(m_policyBanner);
+    m_banners = new ConsoleBanners(m_core, central);
+    layout->addWidget(m_banners);
 
     m_tabs = new QTabWidget(central);
     m_tabs->setObjectName(QStringLiteral("tabs"));
@@ -122,20 +111,14 @@ MainWindow::MainWindow(ConsoleCore *core, WebSessions *devices, QWidget *parent)
         m_policyError->setVisible(!why.isEmpty());
     };
     connect(m_core, &ConsoleCore::policyReloadFailed, this, showPolicyError);
-    showBanner(m_policyBanner, m_core->policyWarning());
     connect(m_core, &ConsoleCore::policyReloaded, this, [this, showPolicyError] {
         showPolicyError(QString());
-        showBanner(m_policyBanner, m_core->policyWarning());
         statusBar()->showMessage(tr("Policy reloaded"), 5000);
     });
     if (!m_core->lastPolicyError().isEmpty())
         showPolicyError(m_core->lastPolicyError());
-    connect(m_core, &ConsoleCore::teamAvailabilityChanged, this, [this] {
-        updateTeamBanner();
-        updateActions();
-    });
+    connect(m_core, &ConsoleCore::teamAvailabilityChanged, this, &MainWindow::updateActions);
     connect(m_core, &ConsoleCore::reviewerChanged, this, [this] {
-        updateTeamBanner();
         updateActions();
         updateTitleAndStatus();
     });
@@ -147,7 +130,6 @@ MainWindow::MainWindow(ConsoleCore *core, WebSessions *devices, QWidget *parent)
             updateActions();
         });
     connect(m_core, &ConsoleCore::auditAvailabilityChanged, this, [this] {
-        updateAuditBanner();
         updateActions();
         updateTitleAndStatus();
     });
@@ -169,7 +151,7 @@ MainWindow::MainWindow(ConsoleCore *core, WebSessions *devices, QWidget *parent)
     connect(&m_refresh, &QTimer::timeout, this, [this] {
         agentsModel()->refresh();
         updateTitleAndStatus();
-        updateTeamBanner(); // the latest reason, while reconnecting
+        m_banners->refreshTeam(); // the latest reason, while reconnecting
     });
     m_refresh.start();
 
@@ -181,8 +163,6 @@ MainWindow::MainWindow(ConsoleCore *core, WebSessions *devices, QWidget *parent)
         size = size.boundedTo(s->availableGeometry().size());
     resize(size);
     showDetail();
-    updateAuditBanner();
-    updateTeamBanner();
     updateTitleAndStatus();
     m_view->setFocus();
 }
@@ -476,7 +456,7 @@ bool MainWindow::decide(const std::string &id, ReviewAction action, const QStrin
 
 void MainWindow::showError(const QString &text)
 {
-    showBanner(m_errorBanner, text);
+    m_banners->showError(text);
 }
 
 void MainWindow::afterDecision(const DecisionAnchor &anchor)
@@ -749,28 +729,6 @@ void MainWindow::notifyEscalated(int firstRow, int lastRow)
     m_presence->announce(
         n == 1 ? tr("%1 wants to run %2").arg(who, tool) : tr("%n calls need a person", nullptr, n),
         first.siblingAtColumn(QueueModel::Reason).data().toString());
-}
-
-void MainWindow::updateAuditBanner()
-{
-    showBanner(m_auditBanner, m_core->auditAvailable() ? QString()
-                                                       : tr("The audit log cannot be written: %1. Every call is refused "
-                                                            "until it can; Holdpoint keeps trying every second.")
-                                                             .arg(m_core->auditError()));
-}
-
-void MainWindow::updateTeamBanner()
-{
-    const bool down = m_core->team() && !m_core->teamAvailable();
-    const QString noReviewer = m_core->reviewerError();
-    m_teamBanner->setVisible(down || !noReviewer.isEmpty());
-    if (!down && !noReviewer.isEmpty())
-        m_teamBanner->setText(tr("This console shows the team's calls but cannot decide them: %1").arg(noReviewer));
-    if (down)
-        m_teamBanner->setText(
-            tr("The team database is unreachable: %1. Escalated calls wait up to their deadline and are "
-               "then denied (team_unavailable); nothing can be decided until it is back. Holdpoint reconnects on its own.")
-                .arg(m_core->teamError().isEmpty() ? tr("connecting") : m_core->teamError()));
 }
 
 void MainWindow::updateTitleAndStatus()

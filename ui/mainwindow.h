@@ -31,6 +31,7 @@ QT_END_NAMESPACE
 namespace holdpoint {
 
 class AgentsModel;
+class ConsoleBanners;
 class ConsoleCore;
 class HistoryModel;
 class HistoryProxy;
@@ -117,8 +118,6 @@ private:
     void showBatch(const std::vector<std::string> &ids);
     void selectRow(int row);
     void updateTitleAndStatus();
-    void updateAuditBanner();
-    void updateTeamBanner();
     // The current call, or why there is none; a multiple selection as such.
     void showDetail();
     void updateActions();
@@ -131,10 +130,7 @@ private:
     QueueModel *m_model;
     QueueProxy *m_proxy;
     QTabWidget *m_tabs = nullptr;
-    QLabel *m_auditBanner = nullptr;
-    QLabel *m_teamBanner = nullptr;
-    QLabel *m_errorBanner = nullptr;
-    QLabel *m_policyBanner = nullptr; // the self-guard is off: why, while it is
+    ConsoleBanners *m_banners = nullptr;
 
     // Queue tab.
     QueueView *m_view = nullptr;
