@@ -19,7 +19,8 @@ namespace {
 QString str(const Json &r, const char *key)
 {
     const auto it = r.find(key);
-    return it != r.end() && it->is_string() ? displaySafe(toQString(it->get<std::string>()), 200) : QString();
+    return it != r.end() && it->is_string() ? displaySafe(toQString(it->get<std::string>()), 200)
+                                            : QString();
 }
 
 QString localTime(const std::string &iso)
@@ -33,10 +34,14 @@ QString localTime(const std::string &iso)
 QColor tint(int level)
 {
     switch (level) {
-    case 1: return QColor(240, 180, 0, 60);   // warn
-    case 2: return QColor(240, 110, 0, 80);   // blocked
-    case 3: return QColor(220, 40, 40, 90);   // halted
-    default: return {};
+    case 1:
+        return QColor(240, 180, 0, 60); // warn
+    case 2:
+        return QColor(240, 110, 0, 80); // blocked
+    case 3:
+        return QColor(220, 40, 40, 90); // halted
+    default:
+        return {};
     }
 }
 
@@ -55,7 +60,14 @@ int loopLevelOf(const std::string &action)
 
 struct TurnsModel::Node
 {
-    enum Kind { Root, Session, Turn, Call } kind = Root;
+    enum Kind
+    {
+        Root,
+        Session,
+        Turn,
+        Call
+    } kind
+        = Root;
     Node *parent = nullptr;
     int row = 0;
     std::vector<std::unique_ptr<Node>> children;
@@ -69,8 +81,7 @@ struct TurnsModel::Node
 TurnsModel::TurnsModel(QObject *parent)
     : QAbstractItemModel(parent)
     , m_root(std::make_unique<Node>())
-{
-}
+{ }
 
 TurnsModel::~TurnsModel() = default;
 
@@ -134,16 +145,22 @@ QVariant TurnsModel::data(const QModelIndex &index, int role) const
     if (role != Qt::DisplayRole)
         return {};
     switch (Column(index.column())) {
-    case Name: return n->highlighted ? QStringLiteral("\u25b8 ") + n->name : n->name;
-    case Time: return n->time;
-    case Tool: return n->tool;
-    case Outcome: return n->outcome;
-    case DecidedBy: return n->decidedBy;
+    case Name:
+        return n->highlighted ? QStringLiteral("\u25b8 ") + n->name : n->name;
+    case Time:
+        return n->time;
+    case Tool:
+        return n->tool;
+    case Outcome:
+        return n->outcome;
+    case DecidedBy:
+        return n->decidedBy;
     case Loop:
         if (n->kind == Node::Call)
             return n->loop.join(QStringLiteral("; "));
         return n->loopLevel ? tr("loop detection: see calls") : QString();
-    case ColumnCount: break;
+    case ColumnCount:
+        break;
     }
     return {};
 }
@@ -153,13 +170,20 @@ QVariant TurnsModel::headerData(int section, Qt::Orientation orientation, int ro
     if (orientation != Qt::Horizontal || role != Qt::DisplayRole)
         return {};
     switch (Column(section)) {
-    case Name: return tr("Session / turn / call");
-    case Time: return tr("Time");
-    case Tool: return tr("Tool");
-    case Outcome: return tr("Outcome");
-    case DecidedBy: return tr("Decided by");
-    case Loop: return tr("Loop detection");
-    case ColumnCount: break;
+    case Name:
+        return tr("Session / turn / call");
+    case Time:
+        return tr("Time");
+    case Tool:
+        return tr("Tool");
+    case Outcome:
+        return tr("Outcome");
+    case DecidedBy:
+        return tr("Decided by");
+    case Loop:
+        return tr("Loop detection");
+    case ColumnCount:
+        break;
     }
     return {};
 }
@@ -193,7 +217,7 @@ std::optional<TurnsModel::TurnKey> TurnsModel::turnAt(const QModelIndex &index) 
         n = n->parent;
     if (n->kind != Node::Turn)
         return std::nullopt;
-    return TurnKey {n->parent->key, n->key};
+    return TurnKey { n->parent->key, n->key };
 }
 
 void TurnsModel::setHighlighted(const std::string &session, const std::vector<std::string> &callIds)
@@ -207,7 +231,7 @@ void TurnsModel::setHighlighted(const std::string &session, const std::vector<st
         n->highlighted = false;
     for (Node *n : m_highlighted)
         n->highlighted = true;
-    for (std::vector<Node *> *list : {&before, &m_highlighted})
+    for (std::vector<Node *> *list : { &before, &m_highlighted })
         for (Node *n : *list)
             Q_EMIT dataChanged(indexOf(n, 0), indexOf(n, ColumnCount - 1));
 }
@@ -246,7 +270,8 @@ void TurnsModel::addRecord(const Json &r)
         for (const Json &v : r.value("trail", Json::array())) {
             const Json meta = v.value("metadata", Json::object());
             // Loop detection's metadata: the pattern with its count and threshold.
-            if (!meta.is_object() || !meta.contains("pattern") || !meta.contains("count") || !meta.contains("threshold"))
+            if (!meta.is_object() || !meta.contains("pattern") || !meta.contains("count")
+                || !meta.contains("threshold"))
                 continue;
             const std::string action = v.value("action", std::string());
             const int level = loopLevelOf(action);
@@ -295,7 +320,8 @@ void TurnsModel::addRecord(const Json &r)
             n->parent = s;
             n->row = row;
             n->key = turnId;
-            n->name = turnId.empty() ? tr("(outside any turn)") : tr("turn %1").arg(toQString(turnId));
+            n->name
+                = turnId.empty() ? tr("(outside any turn)") : tr("turn %1").arg(toQString(turnId));
             n->time = localTime(r.value("ts", std::string()));
             t = n.get();
             s->children.push_back(std::move(n));
@@ -329,7 +355,8 @@ void TurnsModel::addRecord(const Json &r)
     Node *call = it->second;
     if (event == "decision") {
         call->outcome = str(r, "decision");
-        if (r.value("state", std::string()) != "auto" && r.value("state", std::string()) != "decided")
+        if (r.value("state", std::string()) != "auto"
+            && r.value("state", std::string()) != "decided")
             call->outcome += QStringLiteral(" (") + str(r, "state") + u')';
         call->decidedBy = str(r, "decided_by");
         call->reason = str(r, "reason");
@@ -342,13 +369,13 @@ void TurnsModel::addRecord(const Json &r)
 
 HistoryModel::HistoryModel(QObject *parent)
     : QAbstractTableModel(parent)
-{
-}
+{ }
 
 void HistoryModel::addRecord(const Json &record)
 {
     const std::string event = record.value("event", std::string());
-    const std::string key = record.value("session", std::string()) + '\n' + record.value("call_id", std::string());
+    const std::string key
+        = record.value("session", std::string()) + '\n' + record.value("call_id", std::string());
     if (event == "call") {
         // Bounded like the rows: a call nobody decides must not grow this forever.
         if (m_pendingArgs.size() >= m_max)
@@ -414,12 +441,17 @@ QVariant HistoryModel::data(const QModelIndex &index, int role) const
         return {};
     switch (Column(index.column())) {
     case Time: {
-        const QDateTime t = QDateTime::fromString(QString::fromStdString(r.value("ts", std::string())), Qt::ISODateWithMs);
-        return t.isValid() ? t.toLocalTime().toString(QStringLiteral("yyyy-MM-dd HH:mm:ss")) : QString();
+        const QDateTime t = QDateTime::fromString(
+            QString::fromStdString(r.value("ts", std::string())), Qt::ISODateWithMs);
+        return t.isValid() ? t.toLocalTime().toString(QStringLiteral("yyyy-MM-dd HH:mm:ss"))
+                           : QString();
     }
-    case Agent: return str(r, "agent");
-    case Tool: return str(r, "tool");
-    case Arguments: return args.is_null() ? QString() : summarizeArgs(args, 160);
+    case Agent:
+        return str(r, "agent");
+    case Tool:
+        return str(r, "tool");
+    case Arguments:
+        return args.is_null() ? QString() : summarizeArgs(args, 160);
     case Decision: {
         QString d = str(r, "decision");
         const std::string state = r.value("state", std::string());
@@ -427,10 +459,14 @@ QVariant HistoryModel::data(const QModelIndex &index, int role) const
             d += QStringLiteral(" (") + str(r, "state") + u')';
         return d;
     }
-    case DecidedBy: return str(r, "decided_by");
-    case Reason: return str(r, "reason");
-    case Call: return str(r, "call_id");
-    case ColumnCount: break;
+    case DecidedBy:
+        return str(r, "decided_by");
+    case Reason:
+        return str(r, "reason");
+    case Call:
+        return str(r, "call_id");
+    case ColumnCount:
+        break;
     }
     return {};
 }
@@ -440,15 +476,24 @@ QVariant HistoryModel::headerData(int section, Qt::Orientation orientation, int 
     if (orientation != Qt::Horizontal || role != Qt::DisplayRole)
         return {};
     switch (Column(section)) {
-    case Time: return tr("Time");
-    case Agent: return tr("Agent");
-    case Tool: return tr("Tool");
-    case Arguments: return tr("Arguments");
-    case Decision: return tr("Decision");
-    case DecidedBy: return tr("Decided by");
-    case Reason: return tr("Reason");
-    case Call: return tr("Call");
-    case ColumnCount: break;
+    case Time:
+        return tr("Time");
+    case Agent:
+        return tr("Agent");
+    case Tool:
+        return tr("Tool");
+    case Arguments:
+        return tr("Arguments");
+    case Decision:
+        return tr("Decision");
+    case DecidedBy:
+        return tr("Decided by");
+    case Reason:
+        return tr("Reason");
+    case Call:
+        return tr("Call");
+    case ColumnCount:
+        break;
     }
     return {};
 }
@@ -487,13 +532,15 @@ void AgentsModel::refresh()
         r.agent = displaySafe(toQString(s.agent.name), 80);
         r.framework = displaySafe(toQString(s.agent.framework), 40);
         r.connected = s.connections > 0 && s.hostOnline;
-        r.state = s.connections > 0 ? tr("connected (%1)").arg(counted(s.connections, tr("connection"), tr("connections")))
-                  : s.pending > 0   ? tr("disconnected, resumable")
-                                    : tr("disconnected");
+        r.state = s.connections > 0
+            ? tr("connected (%1)").arg(counted(s.connections, tr("connection"), tr("connections")))
+            : s.pending > 0 ? tr("disconnected, resumable")
+                            : tr("disconnected");
         // Team mode: another gateway's agent, as that gateway last said.
         if (!s.host.empty())
-            r.state = s.hostOnline ? tr("%1, at %2").arg(r.state, displaySafe(toQString(s.host), 60))
-                                   : tr("AGENT HOST OFFLINE (%1)").arg(displaySafe(toQString(s.host), 60));
+            r.state = s.hostOnline
+                ? tr("%1, at %2").arg(r.state, displaySafe(toQString(s.host), 60))
+                : tr("AGENT HOST OFFLINE (%1)").arg(displaySafe(toQString(s.host), 60));
         r.pending = s.pending;
         r.lastActivity = s.lastActivity;
         r.turn = s.currentTurn ? toQString(*s.currentTurn) : QString();
@@ -504,8 +551,8 @@ void AgentsModel::refresh()
         rows.push_back(std::move(r));
     }
     const bool sameRows = rows.size() == m_rows.size()
-                          && std::equal(rows.begin(), rows.end(), m_rows.begin(),
-                                        [](const Row &a, const Row &b) { return a.id == b.id; });
+        && std::equal(rows.begin(), rows.end(), m_rows.begin(),
+            [](const Row &a, const Row &b) { return a.id == b.id; });
     if (!sameRows) {
         beginResetModel();
         m_rows = std::move(rows);
@@ -537,16 +584,26 @@ QVariant AgentsModel::data(const QModelIndex &index, int role) const
     if (role != Qt::DisplayRole)
         return {};
     switch (Column(index.column())) {
-    case Agent: return r.agent;
-    case Framework: return r.framework;
-    case State: return r.state;
-    case Pending: return r.pending;
+    case Agent:
+        return r.agent;
+    case Framework:
+        return r.framework;
+    case State:
+        return r.state;
+    case Pending:
+        return r.pending;
     case LastActivity:
-        return r.lastActivity ? QDateTime::fromMSecsSinceEpoch(r.lastActivity).toString(QStringLiteral("HH:mm:ss")) : QString();
-    case Turn: return r.turn;
-    case Standing: return r.standing;
-    case Session: return r.id;
-    case ColumnCount: break;
+        return r.lastActivity
+            ? QDateTime::fromMSecsSinceEpoch(r.lastActivity).toString(QStringLiteral("HH:mm:ss"))
+            : QString();
+    case Turn:
+        return r.turn;
+    case Standing:
+        return r.standing;
+    case Session:
+        return r.id;
+    case ColumnCount:
+        break;
     }
     return {};
 }
@@ -556,15 +613,24 @@ QVariant AgentsModel::headerData(int section, Qt::Orientation orientation, int r
     if (orientation != Qt::Horizontal || role != Qt::DisplayRole)
         return {};
     switch (Column(section)) {
-    case Agent: return tr("Agent");
-    case Framework: return tr("Framework");
-    case State: return tr("State");
-    case Pending: return tr("Pending");
-    case LastActivity: return tr("Last activity");
-    case Turn: return tr("Current turn");
-    case Standing: return tr("Standing decisions");
-    case Session: return tr("Session");
-    case ColumnCount: break;
+    case Agent:
+        return tr("Agent");
+    case Framework:
+        return tr("Framework");
+    case State:
+        return tr("State");
+    case Pending:
+        return tr("Pending");
+    case LastActivity:
+        return tr("Last activity");
+    case Turn:
+        return tr("Current turn");
+    case Standing:
+        return tr("Standing decisions");
+    case Session:
+        return tr("Session");
+    case ColumnCount:
+        break;
     }
     return {};
 }
@@ -614,12 +680,18 @@ QVariant PolicyModel::data(const QModelIndex &index, int role) const
     if (role != Qt::DisplayRole)
         return {};
     switch (Column(index.column())) {
-    case Position: return index.row() + 1;
-    case Name: return r.name;
-    case OnFailure: return r.onFailure;
-    case Budget: return r.budget;
-    case Health: return r.health;
-    case ColumnCount: break;
+    case Position:
+        return index.row() + 1;
+    case Name:
+        return r.name;
+    case OnFailure:
+        return r.onFailure;
+    case Budget:
+        return r.budget;
+    case Health:
+        return r.health;
+    case ColumnCount:
+        break;
     }
     return {};
 }
@@ -629,12 +701,18 @@ QVariant PolicyModel::headerData(int section, Qt::Orientation orientation, int r
     if (orientation != Qt::Horizontal || role != Qt::DisplayRole)
         return {};
     switch (Column(section)) {
-    case Position: return tr("#");
-    case Name: return tr("Guardrail");
-    case OnFailure: return tr("If it fails");
-    case Budget: return tr("Time budget");
-    case Health: return tr("Health");
-    case ColumnCount: break;
+    case Position:
+        return tr("#");
+    case Name:
+        return tr("Guardrail");
+    case OnFailure:
+        return tr("If it fails");
+    case Budget:
+        return tr("Time budget");
+    case Health:
+        return tr("Health");
+    case ColumnCount:
+        break;
     }
     return {};
 }

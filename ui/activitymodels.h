@@ -14,8 +14,8 @@
 #include <deque>
 #include <memory>
 #include <optional>
-#include <vector>
 #include <unordered_map>
+#include <vector>
 
 namespace holdpoint {
 
@@ -29,8 +29,18 @@ class TurnsModel final : public QAbstractItemModel
 {
     Q_OBJECT
 public:
-    enum Column { Name, Time, Tool, Outcome, DecidedBy, Loop, ColumnCount };
-    enum Roles {
+    enum Column
+    {
+        Name,
+        Time,
+        Tool,
+        Outcome,
+        DecidedBy,
+        Loop,
+        ColumnCount
+    };
+    enum Roles
+    {
         LoopLevelRole = Qt::UserRole + 1,
         HighlightRole, // a call a queue item's loop finding names
     };
@@ -59,7 +69,8 @@ public:
     int rowCount(const QModelIndex &parent = {}) const override;
     int columnCount(const QModelIndex &parent = {}) const override;
     QVariant data(const QModelIndex &index, int role = Qt::DisplayRole) const override;
-    QVariant headerData(int section, Qt::Orientation orientation, int role = Qt::DisplayRole) const override;
+    QVariant headerData(
+        int section, Qt::Orientation orientation, int role = Qt::DisplayRole) const override;
 
     struct Node;
 
@@ -81,7 +92,18 @@ class HistoryModel final : public QAbstractTableModel
 {
     Q_OBJECT
 public:
-    enum Column { Time, Agent, Tool, Arguments, Decision, DecidedBy, Reason, Call, ColumnCount };
+    enum Column
+    {
+        Time,
+        Agent,
+        Tool,
+        Arguments,
+        Decision,
+        DecidedBy,
+        Reason,
+        Call,
+        ColumnCount
+    };
 
     explicit HistoryModel(QObject *parent = nullptr);
     // Takes decision records, and call records for the arguments each
@@ -93,7 +115,8 @@ public:
     int rowCount(const QModelIndex &parent = {}) const override;
     int columnCount(const QModelIndex &parent = {}) const override;
     QVariant data(const QModelIndex &index, int role = Qt::DisplayRole) const override;
-    QVariant headerData(int section, Qt::Orientation orientation, int role = Qt::DisplayRole) const override;
+    QVariant headerData(
+        int section, Qt::Orientation orientation, int role = Qt::DisplayRole) const override;
 
 private:
     std::deque<Json> m_rows;
@@ -125,7 +148,18 @@ class AgentsModel final : public QAbstractTableModel
 {
     Q_OBJECT
 public:
-    enum Column { Agent, Framework, State, Pending, LastActivity, Turn, Standing, Session, ColumnCount };
+    enum Column
+    {
+        Agent,
+        Framework,
+        State,
+        Pending,
+        LastActivity,
+        Turn,
+        Standing,
+        Session,
+        ColumnCount
+    };
 
     AgentsModel(ConsoleCore *core, QObject *parent = nullptr);
     void refresh();
@@ -133,7 +167,8 @@ public:
     int rowCount(const QModelIndex &parent = {}) const override;
     int columnCount(const QModelIndex &parent = {}) const override;
     QVariant data(const QModelIndex &index, int role = Qt::DisplayRole) const override;
-    QVariant headerData(int section, Qt::Orientation orientation, int role = Qt::DisplayRole) const override;
+    QVariant headerData(
+        int section, Qt::Orientation orientation, int role = Qt::DisplayRole) const override;
 
 private:
     struct Row
@@ -152,7 +187,15 @@ class PolicyModel final : public QAbstractTableModel
 {
     Q_OBJECT
 public:
-    enum Column { Position, Name, OnFailure, Budget, Health, ColumnCount };
+    enum Column
+    {
+        Position,
+        Name,
+        OnFailure,
+        Budget,
+        Health,
+        ColumnCount
+    };
 
     explicit PolicyModel(ConsoleCore *core, QObject *parent = nullptr);
     void refresh();
@@ -160,7 +203,8 @@ public:
     int rowCount(const QModelIndex &parent = {}) const override;
     int columnCount(const QModelIndex &parent = {}) const override;
     QVariant data(const QModelIndex &index, int role = Qt::DisplayRole) const override;
-    QVariant headerData(int section, Qt::Orientation orientation, int role = Qt::DisplayRole) const override;
+    QVariant headerData(
+        int section, Qt::Orientation orientation, int role = Qt::DisplayRole) const override;
 
 private:
     struct Row

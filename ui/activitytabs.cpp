@@ -37,10 +37,11 @@ TurnsTab::TurnsTab(QWidget *parent)
     , m_view(new QTreeView(this))
 {
     auto *l = pageLayout(this);
-    auto *intro = new QLabel(tr("Each session's turns, call by call. Loop detection's findings are tinted: amber for a "
-                                "warning, orange for a blocked call, red for a halted turn. On a turn, Enter shows its "
-                                "waiting calls in the queue and H halts it."),
-                             this);
+    auto *intro = new QLabel(
+        tr("Each session's turns, call by call. Loop detection's findings are tinted: amber for a "
+           "warning, orange for a blocked call, red for a halted turn. On a turn, Enter shows its "
+           "waiting calls in the queue and H halts it."),
+        this);
     intro->setWordWrap(true);
     l->addWidget(intro);
     m_view->setObjectName(QStringLiteral("turnsView"));
@@ -53,24 +54,27 @@ TurnsTab::TurnsTab(QWidget *parent)
     m_view->setColumnWidth(TurnsModel::Outcome, 160);
     m_view->setColumnWidth(TurnsModel::DecidedBy, 180);
     // New sessions and turns open as they arrive.
-    connect(m_model, &QAbstractItemModel::rowsInserted, this, [this](const QModelIndex &under, int first) {
-        if (!under.isValid() || !under.parent().isValid()) {
-            m_view->expand(under);
-            m_view->expand(m_model->index(first, 0, under));
-        }
-    });
+    connect(m_model, &QAbstractItemModel::rowsInserted, this,
+        [this](const QModelIndex &under, int first) {
+            if (!under.isValid() || !under.parent().isValid()) {
+                m_view->expand(under);
+                m_view->expand(m_model->index(first, 0, under));
+            }
+        });
     l->addWidget(m_view, 1);
-    for (int key : {int(Qt::Key_Return), int(Qt::Key_Enter), int(Qt::Key_H)}) {
+    for (int key : { int(Qt::Key_Return), int(Qt::Key_Enter), int(Qt::Key_H) }) {
         auto *s = new QShortcut(QKeySequence(key), m_view);
         s->setContext(Qt::WidgetShortcut);
-        connect(s, &QShortcut::activated, this, [this, key] { requestForCurrent(key == Qt::Key_H); });
+        connect(
+            s, &QShortcut::activated, this, [this, key] { requestForCurrent(key == Qt::Key_H); });
     }
 }
 
-bool TurnsTab::showTurn(const QString &session, const QString &turn, const std::vector<std::string> &callIds)
+bool TurnsTab::showTurn(
+    const QString &session, const QString &turn, const std::vector<std::string> &callIds)
 {
     m_model->setHighlighted(session.toStdString(), callIds);
-    const QModelIndex index = m_model->turnIndex({session.toStdString(), turn.toStdString()});
+    const QModelIndex index = m_model->turnIndex({ session.toStdString(), turn.toStdString() });
     if (!index.isValid())
         return false;
     m_view->expand(index.parent());
@@ -111,32 +115,34 @@ HistoryTab::HistoryTab(ConsoleCore *core, QWidget *parent)
     m_tool->setObjectName(QStringLiteral("historyTool"));
     m_tool->addItem(tr("All tools"));
     m_decision->setObjectName(QStringLiteral("historyDecision"));
-    m_decision->addItems({tr("Any decision"), QStringLiteral("allow"), QStringLiteral("modify"), QStringLiteral("deny"),
-                          QStringLiteral("halt")});
+    m_decision->addItems({ tr("Any decision"), QStringLiteral("allow"), QStringLiteral("modify"),
+        QStringLiteral("deny"), QStringLiteral("halt") });
     m_decidedBy->setObjectName(QStringLiteral("historyDecidedBy"));
     m_decidedBy->setPlaceholderText(tr("Decided by (human, timeout, guardrail:\u2026)"));
     m_decidedBy->setClearButtonEnabled(true);
     m_since->setObjectName(QStringLiteral("historySince"));
-    m_since->addItems({tr("Any time"), tr("Last hour"), tr("Last 24 hours"), tr("Last 7 days")});
-    for (QWidget *w : {static_cast<QWidget *>(m_agent), static_cast<QWidget *>(m_tool),
-                       static_cast<QWidget *>(m_decision), static_cast<QWidget *>(m_decidedBy),
-                       static_cast<QWidget *>(m_since)})
+    m_since->addItems({ tr("Any time"), tr("Last hour"), tr("Last 24 hours"), tr("Last 7 days") });
+    for (QWidget *w : { static_cast<QWidget *>(m_agent), static_cast<QWidget *>(m_tool),
+             static_cast<QWidget *>(m_decision), static_cast<QWidget *>(m_decidedBy),
+             static_cast<QWidget *>(m_since) })
         bar->addWidget(w, w == m_decidedBy ? 1 : 0);
     l->addLayout(bar);
-    for (QComboBox *c : {m_agent, m_tool, m_decision, m_since})
+    for (QComboBox *c : { m_agent, m_tool, m_decision, m_since })
         connect(c, &QComboBox::currentIndexChanged, this, &HistoryTab::applyFilter);
     connect(m_decidedBy, &QLineEdit::textChanged, this, &HistoryTab::applyFilter);
     // The filters offer what the history holds.
-    connect(m_model, &QAbstractItemModel::rowsInserted, this, [this](const QModelIndex &, int first, int last) {
-        for (int row = first; row <= last; ++row) {
-            const Json &r = m_model->record(row);
-            for (auto [combo, key] : {std::pair {m_agent, "agent"}, std::pair {m_tool, "tool"}}) {
-                const QString v = toQString(r.value(key, std::string()));
-                if (!v.isEmpty() && combo->findData(v) < 0)
-                    combo->addItem(displaySafe(v, 60), v);
+    connect(m_model, &QAbstractItemModel::rowsInserted, this,
+        [this](const QModelIndex &, int first, int last) {
+            for (int row = first; row <= last; ++row) {
+                const Json &r = m_model->record(row);
+                for (auto [combo, key] :
+                    { std::pair { m_agent, "agent" }, std::pair { m_tool, "tool" } }) {
+                    const QString v = toQString(r.value(key, std::string()));
+                    if (!v.isEmpty() && combo->findData(v) < 0)
+                        combo->addItem(displaySafe(v, 60), v);
+                }
             }
-        }
-    });
+        });
     auto *view = makeTable(m_proxy, QStringLiteral("historyView"), this);
     view->setColumnWidth(HistoryModel::Time, 160);
     view->setColumnWidth(HistoryModel::Arguments, 320);
@@ -146,9 +152,10 @@ HistoryTab::HistoryTab(ConsoleCore *core, QWidget *parent)
     view->horizontalHeader()->setSectionResizeMode(HistoryModel::Reason, QHeaderView::Stretch);
     view->setColumnWidth(HistoryModel::Call, 200);
     l->addWidget(view, 1);
-    auto *note = new QLabel(tr("Decided calls from the audit log and this session. Export the full log with "
-                               "`holdpoint-ctl audit export --format csv`."),
-                            this);
+    auto *note = new QLabel(
+        tr("Decided calls from the audit log and this session. Export the full log with "
+           "`holdpoint-ctl audit export --format csv`."),
+        this);
     note->setTextFormat(Qt::PlainText);
     l->addWidget(note);
 }
@@ -163,9 +170,10 @@ void HistoryTab::applyFilter()
     if (m_decision->currentIndex() > 0)
         f.decision = m_decision->currentText().toStdString();
     f.decidedBy = m_decidedBy->text().trimmed().toStdString();
-    static const char *const ages[] = {"", "1h", "24h", "7d"};
+    static const char *const ages[] = { "", "1h", "24h", "7d" };
     if (m_since->currentIndex() > 0)
-        f.since = audit::parseTimeBound(ages[m_since->currentIndex()], m_core->clock()->now()).value_or(std::string());
+        f.since = audit::parseTimeBound(ages[m_since->currentIndex()], m_core->clock()->now())
+                      .value_or(std::string());
     m_proxy->setFilter(f);
 }
 
@@ -194,7 +202,8 @@ PolicyTab::PolicyTab(ConsoleCore *core, QWidget *parent)
     m_files->setTextFormat(Qt::PlainText);
     m_files->setWordWrap(true);
     showFiles();
-    auto *userFile = new QLabel(tr("\u201cAlways\u201d rules go to: %1").arg(m_core->userPolicyFile()), this);
+    auto *userFile
+        = new QLabel(tr("\u201cAlways\u201d rules go to: %1").arg(m_core->userPolicyFile()), this);
     userFile->setTextFormat(Qt::PlainText);
     m_error->setObjectName(QStringLiteral("policyTabError"));
     m_error->setTextFormat(Qt::PlainText);
@@ -227,13 +236,16 @@ PolicyTab::PolicyTab(ConsoleCore *core, QWidget *parent)
 
 void PolicyTab::showFiles()
 {
-    m_files->setText(tr("Files: %1").arg(m_core->policyFiles().isEmpty() ? tr("the built-in default")
-                                                                         : m_core->policyFiles().join(QStringLiteral(", "))));
+    m_files->setText(tr("Files: %1")
+                         .arg(m_core->policyFiles().isEmpty()
+                                 ? tr("the built-in default")
+                                 : m_core->policyFiles().join(QStringLiteral(", "))));
 }
 
 void PolicyTab::showReloadError(const QString &why)
 {
-    m_error->setText(why.isEmpty() ? tr("Last reload: fine.") : tr("Last reload refused: %1").arg(why));
+    m_error->setText(
+        why.isEmpty() ? tr("Last reload: fine.") : tr("Last reload refused: %1").arg(why));
 }
 
 } // namespace holdpoint

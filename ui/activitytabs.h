@@ -40,7 +40,8 @@ public:
     QTreeView *view() const { return m_view; }
     // Selects the turn with `callIds` marked, and takes the focus; false
     // when the view has no call of that turn yet.
-    bool showTurn(const QString &session, const QString &turn, const std::vector<std::string> &callIds);
+    bool showTurn(
+        const QString &session, const QString &turn, const std::vector<std::string> &callIds);
 
 Q_SIGNALS:
     void queueTurnRequested(const QString &session, const QString &turn);

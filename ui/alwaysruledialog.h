@@ -35,8 +35,8 @@ public:
     using RuleOf = std::function<Json(const RuleShape &)>;
     using MatchesOf = std::function<std::vector<Json>(const Json &rule)>;
 
-    AlwaysRuleDialog(RuleShape shape, const QueueItem &item, const QString &file, RuleOf ruleOf, MatchesOf matchesOf,
-                     std::size_t scanned, QWidget *parent = nullptr);
+    AlwaysRuleDialog(RuleShape shape, const QueueItem &item, const QString &file, RuleOf ruleOf,
+        MatchesOf matchesOf, std::size_t scanned, QWidget *parent = nullptr);
 
     const RuleShape &shape() const { return m_shape; }
     Json rule() const { return m_ruleOf(m_shape); }

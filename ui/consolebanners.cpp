@@ -59,12 +59,14 @@ void ConsoleBanners::refreshTeam()
     const QString noReviewer = m_core->reviewerError();
     if (down)
         showBanner(m_team,
-            tr("The team database is unreachable: %1. Escalated calls wait up to their deadline and "
+            tr("The team database is unreachable: %1. Escalated calls wait up to their deadline "
+               "and "
                "are then denied (team_unavailable); nothing can be decided until it is back. "
                "Holdpoint reconnects on its own.")
                 .arg(m_core->teamError().isEmpty() ? tr("connecting") : m_core->teamError()));
     else if (!noReviewer.isEmpty())
-        showBanner(m_team, tr("This console shows the team's calls but cannot decide them: %1").arg(noReviewer));
+        showBanner(m_team,
+            tr("This console shows the team's calls but cannot decide them: %1").arg(noReviewer));
     else
         showBanner(m_team, QString());
     fitToShown();
@@ -78,7 +80,8 @@ void ConsoleBanners::updatePolicy()
 
 void ConsoleBanners::fitToShown()
 {
-    setVisible(!m_audit->isHidden() || !m_team->isHidden() || !m_error->isHidden() || !m_policy->isHidden());
+    setVisible(!m_audit->isHidden() || !m_team->isHidden() || !m_error->isHidden()
+        || !m_policy->isHidden());
 }
 
 } // namespace holdpoint

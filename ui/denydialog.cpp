@@ -12,9 +12,9 @@ namespace holdpoint {
 
 QStringList DenyDialog::quickReasons()
 {
-    return {tr("Not allowed for this task"), tr("Touches files outside the project"),
-            tr("Destructive; ask me first"), tr("Wrong target; check the arguments"),
-            tr("Contains a secret")};
+    return { tr("Not allowed for this task"), tr("Touches files outside the project"),
+        tr("Destructive; ask me first"), tr("Wrong target; check the arguments"),
+        tr("Contains a secret") };
 }
 
 DenyDialog::DenyDialog(const QString &what, const QStringList &recentReasons, QWidget *parent)
@@ -25,7 +25,8 @@ DenyDialog::DenyDialog(const QString &what, const QStringList &recentReasons, QW
     setWindowTitle(tr("Deny call"));
     setObjectName(QStringLiteral("denyDialog"));
     auto *layout = new QVBoxLayout(this);
-    auto *label = new QLabel(tr("Why deny <b>%1</b>? The agent sees this reason.").arg(what.toHtmlEscaped()), this);
+    auto *label = new QLabel(
+        tr("Why deny <b>%1</b>? The agent sees this reason.").arg(what.toHtmlEscaped()), this);
     label->setWordWrap(true);
     layout->addWidget(label);
 

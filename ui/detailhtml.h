@@ -42,6 +42,7 @@ QString batchSummary(const std::vector<const QueueItem *> &items);
 
 // A wavy underline where the JSON parser stopped, from its message's
 // "line L, column C" (common/jsonparse.h).
-QList<QTextEdit::ExtraSelection> parseErrorMarks(QTextDocument *document, const QString &parseError);
+QList<QTextEdit::ExtraSelection> parseErrorMarks(
+    QTextDocument *document, const QString &parseError);
 
 } // namespace holdpoint

@@ -1,11 +1,11 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "detailpane.h"
 
-#include "common/mixedscript.h"
-#include "common/visibletext.h"
 #include "approvaltext.h"
 #include "common/jsondiff.h"
 #include "common/jsonparse.h"
+#include "common/mixedscript.h"
+#include "common/visibletext.h"
 #include "detailhtml.h"
 #include "engine/consolecore.h"
 #include "itemtext.h"
@@ -249,7 +249,8 @@ void DetailPane::showItem(
         const std::string names = item->hiddenText & HiddenMixedScript
             ? lookAlikeNamesLine(itemToJson(*item).value("mixed_script", Json::array()))
             : std::string();
-        m_hidden->setText(tr("\u26a0 %1. Read them before you decide: what runs is the agent's own text.%2")
+        m_hidden->setText(
+            tr("\u26a0 %1. Read them before you decide: what runs is the agent's own text.%2")
                 .arg(toQString(hiddenTextWarning(item->hiddenText)).toUpper(),
                     names.empty() ? QString() : u'\n' + toQString(names)));
     }
@@ -349,7 +350,8 @@ void DetailPane::showBatch(const std::vector<const QueueItem *> &items)
     for (const QueueItem *item : items)
         hidden |= item->hiddenText;
     m_hidden->setVisible(hidden != 0);
-    m_hidden->setText(tr("\u26a0 Some of these calls hold %1.").arg(toQString(hiddenTextWarning(hidden)).toUpper()));
+    m_hidden->setText(tr("\u26a0 Some of these calls hold %1.")
+                          .arg(toQString(hiddenTextWarning(hidden)).toUpper()));
     m_meta->setText(batchSummary(items));
     m_reason->setText(
         tr("A, D and H decide all of them; a move without Shift selects one call again."));

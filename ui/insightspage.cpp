@@ -138,7 +138,8 @@ void InsightsPage::reload()
     // The suggestions from the same log, on a thread of their own.
     m_suggestionList->refresh();
     auto read = std::make_shared<insights::Builder>(sinceBound());
-    QThread *loader = QThread::create([read, dir = m_core->auditDir()] { insights::addAuditDir(dir, *read); });
+    QThread *loader
+        = QThread::create([read, dir = m_core->auditDir()] { insights::addAuditDir(dir, *read); });
     connect(loader, &QThread::finished, this, [this, loader, read, generation] {
         m_loaders.removeOne(loader);
         loader->deleteLater();

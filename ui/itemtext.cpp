@@ -56,8 +56,8 @@ QString displaySafe(const QString &out, int maxChars)
 
 bool onlyTheDefaultAsked(const ItemSignals &s)
 {
-    return s.askedBy.empty() && !s.secrets && !s.protectedPath && !s.destructive && s.loopWarnings == 0
-        && s.hiddenText == 0;
+    return s.askedBy.empty() && !s.secrets && !s.protectedPath && !s.destructive
+        && s.loopWarnings == 0 && s.hiddenText == 0;
 }
 
 QString whyText(const QueueItem &item, const ItemSignals &s)
@@ -74,22 +74,24 @@ QString whyText(const QueueItem &item, const ItemSignals &s)
     // by those parts below, shorter than its reason.
     if (!s.askedBy.empty() && s.askCode != "secret_detected" && s.askCode != "protected_path"
         && s.askCode != "hidden_characters")
-        parts << toQString(s.askedBy) + QStringLiteral(": ") + toQString(maskText(s.askReason, item.redactions));
+        parts << toQString(s.askedBy) + QStringLiteral(": ")
+                + toQString(maskText(s.askReason, item.redactions));
     if (s.secrets)
         parts << (s.secretKinds.empty() ? QStringLiteral("secrets")
                                         : QStringLiteral("secrets: ")
-                                              + toQString(std::accumulate(std::next(s.secretKinds.begin()), s.secretKinds.end(),
-                                                                          s.secretKinds.front(),
-                                                                          [](std::string a, const std::string &b) {
-                                                                              return std::move(a) + ", " + b;
-                                                                          })));
+                    + toQString(
+                        std::accumulate(std::next(s.secretKinds.begin()), s.secretKinds.end(),
+                            s.secretKinds.front(), [](std::string a, const std::string &b) {
+                                return std::move(a) + ", " + b;
+                            })));
     if (s.protectedPath)
         parts << QStringLiteral("protected path");
     if (s.destructive)
         parts << QStringLiteral("destructive (MCP)");
     if (s.loopWarnings > 0)
         parts << QStringLiteral("loop \u00d7%1").arg(s.loopWarnings);
-    QString text = parts.isEmpty() ? QStringLiteral("default: ask") : parts.join(QStringLiteral(" \u00b7 "));
+    QString text
+        = parts.isEmpty() ? QStringLiteral("default: ask") : parts.join(QStringLiteral(" \u00b7 "));
     if (!item.agentConnected)
         text = QStringLiteral("agent disconnected \u2014 ") + text;
     return displaySafe(text, 300);

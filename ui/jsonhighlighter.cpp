@@ -8,7 +8,8 @@ namespace holdpoint {
 
 JsonHighlighter::JsonHighlighter(QTextDocument *document)
     : QSyntaxHighlighter(document)
-    , m_tokens(QStringLiteral(R"re(("(?:[^"\\]|\\.)*")(\s*:)?|(-?\b\d+(?:\.\d+)?(?:[eE][+-]?\d+)?\b)|\b(true|false|null)\b)re"))
+    , m_tokens(QStringLiteral(
+          R"re(("(?:[^"\\]|\\.)*")(\s*:)?|(-?\b\d+(?:\.\d+)?(?:[eE][+-]?\d+)?\b)|\b(true|false|null)\b)re"))
 {
     const bool dark = QGuiApplication::palette().color(QPalette::Base).lightness() < 128;
     m_key.setForeground(dark ? QColor(0x9c, 0xdc, 0xfe) : QColor(0x00, 0x45, 0x8b));
@@ -33,7 +34,8 @@ void JsonHighlighter::highlightBlock(const QString &text)
             if (!key)
                 for (auto s = secret.globalMatch(m.captured(1)); s.hasNext();) {
                     const auto sm = s.next();
-                    setFormat(int(m.capturedStart(1) + sm.capturedStart()), int(sm.capturedLength()), m_placeholder);
+                    setFormat(int(m.capturedStart(1) + sm.capturedStart()),
+                        int(sm.capturedLength()), m_placeholder);
                 }
         } else if (m.capturedLength(3) > 0) {
             setFormat(int(m.capturedStart(3)), int(m.capturedLength(3)), m_number);

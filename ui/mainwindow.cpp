@@ -5,9 +5,9 @@
 #include "alwaysruledialog.h"
 #include "approvaltext.h"
 #include "autostartaction.h"
-#include "consolebanners.h"
 #include "common/jsondiff.h"
 #include "common/jsonparse.h"
+#include "consolebanners.h"
 #include "denydialog.h"
 #include "detailhtml.h"
 #include "engine/consolecore.h"
@@ -599,8 +599,8 @@ void MainWindow::decideAlways(bool allow, const QString &reason)
         m_core->alwaysShapeFor(call, allow), call, m_core->userPolicyFile(),
         [core = m_core, call, why = reason.toStdString()](
             const RuleShape &shape) { return core->alwaysRuleFrom(shape, call, why); },
-        [core = m_core](const Json &rule) { return core->pastMatches(rule, 50, scanned); },
-        scanned, this);
+        [core = m_core](const Json &rule) { return core->pastMatches(rule, 50, scanned); }, scanned,
+        this);
     m_alwaysDialog = dialog;
     const std::string id = item->id;
     connect(dialog, &QDialog::accepted, this, [this, dialog, id, allow, reason] {
@@ -749,8 +749,10 @@ void MainWindow::updateTitleAndStatus()
         status += m_core->teamAvailable()
             ? tr("   \u00b7   team: connected as %1, deciding as %2")
                   .arg(m_core->teamInstance(),
-                      m_core->reviewerError().isEmpty() ? toQString(m_core->reviewerName()) : tr("nobody"))
-                                          : tr("   \u00b7   team: UNREACHABLE (%1)").arg(m_core->teamError().isEmpty() ? tr("connecting") : m_core->teamError());
+                      m_core->reviewerError().isEmpty() ? toQString(m_core->reviewerName())
+                                                        : tr("nobody"))
+            : tr("   \u00b7   team: UNREACHABLE (%1)")
+                  .arg(m_core->teamError().isEmpty() ? tr("connecting") : m_core->teamError());
     m_statusLabel->setText(status);
     m_presence->setPending(pending);
 }

@@ -61,7 +61,8 @@ public:
 
     // `devices`: the reviewer page's device sessions when the console serves
     // a page; they outlive the window.
-    explicit MainWindow(ConsoleCore *core, WebSessions *devices = nullptr, QWidget *parent = nullptr);
+    explicit MainWindow(
+        ConsoleCore *core, WebSessions *devices = nullptr, QWidget *parent = nullptr);
     ~MainWindow() override;
 
     QTableView *queueView() const { return m_view; }

@@ -31,8 +31,8 @@ Presence::Presence(QWidget *window, const QDBusConnection &bus)
     , m_bus(bus)
 {
     if (m_bus.isConnected())
-        m_bus.connect(NotificationsService, NotificationsPath, NotificationsService, QStringLiteral("ActionInvoked"),
-                      this, SLOT(onActionInvoked(uint, QString)));
+        m_bus.connect(NotificationsService, NotificationsPath, NotificationsService,
+            QStringLiteral("ActionInvoked"), this, SLOT(onActionInvoked(uint, QString)));
     if (QSystemTrayIcon::isSystemTrayAvailable())
         setUpTray();
     else
@@ -45,7 +45,8 @@ void Presence::watchForTray()
     // order): StatusNotifierItem trays announce themselves on the bus, and
     // a poll covers the older XEmbed trays, which do not.
     if (m_bus.isConnected()) {
-        auto *watcher = new QDBusServiceWatcher(TrayWatcherService, m_bus, QDBusServiceWatcher::WatchForRegistration, this);
+        auto *watcher = new QDBusServiceWatcher(
+            TrayWatcherService, m_bus, QDBusServiceWatcher::WatchForRegistration, this);
         connect(watcher, &QDBusServiceWatcher::serviceRegistered, this, [this] {
             if (!m_tray && QSystemTrayIcon::isSystemTrayAvailable())
                 setUpTray();
@@ -84,7 +85,9 @@ void Presence::setPending(int pending)
     if (!m_tray)
         return;
     m_tray->setIcon(badgeIcon(pending));
-    m_tray->setToolTip(pending > 0 ? tr("Holdpoint: %1 waiting").arg(counted(pending, tr("call"), tr("calls"))) : tr("Holdpoint: queue clear"));
+    m_tray->setToolTip(pending > 0
+            ? tr("Holdpoint: %1 waiting").arg(counted(pending, tr("call"), tr("calls")))
+            : tr("Holdpoint: queue clear"));
 }
 
 void Presence::announce(const QString &title, const QString &body)
@@ -104,13 +107,14 @@ void Presence::notify(const QString &title, const QString &body)
         return;
     // The body may hold markup for the service to render; what an agent
     // sent is escaped so it can only ever read as text.
-    QDBusMessage call = QDBusMessage::createMethodCall(NotificationsService, NotificationsPath, NotificationsService,
-                                                       QStringLiteral("Notify"));
+    QDBusMessage call = QDBusMessage::createMethodCall(
+        NotificationsService, NotificationsPath, NotificationsService, QStringLiteral("Notify"));
     QVariantMap hints;
     hints.insert(QStringLiteral("desktop-entry"), QStringLiteral("holdpoint"));
     hints.insert(QStringLiteral("urgency"), QVariant::fromValue(uchar(1)));
-    call << QStringLiteral("Holdpoint") << m_notification << QStringLiteral("dialog-warning") << title
-         << body.toHtmlEscaped() << QStringList {QStringLiteral("default"), tr("Review")} << hints << 8000;
+    call << QStringLiteral("Holdpoint") << m_notification << QStringLiteral("dialog-warning")
+         << title << body.toHtmlEscaped() << QStringList { QStringLiteral("default"), tr("Review") }
+         << hints << 8000;
     // Never blocks the window: a missing or slow service just means no message.
     auto *watcher = new QDBusPendingCallWatcher(m_bus.asyncCall(call), this);
     connect(watcher, &QDBusPendingCallWatcher::finished, this, [this](QDBusPendingCallWatcher *w) {

@@ -14,9 +14,11 @@ QueueModel::QueueModel(ReviewQueue *queue, QObject *parent)
     : QAbstractTableModel(parent)
     , m_queue(queue)
 {
-    connect(queue, &ReviewQueue::aboutToAdd, this, [this](int row) { beginInsertRows({}, row, row); });
+    connect(
+        queue, &ReviewQueue::aboutToAdd, this, [this](int row) { beginInsertRows({}, row, row); });
     connect(queue, &ReviewQueue::added, this, [this](int) { endInsertRows(); });
-    connect(queue, &ReviewQueue::aboutToRemove, this, [this](int row) { beginRemoveRows({}, row, row); });
+    connect(queue, &ReviewQueue::aboutToRemove, this,
+        [this](int row) { beginRemoveRows({}, row, row); });
     connect(queue, &ReviewQueue::removed, this, [this](int) { endRemoveRows(); });
     connect(queue, &ReviewQueue::changed, this, [this](int row) {
         if (row >= 0)
@@ -54,11 +56,16 @@ QVariant QueueModel::data(const QModelIndex &index, int role) const
     const TimeMs now = m_queue->clock()->now();
     if (role == Qt::DisplayRole) {
         switch (Column(index.column())) {
-        case Waiting: return formatDuration(now - item->receivedAt);
-        case Agent: return displaySafe(toQString(item->agent.name), 60);
-        case Tool: return displaySafe(toQString(item->toolName), 60);
-        case Arguments: return summarizeArgs(item->masked(approvedArgs(*item)));
-        case Reason: return whyText(*item, itemSignals(*item));
+        case Waiting:
+            return formatDuration(now - item->receivedAt);
+        case Agent:
+            return displaySafe(toQString(item->agent.name), 60);
+        case Tool:
+            return displaySafe(toQString(item->toolName), 60);
+        case Arguments:
+            return summarizeArgs(item->masked(approvedArgs(*item)));
+        case Reason:
+            return whyText(*item, itemSignals(*item));
         case Warnings: {
             // The turn's loop first, as a marker with its count against the stop threshold.
             QString loop;
@@ -70,18 +77,21 @@ QVariant QueueModel::data(const QModelIndex &index, int role) const
             }
             if (item->warnings.empty())
                 return loop;
-            const QString first = displaySafe(toQString(maskText(item->warnings.front().message, item->redactions)), 60);
+            const QString first = displaySafe(
+                toQString(maskText(item->warnings.front().message, item->redactions)), 60);
             const QString warned = item->warnings.size() == 1
-                                       ? QStringLiteral("\u26a0 ") + first
-                                       : QStringLiteral("\u26a0 %1 (+%2)").arg(first).arg(item->warnings.size() - 1);
+                ? QStringLiteral("\u26a0 ") + first
+                : QStringLiteral("\u26a0 %1 (+%2)").arg(first).arg(item->warnings.size() - 1);
             return loop.isEmpty() ? warned : loop + QStringLiteral("  ") + warned;
         }
         case Approvals:
             return item->approvals.voted()
                 ? QStringLiteral("%1/%2").arg(approvalCount(*item)).arg(item->approvals.required)
                 : QString();
-        case TimeLeft: return item->deadline == NoDeadline ? QString() : formatDuration(item->deadline - now);
-        case ColumnCount: break;
+        case TimeLeft:
+            return item->deadline == NoDeadline ? QString() : formatDuration(item->deadline - now);
+        case ColumnCount:
+            break;
         }
     }
     if (role == Qt::ToolTipRole && index.column() == Approvals && item->approvals.voted())
@@ -91,9 +101,11 @@ QVariant QueueModel::data(const QModelIndex &index, int role) const
         QStringList lines;
         for (const protocol::TurnFinding &f : item->turnFindings)
             lines << tr("this turn: %1 \u2014 %2")
-                         .arg(toQString(protocol::turnFindingHint(f)), toQString(maskText(f.message, item->redactions)));
+                         .arg(toQString(protocol::turnFindingHint(f)),
+                             toQString(maskText(f.message, item->redactions)));
         for (const protocol::Warning &w : item->warnings)
-            lines << toQString(w.guardrail) + QStringLiteral(": ") + toQString(maskText(w.message, item->redactions));
+            lines << toQString(w.guardrail) + QStringLiteral(": ")
+                    + toQString(maskText(w.message, item->redactions));
         return visibleText(lines.join(u'\n'));
     }
     if (role == Qt::ToolTipRole && index.column() == Arguments)
@@ -107,7 +119,8 @@ QVariant QueueModel::data(const QModelIndex &index, int role) const
     if (role == Qt::ForegroundRole && !item->agentConnected)
         return QColor(Qt::gray);
     // Nothing to say beyond the policy's default: quiet, so real findings stand out.
-    if (role == Qt::ForegroundRole && index.column() == Reason && onlyTheDefaultAsked(itemSignals(*item)))
+    if (role == Qt::ForegroundRole && index.column() == Reason
+        && onlyTheDefaultAsked(itemSignals(*item)))
         return QColor(0x8a, 0x8a, 0x8a);
     if (role == Qt::TextAlignmentRole && (index.column() == Waiting || index.column() == TimeLeft))
         return int(Qt::AlignRight | Qt::AlignVCenter);
@@ -121,15 +134,24 @@ QVariant QueueModel::headerData(int section, Qt::Orientation orientation, int ro
     if (orientation != Qt::Horizontal || role != Qt::DisplayRole)
         return {};
     switch (Column(section)) {
-    case Waiting: return tr("Waiting");
-    case Agent: return tr("Agent");
-    case Tool: return tr("Tool");
-    case Arguments: return tr("Arguments");
-    case Reason: return tr("Why");
-    case Warnings: return tr("Warnings");
-    case Approvals: return tr("Approvals");
-    case TimeLeft: return tr("Time left");
-    case ColumnCount: break;
+    case Waiting:
+        return tr("Waiting");
+    case Agent:
+        return tr("Agent");
+    case Tool:
+        return tr("Tool");
+    case Arguments:
+        return tr("Arguments");
+    case Reason:
+        return tr("Why");
+    case Warnings:
+        return tr("Warnings");
+    case Approvals:
+        return tr("Approvals");
+    case TimeLeft:
+        return tr("Time left");
+    case ColumnCount:
+        break;
     }
     return {};
 }
@@ -139,8 +161,8 @@ void QueueModel::tick()
     const int rows = rowCount();
     if (rows == 0)
         return;
-    Q_EMIT dataChanged(index(0, Waiting), index(rows - 1, Waiting), {Qt::DisplayRole});
-    Q_EMIT dataChanged(index(0, TimeLeft), index(rows - 1, TimeLeft), {Qt::DisplayRole});
+    Q_EMIT dataChanged(index(0, Waiting), index(rows - 1, Waiting), { Qt::DisplayRole });
+    Q_EMIT dataChanged(index(0, TimeLeft), index(rows - 1, TimeLeft), { Qt::DisplayRole });
 }
 
 } // namespace holdpoint

@@ -18,8 +18,20 @@ class QueueModel final : public QAbstractTableModel
 public:
     // Approvals: "1/2" on a call that needs several people (approvals.h),
     // empty on one that needs one.
-    enum Column { Waiting, Agent, Tool, Arguments, Reason, Warnings, Approvals, TimeLeft, ColumnCount };
-    enum Roles {
+    enum Column
+    {
+        Waiting,
+        Agent,
+        Tool,
+        Arguments,
+        Reason,
+        Warnings,
+        Approvals,
+        TimeLeft,
+        ColumnCount
+    };
+    enum Roles
+    {
         ItemIdRole = Qt::UserRole + 1,
         RiskRole,
     };
@@ -29,7 +41,8 @@ public:
     int rowCount(const QModelIndex &parent = {}) const override;
     int columnCount(const QModelIndex &parent = {}) const override;
     QVariant data(const QModelIndex &index, int role = Qt::DisplayRole) const override;
-    QVariant headerData(int section, Qt::Orientation orientation, int role = Qt::DisplayRole) const override;
+    QVariant headerData(
+        int section, Qt::Orientation orientation, int role = Qt::DisplayRole) const override;
 
     const QueueItem *itemAt(int row) const;
     ReviewQueue *queue() const { return m_queue; }

@@ -13,25 +13,28 @@ QueueProxy::QueueProxy(QueueModel *source, QObject *parent)
     , m_queue(source->queue())
 {
     QAbstractProxyModel::setSourceModel(source);
-    connect(source, &QAbstractItemModel::rowsInserted, this, [this](const QModelIndex &, int first, int last) {
-        for (int row = first; row <= last; ++row)
-            if (const QueueItem *item = m_source->itemAt(row); item && accepts(*item))
-                insertItem(item);
-    });
+    connect(source, &QAbstractItemModel::rowsInserted, this,
+        [this](const QModelIndex &, int first, int last) {
+            for (int row = first; row <= last; ++row)
+                if (const QueueItem *item = m_source->itemAt(row); item && accepts(*item))
+                    insertItem(item);
+        });
     // Removed while the source is about to remove them, so each row's item
     // is still there to be looked up.
-    connect(source, &QAbstractItemModel::rowsAboutToBeRemoved, this, [this](const QModelIndex &, int first, int last) {
-        for (int row = last; row >= first; --row)
-            if (const long rank = rankOf(m_source->itemAt(row)); rank >= 0)
-                removeRank(rank);
-    });
+    connect(source, &QAbstractItemModel::rowsAboutToBeRemoved, this,
+        [this](const QModelIndex &, int first, int last) {
+            for (int row = last; row >= first; --row)
+                if (const long rank = rankOf(m_source->itemAt(row)); rank >= 0)
+                    removeRank(rank);
+        });
     connect(source, &QAbstractItemModel::dataChanged, this, &QueueProxy::forwardDataChanged);
     connect(source, &QAbstractItemModel::modelAboutToBeReset, this, [this] { beginResetModel(); });
     connect(source, &QAbstractItemModel::modelReset, this, [this] {
         rebuild();
         endResetModel();
     });
-    connect(source, &QAbstractItemModel::headerDataChanged, this, &QAbstractItemModel::headerDataChanged);
+    connect(source, &QAbstractItemModel::headerDataChanged, this,
+        &QAbstractItemModel::headerDataChanged);
     rebuild();
 }
 
@@ -57,7 +60,9 @@ bool QueueProxy::less(const Entry &a, const Entry &b) const
 
 bool QueueProxy::accepts(const QueueItem &item) const
 {
-    if (m_turn && (item.sessionId != m_turn->session || item.turnId.value_or(std::string()) != m_turn->turn))
+    if (m_turn
+        && (item.sessionId != m_turn->session
+            || item.turnId.value_or(std::string()) != m_turn->turn))
         return false;
     return m_filter.empty() || m_filter.matches(item);
 }
@@ -67,17 +72,18 @@ long QueueProxy::rankOf(const QueueItem *item) const
     const auto it = item ? m_shown.find(item) : m_shown.end();
     if (it == m_shown.end())
         return -1;
-    return m_rows.find(Entry {item, it->second}, lessFn());
+    return m_rows.find(Entry { item, it->second }, lessFn());
 }
 
 const QueueItem *QueueProxy::itemAt(int row) const
 {
-    return row >= 0 && std::size_t(row) < m_rows.size() ? m_rows.at(std::size_t(row)).item : nullptr;
+    return row >= 0 && std::size_t(row) < m_rows.size() ? m_rows.at(std::size_t(row)).item
+                                                        : nullptr;
 }
 
 void QueueProxy::insertItem(const QueueItem *item)
 {
-    const Entry entry {item, item->risk};
+    const Entry entry { item, item->risk };
     const int rank = int(m_rows.lowerBound(entry, lessFn()));
     beginInsertRows({}, rank, rank);
     m_rows.insertAt(std::size_t(rank), entry);
@@ -105,7 +111,7 @@ void QueueProxy::update(const QueueItem *item)
     }
     if (!accepted)
         return removeRank(r0);
-    const Entry now {item, item->risk};
+    const Entry now { item, item->risk };
     long row = r0;
     if (now.risk != m_rows.at(std::size_t(r0)).risk) {
         // Where the new key belongs among the rows as they are (the old
@@ -126,7 +132,8 @@ void QueueProxy::update(const QueueItem *item)
     Q_EMIT dataChanged(index(int(row), 0), index(int(row), columnCount() - 1));
 }
 
-void QueueProxy::forwardDataChanged(const QModelIndex &topLeft, const QModelIndex &bottomRight, const QList<int> &roles)
+void QueueProxy::forwardDataChanged(
+    const QModelIndex &topLeft, const QModelIndex &bottomRight, const QList<int> &roles)
 {
     if (!topLeft.isValid() || !bottomRight.isValid())
         return;
@@ -143,12 +150,14 @@ void QueueProxy::forwardDataChanged(const QModelIndex &topLeft, const QModelInde
     const int span = bottomRight.row() - topLeft.row() + 1;
     if (span > 64) {
         // A tick over every row: one signal for the shown rows, not 100,000.
-        Q_EMIT dataChanged(index(0, topLeft.column()), index(rowCount() - 1, bottomRight.column()), roles);
+        Q_EMIT dataChanged(
+            index(0, topLeft.column()), index(rowCount() - 1, bottomRight.column()), roles);
         return;
     }
     for (int row = topLeft.row(); row <= bottomRight.row(); ++row) {
         if (const long rank = rankOf(m_source->itemAt(row)); rank >= 0)
-            Q_EMIT dataChanged(index(int(rank), topLeft.column()), index(int(rank), bottomRight.column()), roles);
+            Q_EMIT dataChanged(
+                index(int(rank), topLeft.column()), index(int(rank), bottomRight.column()), roles);
     }
 }
 
@@ -158,7 +167,7 @@ void QueueProxy::rebuild()
     m_shown.clear();
     m_queue->forEachPending([&](const QueueItem &item) {
         if (accepts(item)) {
-            entries.push_back({&item, item.risk});
+            entries.push_back({ &item, item.risk });
             m_shown.emplace(&item, item.risk);
         }
     });
@@ -193,7 +202,7 @@ void QueueProxy::refilter()
     std::vector<Entry> coming;
     m_queue->forEachPending([&](const QueueItem &item) {
         if (!m_shown.contains(&item) && accepts(item))
-            coming.push_back({&item, item.risk});
+            coming.push_back({ &item, item.risk });
     });
     std::sort(coming.begin(), coming.end(), lessFn());
     std::size_t next = 0;
@@ -256,7 +265,8 @@ void QueueProxy::setSortKey(SortKey key)
 
 QModelIndex QueueProxy::index(int row, int column, const QModelIndex &parent) const
 {
-    if (parent.isValid() || row < 0 || std::size_t(row) >= m_rows.size() || column < 0 || column >= columnCount())
+    if (parent.isValid() || row < 0 || std::size_t(row) >= m_rows.size() || column < 0
+        || column >= columnCount())
         return {};
     return createIndex(row, column);
 }

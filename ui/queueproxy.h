@@ -29,7 +29,12 @@ class QueueProxy final : public QAbstractProxyModel
 {
     Q_OBJECT
 public:
-    enum class SortKey { Age, Risk, Agent };
+    enum class SortKey
+    {
+        Age,
+        Risk,
+        Agent
+    };
 
     explicit QueueProxy(QueueModel *source, QObject *parent = nullptr);
 
@@ -55,7 +60,8 @@ public:
     int columnCount(const QModelIndex &parent = {}) const override;
     bool hasChildren(const QModelIndex &parent = {}) const override;
     QModelIndex sibling(int row, int column, const QModelIndex &idx) const override;
-    QVariant headerData(int section, Qt::Orientation orientation, int role = Qt::DisplayRole) const override;
+    QVariant headerData(
+        int section, Qt::Orientation orientation, int role = Qt::DisplayRole) const override;
     QModelIndex mapToSource(const QModelIndex &proxyIndex) const override;
     QModelIndex mapFromSource(const QModelIndex &sourceIndex) const override;
 
@@ -80,7 +86,8 @@ private:
     void update(const QueueItem *item);
     void refilter();
     void rebuild();
-    void forwardDataChanged(const QModelIndex &topLeft, const QModelIndex &bottomRight, const QList<int> &roles);
+    void forwardDataChanged(
+        const QModelIndex &topLeft, const QModelIndex &bottomRight, const QList<int> &roles);
 
     QueueModel *m_source;
     ReviewQueue *m_queue;

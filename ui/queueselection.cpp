@@ -35,7 +35,8 @@ void QueueView::setUpColumns()
     const int em = fm.horizontalAdvance(u'M');
     auto fit = [&](int column, const QString &widest) {
         const QString title = model()->headerData(column, Qt::Horizontal).toString();
-        setColumnWidth(column, std::max(fm.horizontalAdvance(title), fm.horizontalAdvance(widest)) + em * 2);
+        setColumnWidth(
+            column, std::max(fm.horizontalAdvance(title), fm.horizontalAdvance(widest)) + em * 2);
     };
     fit(QueueModel::Waiting, QStringLiteral("88m 88s"));
     fit(QueueModel::TimeLeft, QStringLiteral("88m 88s"));
@@ -44,15 +45,17 @@ void QueueView::setUpColumns()
     setColumnWidth(QueueModel::Tool, 8 * em);
     // Tool names are what a reviewer scans first: the column grows to the
     // longest one it has shown (up to a limit), never cutting "run_command".
-    connect(model(), &QAbstractItemModel::rowsInserted, this, [this, em](const QModelIndex &, int first, int last) {
-        int width = columnWidth(QueueModel::Tool);
-        for (int row = first; row <= last && row < first + 200; ++row) {
-            const QString tool = model()->index(row, QueueModel::Tool).data().toString();
-            width = std::max(width, std::min(fontMetrics().horizontalAdvance(tool) + em * 2, 24 * em));
-        }
-        if (width != columnWidth(QueueModel::Tool))
-            setColumnWidth(QueueModel::Tool, width);
-    });
+    connect(model(), &QAbstractItemModel::rowsInserted, this,
+        [this, em](const QModelIndex &, int first, int last) {
+            int width = columnWidth(QueueModel::Tool);
+            for (int row = first; row <= last && row < first + 200; ++row) {
+                const QString tool = model()->index(row, QueueModel::Tool).data().toString();
+                width = std::max(
+                    width, std::min(fontMetrics().horizontalAdvance(tool) + em * 2, 24 * em));
+            }
+            if (width != columnWidth(QueueModel::Tool))
+                setColumnWidth(QueueModel::Tool, width);
+        });
     setColumnWidth(QueueModel::Reason, 15 * em);
     setColumnWidth(QueueModel::Warnings, 8 * em);
     setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
@@ -68,7 +71,8 @@ QModelIndex QueueView::moveCursor(CursorAction cursorAction, Qt::KeyboardModifie
     return QTableView::moveCursor(cursorAction, modifiers);
 }
 
-QItemSelectionModel::SelectionFlags QueueView::selectionCommand(const QModelIndex &index, const QEvent *event) const
+QItemSelectionModel::SelectionFlags QueueView::selectionCommand(
+    const QModelIndex &index, const QEvent *event) const
 {
     if (event && event->type() == QEvent::KeyPress
         && !(static_cast<const QKeyEvent *>(event)->modifiers() & Qt::ShiftModifier))
@@ -78,8 +82,7 @@ QItemSelectionModel::SelectionFlags QueueView::selectionCommand(const QModelInde
 
 QueueSelection::QueueSelection(QTableView *view)
     : m_view(view)
-{
-}
+{ }
 
 int QueueSelection::currentRow() const
 {
@@ -93,7 +96,8 @@ bool QueueSelection::selectRow(int row)
         return false;
     }
     const QModelIndex index = m_view->model()->index(row, 0);
-    m_view->selectionModel()->setCurrentIndex(index, QItemSelectionModel::ClearAndSelect | QItemSelectionModel::Rows);
+    m_view->selectionModel()->setCurrentIndex(
+        index, QItemSelectionModel::ClearAndSelect | QItemSelectionModel::Rows);
     m_view->scrollTo(index);
     return true;
 }
@@ -103,13 +107,15 @@ void QueueSelection::move(int delta, bool extend)
     const int rows = m_view->model()->rowCount();
     if (rows == 0)
         return;
-    const int row = std::clamp(m_view->currentIndex().isValid() ? m_view->currentIndex().row() + delta : 0, 0, rows - 1);
+    const int row = std::clamp(
+        m_view->currentIndex().isValid() ? m_view->currentIndex().row() + delta : 0, 0, rows - 1);
     if (!extend) {
         selectRow(row);
         return;
     }
     const QModelIndex index = m_view->model()->index(row, 0);
-    m_view->selectionModel()->setCurrentIndex(index, QItemSelectionModel::Select | QItemSelectionModel::Rows);
+    m_view->selectionModel()->setCurrentIndex(
+        index, QItemSelectionModel::Select | QItemSelectionModel::Rows);
     m_view->scrollTo(index);
 }
 
@@ -117,7 +123,8 @@ void QueueSelection::toggle()
 {
     const QModelIndex current = m_view->currentIndex();
     if (current.isValid())
-        m_view->selectionModel()->select(current, QItemSelectionModel::Toggle | QItemSelectionModel::Rows);
+        m_view->selectionModel()->select(
+            current, QItemSelectionModel::Toggle | QItemSelectionModel::Rows);
 }
 
 bool QueueSelection::collapse()
@@ -169,7 +176,7 @@ bool QueueSelection::settle(const DecisionAnchor &anchor)
     std::unordered_map<std::string, int> rowOf;
     for (int row = 0; row < model->rowCount(); ++row)
         rowOf.emplace(idAt(model, row), row);
-    for (const auto *ids : {&anchor.after, &anchor.before})
+    for (const auto *ids : { &anchor.after, &anchor.before })
         for (const std::string &id : *ids)
             if (auto it = rowOf.find(id); it != rowOf.end())
                 return selectRow(it->second);

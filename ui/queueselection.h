@@ -28,14 +28,15 @@ public:
 
 protected:
     QModelIndex moveCursor(CursorAction cursorAction, Qt::KeyboardModifiers modifiers) override;
-    QItemSelectionModel::SelectionFlags selectionCommand(const QModelIndex &index, const QEvent *event) const override;
+    QItemSelectionModel::SelectionFlags selectionCommand(
+        const QModelIndex &index, const QEvent *event) const override;
 };
 
 // The calls around those a decision is about to take, in view order:
 // where the cursor goes once they have left the queue.
 struct DecisionAnchor
 {
-    std::vector<std::string> after;  // first one first
+    std::vector<std::string> after; // first one first
     std::vector<std::string> before; // nearest one first
 };
 

@@ -64,7 +64,8 @@ QLabel *makeBanner(const QString &name, const QString &background, QWidget *pare
     banner->setTextFormat(Qt::PlainText);
     banner->setWordWrap(true);
     banner->setMargin(10);
-    banner->setStyleSheet(QStringLiteral("background: %1; color: white; font-weight: bold;").arg(background));
+    banner->setStyleSheet(
+        QStringLiteral("background: %1; color: white; font-weight: bold;").arg(background));
     banner->setVisible(false);
     return banner;
 }
@@ -104,7 +105,8 @@ QIcon badgeIcon(int pending)
         f.setBold(true);
         f.setPixelSize(pending > 99 ? 14 : 20);
         p.setFont(f);
-        p.drawText(QRect(28, 0, 36, 36), Qt::AlignCenter, pending > 99 ? QStringLiteral("99+") : QString::number(pending));
+        p.drawText(QRect(28, 0, 36, 36), Qt::AlignCenter,
+            pending > 99 ? QStringLiteral("99+") : QString::number(pending));
     }
     return QIcon(pm);
 }

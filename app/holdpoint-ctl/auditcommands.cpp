@@ -9,10 +9,10 @@
 
 #include <QCommandLineParser>
 
-#include <optional>
 #include <QDateTime>
 #include <QDir>
 #include <QFileInfo>
+#include <optional>
 
 #include <cstdio>
 
@@ -34,7 +34,8 @@ void writeStdout(const std::string &s)
 // QCommandLineParser::process() exits 1 on an unknown option, and under
 // `audit verify` 1 means "tampered": a typo must never read as a finding.
 // Returns the exit code when the command line ends the command here.
-std::optional<int> parseCommandLine(QCommandLineParser &p, const QStringList &args, const char *command)
+std::optional<int> parseCommandLine(
+    QCommandLineParser &p, const QStringList &args, const char *command)
 {
     if (!p.parse(args))
         return usageError(QStringLiteral("%1: %2").arg(QLatin1String(command), p.errorText()));
@@ -47,17 +48,37 @@ std::optional<int> parseCommandLine(QCommandLineParser &p, const QStringList &ar
 
 struct FilterOptions
 {
-    QCommandLineOption agent {QStringLiteral("agent"), QStringLiteral("Records of this agent (exact name)."), QStringLiteral("name")};
-    QCommandLineOption tool {QStringLiteral("tool"), QStringLiteral("Records of this tool (exact name)."), QStringLiteral("name")};
-    QCommandLineOption decision {QStringLiteral("decision"), QStringLiteral("Decision records with this outcome: allow, modify, deny or halt."), QStringLiteral("kind")};
-    QCommandLineOption event {QStringLiteral("event"), QStringLiteral("Records of this event (call, escalated, decision, delivered, after_call, ...)."), QStringLiteral("event")};
-    QCommandLineOption decidedBy {QStringLiteral("decided-by"), QStringLiteral("Decisions whose decided_by contains this (e.g. human, timeout, guardrail:rules)."), QStringLiteral("text")};
-    QCommandLineOption since {QStringLiteral("since"), QStringLiteral("From this time on: ISO 8601 (UTC unless a zone is given) or an age like 30m, 2h, 7d."), QStringLiteral("time")};
-    QCommandLineOption until {QStringLiteral("until"), QStringLiteral("Before this time (same forms as --since)."), QStringLiteral("time")};
-    QCommandLineOption text {QStringLiteral("text"), QStringLiteral("Records containing this text anywhere (case-insensitive)."), QStringLiteral("text")};
-    QCommandLineOption dataDir {QStringLiteral("data-dir"), QStringLiteral("The console's data directory."), QStringLiteral("dir")};
+    QCommandLineOption agent { QStringLiteral("agent"),
+        QStringLiteral("Records of this agent (exact name)."), QStringLiteral("name") };
+    QCommandLineOption tool { QStringLiteral("tool"),
+        QStringLiteral("Records of this tool (exact name)."), QStringLiteral("name") };
+    QCommandLineOption decision { QStringLiteral("decision"),
+        QStringLiteral("Decision records with this outcome: allow, modify, deny or halt."),
+        QStringLiteral("kind") };
+    QCommandLineOption event { QStringLiteral("event"),
+        QStringLiteral(
+            "Records of this event (call, escalated, decision, delivered, after_call, ...)."),
+        QStringLiteral("event") };
+    QCommandLineOption decidedBy { QStringLiteral("decided-by"),
+        QStringLiteral(
+            "Decisions whose decided_by contains this (e.g. human, timeout, guardrail:rules)."),
+        QStringLiteral("text") };
+    QCommandLineOption since { QStringLiteral("since"),
+        QStringLiteral(
+            "From this time on: ISO 8601 (UTC unless a zone is given) or an age like 30m, 2h, 7d."),
+        QStringLiteral("time") };
+    QCommandLineOption until { QStringLiteral("until"),
+        QStringLiteral("Before this time (same forms as --since)."), QStringLiteral("time") };
+    QCommandLineOption text { QStringLiteral("text"),
+        QStringLiteral("Records containing this text anywhere (case-insensitive)."),
+        QStringLiteral("text") };
+    QCommandLineOption dataDir { QStringLiteral("data-dir"),
+        QStringLiteral("The console's data directory."), QStringLiteral("dir") };
 
-    void addTo(QCommandLineParser &p) const { p.addOptions({agent, tool, decision, event, decidedBy, since, until, text, dataDir}); }
+    void addTo(QCommandLineParser &p) const
+    {
+        p.addOptions({ agent, tool, decision, event, decidedBy, since, until, text, dataDir });
+    }
 
     // False and a message when a value makes no sense.
     bool read(const QCommandLineParser &p, audit::Filter *f, QString *error) const
@@ -68,18 +89,21 @@ struct FilterOptions
         f->event = p.value(event).toStdString();
         f->decidedBy = p.value(decidedBy).toStdString();
         f->text = p.value(text).toStdString();
-        if (!f->decision.empty() && f->decision != "allow" && f->decision != "modify" && f->decision != "deny"
-            && f->decision != "halt") {
-            *error = QStringLiteral("--decision: expected allow, modify, deny or halt, got \"%1\"").arg(p.value(decision));
+        if (!f->decision.empty() && f->decision != "allow" && f->decision != "modify"
+            && f->decision != "deny" && f->decision != "halt") {
+            *error = QStringLiteral("--decision: expected allow, modify, deny or halt, got \"%1\"")
+                         .arg(p.value(decision));
             return false;
         }
         const TimeMs now = QDateTime::currentMSecsSinceEpoch();
-        for (auto [opt, out] : {std::pair {&since, &f->since}, std::pair {&until, &f->until}}) {
+        for (auto [opt, out] :
+            { std::pair { &since, &f->since }, std::pair { &until, &f->until } }) {
             if (!p.isSet(*opt))
                 continue;
             const auto bound = audit::parseTimeBound(p.value(*opt).toStdString(), now);
             if (!bound) {
-                *error = QStringLiteral("--%1: expected an ISO 8601 time (2026-11-22T10:00:00Z) or an age (30m, 2h, 7d), got \"%2\"")
+                *error = QStringLiteral("--%1: expected an ISO 8601 time (2026-11-22T10:00:00Z) or "
+                                        "an age (30m, 2h, 7d), got \"%2\"")
                              .arg(opt->names().first(), p.value(*opt));
                 return false;
             }
@@ -117,10 +141,12 @@ int runVerify(const QStringList &args, const QString &globalDataDir, const QStri
     p.setApplicationDescription(QStringLiteral(
         "Check the audit log's hash chain against its head file.\n"
         "Exit 0 intact, 1 tampered (a record edited, deleted or reordered), 3 cut off at the end,\n"
-        "4 torn last record (a crash; the console's next start removes it), 2 unreadable or usage."));
+        "4 torn last record (a crash; the console's next start removes it), 2 unreadable or "
+        "usage."));
     FilterOptions o;
-    const QCommandLineOption json(QStringLiteral("json"), QStringLiteral("Print the report as JSON."));
-    p.addOptions({o.dataDir, json});
+    const QCommandLineOption json(
+        QStringLiteral("json"), QStringLiteral("Print the report as JSON."));
+    p.addOptions({ o.dataDir, json });
     p.addHelpOption();
     if (const auto code = parseCommandLine(p, args, "verify"))
         return *code;
@@ -129,7 +155,8 @@ int runVerify(const QStringList &args, const QString &globalDataDir, const QStri
         try {
             auto c = team::connect(teamUrl.toStdString());
             if (team::schemaVersion(*c) == 0)
-                return usageError(QStringLiteral("verify: the team database has no Holdpoint schema"));
+                return usageError(
+                    QStringLiteral("verify: the team database has no Holdpoint schema"));
             r = team::verifyAudit(*c);
         } catch (const std::exception &e) {
             return usageError(QStringLiteral("verify: %1").arg(QString::fromUtf8(e.what())));
@@ -141,25 +168,28 @@ int runVerify(const QStringList &args, const QString &globalDataDir, const QStri
         r = audit::verify(dir);
     }
     if (p.isSet(json)) {
-        Json j {{"status", audit::verifyStatusName(r.status)},
-                {"message", r.message},
-                {"records", r.records},
-                {"first_seq", r.firstSeq},
-                {"last_seq", r.lastSeq}};
+        Json j { { "status", audit::verifyStatusName(r.status) }, { "message", r.message },
+            { "records", r.records }, { "first_seq", r.firstSeq }, { "last_seq", r.lastSeq } };
         if (r.status != audit::VerifyStatus::Intact && teamUrl.isEmpty()) {
             j["file"] = QFileInfo(r.file).fileName().toStdString();
             j["line"] = r.line;
         }
         writeStdout(dumpJson(j) + "\n");
     } else {
-        std::printf("%s: %s\n", std::string(audit::verifyStatusName(r.status)).c_str(), r.message.c_str());
+        std::printf(
+            "%s: %s\n", std::string(audit::verifyStatusName(r.status)).c_str(), r.message.c_str());
     }
     switch (r.status) {
-    case audit::VerifyStatus::Intact: return exitcode::auditverify::Intact;
-    case audit::VerifyStatus::Tampered: return exitcode::auditverify::Tampered;
-    case audit::VerifyStatus::CutOff: return exitcode::auditverify::CutOff;
-    case audit::VerifyStatus::TornTail: return exitcode::auditverify::TornTail;
-    case audit::VerifyStatus::Unreadable: return exitcode::auditverify::Unreadable;
+    case audit::VerifyStatus::Intact:
+        return exitcode::auditverify::Intact;
+    case audit::VerifyStatus::Tampered:
+        return exitcode::auditverify::Tampered;
+    case audit::VerifyStatus::CutOff:
+        return exitcode::auditverify::CutOff;
+    case audit::VerifyStatus::TornTail:
+        return exitcode::auditverify::TornTail;
+    case audit::VerifyStatus::Unreadable:
+        return exitcode::auditverify::Unreadable;
     }
     return exitcode::auditverify::Unreadable;
 }
@@ -170,9 +200,12 @@ int runQuery(const QStringList &args, const QString &globalDataDir, const QStrin
     p.setApplicationDescription(QStringLiteral("Find audit records, newest first."));
     FilterOptions o;
     o.addTo(p);
-    const QCommandLineOption limit(QStringLiteral("limit"), QStringLiteral("At most this many records (default 50; 0 for all)."), QStringLiteral("n"), QStringLiteral("50"));
-    const QCommandLineOption json(QStringLiteral("json"), QStringLiteral("Print the records as written (JSON lines)."));
-    p.addOptions({limit, json});
+    const QCommandLineOption limit(QStringLiteral("limit"),
+        QStringLiteral("At most this many records (default 50; 0 for all)."), QStringLiteral("n"),
+        QStringLiteral("50"));
+    const QCommandLineOption json(
+        QStringLiteral("json"), QStringLiteral("Print the records as written (JSON lines)."));
+    p.addOptions({ limit, json });
     p.addHelpOption();
     if (const auto code = parseCommandLine(p, args, "query"))
         return *code;
@@ -218,7 +251,8 @@ int runQuery(const QStringList &args, const QString &globalDataDir, const QStrin
         try {
             auto c = team::connect(teamUrl.toStdString());
             if (team::schemaVersion(*c) == 0)
-                return usageError(QStringLiteral("query: the team database has no Holdpoint schema"));
+                return usageError(
+                    QStringLiteral("query: the team database has no Holdpoint schema"));
             team::queryAudit(*c, filter, std::size_t(n), print);
         } catch (const std::exception &e) {
             return usageError(QStringLiteral("query: %1").arg(QString::fromUtf8(e.what())));
@@ -232,10 +266,13 @@ int runQuery(const QStringList &args, const QString &globalDataDir, const QStrin
 int runExport(const QStringList &args, const QString &globalDataDir)
 {
     QCommandLineParser p;
-    p.setApplicationDescription(QStringLiteral("Stream the audit log, oldest first, for SIEM tools."));
+    p.setApplicationDescription(
+        QStringLiteral("Stream the audit log, oldest first, for SIEM tools."));
     FilterOptions o;
     o.addTo(p);
-    const QCommandLineOption format(QStringLiteral("format"), QStringLiteral("jsonl (records as written, default) or csv."), QStringLiteral("format"), QStringLiteral("jsonl"));
+    const QCommandLineOption format(QStringLiteral("format"),
+        QStringLiteral("jsonl (records as written, default) or csv."), QStringLiteral("format"),
+        QStringLiteral("jsonl"));
     p.addOption(format);
     p.addHelpOption();
     if (const auto code = parseCommandLine(p, args, "export"))
@@ -246,7 +283,8 @@ int runExport(const QStringList &args, const QString &globalDataDir)
         return usageError(QStringLiteral("export: ") + error);
     const QString fmt = p.value(format);
     if (fmt != u"jsonl" && fmt != u"csv")
-        return usageError(QStringLiteral("export: --format: expected jsonl or csv, got \"%1\"").arg(fmt));
+        return usageError(
+            QStringLiteral("export: --format: expected jsonl or csv, got \"%1\"").arg(fmt));
     const QString dir = auditDir(p, o, globalDataDir);
     if (!QFileInfo(dir).isDir())
         return usageError(QStringLiteral("export: no audit log at %1").arg(dir));
@@ -271,7 +309,8 @@ int runAudit(QStringList args, const QString &globalDataDir, const QString &team
 {
     // args: audit SUBCOMMAND [OPTIONS]
     if (args.size() < 2)
-        return usageError(QStringLiteral("expected `audit verify`, `audit query` or `audit export`"));
+        return usageError(
+            QStringLiteral("expected `audit verify`, `audit query` or `audit export`"));
     const QString sub = args.at(1);
     args.removeFirst();
     args.first() = QStringLiteral("holdpoint-ctl audit ") + sub;
@@ -280,10 +319,12 @@ int runAudit(QStringList args, const QString &globalDataDir, const QString &team
     if (sub == u"query")
         return runQuery(args, globalDataDir, teamUrl);
     if (sub == u"export" && !teamUrl.isEmpty())
-        return usageError(QStringLiteral("export reads a console's own log; for the team's, use `audit query --json --limit 0`"));
+        return usageError(QStringLiteral("export reads a console's own log; for the team's, use "
+                                         "`audit query --json --limit 0`"));
     if (sub == u"export")
         return runExport(args, globalDataDir);
-    return usageError(QStringLiteral("unknown subcommand \"%1\"; expected verify, query or export").arg(sub));
+    return usageError(
+        QStringLiteral("unknown subcommand \"%1\"; expected verify, query or export").arg(sub));
 }
 
 } // namespace holdpoint

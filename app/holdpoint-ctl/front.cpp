@@ -34,13 +34,14 @@ std::string selfDir(std::string *why)
     char buf[PATH_MAX];
     const ssize_t n = ::readlink("/proc/self/exe", buf, sizeof buf);
     if (n < 0) {
-        *why = std::string("cannot find this program's directory: readlink /proc/self/exe: ") + std::strerror(errno)
-               + " (is /proc mounted?)";
+        *why = std::string("cannot find this program's directory: readlink /proc/self/exe: ")
+            + std::strerror(errno) + " (is /proc mounted?)";
         return {};
     }
     // readlink(2) fills the buffer without saying the name was longer.
     if (std::size_t(n) >= sizeof buf) {
-        *why = "cannot find this program's directory: its path is longer than " + std::to_string(sizeof buf - 1) + " bytes";
+        *why = "cannot find this program's directory: its path is longer than "
+            + std::to_string(sizeof buf - 1) + " bytes";
         return {};
     }
     const std::string self(buf, std::size_t(n));
@@ -59,7 +60,8 @@ int handOff(char **argv)
     // never has holdpoint-ctl-full in bin/, so the libexec copy of another
     // install cannot shadow the program built with this front.
     std::string tried;
-    for (const std::string &candidate : {dir + "/" + FullProgram, dir + "/../libexec/holdpoint/" + FullProgram}) {
+    for (const std::string &candidate :
+        { dir + "/" + FullProgram, dir + "/../libexec/holdpoint/" + FullProgram }) {
         if (::access(candidate.c_str(), X_OK) != 0)
             continue;
         ::execv(candidate.c_str(), argv);

@@ -28,7 +28,9 @@ namespace {
 // one folder per data dir.
 bool notesRoot(const std::string &dataDir, std::string *root, std::string *error)
 {
-    struct stat st {};
+    struct stat st
+    {
+    };
     if (::stat(dataDir.c_str(), &st) != 0 || st.st_uid == ::geteuid()) {
         *root = dataDir;
         return true;
@@ -57,7 +59,7 @@ public:
                 m_fd = -1;
                 return;
             }
-            const timespec pause {0, 2'000'000};
+            const timespec pause { 0, 2'000'000 };
             ::nanosleep(&pause, nullptr);
         }
     }
@@ -130,8 +132,9 @@ public:
         }
         *ledger = Json::parse(bytes, nullptr, false);
         if (!ledger->is_object()) {
-            *error = "the Gemini hook's notes " + m_path + " are not a JSON object; they are left as they are "
-                     "(remove the file to start over)";
+            *error = "the Gemini hook's notes " + m_path
+                + " are not a JSON object; they are left as they are "
+                  "(remove the file to start over)";
             return false;
         }
         return true;
@@ -179,14 +182,17 @@ int runGeminiHook(const std::vector<std::string> &args, const std::string &dataD
         // blocks the prompt.
         const std::string turn = wire::randomId("gt-");
         if (turn.empty())
-            return fail.block("no random numbers for a turn id (getrandom and /dev/urandom failed)");
+            return fail.block(
+                "no random numbers for a turn id (getrandom and /dev/urandom failed)");
         if (!ledger.update([&](Json *l) { gemini::ledgerStartTurn(l, turn); }, &error))
             return fail.block(error);
         return code::Answered;
     }
     std::optional<std::string> callId;
     if (hook.event == gemini::Event::AfterTool) {
-        if (!ledger.update([&](Json *l) { callId = gemini::ledgerTake(l, hook.toolName, hook.toolInput); }, &error))
+        if (!ledger.update(
+                [&](Json *l) { callId = gemini::ledgerTake(l, hook.toolName, hook.toolInput); },
+                &error))
             return fail.block(error);
         if (!callId)
             return code::Answered; // not a call this hook let run: nothing to check
@@ -196,20 +202,25 @@ int runGeminiHook(const std::vector<std::string> &args, const std::string &dataD
         return fail(absent ? wire::Outage::NoEndpointFile : wire::Outage::Other, error);
 
     if (hook.event == gemini::Event::AfterTool) {
-        return hookExchange(endpoint, agent(), hook.sessionId, gemini::toolResultMessage(hook, *callId), [&](const Json &m) -> std::optional<int> {
-            const std::string type = m.value("type", std::string());
-            if (type == "after_call" && m.value("call_id", std::string()) == *callId) {
-                if (const std::string out = gemini::afterToolOutput(m); !out.empty() && !printLine(stdout, out))
-                    return fail.block(std::string("cannot write the answer to stdout: ") + std::strerror(errno));
-                return code::Answered;
-            }
-            if (type != "error")
-                return std::nullopt;
-            // A console restarted since has nothing to check.
-            if (m.value("code", std::string()) == "unknown_call")
-                return code::Answered;
-            return fail.block(consoleError(m));
-        }, fail);
+        return hookExchange(
+            endpoint, agent(), hook.sessionId, gemini::toolResultMessage(hook, *callId),
+            [&](const Json &m) -> std::optional<int> {
+                const std::string type = m.value("type", std::string());
+                if (type == "after_call" && m.value("call_id", std::string()) == *callId) {
+                    if (const std::string out = gemini::afterToolOutput(m);
+                        !out.empty() && !printLine(stdout, out))
+                        return fail.block(std::string("cannot write the answer to stdout: ")
+                            + std::strerror(errno));
+                    return code::Answered;
+                }
+                if (type != "error")
+                    return std::nullopt;
+                // A console restarted since has nothing to check.
+                if (m.value("code", std::string()) == "unknown_call")
+                    return code::Answered;
+                return fail.block(consoleError(m));
+            },
+            fail);
     }
 
     // Every BeforeTool is a new call: Gemini CLI sends no id of its own, and
@@ -222,26 +233,39 @@ int runGeminiHook(const std::vector<std::string> &args, const std::string &dataD
     if (!ledger.read(&notes, &error))
         return fail.block(error);
     const Json call = gemini::toolCallMessage(hook, id, gemini::ledgerTurn(notes));
-    return hookExchange(endpoint, agent(), hook.sessionId, call, [&](const Json &m) -> std::optional<int> {
-        const std::string type = m.value("type", std::string());
-        if (type == "decision" && m.value("call_id", std::string()) == id) {
-            const Json answer = gemini::beforeToolAnswer(m, hook.toolInput);
-            if (answer.value("decision", std::string()) == "allow") {
-                const Json runArgs = answer.contains("hookSpecificOutput") ? answer["hookSpecificOutput"]["tool_input"] : hook.toolInput;
-                const std::int64_t now = wire::nowMs();
-                std::string why;
-                // Without the note the result goes unchecked; the call may still run.
-                if (!ledger.update([&](Json *l) { gemini::ledgerAdd(l, id, hook.toolName, hook.toolInput, runArgs, now); }, &why))
-                    std::fprintf(stderr, "holdpoint-ctl: the tool's result will not be checked: %s\n", why.c_str());
+    return hookExchange(
+        endpoint, agent(), hook.sessionId, call,
+        [&](const Json &m) -> std::optional<int> {
+            const std::string type = m.value("type", std::string());
+            if (type == "decision" && m.value("call_id", std::string()) == id) {
+                const Json answer = gemini::beforeToolAnswer(m, hook.toolInput);
+                if (answer.value("decision", std::string()) == "allow") {
+                    const Json runArgs = answer.contains("hookSpecificOutput")
+                        ? answer["hookSpecificOutput"]["tool_input"]
+                        : hook.toolInput;
+                    const std::int64_t now = wire::nowMs();
+                    std::string why;
+                    // Without the note the result goes unchecked; the call may still run.
+                    if (!ledger.update(
+                            [&](Json *l) {
+                                gemini::ledgerAdd(
+                                    l, id, hook.toolName, hook.toolInput, runArgs, now);
+                            },
+                            &why))
+                        std::fprintf(stderr,
+                            "holdpoint-ctl: the tool's result will not be checked: %s\n",
+                            why.c_str());
+                }
+                if (!printLine(stdout, dumpJson(answer)))
+                    return fail.block(
+                        std::string("cannot write the answer to stdout: ") + std::strerror(errno));
+                return code::Answered;
             }
-            if (!printLine(stdout, dumpJson(answer)))
-                return fail.block(std::string("cannot write the answer to stdout: ") + std::strerror(errno));
-            return code::Answered;
-        }
-        if (type != "error")
-            return std::nullopt;
-        return fail.block(consoleError(m));
-    }, fail);
+            if (type != "error")
+                return std::nullopt;
+            return fail.block(consoleError(m));
+        },
+        fail);
 }
 
 } // namespace holdpoint

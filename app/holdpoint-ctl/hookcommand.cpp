@@ -9,21 +9,22 @@
 #include "wire/websocket.h"
 
 #include <algorithm>
-#include <exception>
 #include <cerrno>
 #include <cstdio>
-#include <cstring>
 #include <cstdlib>
+#include <cstring>
+#include <exception>
 
 namespace holdpoint {
 
 // Each hook's codes are Claude Code's (exitcodes.h says why for each agent).
 static_assert(exitcode::geminihook::Answered == exitcode::claudehook::Answered
-              && exitcode::geminihook::Blocked == exitcode::claudehook::Blocked);
+    && exitcode::geminihook::Blocked == exitcode::claudehook::Blocked);
 
 bool printLine(FILE *f, const std::string &s)
 {
-    const bool written = std::fwrite(s.data(), 1, s.size(), f) == s.size() && std::fputc('\n', f) != EOF;
+    const bool written
+        = std::fwrite(s.data(), 1, s.size(), f) == s.size() && std::fputc('\n', f) != EOF;
     return std::fflush(f) == 0 && written && !std::ferror(f);
 }
 
@@ -44,7 +45,8 @@ bool parseHookOptions(const std::vector<std::string> &args, HookFailure *fail)
 {
     for (std::size_t i = 2; i < args.size(); ++i) {
         if (args[i] != "--fail-open") {
-            std::fprintf(stderr, "Holdpoint blocked this call: hook %s: unknown option %s\n", args[1].c_str(), args[i].c_str());
+            std::fprintf(stderr, "Holdpoint blocked this call: hook %s: unknown option %s\n",
+                args[1].c_str(), args[i].c_str());
             return false;
         }
         fail->failOpen = true;
@@ -52,7 +54,8 @@ bool parseHookOptions(const std::vector<std::string> &args, HookFailure *fail)
     return true;
 }
 
-bool startHook(const std::vector<std::string> &args, std::size_t maxBytes, HookFailure *fail, std::string *input, int *code)
+bool startHook(const std::vector<std::string> &args, std::size_t maxBytes, HookFailure *fail,
+    std::string *input, int *code)
 {
     if (!parseHookOptions(args, fail)) {
         *code = exitcode::claudehook::Blocked;
@@ -103,8 +106,9 @@ std::int64_t hookWaitMs(std::int64_t limit)
 
 } // namespace
 
-int hookExchange(const wire::Endpoint &endpoint, wire::Hello agent, const std::string &sessionId, const Json &first,
-                 const std::function<std::optional<int>(const Json &)> &onMessage, const HookFailure &fail)
+int hookExchange(const wire::Endpoint &endpoint, wire::Hello agent, const std::string &sessionId,
+    const Json &first, const std::function<std::optional<int>(const Json &)> &onMessage,
+    const HookFailure &fail)
 {
     using Result = wire::WebSocketClient::Result;
     using wire::Outage;
@@ -112,7 +116,8 @@ int hookExchange(const wire::Endpoint &endpoint, wire::Hello agent, const std::s
     // to the hook's own limit, while the console answers our pings.
     const std::int64_t started = wire::monotonicMs();
     const std::int64_t deadline = started + 10'000;
-    const std::int64_t waitMs = hookWaitMs(first.value("type", std::string()) == "tool_result" ? HookAfterCallWaitMs : HookWaitMs);
+    const std::int64_t waitMs = hookWaitMs(
+        first.value("type", std::string()) == "tool_result" ? HookAfterCallWaitMs : HookWaitMs);
     const std::int64_t waitUntil = started + waitMs;
     const std::int64_t silence = wire::silenceBoundMs();
     const std::int64_t pingEvery = wire::pingIntervalMs(silence);
@@ -152,7 +157,7 @@ int hookExchange(const wire::Endpoint &endpoint, wire::Hello agent, const std::s
                     return fail.block("the console closed the connection: " + why);
                 nextPing = now + pingEvery;
             }
-            until = std::min({nextPing, ws.lastHeardMs() + silence, waitUntil});
+            until = std::min({ nextPing, ws.lastHeardMs() + silence, waitUntil });
         }
         const Result r = ws.read(&text, until, &why);
         if (r == Result::TimedOut) {
@@ -164,15 +169,16 @@ int hookExchange(const wire::Endpoint &endpoint, wire::Hello agent, const std::s
             if (now >= waitUntil) {
                 // Said, so that the console takes the call off its queue.
                 if (first.value("type", std::string()) == "tool_call")
-                    ws.sendText(dumpJson(Json {{"type", "cancel"}, {"call_id", callId}}), &why);
+                    ws.sendText(
+                        dumpJson(Json { { "type", "cancel" }, { "call_id", callId } }), &why);
                 ws.close();
                 return fail.block("no answer within " + std::to_string(waitMs / 1000)
-                                  + " s; the hook ends the wait before the agent's own hook timeout");
+                    + " s; the hook ends the wait before the agent's own hook timeout");
             }
             if (now - ws.lastHeardMs() >= silence) {
                 ws.close();
-                return fail.block("the console at " + endpoint.url + " went silent (no answer to pings for "
-                                  + std::to_string(silence) + " ms)");
+                return fail.block("the console at " + endpoint.url
+                    + " went silent (no answer to pings for " + std::to_string(silence) + " ms)");
             }
             continue; // time to ping
         }
@@ -184,12 +190,14 @@ int hookExchange(const wire::Endpoint &endpoint, wire::Hello agent, const std::s
         if (r == Result::Failed)
             return fail.block("the console broke the protocol: " + why);
         if (r == Result::Closed)
-            return fail.block((welcomed ? std::string("the console closed the connection") : unreachable + "the console closed the connection")
-                              + " (close code " + std::to_string(ws.closeCode()) + " " + ws.closeReason() + ")");
+            return fail.block((welcomed ? std::string("the console closed the connection")
+                                        : unreachable + "the console closed the connection")
+                + " (close code " + std::to_string(ws.closeCode()) + " " + ws.closeReason() + ")");
         const Json m = Json::parse(text, nullptr, false);
         if (!m.is_object()) {
             ws.close(1008);
-            return fail.block("the console broke the protocol: a message that is not a JSON object");
+            return fail.block(
+                "the console broke the protocol: a message that is not a JSON object");
         }
         const std::string type = m.value("type", std::string());
         if (!welcomed) {
@@ -201,24 +209,29 @@ int hookExchange(const wire::Endpoint &endpoint, wire::Hello agent, const std::s
             }
             if (type != "welcome") {
                 ws.close(1008);
-                return fail.block("the console broke the protocol: \"" + type.substr(0, 64) + "\" before its welcome");
+                return fail.block("the console broke the protocol: \"" + type.substr(0, 64)
+                    + "\" before its welcome");
             }
-            if (const auto p = m.find("protocol"); p == m.end() || !p->is_number_integer() || p->get<std::int64_t>() != wire::ProtocolVersion) {
+            if (const auto p = m.find("protocol"); p == m.end() || !p->is_number_integer()
+                || p->get<std::int64_t>() != wire::ProtocolVersion) {
                 ws.close(1002);
-                return fail.block("the console's welcome is not for protocol " + std::to_string(wire::ProtocolVersion)
-                                  + " (got " + (p == m.end() ? std::string("none") : p->dump()) + ")");
+                return fail.block("the console's welcome is not for protocol "
+                    + std::to_string(wire::ProtocolVersion) + " (got "
+                    + (p == m.end() ? std::string("none") : p->dump()) + ")");
             }
             welcomed = true;
             // A console that does not say takes the protocol's default.
             std::int64_t maxMessageBytes = wire::DefaultMaxMessageBytes;
-            if (const auto it = m.find("max_message_bytes"); it != m.end() && it->is_number_integer() && it->get<std::int64_t>() > 0)
+            if (const auto it = m.find("max_message_bytes");
+                it != m.end() && it->is_number_integer() && it->get<std::int64_t>() > 0)
                 maxMessageBytes = it->get<std::int64_t>();
             // Sent anyway, the console would cut the connection off
             // mid-send with nothing said.
             if (std::int64_t(message.size()) > maxMessageBytes) {
                 ws.close();
-                return fail.block("the message is " + std::to_string(message.size()) + " bytes, more than the console takes ("
-                                  + std::to_string(maxMessageBytes) + " bytes, holdpoint --max-message-bytes)");
+                return fail.block("the message is " + std::to_string(message.size())
+                    + " bytes, more than the console takes (" + std::to_string(maxMessageBytes)
+                    + " bytes, holdpoint --max-message-bytes)");
             }
             if (!ws.sendText(message, &why))
                 return fail.block("the console closed the connection: " + why);
@@ -245,8 +258,8 @@ namespace {
 // console's answer on stdout. What differs between them is in HookSpec.
 struct HookSpec
 {
-    const char *name;      // `hook <name>`, also the agent's framework
-    const char *idPrefix;  // for a call without a tool use id
+    const char *name; // `hook <name>`, also the agent's framework
+    const char *idPrefix; // for a call without a tool use id
     claudecode::ParseResult (*parse)(std::string_view);
     Json (*toolCall)(const claudecode::HookInput &, const std::string &);
     // What to print for the console's decision; empty prints nothing.
@@ -254,24 +267,28 @@ struct HookSpec
     wire::Capabilities capabilities; // for the hello
 };
 
-const HookSpec ClaudeCodeHook {"claude-code", "cc-", [](std::string_view t) { return claudecode::parseHookInput(t); },
-    &claudecode::toolCallMessage,
-    [](const claudecode::HookInput &, const Json &d) { return claudecode::preToolUseOutput(d); }, {}};
+const HookSpec ClaudeCodeHook { "claude-code", "cc-",
+    [](std::string_view t) { return claudecode::parseHookInput(t); }, &claudecode::toolCallMessage,
+    [](const claudecode::HookInput &, const Json &d) { return claudecode::preToolUseOutput(d); },
+    {} };
 
-const HookSpec CodexHook {"codex", "cx-", &codex::parseHookInput, &codex::toolCallMessage,
+const HookSpec CodexHook { "codex", "cx-", &codex::parseHookInput, &codex::toolCallMessage,
     [](const claudecode::HookInput &in, const Json &d) {
-        return in.event == claudecode::Event::PermissionRequest ? codex::permissionRequestOutput(d) : codex::preToolUseOutput(d);
+        return in.event == claudecode::Event::PermissionRequest ? codex::permissionRequestOutput(d)
+                                                                : codex::preToolUseOutput(d);
     },
-    codex::capabilities()};
+    codex::capabilities() };
 
 // Every failure blocks the call (exit 2, the reason on stderr); --fail-open
 // lets it through only when no console can be reached (HookFailure).
-int runClaudeStyleHook(const HookSpec &spec, const std::vector<std::string> &args, const std::string &dataDirFlag)
+int runClaudeStyleHook(
+    const HookSpec &spec, const std::vector<std::string> &args, const std::string &dataDirFlag)
 {
     namespace code = exitcode::claudehook;
     HookFailure fail;
     std::string bytes;
-    if (int blocked = code::Blocked; !startHook(args, claudecode::MaxHookInputBytes, &fail, &bytes, &blocked))
+    if (int blocked = code::Blocked;
+        !startHook(args, claudecode::MaxHookInputBytes, &fail, &bytes, &blocked))
         return blocked;
     const claudecode::ParseResult parsed = spec.parse(bytes);
     if (!parsed.input)
@@ -280,7 +297,8 @@ int runClaudeStyleHook(const HookSpec &spec, const std::vector<std::string> &arg
 
     wire::Endpoint endpoint;
     std::string error;
-    if (bool absent = false; !wire::readEndpoint(wire::resolveDataDir(dataDirFlag), false, &endpoint, &error, &absent))
+    if (bool absent = false;
+        !wire::readEndpoint(wire::resolveDataDir(dataDirFlag), false, &endpoint, &error, &absent))
         return fail(absent ? wire::Outage::NoEndpointFile : wire::Outage::Other, error);
 
     // Without a tool_use_id the call gets an id of its own; deriving one from
@@ -297,37 +315,44 @@ int runClaudeStyleHook(const HookSpec &spec, const std::vector<std::string> &arg
     // hello (empty, too long) gives way to the hook's own name, since a
     // refused hello blocks the call.
     const auto agentType = hook.context.find("agent_type");
-    agent.agentName = agentType != hook.context.end() && agentType->is_string() && wire::isValidName(agentType->get_ref<const std::string &>())
-                          ? agentType->get<std::string>()
-                          : std::string(spec.name);
+    agent.agentName = agentType != hook.context.end() && agentType->is_string()
+            && wire::isValidName(agentType->get_ref<const std::string &>())
+        ? agentType->get<std::string>()
+        : std::string(spec.name);
     agent.framework = spec.name;
     agent.capabilities = spec.capabilities;
-    return hookExchange(endpoint, agent, hook.sessionId,
-                        pre ? spec.toolCall(hook, callId) : claudecode::toolResultMessage(hook, callId),
-                        [&](const Json &m) -> std::optional<int> {
-        const std::string type = m.value("type", std::string());
-        if (m.value("call_id", std::string()) == callId && type == (pre ? "decision" : "after_call")) {
-            const std::string out = pre ? spec.decisionOutput(hook, m) : claudecode::postToolUseOutput(m);
-            // An answer the agent cannot read is no answer: blocked.
-            if (!out.empty() && !printLine(stdout, out))
-                return fail.block(std::string("cannot write the answer to stdout: ") + std::strerror(errno));
-            return code::Answered;
-        }
-        if (type != "error")
-            return std::nullopt;
-        // A result for a call the console never saw (no PreToolUse hook,
-        // or a console restarted since) has nothing to check.
-        if (!pre && m.value("code", std::string()) == "unknown_call")
-            return code::Answered;
-        return fail.block(consoleError(m));
-    }, fail);
+    return hookExchange(
+        endpoint, agent, hook.sessionId,
+        pre ? spec.toolCall(hook, callId) : claudecode::toolResultMessage(hook, callId),
+        [&](const Json &m) -> std::optional<int> {
+            const std::string type = m.value("type", std::string());
+            if (m.value("call_id", std::string()) == callId
+                && type == (pre ? "decision" : "after_call")) {
+                const std::string out
+                    = pre ? spec.decisionOutput(hook, m) : claudecode::postToolUseOutput(m);
+                // An answer the agent cannot read is no answer: blocked.
+                if (!out.empty() && !printLine(stdout, out))
+                    return fail.block(
+                        std::string("cannot write the answer to stdout: ") + std::strerror(errno));
+                return code::Answered;
+            }
+            if (type != "error")
+                return std::nullopt;
+            // A result for a call the console never saw (no PreToolUse hook,
+            // or a console restarted since) has nothing to check.
+            if (!pre && m.value("code", std::string()) == "unknown_call")
+                return code::Answered;
+            return fail.block(consoleError(m));
+        },
+        fail);
 }
 
 } // namespace
 
 bool isHookCommand(const std::vector<std::string> &args)
 {
-    if (args.size() < 2 || args[0] != "hook" || (args[1] != "claude-code" && args[1] != "codex" && args[1] != "gemini"))
+    if (args.size() < 2 || args[0] != "hook"
+        || (args[1] != "claude-code" && args[1] != "codex" && args[1] != "gemini"))
         return false;
     // As main.cpp's answerHelp: these words before a `--` are for a person.
     for (const std::string &a : args) {

@@ -49,7 +49,8 @@ bool parseHookOptions(const std::vector<std::string> &args, HookFailure *fail);
 // What every hook does first: `hook NAME [--fail-open]`'s options into
 // *fail, then stdin (at most `maxBytes`) into *input. False when the call is
 // blocked already, with its exit code in *code.
-bool startHook(const std::vector<std::string> &args, std::size_t maxBytes, HookFailure *fail, std::string *input, int *code);
+bool startHook(const std::vector<std::string> &args, std::size_t maxBytes, HookFailure *fail,
+    std::string *input, int *code);
 
 // `in` to its end (a hook's stdin, a JSON option's @FILE), up to one byte
 // past `maxBytes` so that the caller can tell it is too long. False when it
@@ -75,8 +76,9 @@ inline constexpr std::int64_t HookWaitMs = 320'000;
 // those hooks 30 s.
 inline constexpr std::int64_t HookAfterCallWaitMs = 25'000;
 
-int hookExchange(const wire::Endpoint &endpoint, wire::Hello agent, const std::string &sessionId, const Json &first,
-                 const std::function<std::optional<int>(const Json &)> &onMessage, const HookFailure &fail);
+int hookExchange(const wire::Endpoint &endpoint, wire::Hello agent, const std::string &sessionId,
+    const Json &first, const std::function<std::optional<int>(const Json &)> &onMessage,
+    const HookFailure &fail);
 
 // Is `args` (the words after the global options, from "hook") one of the
 // command hooks, which runHook() answers? --help, -h and --version are

@@ -12,29 +12,29 @@
 // Every exit code is in exitcodes.h.
 
 #include "auditcommands.h"
-#include "insightscommand.h"
-#include "policycommands.h"
-#include "teamcommands.h"
 #include "client/consoleclient.h"
 #include "client/endpointinfo.h"
 #include "common/datadir.h"
 #include "common/jsonparse.h"
 #include "common/signals.h"
-#include "protocol/protocol.h"
 #include "exitcodes.h"
-#include "hookcommand.h"
-#include "reviewcommand.h"
-#include "reviewercommands.h"
-#include "usage.h"
 #include "guardrails/chain.h"
+#include "hookcommand.h"
+#include "insightscommand.h"
 #include "integrations/mcpproxy.h"
 #include "policy/policy.h"
+#include "policycommands.h"
+#include "protocol/protocol.h"
 #include "qr/qrcode.h"
+#include "reviewcommand.h"
+#include "reviewercommands.h"
+#include "teamcommands.h"
+#include "usage.h"
 
 #include <QCommandLineParser>
+#include <QCoreApplication>
 #include <QFile>
 #include <QFileInfo>
-#include <QCoreApplication>
 #include <QRandomGenerator>
 #include <QTimer>
 
@@ -65,7 +65,8 @@ public:
         connect(&m_client, &ConsoleClient::welcomed, this, [this](const Json &w) { onWelcome(w); });
     }
 
-    int run(protocol::Role role, const protocol::AgentInfo &agent, const std::optional<std::string> &session)
+    int run(protocol::Role role, const protocol::AgentInfo &agent,
+        const std::optional<std::string> &session)
     {
         m_client.connectTo(m_endpoint, role, agent, session);
         return QCoreApplication::exec();
@@ -77,7 +78,7 @@ public:
     void interrupt()
     {
         if (!m_cancelCallId.empty() && m_client.isReady()) {
-            m_client.send(Json {{"type", "cancel"}, {"call_id", m_cancelCallId}});
+            m_client.send(Json { { "type", "cancel" }, { "call_id", m_cancelCallId } });
             return; // the console answers with a deny; we exit on it
         }
         finish(usageError(QStringLiteral("interrupted")));
@@ -117,7 +118,7 @@ ConsoleExchange *g_exchange = nullptr;
 void reportError(const Json &m)
 {
     std::fprintf(stderr, "holdpoint-ctl: %s: %s\n", m.value("code", std::string("error")).c_str(),
-                 m.value("message", std::string()).c_str());
+        m.value("message", std::string()).c_str());
 }
 
 // A decision this client does not know is a deny: the call must not run.
@@ -135,7 +136,8 @@ int runSubmit(const QStringList &args, const EndpointInfo &endpoint)
     QCommandLineParser p;
     const QCommandLineOption tool(QStringLiteral("tool"), {}, QStringLiteral("name"));
     const QCommandLineOption argsOpt(QStringLiteral("args"), {}, QStringLiteral("json"));
-    const QCommandLineOption agent(QStringLiteral("agent"), {}, QStringLiteral("name"), QStringLiteral("holdpoint-ctl"));
+    const QCommandLineOption agent(
+        QStringLiteral("agent"), {}, QStringLiteral("name"), QStringLiteral("holdpoint-ctl"));
     const QCommandLineOption framework(QStringLiteral("framework"), {}, QStringLiteral("name"));
     const QCommandLineOption timeout(QStringLiteral("timeout"), {}, QStringLiteral("seconds"));
     const QCommandLineOption callId(QStringLiteral("call-id"), {}, QStringLiteral("id"));
@@ -143,23 +145,27 @@ int runSubmit(const QStringList &args, const EndpointInfo &endpoint)
     const QCommandLineOption turn(QStringLiteral("turn"), {}, QStringLiteral("id"));
     const QCommandLineOption context(QStringLiteral("context"), {}, QStringLiteral("json"));
     const QCommandLineOption annotations(QStringLiteral("annotations"), {}, QStringLiteral("json"));
-    p.addOptions({tool, argsOpt, agent, framework, timeout, callId, session, turn, context, annotations});
+    p.addOptions(
+        { tool, argsOpt, agent, framework, timeout, callId, session, turn, context, annotations });
     if (!p.parse(args))
         return usageError(p.errorText());
     if (!p.positionalArguments().isEmpty())
-        return usageError(QStringLiteral("submit: unexpected argument \"%1\"").arg(p.positionalArguments().first()));
+        return usageError(QStringLiteral("submit: unexpected argument \"%1\"")
+                              .arg(p.positionalArguments().first()));
     if (!p.isSet(tool) || p.value(tool).isEmpty())
         return usageError(QStringLiteral("submit: --tool NAME is required"));
     if (!p.isSet(argsOpt))
-        return usageError(QStringLiteral("submit: --args JSON is required (a JSON object, e.g. '{\"path\":\"a.txt\"}')"));
+        return usageError(QStringLiteral(
+            "submit: --args JSON is required (a JSON object, e.g. '{\"path\":\"a.txt\"}')"));
 
     QString error;
-    Json call {{"type", "tool_call"}, {"tool_name", p.value(tool).toStdString()}};
+    Json call { { "type", "tool_call" }, { "tool_name", p.value(tool).toStdString() } };
     auto parsedArgs = parseJsonOption(p.value(argsOpt), "args", true, &error);
     if (!parsedArgs)
         return usageError(error);
     call["args"] = std::move(*parsedArgs);
-    for (const auto &[opt, key] : {std::pair {&context, "context"}, std::pair {&annotations, "annotations"}}) {
+    for (const auto &[opt, key] :
+        { std::pair { &context, "context" }, std::pair { &annotations, "annotations" } }) {
         if (!p.isSet(*opt))
             continue;
         auto j = parseJsonOption(p.value(*opt), key, true, &error);
@@ -171,14 +177,16 @@ int runSubmit(const QStringList &args, const EndpointInfo &endpoint)
         bool ok = false;
         const double s = p.value(timeout).toDouble(&ok);
         if (!ok || !(s > 0))
-            return usageError(QStringLiteral("submit: --timeout: expected a number of seconds above 0"));
+            return usageError(
+                QStringLiteral("submit: --timeout: expected a number of seconds above 0"));
         call["timeout_s"] = s;
     }
     if (p.isSet(turn))
         call["turn_id"] = p.value(turn).toStdString();
     std::string id = p.value(callId).toStdString();
     if (id.empty())
-        id = "ctl-" + QByteArray::number(QRandomGenerator::system()->generate64(), 16).toStdString();
+        id = "ctl-"
+            + QByteArray::number(QRandomGenerator::system()->generate64(), 16).toStdString();
     call["call_id"] = id;
 
     ConsoleExchange exchange(endpoint);
@@ -189,7 +197,7 @@ int runSubmit(const QStringList &args, const EndpointInfo &endpoint)
         const std::string type = m.value("type", std::string());
         if (type == "pending") {
             std::fprintf(stderr, "holdpoint-ctl: waiting for a reviewer (item %s): %s\n",
-                         m.value("id", std::string()).c_str(), m.value("reason", std::string()).c_str());
+                m.value("id", std::string()).c_str(), m.value("reason", std::string()).c_str());
         } else if (type == "decision" && m.value("call_id", std::string()) == id) {
             printLine(stdout, dumpJson(m));
             exchange.finish(submitExitCode(m.value("decision", std::string())));
@@ -201,7 +209,8 @@ int runSubmit(const QStringList &args, const EndpointInfo &endpoint)
     std::optional<std::string> sid;
     if (p.isSet(session))
         sid = p.value(session).toStdString();
-    const int rc = exchange.run(protocol::Role::Agent, {p.value(agent).toStdString(), p.value(framework).toStdString()}, sid);
+    const int rc = exchange.run(protocol::Role::Agent,
+        { p.value(agent).toStdString(), p.value(framework).toStdString() }, sid);
     g_exchange = nullptr;
     return rc;
 }
@@ -220,7 +229,8 @@ void printQueue(const Json &items, bool asJson)
         for (const std::string &line : pendingLines(item, {}))
             printLine(stdout, line);
         // The turn's loop findings, so a reviewer at a terminal sees them too.
-        for (const protocol::TurnFinding &f : protocol::turnFindingsFromJson(item.value("turn_findings", Json::array())))
+        for (const protocol::TurnFinding &f :
+            protocol::turnFindingsFromJson(item.value("turn_findings", Json::array())))
             printLine(stdout, "    loop: " + protocol::turnFindingHint(f) + " [" + f.pattern + "]");
     }
 }
@@ -228,25 +238,29 @@ void printQueue(const Json &items, bool asJson)
 int runReviewer(const QString &command, const QStringList &args, const ReviewerLogin &login)
 {
     QString error;
-    const auto parsed = parseReviewCommand(command, args, QStringLiteral("holdpoint-ctl pending"), &error);
+    const auto parsed
+        = parseReviewCommand(command, args, QStringLiteral("holdpoint-ctl pending"), &error);
     if (!parsed)
         return usageError(error);
     const Json &review = parsed->review;
     // Alone, the token is the identity (issue 26): a name that differs from
     // the credential's is refused, not passed on.
     if (!login.name.empty() && !parsed->reviewer.empty() && parsed->reviewer != login.name)
-        return usageError(QStringLiteral("%1: reviewer \"%2\" (from --reviewer or $HOLDPOINT_REVIEWER): %3 is %4's "
-                                         "credential, and the token alone says who decides; drop --reviewer, "
-                                         "or use --reviewer %4")
-                              .arg(command, toQString(parsed->reviewer), login.credentialPath, toQString(login.name)));
+        return usageError(QStringLiteral(
+            "%1: reviewer \"%2\" (from --reviewer or $HOLDPOINT_REVIEWER): %3 is %4's "
+            "credential, and the token alone says who decides; drop --reviewer, "
+            "or use --reviewer %4")
+                              .arg(command, toQString(parsed->reviewer), login.credentialPath,
+                                  toQString(login.name)));
 
     ConsoleExchange exchange(login.endpoint);
     g_exchange = &exchange;
     if (!login.credentialPath.isEmpty())
         exchange.onFailed = [&login](const QString &why) {
-            return usageError(QStringLiteral("%1\n(the address and token come from %2; if the console restarted "
-                                             "on another port or its owner removed you, ask them for a new one)")
-                                  .arg(why, login.credentialPath));
+            return usageError(
+                QStringLiteral("%1\n(the address and token come from %2; if the console restarted "
+                               "on another port or its owner removed you, ask them for a new one)")
+                    .arg(why, login.credentialPath));
         };
     const bool asJson = parsed->json;
     // Alone, the token says who this is; a different --reviewer is refused
@@ -257,8 +271,10 @@ int runReviewer(const QString &command, const QStringList &args, const ReviewerL
             return;
         printLine(stderr,
             command.toStdString() + ": reviewer \"" + parsed->reviewer
-                + "\" (from --reviewer or $HOLDPOINT_REVIEWER): this console's reviewer token is " + self
-                + "'s, and the token alone says who decides; drop --reviewer, or use --reviewer " + self);
+                + "\" (from --reviewer or $HOLDPOINT_REVIEWER): this console's reviewer token is "
+                + self
+                + "'s, and the token alone says who decides; drop --reviewer, or use --reviewer "
+                + self);
         exchange.finish(exitcode::review::Failed);
     };
     exchange.onMessage = [&](const Json &m) {
@@ -266,10 +282,13 @@ int runReviewer(const QString &command, const QStringList &args, const ReviewerL
         if (type == "queue") {
             if (command == u"pending") {
                 // A team console whose link is down shows what it last knew.
-                if (const Json team = m.value("team", Json::object()); !team.value("available", true))
+                if (const Json team = m.value("team", Json::object());
+                    !team.value("available", true))
                     printLine(stderr,
-                        "holdpoint-ctl: the console's team link is down: " + team.value("error", std::string())
-                            + "; its queue may be out of date, and nothing can be decided until the link is back");
+                        "holdpoint-ctl: the console's team link is down: "
+                            + team.value("error", std::string())
+                            + "; its queue may be out of date, and nothing can be decided until "
+                              "the link is back");
                 printQueue(m.value("items", Json::array()), asJson);
                 exchange.finish(exitcode::review::Done);
             } else {
@@ -284,7 +303,7 @@ int runReviewer(const QString &command, const QStringList &args, const ReviewerL
             exchange.finish(exitcode::review::Failed);
         }
     };
-    const int rc = exchange.run(protocol::Role::Reviewer, {"holdpoint-ctl", {}}, std::nullopt);
+    const int rc = exchange.run(protocol::Role::Reviewer, { "holdpoint-ctl", {} }, std::nullopt);
     g_exchange = nullptr;
     return rc;
 }
@@ -299,18 +318,21 @@ int runWeb(const QStringList &args, const ReviewerLogin &login)
     if (sub == u"pair" && args.size() <= 3) {
         request["action"] = "pair";
         if (args.size() == 3 && args.at(2) != u"--no-qr")
-            return usageError(QStringLiteral("web pair: unknown option %1 (expected --no-qr)").arg(args.at(2)));
+            return usageError(
+                QStringLiteral("web pair: unknown option %1 (expected --no-qr)").arg(args.at(2)));
         qr = args.size() == 2;
     } else if (sub == u"sessions" && args.size() <= 3) {
         request["action"] = "sessions";
         if (args.size() == 3 && args.at(2) != u"--json")
-            return usageError(QStringLiteral("web sessions: unknown option %1 (expected --json)").arg(args.at(2)));
+            return usageError(QStringLiteral("web sessions: unknown option %1 (expected --json)")
+                                  .arg(args.at(2)));
         json = args.size() == 3;
     } else if (sub == u"revoke" && args.size() == 3) {
         request["action"] = "revoke";
         request["session"] = args.at(2).toStdString();
     } else {
-        return usageError(QStringLiteral("web: expected `web pair [--no-qr]`, `web sessions [--json]` or `web revoke ID`"));
+        return usageError(QStringLiteral(
+            "web: expected `web pair [--no-qr]`, `web sessions [--json]` or `web revoke ID`"));
     }
     ConsoleExchange exchange(login.endpoint);
     g_exchange = &exchange;
@@ -323,11 +345,16 @@ int runWeb(const QStringList &args, const ReviewerLogin &login)
             const std::string action = m.value("action", std::string());
             if (action == "pair") {
                 const std::string url = m.value("url", std::string());
-                printLine(stdout, "Open this link on the device within 5 minutes; it works once and pairs it for "
-                        + m.value("reviewer", std::string()) + " (until " + m.value("expires", std::string()) + "):");
+                printLine(stdout,
+                    "Open this link on the device within 5 minutes; it works once and pairs it for "
+                        + m.value("reviewer", std::string()) + " (until "
+                        + m.value("expires", std::string()) + "):");
                 printLine(stdout, url);
                 if (qr)
-                    std::fputs(qrForTerminal(encodeQr(QByteArray::fromStdString(url))).toUtf8().constData(), stdout);
+                    std::fputs(qrForTerminal(encodeQr(QByteArray::fromStdString(url)))
+                                   .toUtf8()
+                                   .constData(),
+                        stdout);
             } else if (action == "sessions" && json) {
                 printLine(stdout, dumpJson(m.value("sessions", Json::array()), 2));
             } else if (action == "sessions") {
@@ -335,9 +362,11 @@ int runWeb(const QStringList &args, const ReviewerLogin &login)
                 if (sessions.empty())
                     printLine(stdout, "no paired devices; pair one with `holdpoint-ctl web pair`");
                 for (const Json &s : sessions)
-                    printLine(stdout, s.value("id", std::string()) + "  " + s.value("reviewer", std::string()) + "  last seen "
-                            + s.value("last_seen", std::string()) + "  open pages " + std::to_string(s.value("open_pages", 0))
-                            + "  " + s.value("user_agent", std::string()).substr(0, 60));
+                    printLine(stdout,
+                        s.value("id", std::string()) + "  " + s.value("reviewer", std::string())
+                            + "  last seen " + s.value("last_seen", std::string()) + "  open pages "
+                            + std::to_string(s.value("open_pages", 0)) + "  "
+                            + s.value("user_agent", std::string()).substr(0, 60));
             } else {
                 printLine(stdout, "revoked " + m.value("session", std::string()));
             }
@@ -370,15 +399,20 @@ static int answerHelp(const QString &command, const QStringList &args)
             break;
         words.append(a);
     }
-    const QString text = help ? ctl::commandUsage(words) : QStringLiteral("holdpoint-ctl %1\n").arg(QStringLiteral(HOLDPOINT_VERSION));
+    const QString text = help
+        ? ctl::commandUsage(words)
+        : QStringLiteral("holdpoint-ctl %1\n").arg(QStringLiteral(HOLDPOINT_VERSION));
     if (text.isEmpty())
-        return usageError(QStringLiteral("unknown command \"%1\"\n%2").arg(command, QString::fromLatin1(ctl::Usage)));
+        return usageError(QStringLiteral("unknown command \"%1\"\n%2")
+                              .arg(command, QString::fromLatin1(ctl::Usage)));
     // An agent CLI runs a hook with the call on stdin, and exit 0 would let
     // the call run: a hook answers --help with 0 only to a person at a
     // terminal, and otherwise blocks the call as for any other failure.
     if (command == u"hook" && !isatty(STDIN_FILENO)) {
-        std::fprintf(stderr, "Holdpoint blocked this call: `%s` answers a person at a terminal, not an agent's call\n%s",
-                     qPrintable(own.join(u' ')), text.toUtf8().constData());
+        std::fprintf(stderr,
+            "Holdpoint blocked this call: `%s` answers a person at a terminal, not an agent's "
+            "call\n%s",
+            qPrintable(own.join(u' ')), text.toUtf8().constData());
         return exitcode::claudehook::Blocked;
     }
     std::fputs(text.toUtf8().constData(), stdout);
@@ -419,19 +453,23 @@ int main(int argc, char **argv)
         else if (a.startsWith(u"--credential="))
             credentialFlag = a.mid(13);
         else
-            return usageError(QStringLiteral("unknown option %1\n%2").arg(a, QString::fromLatin1(ctl::Usage)));
+            return usageError(
+                QStringLiteral("unknown option %1\n%2").arg(a, QString::fromLatin1(ctl::Usage)));
     }
     if (args.isEmpty())
-        return usageError(QStringLiteral("no command given\n%1").arg(QString::fromLatin1(ctl::Usage)));
+        return usageError(
+            QStringLiteral("no command given\n%1").arg(QString::fromLatin1(ctl::Usage)));
 
     const QString command = args.first();
     if (const int code = answerHelp(command, args); code >= 0)
         return code;
-    const bool reviewer = command == u"pending" || command == u"approve" || command == u"deny" || command == u"edit"
-                          || command == u"halt" || command == u"web";
+    const bool reviewer = command == u"pending" || command == u"approve" || command == u"deny"
+        || command == u"edit" || command == u"halt" || command == u"web";
     if (!credentialFlag.isEmpty() && !reviewer)
-        return usageError(QStringLiteral("--credential is a reviewer's: it goes with pending, approve, deny, edit "
-                                         "and halt, not %1").arg(command));
+        return usageError(QStringLiteral(
+            "--credential is a reviewer's: it goes with pending, approve, deny, edit "
+            "and halt, not %1")
+                              .arg(command));
     if (command == u"reviewer")
         return runReviewers(args, dataDirFlag, teamFlag);
     if (command == u"hook") {
@@ -441,7 +479,8 @@ int main(int argc, char **argv)
             words.push_back(a.toStdString());
         if (isHookCommand(words))
             return runHook(words, dataDirFlag.toStdString());
-        return usageError(QStringLiteral("hook: expected `hook claude-code`, `hook codex` or `hook gemini`"));
+        return usageError(
+            QStringLiteral("hook: expected `hook claude-code`, `hook codex` or `hook gemini`"));
     }
     if (command == u"mcp-proxy") {
         McpProxyOptions options;
@@ -452,11 +491,16 @@ int main(int argc, char **argv)
             else if (args.at(i) == u"--server-name" && i + 1 < args.size())
                 options.serverName = args.at(++i);
             else
-                return usageError(QStringLiteral("mcp-proxy: unknown option %1 (expected --server-name NAME, --fail-open, then -- COMMAND)").arg(args.at(i)));
+                return usageError(
+                    QStringLiteral("mcp-proxy: unknown option %1 (expected --server-name NAME, "
+                                   "--fail-open, then -- COMMAND)")
+                        .arg(args.at(i)));
         }
         options.command = args.mid(i + 1);
         if (options.command.isEmpty())
-            return usageError(QStringLiteral("mcp-proxy: give the server to run after --, e.g. mcp-proxy -- npx @modelcontextprotocol/server-filesystem /tmp"));
+            return usageError(
+                QStringLiteral("mcp-proxy: give the server to run after --, e.g. mcp-proxy -- npx "
+                               "@modelcontextprotocol/server-filesystem /tmp"));
         if (options.serverName.isEmpty())
             options.serverName = QFileInfo(options.command.first()).fileName();
         options.dataDir = resolveDataDir(dataDirFlag);
@@ -464,9 +508,11 @@ int main(int argc, char **argv)
         QString error;
         if (!proxy.start(&error))
             return usageError(error);
-        QObject::connect(&proxy, &McpProxy::finished, &app, [](int code, QProcess::ExitStatus status) {
-            QCoreApplication::exit(status == QProcess::NormalExit ? code : exitcode::mcpproxy::ServerKilled);
-        });
+        QObject::connect(
+            &proxy, &McpProxy::finished, &app, [](int code, QProcess::ExitStatus status) {
+                QCoreApplication::exit(
+                    status == QProcess::NormalExit ? code : exitcode::mcpproxy::ServerKilled);
+            });
         // The client closing stdin or a signal ends the server too.
         onTerminationSignal(&app, [] { QCoreApplication::exit(exitcode::mcpproxy::Interrupted); });
         return QCoreApplication::exec();
@@ -475,13 +521,15 @@ int main(int argc, char **argv)
         return runTeam(args, teamFlag);
     if (command == u"audit")
         return runAudit(args, dataDirFlag, teamUrl(teamFlag));
-    if (command == u"policy" && args.size() >= 2 && (args.at(1) == u"replay" || args.at(1) == u"suggest"))
+    if (command == u"policy" && args.size() >= 2
+        && (args.at(1) == u"replay" || args.at(1) == u"suggest"))
         return runPolicy(args, dataDirFlag, teamUrl(teamFlag));
     if (command == u"insights")
         return runInsights(args, dataDirFlag, teamUrl(teamFlag));
     if (command == u"policy") {
         if (args.size() < 2 || args.at(1) != u"check")
-            return usageError(QStringLiteral("policy: expected `policy check FILE...`, `policy replay --policy FILE` or `policy suggest`"));
+            return usageError(QStringLiteral("policy: expected `policy check FILE...`, `policy "
+                                             "replay --policy FILE` or `policy suggest`"));
         const QStringList files = args.mid(2);
         if (files.isEmpty())
             return usageError(QStringLiteral("policy check: give at least one policy file"));
@@ -491,13 +539,15 @@ int main(int argc, char **argv)
             return exitcode::policycheck::Invalid;
         }
         std::printf("ok: %d guardrail(s), default %s, from %s\n", r.policy->chain->size(),
-                    std::string(defaultActionName(r.policy->defaultAction)).c_str(), qPrintable(files.join(QStringLiteral(", "))));
+            std::string(defaultActionName(r.policy->defaultAction)).c_str(),
+            qPrintable(files.join(QStringLiteral(", "))));
         return exitcode::policycheck::Valid;
     }
     // QCommandLineParser expects the program name first.
     args.first() = QStringLiteral("holdpoint-ctl ") + command;
     if (command != u"submit" && !reviewer)
-        return usageError(QStringLiteral("unknown command \"%1\"\n%2").arg(command, QString::fromLatin1(ctl::Usage)));
+        return usageError(QStringLiteral("unknown command \"%1\"\n%2")
+                              .arg(command, QString::fromLatin1(ctl::Usage)));
     QString error;
     const auto interruptible = [&app] {
         onTerminationSignal(&app, [] {
@@ -510,7 +560,8 @@ int main(int argc, char **argv)
             return usageError(error);
         if (!teamUrl(teamFlag).isEmpty() && command != u"web") {
             if (!credentialFlag.isEmpty())
-                return usageError(QStringLiteral("--credential: with --team, your PostgreSQL login says who you are"));
+                return usageError(QStringLiteral(
+                    "--credential: with --team, your PostgreSQL login says who you are"));
             return runTeamReviewer(command, args, teamUrl(teamFlag));
         }
         const auto login = reviewerLogin(credentialFlag, dataDirFlag, &error);

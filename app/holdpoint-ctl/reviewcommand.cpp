@@ -1,10 +1,10 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "reviewcommand.h"
 
-#include "hookcommand.h"
 #include "common/jsonparse.h"
 #include "common/mixedscript.h"
 #include "common/visibletext.h"
+#include "hookcommand.h"
 #include "protocol/protocol.h"
 
 #include <QCommandLineParser>
@@ -35,12 +35,15 @@ static bool jsonOptionText(const QString &value, const char *what, std::string *
     if (in && in != stdin)
         std::fclose(in);
     if (!read) {
-        *error = QStringLiteral("--%1: cannot read %2: %3")
-                     .arg(QLatin1String(what), path, QString::fromLocal8Bit(std::strerror(readError)));
+        *error
+            = QStringLiteral("--%1: cannot read %2: %3")
+                  .arg(QLatin1String(what), path, QString::fromLocal8Bit(std::strerror(readError)));
         return false;
     }
     if (out->size() > MaxJsonFileBytes) {
-        *error = QStringLiteral("--%1: %2 is larger than %3 bytes").arg(QLatin1String(what), path).arg(MaxJsonFileBytes);
+        *error = QStringLiteral("--%1: %2 is larger than %3 bytes")
+                     .arg(QLatin1String(what), path)
+                     .arg(MaxJsonFileBytes);
         return false;
     }
     return true;
@@ -110,9 +113,10 @@ std::optional<ReviewCommand> parseReviewCommand(
     }
     if (p.isSet(reason))
         out.review["reason"] = p.value(reason).toStdString();
-    out.reviewer = (p.isSet(reviewer) ? p.value(reviewer) : qEnvironmentVariable("HOLDPOINT_REVIEWER"))
-                       .trimmed()
-                       .toStdString();
+    out.reviewer
+        = (p.isSet(reviewer) ? p.value(reviewer) : qEnvironmentVariable("HOLDPOINT_REVIEWER"))
+              .trimmed()
+              .toStdString();
     if (command == u"edit") {
         if (!p.isSet(argsOpt)) {
             *error = QStringLiteral("edit: --args JSON is required");
@@ -143,10 +147,11 @@ std::vector<std::string> pendingLines(const Json &item, const std::string &where
     std::string line = item.value("id", std::string()) + "  ";
     if (!where.empty())
         line += visibleText(where) + "  ";
-    line += visibleText(agent.is_object() ? agent.value("name", std::string()) : std::string()) + "  "
-        + visibleText(tool) + "  " + shownArgs.toStdString();
+    line += visibleText(agent.is_object() ? agent.value("name", std::string()) : std::string())
+        + "  " + visibleText(tool) + "  " + shownArgs.toStdString();
     std::vector<std::string> lines { std::move(line) };
-    const unsigned hidden = hiddenTextOf(std::string_view(tool)) | hiddenTextOfJson(args) | hiddenTextOfJson(context);
+    const unsigned hidden
+        = hiddenTextOf(std::string_view(tool)) | hiddenTextOfJson(args) | hiddenTextOfJson(context);
     if (hidden != 0)
         lines.push_back("    WARNING " + hiddenTextWarning(hidden));
     if (hidden & HiddenMixedScript) {

@@ -11,11 +11,10 @@
 
 #include <QCommandLineParser>
 #include <QDateTime>
-#include <QRegularExpression>
 #include <QHostInfo>
+#include <QRegularExpression>
 
 #include <cstdio>
-
 
 namespace holdpoint {
 
@@ -159,8 +158,9 @@ int runTeamInit(const QStringList &args, const QString &globalTeamUrl)
 // team reviewer add NAME --role LOGIN [--os-user USER] | list [--json] | disable NAME
 int runTeamReviewers(const QStringList &args, const QString &globalTeamUrl)
 {
-    const QString usage = QStringLiteral("team reviewer: expected `add NAME --role LOGIN [--os-user USER]`, "
-                                         "`list [--json]` or `disable NAME`");
+    const QString usage
+        = QStringLiteral("team reviewer: expected `add NAME --role LOGIN [--os-user USER]`, "
+                         "`list [--json]` or `disable NAME`");
     if (args.size() < 3)
         return failed(usage);
     const QString sub = args.at(2);
@@ -181,26 +181,30 @@ int runTeamReviewers(const QStringList &args, const QString &globalTeamUrl)
     const QStringList names = p.positionalArguments();
     const QString url = teamUrl(globalTeamUrl);
     if (url.isEmpty())
-        return failed(QStringLiteral("team reviewer: give the database with --team URL or $HOLDPOINT_TEAM_URL"));
+        return failed(QStringLiteral(
+            "team reviewer: give the database with --team URL or $HOLDPOINT_TEAM_URL"));
     if (sub != u"list" && names.size() != 1)
         return failed(QStringLiteral("team reviewer %1: expected exactly one NAME").arg(sub));
     if (sub == u"list" && !names.isEmpty())
-        return failed(QStringLiteral("team reviewer list: unexpected argument \"%1\"").arg(names.first()));
+        return failed(
+            QStringLiteral("team reviewer list: unexpected argument \"%1\"").arg(names.first()));
     if (sub == u"add" && p.value(role).trimmed().isEmpty())
-        return failed(QStringLiteral("team reviewer add: --role LOGIN is required: the PostgreSQL login "
-                                     "this reviewer decides through"));
+        return failed(
+            QStringLiteral("team reviewer add: --role LOGIN is required: the PostgreSQL login "
+                           "this reviewer decides through"));
     static const QRegularExpression validName(QStringLiteral("^[A-Za-z0-9][A-Za-z0-9._@-]{0,63}$"));
     if (sub == u"add" && !validName.match(names.first()).hasMatch())
-        return failed(QStringLiteral("team reviewer add: \"%1\" is not a reviewer name (letters, digits, "
-                                     "and . _ @ - after the first; at most 64)")
-                          .arg(names.first()));
+        return failed(
+            QStringLiteral("team reviewer add: \"%1\" is not a reviewer name (letters, digits, "
+                           "and . _ @ - after the first; at most 64)")
+                .arg(names.first()));
     try {
         auto c = team::connect(url.toStdString());
         const Answered answered(*c);
         team::migrate(*c);
         if (sub == u"add") {
-            team::addReviewer(*c, names.first().toStdString(), p.value(role).trimmed().toStdString(),
-                p.value(osUser).trimmed().toStdString());
+            team::addReviewer(*c, names.first().toStdString(),
+                p.value(role).trimmed().toStdString(), p.value(osUser).trimmed().toStdString());
             std::printf("reviewer %s decides through login %s\n", qPrintable(names.first()),
                 qPrintable(p.value(role).trimmed()));
             return exitcode::Ok;
@@ -217,18 +221,20 @@ int runTeamReviewers(const QStringList &args, const QString &globalTeamUrl)
         if (p.isSet(json)) {
             Json out = Json::array();
             for (const auto &r : all)
-                out.push_back(Json { { "name", r.name }, { "os_user", r.osUser }, { "disabled", r.disabled },
-                    { "logins", r.logins } });
+                out.push_back(Json { { "name", r.name }, { "os_user", r.osUser },
+                    { "disabled", r.disabled }, { "logins", r.logins } });
             printLine(stdout, dumpJson(out, 2));
             return exitcode::Ok;
         }
         if (all.empty())
-            printLine(stdout, "no reviewers; add one with `holdpoint-ctl team reviewer add NAME --role LOGIN`");
+            printLine(stdout,
+                "no reviewers; add one with `holdpoint-ctl team reviewer add NAME --role LOGIN`");
         for (const auto &r : all) {
             std::string logins;
             for (const auto &l : r.logins)
                 logins += (logins.empty() ? "" : " ") + l;
-            printLine(stdout, r.name + "  logins: " + (logins.empty() ? "-" : logins) + "  os user: " + r.osUser
+            printLine(stdout,
+                r.name + "  logins: " + (logins.empty() ? "-" : logins) + "  os user: " + r.osUser
                     + (r.disabled ? "  (disabled)" : ""));
         }
         return exitcode::Ok;
@@ -245,14 +251,15 @@ int runTeam(const QStringList &args, const QString &globalTeamUrl)
         return runTeamInit(args, globalTeamUrl);
     if (args.size() >= 2 && args.at(1) == u"reviewer")
         return runTeamReviewers(args, globalTeamUrl);
-    return failed(QStringLiteral("team: expected `team init URL` or `team reviewer add|list|disable`"));
+    return failed(
+        QStringLiteral("team: expected `team init URL` or `team reviewer add|list|disable`"));
 }
 
 int runTeamReviewer(const QString &command, const QStringList &args, const QString &url)
 {
     QString error;
-    const auto parsed
-        = parseReviewCommand(command, args, QStringLiteral("holdpoint-ctl --team URL pending"), &error);
+    const auto parsed = parseReviewCommand(
+        command, args, QStringLiteral("holdpoint-ctl --team URL pending"), &error);
     if (!parsed)
         return failed(error);
 
@@ -283,7 +290,8 @@ int runTeamReviewer(const QString &command, const QStringList &args, const QStri
 
         const auto queued = team::itemFromRow(*found);
         if (!queued)
-            return failed(QStringLiteral("%1: item %2 in the team queue is unreadable").arg(command, toQString(id)));
+            return failed(QStringLiteral("%1: item %2 in the team queue is unreadable")
+                              .arg(command, toQString(id)));
         team::Decide d;
         d.id = id;
         d.instance = "ctl@" + QHostInfo::localHostName().toStdString();

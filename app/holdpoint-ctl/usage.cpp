@@ -5,7 +5,8 @@
 
 namespace holdpoint::ctl {
 
-const char *const Usage = R"(Usage: holdpoint-ctl [--data-dir DIR | --credential FILE] [--team URL] COMMAND [OPTIONS]
+const char *const Usage
+    = R"(Usage: holdpoint-ctl [--data-dir DIR | --credential FILE] [--team URL] COMMAND [OPTIONS]
 
 Commands:
   submit --tool NAME --args JSON [--agent NAME] [--timeout S] [--call-id ID]
@@ -138,7 +139,7 @@ constexpr qsizetype DescriptionColumn = 25;
 bool hasInlineDescription(const QString &line)
 {
     return line.size() > DescriptionColumn && line.at(DescriptionColumn - 1) == u' '
-           && line.at(DescriptionColumn) != u' ';
+        && line.at(DescriptionColumn) != u' ';
 }
 
 // The Commands section as entries: command lines with the description
@@ -172,7 +173,8 @@ QList<QStringList> entries()
             // A synopsis that goes on ("         [--session ID] ...") is not
             // yet a description; one indented to column 25 is.
             described = described
-                        || (line.size() > DescriptionColumn && line.left(DescriptionColumn).trimmed().isEmpty());
+                || (line.size() > DescriptionColumn
+                    && line.left(DescriptionColumn).trimmed().isEmpty());
         }
     }
     if (!current.isEmpty())
@@ -201,8 +203,10 @@ QString commandUsage(const QStringList &words)
                 found += entry;
         }
         if (!found.isEmpty())
-            return QStringLiteral("Usage: holdpoint-ctl [--data-dir DIR | --credential FILE] [--team URL] %1 ...\n\n%2\n\n"
-                                  "holdpoint-ctl --help shows every command, the global options and what exit 2 means.\n")
+            return QStringLiteral("Usage: holdpoint-ctl [--data-dir DIR | --credential FILE] "
+                                  "[--team URL] %1 ...\n\n%2\n\n"
+                                  "holdpoint-ctl --help shows every command, the global options "
+                                  "and what exit 2 means.\n")
                 .arg(name, found.join(u'\n'));
     }
     return {};

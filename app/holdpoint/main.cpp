@@ -147,8 +147,9 @@ int main(int argc, char **argv)
     LaunchOptions &options = request.options;
 
     // Before the core, whose audit log reports into it, and gone after it.
-    std::unique_ptr<ConsoleMetrics> metrics
-        = options.metrics ? std::make_unique<ConsoleMetrics>(&options.console, options.team.has_value()) : nullptr;
+    std::unique_ptr<ConsoleMetrics> metrics = options.metrics
+        ? std::make_unique<ConsoleMetrics>(&options.console, options.team.has_value())
+        : nullptr;
     // The program chooses the queue: this process's, or the team's in
     // PostgreSQL; the console knows only the QueueStore seam.
     SystemClock clock;
@@ -170,7 +171,8 @@ int main(int argc, char **argv)
 
     std::unique_ptr<MainWindow> window;
     if (!options.headless) {
-        window = std::make_unique<MainWindow>(&core, front.page() ? front.page()->sessions() : nullptr);
+        window = std::make_unique<MainWindow>(
+            &core, front.page() ? front.page()->sessions() : nullptr);
         window->show();
     }
     std::unique_ptr<DemoAgent> agent = options.demo ? startDemoAgent(core, app.get()) : nullptr;

@@ -185,8 +185,8 @@ bool readNumbers(
 
 // --team, else $HOLDPOINT_TEAM_URL. The URL is checked here (no password in
 // it, one libpq can parse); the database is not asked until the console starts.
-bool readTeam(const QCommandLineParser &parser, const Options &o, std::optional<team::TeamConfig> *team,
-    QString *error)
+bool readTeam(const QCommandLineParser &parser, const Options &o,
+    std::optional<team::TeamConfig> *team, QString *error)
 {
     const QString url
         = parser.isSet(o.team) ? parser.value(o.team) : qEnvironmentVariable("HOLDPOINT_TEAM_URL");
@@ -377,8 +377,7 @@ LaunchRequest parseLaunchOptions(const QStringList &arguments)
     if (!readNumbers(parser, o, &console, &error) || !readTeam(parser, o, &launch.team, &error)
         || !readPage(parser, o, &launch.front, &error)
         || !readNotifier(parser, o, &launch.front, &error)
-        || !readMetrics(parser, o, &launch, &error)
-        || !readPolicy(parser, o, &console, &error))
+        || !readMetrics(parser, o, &launch, &error) || !readPolicy(parser, o, &console, &error))
         return failed(error);
     return r;
 }

@@ -13,8 +13,8 @@
 #include <algorithm>
 #include <cctype>
 #include <charconv>
-#include <limits>
 #include <cstring>
+#include <limits>
 
 namespace holdpoint::audit {
 
@@ -81,25 +81,26 @@ std::string where(const QString &file, quint64 line)
     return QFileInfo(file).fileName().toStdString() + ":" + std::to_string(line);
 }
 
-
 } // namespace
 
 QString segmentFileName(quint64 index)
 {
-    return QLatin1String(SegmentPrefix) + QString::number(index).rightJustified(6, u'0') + QLatin1String(SegmentSuffix);
+    return QLatin1String(SegmentPrefix) + QString::number(index).rightJustified(6, u'0')
+        + QLatin1String(SegmentSuffix);
 }
 
 std::vector<Segment> listSegments(const QString &dir)
 {
     static const QRegularExpression pattern(QStringLiteral("^audit-(\\d{6,})\\.jsonl$"));
     std::vector<Segment> out;
-    const QStringList names = QDir(dir).entryList({QStringLiteral("audit-*.jsonl")}, QDir::Files);
+    const QStringList names = QDir(dir).entryList({ QStringLiteral("audit-*.jsonl") }, QDir::Files);
     for (const QString &name : names) {
         const auto m = pattern.match(name);
         if (m.hasMatch())
-            out.push_back({dir + u'/' + name, m.captured(1).toULongLong()});
+            out.push_back({ dir + u'/' + name, m.captured(1).toULongLong() });
     }
-    std::sort(out.begin(), out.end(), [](const Segment &a, const Segment &b) { return a.index < b.index; });
+    std::sort(out.begin(), out.end(),
+        [](const Segment &a, const Segment &b) { return a.index < b.index; });
     return out;
 }
 
@@ -125,8 +126,8 @@ void appendTimestamp(std::string &out, TimeMs ts)
     out.append(text, Length);
 }
 
-void appendRecordLine(std::string &line, quint64 seq, TimeMs ts, std::string_view event, std::string_view body,
-                      std::string_view prev)
+void appendRecordLine(std::string &line, quint64 seq, TimeMs ts, std::string_view event,
+    std::string_view body, std::string_view prev)
 {
     char digits[24];
     const char *end = std::to_chars(digits, digits + sizeof digits, seq).ptr;
@@ -146,7 +147,8 @@ void appendRecordLine(std::string &line, quint64 seq, TimeMs ts, std::string_vie
     line += "\"}";
 }
 
-std::string formatRecord(quint64 seq, TimeMs ts, std::string_view event, const Json &fields, std::string_view prev)
+std::string formatRecord(
+    quint64 seq, TimeMs ts, std::string_view event, const Json &fields, std::string_view prev)
 {
     std::string body;
     appendJson(body, fields);
@@ -202,7 +204,8 @@ std::optional<Head> readHead(const QString &dir, QString *error)
     }
     const QByteArray bytes = f.readAll().trimmed();
     const Json j = Json::parse(bytes.begin(), bytes.end(), nullptr, false);
-    if (!j.is_object() || !j.value("seq", Json()).is_number_unsigned() || !j.value("hash", Json()).is_string()) {
+    if (!j.is_object() || !j.value("seq", Json()).is_number_unsigned()
+        || !j.value("hash", Json()).is_string()) {
         *error = QStringLiteral("%1: not a head file written by Holdpoint").arg(f.fileName());
         return std::nullopt;
     }
@@ -218,11 +221,16 @@ std::optional<Head> readHead(const QString &dir, QString *error)
 std::string_view verifyStatusName(VerifyStatus status)
 {
     switch (status) {
-    case VerifyStatus::Intact: return "intact";
-    case VerifyStatus::Tampered: return "tampered";
-    case VerifyStatus::CutOff: return "cut off";
-    case VerifyStatus::TornTail: return "torn tail";
-    case VerifyStatus::Unreadable: return "unreadable";
+    case VerifyStatus::Intact:
+        return "intact";
+    case VerifyStatus::Tampered:
+        return "tampered";
+    case VerifyStatus::CutOff:
+        return "cut off";
+    case VerifyStatus::TornTail:
+        return "torn tail";
+    case VerifyStatus::Unreadable:
+        return "unreadable";
     }
     return "unknown";
 }
@@ -253,11 +261,11 @@ public:
     ChainWalker(quint64 expectedSeq, std::string prevHash, bool trustFirstPrev)
         : m_chain(expectedSeq, std::move(prevHash))
         , m_trustPrev(trustFirstPrev)
-    {
-    }
+    { }
 
     // Returns false when the walk must stop (a finding in `report`).
-    bool walk(const Segment &segment, bool last, VerifyReport *report, quint64 headSeq, std::string *hashAtHead)
+    bool walk(const Segment &segment, bool last, VerifyReport *report, quint64 headSeq,
+        std::string *hashAtHead)
     {
         FileBytes file(segment.path);
         if (!file.ok()) {
@@ -289,20 +297,23 @@ public:
                 if (last && (finalLine || unwritten)) {
                     report->status = VerifyStatus::TornTail;
                     report->tornOffset = qint64(pos);
-                    report->message = where(segment.path, lineNo) + ": the last record is incomplete ("
-                        + std::to_string(all.size() - pos)
-                        + " bytes): a write cut short by a crash; it was never acknowledged, and the next "
+                    report->message = where(segment.path, lineNo)
+                        + ": the last record is incomplete (" + std::to_string(all.size() - pos)
+                        + " bytes): a write cut short by a crash; it was never acknowledged, and "
+                          "the next "
                           "start removes it";
                 } else {
                     report->status = VerifyStatus::Tampered;
-                    report->message = where(segment.path, lineNo) + ": not a valid record; the log was edited";
+                    report->message
+                        = where(segment.path, lineNo) + ": not a valid record; the log was edited";
                 }
                 return false;
             }
             const quint64 seq = record["seq"].get<quint64>();
             const std::string prev = record["prev"].get<std::string>();
             const bool trusted = m_trustPrev && report->records == 0;
-            const ChainWalk::Step step = trusted ? ChainWalk::Step::Next : m_chain.step(seq, prev, line);
+            const ChainWalk::Step step
+                = trusted ? ChainWalk::Step::Next : m_chain.step(seq, prev, line);
             if (step == ChainWalk::Step::Gap || step == ChainWalk::Step::Repeat) {
                 const quint64 expected = m_chain.expected();
                 report->status = VerifyStatus::Tampered;
@@ -312,13 +323,14 @@ public:
                     // Deleted, or moved further down?
                     const std::string needle = "{\"seq\":" + std::to_string(expected) + ",";
                     const bool later = all.find("\n" + needle, pos) != std::string_view::npos;
-                    report->message = where(segment.path, lineNo) + ": expected record " + std::to_string(expected)
-                        + " but found record " + std::to_string(seq) + "; record " + std::to_string(expected)
+                    report->message = where(segment.path, lineNo) + ": expected record "
+                        + std::to_string(expected) + " but found record " + std::to_string(seq)
+                        + "; record " + std::to_string(expected)
                         + (later ? " comes later: records were reordered" : " was deleted");
                 } else {
-                    report->message = where(segment.path, lineNo) + ": record " + std::to_string(seq)
-                        + " appears again or out of order after record " + std::to_string(expected - 1)
-                        + "; records were reordered or duplicated";
+                    report->message = where(segment.path, lineNo) + ": record "
+                        + std::to_string(seq) + " appears again or out of order after record "
+                        + std::to_string(expected - 1) + "; records were reordered or duplicated";
                 }
                 return false;
             }
@@ -329,12 +341,14 @@ public:
                 report->file = m_prevFile.isEmpty() ? segment.path : m_prevFile;
                 report->line = m_prevFile.isEmpty() ? lineNo : m_prevLine;
                 if (seq == 1 || m_prevFile.isEmpty())
-                    report->message = where(segment.path, lineNo) + ": record " + std::to_string(seq)
-                        + " does not continue the chain (its prev does not match); the log was edited";
+                    report->message = where(segment.path, lineNo) + ": record "
+                        + std::to_string(seq)
+                        + " does not continue the chain (its prev does not match); the log was "
+                          "edited";
                 else
-                    report->message = where(m_prevFile, m_prevLine) + ": record " + std::to_string(seq - 1)
-                        + " was altered: record " + std::to_string(seq) + " (" + where(segment.path, lineNo)
-                        + ") holds a different hash for it";
+                    report->message = where(m_prevFile, m_prevLine) + ": record "
+                        + std::to_string(seq - 1) + " was altered: record " + std::to_string(seq)
+                        + " (" + where(segment.path, lineNo) + ") holds a different hash for it";
                 return false;
             }
             const std::string &hash = m_chain.prevHash();
@@ -387,7 +401,7 @@ VerifyReport verify(const QString &dir)
 
     // Where the chain starts: record 1, or just after what retention pruned.
     quint64 expected = 1;
-    std::string prev {GenesisHash};
+    std::string prev { GenesisHash };
     bool trustFirst = false;
     if (head && head->prunedThrough > 0) {
         expected = head->prunedThrough + 1;
@@ -411,12 +425,14 @@ VerifyReport verify(const QString &dir)
             return report;
     }
     if (head && head->seq > report.lastSeq) {
-        const std::string torn = report.status == VerifyStatus::TornTail ? " (and its last record is torn)" : "";
+        const std::string torn
+            = report.status == VerifyStatus::TornTail ? " (and its last record is torn)" : "";
         report.status = VerifyStatus::CutOff;
         report.message = "the log ends at record " + std::to_string(report.lastSeq)
             + (report.records ? " (" + where(report.file, report.line) + ")" : std::string())
             + " but the head file vouches for record " + std::to_string(head->seq) + ": records "
-            + std::to_string(report.lastSeq + 1) + " to " + std::to_string(head->seq) + " were cut off" + torn;
+            + std::to_string(report.lastSeq + 1) + " to " + std::to_string(head->seq)
+            + " were cut off" + torn;
         return report;
     }
     if (head && head->seq > 0 && hashAtHead != head->hash) {
@@ -430,7 +446,8 @@ VerifyReport verify(const QString &dir)
     report.status = VerifyStatus::Intact;
     report.message = std::to_string(report.records) + " records intact";
     if (report.records)
-        report.message += " (records " + std::to_string(report.firstSeq) + " to " + std::to_string(report.lastSeq) + ")";
+        report.message += " (records " + std::to_string(report.firstSeq) + " to "
+            + std::to_string(report.lastSeq) + ")";
     return report;
 }
 
@@ -439,7 +456,7 @@ VerifyReport verifySegment(const QString &path)
     VerifyReport report;
     ChainWalker walker(1, std::string(GenesisHash), true);
     std::string unused;
-    if (walker.walk({path, 0}, true, &report, 0, &unused))
+    if (walker.walk({ path, 0 }, true, &report, 0, &unused))
         report.status = VerifyStatus::Intact;
     return report;
 }
@@ -447,7 +464,8 @@ VerifyReport verifySegment(const QString &path)
 void forEachRecord(const QString &dir, const RecordFn &fn, TimeMs modifiedSince)
 {
     for (const Segment &segment : listSegments(dir)) {
-        if (modifiedSince > 0 && QFileInfo(segment.path).lastModified().toMSecsSinceEpoch() < modifiedSince)
+        if (modifiedSince > 0
+            && QFileInfo(segment.path).lastModified().toMSecsSinceEpoch() < modifiedSince)
             continue;
         FileBytes file(segment.path);
         const std::string_view all = file.view();
@@ -490,8 +508,8 @@ void query(const QString &dir, const Filter &filter, std::size_t limit, const Re
 
 namespace {
 
-const char *const CsvColumns[] = {"seq", "ts", "event", "session", "agent", "call_id", "tool",
-                                  "decision", "decided_by", "code", "reason"};
+const char *const CsvColumns[] = { "seq", "ts", "event", "session", "agent", "call_id", "tool",
+    "decision", "decided_by", "code", "reason" };
 
 std::string csvField(const std::string &s)
 {

@@ -19,7 +19,8 @@
 
 namespace holdpoint::audit {
 
-inline constexpr std::string_view GenesisHash = "0000000000000000000000000000000000000000000000000000000000000000";
+inline constexpr std::string_view GenesisHash
+    = "0000000000000000000000000000000000000000000000000000000000000000";
 inline constexpr char DirName[] = "audit";
 inline constexpr char HeadFileName[] = "head.json";
 inline constexpr qsizetype HeadFileBytes = 512;
@@ -36,11 +37,12 @@ std::vector<Segment> listSegments(const QString &dir);
 
 // A record's line, without its newline. `fields` must not hold the keys the
 // line starts and ends with (seq, ts, event, prev).
-std::string formatRecord(quint64 seq, TimeMs ts, std::string_view event, const Json &fields, std::string_view prev);
+std::string formatRecord(
+    quint64 seq, TimeMs ts, std::string_view event, const Json &fields, std::string_view prev);
 // The same line appended to `line`, from `body`: the fields as one JSON
 // object's text, as dumpJson() writes it (keys sorted, no spaces).
-void appendRecordLine(std::string &line, quint64 seq, TimeMs ts, std::string_view event, std::string_view body,
-                      std::string_view prev);
+void appendRecordLine(std::string &line, quint64 seq, TimeMs ts, std::string_view event,
+    std::string_view body, std::string_view prev);
 // formatTimestamp(ts) appended to `out`; the formatted second is kept, as
 // consecutive records mostly fall in the same one.
 void appendTimestamp(std::string &out, TimeMs ts);
@@ -58,17 +60,17 @@ void hashRecordInto(std::string_view line, std::string &hex);
 class ChainWalk
 {
 public:
-    enum class Step {
-        Next,   // the record continues the chain; it is the new head
-        Gap,    // a later seq than the one expected: records are missing (or moved)
+    enum class Step
+    {
+        Next, // the record continues the chain; it is the new head
+        Gap, // a later seq than the one expected: records are missing (or moved)
         Repeat, // an earlier seq: a record again, or out of order
         Broken, // the right seq, but prev is not the hash of the record before
     };
     explicit ChainWalk(quint64 expectedSeq = 1, std::string prevHash = std::string(GenesisHash))
         : m_expected(expectedSeq)
         , m_prevHash(std::move(prevHash))
-    {
-    }
+    { }
     // Whether `seq` is the one expected, checking nothing else.
     Step expect(quint64 seq) const
     {
@@ -92,7 +94,7 @@ private:
 struct Head
 {
     quint64 seq = 0;
-    std::string hash {GenesisHash};
+    std::string hash { GenesisHash };
     QString segment;
     // Retention removed records up to this one; its hash anchors the chain.
     quint64 prunedThrough = 0;
@@ -102,10 +104,11 @@ QByteArray formatHead(const Head &head);
 // Missing file: nullopt with an empty error. Unreadable or garbled: nullopt and why.
 std::optional<Head> readHead(const QString &dir, QString *error);
 
-enum class VerifyStatus {
-    Intact,   // every record chains to the one before, up to the head
+enum class VerifyStatus
+{
+    Intact, // every record chains to the one before, up to the head
     Tampered, // a record edited, deleted, reordered or inserted
-    CutOff,   // records the head file vouches for are gone from the end
+    CutOff, // records the head file vouches for are gone from the end
     TornTail, // the last record is incomplete: a write cut short by a crash
     Unreadable,
 };
@@ -114,15 +117,15 @@ std::string_view verifyStatusName(VerifyStatus status);
 struct VerifyReport
 {
     VerifyStatus status = VerifyStatus::Intact;
-    std::string message;   // names the record, file and line
-    quint64 records = 0;   // complete records read
+    std::string message; // names the record, file and line
+    quint64 records = 0; // complete records read
     quint64 firstSeq = 0;
-    quint64 lastSeq = 0;   // of the last complete record
-    std::string lastHash {GenesisHash};
-    QString file;          // where the finding is
+    quint64 lastSeq = 0; // of the last complete record
+    std::string lastHash { GenesisHash };
+    QString file; // where the finding is
     quint64 line = 0;
     qint64 tornOffset = -1; // TornTail: where the last complete record ends
-    qint64 dataBytes = 0;   // the last file read, without its zero padding
+    qint64 dataBytes = 0; // the last file read, without its zero padding
 };
 
 // A segment's bytes without the zeros that pad the newest file out to its

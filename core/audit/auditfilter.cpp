@@ -92,7 +92,8 @@ bool namesDecider(std::string_view decidedBy, std::string_view who)
         const std::string part = folded(decidedBy.substr(start, end - start));
         const std::size_t colon = part.find(':');
         if (part == want
-            || (colon != std::string::npos && (part.compare(colon + 1, std::string::npos, want) == 0
+            || (colon != std::string::npos
+                && (part.compare(colon + 1, std::string::npos, want) == 0
                     || part.compare(0, colon, want) == 0)))
             return true;
         start = end + 1;
@@ -139,8 +140,8 @@ std::string lineNeedle(std::string_view key, const std::string &value)
 
 bool Filter::empty() const
 {
-    return event.empty() && agent.empty() && tool.empty() && decision.empty() && decidedBy.empty() && text.empty()
-        && since.empty() && until.empty();
+    return event.empty() && agent.empty() && tool.empty() && decision.empty() && decidedBy.empty()
+        && text.empty() && since.empty() && until.empty();
 }
 
 bool Filter::mayMatch(std::string_view line) const
@@ -174,12 +175,12 @@ std::vector<std::string_view> LineTest::candidates(std::string_view bytes) const
     auto lineAt = [&](std::size_t at) {
         const std::size_t nl = bytes.find('\n', at);
         const std::size_t start = at == 0 ? 0 : bytes.rfind('\n', at - 1) + 1; // npos + 1 == 0
-        return std::pair {start, nl};
+        return std::pair { start, nl };
     };
 
     // The longest exact needle is the rarest; without one, the text.
     const std::string *anchor = nullptr;
-    for (const std::string *needle : {&m_event, &m_tool, &m_agent, &m_decision})
+    for (const std::string *needle : { &m_event, &m_tool, &m_agent, &m_decision })
         if (!needle->empty() && (!anchor || needle->size() > anchor->size()))
             anchor = needle;
     if (!anchor && m_text.empty()) {
@@ -195,8 +196,10 @@ std::vector<std::string_view> LineTest::candidates(std::string_view bytes) const
     while (from < bytes.size()) {
         std::size_t hit;
         if (anchor) {
-            const void *p = ::memmem(bytes.data() + from, bytes.size() - from, anchor->data(), anchor->size());
-            hit = p ? std::size_t(static_cast<const char *>(p) - bytes.data()) : std::string_view::npos;
+            const void *p = ::memmem(
+                bytes.data() + from, bytes.size() - from, anchor->data(), anchor->size());
+            hit = p ? std::size_t(static_cast<const char *>(p) - bytes.data())
+                    : std::string_view::npos;
         } else {
             hit = findFolded(bytes.substr(from), m_text);
             hit = hit == std::string_view::npos ? hit : from + hit;
@@ -219,7 +222,7 @@ bool LineTest::mayMatch(std::string_view line) const
         if (!m_until.empty() && ts >= m_until)
             return false;
     }
-    for (const std::string *needle : {&m_event, &m_tool, &m_agent, &m_decision})
+    for (const std::string *needle : { &m_event, &m_tool, &m_agent, &m_decision })
         if (!needle->empty() && line.find(*needle) == std::string_view::npos)
             return false;
     return m_text.empty() || containsFolded(line, m_text);
@@ -267,7 +270,8 @@ std::optional<std::string> parseTimeBound(const std::string &text, TimeMs now)
     const QString t = QString::fromStdString(text).trimmed();
     TimeMs at = -1;
     if (const auto m = age.match(t); m.hasMatch()) {
-        static const std::map<QChar, TimeMs> unit {{u's', 1000}, {u'm', 60'000}, {u'h', 3'600'000}, {u'd', 86'400'000}};
+        static const std::map<QChar, TimeMs> unit { { u's', 1000 }, { u'm', 60'000 },
+            { u'h', 3'600'000 }, { u'd', 86'400'000 } };
         at = now - m.captured(1).toLongLong() * unit.at(m.captured(2).at(0));
     } else {
         QDateTime dt = QDateTime::fromString(t, Qt::ISODateWithMs);

@@ -18,18 +18,18 @@ namespace holdpoint::audit {
 // fields match everything.
 struct Filter
 {
-    std::string event;     // exact
-    std::string agent;     // the agent's name, exact
-    std::string tool;      // exact
-    std::string decision;  // allow, modify, deny or halt: decision records only
+    std::string event; // exact
+    std::string agent; // the agent's name, exact
+    std::string tool; // exact
+    std::string decision; // allow, modify, deny or halt: decision records only
     // One of decided_by's deciders, case ignored: "alice" or "human:alice"
     // (her own decisions, her votes, and those she approved with others),
     // or a kind ("human", "guardrail", "policy"). Never a mere substring:
     // "ali" matches nobody.
     std::string decidedBy;
-    std::string text;      // case-insensitive substring of the record as written
-    std::string since;     // ISO 8601 UTC timestamp, inclusive
-    std::string until;     // exclusive
+    std::string text; // case-insensitive substring of the record as written
+    std::string since; // ISO 8601 UTC timestamp, inclusive
+    std::string until; // exclusive
 
     bool empty() const;
     bool matches(std::string_view line, const Json &record) const;
@@ -59,7 +59,7 @@ public:
 private:
     std::string m_since, m_until;
     std::string m_event, m_tool, m_agent, m_decision; // `"key":"value"` as written
-    std::string m_text;                               // escaped as written, folded to lower case
+    std::string m_text; // escaped as written, folded to lower case
 };
 
 // Parses --since/--until: an ISO 8601 date or date-time (UTC unless it

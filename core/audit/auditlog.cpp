@@ -93,7 +93,7 @@ AuditOpenReport AuditLog::open()
         segments.pop_back();
     }
     quint64 lastSeq = 0;
-    std::string lastHash {audit::GenesisHash};
+    std::string lastHash { audit::GenesisHash };
     if (!segments.empty()) {
         const audit::VerifyReport newest = audit::verifySegment(segments.back().path);
         if (newest.status == audit::VerifyStatus::Unreadable) {
@@ -104,8 +104,10 @@ AuditOpenReport AuditLog::open()
         if (newest.status == audit::VerifyStatus::TornTail) {
             // Never synced, so never acknowledged: safe to cut.
             const qint64 size = QFileInfo(segments.back().path).size();
-            if (::truncate(QFile::encodeName(segments.back().path).constData(), newest.tornOffset) != 0) {
-                onFailed(QString::fromStdString(errnoText("cannot truncate the torn record in", segments.back().path)));
+            if (::truncate(QFile::encodeName(segments.back().path).constData(), newest.tornOffset)
+                != 0) {
+                onFailed(QString::fromStdString(
+                    errnoText("cannot truncate the torn record in", segments.back().path)));
                 m_openRetry.start();
                 return report;
             }
@@ -118,7 +120,8 @@ AuditOpenReport AuditLog::open()
             lastSeq = newest.lastSeq;
             lastHash = newest.lastHash;
         } else if (segments.size() > 1) {
-            const audit::VerifyReport before = audit::verifySegment(segments[segments.size() - 2].path);
+            const audit::VerifyReport before
+                = audit::verifySegment(segments[segments.size() - 2].path);
             lastSeq = before.lastSeq;
             lastHash = before.lastHash;
         } else if (QString headError; auto head = audit::readHead(m_config.dir, &headError)) {
@@ -127,7 +130,8 @@ AuditOpenReport AuditLog::open()
             lastHash = head->hash;
         }
         m_segmentIndex = segments.back().index;
-        m_segmentSize = newest.status == audit::VerifyStatus::TornTail ? newest.tornOffset : newest.dataBytes;
+        m_segmentSize
+            = newest.status == audit::VerifyStatus::TornTail ? newest.tornOffset : newest.dataBytes;
     } else {
         m_segmentIndex = 1;
         m_segmentSize = 0;
@@ -137,9 +141,10 @@ AuditOpenReport AuditLog::open()
         m_head = *head;
         // Rewriting the head would erase the evidence: say it in the log.
         if (head->seq > lastSeq && report.problem.empty())
-            report.problem = "the log ends at record " + std::to_string(lastSeq) + " but the head file vouched for record "
-                + std::to_string(head->seq) + ": records " + std::to_string(lastSeq + 1) + " to "
-                + std::to_string(head->seq) + " were cut off";
+            report.problem = "the log ends at record " + std::to_string(lastSeq)
+                + " but the head file vouched for record " + std::to_string(head->seq)
+                + ": records " + std::to_string(lastSeq + 1) + " to " + std::to_string(head->seq)
+                + " were cut off";
     } else if (!headError.isEmpty()) {
         report.problem = headError.toStdString();
     }
@@ -235,7 +240,7 @@ quint64 AuditLog::appendBody(TimeMs ts, std::string_view event, std::string_view
         seq = 0;
     } else if (!m_opened) {
         // Numbered once the log opens; until then nothing can be durable.
-        m_beforeOpen.push_back({ts, std::string(event), std::string(body)});
+        m_beforeOpen.push_back({ ts, std::string(event), std::string(body) });
         seq = 0;
     } else {
         seq = m_nextSeq++;
@@ -250,7 +255,8 @@ quint64 AuditLog::appendBody(TimeMs ts, std::string_view event, std::string_view
     }
     if (done) {
         if (!m_available || seq == 0)
-            QMetaObject::invokeMethod(this, [done = std::move(done)] { done(false); }, Qt::QueuedConnection);
+            QMetaObject::invokeMethod(
+                this, [done = std::move(done)] { done(false); }, Qt::QueuedConnection);
         else
             m_waiting.emplace_back(seq, std::move(done));
     }
@@ -264,7 +270,8 @@ bool AuditLog::waitDurable(int timeoutMs)
     const quint64 target = m_nextSeq - 1;
     std::unique_lock lock(m_mutex);
     handOffLocked();
-    m_progress.wait_for(lock, std::chrono::milliseconds(timeoutMs), [&] { return m_writtenSeq >= target || m_failed; });
+    m_progress.wait_for(lock, std::chrono::milliseconds(timeoutMs),
+        [&] { return m_writtenSeq >= target || m_failed; });
     return m_writtenSeq >= target;
 }
 
@@ -275,8 +282,9 @@ void AuditLog::onDurable(quint64 seq)
         m_available = true;
         m_lastError.clear();
         if (m_droppedRecords > 0) {
-            append("records_lost", Json {{"count", m_droppedRecords},
-                                         {"reason", "the log could not be written and its backlog was full"}});
+            append("records_lost",
+                Json { { "count", m_droppedRecords },
+                    { "reason", "the log could not be written and its backlog was full" } });
             m_droppedRecords = 0;
         }
         Q_EMIT availabilityChanged(true, QString());
@@ -312,7 +320,9 @@ bool AuditLog::openSegment(std::string *error)
         *error = errnoText("cannot open", path);
         return false;
     }
-    struct stat st {};
+    struct stat st
+    {
+    };
     if (::fstat(m_fd, &st) != 0 || !S_ISREG(st.st_mode)) {
         *error = "cannot use " + path.toStdString() + ": not a regular file";
         ::close(m_fd);
@@ -362,7 +372,7 @@ bool AuditLog::preallocate(qint64 needed, std::string *error)
         return true;
     }
     *error = errnoText(at == target ? "cannot sync" : "cannot preallocate",
-                       m_config.dir + u'/' + audit::segmentFileName(m_segmentIndex));
+        m_config.dir + u'/' + audit::segmentFileName(m_segmentIndex));
     return false;
 }
 
@@ -458,7 +468,8 @@ void AuditLog::pruneOld()
             return;
         const QByteArray first = next.readLine();
         const Json r = Json::parse(first.begin(), first.end(), nullptr, false);
-        if (!r.is_object() || !r.value("seq", Json()).is_number_unsigned() || !r.value("prev", Json()).is_string())
+        if (!r.is_object() || !r.value("seq", Json()).is_number_unsigned()
+            || !r.value("prev", Json()).is_string())
             return;
         // The head learns of the pruning first, so a crash in between leaves
         // an extra file, never an unexplained gap.
@@ -573,13 +584,15 @@ void AuditLog::writerLoop()
         }
         std::string error;
         if (commit(batch, &error)) {
-            QMetaObject::invokeMethod(this, [this, seq = batch.lastSeq] { onDurable(seq); }, Qt::QueuedConnection);
+            QMetaObject::invokeMethod(
+                this, [this, seq = batch.lastSeq] { onDurable(seq); }, Qt::QueuedConnection);
             afterCommit(batch);
             continue;
         }
         // Tell the caller's thread, and try again after a pause (or once
         // more when stopping).
-        QMetaObject::invokeMethod(this, [this, e = QString::fromStdString(error)] { onFailed(e); }, Qt::QueuedConnection);
+        QMetaObject::invokeMethod(
+            this, [this, e = QString::fromStdString(error)] { onFailed(e); }, Qt::QueuedConnection);
         std::unique_lock lock(m_mutex);
         if (m_stop)
             return;

@@ -30,11 +30,11 @@ struct AuditBatchTiming
 
 struct AuditConfig
 {
-    QString dir;                           // <data dir>/audit
-    qint64 maxSegmentBytes = 64LL << 20;   // a new file once a file grows past this
-    int keepSegments = 0;                  // files kept; 0 keeps all
-    int retryMs = 1000;                    // after a failed write, try again this often
-    qint64 maxBacklogBytes = 256LL << 20;  // held in memory while the disk refuses
+    QString dir; // <data dir>/audit
+    qint64 maxSegmentBytes = 64LL << 20; // a new file once a file grows past this
+    int keepSegments = 0; // files kept; 0 keeps all
+    int retryMs = 1000; // after a failed write, try again this often
+    qint64 maxBacklogBytes = 256LL << 20; // held in memory while the disk refuses
     // The newest file is zero-filled this far ahead of its records, so a
     // sync writes data alone, never a new file size (AUDIT.md).
     qint64 preallocateBytes = 4LL << 20;
@@ -51,9 +51,9 @@ struct AuditConfig
 struct AuditOpenReport
 {
     quint64 lastSeq = 0;
-    qint64 tornBytes = 0;        // cut from the end: a record a crash left incomplete
+    qint64 tornBytes = 0; // cut from the end: a record a crash left incomplete
     std::string tornMessage;
-    std::string problem;         // the newest file failed its own check
+    std::string problem; // the newest file failed its own check
 };
 
 // The durable, hash-chained audit log (AUDIT.md). Records are appended on
@@ -139,35 +139,40 @@ private:
 
     // Caller's thread.
     quint64 m_nextSeq = 1;
-    std::string m_lastHash {audit::GenesisHash};
+    std::string m_lastHash { audit::GenesisHash };
     quint64 m_durableSeq = 0;
     std::deque<std::pair<quint64, Done>> m_waiting;
     std::string m_body; // the Json overloads' fields, written
-    struct Unformatted { TimeMs ts; std::string event; std::string body; }; // numbered once the log opens
+    struct Unformatted
+    {
+        TimeMs ts;
+        std::string event;
+        std::string body;
+    }; // numbered once the log opens
     std::vector<Unformatted> m_beforeOpen;
     qint64 m_droppedRecords = 0;
     bool m_flushScheduled = false;
     QTimer m_flushSoon; // an inline flush, if the loop does not wait first
-    QTimer m_linger;    // hands records nobody waits for to the writer
+    QTimer m_linger; // hands records nobody waits for to the writer
 
     // Shared with the writer.
     std::mutex m_mutex;
     std::condition_variable m_wake;
     std::condition_variable m_progress;
     Batch m_queued;
-    bool m_busy = false;    // a batch is being written, by the writer or inline
+    bool m_busy = false; // a batch is being written, by the writer or inline
     bool m_handOff = false; // the writer takes the queue as soon as it can
-    std::atomic<quint64> m_syncs {0};
-    quint64 m_writtenSeq = 0;  // durable, as the writer knows it
-    bool m_failed = false;     // the writer's last attempt failed
+    std::atomic<quint64> m_syncs { 0 };
+    quint64 m_writtenSeq = 0; // durable, as the writer knows it
+    bool m_failed = false; // the writer's last attempt failed
     bool m_stop = false;
 
     // Writer thread only (and open() before it starts).
     int m_fd = -1;
     int m_headFd = -1;
     quint64 m_segmentIndex = 0;
-    qint64 m_segmentSize = 0;  // durable bytes in the current segment
-    qint64 m_allocated = 0;    // its size on disk: records, then zeros
+    qint64 m_segmentSize = 0; // durable bytes in the current segment
+    qint64 m_allocated = 0; // its size on disk: records, then zeros
     audit::Head m_head;
     std::thread m_writer;
 };

@@ -30,14 +30,16 @@ ConsoleClient::ConsoleClient(QObject *parent)
     m_ping.setInterval(int(wire::pingIntervalMs(m_silenceMs)));
     connect(&m_ping, &QTimer::timeout, this, [this] {
         if (m_heard.elapsed() >= m_silenceMs)
-            return failWith(QStringLiteral("the console at %1 went silent (no answer to pings for %2 ms)")
-                                .arg(m_socket.requestUrl().toString())
-                                .arg(m_silenceMs));
+            return failWith(
+                QStringLiteral("the console at %1 went silent (no answer to pings for %2 ms)")
+                    .arg(m_socket.requestUrl().toString())
+                    .arg(m_silenceMs));
         m_socket.ping();
     });
     connect(&m_socket, &QWebSocket::disconnected, this, &ConsoleClient::onClosed);
     connect(&m_timeout, &QTimer::timeout, this, [this] {
-        m_lastError = QStringLiteral("the console at %1 did not answer in time").arg(m_socket.requestUrl().toString());
+        m_lastError = QStringLiteral("the console at %1 did not answer in time")
+                          .arg(m_socket.requestUrl().toString());
         m_socket.abort();
     });
 }
@@ -51,10 +53,11 @@ ConsoleClient::~ConsoleClient()
     m_ping.disconnect(this);
 }
 
-void ConsoleClient::connectTo(const EndpointInfo &info, protocol::Role role, const protocol::AgentInfo &agent,
-                              const std::optional<std::string> &sessionId, int timeoutMs)
+void ConsoleClient::connectTo(const EndpointInfo &info, protocol::Role role,
+    const protocol::AgentInfo &agent, const std::optional<std::string> &sessionId, int timeoutMs)
 {
-    const QByteArray &token = role == protocol::Role::Reviewer ? info.reviewerToken : info.agentToken;
+    const QByteArray &token
+        = role == protocol::Role::Reviewer ? info.reviewerToken : info.agentToken;
     // The same hello as the hooks' (wire/messages.h).
     wire::Hello hello;
     hello.role = std::string(protocol::roleName(role));
@@ -62,7 +65,7 @@ void ConsoleClient::connectTo(const EndpointInfo &info, protocol::Role role, con
     hello.agentName = agent.name;
     hello.framework = agent.framework;
     hello.user = agent.user;
-    hello.capabilities = {agent.capabilities.modify, agent.capabilities.halt};
+    hello.capabilities = { agent.capabilities.modify, agent.capabilities.halt };
     hello.sessionId = sessionId;
     m_hello = wire::helloMessage(hello);
     m_timeout.start(timeoutMs);
@@ -74,10 +77,11 @@ bool ConsoleClient::send(const Json &message, QString *whyNot)
     const std::string text = dumpJson(message);
     if (m_maxMessageBytes > 0 && std::int64_t(text.size()) > m_maxMessageBytes) {
         if (whyNot)
-            *whyNot = QStringLiteral("the message is %1 bytes, more than the console takes (%2 bytes, "
-                                     "holdpoint --max-message-bytes)")
-                          .arg(qint64(text.size()))
-                          .arg(qint64(m_maxMessageBytes));
+            *whyNot
+                = QStringLiteral("the message is %1 bytes, more than the console takes (%2 bytes, "
+                                 "holdpoint --max-message-bytes)")
+                      .arg(qint64(text.size()))
+                      .arg(qint64(m_maxMessageBytes));
         return false;
     }
     m_socket.sendTextMessage(toQString(text));
@@ -111,25 +115,31 @@ void ConsoleClient::onText(const QString &text)
     const std::string utf8 = text.toStdString();
     Json j = Json::parse(utf8, nullptr, false);
     if (!j.is_object())
-        return failWith(QStringLiteral("the console broke the protocol: a message that is not a JSON object"));
+        return failWith(
+            QStringLiteral("the console broke the protocol: a message that is not a JSON object"));
     const std::string type = j.value("type", std::string());
     if (!m_ready) {
         if (type == "welcome") {
-            if (const auto p = j.find("protocol"); p == j.end() || !p->is_number_integer() || p->get<std::int64_t>() != wire::ProtocolVersion)
-                return failWith(QStringLiteral("the console's welcome is not for protocol %1").arg(wire::ProtocolVersion));
+            if (const auto p = j.find("protocol"); p == j.end() || !p->is_number_integer()
+                || p->get<std::int64_t>() != wire::ProtocolVersion)
+                return failWith(QStringLiteral("the console's welcome is not for protocol %1")
+                                    .arg(wire::ProtocolVersion));
             m_timeout.stop();
             m_ready = true;
             m_sessionId = j.value("session_id", std::string());
-            if (const auto it = j.find("max_message_bytes"); it != j.end() && it->is_number_integer())
+            if (const auto it = j.find("max_message_bytes");
+                it != j.end() && it->is_number_integer())
                 m_maxMessageBytes = it->get<std::int64_t>();
             m_ping.start();
             Q_EMIT welcomed(j);
         } else if (type == "error") {
             // Refused: at once, whether or not the console closes after it.
             failWith(QStringLiteral("the console refused the connection: %1: %2")
-                         .arg(toQString(j.value("code", std::string())), toQString(j.value("message", std::string()))));
+                         .arg(toQString(j.value("code", std::string())),
+                             toQString(j.value("message", std::string()))));
         } else {
-            failWith(QStringLiteral("the console broke the protocol: \"%1\" before its welcome").arg(toQString(type.substr(0, 64))));
+            failWith(QStringLiteral("the console broke the protocol: \"%1\" before its welcome")
+                         .arg(toQString(type.substr(0, 64))));
         }
         return;
     }
@@ -146,14 +156,17 @@ void ConsoleClient::onClosed()
         return;
     m_finished = true;
     // Nothing listened: the one network failure that means "no console".
-    m_refused = !wasReady && m_lastError.isEmpty() && m_socket.error() == QAbstractSocket::ConnectionRefusedError;
+    m_refused = !wasReady && m_lastError.isEmpty()
+        && m_socket.error() == QAbstractSocket::ConnectionRefusedError;
     QString why = m_lastError;
     if (why.isEmpty()) {
         why = wasReady ? QStringLiteral("the console closed the connection")
                        : QStringLiteral("cannot connect to the console at %1: %2")
                              .arg(m_socket.requestUrl().toString(), m_socket.errorString());
         if (m_socket.closeCode() != QWebSocketProtocol::CloseCodeNormal && wasReady)
-            why += QStringLiteral(" (close code %1 %2)").arg(int(m_socket.closeCode())).arg(m_socket.closeReason());
+            why += QStringLiteral(" (close code %1 %2)")
+                       .arg(int(m_socket.closeCode()))
+                       .arg(m_socket.closeReason());
     }
     Q_EMIT failed(why);
 }

@@ -29,7 +29,7 @@ public:
 
     // Connects and says hello. welcomed() or failed() follows.
     void connectTo(const EndpointInfo &info, protocol::Role role, const protocol::AgentInfo &agent,
-                   const std::optional<std::string> &sessionId = std::nullopt, int timeoutMs = 10'000);
+        const std::optional<std::string> &sessionId = std::nullopt, int timeoutMs = 10'000);
     // Sends one message. One larger than the console takes (its welcome's
     // max_message_bytes) is not sent, and the connection stays open: false,
     // with the reason in *whyNot. Sent anyway, the console would cut the

@@ -22,11 +22,11 @@ class DemoAgent final : public QObject
 public:
     struct Step
     {
-        std::string turn;     // a new value starts a new turn
+        std::string turn; // a new value starts a new turn
         std::string tool;
         Json args;
         Json annotations;
-        bool fails = false;   // the simulated tool reports an error
+        bool fails = false; // the simulated tool reports an error
     };
 
     DemoAgent(EndpointInfo endpoint, int concurrency = 4, QObject *parent = nullptr);

@@ -8,7 +8,8 @@
 
 namespace holdpoint {
 
-bool readEndpointInfo(const QString &dataDir, bool withReviewer, EndpointInfo *info, QString *error, bool *absent)
+bool readEndpointInfo(
+    const QString &dataDir, bool withReviewer, EndpointInfo *info, QString *error, bool *absent)
 {
     // One reader for every client: the hooks use wire's without Qt.
     wire::Endpoint e;
@@ -19,7 +20,8 @@ bool readEndpointInfo(const QString &dataDir, bool withReviewer, EndpointInfo *i
     }
     info->url = QUrl(toQString(e.url));
     if (!info->url.isValid()) {
-        *error = dataDir + u'/' + QLatin1String(EndpointFileName) + QStringLiteral(": url is not a ws:// URL");
+        *error = dataDir + u'/' + QLatin1String(EndpointFileName)
+            + QStringLiteral(": url is not a ws:// URL");
         return false;
     }
     info->agentToken = QByteArray::fromStdString(e.agentToken);

@@ -19,6 +19,7 @@ struct EndpointInfo
 // Reads endpoint.json (and reviewer.token when `withReviewer`) from `dataDir`.
 // On failure returns false with a message a person can act on; *absent
 // (when given) says whether endpoint.json does not exist (wire/endpoint.h).
-bool readEndpointInfo(const QString &dataDir, bool withReviewer, EndpointInfo *info, QString *error, bool *absent = nullptr);
+bool readEndpointInfo(const QString &dataDir, bool withReviewer, EndpointInfo *info, QString *error,
+    bool *absent = nullptr);
 
 } // namespace holdpoint

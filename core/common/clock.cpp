@@ -11,12 +11,14 @@ namespace holdpoint {
 std::string formatTimestamp(TimeMs ms)
 {
     using namespace std::chrono;
-    const sys_time<milliseconds> t {milliseconds(ms)};
+    const sys_time<milliseconds> t { milliseconds(ms) };
     const sys_days day = floor<days>(t);
     const year_month_day date(day);
     const int y = int(date.year());
     if (y < 1 || y > 9999) // outside what Qt writes in four digits: its own form
-        return QDateTime::fromMSecsSinceEpoch(ms, Qt::UTC).toString(Qt::ISODateWithMs).toStdString();
+        return QDateTime::fromMSecsSinceEpoch(ms, Qt::UTC)
+            .toString(Qt::ISODateWithMs)
+            .toStdString();
     const hh_mm_ss<milliseconds> time(t - day);
     std::string text = "0000-00-00T00:00:00.000Z";
     auto put = [&text](std::size_t end, int value) { // right-aligned digits ending before `end`
@@ -41,8 +43,7 @@ TimeMs SystemClock::now() const
 ManualClock::ManualClock(TimeMs start, QObject *parent)
     : Clock(parent)
     , m_now(start)
-{
-}
+{ }
 
 void ManualClock::advance(TimeMs ms)
 {

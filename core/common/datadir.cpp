@@ -11,10 +11,10 @@
 #include <QStandardPaths>
 
 #include <cerrno>
-#include <fcntl.h>
-#include <optional>
 #include <cstring>
+#include <fcntl.h>
 #include <grp.h>
+#include <optional>
 #include <pwd.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -24,7 +24,8 @@ namespace holdpoint {
 QString resolveDataDir(const QString &fromFlag)
 {
     // One rule for every client: the hooks use wire's without Qt.
-    return QFile::decodeName(QByteArray::fromStdString(wire::resolveDataDir(QFile::encodeName(fromFlag).toStdString())));
+    return QFile::decodeName(
+        QByteArray::fromStdString(wire::resolveDataDir(QFile::encodeName(fromFlag).toStdString())));
 }
 
 bool ensurePrivateDir(const QString &dir, QString *error)
@@ -79,14 +80,16 @@ QString lastError()
 // Gives the open file `fd` to `gid` with `mode`; chown only when needed, so
 // a process whose own group it already is (the gateway's unit) never asks
 // for a privileged call.
-bool giveTo(int fd, const struct stat &st, gid_t gid, mode_t mode, const QString &path, const QString &group,
-            QString *error)
+bool giveTo(int fd, const struct stat &st, gid_t gid, mode_t mode, const QString &path,
+    const QString &group, QString *error)
 {
     if (st.st_gid != gid && ::fchown(fd, uid_t(-1), gid) != 0)
         return failWith(error,
-                        QStringLiteral("cannot give %1 to group %2 (is this user a member?): %3").arg(path, group, lastError()));
+            QStringLiteral("cannot give %1 to group %2 (is this user a member?): %3")
+                .arg(path, group, lastError()));
     if ((st.st_mode & 07777) != mode && ::fchmod(fd, mode) != 0)
-        return failWith(error, QStringLiteral("cannot share %1 with group %2: %3").arg(path, group, lastError()));
+        return failWith(error,
+            QStringLiteral("cannot share %1 with group %2: %3").arg(path, group, lastError()));
     return true;
 }
 
@@ -108,24 +111,31 @@ bool shareDirWithGroup(const QString &dir, const QString &group, QString *error)
         return false;
     // Not through a symlink, and only a directory of this user's: a data dir
     // someone else planted must not open their files, or ours, to the group.
-    const int fd = ::open(QFile::encodeName(dir).constData(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+    const int fd = ::open(
+        QFile::encodeName(dir).constData(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
     if (fd < 0)
-        return failWith(error, QStringLiteral("cannot share %1 with group %2: %3").arg(dir, group, lastError()));
-    struct stat st {};
+        return failWith(error,
+            QStringLiteral("cannot share %1 with group %2: %3").arg(dir, group, lastError()));
+    struct stat st
+    {
+    };
     bool ok = ::fstat(fd, &st) == 0;
     if (!ok)
-        failWith(error, QStringLiteral("cannot share %1 with group %2: %3").arg(dir, group, lastError()));
+        failWith(error,
+            QStringLiteral("cannot share %1 with group %2: %3").arg(dir, group, lastError()));
     else if (st.st_uid != ::geteuid())
-        ok = failWith(error, QStringLiteral("data directory %1 belongs to another user (uid %2); it must be yours")
-                                 .arg(dir)
-                                 .arg(st.st_uid));
+        ok = failWith(error,
+            QStringLiteral("data directory %1 belongs to another user (uid %2); it must be yours")
+                .arg(dir)
+                .arg(st.st_uid));
     else
         ok = giveTo(fd, st, *gid, 0710, dir, group, error);
     ::close(fd);
     return ok;
 }
 
-bool writeSharedFile(const QString &path, const QByteArray &bytes, const QString &group, QString *error)
+bool writeSharedFile(
+    const QString &path, const QByteArray &bytes, const QString &group, QString *error)
 {
     const std::optional<gid_t> gid = groupId(group, error);
     if (!gid)
@@ -135,8 +145,11 @@ bool writeSharedFile(const QString &path, const QByteArray &bytes, const QString
         return failWith(error, QStringLiteral("cannot write %1: %2").arg(path, file.errorString()));
     // The new file is the owner's alone until it has the group, then the
     // group's to read before the first byte, and it appears whole.
-    struct stat st {};
-    if (!file.setPermissions(QFileDevice::ReadOwner | QFileDevice::WriteOwner) || ::fstat(file.handle(), &st) != 0
+    struct stat st
+    {
+    };
+    if (!file.setPermissions(QFileDevice::ReadOwner | QFileDevice::WriteOwner)
+        || ::fstat(file.handle(), &st) != 0
         || !giveTo(file.handle(), st, *gid, 0640, path, group, error)) {
         if (error && error->isEmpty())
             *error = QStringLiteral("cannot write %1: %2").arg(path, file.errorString());

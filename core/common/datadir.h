@@ -34,7 +34,8 @@ bool shareDirWithGroup(const QString &dir, const QString &group, QString *error)
 // As writePrivateFile, but the file is `group`'s to read (0640): the
 // endpoint file of a console shared with --agent-group. It is never
 // readable with another group or mode, not even for a moment.
-bool writeSharedFile(const QString &path, const QByteArray &bytes, const QString &group, QString *error);
+bool writeSharedFile(
+    const QString &path, const QByteArray &bytes, const QString &group, QString *error);
 
 // The OS user this process runs as (its effective uid's name): the data
 // directory's owner for the console, the requester for an agent.

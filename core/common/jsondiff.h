@@ -11,10 +11,16 @@ namespace holdpoint {
 // One difference between two argument objects, as a person reads it.
 struct ArgsChange
 {
-    enum Kind { Added, Removed, Changed } kind = Changed;
+    enum Kind
+    {
+        Added,
+        Removed,
+        Changed
+    } kind
+        = Changed;
     std::string path; // JSON pointer, e.g. /timeout or /edits/0/path
-    Json before;      // Removed, Changed
-    Json after;       // Added, Changed
+    Json before; // Removed, Changed
+    Json after; // Added, Changed
 };
 
 // What turns `from` into `to`, path by path (RFC 6902 operations, each

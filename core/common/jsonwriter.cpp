@@ -48,13 +48,27 @@ void appendJsonString(std::string &out, std::string_view s)
             continue;
         }
         switch (c) {
-        case '"': out += "\\\""; break;
-        case '\\': out += "\\\\"; break;
-        case '\b': out += "\\b"; break;
-        case '\t': out += "\\t"; break;
-        case '\n': out += "\\n"; break;
-        case '\f': out += "\\f"; break;
-        case '\r': out += "\\r"; break;
+        case '"':
+            out += "\\\"";
+            break;
+        case '\\':
+            out += "\\\\";
+            break;
+        case '\b':
+            out += "\\b";
+            break;
+        case '\t':
+            out += "\\t";
+            break;
+        case '\n':
+            out += "\\n";
+            break;
+        case '\f':
+            out += "\\f";
+            break;
+        case '\r':
+            out += "\\r";
+            break;
         default: {
             const char esc[6] = { '\\', 'u', '0', '0', Hex[c >> 4], Hex[c & 0xF] };
             out.append(esc, sizeof esc);
@@ -67,8 +81,7 @@ void appendJsonString(std::string &out, std::string_view s)
 
 namespace {
 
-template<typename Int>
-void appendInt(std::string &out, Int n)
+template <typename Int> void appendInt(std::string &out, Int n)
 {
     char digits[24];
     const auto end = std::to_chars(digits, digits + sizeof digits, n).ptr;
@@ -80,11 +93,21 @@ void appendInt(std::string &out, Int n)
 void appendJson(std::string &out, const Json &j)
 {
     switch (j.type()) {
-    case Json::value_t::null: out += "null"; return;
-    case Json::value_t::boolean: out += j.get_ref<const Json::boolean_t &>() ? "true" : "false"; return;
-    case Json::value_t::number_integer: appendInt(out, j.get_ref<const Json::number_integer_t &>()); return;
-    case Json::value_t::number_unsigned: appendInt(out, j.get_ref<const Json::number_unsigned_t &>()); return;
-    case Json::value_t::string: appendJsonString(out, j.get_ref<const Json::string_t &>()); return;
+    case Json::value_t::null:
+        out += "null";
+        return;
+    case Json::value_t::boolean:
+        out += j.get_ref<const Json::boolean_t &>() ? "true" : "false";
+        return;
+    case Json::value_t::number_integer:
+        appendInt(out, j.get_ref<const Json::number_integer_t &>());
+        return;
+    case Json::value_t::number_unsigned:
+        appendInt(out, j.get_ref<const Json::number_unsigned_t &>());
+        return;
+    case Json::value_t::string:
+        appendJsonString(out, j.get_ref<const Json::string_t &>());
+        return;
     case Json::value_t::object: {
         const auto &o = j.get_ref<const Json::object_t &>();
         out += '{';

@@ -32,8 +32,7 @@ class JsonWriter final
 public:
     explicit JsonWriter(std::string &out)
         : m_out(out)
-    {
-    }
+    { }
 
     JsonWriter &beginObject()
     {

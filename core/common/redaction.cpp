@@ -8,7 +8,8 @@ std::string maskText(std::string text, const std::vector<Redaction> &redactions)
     for (const Redaction &r : redactions) {
         if (r.secret.empty())
             continue;
-        for (std::size_t pos = text.find(r.secret); pos != std::string::npos; pos = text.find(r.secret, pos + r.placeholder.size()))
+        for (std::size_t pos = text.find(r.secret); pos != std::string::npos;
+             pos = text.find(r.secret, pos + r.placeholder.size()))
             text.replace(pos, r.secret.size(), r.placeholder);
     }
     return text;
@@ -16,8 +17,7 @@ std::string maskText(std::string text, const std::vector<Redaction> &redactions)
 
 namespace {
 
-template<typename Fn>
-Json mapStrings(const Json &j, const Fn &fn)
+template <typename Fn> Json mapStrings(const Json &j, const Fn &fn)
 {
     if (j.is_string())
         return fn(j.get<std::string>());
@@ -51,7 +51,8 @@ Json unmaskJson(const Json &j, const std::vector<Redaction> &redactions)
         return j;
     return mapStrings(j, [&](std::string s) {
         for (const Redaction &r : redactions)
-            for (std::size_t pos = s.find(r.placeholder); pos != std::string::npos; pos = s.find(r.placeholder, pos + r.secret.size()))
+            for (std::size_t pos = s.find(r.placeholder); pos != std::string::npos;
+                 pos = s.find(r.placeholder, pos + r.secret.size()))
                 s.replace(pos, r.placeholder.size(), r.secret);
         return s;
     });

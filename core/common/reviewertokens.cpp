@@ -243,7 +243,8 @@ namespace {
 // What readRegularFile and readPrivateFile share: the file opened without
 // blocking, and its fstat, or why not. The checks look at the open file,
 // not the path: what is checked is what is read.
-bool openRegularFile(const QString &path, QFile *file, struct stat *st, QString *error, bool *missing)
+bool openRegularFile(
+    const QString &path, QFile *file, struct stat *st, QString *error, bool *missing)
 {
     if (missing)
         *missing = false;
@@ -252,7 +253,8 @@ bool openRegularFile(const QString &path, QFile *file, struct stat *st, QString 
         const int e = errno;
         if (missing)
             *missing = e == ENOENT;
-        *error = QStringLiteral("cannot read %1: %2").arg(path, QString::fromLocal8Bit(std::strerror(e)));
+        *error = QStringLiteral("cannot read %1: %2")
+                     .arg(path, QString::fromLocal8Bit(std::strerror(e)));
         return false;
     }
     if (!file->open(fd, QIODevice::ReadOnly, QFileDevice::AutoCloseHandle)) {
@@ -261,7 +263,8 @@ bool openRegularFile(const QString &path, QFile *file, struct stat *st, QString 
         return false;
     }
     if (fstat(fd, st) != 0) {
-        *error = QStringLiteral("cannot read %1: %2").arg(path, QString::fromLocal8Bit(std::strerror(errno)));
+        *error = QStringLiteral("cannot read %1: %2")
+                     .arg(path, QString::fromLocal8Bit(std::strerror(errno)));
         return false;
     }
     if (!S_ISREG(st->st_mode)) {
@@ -271,8 +274,8 @@ bool openRegularFile(const QString &path, QFile *file, struct stat *st, QString 
     return true;
 }
 
-bool readAtMost(QFile *file, const struct stat &st, const QString &path, qint64 maxBytes, QByteArray *bytes,
-    QString *error)
+bool readAtMost(QFile *file, const struct stat &st, const QString &path, qint64 maxBytes,
+    QByteArray *bytes, QString *error)
 {
     if (st.st_size > maxBytes) {
         *error = QStringLiteral("%1 is larger than %2 bytes").arg(path).arg(maxBytes);
@@ -288,13 +291,15 @@ bool readAtMost(QFile *file, const struct stat &st, const QString &path, qint64 
 
 } // namespace
 
-bool readRegularFile(const QString &path, qint64 maxBytes, QByteArray *bytes, QString *error, bool *missing)
+bool readRegularFile(
+    const QString &path, qint64 maxBytes, QByteArray *bytes, QString *error, bool *missing)
 {
     QFile file;
     struct stat st
     {
     };
-    return openRegularFile(path, &file, &st, error, missing) && readAtMost(&file, st, path, maxBytes, bytes, error);
+    return openRegularFile(path, &file, &st, error, missing)
+        && readAtMost(&file, st, path, maxBytes, bytes, error);
 }
 
 bool readPrivateFile(

@@ -15,7 +15,8 @@ Sha256Digest sha256(std::string_view data)
     static EVP_MD *const md = EVP_MD_fetch(nullptr, "SHA256", nullptr);
     // One context per thread, reused: EVP_Digest makes and frees one per
     // hash, and the console hashes four times per call.
-    thread_local const std::unique_ptr<EVP_MD_CTX, void (*)(EVP_MD_CTX *)> ctx(EVP_MD_CTX_new(), EVP_MD_CTX_free);
+    thread_local const std::unique_ptr<EVP_MD_CTX, void (*)(EVP_MD_CTX *)> ctx(
+        EVP_MD_CTX_new(), EVP_MD_CTX_free);
     Sha256Digest digest {};
     unsigned int size = 0;
     // Fails only when libcrypto itself is broken (no SHA-256, no memory):

@@ -12,7 +12,7 @@ namespace holdpoint {
 
 namespace {
 
-int g_signalFd[2] = {-1, -1};
+int g_signalFd[2] = { -1, -1 };
 
 void onSignal(int)
 {
@@ -27,11 +27,12 @@ void onTerminationSignal(QObject *context, std::function<void()> handler)
     if (g_signalFd[0] != -1 || ::socketpair(AF_UNIX, SOCK_STREAM, 0, g_signalFd) != 0)
         return;
     auto *notifier = new QSocketNotifier(g_signalFd[0], QSocketNotifier::Read, context);
-    QObject::connect(notifier, &QSocketNotifier::activated, context, [handler = std::move(handler)] {
-        char c;
-        [[maybe_unused]] const auto n = ::read(g_signalFd[0], &c, 1);
-        handler();
-    });
+    QObject::connect(
+        notifier, &QSocketNotifier::activated, context, [handler = std::move(handler)] {
+            char c;
+            [[maybe_unused]] const auto n = ::read(g_signalFd[0], &c, 1);
+            handler();
+        });
     struct sigaction sa = {};
     sa.sa_handler = onSignal;
     sigemptyset(&sa.sa_mask);

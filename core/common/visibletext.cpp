@@ -89,8 +89,9 @@ QString visibleText(const std::u32string &cps)
 QString visibleText(QStringView text)
 {
     // Most text is printable ASCII, tabs and line feeds: nothing to mark.
-    if (std::all_of(text.begin(), text.end(),
-            [](QChar c) { return (c.unicode() >= 0x20 && c.unicode() < 0x7F) || c == u'\t' || c == u'\n'; }))
+    if (std::all_of(text.begin(), text.end(), [](QChar c) {
+            return (c.unicode() >= 0x20 && c.unicode() < 0x7F) || c == u'\t' || c == u'\n';
+        }))
         return text.toString();
     return visibleText(text.toString().toStdU32String());
 }
@@ -122,7 +123,8 @@ void writeVisibleString(std::string &out, const std::string &text)
         const char32_t c = cps[i];
         if (!mark[i].isEmpty()) {
             for (QChar unit : QString::fromUcs4(&c, 1))
-                literal += QStringLiteral("\\u") + QStringLiteral("%1").arg(unit.unicode(), 4, 16, QLatin1Char('0')).toUpper();
+                literal += QStringLiteral("\\u")
+                    + QStringLiteral("%1").arg(unit.unicode(), 4, 16, QLatin1Char('0')).toUpper();
         } else if (c == u'"' || c == u'\\') {
             literal += u'\\';
             literal += QChar(char16_t(c));

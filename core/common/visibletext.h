@@ -22,7 +22,8 @@
 namespace holdpoint {
 
 // What hides in a text, as flags.
-enum HiddenText : unsigned {
+enum HiddenText : unsigned
+{
     // Characters that show as nothing, as something else, or change how
     // the rest reads: control characters other than tab and line feed,
     // format characters (Cf: bidi controls, zero-width characters), private

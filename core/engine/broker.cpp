@@ -24,8 +24,8 @@ Broker::Broker(
     , m_outbound(outbound)
     , m_config(std::move(config))
     , m_sessions(clock,
-          SessionLimits { m_config.graceMs, m_config.rememberedCallsPerSession, m_config.sessionRetentionMs,
-              m_config.rememberedBytesPerSession })
+          SessionLimits { m_config.graceMs, m_config.rememberedCallsPerSession,
+              m_config.sessionRetentionMs, m_config.rememberedBytesPerSession })
 {
     // Once things go quiet after sessions were forgotten or connections
     // closed, what they used goes back to the system, not just to malloc:
@@ -114,15 +114,16 @@ HelloOutcome Broker::onHello(ConnectionId cid, const Hello &hello)
         // directory's own token is the console's reviewer's.
         m_connections[cid] = Connection { Role::Reviewer, {},
             hello.reviewerName.empty()
-                ? ReviewerIdentity { m_config.reviewerName, "reviewer token (" + hello.agent.name + ")",
-                      m_config.osUser }
-                : ReviewerIdentity { hello.reviewerName, "reviewer credential (" + hello.agent.name + ")",
-                      hello.reviewerOsUser } };
+                ? ReviewerIdentity { m_config.reviewerName,
+                    "reviewer token (" + hello.agent.name + ")", m_config.osUser }
+                : ReviewerIdentity { hello.reviewerName,
+                    "reviewer credential (" + hello.agent.name + ")", hello.reviewerOsUser } };
         m_reviewers.insert(cid);
         out.sessionId = "reviewer-" + std::to_string(cid);
         // A reviewer hears who its token says it is.
         sendJson(cid,
-            welcomeMessage(out, m_config.serverName, m_config.maxMessageBytes, m_connections[cid].reviewer.name));
+            welcomeMessage(out, m_config.serverName, m_config.maxMessageBytes,
+                m_connections[cid].reviewer.name));
         sendJson(cid, queueMessage(*m_queue));
         if (auditUnavailable())
             sendJson(cid, auditStateMessage(false, m_audit->lastError()));
@@ -158,7 +159,8 @@ void Broker::onMessage(ConnectionId cid, Message &&message)
     }
     if (auto *web = std::get_if<WebRequest>(&message)) {
         if (conn.role != Role::Reviewer)
-            return sendError(cid, ErrorCode::Forbidden, "web: only a reviewer connection may ask about the reviewer page");
+            return sendError(cid, ErrorCode::Forbidden,
+                "web: only a reviewer connection may ask about the reviewer page");
         if (!m_webHandler)
             return sendError(cid, ErrorCode::Forbidden,
                 "web: this console serves no reviewer page; start it with --web 127.0.0.1:8765");
@@ -173,8 +175,8 @@ void Broker::onMessage(ConnectionId cid, Message &&message)
         return sendError(
             cid, ErrorCode::DuplicateHello, "hello: this connection already said hello");
     if (conn.role != Role::Agent)
-        return sendError(
-            cid, ErrorCode::Forbidden, "type: a reviewer connection may only send review and web messages");
+        return sendError(cid, ErrorCode::Forbidden,
+            "type: a reviewer connection may only send review and web messages");
 
     Session *session = m_sessions.find(conn.sessionId);
     if (!session)
@@ -241,7 +243,8 @@ ChainOutcome Broker::screen(const Session &session, const ToolCall &call, TimeMs
         return refused(Action::Halt, haltedTurnDecision(*session.halted));
     ChainOutcome outcome = m_policy.chain->beforeCall(view, { now }, m_policy.defaultAction);
     if (outcome.action == Action::Ask && outcome.decidedBy == "policy:default")
-        outcome.approvals = m_policy.defaultApprovals; // no guardrail asked, so none named approvals
+        outcome.approvals
+            = m_policy.defaultApprovals; // no guardrail asked, so none named approvals
     m_grants.apply(session.id, call.turnId, call.toolName, &outcome);
     fitToCapabilities(outcome, session.agent);
     return outcome;
@@ -270,7 +273,8 @@ void Broker::handleToolCall(ConnectionId cid, Session &session, ToolCall &&call)
     m_record.clear();
     writeCallRecord(m_record, { session.id, session.agent.name }, call, session.agent, outcome);
     appendWritten("call", {}, now);
-    Q_EMIT callEvent({ CallEvent::Step::Received, session.id, call.callId, DecisionKind::Deny, {}, {}, false });
+    Q_EMIT callEvent(
+        { CallEvent::Step::Received, session.id, call.callId, DecisionKind::Deny, {}, {}, false });
     if (outcome.action == Action::Ask)
         return escalate(session, std::move(call), std::move(outcome), now);
 
@@ -286,7 +290,8 @@ void Broker::escalate(Session &session, ToolCall &&call, ChainOutcome &&outcome,
     const std::string callId = call.callId;
     Escalation e = escalationOf(std::move(call), std::move(outcome));
     e.requester = session.agent.user.empty() ? m_config.osUser : session.agent.user;
-    QueueItem item = makeQueueItem(m_queue->newId(), session.id, session.agent, std::move(e), now, now + timeout);
+    QueueItem item = makeQueueItem(
+        m_queue->newId(), session.id, session.agent, std::move(e), now, now + timeout);
     item.turnFindings
         = m_policy.chain->turnFindings(session.id, item.turnId.value_or(std::string()));
     session.calls[callId].itemId = item.id;
@@ -316,13 +321,15 @@ void Broker::escalate(Session &session, ToolCall &&call, ChainOutcome &&outcome,
             }
             // Or decided the tool's calls for the rest of the turn or the
             // session: this one gets that answer, as if it had been shown.
-            if (const Grant *g = s ? m_grants.find(sessionId, pending->turnId, pending->toolName) : nullptr)
+            if (const Grant *g
+                = s ? m_grants.find(sessionId, pending->turnId, pending->toolName) : nullptr)
                 if (std::optional<Decision> d = standingDecision(*g, *pending)) {
                     m_queue->resolve(itemId, ItemState::Decided, std::move(*d));
                     return;
                 }
             m_queue->reveal(itemId);
-            Q_EMIT callEvent({ CallEvent::Step::Escalated, sessionId, callId, DecisionKind::Deny, {}, {}, false });
+            Q_EMIT callEvent({ CallEvent::Step::Escalated, sessionId, callId, DecisionKind::Deny,
+                {}, {}, false });
             // Slots of either may have decided it, or ended the session.
             pending = m_queue->find(itemId);
             s = m_sessions.find(sessionId);
@@ -358,7 +365,8 @@ void Broker::attachMasked(ConnectionId cid, Session &session, Call &call, const 
         // while its secrets were still masked, so never with args): the
         // text already sent stands.
         if (!call.masked->decision.is_null())
-            call.decisionText = unmaskedDecisionText(std::move(call.masked->decision), resent.args, redactions);
+            call.decisionText
+                = unmaskedDecisionText(std::move(call.masked->decision), resent.args, redactions);
         call.masked.reset();
         m_sessions.reweigh(session, call);
         return redeliver(cid, session, resent.callId, call);
@@ -370,8 +378,8 @@ void Broker::attachMasked(ConnectionId cid, Session &session, Call &call, const 
 
 RecoveryReport Broker::recover(const QString &auditDir, TimeMs recordsSince)
 {
-    return restoreCalls(recoverCalls(auditDir, recordsSince, [this] { return m_queue->newId(); }), m_sessions,
-        *m_queue, m_clock->now());
+    return restoreCalls(recoverCalls(auditDir, recordsSince, [this] { return m_queue->newId(); }),
+        m_sessions, *m_queue, m_clock->now());
 }
 
 void Broker::handleToolResult(ConnectionId cid, Session &session, const ToolResult &result)
@@ -397,7 +405,8 @@ void Broker::handleToolResult(ConnectionId cid, Session &session, const ToolResu
     const AfterOutcome after
         = m_policy.chain->afterCall(view, { result.ok, result.result }, { m_clock->now() });
     const std::vector<Redaction> redactions = m_policy.chain->redactions(view);
-    appendRecord("after_call", session, afterCallRecord(result.callId, *ran, result.ok, after, redactions));
+    appendRecord(
+        "after_call", session, afterCallRecord(result.callId, *ran, result.ok, after, redactions));
     if (after.action == Action::Halt && !after.trail.empty()) {
         Decision halt;
         halt.kind = DecisionKind::Halt;
@@ -473,7 +482,8 @@ void Broker::onResolved(const QueueItem &item)
     m_sessions.adopt(callIt->second);
     std::unique_ptr<RanCall> ran;
     const DecisionFields fields = reviewedFields(item, m_config.reviewerName, &ran);
-    finishCall(*session, callIt->second, item.callId, item.turnId, *item.decision, std::move(ran), fields);
+    finishCall(
+        *session, callIt->second, item.callId, item.turnId, *item.decision, std::move(ran), fields);
 }
 
 void Broker::onDisconnected(ConnectionId cid)

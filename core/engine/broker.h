@@ -11,8 +11,8 @@
 // What is left here is dispatch: who hears what, and in which order.
 
 #include "common/clock.h"
-#include "engine/consoletypes.h"
 #include "engine/callrecords.h"
+#include "engine/consoletypes.h"
 #include "engine/grants.h"
 #include "engine/recovery.h"
 #include "engine/sessiontable.h"
@@ -39,14 +39,20 @@ class AuditLog;
 // signal only.
 struct CallEvent
 {
-    enum class Step { Received, Escalated, Decided, Delivered };
+    enum class Step
+    {
+        Received,
+        Escalated,
+        Decided,
+        Delivered
+    };
     Step step = Step::Received;
     std::string_view sessionId;
     std::string_view callId;
     protocol::DecisionKind decision = protocol::DecisionKind::Deny; // Decided, Delivered
-    std::string_view decidedBy;                                      // Decided
+    std::string_view decidedBy; // Decided
     std::string_view state; // Decided: "auto" or the queued item's final state
-    bool again = false;     // Delivered: a re-send answered from memory
+    bool again = false; // Delivered: a re-send answered from memory
 };
 
 class Broker final : public QObject, public MessageHandler
@@ -65,7 +71,10 @@ public:
     // role. `decidedBy` is what the agent will see, e.g. "human:alice".
     ReviewOutcome review(const protocol::Review &review, const ReviewerIdentity &reviewer);
     // This console's own reviewer, at its window.
-    ReviewerIdentity consoleReviewer() const { return { m_config.reviewerName, "console", m_config.osUser }; }
+    ReviewerIdentity consoleReviewer() const
+    {
+        return { m_config.reviewerName, "console", m_config.osUser };
+    }
 
     // The reviewer page's requests (pair, sessions, revoke) from a reviewer
     // connection: the answer, or null with `error` set. Unset: no page.
@@ -118,7 +127,8 @@ private:
     // The reviewer connection waiting to hear about item `id`, if still there.
     std::optional<ConnectionId> takeAwaitingReview(const std::string &id);
     // An approval of an item that needs several (ApprovalRule::voted).
-    ReviewOutcome vote(const protocol::Review &review, const QueueItem &item, const ReviewerIdentity &reviewer);
+    ReviewOutcome vote(
+        const protocol::Review &review, const QueueItem &item, const ReviewerIdentity &reviewer);
     void onVoteCounted(const std::string &id, int approvals, int required);
     void onItemAdded(const QueueItem &item);
     // A reviewer elsewhere decided one of this process's items (team mode).

@@ -26,14 +26,14 @@ RecordSubject subjectOf(const Session &session)
 
 } // namespace
 
-void Broker::redeliver(
-    ConnectionId cid, Session &session, const std::string &callId, Call &call)
+void Broker::redeliver(ConnectionId cid, Session &session, const std::string &callId, Call &call)
 {
     if (!call.durable)
         return void(call.waiters.insert(cid)); // deliver() sends it
     m_outbound->send(cid, call.decisionText);
     m_record.clear();
-    writeDeliveredRecord(m_record, subjectOf(session), callId, call.toolName, call.kind, 1, true, false);
+    writeDeliveredRecord(
+        m_record, subjectOf(session), callId, call.toolName, call.kind, 1, true, false);
     // Read before the record's activity runs slots, which may decide calls.
     const DecisionKind kind = call.kind;
     appendWritten("delivered");
@@ -50,7 +50,8 @@ void Broker::appendRecord(std::string_view event, const Session &session, Json f
     appendWritten(event, std::move(done), at, &fields);
 }
 
-void Broker::appendWritten(std::string_view event, std::function<void(bool)> done, TimeMs at, Json *fields)
+void Broker::appendWritten(
+    std::string_view event, std::function<void(bool)> done, TimeMs at, Json *fields)
 {
     if (at < 0)
         at = m_clock->now();
@@ -93,12 +94,12 @@ void Broker::finishCall(Session &session, Call &call, const std::string &callId,
     // Counted before its delivery, which without an audit log follows at
     // once; and before the record is written into m_record, which a slot
     // that makes the broker write another record would overwrite.
-    Q_EMIT callEvent(
-        { CallEvent::Step::Decided, session.id, callId, decision.kind, decision.decidedBy, fields.state });
+    Q_EMIT callEvent({ CallEvent::Step::Decided, session.id, callId, decision.kind,
+        decision.decidedBy, fields.state });
     m_record.clear();
     writeDecisionRecord(m_record, subjectOf(session), fields, callId, decision);
-    appendWritten("decision",
-        [this, sessionId = session.id, callId, refusedForAudit](bool durable) {
+    appendWritten(
+        "decision", [this, sessionId = session.id, callId, refusedForAudit](bool durable) {
             deliver(sessionId, callId, durable || refusedForAudit, refusedForAudit);
         });
     m_sessions.recordDecided(session, callId);
@@ -128,8 +129,8 @@ void Broker::deliver(
     for (ConnectionId waiter : call.waiters)
         m_outbound->send(waiter, call.decisionText);
     m_record.clear();
-    writeDeliveredRecord(m_record, subjectOf(*session), callId, call.toolName, call.kind, call.waiters.size(),
-        false, !durable || refusedForAudit);
+    writeDeliveredRecord(m_record, subjectOf(*session), callId, call.toolName, call.kind,
+        call.waiters.size(), false, !durable || refusedForAudit);
     call.waiters.clear();
     // Read before the record's activity runs slots, which may decide calls.
     const DecisionKind kind = call.kind;

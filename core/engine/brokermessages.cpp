@@ -34,12 +34,12 @@ Json teamStateMessage(const QueueStore::Link &link)
     return j;
 }
 
-Json welcomeMessage(const HelloOutcome &outcome, const std::string &serverName, std::int64_t maxMessageBytes,
-                    const std::optional<std::string> &reviewer)
+Json welcomeMessage(const HelloOutcome &outcome, const std::string &serverName,
+    std::int64_t maxMessageBytes, const std::optional<std::string> &reviewer)
 {
     Json welcome { { "type", "welcome" }, { "protocol", Version }, { "server", serverName },
-                   { "session_id", outcome.sessionId }, { "resumed", outcome.resumed },
-                   { "max_message_bytes", maxMessageBytes } };
+        { "session_id", outcome.sessionId }, { "resumed", outcome.resumed },
+        { "max_message_bytes", maxMessageBytes } };
     if (reviewer)
         welcome["reviewer"] = *reviewer;
     return welcome;
@@ -47,7 +47,8 @@ Json welcomeMessage(const HelloOutcome &outcome, const std::string &serverName, 
 
 Json pendingMessage(const QueueItem &item)
 {
-    return Json { { "type", "pending" }, { "call_id", item.callId }, { "id", item.id }, { "reason", item.reason } };
+    return Json { { "type", "pending" }, { "call_id", item.callId }, { "id", item.id },
+        { "reason", item.reason } };
 }
 
 Json queueMessage(const QueueStore &queue)
@@ -74,26 +75,28 @@ Json resolvedMessage(const QueueItem &item)
 {
     const Decision &d = *item.decision;
     return Json { { "type", "resolved" }, { "id", item.id }, { "state", itemStateName(item.state) },
-                  { "decision", decisionKindName(d.kind) }, { "decided_by", d.decidedBy } };
+        { "decision", decisionKindName(d.kind) }, { "decided_by", d.decidedBy } };
 }
 
 Json reviewedMessage(const QueueItem &item)
 {
-    return Json { { "type", "reviewed" }, { "id", item.id }, { "decision", decisionKindName(item.decision->kind) } };
+    return Json { { "type", "reviewed" }, { "id", item.id },
+        { "decision", decisionKindName(item.decision->kind) } };
 }
 
 Json callIdConflictMessage(const std::string &callId)
 {
     return errorToJson(ErrorCode::CallIdConflict,
-                       "call_id: \"" + callId
-                           + "\" was already used in this session for a different tool_name or args; "
-                             "use a new call_id for a new call",
-                       callId);
+        "call_id: \"" + callId
+            + "\" was already used in this session for a different tool_name or args; "
+              "use a new call_id for a new call",
+        callId);
 }
 
 Json afterCallMessage(const std::string &callId, const AfterOutcome *after)
 {
-    Json answer { { "type", "after_call" }, { "call_id", callId }, { "action", "allow" }, { "reason", "" } };
+    Json answer { { "type", "after_call" }, { "call_id", callId }, { "action", "allow" },
+        { "reason", "" } };
     if (!after) {
         answer["warnings"] = Json::array();
         return answer;

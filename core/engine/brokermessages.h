@@ -23,8 +23,8 @@ Json auditStateMessage(bool available, const QString &error);
 // Team mode: the team database link came up or went down.
 Json teamStateMessage(const QueueStore::Link &link);
 // `reviewer`: the name a reviewer connection's token stands for.
-Json welcomeMessage(const HelloOutcome &outcome, const std::string &serverName, std::int64_t maxMessageBytes,
-                    const std::optional<std::string> &reviewer);
+Json welcomeMessage(const HelloOutcome &outcome, const std::string &serverName,
+    std::int64_t maxMessageBytes, const std::optional<std::string> &reviewer);
 // An agent's call waits for a person.
 Json pendingMessage(const QueueItem &item);
 // A reviewer's first message: every pending item, and the team link's state.

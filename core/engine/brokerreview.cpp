@@ -16,7 +16,8 @@ namespace {
 // The answer to a vote that did not complete its item's count.
 Json votedJson(const std::string &id, int approvals, int required)
 {
-    return Json { { "type", "voted" }, { "id", id }, { "approvals", approvals }, { "required", required } };
+    return Json { { "type", "voted" }, { "id", id }, { "approvals", approvals },
+        { "required", required } };
 }
 
 } // namespace
@@ -67,7 +68,8 @@ ReviewOutcome Broker::review(const Review &review, const ReviewerIdentity &revie
     return out;
 }
 
-ReviewOutcome Broker::vote(const Review &review, const QueueItem &item, const ReviewerIdentity &reviewer)
+ReviewOutcome Broker::vote(
+    const Review &review, const QueueItem &item, const ReviewerIdentity &reviewer)
 {
     ReviewOutcome out;
     // A vote nobody could read back after a crash is no vote.
@@ -115,9 +117,9 @@ ReviewOutcome Broker::vote(const Review &review, const QueueItem &item, const Re
     // The vote is a record of its own: who, how, and which arguments.
     if (Session *session = m_sessions.find(sessionId)) {
         Json fields { { "item", itemId }, { "call_id", callId }, { "tool", tool },
-            { "reviewer", reviewer.name }, { "decided_by", reviewer.decidedBy() }, { "via", reviewer.via },
-            { "verdict", editArgs ? "edit" : "approve" }, { "approvals", v.approvals },
-            { "required", v.required } };
+            { "reviewer", reviewer.name }, { "decided_by", reviewer.decidedBy() },
+            { "via", reviewer.via }, { "verdict", editArgs ? "edit" : "approve" },
+            { "approvals", v.approvals }, { "required", v.required } };
         fields["args"] = shown;
         fields["args_sha256"] = argsDigest(shown);
         if (editArgs)
@@ -125,8 +127,8 @@ ReviewOutcome Broker::vote(const Review &review, const QueueItem &item, const Re
         // The reviewer hears "voted" once the vote is durable: a crash
         // after it cannot forget a vote someone was told was counted.
         appendRecord("vote", *session, std::move(fields),
-            [this, cid = m_reviewingConnection, itemId, approvals = v.approvals, required = v.required](
-                bool durable) {
+            [this, cid = m_reviewingConnection, itemId, approvals = v.approvals,
+                required = v.required](bool durable) {
                 if (!cid || !m_connections.count(*cid))
                     return;
                 if (durable)

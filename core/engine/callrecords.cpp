@@ -25,7 +25,8 @@ Sha256Digest callDigest(const std::string &toolName, const Json &args)
 
 void fitToCapabilities(ChainOutcome &outcome, const AgentInfo &agent)
 {
-    if (agent.capabilities.modify || !outcome.args || (outcome.action != Action::Allow && outcome.action != Action::Ask))
+    if (agent.capabilities.modify || !outcome.args
+        || (outcome.action != Action::Allow && outcome.action != Action::Ask))
         return;
     // The agent would run its own arguments, not the rewritten ones: a
     // person decides on the call as sent, and no rewrite is offered.
@@ -41,7 +42,7 @@ void fitToCapabilities(ChainOutcome &outcome, const AgentInfo &agent)
         }
         outcome.action = Action::Ask;
         outcome.reason = "a guardrail would rewrite the arguments (" + rewrites + "), but " + why
-                         + ": approve or deny the call as sent";
+            + ": approve or deny the call as sent";
         outcome.code.clear();
     } else {
         outcome.reason += " (a guardrail's rewrite is not offered: " + why + ")";
@@ -66,8 +67,8 @@ Escalation escalationOf(ToolCall call, ChainOutcome &&outcome)
     return e;
 }
 
-QueueItem makeQueueItem(std::string id, const std::string &sessionId, const AgentInfo &agent, Escalation &&e,
-                        TimeMs receivedAt, TimeMs deadline)
+QueueItem makeQueueItem(std::string id, const std::string &sessionId, const AgentInfo &agent,
+    Escalation &&e, TimeMs receivedAt, TimeMs deadline)
 {
     QueueItem item;
     item.id = std::move(id);
@@ -95,11 +96,12 @@ QueueItem makeQueueItem(std::string id, const std::string &sessionId, const Agen
 
 Json callRecord(const ToolCall &call, const AgentInfo &agent, const ChainOutcome &outcome)
 {
-    Json record {{"call_id", call.callId},
-                 {"tool", call.toolName},
-                 {"args", maskJson(call.args, outcome.redactions)},
-                 {"outcome", outcome.action == Action::Ask ? std::string("ask") : std::string(actionName(outcome.action))},
-                 {"trail", maskJson(trailToJson(outcome.trail), outcome.redactions)}};
+    Json record { { "call_id", call.callId }, { "tool", call.toolName },
+        { "args", maskJson(call.args, outcome.redactions) },
+        { "outcome",
+            outcome.action == Action::Ask ? std::string("ask")
+                                          : std::string(actionName(outcome.action)) },
+        { "trail", maskJson(trailToJson(outcome.trail), outcome.redactions) } };
     if (!agent.framework.empty())
         record["framework"] = agent.framework;
     // Who started the agent: a call restored after a restart still shows it,
@@ -121,12 +123,10 @@ Json callRecord(const ToolCall &call, const AgentInfo &agent, const ChainOutcome
 
 Json escalatedRecord(const QueueItem &item)
 {
-    Json escalated {{"call_id", item.callId},
-                    {"tool", item.toolName},
-                    {"item", item.id},
-                    {"reason", maskText(item.reason, item.redactions)},
-                    {"deadline", formatTimestamp(item.deadline)},
-                    {"warnings", item.masked(warningsToJson(item.warnings))}};
+    Json escalated { { "call_id", item.callId }, { "tool", item.toolName }, { "item", item.id },
+        { "reason", maskText(item.reason, item.redactions) },
+        { "deadline", formatTimestamp(item.deadline) },
+        { "warnings", item.masked(warningsToJson(item.warnings)) } };
     if (item.approvals.voted()) {
         escalated["approvals"] = approvalRuleToJson(item.approvals);
         escalated["requester"] = item.requester;
@@ -138,8 +138,8 @@ Json escalatedRecord(const QueueItem &item)
     return escalated;
 }
 
-void writeCallRecord(std::string &out, const RecordSubject &subject, const ToolCall &call, const AgentInfo &agent,
-                     const ChainOutcome &outcome)
+void writeCallRecord(std::string &out, const RecordSubject &subject, const ToolCall &call,
+    const AgentInfo &agent, const ChainOutcome &outcome)
 {
     if (!outcome.redactions.empty()) {
         // Masking may rename keys and so reorder them: the tree sorts them
@@ -164,7 +164,8 @@ void writeCallRecord(std::string &out, const RecordSubject &subject, const ToolC
         w.member("context", call.context);
     if (!agent.framework.empty())
         w.member("framework", agent.framework);
-    w.member("outcome", outcome.action == Action::Ask ? std::string_view("ask") : actionName(outcome.action));
+    w.member("outcome",
+        outcome.action == Action::Ask ? std::string_view("ask") : actionName(outcome.action));
     w.member("session", subject.session);
     w.member("tool", call.toolName);
     w.key("trail");
@@ -176,8 +177,8 @@ void writeCallRecord(std::string &out, const RecordSubject &subject, const ToolC
     w.endObject();
 }
 
-void writeDecisionRecord(std::string &out, const RecordSubject &subject, const DecisionFields &fields,
-                         std::string_view callId, const Decision &decision)
+void writeDecisionRecord(std::string &out, const RecordSubject &subject,
+    const DecisionFields &fields, std::string_view callId, const Decision &decision)
 {
     JsonWriter w(out);
     w.beginObject();
@@ -223,8 +224,8 @@ void writeDecisionRecord(std::string &out, const RecordSubject &subject, const D
 }
 
 void writeDeliveredRecord(std::string &out, const RecordSubject &subject, std::string_view callId,
-                          std::string_view toolName, DecisionKind kind, std::size_t connections, bool again,
-                          bool auditUnavailable)
+    std::string_view toolName, DecisionKind kind, std::size_t connections, bool again,
+    bool auditUnavailable)
 {
     JsonWriter w(out);
     w.beginObject();
@@ -243,11 +244,10 @@ void writeDeliveredRecord(std::string &out, const RecordSubject &subject, std::s
 
 Json decisionFromRecords(const Json &decision, const Json &call)
 {
-    Json j {{"type", "decision"},
-            {"call_id", decision.value("call_id", std::string())},
-            {"decision", decision.value("decision", std::string("deny"))},
-            {"reason", decision.value("reason", std::string())},
-            {"decided_by", decision.value("decided_by", std::string())}};
+    Json j { { "type", "decision" }, { "call_id", decision.value("call_id", std::string()) },
+        { "decision", decision.value("decision", std::string("deny")) },
+        { "reason", decision.value("reason", std::string()) },
+        { "decided_by", decision.value("decided_by", std::string()) } };
     const std::string kind = j["decision"];
     if (kind == "modify")
         j["args"] = decision.value("args", Json::object());
@@ -259,7 +259,8 @@ Json decisionFromRecords(const Json &decision, const Json &call)
     return j;
 }
 
-Decision chainDecision(ChainOutcome &&outcome, ToolCall &call, DecisionFields *fields, std::unique_ptr<RanCall> *ran)
+Decision chainDecision(
+    ChainOutcome &&outcome, ToolCall &call, DecisionFields *fields, std::unique_ptr<RanCall> *ran)
 {
     Decision d;
     d.decidedBy = std::move(outcome.decidedBy);
@@ -276,12 +277,14 @@ Decision chainDecision(ChainOutcome &&outcome, ToolCall &call, DecisionFields *f
     d.kind = outcome.args ? DecisionKind::Modify : DecisionKind::Allow;
     if (d.kind == DecisionKind::Modify)
         fields->args = maskJson(*outcome.args, outcome.redactions);
-    *ran = std::make_unique<RanCall>(RanCall {call.toolName, outcome.args ? std::move(*outcome.args) : std::move(call.args),
-                                              std::move(call.annotations), std::move(call.context), call.turnId});
+    *ran = std::make_unique<RanCall>(
+        RanCall { call.toolName, outcome.args ? std::move(*outcome.args) : std::move(call.args),
+            std::move(call.annotations), std::move(call.context), call.turnId });
     return d;
 }
 
-DecisionFields reviewedFields(const QueueItem &item, const std::string &consoleReviewer, std::unique_ptr<RanCall> *ran)
+DecisionFields reviewedFields(
+    const QueueItem &item, const std::string &consoleReviewer, std::unique_ptr<RanCall> *ran)
 {
     const Decision &d = *item.decision;
     DecisionFields fields;
@@ -290,7 +293,8 @@ DecisionFields reviewedFields(const QueueItem &item, const std::string &consoleR
     fields.state = itemStateName(item.state);
     fields.redactions = &item.redactions;
     if (d.kind == DecisionKind::Allow || d.kind == DecisionKind::Modify) {
-        *ran = std::make_unique<RanCall>(RanCall {item.toolName, d.args, item.annotations, item.context, item.turnId});
+        *ran = std::make_unique<RanCall>(
+            RanCall { item.toolName, d.args, item.annotations, item.context, item.turnId });
         const Json &shown = item.proposedArgs.value_or(item.args);
         if (d.kind == DecisionKind::Modify)
             fields.args = item.masked(d.args);
@@ -305,19 +309,17 @@ DecisionFields reviewedFields(const QueueItem &item, const std::string &consoleR
     return fields;
 }
 
-Json afterCallRecord(const std::string &callId, const RanCall &ran, bool ok, const AfterOutcome &after,
-                     const std::vector<Redaction> &redactions)
+Json afterCallRecord(const std::string &callId, const RanCall &ran, bool ok,
+    const AfterOutcome &after, const std::vector<Redaction> &redactions)
 {
-    return Json {{"call_id", callId},
-                 {"tool", ran.toolName},
-                 {"ok", ok},
-                 {"action", actionName(after.action)},
-                 {"reason", maskText(after.reason, redactions)},
-                 {"warnings", maskJson(warningsToJson(after.warnings), redactions)},
-                 {"trail", maskJson(trailToJson(after.trail), redactions)}};
+    return Json { { "call_id", callId }, { "tool", ran.toolName }, { "ok", ok },
+        { "action", actionName(after.action) }, { "reason", maskText(after.reason, redactions) },
+        { "warnings", maskJson(warningsToJson(after.warnings), redactions) },
+        { "trail", maskJson(trailToJson(after.trail), redactions) } };
 }
 
-std::string unmaskedDecisionText(Json decision, const Json &resentArgs, const std::vector<Redaction> &redactions)
+std::string unmaskedDecisionText(
+    Json decision, const Json &resentArgs, const std::vector<Redaction> &redactions)
 {
     if (decision["decision"] == "allow")
         decision["args"] = resentArgs;
@@ -359,8 +361,8 @@ Decision abandonedDecision(TimeMs graceMs)
     d.kind = DecisionKind::Deny;
     d.decidedBy = "timeout";
     d.code = "abandoned";
-    d.reason = "abandoned: the agent disconnected and did not re-send the call within " + std::to_string(graceMs / 1000)
-               + " s";
+    d.reason = "abandoned: the agent disconnected and did not re-send the call within "
+        + std::to_string(graceMs / 1000) + " s";
     return d;
 }
 

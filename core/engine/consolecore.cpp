@@ -6,10 +6,10 @@
 
 #include "common/datadir.h"
 #include "common/reviewertokens.h"
-#include "replay/alwaysrule.h"
-#include "replay/suggest.h"
 #include "guardrails/chain.h"
 #include "policy/policywatcher.h"
+#include "replay/alwaysrule.h"
+#include "replay/suggest.h"
 
 #include <QCoreApplication>
 #include <QDir>
@@ -113,8 +113,7 @@ std::string ConsoleCore::currentOsUser()
 
 ConsoleCore::ConsoleCore(ConsoleOptions options, Clock *clock, QObject *parent)
     : ConsoleCore(std::move(options), nullptr, clock, parent)
-{
-}
+{ }
 
 ConsoleCore::ConsoleCore(
     ConsoleOptions options, std::unique_ptr<SharedQueue> shared, Clock *clock, QObject *parent)
@@ -149,8 +148,8 @@ ConsoleCore::ConsoleCore(
         m_team = shared.get();
         m_queue = shared->view();
         m_store = std::move(shared);
-        connect(m_team, &SharedQueue::availabilityChanged, this,
-            &ConsoleCore::teamAvailabilityChanged);
+        connect(
+            m_team, &SharedQueue::availabilityChanged, this, &ConsoleCore::teamAvailabilityChanged);
         connect(m_team, &SharedQueue::reviewerChanged, this, &ConsoleCore::reviewerChanged);
         // History and Turns show the whole team's calls and decisions.
         connect(m_team, &SharedQueue::activity, this, &ConsoleCore::activity);
@@ -226,7 +225,8 @@ void ConsoleCore::watchPolicy()
     connect(m_policyWatcher.get(), &PolicyWatcher::reloaded, this, [this](const Policy &policy) {
         m_broker->setPolicy(withSelfGuard(policy, selfGuardContext()));
         m_lastPolicyError.clear();
-        Json reload { { "files", policyFilesJson() }, { "guardrails", m_broker->policy().chain->size() } };
+        Json reload { { "files", policyFilesJson() },
+            { "guardrails", m_broker->policy().chain->size() } };
         if (policy.selfGuardOff)
             reload["self_guard_off"] = *policy.selfGuardOff;
         m_audit->append("policy_reload", std::move(reload));
@@ -244,7 +244,8 @@ void ConsoleCore::watchPolicy()
 SelfGuardContext ConsoleCore::selfGuardContext() const
 {
     SelfGuardContext c;
-    const auto absolute = [](const QString &p) { return QDir::cleanPath(QDir(p).absolutePath()).toStdString(); };
+    const auto absolute
+        = [](const QString &p) { return QDir::cleanPath(QDir(p).absolutePath()).toStdString(); };
     if (!m_options.dataDir.isEmpty())
         c.dataDir = absolute(m_options.dataDir);
     if (!m_options.audit.dir.isEmpty())
@@ -511,7 +512,8 @@ bool ConsoleCore::start(QString *error)
     if (!writePrivateFile(dir + u'/' + QLatin1String(ReviewerTokenFileName),
             m_options.endpoint.reviewerToken + '\n', error)
         || !(m_options.agentGroup.isEmpty()
-                ? writePrivateFile(dir + u'/' + QLatin1String(EndpointFileName), endpointBytes, error)
+                ? writePrivateFile(
+                    dir + u'/' + QLatin1String(EndpointFileName), endpointBytes, error)
                 : writeSharedFile(dir + u'/' + QLatin1String(EndpointFileName), endpointBytes,
                     m_options.agentGroup, error))) {
         QFile::remove(dir + u'/' + QLatin1String(EndpointFileName));
@@ -548,7 +550,8 @@ int ConsoleCore::reviewerConnections() const
     return m_broker->reviewerConnections();
 }
 
-ReviewOutcome ConsoleCore::reviewAs(const protocol::Review &review, const ReviewerIdentity &reviewer)
+ReviewOutcome ConsoleCore::reviewAs(
+    const protocol::Review &review, const ReviewerIdentity &reviewer)
 {
     return m_broker->review(review, reviewer);
 }

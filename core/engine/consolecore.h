@@ -116,11 +116,13 @@ public:
     // maps this login to, once it answered.
     std::string reviewerName() const
     {
-        return m_team && !m_team->reviewer().empty() ? m_team->reviewer() : m_options.broker.reviewerName;
+        return m_team && !m_team->reviewer().empty() ? m_team->reviewer()
+                                                     : m_options.broker.reviewerName;
     }
     std::string reviewerOsUser() const
     {
-        return m_team && !m_team->reviewer().empty() ? m_team->reviewerOsUser() : m_options.broker.osUser;
+        return m_team && !m_team->reviewer().empty() ? m_team->reviewerOsUser()
+                                                     : m_options.broker.osUser;
     }
     // Why this console may not decide (its team login maps to no reviewer).
     QString reviewerError() const { return m_team ? m_team->reviewerError() : QString(); }

@@ -116,7 +116,8 @@ bool ConsoleMetrics::start(ConsoleCore *core, const metrics::Address &address, Q
     // The broker's records, not the core's activity: in team mode that also
     // carries other instances' lines, which they count themselves.
     // Direct: a CallEvent views the broker's data for the signal's length only.
-    connect(core->broker(), &Broker::callEvent, this, &ConsoleMetrics::onCallEvent, Qt::DirectConnection);
+    connect(core->broker(), &Broker::callEvent, this, &ConsoleMetrics::onCallEvent,
+        Qt::DirectConnection);
     m_server = std::make_unique<metrics::Server>(&m_registry, [this] { return notReady(); });
     return m_server->listen(address, error);
 }
@@ -146,14 +147,16 @@ void ConsoleMetrics::onCallEvent(const CallEvent &event)
     case CallEvent::Step::Received:
         m_calls->inc();
         if (m_tracked.size() < MaxTracked)
-            m_tracked.insert_or_assign(key(event), Tracked { std::chrono::steady_clock::now(), {} });
+            m_tracked.insert_or_assign(
+                key(event), Tracked { std::chrono::steady_clock::now(), {} });
         return;
     case CallEvent::Step::Escalated:
         m_escalations->inc();
         return;
     case CallEvent::Step::Decided: {
         const std::string_view decider = deciderClass(event.decidedBy, event.state);
-        if (metrics::Counter *c = m_decisions->find({ protocol::decisionKindName(event.decision), decider }))
+        if (metrics::Counter *c
+            = m_decisions->find({ protocol::decisionKindName(event.decision), decider }))
             c->inc();
         if (const auto it = m_tracked.find(key(event)); it != m_tracked.end())
             it->second.decider = decider;

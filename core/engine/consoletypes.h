@@ -80,6 +80,7 @@ struct RecoveryReport
 };
 
 // The reviewer page's answers to holdpoint-ctl web (Broker::setWebHandler).
-using WebHandler = std::function<Json(const ReviewerIdentity &, const protocol::WebRequest &, std::string *error)>;
+using WebHandler = std::function<Json(
+    const ReviewerIdentity &, const protocol::WebRequest &, std::string *error)>;
 
 } // namespace holdpoint

@@ -6,7 +6,7 @@ namespace holdpoint {
 using protocol::DecisionKind;
 
 const Grant *Grants::find(const std::string &sessionId, const std::optional<std::string> &turnId,
-                          const std::string &toolName) const
+    const std::string &toolName) const
 {
     for (const Grant &g : m_grants)
         if (g.sessionId == sessionId && g.toolName == toolName && (!g.turnId || g.turnId == turnId))
@@ -14,16 +14,18 @@ const Grant *Grants::find(const std::string &sessionId, const std::optional<std:
     return nullptr;
 }
 
-void Grants::apply(const std::string &sessionId, const std::optional<std::string> &turnId, const std::string &toolName,
-                   ChainOutcome *outcome) const
+void Grants::apply(const std::string &sessionId, const std::optional<std::string> &turnId,
+    const std::string &toolName, ChainOutcome *outcome) const
 {
     const Grant *g = find(sessionId, turnId, toolName);
     if (!g)
         return;
-    const bool deny = g->kind == DecisionKind::Deny && outcome->action != Action::Deny && outcome->action != Action::Halt;
+    const bool deny = g->kind == DecisionKind::Deny && outcome->action != Action::Deny
+        && outcome->action != Action::Halt;
     // A standing approval from one person never stands in for the several
     // a rule asks for.
-    const bool allow = g->kind != DecisionKind::Deny && outcome->action == Action::Ask && !outcome->approvals.voted();
+    const bool allow = g->kind != DecisionKind::Deny && outcome->action == Action::Ask
+        && !outcome->approvals.voted();
     if (!deny && !allow)
         return;
     outcome->action = deny ? Action::Deny : Action::Allow;
@@ -36,7 +38,8 @@ void Grants::apply(const std::string &sessionId, const std::optional<std::string
 
 void Grants::endTurn(const std::string &sessionId, const std::string &turnId)
 {
-    std::erase_if(m_grants, [&](const Grant &g) { return g.sessionId == sessionId && g.turnId == turnId; });
+    std::erase_if(
+        m_grants, [&](const Grant &g) { return g.sessionId == sessionId && g.turnId == turnId; });
 }
 
 void Grants::forgetSession(const std::string &sessionId)
@@ -50,7 +53,7 @@ std::vector<std::string> Grants::describe(const std::string &sessionId) const
     for (const Grant &g : m_grants)
         if (g.sessionId == sessionId)
             out.push_back(std::string(protocol::decisionKindName(g.kind)) + " " + g.toolName
-                          + (g.turnId ? " for turn " + *g.turnId : std::string(" for the session")));
+                + (g.turnId ? " for turn " + *g.turnId : std::string(" for the session")));
     return out;
 }
 

@@ -29,12 +29,12 @@ class Grants
 public:
     void add(Grant grant) { m_grants.push_back(std::move(grant)); }
     const Grant *find(const std::string &sessionId, const std::optional<std::string> &turnId,
-                      const std::string &toolName) const;
+        const std::string &toolName) const;
     // What a standing decision makes of the chain's outcome: it answers what
     // would have asked, and a denial also overrides an allow. Nothing
     // overrides a guardrail's deny or halt.
-    void apply(const std::string &sessionId, const std::optional<std::string> &turnId, const std::string &toolName,
-               ChainOutcome *outcome) const;
+    void apply(const std::string &sessionId, const std::optional<std::string> &turnId,
+        const std::string &toolName, ChainOutcome *outcome) const;
     void endTurn(const std::string &sessionId, const std::string &turnId);
     void forgetSession(const std::string &sessionId);
     // "allow read_file for turn t1", for the Agents view.

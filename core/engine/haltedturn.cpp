@@ -9,8 +9,8 @@ bool inHaltedTurn(const HaltedTurn &halted, const std::optional<std::string> &tu
 }
 
 std::optional<HaltedTurn> afterDecision(const std::optional<HaltedTurn> &current,
-                                        const std::optional<std::string> &turnId, const protocol::Decision &decision,
-                                        const std::vector<Redaction> *redactions)
+    const std::optional<std::string> &turnId, const protocol::Decision &decision,
+    const std::vector<Redaction> *redactions)
 {
     // Outside a turn a halt stops that call and nothing after it. A repeat
     // of the halt in place (code turn_halted), or the same turn halted
@@ -19,8 +19,8 @@ std::optional<HaltedTurn> afterDecision(const std::optional<HaltedTurn> &current
         return current;
     if (current && current->turnId == *turnId)
         return current;
-    return HaltedTurn {*turnId, redactions ? maskText(decision.reason, *redactions) : decision.reason,
-                       decision.decidedBy};
+    return HaltedTurn { *turnId,
+        redactions ? maskText(decision.reason, *redactions) : decision.reason, decision.decidedBy };
 }
 
 protocol::Decision haltedTurnDecision(const HaltedTurn &halted)
@@ -29,8 +29,9 @@ protocol::Decision haltedTurnDecision(const HaltedTurn &halted)
     d.kind = protocol::DecisionKind::Halt;
     d.decidedBy = halted.decidedBy;
     d.code = TurnHaltedCode;
-    d.reason = "the run was halted (" + (halted.reason.empty() ? std::string("no reason given") : halted.reason)
-               + "); no tool call runs for the rest of this turn";
+    d.reason = "the run was halted ("
+        + (halted.reason.empty() ? std::string("no reason given") : halted.reason)
+        + "); no tool call runs for the rest of this turn";
     return d;
 }
 

@@ -35,8 +35,8 @@ bool inHaltedTurn(const HaltedTurn &halted, const std::optional<std::string> &tu
 // hears the reason and its records keep it, so it is kept with the halting
 // call's secrets (`redactions`, if any) masked.
 std::optional<HaltedTurn> afterDecision(const std::optional<HaltedTurn> &current,
-                                        const std::optional<std::string> &turnId, const protocol::Decision &decision,
-                                        const std::vector<Redaction> *redactions = nullptr);
+    const std::optional<std::string> &turnId, const protocol::Decision &decision,
+    const std::vector<Redaction> *redactions = nullptr);
 
 // The decision for a call of the halted turn: halt, code "turn_halted",
 // decided by whoever halted the turn, and a reason that tells the model

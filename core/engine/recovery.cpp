@@ -17,7 +17,8 @@ namespace {
 
 TimeMs parseTime(const std::string &text)
 {
-    return QDateTime::fromString(QString::fromStdString(text), Qt::ISODateWithMs).toMSecsSinceEpoch();
+    return QDateTime::fromString(QString::fromStdString(text), Qt::ISODateWithMs)
+        .toMSecsSinceEpoch();
 }
 
 std::vector<Warning> warningsFromJson(const Json &j)
@@ -27,14 +28,14 @@ std::vector<Warning> warningsFromJson(const Json &j)
         return out;
     for (const Json &w : j)
         if (w.is_object())
-            out.push_back({w.value("guardrail", std::string()), w.value("code", std::string()),
-                           w.value("message", std::string())});
+            out.push_back({ w.value("guardrail", std::string()), w.value("code", std::string()),
+                w.value("message", std::string()) });
     return out;
 }
 
 // The queue item a logged escalation stands for.
 QueueItem itemFromRecords(const RecoveredCall &c, const Json &call, const Json &escalated,
-                          const std::vector<Json> &votes, const std::function<std::string()> &newId)
+    const std::vector<Json> &votes, const std::function<std::string()> &newId)
 {
     Escalation e;
     e.call.callId = c.callId;
@@ -62,7 +63,7 @@ QueueItem itemFromRecords(const RecoveredCall &c, const Json &call, const Json &
         deadline = d;
     std::string id = escalated.contains("item") ? escalated["item"].get<std::string>() : newId();
     QueueItem item = makeQueueItem(std::move(id), c.sessionId, c.agent, std::move(e),
-                                   parseTime(call.value("ts", std::string())), deadline);
+        parseTime(call.value("ts", std::string())), deadline);
     item.agentConnected = false;
     item.secretsPending = c.masked;
     // The approvals given before the restart count still, unless the log
@@ -81,8 +82,8 @@ QueueItem itemFromRecords(const RecoveredCall &c, const Json &call, const Json &
 
 } // namespace
 
-std::vector<RecoveredCall> recoverCalls(const QString &auditDir, TimeMs recordsSince,
-                                        const std::function<std::string()> &newId)
+std::vector<RecoveredCall> recoverCalls(
+    const QString &auditDir, TimeMs recordsSince, const std::function<std::string()> &newId)
 {
     struct Seen
     {
@@ -153,7 +154,8 @@ namespace {
 std::optional<protocol::DecisionKind> kindFromName(const std::string &name)
 {
     using protocol::DecisionKind;
-    for (DecisionKind k : {DecisionKind::Allow, DecisionKind::Deny, DecisionKind::Modify, DecisionKind::Halt})
+    for (DecisionKind k :
+        { DecisionKind::Allow, DecisionKind::Deny, DecisionKind::Modify, DecisionKind::Halt })
         if (protocol::decisionKindName(k) == name)
             return k;
     return std::nullopt;
@@ -161,7 +163,8 @@ std::optional<protocol::DecisionKind> kindFromName(const std::string &name)
 
 } // namespace
 
-RecoveryReport restoreCalls(std::vector<RecoveredCall> calls, SessionTable &sessions, QueueStore &queue, TimeMs now)
+RecoveryReport restoreCalls(
+    std::vector<RecoveredCall> calls, SessionTable &sessions, QueueStore &queue, TimeMs now)
 {
     RecoveryReport report;
     for (RecoveredCall &r : calls) {
@@ -174,13 +177,14 @@ RecoveryReport restoreCalls(std::vector<RecoveredCall> calls, SessionTable &sess
         Call &call = session->calls[r.callId];
         call.toolName = r.toolName;
         if (r.masked)
-            call.masked = std::make_unique<MaskedCall>(MaskedCall {r.args, Json()});
+            call.masked = std::make_unique<MaskedCall>(MaskedCall { r.args, Json() });
         else
             call.digest = callDigest(call.toolName, r.args);
 
         if (r.decision) {
             call.decisionText = dumpJson(*r.decision);
-            call.kind = kindFromName((*r.decision)["decision"]).value_or(protocol::DecisionKind::Deny);
+            call.kind
+                = kindFromName((*r.decision)["decision"]).value_or(protocol::DecisionKind::Deny);
             if (call.masked)
                 call.masked->decision = std::move(*r.decision);
             sessions.recordDecided(*session, r.callId);

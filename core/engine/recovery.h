@@ -28,9 +28,9 @@ struct RecoveredCall
     std::string callId;
     protocol::AgentInfo agent;
     std::string toolName;
-    Json args;                     // as logged: masked when `masked`
-    bool masked = false;           // the log kept its secrets masked
-    std::optional<Json> decision;  // decided: the decision message as first sent
+    Json args; // as logged: masked when `masked`
+    bool masked = false; // the log kept its secrets masked
+    std::optional<Json> decision; // decided: the decision message as first sent
     std::optional<QueueItem> item; // pending: back in the queue, agent not connected
 };
 
@@ -39,13 +39,14 @@ struct RecoveredCall
 // again after a crash that left it unanswered starts afresh. Calls that
 // never got an answer are left out: the agent's re-send starts them again.
 // `newId` names a pending item whose escalation record lacks one.
-std::vector<RecoveredCall> recoverCalls(const QString &auditDir, TimeMs recordsSince,
-                                        const std::function<std::string()> &newId);
+std::vector<RecoveredCall> recoverCalls(
+    const QString &auditDir, TimeMs recordsSince, const std::function<std::string()> &newId);
 
 // Puts recovered calls back: decided ones into their sessions, to answer a
 // re-send; pending ones into `queue` as well, orphaned since `now` (nobody
 // waits for them yet, so their grace period starts). A call the sessions
 // or the queue already hold is left as it is.
-RecoveryReport restoreCalls(std::vector<RecoveredCall> calls, SessionTable &sessions, QueueStore &queue, TimeMs now);
+RecoveryReport restoreCalls(
+    std::vector<RecoveredCall> calls, SessionTable &sessions, QueueStore &queue, TimeMs now);
 
 } // namespace holdpoint

@@ -19,15 +19,19 @@ ReviewPlan refuse(ErrorCode code, std::string message)
 
 ReviewPlan planReview(const Review &review, const QueueItem &item, const std::string &decidedBy)
 {
-    if (item.secretsPending && (review.action == ReviewAction::Approve || review.action == ReviewAction::Edit))
+    if (item.secretsPending
+        && (review.action == ReviewAction::Approve || review.action == ReviewAction::Edit))
         return refuse(ErrorCode::InvalidField,
-                      "id: \"" + review.id + "\" came back from the audit log after a restart, and the log keeps no "
-                      "secrets; its real arguments return when the agent re-sends the call. Deny or halt it now, or approve it then");
+            "id: \"" + review.id
+                + "\" came back from the audit log after a restart, and the log keeps no "
+                  "secrets; its real arguments return when the agent re-sends the call. Deny or "
+                  "halt it now, or approve it then");
 
     if (review.action == ReviewAction::Edit && !item.agent.capabilities.modify)
         return refuse(ErrorCode::InvalidField,
-                      "action: edit: agent \"" + item.agent.name + "\" said in its hello that it cannot take edited "
-                      "arguments, so it would run the call unedited; approve or deny it as sent");
+            "action: edit: agent \"" + item.agent.name
+                + "\" said in its hello that it cannot take edited "
+                  "arguments, so it would run the call unedited; approve or deny it as sent");
 
     ReviewPlan plan;
     plan.reviewedId = item.id;
@@ -51,7 +55,8 @@ ReviewPlan planReview(const Review &review, const QueueItem &item, const std::st
         // the edit kept stand for the real values again.
         const Json edited = unmaskJson(*review.args, item.redactions);
         if (edited == item.proposedArgs.value_or(item.args))
-            return refuse(ErrorCode::InvalidField, "args: identical to the call's own args; use action approve");
+            return refuse(ErrorCode::InvalidField,
+                "args: identical to the call's own args; use action approve");
         d.kind = edited == item.args ? DecisionKind::Allow : DecisionKind::Modify;
         d.args = edited;
         if (d.reason.empty())
@@ -60,7 +65,8 @@ ReviewPlan planReview(const Review &review, const QueueItem &item, const std::st
     }
     case ReviewAction::Deny:
         if (d.reason.find_first_not_of(" \t\r\n") == std::string::npos)
-            return refuse(ErrorCode::MissingField, "reason: required for deny, expected a non-empty string");
+            return refuse(
+                ErrorCode::MissingField, "reason: required for deny, expected a non-empty string");
         d.kind = DecisionKind::Deny;
         break;
     case ReviewAction::Halt:
@@ -74,7 +80,7 @@ ReviewPlan planReview(const Review &review, const QueueItem &item, const std::st
         // Halting one call aborts its whole turn: the turn's other pending
         // calls get the same halt, so the agent is not left waiting on them.
         if (review.action == ReviewAction::Halt && item.turnId)
-            plan.reach = PendingQuery {item.sessionId, item.turnId, std::nullopt};
+            plan.reach = PendingQuery { item.sessionId, item.turnId, std::nullopt };
         plan.ok = true;
         return plan;
     }
@@ -83,22 +89,26 @@ ReviewPlan planReview(const Review &review, const QueueItem &item, const std::st
     // the same tool are answered the same way, and so are those waiting now.
     if (review.action == ReviewAction::Approve && item.approvals.voted())
         return refuse(ErrorCode::InvalidField,
-                      "scope: this call needs " + std::to_string(item.approvals.required)
-                          + " people's approval, which one person cannot give for later calls; approve it alone (scope call)");
+            "scope: this call needs " + std::to_string(item.approvals.required)
+                + " people's approval, which one person cannot give for later calls; approve it "
+                  "alone (scope call)");
     if (review.action != ReviewAction::Approve && review.action != ReviewAction::Deny)
-        return refuse(ErrorCode::InvalidField, "scope: only approve and deny reach beyond one call");
+        return refuse(
+            ErrorCode::InvalidField, "scope: only approve and deny reach beyond one call");
     if (review.scope == ReviewScope::Turn && !item.turnId)
-        return refuse(ErrorCode::InvalidField, "scope: this call belongs to no turn; use scope session or call");
+        return refuse(ErrorCode::InvalidField,
+            "scope: this call belongs to no turn; use scope session or call");
     Grant g;
     g.sessionId = item.sessionId;
     if (review.scope == ReviewScope::Turn)
         g.turnId = item.turnId;
     g.toolName = item.toolName;
     g.kind = review.action == ReviewAction::Deny ? DecisionKind::Deny : DecisionKind::Allow;
-    g.reason = d.reason + (review.scope == ReviewScope::Turn ? " (for the rest of turn " + *item.turnId + ")"
-                                                             : std::string(" (for the rest of the session)"));
+    g.reason = d.reason
+        + (review.scope == ReviewScope::Turn ? " (for the rest of turn " + *item.turnId + ")"
+                                             : std::string(" (for the rest of the session)"));
     g.decidedBy = decidedBy;
-    plan.reach = PendingQuery {g.sessionId, g.turnId, g.toolName};
+    plan.reach = PendingQuery { g.sessionId, g.turnId, g.toolName };
     plan.grant = std::move(g);
     plan.ok = true;
     return plan;

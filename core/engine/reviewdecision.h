@@ -21,8 +21,8 @@ struct ReviewPlan
     protocol::ErrorCode code = protocol::ErrorCode::InvalidField; // when not ok
     std::string message;
 
-    protocol::Decision decision;  // for the reviewed item
-    std::optional<Grant> grant;   // scope turn or session: later calls of the tool
+    protocol::Decision decision; // for the reviewed item
+    std::optional<Grant> grant; // scope turn or session: later calls of the tool
     // The other pending items the decision reaches: a halt reaches the rest
     // of the turn; a scoped decision, the tool's calls in the turn or session.
     std::optional<PendingQuery> reach;
@@ -30,7 +30,8 @@ struct ReviewPlan
     std::string reviewedCallId;
 };
 
-ReviewPlan planReview(const protocol::Review &review, const QueueItem &item, const std::string &decidedBy);
+ReviewPlan planReview(
+    const protocol::Review &review, const QueueItem &item, const std::string &decidedBy);
 
 // Whether `other`, found by the plan's reach query, is decided with it. An
 // item restored without its secrets is never approved in passing.

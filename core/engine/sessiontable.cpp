@@ -11,10 +11,11 @@ SessionTable::SessionTable(Clock *clock, SessionLimits limits, QObject *parent)
     : QObject(parent)
     , m_clock(clock)
     , m_limits(limits)
-    , m_graceAlarm(clock, [this] { abandonOrphans(); }, this)
-    , m_expiryAlarm(clock, [this] { expireIdle(); }, this)
-{
-}
+    , m_graceAlarm(
+          clock, [this] { abandonOrphans(); }, this)
+    , m_expiryAlarm(
+          clock, [this] { expireIdle(); }, this)
+{ }
 
 SessionTable::~SessionTable() = default;
 
@@ -43,10 +44,11 @@ std::pair<Session *, bool> SessionTable::open(std::string id)
     if (!inserted && session.connections.empty())
         std::erase_if(m_idle, [&](const auto &p) { return p.second == id; });
     session.id = std::move(id);
-    return {&session, !inserted};
+    return { &session, !inserted };
 }
 
-std::pair<Session *, bool> SessionTable::restore(const std::string &id, const protocol::AgentInfo &agent)
+std::pair<Session *, bool> SessionTable::restore(
+    const std::string &id, const protocol::AgentInfo &agent)
 {
     auto [it, inserted] = m_sessions.try_emplace(id);
     Session &session = it->second;
@@ -55,7 +57,7 @@ std::pair<Session *, bool> SessionTable::restore(const std::string &id, const pr
         session.agent = agent;
         session.lastActivity = m_clock->now();
     }
-    return {&session, inserted};
+    return { &session, inserted };
 }
 
 std::vector<std::string> SessionTable::detach(Session &session, ConnectionId connection)
@@ -87,7 +89,7 @@ void SessionTable::adopt(Call &call)
 {
     if (call.orphanedAt == NoDeadline)
         return;
-    m_orphans.erase({call.orphanedAt, call.itemId});
+    m_orphans.erase({ call.orphanedAt, call.itemId });
     call.orphanedAt = NoDeadline;
     rearmGrace();
 }
@@ -126,7 +128,8 @@ std::size_t SessionTable::weigh(const Call &call)
     constexpr std::size_t Overhead = 256;
     std::size_t n = Overhead + call.decisionText.size();
     if (call.ran)
-        n += treeBytes(call.ran->args) + treeBytes(call.ran->annotations) + treeBytes(call.ran->context);
+        n += treeBytes(call.ran->args) + treeBytes(call.ran->annotations)
+            + treeBytes(call.ran->context);
     return n;
 }
 
@@ -167,7 +170,7 @@ void SessionTable::trim(Session &session)
     // The newest call always stays: a re-send of the call just decided
     // gets its decision, however large.
     while (session.decidedOrder.size() > m_limits.rememberedCalls
-           || (session.decidedBytes > m_limits.rememberedBytes && session.decidedOrder.size() > 1)) {
+        || (session.decidedBytes > m_limits.rememberedBytes && session.decidedOrder.size() > 1)) {
         auto oldest = session.calls.find(session.decidedOrder.front());
         if (oldest != session.calls.end()) {
             if (!oldest->second.durable)
@@ -181,7 +184,8 @@ void SessionTable::trim(Session &session)
 
 void SessionTable::rearmGrace()
 {
-    m_graceAlarm.setDeadline(m_orphans.empty() ? NoDeadline : m_orphans.begin()->first + m_limits.graceMs);
+    m_graceAlarm.setDeadline(
+        m_orphans.empty() ? NoDeadline : m_orphans.begin()->first + m_limits.graceMs);
 }
 
 void SessionTable::abandonOrphans()
@@ -197,7 +201,8 @@ void SessionTable::abandonOrphans()
 
 void SessionTable::rearmExpiry()
 {
-    m_expiryAlarm.setDeadline(m_idle.empty() ? NoDeadline : m_idle.begin()->first + m_limits.retentionMs);
+    m_expiryAlarm.setDeadline(
+        m_idle.empty() ? NoDeadline : m_idle.begin()->first + m_limits.retentionMs);
 }
 
 void SessionTable::expireIdle()
@@ -212,7 +217,7 @@ void SessionTable::expireIdle()
             continue;
         const Session &s = it->second;
         const bool busy = std::any_of(s.calls.begin(), s.calls.end(),
-                                      [](const auto &c) { return !c.second.decided() || !c.second.durable; });
+            [](const auto &c) { return !c.second.decided() || !c.second.durable; });
         const TimeMs idleSince = std::max(s.lastActivity, now - m_limits.retentionMs);
         if (busy || s.lastActivity + m_limits.retentionMs > now) {
             // Something still waits (or it was active lately): look again later.
@@ -227,20 +232,20 @@ void SessionTable::expireIdle()
     rearmExpiry();
 }
 
-std::vector<SessionInfo> SessionTable::describe(const std::unordered_map<std::string, int> &pendingPerSession,
-                                               const Grants &grants) const
+std::vector<SessionInfo> SessionTable::describe(
+    const std::unordered_map<std::string, int> &pendingPerSession, const Grants &grants) const
 {
     std::vector<SessionInfo> out;
     out.reserve(m_sessions.size());
     for (const auto &[id, s] : m_sessions) {
-        SessionInfo info {id, s.agent, int(s.connections.size()), 0, s.lastActivity, s.currentTurn,
-                          grants.describe(id), {}, true};
+        SessionInfo info { id, s.agent, int(s.connections.size()), 0, s.lastActivity, s.currentTurn,
+            grants.describe(id), {}, true };
         if (auto it = pendingPerSession.find(id); it != pendingPerSession.end())
             info.pending = it->second;
         out.push_back(std::move(info));
     }
     std::sort(out.begin(), out.end(),
-              [](const SessionInfo &a, const SessionInfo &b) { return a.lastActivity > b.lastActivity; });
+        [](const SessionInfo &a, const SessionInfo &b) { return a.lastActivity > b.lastActivity; });
     return out;
 }
 

@@ -70,7 +70,10 @@ public:
         m_ids.erase(it);
         return 1;
     }
-    bool contains(ConnectionId id) const { return std::find(m_ids.begin(), m_ids.end(), id) != m_ids.end(); }
+    bool contains(ConnectionId id) const
+    {
+        return std::find(m_ids.begin(), m_ids.end(), id) != m_ids.end();
+    }
     bool empty() const { return m_ids.isEmpty(); }
     std::size_t size() const { return std::size_t(m_ids.size()); }
     void clear() { m_ids.clear(); }
@@ -83,20 +86,20 @@ private:
 
 struct Call
 {
-    Sha256Digest digest {};         // callDigest() of tool_name and args
+    Sha256Digest digest {}; // callDigest() of tool_name and args
     std::unique_ptr<RanCall> ran;
     std::string toolName;
-    std::string itemId;             // while pending
-    std::string decisionText;       // once decided: the exact message sent
+    std::string itemId; // while pending
+    std::string decisionText; // once decided: the exact message sent
     protocol::DecisionKind kind = protocol::DecisionKind::Deny;
-    bool durable = true;            // the decision's record is on disk
+    bool durable = true; // the decision's record is on disk
     Waiters waiters;
     // Re-sends from a waiter while the escalation was being written: each
     // is answered `pending` once it is on disk.
     std::vector<ConnectionId> pendingOwed;
     TimeMs orphanedAt = NoDeadline; // pending and nobody waiting since then
     std::unique_ptr<MaskedCall> masked;
-    std::size_t weight = 0;         // what it counts in Session::decidedBytes
+    std::size_t weight = 0; // what it counts in Session::decidedBytes
     bool decided() const { return !decisionText.empty(); }
 };
 
@@ -163,8 +166,8 @@ public:
     void settle();
     // Every session as the Agents view shows it, the most recently active
     // first: `pendingPerSession` counts their queued items.
-    std::vector<SessionInfo> describe(const std::unordered_map<std::string, int> &pendingPerSession,
-                                      const Grants &grants) const;
+    std::vector<SessionInfo> describe(
+        const std::unordered_map<std::string, int> &pendingPerSession, const Grants &grants) const;
 
 Q_SIGNALS:
     // The grace period of a pending item ran out with nobody waiting.
@@ -184,7 +187,7 @@ private:
     Alarm m_graceAlarm;
     Alarm m_expiryAlarm;
     std::unordered_map<std::string, Session> m_sessions;
-    std::set<std::pair<TimeMs, std::string>> m_idle;    // (idle since, session id)
+    std::set<std::pair<TimeMs, std::string>> m_idle; // (idle since, session id)
     std::set<std::pair<TimeMs, std::string>> m_orphans; // (orphaned at, item id)
 };
 

@@ -12,20 +12,28 @@ namespace holdpoint {
 std::string_view actionName(Action action)
 {
     switch (action) {
-    case Action::Pass: return "pass";
-    case Action::Allow: return "allow";
-    case Action::Warn: return "warn";
-    case Action::Modify: return "modify";
-    case Action::Ask: return "ask";
-    case Action::Deny: return "deny";
-    case Action::Halt: return "halt";
+    case Action::Pass:
+        return "pass";
+    case Action::Allow:
+        return "allow";
+    case Action::Warn:
+        return "warn";
+    case Action::Modify:
+        return "modify";
+    case Action::Ask:
+        return "ask";
+    case Action::Deny:
+        return "deny";
+    case Action::Halt:
+        return "halt";
     }
     return "pass";
 }
 
 std::optional<Action> actionFromName(std::string_view name)
 {
-    for (Action a : {Action::Pass, Action::Allow, Action::Warn, Action::Modify, Action::Ask, Action::Deny, Action::Halt})
+    for (Action a : { Action::Pass, Action::Allow, Action::Warn, Action::Modify, Action::Ask,
+             Action::Deny, Action::Halt })
         if (actionName(a) == name)
             return a;
     return std::nullopt;
@@ -34,9 +42,12 @@ std::optional<Action> actionFromName(std::string_view name)
 std::string_view defaultActionName(DefaultAction action)
 {
     switch (action) {
-    case DefaultAction::Ask: return "ask";
-    case DefaultAction::Allow: return "allow";
-    case DefaultAction::Deny: return "deny";
+    case DefaultAction::Ask:
+        return "ask";
+    case DefaultAction::Allow:
+        return "allow";
+    case DefaultAction::Deny:
+        return "deny";
     }
     return "ask";
 }
@@ -45,10 +56,8 @@ Json trailToJson(const Trail &trail)
 {
     Json out = Json::array();
     for (const TrailEntry &e : trail) {
-        Json j {{"action", e.failed ? std::string_view("error") : actionName(e.action)},
-                {"code", e.code},
-                {"guardrail", e.guardrail},
-                {"reason", e.reason}};
+        Json j { { "action", e.failed ? std::string_view("error") : actionName(e.action) },
+            { "code", e.code }, { "guardrail", e.guardrail }, { "reason", e.reason } };
         if (e.failed)
             j["fail_open"] = e.failOpen;
         if (!e.metadata.empty())
@@ -118,11 +127,10 @@ TrailEntry errorEntry(std::string_view name, const std::string &why, bool failOp
 GuardrailChain::GuardrailChain()
     : m_now([] {
         return qint64(std::chrono::duration_cast<std::chrono::nanoseconds>(
-                          std::chrono::steady_clock::now().time_since_epoch())
+            std::chrono::steady_clock::now().time_since_epoch())
                           .count());
     })
-{
-}
+{ }
 
 void GuardrailChain::add(ChainEntry entry)
 {
@@ -130,8 +138,9 @@ void GuardrailChain::add(ChainEntry entry)
 }
 
 // Runs one guardrail; returns why it failed, if it did (README.md "Failures").
-template<typename Run>
-std::optional<std::string> GuardrailChain::run(const ChainEntry &entry, Run &&fn, Verdict *out) const
+template <typename Run>
+std::optional<std::string> GuardrailChain::run(
+    const ChainEntry &entry, Run &&fn, Verdict *out) const
 {
     const qint64 start = m_now();
     try {
@@ -143,7 +152,8 @@ std::optional<std::string> GuardrailChain::run(const ChainEntry &entry, Run &&fn
     }
     const qint64 elapsedUs = (m_now() - start) / 1000;
     if (elapsedUs > entry.budget.count())
-        return "took " + std::to_string(elapsedUs) + " us, over its budget of " + std::to_string(entry.budget.count()) + " us";
+        return "took " + std::to_string(elapsedUs) + " us, over its budget of "
+            + std::to_string(entry.budget.count()) + " us";
     if (out->action == Action::Modify && !out->args.is_object())
         return std::string("returned modify without an arguments object");
     return std::nullopt;
@@ -154,7 +164,8 @@ namespace {
 void mergeRedactions(std::vector<Redaction> &&found, std::vector<Redaction> *out)
 {
     for (Redaction &r : found) {
-        const bool known = std::any_of(out->begin(), out->end(), [&](const Redaction &o) { return o.secret == r.secret; });
+        const bool known = std::any_of(
+            out->begin(), out->end(), [&](const Redaction &o) { return o.secret == r.secret; });
         if (!known && !r.secret.empty())
             out->push_back(std::move(r));
     }
@@ -162,7 +173,8 @@ void mergeRedactions(std::vector<Redaction> &&found, std::vector<Redaction> *out
 
 } // namespace
 
-void GuardrailChain::collectRedactions(const CallView &call, const char *ran, std::vector<Redaction> *out) const
+void GuardrailChain::collectRedactions(
+    const CallView &call, const char *ran, std::vector<Redaction> *out) const
 {
     for (std::size_t i = 0; i < m_entries.size(); ++i) {
         if (ran && ran[i])
@@ -183,12 +195,12 @@ std::vector<Redaction> GuardrailChain::redactions(const CallView &call) const
     std::vector<Redaction> out;
     collectRedactions(call, nullptr, &out);
     std::stable_sort(out.begin(), out.end(),
-                     [](const Redaction &a, const Redaction &b) { return a.secret.size() > b.secret.size(); });
+        [](const Redaction &a, const Redaction &b) { return a.secret.size() > b.secret.size(); });
     return out;
 }
 
-std::vector<protocol::TurnFinding> GuardrailChain::turnFindings(const std::string &sessionId,
-                                                                const std::string &turnId) const
+std::vector<protocol::TurnFinding> GuardrailChain::turnFindings(
+    const std::string &sessionId, const std::string &turnId) const
 {
     std::vector<protocol::TurnFinding> out;
     for (const ChainEntry &entry : m_entries) {
@@ -207,29 +219,33 @@ std::vector<protocol::TurnFinding> GuardrailChain::turnFindings(const std::strin
     return out;
 }
 
-ChainOutcome GuardrailChain::beforeCall(const CallView &call, const GuardContext &context, DefaultAction fallback) const
+ChainOutcome GuardrailChain::beforeCall(
+    const CallView &call, const GuardContext &context, DefaultAction fallback) const
 {
-    QVarLengthArray<char, 32> ran(qsizetype(m_entries.size()), 0); // inline: this runs for every call
+    QVarLengthArray<char, 32> ran(
+        qsizetype(m_entries.size()), 0); // inline: this runs for every call
     const SecretMask mask([this, &call] { return redactions(call); });
     GuardContext quoting = context;
     quoting.mask = &mask;
     ChainOutcome out = decide(call, quoting, fallback, ran.data());
     collectRedactions(call, ran.data(), &out.redactions);
     if (out.args) {
-        const CallView rewritten {call.sessionId, call.agent,       call.callId,  call.toolName,
-                                  *out.args,     call.annotations, call.context, call.turnId};
+        const CallView rewritten { call.sessionId, call.agent, call.callId, call.toolName,
+            *out.args, call.annotations, call.context, call.turnId };
         collectRedactions(rewritten, nullptr, &out.redactions);
     }
     if (!out.redactions.empty()) {
         // Longest first, so a secret that contains another is masked whole.
         std::stable_sort(out.redactions.begin(), out.redactions.end(),
-                         [](const Redaction &a, const Redaction &b) { return a.secret.size() > b.secret.size(); });
+            [](const Redaction &a, const Redaction &b) {
+                return a.secret.size() > b.secret.size();
+            });
     }
     return out;
 }
 
-ChainOutcome GuardrailChain::decide(const CallView &call, const GuardContext &context, DefaultAction fallback,
-                                    char *ran) const
+ChainOutcome GuardrailChain::decide(
+    const CallView &call, const GuardContext &context, DefaultAction fallback, char *ran) const
 {
     ChainOutcome out;
     out.trail.reserve(m_entries.size());
@@ -240,14 +256,16 @@ ChainOutcome GuardrailChain::decide(const CallView &call, const GuardContext &co
     for (std::size_t index = 0; index < m_entries.size(); ++index) {
         const ChainEntry &entry = m_entries[index];
         const std::string_view name = entry.guardrail->name();
-        const CallView view {call.sessionId, call.agent,       call.callId,  call.toolName,
-                             current ? *current : call.args, call.annotations, call.context, call.turnId};
+        const CallView view { call.sessionId, call.agent, call.callId, call.toolName,
+            current ? *current : call.args, call.annotations, call.context, call.turnId };
         Verdict v;
-        if (auto failure = run(entry, [&](Guardrail &g) { return g.beforeCall(view, context); }, &v)) {
+        if (auto failure = run(
+                entry, [&](Guardrail &g) { return g.beforeCall(view, context); }, &v)) {
             const std::string owned = guardrailName(entry);
             out.trail.push_back(errorEntry(owned, *failure, entry.failOpen));
             if (entry.failOpen) {
-                out.warnings.push_back({owned, "guardrail_error", "guardrail " + owned + " failed (fail_open): " + *failure});
+                out.warnings.push_back({ owned, "guardrail_error",
+                    "guardrail " + owned + " failed (fail_open): " + *failure });
                 continue;
             }
             out.action = Action::Deny;
@@ -272,7 +290,7 @@ ChainOutcome GuardrailChain::decide(const CallView &call, const GuardContext &co
             }
             break;
         case Action::Warn:
-            out.warnings.push_back({std::string(name), said.code, said.reason});
+            out.warnings.push_back({ std::string(name), said.code, said.reason });
             break;
         case Action::Modify: {
             const Json &before = current ? *current : call.args;
@@ -287,7 +305,8 @@ ChainOutcome GuardrailChain::decide(const CallView &call, const GuardContext &co
             if (const Json *m = &said.metadata; m->is_object())
                 if (auto a = m->find("approvals"); a != m->end()) {
                     const protocol::ApprovalRule asked = protocol::approvalRuleFromJson(*a);
-                    out.approvals = namedApprovals ? protocol::strictest(out.approvals, asked) : asked;
+                    out.approvals
+                        = namedApprovals ? protocol::strictest(out.approvals, asked) : asked;
                     namedApprovals = true;
                 }
             if (askedBy.empty()) {
@@ -323,15 +342,17 @@ ChainOutcome GuardrailChain::decide(const CallView &call, const GuardContext &co
         out.reason = std::move(allowReason);
     } else {
         out.action = fallback == DefaultAction::Allow ? Action::Allow
-                     : fallback == DefaultAction::Deny ? Action::Deny
-                                                       : Action::Ask;
+            : fallback == DefaultAction::Deny         ? Action::Deny
+                                                      : Action::Ask;
         out.decidedBy = "policy:default";
-        out.reason = "no guardrail decided; the default policy is " + std::string(defaultActionName(fallback));
+        out.reason = "no guardrail decided; the default policy is "
+            + std::string(defaultActionName(fallback));
     }
     return out;
 }
 
-AfterOutcome GuardrailChain::afterCall(const CallView &call, const ResultView &result, const GuardContext &context) const
+AfterOutcome GuardrailChain::afterCall(
+    const CallView &call, const ResultView &result, const GuardContext &context) const
 {
     AfterOutcome out;
     std::vector<std::string> reasons;
@@ -341,11 +362,12 @@ AfterOutcome GuardrailChain::afterCall(const CallView &call, const ResultView &r
     for (const ChainEntry &entry : m_entries) {
         const std::string name = guardrailName(entry);
         Verdict v;
-        if (auto failure = run(entry, [&](Guardrail &g) { return g.afterCall(call, result, quoting); }, &v)) {
+        if (auto failure = run(
+                entry, [&](Guardrail &g) { return g.afterCall(call, result, quoting); }, &v)) {
             out.trail.push_back(errorEntry(name, *failure, entry.failOpen));
             const std::string why = "guardrail " + name + " failed: " + *failure;
             if (entry.failOpen) {
-                out.warnings.push_back({name, "guardrail_error", why + " (fail_open)"});
+                out.warnings.push_back({ name, "guardrail_error", why + " (fail_open)" });
                 reasons.push_back(why + " (fail_open)");
                 continue;
             }
@@ -361,7 +383,7 @@ AfterOutcome GuardrailChain::afterCall(const CallView &call, const ResultView &r
             return out;
         }
         if (v.action == Action::Warn) {
-            out.warnings.push_back({name, said.code, said.reason});
+            out.warnings.push_back({ name, said.code, said.reason });
             reasons.push_back(said.reason);
         }
     }
@@ -406,7 +428,7 @@ std::vector<GuardrailChain::GuardrailHealth> GuardrailChain::health() const
 {
     std::vector<GuardrailHealth> out;
     for (const ChainEntry &e : m_entries) {
-        GuardrailHealth h {guardrailName(e), true, {}};
+        GuardrailHealth h { guardrailName(e), true, {} };
         try {
             const Health own = e.guardrail->health();
             h.ok = own.ok;
@@ -418,7 +440,8 @@ std::vector<GuardrailChain::GuardrailHealth> GuardrailChain::health() const
             h.ok = false;
             h.detail = "health check threw an unknown exception";
         }
-        if (std::find(m_turnFailures.begin(), m_turnFailures.end(), h.name) != m_turnFailures.end()) {
+        if (std::find(m_turnFailures.begin(), m_turnFailures.end(), h.name)
+            != m_turnFailures.end()) {
             h.ok = false;
             h.detail += std::string(h.detail.empty() ? "" : "; ") + "threw on a turn marker";
         }

@@ -14,14 +14,19 @@ class JsonWriter;
 
 // What happens to a call no guardrail decides (README.md "Outcome"): the
 // chain's own fallback, which a policy file sets with "default".
-enum class DefaultAction { Ask, Allow, Deny };
+enum class DefaultAction
+{
+    Ask,
+    Allow,
+    Deny
+};
 std::string_view defaultActionName(DefaultAction action);
 
 struct ChainEntry
 {
     std::shared_ptr<Guardrail> guardrail;
-    bool failOpen = false;                     // a failure warns instead of denying
-    std::chrono::microseconds budget {100'000}; // longer counts as a failure
+    bool failOpen = false; // a failure warns instead of denying
+    std::chrono::microseconds budget { 100'000 }; // longer counts as a failure
 };
 
 // One guardrail's verdict on one call, in a chain's trail. It becomes JSON
@@ -32,13 +37,13 @@ struct ChainEntry
 struct TrailEntry
 {
     Action action = Action::Pass;
-    bool failed = false;   // the guardrail failed (README.md "Failures")
+    bool failed = false; // the guardrail failed (README.md "Failures")
     bool failOpen = false; // failed: it warned instead of denying
     std::string code;
     std::string guardrail;
     std::string reason;
     Json metadata; // written unless null or empty
-    Json patch;    // modify: RFC 6902 patch from the arguments before it; written unless null
+    Json patch; // modify: RFC 6902 patch from the arguments before it; written unless null
 };
 using Trail = std::vector<TrailEntry>;
 
@@ -49,14 +54,14 @@ void writeTrail(JsonWriter &writer, const Trail &trail);
 // The chain's answer before a call runs (README.md "Outcome").
 struct ChainOutcome
 {
-    Action action = Action::Ask;   // Allow, Ask, Deny or Halt
-    std::optional<Json> args;      // the rewritten arguments, when a guardrail modified them
-    Json patch;                    // RFC 6902 patch from the original to `args`
-    std::string decidedBy;         // guardrail:<name> or policy:default
+    Action action = Action::Ask; // Allow, Ask, Deny or Halt
+    std::optional<Json> args; // the rewritten arguments, when a guardrail modified them
+    Json patch; // RFC 6902 patch from the original to `args`
+    std::string decidedBy; // guardrail:<name> or policy:default
     std::string reason;
-    std::string code;              // the deciding guardrail's; empty for the default
+    std::string code; // the deciding guardrail's; empty for the default
     std::vector<protocol::Warning> warnings;
-    Trail trail;                   // every guardrail's verdict, in order
+    Trail trail; // every guardrail's verdict, in order
     std::vector<Redaction> redactions; // to mask before a person or a log sees the call
     // Ask: how many people must approve, the strictest of what the asking
     // guardrails said (a verdict's metadata "approvals"). The policy's
@@ -85,14 +90,17 @@ public:
     // For tests: how elapsed time is measured against budgets.
     void setMonotonicClock(MonotonicNs clock) { m_now = std::move(clock); }
 
-    ChainOutcome beforeCall(const CallView &call, const GuardContext &context, DefaultAction fallback) const;
-    AfterOutcome afterCall(const CallView &call, const ResultView &result, const GuardContext &context) const;
+    ChainOutcome beforeCall(
+        const CallView &call, const GuardContext &context, DefaultAction fallback) const;
+    AfterOutcome afterCall(
+        const CallView &call, const ResultView &result, const GuardContext &context) const;
     // The values every guardrail would mask in `call`, longest first, without
     // deciding anything (a call's secrets found again after a restart).
     std::vector<Redaction> redactions(const CallView &call) const;
     // Every guardrail's findings about a turn, in chain order, each naming
     // its guardrail. A guardrail that throws here has nothing to say.
-    std::vector<protocol::TurnFinding> turnFindings(const std::string &sessionId, const std::string &turnId) const;
+    std::vector<protocol::TurnFinding> turnFindings(
+        const std::string &sessionId, const std::string &turnId) const;
     void onTurnStart(const std::string &sessionId, const std::string &turnId) const;
     void onTurnEnd(const std::string &sessionId, const std::string &turnId) const;
     // Names of guardrails that threw on a turn marker since the last call.
@@ -109,12 +117,13 @@ public:
     std::vector<GuardrailHealth> health() const;
 
 private:
-    template<typename Run>
+    template <typename Run>
     std::optional<std::string> run(const ChainEntry &entry, Run &&fn, Verdict *out) const;
     // `ran` marks the guardrails whose verdict already carried their redactions.
-    void collectRedactions(const CallView &call, const char *ran, std::vector<Redaction> *out) const;
-    ChainOutcome decide(const CallView &call, const GuardContext &context, DefaultAction fallback,
-                        char *ran) const;
+    void collectRedactions(
+        const CallView &call, const char *ran, std::vector<Redaction> *out) const;
+    ChainOutcome decide(
+        const CallView &call, const GuardContext &context, DefaultAction fallback, char *ran) const;
 
     std::vector<ChainEntry> m_entries;
     MonotonicNs m_now;

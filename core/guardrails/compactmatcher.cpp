@@ -44,8 +44,8 @@ CompactMatcher CompactMatcher::compile(const std::string &rule, const std::strin
             m.m_kind = Kind::Command;
             m.m_spec = Glob::compile(spec, GlobMode::Text);
         }
-    } else if (kind == "read" || kind == "write" || kind == "edit" || kind == "multiedit" || kind == "notebookedit"
-               || kind == "glob" || kind == "grep" || kind == "ls") {
+    } else if (kind == "read" || kind == "write" || kind == "edit" || kind == "multiedit"
+        || kind == "notebookedit" || kind == "glob" || kind == "grep" || kind == "ls") {
         m.m_kind = Kind::Path;
         // Claude Code writes absolute paths as //path; a single / is taken as absolute too.
         if (spec.starts_with("//"))
@@ -61,7 +61,8 @@ CompactMatcher CompactMatcher::compile(const std::string &rule, const std::strin
     return m;
 }
 
-bool CompactMatcher::matches(const std::string &toolName, const Json &args, const std::string &cwd) const
+bool CompactMatcher::matches(
+    const std::string &toolName, const Json &args, const std::string &cwd) const
 {
     CallScratch scratch(cwd);
     return matches(toolName, args, scratch);
@@ -70,10 +71,10 @@ bool CompactMatcher::matches(const std::string &toolName, const Json &args, cons
 std::vector<std::string> CompactMatcher::toolKeys() const
 {
     if (m_shellTool)
-        return {ShellToolNames.begin(), ShellToolNames.end()};
+        return { ShellToolNames.begin(), ShellToolNames.end() };
     if (m_toolExact.empty())
         return {};
-    return {m_toolExact};
+    return { m_toolExact };
 }
 
 bool CompactMatcher::matchesTool(const std::string &toolName) const
@@ -82,8 +83,10 @@ bool CompactMatcher::matchesTool(const std::string &toolName) const
         return isShellTool(toolName);
     if (!m_toolExact.empty())
         return toolName.size() == m_toolExact.size()
-               && std::equal(toolName.begin(), toolName.end(), m_toolExact.begin(),
-                             [](char a, char b) { return (a >= 'A' && a <= 'Z' ? char(a - 'A' + 'a') : a) == b; });
+            && std::equal(
+                toolName.begin(), toolName.end(), m_toolExact.begin(), [](char a, char b) {
+                    return (a >= 'A' && a <= 'Z' ? char(a - 'A' + 'a') : a) == b;
+                });
     return m_tool->matches(toolName);
 }
 
@@ -91,12 +94,14 @@ bool CompactMatcher::matchesOne(std::string_view command) const
 {
     if (m_kind == Kind::CommandPrefix) {
         // npm run test:* is npm run test and whatever words follow, not npm run tests.
-        return command.starts_with(m_text) && (command.size() == m_text.size() || command[m_text.size()] == ' ');
+        return command.starts_with(m_text)
+            && (command.size() == m_text.size() || command[m_text.size()] == ' ');
     }
     return m_spec->matches(command);
 }
 
-bool CompactMatcher::matchesCommand(std::string_view text, std::string_view written, bool allowing) const
+bool CompactMatcher::matchesCommand(
+    std::string_view text, std::string_view written, bool allowing) const
 {
     if (m_wholeLine)
         return false;
@@ -112,8 +117,8 @@ bool CompactMatcher::matchesLine(std::string_view line) const
     return m_wholeLine && m_spec->matches(line);
 }
 
-bool CompactMatcher::matches(const std::string &toolName, const Json &args,
-                             CallScratch &scratch) const
+bool CompactMatcher::matches(
+    const std::string &toolName, const Json &args, CallScratch &scratch) const
 {
     if (!matchesTool(toolName))
         return false;

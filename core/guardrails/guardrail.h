@@ -19,7 +19,16 @@ namespace holdpoint {
 
 // What one guardrail says about one call. `Pass` means it has nothing to
 // say: it neither allows nor objects.
-enum class Action { Pass, Allow, Warn, Modify, Ask, Deny, Halt };
+enum class Action
+{
+    Pass,
+    Allow,
+    Warn,
+    Modify,
+    Ask,
+    Deny,
+    Halt
+};
 std::string_view actionName(Action action);
 std::optional<Action> actionFromName(std::string_view name);
 
@@ -27,8 +36,8 @@ struct Verdict
 {
     Action action = Action::Pass;
     std::string reason;
-    std::string code;            // machine-readable, e.g. "protected_path"
-    Json args;                   // Modify: the new arguments (an object)
+    std::string code; // machine-readable, e.g. "protected_path"
+    Json args; // Modify: the new arguments (an object)
     // For the reviewer and the audit log: an object, or null for none (a
     // null or empty one adds nothing to the trail). Null by default, since
     // an empty object costs an allocation on every verdict of every call.
@@ -84,8 +93,7 @@ class SecretMask
 public:
     explicit SecretMask(std::function<std::vector<Redaction>()> find)
         : m_find(std::move(find))
-    {
-    }
+    { }
     std::string text(std::string text) const { return maskText(std::move(text), found()); }
     Json json(const Json &value) const { return maskJson(value, found()); }
 
@@ -111,7 +119,6 @@ struct GuardContext
     Json masked(const Json &value) const { return mask ? mask->json(value) : value; }
 };
 
-
 struct Health
 {
     bool ok = true;
@@ -125,7 +132,8 @@ public:
     virtual std::string_view name() const = 0;
     virtual Verdict beforeCall(const CallView &call, const GuardContext &context) = 0;
     // After the tool ran. Allow, Warn and Halt are meaningful here.
-    virtual Verdict afterCall(const CallView &call, const ResultView &result, const GuardContext &context)
+    virtual Verdict afterCall(
+        const CallView &call, const ResultView &result, const GuardContext &context)
     {
         Q_UNUSED(call);
         Q_UNUSED(result);
@@ -146,8 +154,8 @@ public:
     // What this guardrail has found about a turn so far that a reviewer
     // deciding one of its calls should see ("" is the implicit turn of a
     // session that sends no turn markers). `guardrail` may be left empty.
-    virtual std::vector<protocol::TurnFinding> turnFindings(const std::string &sessionId,
-                                                            const std::string &turnId) const
+    virtual std::vector<protocol::TurnFinding> turnFindings(
+        const std::string &sessionId, const std::string &turnId) const
     {
         Q_UNUSED(sessionId);
         Q_UNUSED(turnId);

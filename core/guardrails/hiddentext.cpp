@@ -9,8 +9,10 @@ HiddenTextGuardrail::HiddenTextGuardrail(std::string name, const SpecReader &spe
     : m_name(std::move(name))
 {
     spec.onlyKeys({ "type", "name", "fail_open", "budget_ms", "invisible", "mixed_script" });
-    m_invisible = *actionFromName(spec.oneOf("invisible", { "ask", "deny", "halt", "warn", "pass" }, "ask"));
-    m_mixedScript = *actionFromName(spec.oneOf("mixed_script", { "ask", "deny", "halt", "warn", "pass" }, "ask"));
+    m_invisible = *actionFromName(
+        spec.oneOf("invisible", { "ask", "deny", "halt", "warn", "pass" }, "ask"));
+    m_mixedScript = *actionFromName(
+        spec.oneOf("mixed_script", { "ask", "deny", "halt", "warn", "pass" }, "ask"));
 }
 
 Verdict HiddenTextGuardrail::beforeCall(const CallView &call, const GuardContext &)
@@ -41,7 +43,8 @@ Verdict HiddenTextGuardrail::beforeCall(const CallView &call, const GuardContext
         action = m_mixedScript;
     if (action == Action::Pass)
         return Verdict::pass();
-    Verdict v = Verdict::make(action, "hidden_characters", hiddenTextWarning(flags) + " in " + where);
+    Verdict v
+        = Verdict::make(action, "hidden_characters", hiddenTextWarning(flags) + " in " + where);
     v.metadata = Json { { "kinds", hiddenTextJson(flags) } };
     return v;
 }

@@ -33,15 +33,16 @@ QRegularExpression compileGlob(const std::string &glob, GlobMode mode)
             re += QRegularExpression::escape(QString(c));
         }
     }
-    QRegularExpression compiled(QRegularExpression::anchoredPattern(re), QRegularExpression::DotMatchesEverythingOption);
+    QRegularExpression compiled(
+        QRegularExpression::anchoredPattern(re), QRegularExpression::DotMatchesEverythingOption);
     compiled.optimize();
     return compiled;
 }
 
 bool isAscii(std::string_view text)
 {
-    return std::all_of(text.begin(), text.end(),
-                       [](char c) { return static_cast<unsigned char>(c) < 0x80; });
+    return std::all_of(
+        text.begin(), text.end(), [](char c) { return static_cast<unsigned char>(c) < 0x80; });
 }
 
 namespace {
@@ -53,9 +54,9 @@ char foldAscii(char c)
 
 bool equalFolded(std::string_view a, std::string_view b)
 {
-    return a.size() == b.size()
-           && std::equal(a.begin(), a.end(), b.begin(),
-                         [](char x, char y) { return foldAscii(x) == foldAscii(y); });
+    return a.size() == b.size() && std::equal(a.begin(), a.end(), b.begin(), [](char x, char y) {
+        return foldAscii(x) == foldAscii(y);
+    });
 }
 
 bool containsFolded(std::string_view haystack, std::string_view needle)
@@ -84,15 +85,15 @@ Glob Glob::compile(const std::string &glob, GlobMode mode, bool caseInsensitive)
     g.m_caseInsensitive = caseInsensitive;
     g.m_regex = compileGlob(glob, mode);
     if (caseInsensitive)
-        g.m_regex.setPatternOptions(g.m_regex.patternOptions()
-                                    | QRegularExpression::CaseInsensitiveOption);
+        g.m_regex.setPatternOptions(
+            g.m_regex.patternOptions() | QRegularExpression::CaseInsensitiveOption);
     // Beyond ASCII, PCRE's view of the text (UTF-16, Unicode case folding)
     // decides; the pieces below read bytes.
     if (!isAscii(glob))
         return g;
     // The same reading as compileGlob(), piece by piece.
     const bool path = mode == GlobMode::Path;
-    auto add = [&g](Kind kind) { g.m_pieces.push_back({kind, {}}); };
+    auto add = [&g](Kind kind) { g.m_pieces.push_back({ kind, {} }); };
     for (std::size_t i = 0; i < glob.size(); ++i) {
         const char c = glob[i];
         if (c == '*') {
@@ -142,7 +143,7 @@ bool Glob::matches(std::string_view subject) const
         return equal(subject, m_literal);
     case Shape::Prefix:
         return subject.size() >= m_literal.size()
-               && equal(subject.substr(0, m_literal.size()), m_literal);
+            && equal(subject.substr(0, m_literal.size()), m_literal);
     case Shape::Pieces:
     case Shape::RegexOnly:
         break;
@@ -215,7 +216,7 @@ std::string requiredLiteral(const std::string &pattern, bool *atStart)
     }
     auto plain = [](char c) {
         return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9')
-               || std::string_view("-_/:=,@%~ ").find(c) != std::string_view::npos;
+            || std::string_view("-_/:=,@%~ ").find(c) != std::string_view::npos;
     };
     std::size_t end = i;
     while (end < pattern.size() && plain(pattern[end]))
@@ -262,8 +263,9 @@ Regex Regex::compile(const std::string &pattern, const std::string &path)
 {
     QRegularExpression re(toQString(pattern));
     if (!re.isValid())
-        throw SpecError(path, "invalid regex: " + re.errorString().toStdString() + " at offset "
-                                  + std::to_string(re.patternErrorOffset()));
+        throw SpecError(path,
+            "invalid regex: " + re.errorString().toStdString() + " at offset "
+                + std::to_string(re.patternErrorOffset()));
     re.optimize();
     bool atStart = false;
     std::string literal = requiredLiteral(pattern, &atStart);
@@ -293,9 +295,10 @@ bool Regex::holds(std::string_view subject, const std::string &literal) const
 {
     if (m_atStart)
         return subject.size() >= literal.size()
-               && (m_caseInsensitive ? equalFolded(subject.substr(0, literal.size()), literal)
-                                     : subject.starts_with(literal));
-    return m_caseInsensitive ? containsFolded(subject, literal) : subject.find(literal) != std::string_view::npos;
+            && (m_caseInsensitive ? equalFolded(subject.substr(0, literal.size()), literal)
+                                  : subject.starts_with(literal));
+    return m_caseInsensitive ? containsFolded(subject, literal)
+                             : subject.find(literal) != std::string_view::npos;
 }
 
 bool Regex::mightMatch(std::string_view subject) const
@@ -379,7 +382,8 @@ bool isNormalPath(std::string_view p)
     std::size_t i = 0;
     while (i < p.size()) {
         const std::size_t next = p.find('/', i + 1);
-        const std::string_view segment = p.substr(i + 1, (next == std::string_view::npos ? p.size() : next) - i - 1);
+        const std::string_view segment
+            = p.substr(i + 1, (next == std::string_view::npos ? p.size() : next) - i - 1);
         if (segment.empty() || segment == "." || segment == "..")
             return false;
         i = next == std::string_view::npos ? p.size() : next;
@@ -391,14 +395,15 @@ bool isPathUnder(const std::string &p, const std::string &base)
 {
     if (base == "/")
         return true;
-    return p == base || (p.size() > base.size() && p.compare(0, base.size(), base) == 0 && p[base.size()] == '/');
+    return p == base
+        || (p.size() > base.size() && p.compare(0, base.size(), base) == 0
+            && p[base.size()] == '/');
 }
 
 namespace {
 
 // One step of a dotted path: a key of an object, or an index into an array.
-template<typename J>
-J *stepInto(J *cur, const std::string &key)
+template <typename J> J *stepInto(J *cur, const std::string &key)
 {
     if (cur->is_object()) {
         auto it = cur->find(key);
@@ -412,8 +417,7 @@ J *stepInto(J *cur, const std::string &key)
     return nullptr;
 }
 
-template<typename J>
-J *jsonAtImpl(J &root, const std::string &dotted)
+template <typename J> J *jsonAtImpl(J &root, const std::string &dotted)
 {
     J *cur = &root;
     std::size_t start = 0;
@@ -483,7 +487,8 @@ const std::string *CallScratch::stringArg(const Json &args, ArgKind kind)
     const auto k = std::size_t(kind);
     if (m_stringArgsRead[k])
         return m_stringArgs[k];
-    static constexpr std::string_view keys[3][3] = {{"command", "cmd"}, {"file_path", "path", "notebook_path"}, {"url"}};
+    static constexpr std::string_view keys[3][3]
+        = { { "command", "cmd" }, { "file_path", "path", "notebook_path" }, { "url" } };
     const std::string *found = nullptr;
     for (std::string_view key : keys[k]) {
         if (key.empty() || !args.is_object())
@@ -503,8 +508,9 @@ const ShellParse *CallScratch::shell(const Json &args)
     if (!m_shellRead) {
         m_shellRead = true;
         if (const Json *command = ShellParse::commandArgument(args))
-            m_shell = command->is_string() ? ShellParse::parse(command->get_ref<const std::string &>(), cwd())
-                                           : ShellParse::parseArgv(*command, cwd());
+            m_shell = command->is_string()
+                ? ShellParse::parse(command->get_ref<const std::string &>(), cwd())
+                : ShellParse::parseArgv(*command, cwd());
     }
     return m_shell ? &*m_shell : nullptr;
 }
@@ -558,7 +564,9 @@ ValueMatcher ValueMatcher::compile(const Json &spec, const std::string &path)
         return m;
     }
     if (spec.empty())
-        throw SpecError(path, "empty matcher (expected one of: equals, glob, regex, prefix, path_under, min, max, exists)");
+        throw SpecError(path,
+            "empty matcher (expected one of: equals, glob, regex, prefix, path_under, min, max, "
+            "exists)");
     for (auto it = spec.begin(); it != spec.end(); ++it) {
         const std::string &op = it.key();
         const std::string at = path + "." + op;
@@ -582,16 +590,21 @@ ValueMatcher ValueMatcher::compile(const Json &spec, const std::string &path)
                 throw SpecError(at, std::string("expected a number, got ") + v.type_name());
             (op == "min" ? m.m_min : m.m_max) = v.get<double>();
         } else if (op == "path_under") {
-            const Json list = v.is_array() ? v : Json::array({v});
+            const Json list = v.is_array() ? v : Json::array({ v });
             for (std::size_t i = 0; i < list.size(); ++i) {
-                const std::string base = requireString(list[i], v.is_array() ? at + "[" + std::to_string(i) + "]" : at);
+                const std::string base = requireString(
+                    list[i], v.is_array() ? at + "[" + std::to_string(i) + "]" : at);
                 if (base.empty() || (base[0] != '/' && base[0] != '~'))
-                    throw SpecError(at, "expected an absolute path or one starting with ~, got " + dumpJson(list[i]));
+                    throw SpecError(at,
+                        "expected an absolute path or one starting with ~, got "
+                            + dumpJson(list[i]));
                 m.m_pathUnder.push_back(normalizePath(base, "/"));
             }
         } else {
-            throw SpecError(path, "unknown matcher \"" + op
-                                      + "\" (expected one of: equals, glob, regex, prefix, path_under, min, max, exists)");
+            throw SpecError(path,
+                "unknown matcher \"" + op
+                    + "\" (expected one of: equals, glob, regex, prefix, path_under, min, max, "
+                      "exists)");
         }
     }
     return m;
@@ -608,7 +621,8 @@ bool ValueMatcher::matches(const Json *value, CallScratch &scratch) const
     if (m_exists && (value != nullptr) != *m_exists)
         return false;
     if (!value)
-        return !m_equals && !m_glob && !m_regex && !m_prefix && !m_min && !m_max && m_pathUnder.empty();
+        return !m_equals && !m_glob && !m_regex && !m_prefix && !m_min && !m_max
+            && m_pathUnder.empty();
     if (m_equals && *value != *m_equals)
         return false;
     if (m_min || m_max) {
@@ -644,7 +658,7 @@ bool ValueMatcher::matches(const Json *value, CallScratch &scratch) const
 NameMatcher NameMatcher::compile(const Json &spec, const std::string &path)
 {
     NameMatcher m;
-    const Json list = spec.is_array() ? spec : Json::array({spec});
+    const Json list = spec.is_array() ? spec : Json::array({ spec });
     if (list.empty())
         throw SpecError(path, "expected a name, a glob or a non-empty list of them");
     for (std::size_t i = 0; i < list.size(); ++i) {

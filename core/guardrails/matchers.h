@@ -21,7 +21,11 @@ namespace holdpoint {
 
 // Glob to regex. Path globs: `*` and `?` stay within one path segment, `**`
 // crosses `/`. Text globs (commands, tool names): `*` matches anything.
-enum class GlobMode { Path, Text };
+enum class GlobMode
+{
+    Path,
+    Text
+};
 QRegularExpression compileGlob(const std::string &glob, GlobMode mode);
 
 // A glob as compileGlob() defines it, matched without PCRE when both the
@@ -36,13 +40,27 @@ public:
 
 private:
     // Literal text, `.*`, `[^/]*`, `.`, `[^/]` and `(?:.*/)?` in compileGlob's regex.
-    enum class Kind { Literal, Any, InSegment, One, OneInSegment, AnyDirs };
+    enum class Kind
+    {
+        Literal,
+        Any,
+        InSegment,
+        One,
+        OneInSegment,
+        AnyDirs
+    };
     struct Piece
     {
         Kind kind = Kind::Literal;
         std::string text;
     };
-    enum class Shape { Exact, Prefix, Pieces, RegexOnly };
+    enum class Shape
+    {
+        Exact,
+        Prefix,
+        Pieces,
+        RegexOnly
+    };
     bool equal(std::string_view a, std::string_view b) const;
     bool matchPieces(std::string_view subject) const;
 
@@ -66,7 +84,9 @@ public:
     {
         const std::uint64_t *mine = caseInsensitive ? m_folded : m_exact;
         const std::uint64_t *theirs = caseInsensitive ? literal.m_folded : literal.m_exact;
-        return ((theirs[0] & ~mine[0]) | (theirs[1] & ~mine[1]) | (theirs[2] & ~mine[2]) | (theirs[3] & ~mine[3])) == 0;
+        return ((theirs[0] & ~mine[0]) | (theirs[1] & ~mine[1]) | (theirs[2] & ~mine[2])
+                   | (theirs[3] & ~mine[3]))
+            == 0;
     }
     bool ascii() const { return (m_exact[2] | m_exact[3]) == 0; }
     // Keeps only the bytes `other` has too.
@@ -102,7 +122,7 @@ private:
     QRegularExpression m_regex;
     std::vector<std::string> m_anyOf;
     std::vector<ByteSet> m_anyOfBytes; // of each literal, folded when m_caseInsensitive
-    ByteSet m_commonBytes;             // those every literal has
+    ByteSet m_commonBytes; // those every literal has
     bool m_atStart = false; // the literal must begin the subject
     bool m_caseInsensitive = false;
 };
@@ -154,18 +174,21 @@ class CallScratch final
 public:
     explicit CallScratch(std::string cwd)
         : m_cwd(std::move(cwd))
-    {
-    }
+    { }
     // The cwd is the context's own string (cwdRef), not a copy.
     explicit CallScratch(const Json &context)
         : m_context(&context)
-    {
-    }
+    { }
     const std::string &cwd() const;
     const std::string &normalized(const std::string &path);
     const QString &utf16(const std::string &text);
     // The first of the keys `kind` names that is a string in `args`, or null.
-    enum class ArgKind { Command, Path, Url };
+    enum class ArgKind
+    {
+        Command,
+        Path,
+        Url
+    };
     const std::string *stringArg(const Json &args, ArgKind kind);
     // The shell command in `args` (ShellParse::commandArgument), read once;
     // null when there is none.
@@ -250,7 +273,15 @@ public:
     bool matchesLine(std::string_view line) const;
 
 private:
-    enum class Kind { ToolOnly, Command, CommandPrefix, Path, Domain, AnyString };
+    enum class Kind
+    {
+        ToolOnly,
+        Command,
+        CommandPrefix,
+        Path,
+        Domain,
+        AnyString
+    };
     bool matchesOne(std::string_view command) const;
 
     std::string m_toolExact;

@@ -8,26 +8,28 @@ namespace holdpoint {
 
 std::vector<std::string> ProtectedPathsGuardrail::defaultKeys()
 {
-    return {"path", "file_path", "filepath", "filename", "notebook_path", "target", "destination", "dest",
-            "source", "src", "dir", "directory", "cwd"};
+    return { "path", "file_path", "filepath", "filename", "notebook_path", "target", "destination",
+        "dest", "source", "src", "dir", "directory", "cwd" };
 }
 
 ProtectedPathsGuardrail::ProtectedPathsGuardrail(std::string name, const SpecReader &spec)
     : m_name(std::move(name))
 {
-    spec.onlyKeys({"type", "name", "fail_open", "budget_ms", "paths", "action", "keys"});
-    m_action = *actionFromName(spec.oneOf("action", {"deny", "ask", "halt"}, "deny"));
+    spec.onlyKeys({ "type", "name", "fail_open", "budget_ms", "paths", "action", "keys" });
+    m_action = *actionFromName(spec.oneOf("action", { "deny", "ask", "halt" }, "deny"));
     const Json &paths = spec.array("paths");
     if (paths.empty())
         spec.fail("paths", "expected at least one path or glob");
     for (std::size_t i = 0; i < paths.size(); ++i) {
         const std::string at = spec.pathOf("paths") + "[" + std::to_string(i) + "]";
         if (!paths[i].is_string() || paths[i].get_ref<const std::string &>().empty())
-            throw SpecError(at, std::string("expected a path or glob, got ") + paths[i].type_name());
+            throw SpecError(
+                at, std::string("expected a path or glob, got ") + paths[i].type_name());
         const std::string p = paths[i].get<std::string>();
         if (p[0] != '/' && p[0] != '~')
-            throw SpecError(at, "expected an absolute path or one starting with ~, got \"" + p + "\"");
-        Pattern pattern {p, std::nullopt, {}};
+            throw SpecError(
+                at, "expected an absolute path or one starting with ~, got \"" + p + "\"");
+        Pattern pattern { p, std::nullopt, {} };
         if (p.find_first_of("*?") != std::string::npos) {
             std::string expanded = p;
             if (expanded[0] == '~')
@@ -43,7 +45,8 @@ ProtectedPathsGuardrail::ProtectedPathsGuardrail(std::string name, const SpecRea
             spec.fail("keys", "expected a non-empty array of argument names");
         for (std::size_t i = 0; i < keys->size(); ++i) {
             if (!(*keys)[i].is_string())
-                throw SpecError(spec.pathOf("keys") + "[" + std::to_string(i) + "]", "expected a string");
+                throw SpecError(
+                    spec.pathOf("keys") + "[" + std::to_string(i) + "]", "expected a string");
             addKey((*keys)[i].get<std::string>());
         }
     } else {
@@ -67,7 +70,8 @@ bool ProtectedPathsGuardrail::isKey(const std::string &key) const
     return std::find(m_keys.begin(), m_keys.end(), key) != m_keys.end();
 }
 
-bool ProtectedPathsGuardrail::protectedPath(const std::string &normalized, const Pattern **which) const
+bool ProtectedPathsGuardrail::protectedPath(
+    const std::string &normalized, const Pattern **which) const
 {
     for (const Pattern &p : m_patterns) {
         if (p.glob ? p.glob->matches(normalized) : isPathUnder(normalized, p.base)) {
@@ -80,8 +84,8 @@ bool ProtectedPathsGuardrail::protectedPath(const std::string &normalized, const
 
 // The first protected path under a path-like key anywhere in `node`, in the
 // order a depth-first walk meets them.
-std::optional<Verdict> ProtectedPathsGuardrail::find(const Json &node, const std::string &cwd,
-                                                     const GuardContext &context) const
+std::optional<Verdict> ProtectedPathsGuardrail::find(
+    const Json &node, const std::string &cwd, const GuardContext &context) const
 {
     if (node.is_object()) {
         for (auto it = node.begin(); it != node.end(); ++it) {
@@ -105,8 +109,9 @@ std::optional<Verdict> ProtectedPathsGuardrail::find(const Json &node, const std
                     if (quoted != value)
                         normalized = normalizePath(quoted, cwd);
                     Verdict verdict = Verdict::make(m_action, "protected_path",
-                                                    it.key() + " " + quoted + " is protected (" + p->text + ")");
-                    verdict.metadata = {{"key", it.key()}, {"path", std::move(normalized)}, {"pattern", p->text}};
+                        it.key() + " " + quoted + " is protected (" + p->text + ")");
+                    verdict.metadata = { { "key", it.key() }, { "path", std::move(normalized) },
+                        { "pattern", p->text } };
                     return verdict;
                 };
                 if (it->is_array()) {

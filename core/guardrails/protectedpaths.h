@@ -28,7 +28,8 @@ private:
         std::string base;
     };
     bool protectedPath(const std::string &normalized, const Pattern **which) const;
-    std::optional<Verdict> find(const Json &node, const std::string &cwd, const GuardContext &context) const;
+    std::optional<Verdict> find(
+        const Json &node, const std::string &cwd, const GuardContext &context) const;
     void addKey(const std::string &key);
     bool isKey(const std::string &key) const;
 

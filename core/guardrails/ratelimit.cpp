@@ -146,8 +146,7 @@ void RateLimitGuardrail::WindowTable::rebuild(std::size_t capacity)
 // the first free slot from where its hash points. The pass starts after a
 // slot that was free before any removal: no key's run crosses it, so each
 // key is placed after every key its run passes.
-template<typename Pred>
-void RateLimitGuardrail::WindowTable::eraseIf(Pred pred)
+template <typename Pred> void RateLimitGuardrail::WindowTable::eraseIf(Pred pred)
 {
     if (m_slots.empty())
         return;
@@ -215,7 +214,8 @@ Verdict RateLimitGuardrail::beforeCall(const CallView &call, const GuardContext 
     // threshold doubles after each sweep: with many keys live at once a
     // sweep on every call would make each call cost O(keys).
     if (m_windows.size() > m_sweepAt) {
-        m_windows.eraseIf([&](const Window &w) { return w.empty() || w.back() <= context.now - m_windowMs; });
+        m_windows.eraseIf(
+            [&](const Window &w) { return w.empty() || w.back() <= context.now - m_windowMs; });
         m_sweepAt = std::max<std::size_t>(MinSweepAt, m_windows.size() * 2);
     }
     return Verdict::pass();

@@ -20,7 +20,10 @@ public:
     std::string_view name() const override { return m_name; }
     Verdict beforeCall(const CallView &call, const GuardContext &context) override;
     std::size_t trackedKeys() const { return m_windows.size(); }
-    std::size_t tableSlots() const { return m_windows.slots(); } // what the keys' table holds room for
+    std::size_t tableSlots() const
+    {
+        return m_windows.slots();
+    } // what the keys' table holds room for
 
     static constexpr std::size_t MinSweepAt = 10'000;
 
@@ -55,8 +58,7 @@ private:
         std::size_t size() const { return m_size; }
         std::size_t slots() const { return m_slots.size(); }
         Window &operator[](const std::string &key);
-        template<typename Pred>
-        void eraseIf(Pred pred);
+        template <typename Pred> void eraseIf(Pred pred);
 
     private:
         struct Slot

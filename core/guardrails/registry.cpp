@@ -5,16 +5,15 @@
 #include "guardrails/loopdetection.h"
 #include "guardrails/protectedpaths.h"
 #include "guardrails/ratelimit.h"
-#include "guardrails/secrets.h"
 #include "guardrails/rules.h"
+#include "guardrails/secrets.h"
 
 namespace holdpoint {
 
 std::initializer_list<const char *> builtinGuardrailTypes()
 {
-    static constexpr std::initializer_list<const char *> types {"rules", "protected_paths", "loop_detection",
-                                                                                "rate_limit", "annotations", "secrets",
-                                                                                "hidden_characters"};
+    static constexpr std::initializer_list<const char *> types { "rules", "protected_paths",
+        "loop_detection", "rate_limit", "annotations", "secrets", "hidden_characters" };
     return types;
 }
 
@@ -25,7 +24,8 @@ ChainEntry createGuardrail(const Json &spec, const std::string &path)
     const std::string name = r.string("name", type);
     ChainEntry entry;
     entry.failOpen = r.boolean("fail_open", false);
-    entry.budget = std::chrono::microseconds(qint64(r.number("budget_ms", 100, 0.001, 60'000) * 1000));
+    entry.budget
+        = std::chrono::microseconds(qint64(r.number("budget_ms", 100, 0.001, 60'000) * 1000));
     if (type == "rules")
         entry.guardrail = std::make_shared<RulesGuardrail>(name, r);
     else if (type == "protected_paths")

@@ -25,8 +25,8 @@ public:
     // Fills {tool}, {agent}, {args.<path>} and {command} (the simple
     // command the rule matched, or "(absent)") in a rule's reason, the
     // values with their secrets masked (GuardContext::masked).
-    static std::string expandReason(const std::string &reason, const CallView &call, const GuardContext &context,
-                                    std::string_view command = {});
+    static std::string expandReason(const std::string &reason, const CallView &call,
+        const GuardContext &context, std::string_view command = {});
 
 private:
     struct ArgMatch
@@ -67,11 +67,12 @@ private:
     bool matches(const Rule &rule, const CallView &call, CallScratch &scratch) const;
     // Every condition but the command's words; `shellTool` when the call's
     // tool is known to be one.
-    bool conditionsHold(const Rule &rule, const CallView &call, CallScratch &scratch, bool shellTool) const;
+    bool conditionsHold(
+        const Rule &rule, const CallView &call, CallScratch &scratch, bool shellTool) const;
     Verdict verdictOf(std::uint32_t i, const CallView &call, const GuardContext &context,
-                      std::string_view command) const;
+        std::string_view command) const;
     Verdict shellVerdict(const ShellParse &shell, const CallView &call, const GuardContext &context,
-                         CallScratch &scratch, const std::vector<std::uint32_t> &forTool) const;
+        CallScratch &scratch, const std::vector<std::uint32_t> &forTool) const;
     static Json rewrite(const Rule &rule, const Json &args);
 
     std::string m_name;

@@ -24,7 +24,7 @@ public:
     struct Finding
     {
         std::string kind;
-        std::string path;   // where in the arguments, e.g. headers.Authorization
+        std::string path; // where in the arguments, e.g. headers.Authorization
         std::string secret;
     };
     std::vector<Finding> scan(const Json &args) const;
@@ -37,8 +37,10 @@ private:
         // prefilter turns away, without PCRE, text no match can be in.
         Regex regex;
     };
-    void walk(const Json &node, std::string &path, const std::string &key, std::vector<Finding> *out) const;
-    void scanString(const std::string &text, const std::string &path, std::vector<Finding> *out) const;
+    void walk(const Json &node, std::string &path, const std::string &key,
+        std::vector<Finding> *out) const;
+    void scanString(
+        const std::string &text, const std::string &path, std::vector<Finding> *out) const;
 
     std::string m_name;
     Action m_action = Action::Ask;

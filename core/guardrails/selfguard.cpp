@@ -20,20 +20,23 @@ constexpr int MaxDepth = 16;
 // common/reviewertokens.h ReviewersFileName, web/websessions.h
 // WebSessionsFileName; tst_selfguard checks they agree), spelled here since
 // the guardrails library links neither the console's files nor the web part.
-constexpr std::string_view CredentialFileNames[] = {"reviewer.token", "reviewers.json", "web-sessions.json"};
+constexpr std::string_view CredentialFileNames[]
+    = { "reviewer.token", "reviewers.json", "web-sessions.json" };
 
 // The programs checkCommand reads.
-constexpr std::string_view GuardedPrograms[] = {"holdpoint-ctl", "holdpoint", "kill", "pkill", "killall", "skill", "slay"};
+constexpr std::string_view GuardedPrograms[]
+    = { "holdpoint-ctl", "holdpoint", "kill", "pkill", "killall", "skill", "slay" };
 
 // Tools that only read: they may read an agent CLI's settings, never
 // Holdpoint's own files. Lower case.
-constexpr std::string_view ReadOnlyTools[] = {"read", "read_file", "read_many_files", "glob", "grep", "ls",
-                                              "list_directory", "view", "search_file_content", "notebookread"};
+constexpr std::string_view ReadOnlyTools[] = { "read", "read_file", "read_many_files", "glob",
+    "grep", "ls", "list_directory", "view", "search_file_content", "notebookread" };
 
 bool readOnlyTool(std::string_view tool)
 {
     const std::string lower = asciiLower(tool);
-    return std::find(std::begin(ReadOnlyTools), std::end(ReadOnlyTools), lower) != std::end(ReadOnlyTools);
+    return std::find(std::begin(ReadOnlyTools), std::end(ReadOnlyTools), lower)
+        != std::end(ReadOnlyTools);
 }
 
 std::string_view baseName(std::string_view path)
@@ -66,7 +69,7 @@ bool isHookConfig(std::string_view normalized)
 bool mayBePath(std::string_view s)
 {
     return !s.empty() && s.size() <= MaxPathLength && s.find('\n') == std::string_view::npos
-           && s.find_first_of("/~$*?.") != std::string_view::npos;
+        && s.find_first_of("/~$*?.") != std::string_view::npos;
 }
 
 // The words of a shell line with quotes and backslashes removed, split at
@@ -75,8 +78,7 @@ bool mayBePath(std::string_view s)
 // Blanks inside quotes split too, so a `bash -c "cat ~/x"` string yields
 // its words. Cruder than ShellParse on purpose: it must see redirection
 // targets and substitutions' words, which ShellParse leaves out.
-template<typename Fn>
-bool forEachToken(std::string_view line, Fn &&fn)
+template <typename Fn> bool forEachToken(std::string_view line, Fn &&fn)
 {
     std::string token;
     auto flush = [&] {
@@ -86,10 +88,26 @@ bool forEachToken(std::string_view line, Fn &&fn)
     };
     for (char c : line) {
         switch (c) {
-        case '\'': case '"': case '\\':
+        case '\'':
+        case '"':
+        case '\\':
             break;
-        case ' ': case '\t': case '\n': case '\r': case ';': case '&': case '|': case '<': case '>':
-        case '(': case ')': case '`': case '=': case ',': case ':': case '@':
+        case ' ':
+        case '\t':
+        case '\n':
+        case '\r':
+        case ';':
+        case '&':
+        case '|':
+        case '<':
+        case '>':
+        case '(':
+        case ')':
+        case '`':
+        case '=':
+        case ',':
+        case ':':
+        case '@':
             if (flush())
                 return true;
             break;
@@ -135,26 +153,27 @@ SelfGuardGuardrail::SelfGuardGuardrail(SelfGuardContext context)
 // expand them for this user; other variables stay (and name nothing).
 std::string SelfGuardGuardrail::expand(std::string_view written) const
 {
-    const auto replace = [&](std::string_view var, const std::string &value) -> std::optional<std::string> {
-        if (written.starts_with(var) && (written.size() == var.size() || written[var.size()] == '/'))
+    const auto replace
+        = [&](std::string_view var, const std::string &value) -> std::optional<std::string> {
+        if (written.starts_with(var)
+            && (written.size() == var.size() || written[var.size()] == '/'))
             return value + std::string(written.substr(var.size()));
         return std::nullopt;
     };
     if (written == "~" || written.starts_with("~/"))
         return m_home + std::string(written.substr(1));
-    for (const auto &[var, value] : {std::pair<std::string_view, const std::string *> {"$HOME", &m_home},
-                                     {"${HOME}", &m_home},
-                                     {"$HOLDPOINT_DATA_DIR", &m_dataDir},
-                                     {"${HOLDPOINT_DATA_DIR}", &m_dataDir}})
+    for (const auto &[var, value] :
+        { std::pair<std::string_view, const std::string *> { "$HOME", &m_home },
+            { "${HOME}", &m_home }, { "$HOLDPOINT_DATA_DIR", &m_dataDir },
+            { "${HOLDPOINT_DATA_DIR}", &m_dataDir } })
         if (!value->empty())
             if (auto r = replace(var, *value))
                 return *r;
     return std::string(written);
 }
 
-std::optional<SelfGuardGuardrail::Finding> SelfGuardGuardrail::checkPath(const std::string &written,
-                                                                         const std::string &cwd,
-                                                                         std::string_view tool) const
+std::optional<SelfGuardGuardrail::Finding> SelfGuardGuardrail::checkPath(
+    const std::string &written, const std::string &cwd, std::string_view tool) const
 {
     // Most paths are absolute and normal already: compared without a copy.
     std::string built;
@@ -164,24 +183,28 @@ std::optional<SelfGuardGuardrail::Finding> SelfGuardGuardrail::checkPath(const s
     const std::string &normalized = normal ? written : built;
     for (const std::string &root : m_roots)
         if (isPathUnder(normalized, root))
-            return Finding {"self_guard_file", "\"" + written + "\" is Holdpoint's own (" + root
-                                                   + "): an agent may not read or change its reviewer's files"};
+            return Finding { "self_guard_file",
+                "\"" + written + "\" is Holdpoint's own (" + root
+                    + "): an agent may not read or change its reviewer's files" };
     // By name wherever it is: a `cd` earlier in the line can make any
     // relative path land in the data dir.
     const std::string_view name = baseName(normalized);
-    if (std::find(std::begin(CredentialFileNames), std::end(CredentialFileNames), name) != std::end(CredentialFileNames))
-        return Finding {"self_guard_file", "\"" + written + "\" names a Holdpoint reviewer credential file ("
-                                               + std::string(name) + ")"};
+    if (std::find(std::begin(CredentialFileNames), std::end(CredentialFileNames), name)
+        != std::end(CredentialFileNames))
+        return Finding { "self_guard_file",
+            "\"" + written + "\" names a Holdpoint reviewer credential file (" + std::string(name)
+                + ")" };
     // A shell command (tool "") counts as a write.
     if (isHookConfig(normalized) && (tool.empty() || !readOnlyTool(tool)))
-        return Finding {"self_guard_hook", "\"" + written + "\" is an agent CLI's hook configuration ("
-                                               + normalized + "), which puts Holdpoint in front of the agent"};
+        return Finding { "self_guard_hook",
+            "\"" + written + "\" is an agent CLI's hook configuration (" + normalized
+                + "), which puts Holdpoint in front of the agent" };
     return std::nullopt;
 }
 
 // One simple command as ShellParse reads it (program by its base name).
-std::optional<SelfGuardGuardrail::Finding> SelfGuardGuardrail::checkCommand(std::string_view text,
-                                                                            const std::string &cwd) const
+std::optional<SelfGuardGuardrail::Finding> SelfGuardGuardrail::checkCommand(
+    std::string_view text, const std::string &cwd) const
 {
     const std::vector<std::string_view> w = words(text);
     if (w.empty())
@@ -192,29 +215,37 @@ std::optional<SelfGuardGuardrail::Finding> SelfGuardGuardrail::checkCommand(std:
         // value, and no other command of holdpoint-ctl takes these words.
         for (std::size_t i = 1; i < w.size(); ++i) {
             if (w[i].starts_with("--credential"))
-                return Finding {"self_guard_reviewer", "holdpoint-ctl with a reviewer credential acts as a reviewer"};
-            if (std::find(std::begin(ReviewerCommands), std::end(ReviewerCommands), w[i]) != std::end(ReviewerCommands))
-                return Finding {"self_guard_reviewer", "holdpoint-ctl " + std::string(w[i])
-                                                           + " is a reviewer's command: an agent may not decide calls"};
+                return Finding { "self_guard_reviewer",
+                    "holdpoint-ctl with a reviewer credential acts as a reviewer" };
+            if (std::find(std::begin(ReviewerCommands), std::end(ReviewerCommands), w[i])
+                != std::end(ReviewerCommands))
+                return Finding { "self_guard_reviewer",
+                    "holdpoint-ctl " + std::string(w[i])
+                        + " is a reviewer's command: an agent may not decide calls" };
             // `policy replay` and `policy suggest` read the audit log, as
             // `audit` does (`policy check` reads only the files named).
             if (w[i] == "replay" || w[i] == "suggest")
-                return Finding {"self_guard_reviewer", "holdpoint-ctl policy " + std::string(w[i])
-                                                           + " reads the audit log: a reviewer's command, not an agent's"};
+                return Finding { "self_guard_reviewer",
+                    "holdpoint-ctl policy " + std::string(w[i])
+                        + " reads the audit log: a reviewer's command, not an agent's" };
         }
     } else if (program == "holdpoint") {
         // Another console: on our data dir unless --data-dir names another.
         std::optional<std::string> dir;
         bool infoOnly = w.size() > 1;
         for (std::size_t i = 1; i < w.size(); ++i) {
-            infoOnly = infoOnly && (w[i] == "--help" || w[i] == "-h" || w[i] == "--version" || w[i] == "-v");
+            infoOnly = infoOnly
+                && (w[i] == "--help" || w[i] == "-h" || w[i] == "--version" || w[i] == "-v");
             if (w[i] == "--data-dir" && i + 1 < w.size())
                 dir = std::string(w[i + 1]);
             else if (w[i].starts_with("--data-dir="))
                 dir = std::string(w[i].substr(11));
         }
-        if (!infoOnly && (!dir || m_dataDir.empty() || normalizePath(expand(*dir), cwd.empty() ? "/" : cwd) == m_dataDir))
-            return Finding {"self_guard_console", "starting another Holdpoint console on its data directory"};
+        if (!infoOnly
+            && (!dir || m_dataDir.empty()
+                || normalizePath(expand(*dir), cwd.empty() ? "/" : cwd) == m_dataDir))
+            return Finding { "self_guard_console",
+                "starting another Holdpoint console on its data directory" };
     } else if (program == "kill") {
         for (std::size_t i = 1; i < w.size(); ++i) {
             const std::string_view a = w[i];
@@ -223,40 +254,44 @@ std::optional<SelfGuardGuardrail::Finding> SelfGuardGuardrail::checkCommand(std:
             const std::string_view target = a.starts_with('-') ? a.substr(1) : a;
             if ((!m_pid.empty() && target == m_pid) || a == "-1" || a == "0" || a == "-0"
                 || a.find_first_of("$`") != std::string_view::npos)
-                return Finding {"self_guard_signal", "kill " + std::string(a)
-                                                         + " could signal the Holdpoint console (pid "
-                                                         + (m_pid.empty() ? std::string("unknown") : m_pid) + ")"};
+                return Finding { "self_guard_signal",
+                    "kill " + std::string(a) + " could signal the Holdpoint console (pid "
+                        + (m_pid.empty() ? std::string("unknown") : m_pid) + ")" };
         }
-    } else if (program == "pkill" || program == "killall" || program == "skill" || program == "slay") {
+    } else if (program == "pkill" || program == "killall" || program == "skill"
+        || program == "slay") {
         // A pattern that matches the console's name or command line, or none
         // at all (every process of a user, a group, a session).
         bool named = false;
         for (std::size_t i = 1; i < w.size(); ++i) {
             if (w[i].starts_with('-')) {
                 // Options with a value: the value is not a pattern.
-                static constexpr std::string_view withValue[] = {"-s", "-u", "-U", "-g", "-G", "-P", "-t", "-n",
-                                                                 "--signal", "--user", "--uid", "--group", "--parent",
-                                                                 "--terminal", "--ns", "-o", "-y"};
-                if (std::find(std::begin(withValue), std::end(withValue), w[i]) != std::end(withValue))
+                static constexpr std::string_view withValue[]
+                    = { "-s", "-u", "-U", "-g", "-G", "-P", "-t", "-n", "--signal", "--user",
+                          "--uid", "--group", "--parent", "--terminal", "--ns", "-o", "-y" };
+                if (std::find(std::begin(withValue), std::end(withValue), w[i])
+                    != std::end(withValue))
                     ++i;
                 continue;
             }
             named = true;
             const QRegularExpression re(QString::fromUtf8(w[i].data(), qsizetype(w[i].size())),
-                                        QRegularExpression::CaseInsensitiveOption);
+                QRegularExpression::CaseInsensitiveOption);
             if (!re.isValid() || re.match(QStringLiteral("holdpoint --data-dir")).hasMatch()
                 || w[i].find_first_of("$`") != std::string_view::npos)
-                return Finding {"self_guard_signal", std::string(program) + " " + std::string(w[i])
-                                                         + " could signal the Holdpoint console"};
+                return Finding { "self_guard_signal",
+                    std::string(program) + " " + std::string(w[i])
+                        + " could signal the Holdpoint console" };
         }
         if (!named)
-            return Finding {"self_guard_signal", std::string(program) + " without a name could signal the Holdpoint console"};
+            return Finding { "self_guard_signal",
+                std::string(program) + " without a name could signal the Holdpoint console" };
     }
     return std::nullopt;
 }
 
-std::optional<SelfGuardGuardrail::Finding> SelfGuardGuardrail::checkShell(std::string_view line,
-                                                                          const std::string &cwd) const
+std::optional<SelfGuardGuardrail::Finding> SelfGuardGuardrail::checkShell(
+    std::string_view line, const std::string &cwd) const
 {
     // Paths anywhere: words, redirections, substitutions, -c strings. And
     // whether a program the guard reads is named at all, quotes removed, so
@@ -266,7 +301,9 @@ std::optional<SelfGuardGuardrail::Finding> SelfGuardGuardrail::checkShell(std::s
     std::string word;
     forEachToken(line, [&](std::string_view token) {
         const std::string_view name = baseName(token);
-        programs = programs || std::find(std::begin(GuardedPrograms), std::end(GuardedPrograms), name) != std::end(GuardedPrograms);
+        programs = programs
+            || std::find(std::begin(GuardedPrograms), std::end(GuardedPrograms), name)
+                != std::end(GuardedPrograms);
         if (mayBePath(token)) {
             word.assign(token);
             found = checkPath(word, cwd, {});
@@ -283,18 +320,18 @@ std::optional<SelfGuardGuardrail::Finding> SelfGuardGuardrail::checkShell(std::s
     return std::nullopt;
 }
 
-std::optional<SelfGuardGuardrail::Finding> SelfGuardGuardrail::walk(const Json &node, const std::string &key,
-                                                                    const std::string &cwd, std::string_view tool,
-                                                                    int depth) const
+std::optional<SelfGuardGuardrail::Finding> SelfGuardGuardrail::walk(const Json &node,
+    const std::string &key, const std::string &cwd, std::string_view tool, int depth) const
 {
     if (depth > MaxDepth)
         return std::nullopt;
     if (node.is_string()) {
         const std::string &s = node.get_ref<const std::string &>();
         // A path-like key's value is a path even when it is a bare name.
-        const bool pathKey = key.find("path") != std::string::npos || key.find("file") != std::string::npos
-                             || key == "dir" || key == "directory" || key == "target" || key == "src"
-                             || key == "source" || key == "dest" || key == "destination";
+        const bool pathKey = key.find("path") != std::string::npos
+            || key.find("file") != std::string::npos || key == "dir" || key == "directory"
+            || key == "target" || key == "src" || key == "source" || key == "dest"
+            || key == "destination";
         // Other text is a path only without blanks: "see ~/.claude/settings.json"
         // in a file's content is prose, not a target.
         if ((pathKey && !s.empty() && s.size() <= MaxPathLength)
@@ -318,7 +355,8 @@ Verdict SelfGuardGuardrail::beforeCall(const CallView &call, const GuardContext 
 {
     const std::string &cwd = cwdRef(call.context);
     std::optional<Finding> found;
-    const Json *command = isShellTool(call.toolName) ? ShellParse::commandArgument(call.args) : nullptr;
+    const Json *command
+        = isShellTool(call.toolName) ? ShellParse::commandArgument(call.args) : nullptr;
     if (command) {
         if (command->is_string()) {
             found = checkShell(command->get_ref<const std::string &>(), cwd);
@@ -343,7 +381,8 @@ Verdict SelfGuardGuardrail::beforeCall(const CallView &call, const GuardContext 
         const std::string &at = built.empty() ? cwd : built;
         for (const std::string &root : m_roots)
             if (isPathUnder(at, root))
-                found = Finding {"self_guard_file", "the agent works inside Holdpoint's own directory (" + root + ")"};
+                found = Finding { "self_guard_file",
+                    "the agent works inside Holdpoint's own directory (" + root + ")" };
     }
     if (!found)
         return Verdict::pass();

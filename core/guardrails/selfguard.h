@@ -25,10 +25,10 @@ namespace holdpoint {
 // knows its data dir, the policy files it loaded and its pid).
 struct SelfGuardContext
 {
-    std::string dataDir;                  // absolute; empty: no data dir to guard
-    std::string auditDir;                 // absolute; empty: <dataDir>/audit, inside it anyway
+    std::string dataDir; // absolute; empty: no data dir to guard
+    std::string auditDir; // absolute; empty: <dataDir>/audit, inside it anyway
     std::vector<std::string> policyFiles; // absolute paths; built-in (":/…") ones are skipped
-    qint64 consolePid = 0;                // 0: unknown
+    qint64 consolePid = 0; // 0: unknown
 };
 
 class SelfGuardGuardrail final : public Guardrail
@@ -40,8 +40,8 @@ public:
     // who reviews and on the record, and insights, which reads it).
     // `policy replay` and `policy suggest`, which read the record too, are
     // refused beside them (selfguard.cpp).
-    static constexpr std::string_view ReviewerCommands[] = {"approve", "deny", "edit", "halt", "pending",
-                                                            "web", "reviewer", "team", "audit", "insights"};
+    static constexpr std::string_view ReviewerCommands[] = { "approve", "deny", "edit", "halt",
+        "pending", "web", "reviewer", "team", "audit", "insights" };
 
     explicit SelfGuardGuardrail(SelfGuardContext context);
     std::string_view name() const override { return Name; }
@@ -56,17 +56,18 @@ private:
     // One path as the agent wrote it, taken against `cwd`, in a call of
     // `tool` ("" for a shell command): a tool that only reads may read hook
     // configuration (not Holdpoint's files).
-    std::optional<Finding> checkPath(const std::string &written, const std::string &cwd, std::string_view tool) const;
+    std::optional<Finding> checkPath(
+        const std::string &written, const std::string &cwd, std::string_view tool) const;
     std::optional<Finding> checkShell(std::string_view line, const std::string &cwd) const;
     std::optional<Finding> checkCommand(std::string_view words, const std::string &cwd) const;
     std::optional<Finding> walk(const Json &node, const std::string &key, const std::string &cwd,
-                                std::string_view tool, int depth) const;
+        std::string_view tool, int depth) const;
     std::string expand(std::string_view written) const;
 
     std::vector<std::string> m_roots; // normalized: the data dir, the audit dir, each policy file
-    std::string m_dataDir;            // normalized
+    std::string m_dataDir; // normalized
     std::string m_home;
-    std::string m_pid;                // decimal, "" when unknown
+    std::string m_pid; // decimal, "" when unknown
 };
 
 } // namespace holdpoint

@@ -18,8 +18,8 @@ bool isBlank(char c)
 // bash(1) "DEFINITIONS": a metacharacter ends an unquoted word.
 bool isMeta(char c)
 {
-    return c == ' ' || c == '\t' || c == '\n' || c == ';' || c == '&' || c == '|' || c == '(' || c == ')' || c == '<'
-           || c == '>';
+    return c == ' ' || c == '\t' || c == '\n' || c == ';' || c == '&' || c == '|' || c == '('
+        || c == ')' || c == '<' || c == '>';
 }
 
 bool isNameStart(char c)
@@ -34,10 +34,11 @@ bool isNameChar(char c)
 
 bool isDigits(std::string_view s)
 {
-    return !s.empty() && std::all_of(s.begin(), s.end(), [](char c) { return c >= '0' && c <= '9'; });
+    return !s.empty()
+        && std::all_of(s.begin(), s.end(), [](char c) { return c >= '0' && c <= '9'; });
 }
 
-template<std::size_t N>
+template <std::size_t N>
 bool isOneOf(std::string_view s, const std::array<std::string_view, N> &list)
 {
     return std::find(list.begin(), list.end(), s) != list.end();
@@ -50,7 +51,7 @@ bool isOneOf(std::string_view s, const std::array<std::string_view, N> &list)
 bool isTrickCodePoint(char32_t cp)
 {
     return (cp >= 0x80 && cp <= 0x9F) || cp == 0xA0 || cp == 0xAD || (cp >= 0x200B && cp <= 0x200F)
-           || (cp >= 0x2028 && cp <= 0x202E) || (cp >= 0x2060 && cp <= 0x2069) || cp == 0xFEFF;
+        || (cp >= 0x2028 && cp <= 0x202E) || (cp >= 0x2060 && cp <= 0x2069) || cp == 0xFEFF;
 }
 
 // Control characters (a carriage return hides what precedes it on a
@@ -86,7 +87,8 @@ bool hasTrickCharacters(std::string_view s)
 // run code later.
 bool writesInPlace(std::string_view target, std::string_view cwd)
 {
-    static constexpr std::array<std::string_view, 4> devices {"/dev/null", "/dev/stdout", "/dev/stderr", "/dev/tty"};
+    static constexpr std::array<std::string_view, 4> devices { "/dev/null", "/dev/stdout",
+        "/dev/stderr", "/dev/tty" };
     return isOneOf(target, devices) || ShellParse::staysInPlace(target, cwd);
 }
 
@@ -163,9 +165,10 @@ public:
             } else {
                 Word w;
                 pos = word(pos, &w);
-                if (pos < m_s.size() && (m_s[pos] == '<' || m_s[pos] == '>') && w.firstQuote == std::string::npos
-                    && isDigits(w.text)) {
-                    pos = redirection(pos, m_s[pos] == '>', false); // 2>file: the digits name a descriptor
+                if (pos < m_s.size() && (m_s[pos] == '<' || m_s[pos] == '>')
+                    && w.firstQuote == std::string::npos && isDigits(w.text)) {
+                    pos = redirection(
+                        pos, m_s[pos] == '>', false); // 2>file: the digits name a descriptor
                 } else if (pos < m_s.size() && m_s[pos] == '(' && !w.text.empty()) {
                     // extglob @(…) or a function definition
                     m_out.m_opaque |= Unparsed;
@@ -249,8 +252,10 @@ private:
         if (target.text.starts_with("/dev/tcp/") || target.text.starts_with("/dev/udp/")) {
             m_out.m_opaque |= RiskyOption; // bash opens a connection for these names, either way
         } else if (hereDoc) {
-            m_hereDocs.push_back({target.text, target.firstQuote == std::string::npos, stripTabs});
-        } else if (output && !(dup && (isDigits(target.text) || target.text == "-")) && !writesInPlace(target.text, m_out.m_cwd)) {
+            m_hereDocs.push_back(
+                { target.text, target.firstQuote == std::string::npos, stripTabs });
+        } else if (output && !(dup && (isDigits(target.text) || target.text == "-"))
+            && !writesInPlace(target.text, m_out.m_cwd)) {
             m_out.m_opaque |= WritesFile;
         }
         return pos;
@@ -271,7 +276,8 @@ private:
                     line.remove_prefix(std::min(line.find_first_not_of('\t'), line.size()));
                 found = line == h.delimiter;
                 if (!found && h.expands) {
-                    if (line.find("$(") != std::string_view::npos || line.find('`') != std::string_view::npos)
+                    if (line.find("$(") != std::string_view::npos
+                        || line.find('`') != std::string_view::npos)
                         m_out.m_opaque |= Substitution;
                     else if (line.find('$') != std::string_view::npos)
                         m_out.m_opaque |= Expansion;
@@ -321,11 +327,14 @@ private:
                 pos = backquoted(pos, w);
             } else {
                 if (c == '*' || c == '?' || c == '[')
-                    m_out.m_opaque |= Glob; // pathname expansion: a file named --output=… becomes an option
-                else if (c == '{' && !(pos == start && (pos + 1 >= m_s.size() || isMeta(m_s[pos + 1]))))
+                    m_out.m_opaque
+                        |= Glob; // pathname expansion: a file named --output=… becomes an option
+                else if (c == '{'
+                    && !(pos == start && (pos + 1 >= m_s.size() || isMeta(m_s[pos + 1]))))
                     m_out.m_opaque |= Glob; // brace expansion
                 else if (static_cast<unsigned char>(c) >= 0x80)
-                    m_out.m_opaque |= Characters; // a look-alike of ; or | reads as one and runs as another
+                    m_out.m_opaque
+                        |= Characters; // a look-alike of ; or | reads as one and runs as another
                 w->text += c;
                 ++pos;
             }
@@ -402,8 +411,8 @@ private:
             m_out.m_opaque |= Expansion;
             for (pos += 1; pos < m_s.size() && isNameChar(m_s[pos]);)
                 ++pos;
-        } else if ((n >= '0' && n <= '9') || n == '@' || n == '*' || n == '#' || n == '?' || n == '-' || n == '$'
-                   || n == '!') {
+        } else if ((n >= '0' && n <= '9') || n == '@' || n == '*' || n == '#' || n == '?'
+            || n == '-' || n == '$' || n == '!') {
             m_out.m_opaque |= Expansion;
             pos += 2;
         } else {
@@ -422,7 +431,8 @@ private:
         std::string inner;
         std::size_t i = pos + 1;
         for (; i < m_s.size() && m_s[i] != '`'; ++i) {
-            if (m_s[i] == '\\' && i + 1 < m_s.size() && (m_s[i + 1] == '`' || m_s[i + 1] == '$' || m_s[i + 1] == '\\'))
+            if (m_s[i] == '\\' && i + 1 < m_s.size()
+                && (m_s[i + 1] == '`' || m_s[i + 1] == '$' || m_s[i + 1] == '\\'))
                 ++i;
             inner += m_s[i];
         }
@@ -466,8 +476,10 @@ bool ShellParse::staysInPlace(std::string_view path, std::string_view cwd)
         while (cwd.size() > 1 && cwd.back() == '/')
             cwd.remove_suffix(1);
         const bool normalCwd = cwd.size() >= 2 && cwd[0] == '/'
-            && segments(cwd.substr(1), [](std::string_view seg) { return seg != "." && seg != ".."; });
-        if (!normalCwd || path.size() <= cwd.size() + 1 || !path.starts_with(cwd) || path[cwd.size()] != '/')
+            && segments(
+                cwd.substr(1), [](std::string_view seg) { return seg != "." && seg != ".."; });
+        if (!normalCwd || path.size() <= cwd.size() + 1 || !path.starts_with(cwd)
+            || path[cwd.size()] != '/')
             return false;
         path.remove_prefix(cwd.size() + 1);
     }
@@ -491,10 +503,10 @@ void ShellParse::addCommand(const std::vector<Word> &words, int depth)
     // Reserved words that only group or test (bash(1) "Compound
     // Commands") come before the command they introduce; the loops and
     // branches they build run each command, and each is read here.
-    static constexpr std::array<std::string_view, 13> grouping {"!", "{", "}", "if", "then", "else", "elif", "fi",
-                                                                "do", "done", "while", "until", "time"};
-    static constexpr std::array<std::string_view, 7> unread {"for", "case", "esac", "select", "function", "coproc",
-                                                             "[["};
+    static constexpr std::array<std::string_view, 13> grouping { "!", "{", "}", "if", "then",
+        "else", "elif", "fi", "do", "done", "while", "until", "time" };
+    static constexpr std::array<std::string_view, 7> unread { "for", "case", "esac", "select",
+        "function", "coproc", "[[" };
     std::size_t i = 0;
     for (; i < words.size(); ++i) {
         const Word &w = words[i];
@@ -532,8 +544,9 @@ void ShellParse::addWords(const std::vector<Word> &words, std::size_t from, int 
     }
     const std::string &program = words[from].text;
     const std::size_t slash = program.rfind('/');
-    const std::string_view name =
-        slash == std::string::npos ? std::string_view(program) : std::string_view(program).substr(slash + 1);
+    const std::string_view name = slash == std::string::npos
+        ? std::string_view(program)
+        : std::string_view(program).substr(slash + 1);
     Span span {};
     span.textAt = m_text.size();
     m_text += name;
@@ -596,13 +609,15 @@ ShellParse ShellParse::parseArgv(const Json &argv, std::string_view cwd)
         }
         if (hasTrickCharacters(s))
             p.m_opaque |= Characters;
-        words.push_back({s, 0});
+        words.push_back({ s, 0 });
     }
     // ["bash", "-lc", "make"]: the tool's own shell and its script, which
     // is the command line (Codex's shell tool).
     const std::string &program = words[0].text;
-    const std::string_view base = std::string_view(program).substr(program.rfind('/') == std::string::npos ? 0 : program.rfind('/') + 1);
-    if (words.size() == 3 && isShell(base) && (words[1].text == "-c" || words[1].text == "-lc" || words[1].text == "-cl")) {
+    const std::string_view base = std::string_view(program).substr(
+        program.rfind('/') == std::string::npos ? 0 : program.rfind('/') + 1);
+    if (words.size() == 3 && isShell(base)
+        && (words[1].text == "-c" || words[1].text == "-lc" || words[1].text == "-cl")) {
         const std::uint32_t characters = p.m_opaque;
         p = parse(words[2].text, cwd);
         p.m_opaque |= characters;
@@ -619,7 +634,7 @@ const Json *ShellParse::commandArgument(const Json &args)
 {
     if (!args.is_object())
         return nullptr;
-    for (const char *key : {"command", "cmd"}) {
+    for (const char *key : { "command", "cmd" }) {
         auto it = args.find(key);
         if (it != args.end() && (it->is_string() || it->is_array()))
             return &*it;
@@ -629,19 +644,23 @@ const Json *ShellParse::commandArgument(const Json &args)
 
 std::string ShellParse::describe(std::uint32_t opaque)
 {
-    static constexpr std::array<std::pair<std::uint32_t, std::string_view>, 11> names {{
-        {Substitution, "a command or process substitution"},
-        {Expansion, "a variable expansion"},
-        {Glob, "a filename or brace expansion"},
-        {Assignment, "an environment assignment"},
-        {ShellString, "code run from a string or a script (eval, sh -c, source)"},
-        {RiskyOption, "an option that runs other code or deletes files (git -c, make -f, xargs, find -exec)"},
-        {WritesFile, "a write outside the working directory or to a hidden file (a redirection or --output)"},
-        {Unparsed, "a construct the parser does not read"},
-        {Characters, "control, invisible or non-ASCII characters outside quotes"},
-        {TooLarge, "a command too long or too deeply nested to read"},
-        {NotACommand, "a command argument that is not a string"},
-    }};
+    static constexpr std::array<std::pair<std::uint32_t, std::string_view>, 11> names { {
+        { Substitution, "a command or process substitution" },
+        { Expansion, "a variable expansion" },
+        { Glob, "a filename or brace expansion" },
+        { Assignment, "an environment assignment" },
+        { ShellString, "code run from a string or a script (eval, sh -c, source)" },
+        { RiskyOption,
+            "an option that runs other code or deletes files (git -c, make -f, xargs, find "
+            "-exec)" },
+        { WritesFile,
+            "a write outside the working directory or to a hidden file (a redirection or "
+            "--output)" },
+        { Unparsed, "a construct the parser does not read" },
+        { Characters, "control, invisible or non-ASCII characters outside quotes" },
+        { TooLarge, "a command too long or too deeply nested to read" },
+        { NotACommand, "a command argument that is not a string" },
+    } };
     std::string out;
     for (const auto &[bit, text] : names) {
         if (!(opaque & bit))
@@ -657,8 +676,9 @@ bool isShellTool(std::string_view toolName)
 {
     for (std::string_view name : ShellToolNames)
         if (name.size() == toolName.size()
-            && std::equal(name.begin(), name.end(), toolName.begin(),
-                          [](char a, char b) { return a == (b >= 'A' && b <= 'Z' ? char(b - 'A' + 'a') : b); }))
+            && std::equal(name.begin(), name.end(), toolName.begin(), [](char a, char b) {
+                   return a == (b >= 'A' && b <= 'Z' ? char(b - 'A' + 'a') : b);
+               }))
             return true;
     return false;
 }

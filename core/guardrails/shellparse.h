@@ -33,18 +33,19 @@ public:
     // Why a line cannot be fully understood: each bit is a way code could run
     // that no rule saw, or a way the line could mean something else than it
     // reads. Any bit set keeps an allow rule from allowing the call.
-    enum Opaque : std::uint32_t {
-        Substitution = 1u << 0,      // $(…), `…`, <(…), >(…), $((…))
-        Expansion = 1u << 1,         // $VAR, ${…}: a value the rule cannot see
-        Glob = 1u << 2,              // unquoted * ? [ or braces: filenames could become options
-        Assignment = 1u << 3,        // FOO=1 make, PATH=…: changes what a program runs
-        ShellString = 1u << 4,       // eval, bash -c, sh script, source: code in a string or file
-        RiskyOption = 1u << 5,       // git -c, make -f, git diff --output=…, xargs, find -exec
-        WritesFile = 1u << 6,        // > ~/.bashrc, > /etc/x, > ../x, > .git/…; git --output
-        Unparsed = 1u << 7,          // unterminated quote, case/for/function, stray ( …
-        Characters = 1u << 8,        // control characters, invalid UTF-8, non-ASCII outside quotes
-        TooLarge = 1u << 9,          // MaxBytes, MaxDepth or MaxCommands
-        NotACommand = 1u << 10,      // the argument is neither a string nor an array of strings
+    enum Opaque : std::uint32_t
+    {
+        Substitution = 1u << 0, // $(…), `…`, <(…), >(…), $((…))
+        Expansion = 1u << 1, // $VAR, ${…}: a value the rule cannot see
+        Glob = 1u << 2, // unquoted * ? [ or braces: filenames could become options
+        Assignment = 1u << 3, // FOO=1 make, PATH=…: changes what a program runs
+        ShellString = 1u << 4, // eval, bash -c, sh script, source: code in a string or file
+        RiskyOption = 1u << 5, // git -c, make -f, git diff --output=…, xargs, find -exec
+        WritesFile = 1u << 6, // > ~/.bashrc, > /etc/x, > ../x, > .git/…; git --output
+        Unparsed = 1u << 7, // unterminated quote, case/for/function, stray ( …
+        Characters = 1u << 8, // control characters, invalid UTF-8, non-ASCII outside quotes
+        TooLarge = 1u << 9, // MaxBytes, MaxDepth or MaxCommands
+        NotACommand = 1u << 10, // the argument is neither a string nor an array of strings
     };
 
     // Reads a command line as bash would (bash(1) "SHELL GRAMMAR",
@@ -100,7 +101,8 @@ private:
     };
     void addCommand(const std::vector<Word> &words, int depth);
     void addWords(const std::vector<Word> &words, std::size_t from, int depth);
-    void readOptions(const std::vector<Word> &words, std::size_t from, int depth, std::string_view name);
+    void readOptions(
+        const std::vector<Word> &words, std::size_t from, int depth, std::string_view name);
     void parseNested(std::string_view text, int depth);
     static bool isShell(std::string_view name);
 
@@ -116,8 +118,8 @@ private:
 // Bash (Codex's hooks send its shell calls as Bash too), Codex's
 // exec_command / shell / local_shell as its model and MCP server name them,
 // Gemini CLI's run_shell_command, and the plain names frameworks use.
-inline constexpr std::array<std::string_view, 8> ShellToolNames {
-    "bash", "shell", "sh", "run_shell_command", "exec_command", "local_shell", "terminal", "run_command"};
+inline constexpr std::array<std::string_view, 8> ShellToolNames { "bash", "shell", "sh",
+    "run_shell_command", "exec_command", "local_shell", "terminal", "run_command" };
 // One of ShellToolNames, compared without ASCII case.
 bool isShellTool(std::string_view toolName);
 

@@ -14,10 +14,11 @@ namespace {
 
 bool isAllDigits(std::string_view s)
 {
-    return !s.empty() && std::all_of(s.begin(), s.end(), [](char c) { return c >= '0' && c <= '9'; });
+    return !s.empty()
+        && std::all_of(s.begin(), s.end(), [](char c) { return c >= '0' && c <= '9'; });
 }
 
-template<std::size_t N>
+template <std::size_t N>
 bool inList(std::string_view s, const std::array<std::string_view, N> &list)
 {
     return std::find(list.begin(), list.end(), s) != list.end();
@@ -38,29 +39,28 @@ struct Wrapper
     int operands;
 };
 
-constexpr std::array<Wrapper, 20> wrappers {{
-    {"env", "uCS", {"--unset", "--chdir", "--split-string"}, 0},
-    {"command", "", {}, 0},
-    {"builtin", "", {}, 0},
-    {"exec", "a", {}, 0},
-    {"nohup", "", {}, 0},
-    {"time", "fo", {"--format", "--output"}, 0},
-    {"nice", "n", {"--adjustment"}, 0},
-    {"ionice", "cnp", {"--class", "--classdata", "--pid"}, 0},
-    {"timeout", "sk", {"--signal", "--kill-after"}, 1},
-    {"stdbuf", "ioe", {"--input", "--output", "--error"}, 0},
-    {"sudo", "ugpChDrtTU", {"--user", "--group", "--prompt", "--chdir"}, 0},
-    {"doas", "uC", {}, 0},
-    {"setsid", "", {}, 0},
-    {"xargs", "adEeIiLlnPs", {"--arg-file", "--delimiter", "--max-args", "--max-procs"}, 0},
-    {"chroot", "", {"--userspec", "--groups"}, 1},
-    {"taskset", "", {}, 1},
-    {"flock", "wEc", {"--timeout", "--conflict-exit-code", "--command"}, 1},
-    {"unbuffer", "", {}, 0},
-    {"strace", "eoOpPsSuEXb", {"--output"}, 0},
-    {"busybox", "", {}, 0},
-}};
-
+constexpr std::array<Wrapper, 20> wrappers { {
+    { "env", "uCS", { "--unset", "--chdir", "--split-string" }, 0 },
+    { "command", "", {}, 0 },
+    { "builtin", "", {}, 0 },
+    { "exec", "a", {}, 0 },
+    { "nohup", "", {}, 0 },
+    { "time", "fo", { "--format", "--output" }, 0 },
+    { "nice", "n", { "--adjustment" }, 0 },
+    { "ionice", "cnp", { "--class", "--classdata", "--pid" }, 0 },
+    { "timeout", "sk", { "--signal", "--kill-after" }, 1 },
+    { "stdbuf", "ioe", { "--input", "--output", "--error" }, 0 },
+    { "sudo", "ugpChDrtTU", { "--user", "--group", "--prompt", "--chdir" }, 0 },
+    { "doas", "uC", {}, 0 },
+    { "setsid", "", {}, 0 },
+    { "xargs", "adEeIiLlnPs", { "--arg-file", "--delimiter", "--max-args", "--max-procs" }, 0 },
+    { "chroot", "", { "--userspec", "--groups" }, 1 },
+    { "taskset", "", {}, 1 },
+    { "flock", "wEc", { "--timeout", "--conflict-exit-code", "--command" }, 1 },
+    { "unbuffer", "", {}, 0 },
+    { "strace", "eoOpPsSuEXb", { "--output" }, 0 },
+    { "busybox", "", {}, 0 },
+} };
 
 // `--name` or `--name=…`.
 bool isLong(std::string_view word, std::string_view name)
@@ -72,14 +72,16 @@ bool isLong(std::string_view word, std::string_view name)
 
 bool ShellParse::isShell(std::string_view name)
 {
-    static constexpr std::array<std::string_view, 9> shells {"sh", "bash", "zsh", "dash", "ksh", "mksh", "ash", "fish", "csh"};
+    static constexpr std::array<std::string_view, 9> shells { "sh", "bash", "zsh", "dash", "ksh",
+        "mksh", "ash", "fish", "csh" };
     return inList(name, shells);
 }
 
 // What a program does by its options that the words of a rule do not say:
 // it runs a command given after them (a wrapper), runs code from a string
 // or a file, or writes a file.
-void ShellParse::readOptions(const std::vector<Word> &words, std::size_t from, int depth, std::string_view name)
+void ShellParse::readOptions(
+    const std::vector<Word> &words, std::size_t from, int depth, std::string_view name)
 {
     const auto arg = [&](std::size_t i) -> std::string_view { return words[i].text; };
     if (isShell(name) || name == "eval" || name == "source" || name == ".") {
@@ -104,7 +106,8 @@ void ShellParse::readOptions(const std::vector<Word> &words, std::size_t from, i
         }
         return;
     }
-    if (name == "su" || name == "watch" || name == "script" || name == "ssh" || name == "nsenter" || name == "unshare") {
+    if (name == "su" || name == "watch" || name == "script" || name == "ssh" || name == "nsenter"
+        || name == "unshare") {
         // They run their command through a shell, or somewhere else.
         m_opaque |= ShellString;
         return;
@@ -130,7 +133,8 @@ void ShellParse::readOptions(const std::vector<Word> &words, std::size_t from, i
                 break;
             if (name == "env" && (a == "-S" || isLong(a, "--split-string") || a.starts_with("-S")))
                 m_opaque |= ShellString;
-            if ((name == "sudo" || name == "doas") && a[1] != '-' && a.find_first_of("is") != std::string_view::npos)
+            if ((name == "sudo" || name == "doas") && a[1] != '-'
+                && a.find_first_of("is") != std::string_view::npos)
                 m_opaque |= ShellString; // a login or root shell
             if (name == "flock" && (a == "-c" || isLong(a, "--command")))
                 m_opaque |= ShellString;
@@ -138,7 +142,7 @@ void ShellParse::readOptions(const std::vector<Word> &words, std::size_t from, i
                 ++i;
                 if (a.find('=') == std::string_view::npos
                     && std::find(wr.longValueOptions.begin(), wr.longValueOptions.end(), a)
-                           != wr.longValueOptions.end())
+                        != wr.longValueOptions.end())
                     ++i;
                 continue;
             }
@@ -185,15 +189,17 @@ void ShellParse::readOptions(const std::vector<Word> &words, std::size_t from, i
             const std::string_view a = arg(i);
             if (a.empty() || a[0] != '-')
                 break;
-            if (a == "-c" || a.starts_with("-c") || isLong(a, "--config-env") || isLong(a, "--exec-path")
-                || isLong(a, "--git-dir") || isLong(a, "--work-tree") || isLong(a, "--namespace")
-                || isLong(a, "--super-prefix") || isLong(a, "--attr-source"))
+            if (a == "-c" || a.starts_with("-c") || isLong(a, "--config-env")
+                || isLong(a, "--exec-path") || isLong(a, "--git-dir") || isLong(a, "--work-tree")
+                || isLong(a, "--namespace") || isLong(a, "--super-prefix")
+                || isLong(a, "--attr-source"))
                 m_opaque |= RiskyOption;
             // -C elsewhere: another repository, whose configuration (core.fsmonitor) runs.
             if (a == "-C" && (i + 1 >= words.size() || !staysInPlace(arg(i + 1), m_cwd)))
                 m_opaque |= RiskyOption;
-            if (a == "-C" || a == "-c" || a == "--git-dir" || a == "--work-tree" || a == "--namespace"
-                || a == "--config-env" || a == "--super-prefix" || a == "--attr-source")
+            if (a == "-C" || a == "-c" || a == "--git-dir" || a == "--work-tree"
+                || a == "--namespace" || a == "--config-env" || a == "--super-prefix"
+                || a == "--attr-source")
                 ++i; // its value
         }
         for (; i < words.size(); ++i) {
@@ -201,7 +207,8 @@ void ShellParse::readOptions(const std::vector<Word> &words, std::size_t from, i
             if (isLong(a, "--output"))
                 m_opaque |= WritesFile;
             if (isLong(a, "--ext-diff") || isLong(a, "--textconv") || isLong(a, "--exec")
-                || isLong(a, "--upload-pack") || isLong(a, "--receive-pack") || isLong(a, "--open-files-in-pager"))
+                || isLong(a, "--upload-pack") || isLong(a, "--receive-pack")
+                || isLong(a, "--open-files-in-pager"))
                 m_opaque |= RiskyOption; // writes a file, or runs a program
         }
         return;
@@ -214,10 +221,11 @@ void ShellParse::readOptions(const std::vector<Word> &words, std::size_t from, i
             if (isLong(a, "--file") || isLong(a, "--makefile") || isLong(a, "--eval"))
                 m_opaque |= RiskyOption; // a makefile the project does not have
             // -C DIR outside the project runs that directory's makefile.
-            const std::string_view dir = a == "-C" || a == "--directory" ? (i + 1 < words.size() ? arg(i + 1) : "")
-                                         : a.starts_with("--directory=")  ? a.substr(12)
-                                         : a.starts_with("-C")            ? a.substr(2)
-                                                                          : std::string_view("build");
+            const std::string_view dir = a == "-C" || a == "--directory"
+                ? (i + 1 < words.size() ? arg(i + 1) : "")
+                : a.starts_with("--directory=") ? a.substr(12)
+                : a.starts_with("-C")           ? a.substr(2)
+                                                : std::string_view("build");
             if (!staysInPlace(dir, m_cwd))
                 m_opaque |= RiskyOption;
             if (a.size() >= 2 && a[0] == '-' && a[1] != '-') {
@@ -240,8 +248,9 @@ void ShellParse::readOptions(const std::vector<Word> &words, std::size_t from, i
             const std::string_view a = arg(i);
             if (a == "--")
                 break; // the script's own arguments
-            if (isLong(a, "--script-shell") || isLong(a, "--node-options") || isLong(a, "--userconfig")
-                || isLong(a, "--globalconfig") || isLong(a, "--prefix") || a == "-C")
+            if (isLong(a, "--script-shell") || isLong(a, "--node-options")
+                || isLong(a, "--userconfig") || isLong(a, "--globalconfig") || isLong(a, "--prefix")
+                || a == "-C")
                 m_opaque |= RiskyOption;
         }
         return;
@@ -251,11 +260,12 @@ void ShellParse::readOptions(const std::vector<Word> &words, std::size_t from, i
             const std::string_view a = arg(i);
             // -p loads a plugin module, -c/-o change the configuration,
             // --basetemp is a directory pytest deletes, the rest write files.
-            if (a.starts_with("-p") || a == "-c" || a.starts_with("-o") || isLong(a, "--config-file")
-                || isLong(a, "--override-ini") || isLong(a, "--basetemp") || isLong(a, "--rootdir")
-                || isLong(a, "--confcutdir") || isLong(a, "--junitxml") || isLong(a, "--junit-xml")
-                || isLong(a, "--result-log") || isLong(a, "--report-log") || isLong(a, "--log-file")
-                || isLong(a, "--pastebin") || isLong(a, "--debug"))
+            if (a.starts_with("-p") || a == "-c" || a.starts_with("-o")
+                || isLong(a, "--config-file") || isLong(a, "--override-ini")
+                || isLong(a, "--basetemp") || isLong(a, "--rootdir") || isLong(a, "--confcutdir")
+                || isLong(a, "--junitxml") || isLong(a, "--junit-xml") || isLong(a, "--result-log")
+                || isLong(a, "--report-log") || isLong(a, "--log-file") || isLong(a, "--pastebin")
+                || isLong(a, "--debug"))
                 m_opaque |= RiskyOption;
             // A test file or directory outside the project is code of anyone's.
             if (!a.empty() && a[0] != '-' && !staysInPlace(a, m_cwd))

@@ -46,7 +46,9 @@ std::string SpecReader::string(const char *key) const
     if (!v)
         fail(key, "required, expected a string");
     if (!v->is_string() || v->get_ref<const std::string &>().empty())
-        fail(key, std::string("expected a non-empty string, got ") + (v->is_string() ? "an empty one" : v->type_name()));
+        fail(key,
+            std::string("expected a non-empty string, got ")
+                + (v->is_string() ? "an empty one" : v->type_name()));
     return v->get<std::string>();
 }
 
@@ -86,7 +88,9 @@ double SpecReader::number(const char *key, double fallback, double min, double m
         fail(key, std::string("expected a number, got ") + v->type_name());
     const double d = v->get<double>();
     if (!(d >= min && d <= max))
-        fail(key, "expected a number from " + showNumber(min) + " to " + showNumber(max) + ", got " + dumpJson(*v));
+        fail(key,
+            "expected a number from " + showNumber(min) + " to " + showNumber(max) + ", got "
+                + dumpJson(*v));
     return d;
 }
 
@@ -100,7 +104,8 @@ const Json &SpecReader::array(const char *key) const
     return *v;
 }
 
-std::string SpecReader::oneOf(const char *key, std::initializer_list<const char *> choices, const char *fallback) const
+std::string SpecReader::oneOf(
+    const char *key, std::initializer_list<const char *> choices, const char *fallback) const
 {
     const Json *v = optional(key);
     if (!v) {
@@ -120,7 +125,8 @@ bool isComment(const Json &v)
 {
     if (v.is_string())
         return true;
-    return v.is_array() && std::all_of(v.begin(), v.end(), [](const Json &line) { return line.is_string(); });
+    return v.is_array()
+        && std::all_of(v.begin(), v.end(), [](const Json &line) { return line.is_string(); });
 }
 
 void SpecReader::onlyKeys(std::initializer_list<const char *> keys) const
@@ -130,7 +136,9 @@ void SpecReader::onlyKeys(std::initializer_list<const char *> keys) const
         // allowed on every object of a policy and means nothing.
         if (it.key() == "comment") {
             if (!isComment(it.value()))
-                fail("comment", std::string("expected a string or a list of strings, got ") + it.value().type_name());
+                fail("comment",
+                    std::string("expected a string or a list of strings, got ")
+                        + it.value().type_name());
             continue;
         }
         bool known = false;
@@ -144,12 +152,14 @@ void SpecReader::onlyKeys(std::initializer_list<const char *> keys) const
 protocol::ApprovalRule readApprovals(const Json &value, const std::string &path)
 {
     if (!value.is_object())
-        throw SpecError(path, std::string("expected an object like {\"required\": 2}, got ") + value.type_name());
+        throw SpecError(path,
+            std::string("expected an object like {\"required\": 2}, got ") + value.type_name());
     const SpecReader r(value, path);
     r.onlyKeys({ "required", "exclude_requester", "on_edit", "comment" });
     protocol::ApprovalRule rule;
     if (!r.has("required"))
-        r.fail("required", "required, expected the number of people who must approve (1 to "
+        r.fail("required",
+            "required, expected the number of people who must approve (1 to "
                 + std::to_string(protocol::MaxApprovalsRequired) + ")");
     const double required = r.number("required", 1, 1, protocol::MaxApprovalsRequired);
     if (required != double(int(required)))

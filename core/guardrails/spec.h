@@ -19,8 +19,7 @@ struct SpecError : std::runtime_error
     SpecError(std::string at, const std::string &message)
         : std::runtime_error(message)
         , path(std::move(at))
-    {
-    }
+    { }
     std::string path;
 };
 
@@ -32,16 +31,20 @@ public:
 
     const Json &json() const { return m_object; }
     const std::string &path() const { return m_path; }
-    std::string pathOf(const std::string &key) const { return m_path.empty() ? key : m_path + "." + key; }
+    std::string pathOf(const std::string &key) const
+    {
+        return m_path.empty() ? key : m_path + "." + key;
+    }
     bool has(const char *key) const;
 
-    std::string string(const char *key) const;                 // required
+    std::string string(const char *key) const; // required
     std::string string(const char *key, const std::string &fallback) const;
     bool boolean(const char *key, bool fallback) const;
     double number(const char *key, double fallback, double min, double max) const;
-    const Json &array(const char *key) const;                  // required
+    const Json &array(const char *key) const; // required
     const Json *optional(const char *key) const;
-    std::string oneOf(const char *key, std::initializer_list<const char *> choices, const char *fallback) const;
+    std::string oneOf(
+        const char *key, std::initializer_list<const char *> choices, const char *fallback) const;
     // Refuses keys other than these, so a typo never silently disables a check.
     void onlyKeys(std::initializer_list<const char *> keys) const;
 

@@ -5,8 +5,8 @@
 // the hook's JSON input in, protocol messages out, and the console's answer
 // back into the JSON Claude Code reads. Pure functions, no I/O.
 
-#include "wire/json.h"
 #include "hookinput.h"
+#include "wire/json.h"
 
 #include <optional>
 #include <string>
@@ -18,19 +18,24 @@ namespace holdpoint::claudecode {
 
 inline constexpr std::size_t MaxHookInputBytes = hookinput::MaxBytes;
 
-enum class Event { PreToolUse, PostToolUse, PermissionRequest };
+enum class Event
+{
+    PreToolUse,
+    PostToolUse,
+    PermissionRequest
+};
 
 struct HookInput
 {
     Event event = Event::PreToolUse;
     std::string sessionId;
     std::string toolName;
-    std::string toolUseId;            // empty when Claude Code sent none
+    std::string toolUseId; // empty when Claude Code sent none
     Json toolInput = Json::object();
-    std::optional<std::string> promptId;   // the turn: Claude Code's prompt_id, Codex's turn_id
-    Json context = Json::object();    // cwd, permission_mode, transcript_path, agent_type, ...
-    Json toolResponse;                // PostToolUse
-    bool failed = false;              // the tool reported an error
+    std::optional<std::string> promptId; // the turn: Claude Code's prompt_id, Codex's turn_id
+    Json context = Json::object(); // cwd, permission_mode, transcript_path, agent_type, ...
+    Json toolResponse; // PostToolUse
+    bool failed = false; // the tool reported an error
 };
 
 struct ParseResult
@@ -44,8 +49,8 @@ struct ParseResult
 // and the fields kept as context.
 struct Dialect
 {
-    std::string_view command;                                   // for errors: `hook <command>`
-    std::vector<std::pair<std::string_view, Event>> events;      // hook_event_name -> event
+    std::string_view command; // for errors: `hook <command>`
+    std::vector<std::pair<std::string_view, Event>> events; // hook_event_name -> event
     std::string_view turnKey;
     std::vector<std::string_view> contextKeys;
 };

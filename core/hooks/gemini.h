@@ -16,7 +16,12 @@
 namespace holdpoint::gemini {
 
 // BeforeAgent (once per prompt) starts a turn; it names no tool.
-enum class Event { BeforeTool, AfterTool, BeforeAgent };
+enum class Event
+{
+    BeforeTool,
+    AfterTool,
+    BeforeAgent
+};
 
 struct HookInput
 {
@@ -24,9 +29,9 @@ struct HookInput
     std::string sessionId;
     std::string toolName;
     Json toolInput = Json::object();
-    Json context = Json::object();    // cwd, transcript_path, mcp_context, original_request_name
-    Json toolResponse;                // AfterTool: llmContent, returnDisplay, error
-    bool failed = false;              // AfterTool: the tool reported an error
+    Json context = Json::object(); // cwd, transcript_path, mcp_context, original_request_name
+    Json toolResponse; // AfterTool: llmContent, returnDisplay, error
+    bool failed = false; // AfterTool: the tool reported an error
 };
 
 struct ParseResult
@@ -46,7 +51,7 @@ bool responseFailed(const std::string &toolName, const Json &toolResponse);
 // The protocol messages the hook sends.
 // `turnId`: the turn the BeforeAgent hook started (ledgerTurn), if any.
 Json toolCallMessage(const HookInput &input, const std::string &callId,
-                     const std::optional<std::string> &turnId = std::nullopt);
+    const std::optional<std::string> &turnId = std::nullopt);
 Json toolResultMessage(const HookInput &input, const std::string &callId);
 
 // The hook's answer (printed as one line) for the console's decision on a
@@ -64,8 +69,8 @@ inline constexpr std::size_t LedgerMaxCalls = 1000;
 
 // Adds a call; drops entries older than LedgerMaxAgeMs and the oldest beyond
 // LedgerMaxCalls. A ledger that is not an object counts as empty.
-void ledgerAdd(Json *ledger, const std::string &callId, const std::string &toolName, const Json &modelArgs,
-               const Json &runArgs, std::int64_t nowMs);
+void ledgerAdd(Json *ledger, const std::string &callId, const std::string &toolName,
+    const Json &modelArgs, const Json &runArgs, std::int64_t nowMs);
 // Removes and returns the oldest call with this tool name and arguments.
 std::optional<std::string> ledgerTake(Json *ledger, const std::string &toolName, const Json &args);
 

@@ -38,19 +38,22 @@ bool readToolFields(const Json &doc, ToolFields *out, std::string *error)
 {
     const auto session = stringField(doc, "session_id");
     if (!session || !wire::isValidId(*session)) {
-        *error = "hook input: session_id: required, expected a string of 1 to 256 bytes without control characters";
+        *error = "hook input: session_id: required, expected a string of 1 to 256 bytes without "
+                 "control characters";
         return false;
     }
     out->sessionId = *session;
     const auto tool = stringField(doc, "tool_name");
     if (!tool || tool->empty() || tool->size() > wire::MaxToolNameLength) {
-        *error = "hook input: tool_name: required, expected a non-empty string of at most 256 bytes";
+        *error
+            = "hook input: tool_name: required, expected a non-empty string of at most 256 bytes";
         return false;
     }
     out->toolName = *tool;
     if (auto it = doc.find("tool_input"); it != doc.end() && !it->is_null()) {
         if (!it->is_object()) {
-            *error = std::string("hook input: tool_input: expected an object, got ") + it->type_name();
+            *error
+                = std::string("hook input: tool_input: expected an object, got ") + it->type_name();
             return false;
         }
         out->toolInput = *it;
@@ -86,8 +89,9 @@ bool parse(std::string_view text, const Events &events, Parsed *out, std::string
         return std::find(names.begin(), names.end(), *event) != names.end();
     };
     if (!among(events.named) && !among(events.alsoAccepted)) {
-        *error = "hook input: hook_event_name: \"" + *event + "\" is not handled (configure holdpoint-ctl hook "
-                 + std::string(events.command) + " for " + listed(events.named, " and ") + ")";
+        *error = "hook input: hook_event_name: \"" + *event
+            + "\" is not handled (configure holdpoint-ctl hook " + std::string(events.command)
+            + " for " + listed(events.named, " and ") + ")";
         return false;
     }
     out->event = *event;
@@ -104,7 +108,8 @@ void copyStrings(const Json &doc, const std::vector<std::string_view> &keys, Jso
 
 Json toolResultMessage(const std::string &callId, bool failed, const Json &response)
 {
-    return Json {{"type", "tool_result"}, {"call_id", callId}, {"ok", !failed}, {"result", wire::compactResult(response)}};
+    return Json { { "type", "tool_result" }, { "call_id", callId }, { "ok", !failed },
+        { "result", wire::compactResult(response) } };
 }
 
 bool responseIsError(const Json &r)
@@ -118,8 +123,9 @@ bool responseIsError(const Json &r)
     if (flag("is_error", true) || flag("isError", true) || flag("success", false))
         return true;
     auto error = r.find("error");
-    return error != r.end() && !error->is_null() && !(error->is_string() && error->get_ref<const std::string &>().empty())
-           && !(error->is_boolean() && !error->get<bool>());
+    return error != r.end() && !error->is_null()
+        && !(error->is_string() && error->get_ref<const std::string &>().empty())
+        && !(error->is_boolean() && !error->get<bool>());
 }
 
 } // namespace holdpoint::hookinput

@@ -12,7 +12,7 @@ namespace holdpoint::codex {
 inline protocol::Capabilities helloCapabilities()
 {
     const wire::Capabilities c = capabilities();
-    return protocol::Capabilities {c.modify, c.halt};
+    return protocol::Capabilities { c.modify, c.halt };
 }
 
 } // namespace holdpoint::codex

@@ -5,11 +5,13 @@
 
 namespace holdpoint::mcp {
 
-void LineFramer::feed(const char *data, qsizetype size, std::vector<QByteArray> *lines, int *dropped)
+void LineFramer::feed(
+    const char *data, qsizetype size, std::vector<QByteArray> *lines, int *dropped)
 {
     qsizetype start = 0;
     while (start < size) {
-        const char *nl = static_cast<const char *>(std::memchr(data + start, '\n', std::size_t(size - start)));
+        const char *nl
+            = static_cast<const char *>(std::memchr(data + start, '\n', std::size_t(size - start)));
         const qsizetype end = nl ? qsizetype(nl - data) : size;
         if (!m_discarding) {
             m_buffer.append(data + start, end - start);
@@ -71,9 +73,10 @@ Message classify(const QByteArray &line)
 
 Json errorResult(const Json &id, const std::string &text)
 {
-    return Json {{"jsonrpc", "2.0"},
-                 {"id", id},
-                 {"result", {{"content", Json::array({{{"type", "text"}, {"text", text}}})}, {"isError", true}}}};
+    return Json { { "jsonrpc", "2.0" }, { "id", id },
+        { "result",
+            { { "content", Json::array({ { { "type", "text" }, { "text", text } } }) },
+                { "isError", true } } } };
 }
 
 } // namespace holdpoint::mcp

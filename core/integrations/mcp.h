@@ -29,8 +29,7 @@ public:
 
     explicit LineFramer(qsizetype maxLine = DefaultMaxLine)
         : m_max(maxLine)
-    {
-    }
+    { }
     // Appends bytes; complete lines (without the newline or a trailing \r)
     // go to `lines`, and each dropped oversized line adds one to `dropped`.
     // Empty lines are no messages and are skipped.
@@ -50,14 +49,20 @@ private:
     bool m_discarding = false;
 };
 
-enum class Kind { Request, Notification, Response, Invalid };
+enum class Kind
+{
+    Request,
+    Notification,
+    Response,
+    Invalid
+};
 
 struct Message
 {
     Kind kind = Kind::Invalid;
     std::string method;
-    Json id;         // requests and responses
-    Json json;       // the whole message (null when Invalid)
+    Json id; // requests and responses
+    Json json; // the whole message (null when Invalid)
 };
 
 // JSON-RPC 2.0: a request has method and id, a notification method only,

@@ -33,7 +33,8 @@ McpProxy::McpProxy(McpProxyOptions options, QObject *parent)
     : QObject(parent)
     , m_options(std::move(options))
 {
-    m_sessionId = "mcp-" + QByteArray::number(QRandomGenerator::system()->generate64(), 16).toStdString();
+    m_sessionId
+        = "mcp-" + QByteArray::number(QRandomGenerator::system()->generate64(), 16).toStdString();
     // The server's stderr is ours; its stdout is the protocol.
     m_server.setProcessChannelMode(QProcess::ForwardedErrorChannel);
     connect(&m_server, &QProcess::readyReadStandardOutput, this, &McpProxy::onServerOutput);
@@ -42,7 +43,8 @@ McpProxy::McpProxy(McpProxyOptions options, QObject *parent)
         m_trace.reset(std::fopen(trace.constData(), "a"));
         if (!m_trace)
             logLine(QStringLiteral("HOLDPOINT_MCP_TRACE: cannot open %1: %2")
-                        .arg(QString::fromLocal8Bit(trace), QString::fromLocal8Bit(std::strerror(errno))));
+                        .arg(QString::fromLocal8Bit(trace),
+                            QString::fromLocal8Bit(std::strerror(errno))));
     }
 }
 
@@ -63,12 +65,14 @@ McpProxy::~McpProxy()
 bool McpProxy::start(QString *error)
 {
     if (m_options.command.isEmpty()) {
-        *error = QStringLiteral("no server command given (expected: mcp-proxy [--server-name NAME] -- COMMAND [ARGS...])");
+        *error = QStringLiteral("no server command given (expected: mcp-proxy [--server-name NAME] "
+                                "-- COMMAND [ARGS...])");
         return false;
     }
     m_server.start(m_options.command.first(), m_options.command.mid(1));
     if (!m_server.waitForStarted(10'000)) {
-        *error = QStringLiteral("cannot start the MCP server %1: %2").arg(m_options.command.first(), m_server.errorString());
+        *error = QStringLiteral("cannot start the MCP server %1: %2")
+                     .arg(m_options.command.first(), m_server.errorString());
         return false;
     }
     m_stdin = std::make_unique<QSocketNotifier>(STDIN_FILENO, QSocketNotifier::Read);
@@ -103,10 +107,13 @@ void McpProxy::connectConsole()
     connect(m_console.get(), &ConsoleClient::message, this, &McpProxy::onConsoleMessage);
     ConsoleClient *client = m_console.get();
     connect(client, &ConsoleClient::failed, this, [this, client](const QString &reason) {
-        onConsoleDown(reason, client->refused() ? wire::Outage::ConnectionRefused : wire::Outage::Other);
+        onConsoleDown(
+            reason, client->refused() ? wire::Outage::ConnectionRefused : wire::Outage::Other);
     });
-    const std::string name = "mcp:" + (m_options.serverName.isEmpty() ? std::string("server") : m_options.serverName.toStdString());
-    m_console->connectTo(endpoint, protocol::Role::Agent, {name, "mcp-proxy"}, m_sessionId);
+    const std::string name = "mcp:"
+        + (m_options.serverName.isEmpty() ? std::string("server")
+                                          : m_options.serverName.toStdString());
+    m_console->connectTo(endpoint, protocol::Role::Agent, { name, "mcp-proxy" }, m_sessionId);
 }
 
 void McpProxy::onConsoleDown(const QString &why, wire::Outage outage)
@@ -118,7 +125,8 @@ void McpProxy::onConsoleDown(const QString &why, wire::Outage outage)
     // be before a person, and an agent can kill or stop the console: it is
     // refused whatever the mode. One it never got follows the fail-open rule.
     for (const std::string &id : waitingIds()) {
-        const std::string text = "Holdpoint console unreachable (" + why.toStdString() + "); the call was not run";
+        const std::string text
+            = "Holdpoint console unreachable (" + why.toStdString() + "); the call was not run";
         if (m_waiting.at(id).sentToConsole)
             refuse(id, text);
         else
@@ -187,7 +195,7 @@ void McpProxy::handleClientLine(const QByteArray &line)
                 if (idKey(it->second.rpcId) != key)
                     continue;
                 if (it->second.sentToConsole && m_console && m_state == ConsoleState::Ready)
-                    m_console->send(Json {{"type", "cancel"}, {"call_id", it->first}});
+                    m_console->send(Json { { "type", "cancel" }, { "call_id", it->first } });
                 m_stamps.erase(it->first);
                 m_waiting.erase(it);
                 closeServerInputWhenSettled();
@@ -202,7 +210,7 @@ void McpProxy::submit(mcp::Message &&m, const QByteArray &raw)
 {
     const std::string callId = "mcp-" + std::to_string(++m_nextCall);
     // Moved, not copied: the parsed call is the proxy's from here on.
-    m_waiting.try_emplace(callId, WaitingCall {std::move(m.id), std::move(m.json), raw, false});
+    m_waiting.try_emplace(callId, WaitingCall { std::move(m.id), std::move(m.json), raw, false });
     if (m_trace)
         m_stamps[callId].read = m_readAt; // when its bytes came in, not now
     switch (m_state) {
@@ -230,14 +238,16 @@ void McpProxy::sendToConsole(const std::string &callId)
     Json args = Json::object();
     if (const auto it = params.find("arguments"); it != params.end() && it->is_object())
         args = std::move(*it);
-    Json call {{"type", "tool_call"}, {"call_id", callId}, {"tool_name", tool}, {"args", std::move(args)},
-               {"context", {{"mcp_server", m_options.serverName.toStdString()}}}};
+    Json call { { "type", "tool_call" }, { "call_id", callId }, { "tool_name", tool },
+        { "args", std::move(args) },
+        { "context", { { "mcp_server", m_options.serverName.toStdString() } } } };
     if (auto it = m_annotations.find(tool); it != m_annotations.end())
         call["annotations"] = it->second;
     // Too large for the console: refused here, and the connection stays up
     // for the calls after it.
     if (QString why; !m_console->send(call, &why))
-        return refuse(callId, "Holdpoint refused the call: " + why.toStdString() + "; the call was not run");
+        return refuse(
+            callId, "Holdpoint refused the call: " + why.toStdString() + "; the call was not run");
     w.sentToConsole = true;
     stamp(callId, &HopStamps::toConsole);
 }
@@ -257,13 +267,14 @@ void McpProxy::onConsoleMessage(const Json &message)
         refuse(callId, "Denied by Holdpoint: " + message.value("reason", std::string()));
     } else if (type == "error" && !message.contains("call_id")) {
         refuseAllSent("Holdpoint refused the call: " + message.value("code", std::string()) + ": "
-                      + message.value("message", std::string()));
+            + message.value("message", std::string()));
     } else if (type == "error" && it != m_waiting.end()) {
-        refuse(callId, "Holdpoint refused the call: " + message.value("code", std::string()) + ": "
-                           + message.value("message", std::string()));
+        refuse(callId,
+            "Holdpoint refused the call: " + message.value("code", std::string()) + ": "
+                + message.value("message", std::string()));
     } else if (type == "after_call" && message.value("action", std::string()) != "allow") {
         logLine(QStringLiteral("%1: %2").arg(toQString(message.value("action", std::string())),
-                                             toQString(message.value("reason", std::string()))));
+            toQString(message.value("reason", std::string()))));
     }
 }
 
@@ -273,7 +284,8 @@ void McpProxy::forward(const std::string &callId, const Json *newArguments)
     m_waiting.erase(callId);
     if (m_server.state() != QProcess::Running) {
         m_stamps.erase(callId);
-        writeToClient(QByteArray::fromStdString(dumpJson(mcp::errorResult(w.rpcId, "the MCP server exited"))));
+        writeToClient(QByteArray::fromStdString(
+            dumpJson(mcp::errorResult(w.rpcId, "the MCP server exited"))));
     } else {
         m_forwarded[idKey(w.rpcId)] = callId;
         if (newArguments) {
@@ -288,7 +300,8 @@ void McpProxy::forward(const std::string &callId, const Json *newArguments)
     closeServerInputWhenSettled();
 }
 
-void McpProxy::refuseOrForward(const std::string &callId, wire::Outage outage, const std::string &why)
+void McpProxy::refuseOrForward(
+    const std::string &callId, wire::Outage outage, const std::string &why)
 {
     if (m_options.failOpen && wire::failOpenLetsThrough(outage))
         return forward(callId, nullptr);
@@ -301,7 +314,7 @@ void McpProxy::refuseAllSent(const std::string &why)
         if (!m_waiting.at(id).sentToConsole)
             continue;
         if (m_console && m_state == ConsoleState::Ready)
-            m_console->send(Json {{"type", "cancel"}, {"call_id", id}});
+            m_console->send(Json { { "type", "cancel" }, { "call_id", id } });
         refuse(id, why);
     }
 }
@@ -349,15 +362,19 @@ void McpProxy::handleServerLine(const QByteArray &line)
         const Json *result = m.json.contains("result") ? &m.json["result"] : nullptr;
         const bool ok = result && !(result->is_object() && result->value("isError", false));
         if (m_console && m_state == ConsoleState::Ready)
-            m_console->send(Json {{"type", "tool_result"}, {"call_id", callId}, {"ok", ok},
-                                  {"result", protocol::compactResult(result ? *result : m.json.value("error", Json()))}});
+            m_console->send(Json { { "type", "tool_result" }, { "call_id", callId }, { "ok", ok },
+                { "result",
+                    protocol::compactResult(result ? *result : m.json.value("error", Json())) } });
     } else if (m_toolsListIds.erase(key)) {
         // MCP 2025-06-18 "tools": remember each tool's annotations.
-        const Json &tools = m.json.contains("result") ? m.json["result"].value("tools", Json::array()) : Json::array();
+        const Json &tools = m.json.contains("result")
+            ? m.json["result"].value("tools", Json::array())
+            : Json::array();
         if (tools.is_array())
             for (const Json &t : tools)
                 if (t.is_object() && t.contains("name") && t["name"].is_string())
-                    m_annotations[t["name"].get<std::string>()] = t.value("annotations", Json::object());
+                    m_annotations[t["name"].get<std::string>()]
+                        = t.value("annotations", Json::object());
     }
 }
 
@@ -367,9 +384,9 @@ void McpProxy::writeTrace(const std::string &callId, const std::string &rpcKey)
     if (it == m_stamps.end())
         return;
     const HopStamps &h = it->second;
-    const Json line {{"call_id", callId}, {"rpc_id", rpcKey}, {"read", h.read}, {"to_console", h.toConsole},
-                     {"decision", h.decision}, {"to_server", h.toServer}, {"server_answer", m_readAt},
-                     {"to_client", monotonicNs()}};
+    const Json line { { "call_id", callId }, { "rpc_id", rpcKey }, { "read", h.read },
+        { "to_console", h.toConsole }, { "decision", h.decision }, { "to_server", h.toServer },
+        { "server_answer", m_readAt }, { "to_client", monotonicNs() } };
     m_stamps.erase(it);
     std::fputs((dumpJson(line) + "\n").c_str(), m_trace.get());
     std::fflush(m_trace.get());

@@ -19,7 +19,7 @@ namespace holdpoint {
 struct McpProxyOptions
 {
     QString serverName;
-    QStringList command;             // the real MCP server and its arguments
+    QStringList command; // the real MCP server and its arguments
     // No console reachable for a call (wire/failopen.h): forward it instead
     // of refusing it. Anything else refuses it even so.
     bool failOpen = false;
@@ -49,20 +49,25 @@ private:
     struct WaitingCall
     {
         Json rpcId;
-        Json request;     // the client's tools/call
-        QByteArray raw;   // as the client sent it
+        Json request; // the client's tools/call
+        QByteArray raw; // as the client sent it
         bool sentToConsole = false;
     };
-    enum class ConsoleState { Connecting, Ready, Down };
+    enum class ConsoleState
+    {
+        Connecting,
+        Ready,
+        Down
+    };
     // HOLDPOINT_MCP_TRACE=FILE: when each hop of a tools/call happened, in
     // CLOCK_MONOTONIC nanoseconds, one JSON line a call as it completes
     // (tests/bench/README.md, "Where the time goes").
     struct HopStamps
     {
-        qint64 read = 0;         // its line read from the client
-        qint64 toConsole = 0;    // sent to the console
-        qint64 decision = 0;     // the console's decision read
-        qint64 toServer = 0;     // written to the server
+        qint64 read = 0; // its line read from the client
+        qint64 toConsole = 0; // sent to the console
+        qint64 decision = 0; // the console's decision read
+        qint64 toServer = 0; // written to the server
     };
     // One direction's input: its framer, who sends it (for the log) and
     // what handles each of its lines.
@@ -110,22 +115,23 @@ private:
     McpProxyOptions m_options;
     QProcess m_server;
     std::unique_ptr<QSocketNotifier> m_stdin;
-    Inbound m_fromClient {"client", &McpProxy::handleClientLine};
-    Inbound m_fromServer {"server", &McpProxy::handleServerLine};
+    Inbound m_fromClient { "client", &McpProxy::handleClientLine };
+    Inbound m_fromServer { "server", &McpProxy::handleServerLine };
     std::unique_ptr<ConsoleClient> m_console;
     ConsoleState m_state = ConsoleState::Down;
     QString m_downReason;
     std::string m_sessionId;
     int m_nextCall = 0;
-    std::map<std::string, WaitingCall> m_waiting;       // call_id -> waiting tools/call
-    std::unique_ptr<std::FILE, int (*)(std::FILE *)> m_trace {nullptr, &std::fclose};
+    std::map<std::string, WaitingCall> m_waiting; // call_id -> waiting tools/call
+    std::unique_ptr<std::FILE, int (*)(std::FILE *)> m_trace { nullptr, &std::fclose };
     std::map<std::string, HopStamps> m_stamps; // call_id -> its hops so far, while tracing
-    qint64 m_readAt = 0;                       // when the input being handled was read
+    qint64 m_readAt = 0; // when the input being handled was read
     void stamp(const std::string &callId, qint64 HopStamps::*hop);
     void writeTrace(const std::string &callId, const std::string &rpcKey);
-    std::map<std::string, std::string> m_forwarded;     // JSON-RPC id -> call_id, awaiting the server's result
-    std::set<std::string> m_toolsListIds;               // ids of tools/list requests awaiting their result
-    std::map<std::string, Json> m_annotations;          // tool name -> MCP annotations
+    std::map<std::string, std::string>
+        m_forwarded; // JSON-RPC id -> call_id, awaiting the server's result
+    std::set<std::string> m_toolsListIds; // ids of tools/list requests awaiting their result
+    std::map<std::string, Json> m_annotations; // tool name -> MCP annotations
     bool m_clientClosed = false;
 };
 

@@ -134,8 +134,8 @@ public:
 private:
     Entry &add(const std::string &name, const std::string &help, int type,
         const std::vector<Label> &labels);
-    void addRead(const std::string &name, const std::string &help, int type,
-        std::function<double()> read);
+    void addRead(
+        const std::string &name, const std::string &help, int type, std::function<double()> read);
     std::vector<std::unique_ptr<Entry>> m_entries;
 };
 

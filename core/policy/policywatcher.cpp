@@ -16,7 +16,8 @@ PolicyWatcher::PolicyWatcher(QStringList files, QObject *parent)
     m_debounce.setInterval(150);
     connect(&m_debounce, &QTimer::timeout, this, &PolicyWatcher::reload);
     connect(&m_watcher, &QFileSystemWatcher::fileChanged, this, [this] { m_debounce.start(); });
-    connect(&m_watcher, &QFileSystemWatcher::directoryChanged, this, [this] { m_debounce.start(); });
+    connect(
+        &m_watcher, &QFileSystemWatcher::directoryChanged, this, [this] { m_debounce.start(); });
     rewatch();
     m_lastContent = currentContent();
 }

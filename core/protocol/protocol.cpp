@@ -16,23 +16,40 @@ namespace holdpoint::protocol {
 std::string_view errorCodeName(ErrorCode code)
 {
     switch (code) {
-    case ErrorCode::InvalidJson: return "invalid_json";
-    case ErrorCode::TooDeep: return "too_deep";
-    case ErrorCode::InvalidMessage: return "invalid_message";
-    case ErrorCode::UnknownType: return "unknown_type";
-    case ErrorCode::MissingField: return "missing_field";
-    case ErrorCode::InvalidField: return "invalid_field";
-    case ErrorCode::UnsupportedProtocol: return "unsupported_protocol";
-    case ErrorCode::HelloRequired: return "hello_required";
-    case ErrorCode::DuplicateHello: return "duplicate_hello";
-    case ErrorCode::AuthFailed: return "auth_failed";
-    case ErrorCode::Forbidden: return "forbidden";
-    case ErrorCode::CallIdConflict: return "call_id_conflict";
-    case ErrorCode::UnknownCall: return "unknown_call";
-    case ErrorCode::CallPending: return "call_pending";
-    case ErrorCode::UnknownItem: return "unknown_item";
-    case ErrorCode::AlreadyResolved: return "already_resolved";
-    case ErrorCode::ConnectionLimit: return "connection_limit";
+    case ErrorCode::InvalidJson:
+        return "invalid_json";
+    case ErrorCode::TooDeep:
+        return "too_deep";
+    case ErrorCode::InvalidMessage:
+        return "invalid_message";
+    case ErrorCode::UnknownType:
+        return "unknown_type";
+    case ErrorCode::MissingField:
+        return "missing_field";
+    case ErrorCode::InvalidField:
+        return "invalid_field";
+    case ErrorCode::UnsupportedProtocol:
+        return "unsupported_protocol";
+    case ErrorCode::HelloRequired:
+        return "hello_required";
+    case ErrorCode::DuplicateHello:
+        return "duplicate_hello";
+    case ErrorCode::AuthFailed:
+        return "auth_failed";
+    case ErrorCode::Forbidden:
+        return "forbidden";
+    case ErrorCode::CallIdConflict:
+        return "call_id_conflict";
+    case ErrorCode::UnknownCall:
+        return "unknown_call";
+    case ErrorCode::CallPending:
+        return "call_pending";
+    case ErrorCode::UnknownItem:
+        return "unknown_item";
+    case ErrorCode::AlreadyResolved:
+        return "already_resolved";
+    case ErrorCode::ConnectionLimit:
+        return "connection_limit";
     }
     return "invalid_message";
 }
@@ -45,10 +62,14 @@ std::string_view roleName(Role role)
 std::string_view reviewActionName(ReviewAction action)
 {
     switch (action) {
-    case ReviewAction::Approve: return "approve";
-    case ReviewAction::Deny: return "deny";
-    case ReviewAction::Edit: return "edit";
-    case ReviewAction::Halt: return "halt";
+    case ReviewAction::Approve:
+        return "approve";
+    case ReviewAction::Deny:
+        return "deny";
+    case ReviewAction::Edit:
+        return "edit";
+    case ReviewAction::Halt:
+        return "halt";
     }
     return "approve";
 }
@@ -56,10 +77,14 @@ std::string_view reviewActionName(ReviewAction action)
 std::string_view decisionKindName(DecisionKind kind)
 {
     switch (kind) {
-    case DecisionKind::Allow: return "allow";
-    case DecisionKind::Deny: return "deny";
-    case DecisionKind::Modify: return "modify";
-    case DecisionKind::Halt: return "halt";
+    case DecisionKind::Allow:
+        return "allow";
+    case DecisionKind::Deny:
+        return "deny";
+    case DecisionKind::Modify:
+        return "modify";
+    case DecisionKind::Halt:
+        return "halt";
     }
     return "deny";
 }
@@ -113,8 +138,7 @@ class FieldReader
 public:
     explicit FieldReader(const Json &object)
         : m_object(object)
-    {
-    }
+    { }
 
     bool failed() const { return m_failed; }
     const ParseError &error() const { return m_error; }
@@ -128,26 +152,30 @@ public:
     }
 
     // A required string; `id` applies the id rules, otherwise non-empty up to maxLength.
-    bool string(const char *key, std::string &out, std::size_t maxLength, bool id, bool required = true)
+    bool string(
+        const char *key, std::string &out, std::size_t maxLength, bool id, bool required = true)
     {
         if (m_failed)
             return false;
         const Json *v = find(key);
         if (!v) {
             if (required)
-                fail(ErrorCode::MissingField, std::string(key) + ": required, expected " + expectation(maxLength, id));
+                fail(ErrorCode::MissingField,
+                    std::string(key) + ": required, expected " + expectation(maxLength, id));
             return false;
         }
         if (!v->is_string())
             return wrongType(key, *v, expectation(maxLength, id));
         const auto &s = v->get_ref<const std::string &>();
         if (id ? !isValidId(s) : (s.empty() || s.size() > maxLength))
-            return fail(ErrorCode::InvalidField, std::string(key) + ": expected " + expectation(maxLength, id));
+            return fail(ErrorCode::InvalidField,
+                std::string(key) + ": expected " + expectation(maxLength, id));
         out = s;
         return true;
     }
 
-    bool optionalString(const char *key, std::optional<std::string> &out, std::size_t maxLength, bool id)
+    bool optionalString(
+        const char *key, std::optional<std::string> &out, std::size_t maxLength, bool id)
     {
         std::string s;
         if (string(key, s, maxLength, id, false)) {
@@ -169,7 +197,8 @@ public:
             return wrongType(key, *v, "a string");
         const auto &s = v->get_ref<const std::string &>();
         if (s.size() > maxLength)
-            return fail(ErrorCode::InvalidField, std::string(key) + ": longer than " + std::to_string(maxLength) + " bytes");
+            return fail(ErrorCode::InvalidField,
+                std::string(key) + ": longer than " + std::to_string(maxLength) + " bytes");
         out = s;
         return true;
     }
@@ -206,7 +235,8 @@ public:
         const Json *v = find(key);
         if (!v) {
             if (required)
-                fail(ErrorCode::MissingField, std::string(key) + ": required, expected true or false");
+                fail(ErrorCode::MissingField,
+                    std::string(key) + ": required, expected true or false");
             return false;
         }
         if (!v->is_boolean())
@@ -217,7 +247,8 @@ public:
 
     bool wrongType(const std::string &key, const Json &v, const std::string &expected)
     {
-        return fail(ErrorCode::InvalidField, key + ": expected " + expected + ", got " + v.type_name());
+        return fail(
+            ErrorCode::InvalidField, key + ": expected " + expected + ", got " + v.type_name());
     }
 
     bool fail(ErrorCode code, std::string message)
@@ -234,7 +265,8 @@ private:
     static std::string expectation(std::size_t maxLength, bool id)
     {
         if (id)
-            return "a string of 1 to " + std::to_string(MaxIdLength) + " bytes without control characters";
+            return "a string of 1 to " + std::to_string(MaxIdLength)
+                + " bytes without control characters";
         return "a non-empty string of at most " + std::to_string(maxLength) + " bytes";
     }
 
@@ -263,8 +295,7 @@ ParseResult failure(ErrorCode code, std::string message)
     return r;
 }
 
-template<typename T>
-ParseResult success(T &&message)
+template <typename T> ParseResult success(T &&message)
 {
     ParseResult r;
     r.message = Message(std::forward<T>(message));
@@ -277,12 +308,16 @@ ParseResult parseHello(const Json &o)
     Hello h;
     const Json *protocol = f.find("protocol");
     if (!protocol)
-        return failure({ErrorCode::MissingField, "protocol: required, expected the integer 1", {}});
+        return failure(
+            { ErrorCode::MissingField, "protocol: required, expected the integer 1", {} });
     if (!protocol->is_number_integer())
-        return failure({ErrorCode::InvalidField, std::string("protocol: expected an integer, got ") + protocol->type_name(), {}});
+        return failure({ ErrorCode::InvalidField,
+            std::string("protocol: expected an integer, got ") + protocol->type_name(), {} });
     if (protocol->get<long long>() != Version)
-        return failure({ErrorCode::UnsupportedProtocol,
-                        "protocol: this console speaks protocol " + std::to_string(Version) + ", got " + protocol->dump(), {}});
+        return failure({ ErrorCode::UnsupportedProtocol,
+            "protocol: this console speaks protocol " + std::to_string(Version) + ", got "
+                + protocol->dump(),
+            {} });
     h.protocol = Version;
 
     std::optional<std::string> role;
@@ -293,7 +328,8 @@ ParseResult parseHello(const Json &o)
         else if (*role == "reviewer")
             h.role = Role::Reviewer;
         else
-            f.fail(ErrorCode::InvalidField, "role: expected \"agent\" or \"reviewer\", got \"" + *role + "\"");
+            f.fail(ErrorCode::InvalidField,
+                "role: expected \"agent\" or \"reviewer\", got \"" + *role + "\"");
     }
     f.string("token", h.token, MaxTokenLength, false);
 
@@ -330,8 +366,7 @@ ParseResult parseHello(const Json &o)
     return success(std::move(h));
 }
 
-template<typename Turn>
-ParseResult parseTurn(const Json &o)
+template <typename Turn> ParseResult parseTurn(const Json &o)
 {
     FieldReader f(o);
     Turn t;
@@ -357,7 +392,8 @@ ParseResult parseToolCall(Json &o)
     if (f.isObject("annotations", false)) {
         c.annotations = std::move(o["annotations"]);
         // MCP 2025-06-18 "ToolAnnotations": the hints are booleans.
-        static constexpr std::array hints {"readOnlyHint", "destructiveHint", "idempotentHint", "openWorldHint"};
+        static constexpr std::array hints { "readOnlyHint", "destructiveHint", "idempotentHint",
+            "openWorldHint" };
         for (const char *hint : hints) {
             auto it = c.annotations.find(hint);
             if (it != c.annotations.end() && !it->is_boolean() && !it->is_null())
@@ -367,9 +403,11 @@ ParseResult parseToolCall(Json &o)
     if (const Json *t = f.find("timeout_s"); t && !f.failed()) {
         if (!t->is_number())
             f.wrongType("timeout_s", *t, "a number of seconds");
-        else if (const double s = t->get<double>(); !(s > 0) || !std::isfinite(s) || s > MaxTimeoutSeconds)
-            f.fail(ErrorCode::InvalidField, "timeout_s: expected a number of seconds above 0 and at most "
-                                               + std::to_string(int(MaxTimeoutSeconds)));
+        else if (const double s = t->get<double>();
+                 !(s > 0) || !std::isfinite(s) || s > MaxTimeoutSeconds)
+            f.fail(ErrorCode::InvalidField,
+                "timeout_s: expected a number of seconds above 0 and at most "
+                    + std::to_string(int(MaxTimeoutSeconds)));
         else
             c.timeoutS = s;
     }
@@ -406,9 +444,12 @@ ParseResult parseCancel(const Json &o)
 std::string_view reviewScopeName(ReviewScope scope)
 {
     switch (scope) {
-    case ReviewScope::Call: return "call";
-    case ReviewScope::Turn: return "turn";
-    case ReviewScope::Session: return "session";
+    case ReviewScope::Call:
+        return "call";
+    case ReviewScope::Turn:
+        return "turn";
+    case ReviewScope::Session:
+        return "session";
     }
     return "call";
 }
@@ -432,7 +473,7 @@ ParseResult parseReview(const Json &o)
             r.action = ReviewAction::Halt;
         else
             f.fail(ErrorCode::InvalidField,
-                   "action: expected one of approve, deny, edit, halt, got \"" + action + "\"");
+                "action: expected one of approve, deny, edit, halt, got \"" + action + "\"");
     }
     f.text("reason", r.reason, MaxReasonLength);
     Json args;
@@ -447,11 +488,14 @@ ParseResult parseReview(const Json &o)
         else if (scope == "session")
             r.scope = ReviewScope::Session;
         else
-            f.fail(ErrorCode::InvalidField, "scope: expected one of call, turn, session, got \"" + scope + "\"");
+            f.fail(ErrorCode::InvalidField,
+                "scope: expected one of call, turn, session, got \"" + scope + "\"");
     }
-    if (!f.failed() && r.scope != ReviewScope::Call && r.action != ReviewAction::Approve && r.action != ReviewAction::Deny)
+    if (!f.failed() && r.scope != ReviewScope::Call && r.action != ReviewAction::Approve
+        && r.action != ReviewAction::Deny)
         f.fail(ErrorCode::InvalidField, "scope: only approve and deny reach beyond one call");
-    if (!f.failed() && r.action == ReviewAction::Deny && r.reason.find_first_not_of(" \t\r\n") == std::string::npos)
+    if (!f.failed() && r.action == ReviewAction::Deny
+        && r.reason.find_first_not_of(" \t\r\n") == std::string::npos)
         f.fail(ErrorCode::MissingField, "reason: required for deny, expected a non-empty string");
     if (!f.failed() && r.action == ReviewAction::Edit && !r.args)
         f.fail(ErrorCode::MissingField, "args: required for edit, expected an object");
@@ -473,7 +517,8 @@ ParseResult parseWebRequest(const Json &o)
         else if (action == "revoke")
             w.action = WebAction::Revoke;
         else
-            f.fail(ErrorCode::InvalidField, "action: expected one of pair, sessions, revoke, got \"" + action + "\"");
+            f.fail(ErrorCode::InvalidField,
+                "action: expected one of pair, sessions, revoke, got \"" + action + "\"");
     }
     f.string("session", w.session, MaxIdLength, true, w.action == WebAction::Revoke);
     if (f.failed())
@@ -488,20 +533,26 @@ ParseResult parseMessage(std::string_view text)
     if (text.find_first_not_of(" \t\r\n") == std::string_view::npos)
         return failure(ErrorCode::InvalidJson, "empty message: expected one JSON object");
     if (nestingDepth(text, MaxDepth) > MaxDepth)
-        return failure(ErrorCode::TooDeep, "JSON nested deeper than " + std::to_string(MaxDepth) + " levels");
+        return failure(
+            ErrorCode::TooDeep, "JSON nested deeper than " + std::to_string(MaxDepth) + " levels");
 
     Json doc;
     std::string parseError;
     if (!parseStrictJson(text, MaxDepth, &doc, &parseError))
         return failure(ErrorCode::InvalidJson, parseError);
     if (!doc.is_object())
-        return failure(ErrorCode::InvalidMessage, std::string("expected a JSON object, got ") + doc.type_name());
+        return failure(ErrorCode::InvalidMessage,
+            std::string("expected a JSON object, got ") + doc.type_name());
 
     auto typeIt = doc.find("type");
     if (typeIt == doc.end() || typeIt->is_null())
-        return failure({ErrorCode::MissingField, "type: required, expected a string naming the message", {}}, &doc);
+        return failure(
+            { ErrorCode::MissingField, "type: required, expected a string naming the message", {} },
+            &doc);
     if (!typeIt->is_string())
-        return failure({ErrorCode::InvalidField, std::string("type: expected a string, got ") + typeIt->type_name(), {}}, &doc);
+        return failure({ ErrorCode::InvalidField,
+                           std::string("type: expected a string, got ") + typeIt->type_name(), {} },
+            &doc);
 
     const auto &type = typeIt->get_ref<const std::string &>();
     try {
@@ -523,14 +574,17 @@ ParseResult parseMessage(std::string_view text)
             return parseWebRequest(doc);
     } catch (const std::exception &e) {
         // Defensive: the readers check types first, so this means a bug of ours.
-        return failure({ErrorCode::InvalidMessage, std::string("could not read message: ") + e.what(), {}}, &doc);
+        return failure(
+            { ErrorCode::InvalidMessage, std::string("could not read message: ") + e.what(), {} },
+            &doc);
     }
     std::string shown = type.size() > 64 ? type.substr(0, 64) + "..." : type;
-    return failure({ErrorCode::UnknownType,
-                    "type: unknown message type \"" + shown
-                        + "\" (expected one of: hello, turn_start, turn_end, tool_call, tool_result, cancel, review)",
-                    {}},
-                   &doc);
+    return failure({ ErrorCode::UnknownType,
+                       "type: unknown message type \"" + shown
+                           + "\" (expected one of: hello, turn_start, turn_end, tool_call, "
+                             "tool_result, cancel, review)",
+                       {} },
+        &doc);
 }
 
 Capabilities capabilitiesFromJson(const Json &j)
@@ -549,7 +603,8 @@ Json warningsToJson(const std::vector<Warning> &warnings)
 {
     Json out = Json::array();
     for (const Warning &w : warnings)
-        out.push_back(Json {{"guardrail", w.guardrail}, {"code", w.code}, {"message", w.message}});
+        out.push_back(
+            Json { { "guardrail", w.guardrail }, { "code", w.code }, { "message", w.message } });
     return out;
 }
 
@@ -557,15 +612,10 @@ Json turnFindingsToJson(const std::vector<TurnFinding> &findings)
 {
     Json out = Json::array();
     for (const TurnFinding &f : findings)
-        out.push_back(Json {{"guardrail", f.guardrail},
-                            {"pattern", f.pattern},
-                            {"level", f.level},
-                            {"tool_name", f.toolName},
-                            {"count", f.count},
-                            {"warn_at", f.warnAt},
-                            {"stop_at", f.stopAt},
-                            {"call_ids", f.callIds},
-                            {"message", f.message}});
+        out.push_back(
+            Json { { "guardrail", f.guardrail }, { "pattern", f.pattern }, { "level", f.level },
+                { "tool_name", f.toolName }, { "count", f.count }, { "warn_at", f.warnAt },
+                { "stop_at", f.stopAt }, { "call_ids", f.callIds }, { "message", f.message } });
     return out;
 }
 
@@ -581,7 +631,8 @@ ApprovalRule approvalRuleFromJson(const Json &json)
     if (!json.is_object())
         return rule;
     if (auto it = json.find("required"); it != json.end() && it->is_number_integer())
-        rule.required = int(std::clamp<std::int64_t>(it->get<std::int64_t>(), 1, MaxApprovalsRequired));
+        rule.required
+            = int(std::clamp<std::int64_t>(it->get<std::int64_t>(), 1, MaxApprovalsRequired));
     if (auto it = json.find("exclude_requester"); it != json.end() && it->is_boolean())
         rule.excludeRequester = it->get<bool>();
     if (auto it = json.find("on_edit"); it != json.end() && it->is_string())
@@ -591,8 +642,8 @@ ApprovalRule approvalRuleFromJson(const Json &json)
 
 ApprovalRule strictest(const ApprovalRule &a, const ApprovalRule &b)
 {
-    return ApprovalRule { std::max(a.required, b.required), a.excludeRequester || b.excludeRequester,
-        a.resetOnEdit || b.resetOnEdit };
+    return ApprovalRule { std::max(a.required, b.required),
+        a.excludeRequester || b.excludeRequester, a.resetOnEdit || b.resetOnEdit };
 }
 
 Json votesToJson(const std::vector<Vote> &votes)
@@ -628,12 +679,13 @@ std::vector<Vote> votesFromJson(const Json &array)
         if (!j.is_object())
             continue;
         auto text = [&](const char *key) { return stringOr(j, key); };
-        Vote v { text("reviewer"), text("via"), j.value("args", Json::object()), text("args_sha256"),
-            j.value("edit", false) == true, 0 };
+        Vote v { text("reviewer"), text("via"), j.value("args", Json::object()),
+            text("args_sha256"), j.value("edit", false) == true, 0 };
         if (auto at = j.find("at"); at != j.end() && at->is_number_integer())
             v.at = at->get<TimeMs>();
         else if (const std::string iso = text("at"); !iso.empty())
-            v.at = QDateTime::fromString(QString::fromStdString(iso), Qt::ISODateWithMs).toMSecsSinceEpoch();
+            v.at = QDateTime::fromString(QString::fromStdString(iso), Qt::ISODateWithMs)
+                       .toMSecsSinceEpoch();
         if (!v.reviewer.empty())
             out.push_back(std::move(v));
     }
@@ -657,10 +709,12 @@ std::vector<TurnFinding> turnFindingsFromJson(const Json &array)
         auto text = [&](const char *key) { return stringOr(j, key); };
         auto number = [&](const char *key) {
             auto it = j.find(key);
-            return it != j.end() && it->is_number_integer() ? int(std::clamp<std::int64_t>(it->get<std::int64_t>(), 0, 1'000'000)) : 0;
+            return it != j.end() && it->is_number_integer()
+                ? int(std::clamp<std::int64_t>(it->get<std::int64_t>(), 0, 1'000'000))
+                : 0;
         };
-        TurnFinding f {text("guardrail"), text("pattern"), text("level"), text("tool_name"), number("count"),
-                       number("warn_at"), number("stop_at"), {}, text("message")};
+        TurnFinding f { text("guardrail"), text("pattern"), text("level"), text("tool_name"),
+            number("count"), number("warn_at"), number("stop_at"), {}, text("message") };
         if (auto ids = j.find("call_ids"); ids != j.end() && ids->is_array())
             for (const Json &id : *ids)
                 if (id.is_string())
@@ -673,7 +727,8 @@ std::vector<TurnFinding> turnFindingsFromJson(const Json &array)
 
 std::string turnFindingHint(const TurnFinding &f)
 {
-    const std::string counts = " (" + std::to_string(f.count) + "/" + std::to_string(f.stopAt) + ")";
+    const std::string counts
+        = " (" + std::to_string(f.count) + "/" + std::to_string(f.stopAt) + ")";
     if (f.pattern == "exact_failure")
         return "agent is retrying a failing call" + counts;
     if (f.pattern == "same_tool_failure")
@@ -685,11 +740,9 @@ std::string turnFindingHint(const TurnFinding &f)
 
 Json decisionToJson(std::string_view callId, const Decision &d)
 {
-    Json j {{"type", "decision"},
-            {"call_id", callId},
-            {"decision", decisionKindName(d.kind)},
-            {"reason", d.reason},
-            {"decided_by", d.decidedBy}};
+    Json j { { "type", "decision" }, { "call_id", callId },
+        { "decision", decisionKindName(d.kind) }, { "reason", d.reason },
+        { "decided_by", d.decidedBy } };
     if (d.kind == DecisionKind::Allow || d.kind == DecisionKind::Modify)
         j["args"] = d.args.is_null() ? Json::object() : d.args;
     if (!d.code.empty())
@@ -698,7 +751,8 @@ Json decisionToJson(std::string_view callId, const Decision &d)
     return j;
 }
 
-void appendDecisionText(std::string &out, std::string_view callId, const Decision &d, const Json *args)
+void appendDecisionText(
+    std::string &out, std::string_view callId, const Decision &d, const Json *args)
 {
     // The members in the order a dumped object has them.
     JsonWriter w(out);
@@ -736,7 +790,7 @@ void writeWarnings(JsonWriter &w, const std::vector<Warning> &warnings)
 
 Json errorToJson(ErrorCode code, std::string_view message, std::string_view callId)
 {
-    Json j {{"type", "error"}, {"code", errorCodeName(code)}, {"message", message}};
+    Json j { { "type", "error" }, { "code", errorCodeName(code) }, { "message", message } };
     if (!callId.empty())
         j["call_id"] = callId;
     return j;

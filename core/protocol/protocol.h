@@ -24,15 +24,16 @@ inline constexpr int Version = wire::ProtocolVersion;
 
 // "Limits"
 using wire::MaxDepth;
-using wire::MaxIdLength;       // call_id, session_id, turn_id, item id
+using wire::MaxIdLength; // call_id, session_id, turn_id, item id
+using wire::MaxNameLength; // agent.name, agent.framework
 using wire::MaxToolNameLength;
-using wire::MaxNameLength;     // agent.name, agent.framework
 inline constexpr std::size_t MaxReasonLength = 4096;
 inline constexpr std::size_t MaxTokenLength = 1024;
 inline constexpr double MaxTimeoutSeconds = 24 * 3600;
 
 // "Error codes"
-enum class ErrorCode {
+enum class ErrorCode
+{
     InvalidJson,
     TooDeep,
     InvalidMessage,
@@ -54,7 +55,11 @@ enum class ErrorCode {
 
 std::string_view errorCodeName(ErrorCode code);
 
-enum class Role { Agent, Reviewer };
+enum class Role
+{
+    Agent,
+    Reviewer
+};
 std::string_view roleName(Role role);
 
 // What a client can take (PROTOCOL.md "hello"), and as the audit log and the
@@ -120,12 +125,23 @@ struct Cancel
     std::string callId;
 };
 
-enum class ReviewAction { Approve, Deny, Edit, Halt };
+enum class ReviewAction
+{
+    Approve,
+    Deny,
+    Edit,
+    Halt
+};
 std::string_view reviewActionName(ReviewAction action);
 
 // How far a reviewer's approve or deny reaches: this call, or also the
 // same tool's later calls in this turn or this agent session.
-enum class ReviewScope { Call, Turn, Session };
+enum class ReviewScope
+{
+    Call,
+    Turn,
+    Session
+};
 std::string_view reviewScopeName(ReviewScope scope);
 
 struct Review
@@ -139,14 +155,20 @@ struct Review
 
 // A reviewer's request about the reviewer page (PROTOCOL.md "The reviewer
 // page"): a pairing link for themselves, the web sessions, a revoke.
-enum class WebAction { Pair, Sessions, Revoke };
+enum class WebAction
+{
+    Pair,
+    Sessions,
+    Revoke
+};
 struct WebRequest
 {
     WebAction action = WebAction::Sessions;
     std::string session; // revoke: which
 };
 
-using Message = std::variant<Hello, TurnStart, TurnEnd, ToolCall, ToolResult, Cancel, Review, WebRequest>;
+using Message
+    = std::variant<Hello, TurnStart, TurnEnd, ToolCall, ToolResult, Cancel, Review, WebRequest>;
 
 struct ParseError
 {
@@ -172,7 +194,13 @@ std::size_t nestingDepth(std::string_view text, std::size_t limit);
 
 // --- console to agent / reviewer ------------------------------------------
 
-enum class DecisionKind { Allow, Deny, Modify, Halt };
+enum class DecisionKind
+{
+    Allow,
+    Deny,
+    Modify,
+    Halt
+};
 std::string_view decisionKindName(DecisionKind kind);
 
 struct Warning
@@ -185,10 +213,10 @@ struct Warning
 struct Decision
 {
     DecisionKind kind = DecisionKind::Deny;
-    Json args;             // what the agent must run with (allow and modify only)
+    Json args; // what the agent must run with (allow and modify only)
     std::string reason;
     std::string decidedBy; // guardrail:<name>, human:<user>, timeout, policy:default, agent
-    std::string code;      // machine-readable cause, e.g. "timeout", "cancelled"
+    std::string code; // machine-readable cause, e.g. "timeout", "cancelled"
     std::vector<Warning> warnings;
     // A person's decision: how they authenticated (console, a reviewer
     // token, a web session), for the records. Not on the agent's wire.
@@ -242,7 +270,7 @@ struct TurnFinding
 {
     std::string guardrail;
     std::string pattern; // exact_failure, same_tool_failure, no_progress
-    std::string level;   // warn, or what happens at `stopAt`: block or halt
+    std::string level; // warn, or what happens at `stopAt`: block or halt
     std::string toolName;
     int count = 0;
     int warnAt = 0;
@@ -266,12 +294,13 @@ void writeWarnings(JsonWriter &w, const std::vector<Warning> &warnings);
 // What dumpJson(decisionToJson(callId, d)) writes, appended to `out`,
 // without a tree; an Allow or Modify sends `args` instead of d.args when
 // given (the arguments where they are, not a copy of them).
-void appendDecisionText(std::string &out, std::string_view callId, const Decision &d, const Json *args = nullptr);
+void appendDecisionText(
+    std::string &out, std::string_view callId, const Decision &d, const Json *args = nullptr);
 Json errorToJson(ErrorCode code, std::string_view message, std::string_view callId = {});
 
 // A tool's result as sent in tool_result, and the id rule (wire/messages.h).
-using wire::MaxResultBytes;
 using wire::compactResult;
 using wire::isValidId;
+using wire::MaxResultBytes;
 
 } // namespace holdpoint::protocol

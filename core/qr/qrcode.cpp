@@ -41,7 +41,7 @@ QString qrForTerminal(const QrCode &code, bool invert)
     // A terminal cell is about twice as tall as wide, so two module rows per
     // cell keep the modules square. Blank, upper half, lower half, full
     // block: bit 0 lights the top half, bit 1 the bottom.
-    static constexpr char16_t Cells[] = {u' ', u'\u2580', u'\u2584', u'\u2588'};
+    static constexpr char16_t Cells[] = { u' ', u'\u2580', u'\u2584', u'\u2588' };
     const int begin = -QrQuietZone, end = code.size + QrQuietZone;
     QString out;
     out.reserve((end - begin + 1) * ((end - begin + 1) / 2));

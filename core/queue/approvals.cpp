@@ -25,7 +25,8 @@ std::vector<std::string> approvers(const QueueItem &item)
     const std::string hash = item.approvals.resetOnEdit ? approvedHash(item) : std::string();
     std::vector<std::string> out;
     for (const protocol::Vote &v : item.votes)
-        if ((hash.empty() || v.argsHash == hash) && std::find(out.begin(), out.end(), v.reviewer) == out.end())
+        if ((hash.empty() || v.argsHash == hash)
+            && std::find(out.begin(), out.end(), v.reviewer) == out.end())
             out.push_back(v.reviewer);
     return out;
 }
@@ -41,7 +42,8 @@ bool hasApproved(const QueueItem &item, const std::string &reviewer)
     return std::find(names.begin(), names.end(), reviewer) != names.end();
 }
 
-std::string approvalRefusal(const QueueItem &item, const std::string &reviewer, const std::string &osUser)
+std::string approvalRefusal(
+    const QueueItem &item, const std::string &reviewer, const std::string &osUser)
 {
     if (item.approvals.excludeRequester && !item.requester.empty()
         && (reviewer == item.requester || osUser == item.requester))
@@ -58,7 +60,9 @@ void addVote(QueueItem &item, const std::string &reviewer, const std::string &vi
     const std::optional<Json> &editArgs)
 {
     const Json shown = item.masked(editArgs ? *editArgs : approvedArgs(item));
-    applyVote(item, protocol::Vote { reviewer, via, shown, protocol::argsDigest(shown), editArgs.has_value(), at },
+    applyVote(item,
+        protocol::Vote {
+            reviewer, via, shown, protocol::argsDigest(shown), editArgs.has_value(), at },
         editArgs);
 }
 

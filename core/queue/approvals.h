@@ -29,7 +29,8 @@ bool hasApproved(const QueueItem &item, const std::string &reviewer);
 // Why `reviewer` may not approve the item now (they started the agent, or
 // approved these arguments already); empty when they may.
 // `osUser` is the OS user the reviewer is known to be, when any.
-std::string approvalRefusal(const QueueItem &item, const std::string &reviewer, const std::string &osUser = {});
+std::string approvalRefusal(
+    const QueueItem &item, const std::string &reviewer, const std::string &osUser = {});
 // Adds `reviewer`'s approval of the arguments as they stand, or, with
 // `editArgs`, of those arguments, which become the item's proposal (with
 // on_edit "reset", every other approval is void). A reviewer's earlier vote
@@ -39,7 +40,8 @@ void addVote(QueueItem &item, const std::string &reviewer, const std::string &vi
 // The same for a vote already made (one read back from the audit log): an
 // edit's arguments are `editArgs` when given (real values), else the
 // vote's own.
-void applyVote(QueueItem &item, protocol::Vote vote, const std::optional<Json> &editArgs = std::nullopt);
+void applyVote(
+    QueueItem &item, protocol::Vote vote, const std::optional<Json> &editArgs = std::nullopt);
 // An item's approval fields as reviewers see them (PROTOCOL.md "Approvals"),
 // put into `j`; nothing for an item one person decides.
 void putApprovalFields(Json &j, const QueueItem &item);

@@ -10,13 +10,15 @@ namespace {
 
 std::string lower(std::string s)
 {
-    std::transform(s.begin(), s.end(), s.begin(), [](unsigned char c) { return char(std::tolower(c)); });
+    std::transform(
+        s.begin(), s.end(), s.begin(), [](unsigned char c) { return char(std::tolower(c)); });
     return s;
 }
 
 bool nameHas(const std::string &tool, std::initializer_list<const char *> words)
 {
-    return std::any_of(words.begin(), words.end(), [&](const char *w) { return tool.find(w) != std::string::npos; });
+    return std::any_of(words.begin(), words.end(),
+        [&](const char *w) { return tool.find(w) != std::string::npos; });
 }
 
 } // namespace
@@ -60,8 +62,10 @@ ItemSignals itemSignals(const QueueItem &item)
 {
     ItemSignals out;
     auto hint = [&](const char *name) {
-        const auto it = item.annotations.is_object() ? item.annotations.find(name) : item.annotations.end();
-        return item.annotations.is_object() && it != item.annotations.end() && it->is_boolean() && it->get<bool>();
+        const auto it
+            = item.annotations.is_object() ? item.annotations.find(name) : item.annotations.end();
+        return item.annotations.is_object() && it != item.annotations.end() && it->is_boolean()
+            && it->get<bool>();
     };
     out.destructive = hint("destructiveHint");
     out.openWorld = hint("openWorldHint");
@@ -77,7 +81,8 @@ ItemSignals itemSignals(const QueueItem &item)
         }
     }
     for (const Redaction &r : item.redactions)
-        if (std::find(out.secretKinds.begin(), out.secretKinds.end(), r.kind) == out.secretKinds.end())
+        if (std::find(out.secretKinds.begin(), out.secretKinds.end(), r.kind)
+            == out.secretKinds.end())
             out.secretKinds.push_back(r.kind);
     for (const protocol::Warning &w : item.warnings)
         ++(w.guardrail == "loop_detection" ? out.loopWarnings : out.otherWarnings);
@@ -106,9 +111,12 @@ int riskScore(const QueueItem &item)
     for (const protocol::TurnFinding &f : s.turnFindings)
         score += f.count >= f.stopAt ? 30 : 15;
     const std::string tool = lower(item.toolName);
-    if (nameHas(tool, {"bash", "shell", "exec", "run", "terminal", "rm", "delete", "remove", "push", "deploy", "drop", "kill"}))
+    if (nameHas(tool,
+            { "bash", "shell", "exec", "run", "terminal", "rm", "delete", "remove", "push",
+                "deploy", "drop", "kill" }))
         score += 20;
-    else if (nameHas(tool, {"write", "edit", "create", "update", "move", "rename", "post", "send"}))
+    else if (nameHas(
+                 tool, { "write", "edit", "create", "update", "move", "rename", "post", "send" }))
         score += 10;
     return std::clamp(score, 0, 100);
 }

@@ -25,10 +25,10 @@ struct ItemSignals
     std::string askedBy;
     std::string askReason;
     std::string askCode;
-    bool secrets = false;              // a guardrail found credentials
+    bool secrets = false; // a guardrail found credentials
     std::vector<std::string> secretKinds; // their kinds, while the item holds them
     bool protectedPath = false;
-    bool destructive = false;          // MCP annotations
+    bool destructive = false; // MCP annotations
     bool openWorld = false;
     bool readOnly = false;
     int loopWarnings = 0;

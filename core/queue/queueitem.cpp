@@ -83,7 +83,8 @@ Json itemToJson(const QueueItem &item)
     // as sent, secrets already masked: a masked value lends no name.
     if (hidden & HiddenMixedScript) {
         Json names = Json::array();
-        for (const char *field : { "tool_name", "args", "context", "annotations", "proposed_args" }) {
+        for (const char *field :
+            { "tool_name", "args", "context", "annotations", "proposed_args" }) {
             if (const auto it = j.find(field); it != j.end())
                 addMixedScriptJson(names, *it);
         }

@@ -51,7 +51,8 @@ struct VoteOutcome
 {
     bool ok = false;
     std::string message; // why it was refused
-    bool later = false; // the store settles it later (the team's): resolved, itemUpdated or reviewRefused follow
+    bool later = false; // the store settles it later (the team's): resolved, itemUpdated or
+                        // reviewRefused follow
     bool decided = false; // it completed the count: the item is resolved
     int approvals = 0;
     int required = 0;
@@ -96,7 +97,8 @@ public:
     // the decision those arguments get (allow or modify); `review` is the
     // reviewer's answer it came from, as for resolve.
     virtual VoteOutcome vote(const std::string &id, const ReviewerIdentity &reviewer,
-        const std::optional<Json> &editArgs, protocol::Decision final, const protocol::Review &review)
+        const std::optional<Json> &editArgs, protocol::Decision final,
+        const protocol::Review &review)
         = 0;
     virtual void setAgentConnected(const std::string &id, bool connected) = 0;
     // The real values of a restored item's masked args, from the re-sent call.
@@ -144,10 +146,12 @@ Q_SIGNALS:
     // `reviewer`: the name the review was made as, so that one of several
     // people reviewing the same item through this process hears their own
     // outcome; "" when the review named none (the store's only name).
-    void reviewRefused(const std::string &id, const std::string &message, const std::string &reviewer);
+    void reviewRefused(
+        const std::string &id, const std::string &message, const std::string &reviewer);
     // An approval this process sent was counted, and the item waits for more
     // (a store that settles votes later); `reviewer` as above.
-    void voteCounted(const std::string &id, int approvals, int required, const std::string &reviewer);
+    void voteCounted(
+        const std::string &id, int approvals, int required, const std::string &reviewer);
 };
 
 } // namespace holdpoint

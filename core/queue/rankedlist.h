@@ -20,8 +20,7 @@ namespace holdpoint {
 // the order as an argument and assume the elements are sorted by it and
 // distinct under it; the positional ones keep whatever order the caller
 // gives.
-template<typename T>
-class RankedList
+template <typename T> class RankedList
 {
 public:
     // Blocks split beyond twice this, so each holds 1 to 2 x BlockSize.
@@ -55,12 +54,11 @@ public:
         for (std::size_t i = 0; i < values.size(); i += BlockSize) {
             const std::size_t end = std::min(values.size(), i + BlockSize);
             m_blocks.emplace_back(std::make_move_iterator(values.begin() + std::ptrdiff_t(i)),
-                                  std::make_move_iterator(values.begin() + std::ptrdiff_t(end)));
+                std::make_move_iterator(values.begin() + std::ptrdiff_t(end)));
         }
     }
 
-    template<typename Fn>
-    void forEach(Fn &&fn) const
+    template <typename Fn> void forEach(Fn &&fn) const
     {
         for (const auto &block : m_blocks)
             for (const T &value : block)
@@ -68,14 +66,14 @@ public:
     }
 
     // Inserts `count` values from `first` before position `rank`.
-    template<typename It>
-    void insertAt(std::size_t rank, It first, std::size_t count)
+    template <typename It> void insertAt(std::size_t rank, It first, std::size_t count)
     {
         if (count == 0)
             return;
         const auto [b, offset] = slot(rank);
         auto &block = m_blocks[b];
-        block.insert(block.begin() + std::ptrdiff_t(offset), first, std::next(first, std::ptrdiff_t(count)));
+        block.insert(
+            block.begin() + std::ptrdiff_t(offset), first, std::next(first, std::ptrdiff_t(count)));
         grown(b, count);
     }
     void insertAt(std::size_t rank, const T &value)
@@ -92,7 +90,8 @@ public:
             const auto [b, offset] = locate(rank);
             auto &block = m_blocks[b];
             const std::size_t n = std::min(count, block.size() - offset);
-            block.erase(block.begin() + std::ptrdiff_t(offset), block.begin() + std::ptrdiff_t(offset + n));
+            block.erase(
+                block.begin() + std::ptrdiff_t(offset), block.begin() + std::ptrdiff_t(offset + n));
             m_size -= n;
             count -= n;
             m_cacheValid = false;
@@ -104,12 +103,11 @@ public:
     }
 
     // The position of the first element not less than `value`.
-    template<typename Less>
-    std::size_t lowerBound(const T &value, Less less) const
+    template <typename Less> std::size_t lowerBound(const T &value, Less less) const
     {
         // The first block whose last element is not less than `value`.
         const auto blockIt = std::partition_point(m_blocks.begin(), m_blocks.end(),
-                                                  [&](const std::vector<T> &block) { return less(block.back(), value); });
+            [&](const std::vector<T> &block) { return less(block.back(), value); });
         if (blockIt == m_blocks.end())
             return m_size;
         const std::size_t b = std::size_t(blockIt - m_blocks.begin());
@@ -118,8 +116,7 @@ public:
     }
 
     // The position of the element equal to `value` under `less`, or -1.
-    template<typename Less>
-    long find(const T &value, Less less) const
+    template <typename Less> long find(const T &value, Less less) const
     {
         const std::size_t rank = lowerBound(value, less);
         if (rank >= m_size || less(value, at(rank)))
@@ -127,8 +124,7 @@ public:
         return long(rank);
     }
 
-    template<typename Less>
-    std::size_t insertSorted(const T &value, Less less)
+    template <typename Less> std::size_t insertSorted(const T &value, Less less)
     {
         const std::size_t rank = lowerBound(value, less);
         insertAt(rank, value);
@@ -143,7 +139,7 @@ private:
         if (m_blocks.empty())
             m_blocks.emplace_back();
         if (rank >= m_size)
-            return {m_blocks.size() - 1, m_blocks.back().size()};
+            return { m_blocks.size() - 1, m_blocks.back().size() };
         return locate(rank);
     }
 
@@ -170,7 +166,7 @@ private:
         m_cacheBlock = b;
         m_cacheStart = first;
         m_cacheValid = true;
-        return {b, rank - first};
+        return { b, rank - first };
     }
 
     std::size_t start(std::size_t b) const
@@ -201,20 +197,21 @@ private:
             // The last part takes the remainder if it would be small.
             const std::size_t end = big.size() - i < 2 * BlockSize ? big.size() : i + BlockSize;
             parts.emplace_back(std::make_move_iterator(big.begin() + std::ptrdiff_t(i)),
-                               std::make_move_iterator(big.begin() + std::ptrdiff_t(end)));
+                std::make_move_iterator(big.begin() + std::ptrdiff_t(end)));
             if (end == big.size())
                 break;
         }
         m_blocks.erase(m_blocks.begin() + std::ptrdiff_t(b));
-        m_blocks.insert(m_blocks.begin() + std::ptrdiff_t(b), std::make_move_iterator(parts.begin()),
-                        std::make_move_iterator(parts.end()));
+        m_blocks.insert(m_blocks.begin() + std::ptrdiff_t(b),
+            std::make_move_iterator(parts.begin()), std::make_move_iterator(parts.end()));
         m_cacheValid = false;
     }
 
     void merge(std::size_t b)
     {
         auto &next = m_blocks[b + 1];
-        m_blocks[b].insert(m_blocks[b].end(), std::make_move_iterator(next.begin()), std::make_move_iterator(next.end()));
+        m_blocks[b].insert(m_blocks[b].end(), std::make_move_iterator(next.begin()),
+            std::make_move_iterator(next.end()));
         m_blocks.erase(m_blocks.begin() + std::ptrdiff_t(b + 1));
         m_cacheValid = false;
     }

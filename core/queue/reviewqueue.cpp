@@ -167,8 +167,8 @@ VoteOutcome ReviewQueue::vote(const std::string &id, const ReviewerIdentity &rev
     out.required = item.approvals.required;
     // An edit to what stands already is an approval of it.
     const bool edit = editArgs && item.masked(*editArgs) != item.masked(approvedArgs(item));
-    if (const std::string why = approvalRefusal(item, reviewer.name, reviewer.osUser); !why.empty()
-        && (!edit || !hasApproved(item, reviewer.name))) {
+    if (const std::string why = approvalRefusal(item, reviewer.name, reviewer.osUser);
+        !why.empty() && (!edit || !hasApproved(item, reviewer.name))) {
         out.message = why;
         out.approvals = approvalCount(item);
         return out;
@@ -187,7 +187,8 @@ VoteOutcome ReviewQueue::vote(const std::string &id, const ReviewerIdentity &rev
     return out;
 }
 
-void ReviewQueue::setVotes(const std::string &id, std::vector<protocol::Vote> votes, std::optional<Json> editedArgs)
+void ReviewQueue::setVotes(
+    const std::string &id, std::vector<protocol::Vote> votes, std::optional<Json> editedArgs)
 {
     auto it = m_byId.find(id);
     if (it == m_byId.end())

@@ -45,7 +45,8 @@ public:
         const std::optional<Json> &editArgs, protocol::Decision final,
         const protocol::Review &review) override;
     // Votes as another store counted them (the team database's).
-    void setVotes(const std::string &id, std::vector<protocol::Vote> votes, std::optional<Json> editedArgs);
+    void setVotes(
+        const std::string &id, std::vector<protocol::Vote> votes, std::optional<Json> editedArgs);
     void setAgentConnected(const std::string &id, bool connected) override;
     void restoreSecrets(
         const std::string &id, const Json &args, std::vector<Redaction> redactions) override;

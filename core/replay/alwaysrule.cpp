@@ -25,12 +25,14 @@ bool addRuleToPolicyFile(const QString &path, const Json &rule, QString *error)
         const QByteArray bytes = in.readAll();
         doc = nlohmann::ordered_json::parse(bytes.begin(), bytes.end(), nullptr, false);
         if (!doc.is_object()) {
-            *error = QStringLiteral("%1: not a JSON object; fix the file before adding rules to it").arg(path);
+            *error = QStringLiteral("%1: not a JSON object; fix the file before adding rules to it")
+                         .arg(path);
             return false;
         }
     } else {
         doc["version"] = 1;
-        doc["comment"] = "Rules added from the Holdpoint console. Loaded after the built-in default policy.";
+        doc["comment"]
+            = "Rules added from the Holdpoint console. Loaded after the built-in default policy.";
     }
     if (!doc.contains("guardrails"))
         doc["guardrails"] = nlohmann::ordered_json::array();
@@ -40,7 +42,8 @@ bool addRuleToPolicyFile(const QString &path, const Json &rule, QString *error)
         return false;
     }
     auto console = std::find_if(guardrails.begin(), guardrails.end(), [](const auto &g) {
-        return g.is_object() && g.value("type", std::string()) == "rules" && g.value("name", std::string()) == "console";
+        return g.is_object() && g.value("type", std::string()) == "rules"
+            && g.value("name", std::string()) == "console";
     });
     if (console == guardrails.end()) {
         nlohmann::ordered_json g = nlohmann::ordered_json::object();
@@ -80,13 +83,15 @@ bool addRuleToPolicyFile(const QString &path, const Json &rule, QString *error)
     return true;
 }
 
-std::vector<Json> pastMatches(const QString &auditDir, const Json &rule, std::size_t limit, std::size_t scanned)
+std::vector<Json> pastMatches(
+    const QString &auditDir, const Json &rule, std::size_t limit, std::size_t scanned)
 {
     std::vector<Json> out;
     Json withoutComment = rule;
     withoutComment.erase("comment");
     const PolicyResult p = parsePolicy(
-        dumpJson(Json {{"version", 1}, {"default", "ask"}, {"guardrails", {{{"type", "rules"}, {"rules", {withoutComment}}}}}}),
+        dumpJson(Json { { "version", 1 }, { "default", "ask" },
+            { "guardrails", { { { "type", "rules" }, { "rules", { withoutComment } } } } } }),
         QStringLiteral("proposed rule"));
     if (!p.policy)
         return out;
@@ -95,8 +100,10 @@ std::vector<Json> pastMatches(const QString &auditDir, const Json &rule, std::si
     calls.event = "call";
     audit::query(auditDir, calls, scanned, [&](std::string_view, const Json &r) {
         const replay::RecordedCall call = replay::callFromRecord(r);
-        const ChainOutcome o = p.policy->chain->beforeCall(call.view(), {0}, p.policy->defaultAction);
-        if ((action == "allow" && o.action == Action::Allow) || (action == "deny" && o.action == Action::Deny))
+        const ChainOutcome o
+            = p.policy->chain->beforeCall(call.view(), { 0 }, p.policy->defaultAction);
+        if ((action == "allow" && o.action == Action::Allow)
+            || (action == "deny" && o.action == Action::Deny))
             out.push_back(r);
         return out.size() < limit;
     });

@@ -22,7 +22,7 @@ bool addRuleToPolicyFile(const QString &path, const Json &rule, QString *error);
 // Past calls in the audit log at `auditDir` that `rule` would have matched,
 // newest first: their call records, at most `limit`, among the newest
 // `scanned` calls.
-std::vector<Json> pastMatches(const QString &auditDir, const Json &rule, std::size_t limit = 50,
-                              std::size_t scanned = 5000);
+std::vector<Json> pastMatches(
+    const QString &auditDir, const Json &rule, std::size_t limit = 50, std::size_t scanned = 5000);
 
 } // namespace holdpoint

@@ -16,20 +16,22 @@ constexpr std::size_t MaxPinnedLength = 200;
 
 std::string lower(std::string s)
 {
-    std::transform(s.begin(), s.end(), s.begin(), [](unsigned char c) { return char(std::tolower(c)); });
+    std::transform(
+        s.begin(), s.end(), s.begin(), [](unsigned char c) { return char(std::tolower(c)); });
     return s;
 }
 
 bool keyHas(const std::string &key, std::initializer_list<const char *> words)
 {
     const std::string k = lower(key);
-    return std::any_of(words.begin(), words.end(), [&](const char *w) { return k.find(w) != std::string::npos; });
+    return std::any_of(
+        words.begin(), words.end(), [&](const char *w) { return k.find(w) != std::string::npos; });
 }
 
 bool looksLikePath(const std::string &key, const std::string &value)
 {
-    return keyHas(key, {"path", "file", "dir", "cwd", "folder"}) || value.starts_with('/') || value.starts_with("./")
-           || value.starts_with("~/");
+    return keyHas(key, { "path", "file", "dir", "cwd", "folder" }) || value.starts_with('/')
+        || value.starts_with("./") || value.starts_with("~/");
 }
 
 // The directory part of a glob before its first wildcard: what a path it
@@ -56,7 +58,7 @@ bool isSubcommand(std::string_view word)
     if (word.empty() || word.size() > 40 || !std::isalpha((unsigned char)(word[0])))
         return false;
     return std::all_of(word.begin(), word.end(),
-                       [](unsigned char c) { return std::isalnum(c) || c == '-' || c == '_' || c == ':'; });
+        [](unsigned char c) { return std::isalnum(c) || c == '-' || c == '_' || c == ':'; });
 }
 
 // The program and its subcommand as the parser reads the line (`git
@@ -76,7 +78,8 @@ std::string programAndSubcommand(const std::string &line)
         if (isSubcommand(second))
             out += " " + std::string(second);
     }
-    if (out.find_first_of(ShellOperators) != std::string::npos || out.find_first_of("*?") != std::string::npos)
+    if (out.find_first_of(ShellOperators) != std::string::npos
+        || out.find_first_of("*?") != std::string::npos)
         return {};
     return out;
 }
@@ -106,7 +109,8 @@ std::string shellMatch(const ArgPattern &p)
 
 bool isShellPattern(const ArgPattern &p)
 {
-    return p.shellCommand && !p.secret && (p.kind == ArgPattern::Kind::Prefix || p.kind == ArgPattern::Kind::Glob);
+    return p.shellCommand && !p.secret
+        && (p.kind == ArgPattern::Kind::Prefix || p.kind == ArgPattern::Kind::Glob);
 }
 
 std::string quoted(const Json &v)
@@ -124,10 +128,14 @@ std::string commandShape(const std::string &line)
 std::string_view argKindName(ArgPattern::Kind kind)
 {
     switch (kind) {
-    case ArgPattern::Kind::Exact: return "exact";
-    case ArgPattern::Kind::Prefix: return "prefix";
-    case ArgPattern::Kind::Glob: return "glob";
-    case ArgPattern::Kind::Any: return "any";
+    case ArgPattern::Kind::Exact:
+        return "exact";
+    case ArgPattern::Kind::Prefix:
+        return "prefix";
+    case ArgPattern::Kind::Glob:
+        return "glob";
+    case ArgPattern::Kind::Any:
+        return "any";
     }
     return "any";
 }
@@ -164,14 +172,17 @@ RuleShape proposeShape(const QueueItem &item, bool allow)
                 // "anything": a long or odd line is the one to keep asking about).
                 p.pathLike = false;
                 p.text = programAndSubcommand(s);
-                p.kind = p.text.empty() || p.text == s ? ArgPattern::Kind::Exact : ArgPattern::Kind::Prefix;
+                p.kind = p.text.empty() || p.text == s ? ArgPattern::Kind::Exact
+                                                       : ArgPattern::Kind::Prefix;
             } else if (s.size() > MaxPinnedLength || s.find('\n') != std::string::npos) {
                 p.kind = ArgPattern::Kind::Any;
-            } else if (p.pathLike && s.find_first_of("*?") == std::string::npos && s.find('/') != std::string::npos) {
+            } else if (p.pathLike && s.find_first_of("*?") == std::string::npos
+                && s.find('/') != std::string::npos) {
                 // The same directory; a literal * or ? in it would widen the glob.
                 p.kind = ArgPattern::Kind::Glob;
                 p.text = s.substr(0, s.rfind('/') + 1) + "*";
-            } else if (keyHas(p.key, {"command", "cmd", "script", "shell"}) && s.find(' ') != std::string::npos) {
+            } else if (keyHas(p.key, { "command", "cmd", "script", "shell" })
+                && s.find(' ') != std::string::npos) {
                 p.kind = ArgPattern::Kind::Prefix;
                 p.text = s.substr(0, s.find(' ') + 1);
             } else {
@@ -186,10 +197,10 @@ RuleShape proposeShape(const QueueItem &item, bool allow)
     return shape;
 }
 
-Json ruleFromShape(const RuleShape &shape, const QueueItem &item, const std::string &reason, const std::string &user,
-                   TimeMs now)
+Json ruleFromShape(const RuleShape &shape, const QueueItem &item, const std::string &reason,
+    const std::string &user, TimeMs now)
 {
-    Json when {{"tool", shape.tool}};
+    Json when { { "tool", shape.tool } };
     if (shape.agent)
         when["agent"] = *shape.agent;
     Json args = Json::object();
@@ -202,17 +213,22 @@ Json ruleFromShape(const RuleShape &shape, const QueueItem &item, const std::str
             continue;
         }
         switch (p.kind) {
-        case ArgPattern::Kind::Exact: args[p.key] = Json {{"equals", p.value}}; break;
-        case ArgPattern::Kind::Prefix: args[p.key] = Json {{"prefix", p.text}}; break;
+        case ArgPattern::Kind::Exact:
+            args[p.key] = Json { { "equals", p.value } };
+            break;
+        case ArgPattern::Kind::Prefix:
+            args[p.key] = Json { { "prefix", p.text } };
+            break;
         case ArgPattern::Kind::Glob: {
-            Json m {{"glob", p.text}};
+            Json m { { "glob", p.text } };
             // "/src/*" also matches "/src/..": staying under /src once normalized closes that.
             if (const std::string dir = fixedDirectory(p.text); p.pathLike && dir.starts_with('/'))
                 m["path_under"] = dir;
             args[p.key] = std::move(m);
             break;
         }
-        case ArgPattern::Kind::Any: break;
+        case ArgPattern::Kind::Any:
+            break;
         }
     }
     if (!args.empty())
@@ -220,15 +236,16 @@ Json ruleFromShape(const RuleShape &shape, const QueueItem &item, const std::str
     std::string why = reason;
     if (why.empty())
         why = shape.allow ? "always allowed by a reviewer" : "always denied by a reviewer";
-    const std::string date = QDateTime::fromMSecsSinceEpoch(now, Qt::UTC).toString(Qt::ISODate).toStdString();
-    Json rule {{"when", std::move(when)}};
+    const std::string date
+        = QDateTime::fromMSecsSinceEpoch(now, Qt::UTC).toString(Qt::ISODate).toStdString();
+    Json rule { { "when", std::move(when) } };
     if (!match.empty())
         rule["match"] = match;
     rule["action"] = shape.allow ? "allow" : "deny";
     rule["code"] = shape.allow ? "always_allowed" : "always_denied";
     rule["reason"] = why;
-    rule["comment"] = "added from the Holdpoint console by " + user + " on " + date + ", reviewing call " + item.callId
-                      + " of " + item.agent.name;
+    rule["comment"] = "added from the Holdpoint console by " + user + " on " + date
+        + ", reviewing call " + item.callId + " of " + item.agent.name;
     return rule;
 }
 
@@ -241,15 +258,21 @@ std::string describeShape(const RuleShape &shape)
         if (isShellPattern(p)) {
             const std::string words = commandWords(p.text);
             const bool prefix = p.kind == ArgPattern::Kind::Prefix;
-            conditions.push_back(
-                shape.allow ? p.key + " runs only commands that each " + (prefix ? "start with the words \"" + words + "\"" : "match " + words)
-                                  + " (nothing chained, substituted or hidden)"
-                            : p.key + " runs a command that " + (prefix ? "starts with the words \"" + words + "\"" : "matches " + words));
+            conditions.push_back(shape.allow ? p.key + " runs only commands that each "
+                        + (prefix ? "start with the words \"" + words + "\"" : "match " + words)
+                        + " (nothing chained, substituted or hidden)"
+                                             : p.key + " runs a command that "
+                        + (prefix ? "starts with the words \"" + words + "\""
+                                  : "matches " + words));
             continue;
         }
         switch (p.secret ? ArgPattern::Kind::Any : p.kind) {
-        case ArgPattern::Kind::Exact: conditions.push_back(p.key + " is " + quoted(p.value)); break;
-        case ArgPattern::Kind::Prefix: conditions.push_back(p.key + " starts with \"" + p.text + "\""); break;
+        case ArgPattern::Kind::Exact:
+            conditions.push_back(p.key + " is " + quoted(p.value));
+            break;
+        case ArgPattern::Kind::Prefix:
+            conditions.push_back(p.key + " starts with \"" + p.text + "\"");
+            break;
         case ArgPattern::Kind::Glob: {
             std::string c = p.key + " matches " + p.text;
             if (const std::string dir = fixedDirectory(p.text); p.pathLike && dir.starts_with('/'))
@@ -257,7 +280,8 @@ std::string describeShape(const RuleShape &shape)
             conditions.push_back(std::move(c));
             break;
         }
-        case ArgPattern::Kind::Any: break;
+        case ArgPattern::Kind::Any:
+            break;
         }
     }
     if (conditions.empty()) {
@@ -280,8 +304,10 @@ std::string shapeProblem(const RuleShape &shape)
         if (words.empty())
             return p.key + ": the pattern is empty";
         if (words.find_first_of(ShellOperators) != std::string::npos)
-            return p.key + ": a pattern names the words of one command, without shell operators, quotes or $ "
-                           "(write \"make\", not \"make && npm test\")";
+            return p.key
+                + ": a pattern names the words of one command, without shell operators, quotes or "
+                  "$ "
+                  "(write \"make\", not \"make && npm test\")";
     }
     return {};
 }
@@ -291,7 +317,7 @@ bool isWideOpen(const RuleShape &shape)
     if (!shape.allow || shape.agent)
         return false;
     return std::all_of(shape.args.begin(), shape.args.end(),
-                       [](const ArgPattern &p) { return p.secret || p.kind == ArgPattern::Kind::Any; });
+        [](const ArgPattern &p) { return p.secret || p.kind == ArgPattern::Kind::Any; });
 }
 
 } // namespace holdpoint

@@ -18,11 +18,17 @@ namespace holdpoint {
 
 struct ArgPattern
 {
-    enum class Kind { Exact, Prefix, Glob, Any };
-    std::string key;   // a top-level argument
+    enum class Kind
+    {
+        Exact,
+        Prefix,
+        Glob,
+        Any
+    };
+    std::string key; // a top-level argument
     Kind kind = Kind::Any;
-    Json value;        // Exact: the value, as the agent sent it
-    std::string text;  // Prefix and Glob: the pattern
+    Json value; // Exact: the value, as the agent sent it
+    std::string text; // Prefix and Glob: the pattern
     bool secret = false; // holds a secret: never written into a rule, so Any only
     bool pathLike = false; // a Glob also keeps the path under its fixed directory
     // The command line of a shell tool (ShellParse::commandArgument): a
@@ -37,19 +43,19 @@ struct RuleShape
     bool allow = true;
     std::string tool;
     std::optional<std::string> agent; // unset: any agent
-    std::vector<ArgPattern> args;     // Any entries add no condition
+    std::vector<ArgPattern> args; // Any entries add no condition
 };
 
 // The narrowest shape that covers `item`: this agent, this tool; a path
 // in the same directory, a shell command by its program and subcommand
-// (`git status --short` is Bash(git status:*)), other values exactly. Long or multi-line text, nested values and secrets are Any: a
-// rule cannot usefully pin them.
+// (`git status --short` is Bash(git status:*)), other values exactly. Long or multi-line text,
+// nested values and secrets are Any: a rule cannot usefully pin them.
 RuleShape proposeShape(const QueueItem &item, bool allow);
 
 // The rule for the console's rules guardrail, with a code, a reason and a
 // comment saying who added it from which call.
-Json ruleFromShape(const RuleShape &shape, const QueueItem &item, const std::string &reason, const std::string &user,
-                   TimeMs now);
+Json ruleFromShape(const RuleShape &shape, const QueueItem &item, const std::string &reason,
+    const std::string &user, TimeMs now);
 
 // The rule in plain words: "Allow read_file from agent coder when path
 // matches /src/* (and stays under /src)."

@@ -47,7 +47,9 @@ namespace {
 
 qint64 steadyMs()
 {
-    return std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now().time_since_epoch()).count();
+    return std::chrono::duration_cast<std::chrono::milliseconds>(
+        std::chrono::steady_clock::now().time_since_epoch())
+        .count();
 }
 
 } // namespace
@@ -55,7 +57,8 @@ qint64 steadyMs()
 Endpoint::Endpoint(EndpointConfig config, QObject *parent)
     : QObject(parent)
     , m_config(std::move(config))
-    , m_server(std::make_unique<QWebSocketServer>(QStringLiteral("holdpoint"), QWebSocketServer::NonSecureMode))
+    , m_server(std::make_unique<QWebSocketServer>(
+          QStringLiteral("holdpoint"), QWebSocketServer::NonSecureMode))
     , m_tcp(std::make_unique<QTcpServer>())
 {
     m_server->setHandshakeTimeout(m_config.handshakeTimeoutMs);
@@ -72,7 +75,8 @@ Endpoint::Endpoint(EndpointConfig config, QObject *parent)
             QTimer::singleShot(m_config.handshakeTimeoutMs, socket, [this, socket, peer] {
                 if (m_upgraded.erase(peer) == 0) {
                     Q_EMIT rejected(socket->peerAddress().toString(),
-                                    QStringLiteral("handshake not completed within %1 ms").arg(m_config.handshakeTimeoutMs));
+                        QStringLiteral("handshake not completed within %1 ms")
+                            .arg(m_config.handshakeTimeoutMs));
                     socket->abort();
                 }
             });
@@ -80,7 +84,8 @@ Endpoint::Endpoint(EndpointConfig config, QObject *parent)
         }
     });
     connect(m_server.get(), &QWebSocketServer::newConnection, this, &Endpoint::onNewConnection);
-    connect(m_server.get(), &QWebSocketServer::originAuthenticationRequired, this, &Endpoint::onOriginCheck);
+    connect(m_server.get(), &QWebSocketServer::originAuthenticationRequired, this,
+        &Endpoint::onOriginCheck);
 }
 
 Endpoint::~Endpoint()
@@ -104,7 +109,9 @@ bool Endpoint::listen(QString *error)
     m_tcp->setListenBacklogSize(std::max(m_config.maxConnections, 128));
     if (!m_tcp->listen(QHostAddress::LocalHost, m_config.port)) {
         if (error)
-            *error = QStringLiteral("cannot listen on 127.0.0.1:%1: %2").arg(m_config.port).arg(m_tcp->errorString());
+            *error = QStringLiteral("cannot listen on 127.0.0.1:%1: %2")
+                         .arg(m_config.port)
+                         .arg(m_tcp->errorString());
         return false;
     }
     if (!m_config.reviewersFile.isEmpty() && !m_reviewersWatcher) {
@@ -112,7 +119,8 @@ bool Endpoint::listen(QString *error)
         // watch on the file itself would lose; the directory sees it.
         m_reviewersWatcher = new QFileSystemWatcher(this);
         m_reviewersWatcher->addPath(QFileInfo(m_config.reviewersFile).absolutePath());
-        connect(m_reviewersWatcher, &QFileSystemWatcher::directoryChanged, this, &Endpoint::refreshReviewers);
+        connect(m_reviewersWatcher, &QFileSystemWatcher::directoryChanged, this,
+            &Endpoint::refreshReviewers);
         refreshReviewers();
     }
     return true;
@@ -124,12 +132,15 @@ void Endpoint::refreshReviewers()
         return;
     // Reread only when the file changed: a new inode (every atomic write),
     // size, times (ctime covers chmod and chown) or mode.
-    struct stat st {};
+    struct stat st
+    {
+    };
     std::string stamp = "absent";
     if (::stat(QFile::encodeName(m_config.reviewersFile).constData(), &st) == 0)
-        stamp = std::to_string(st.st_ino) + ':' + std::to_string(st.st_size) + ':' + std::to_string(st.st_mtim.tv_sec)
-            + '.' + std::to_string(st.st_mtim.tv_nsec) + ':' + std::to_string(st.st_ctim.tv_sec) + '.'
-            + std::to_string(st.st_ctim.tv_nsec) + ':' + std::to_string(st.st_mode) + ':' + std::to_string(st.st_uid);
+        stamp = std::to_string(st.st_ino) + ':' + std::to_string(st.st_size) + ':'
+            + std::to_string(st.st_mtim.tv_sec) + '.' + std::to_string(st.st_mtim.tv_nsec) + ':'
+            + std::to_string(st.st_ctim.tv_sec) + '.' + std::to_string(st.st_ctim.tv_nsec) + ':'
+            + std::to_string(st.st_mode) + ':' + std::to_string(st.st_uid);
     if (stamp == m_reviewersStamp)
         return;
     m_reviewersStamp = stamp;
@@ -141,10 +152,12 @@ void Endpoint::refreshReviewers()
         QByteArray bytes;
         QString error;
         bool missing = false;
-        if (!readPrivateFile(m_config.reviewersFile, MaxReviewersFileBytes, &bytes, &error, &missing)) {
+        if (!readPrivateFile(
+                m_config.reviewersFile, MaxReviewersFileBytes, &bytes, &error, &missing)) {
             if (!missing)
                 m_reviewersProblem = error.toStdString();
-        } else if (ReviewersParse parsed = parseReviewersFile(bytes.toStdString()); !parsed.error.empty()) {
+        } else if (ReviewersParse parsed = parseReviewersFile(bytes.toStdString());
+                   !parsed.error.empty()) {
             m_reviewersProblem = m_config.reviewersFile.toStdString() + ": " + parsed.error;
         } else if (const auto own = std::find_if(parsed.reviewers.begin(), parsed.reviewers.end(),
                        [this](const NamedReviewer &n) { return n.name == m_config.ownerName; });
@@ -163,7 +176,8 @@ void Endpoint::refreshReviewers()
     const auto same = [](const NamedReviewer &a, const NamedReviewer &b) {
         return a.name == b.name && a.osUser == b.osUser && a.tokenSha256 == b.tokenSha256;
     };
-    if (!std::equal(before.begin(), before.end(), m_namedReviewers.begin(), m_namedReviewers.end(), same)
+    if (!std::equal(
+            before.begin(), before.end(), m_namedReviewers.begin(), m_namedReviewers.end(), same)
         || problemBefore != m_reviewersProblem) {
         Json listed = Json::array();
         for (const NamedReviewer &n : m_namedReviewers)
@@ -177,12 +191,15 @@ void Endpoint::closeRemovedReviewers()
 {
     std::vector<std::pair<ConnectionId, std::string>> removed;
     for (const auto &entry : m_connections) {
-        const Connection &c = entry.second; // a lambda below takes it (no structured binding: clang 14)
+        const Connection &c
+            = entry.second; // a lambda below takes it (no structured binding: clang 14)
         if (!c.authenticated || c.closing || c.reviewerName.empty())
             continue;
-        const bool listed = std::any_of(m_namedReviewers.begin(), m_namedReviewers.end(), [&c](const NamedReviewer &n) {
-            return n.name == c.reviewerName && n.osUser == c.reviewerOsUser && n.tokenSha256 == c.reviewerTokenSha256;
-        });
+        const bool listed = std::any_of(
+            m_namedReviewers.begin(), m_namedReviewers.end(), [&c](const NamedReviewer &n) {
+                return n.name == c.reviewerName && n.osUser == c.reviewerOsUser
+                    && n.tokenSha256 == c.reviewerTokenSha256;
+            });
         if (!listed)
             removed.emplace_back(entry.first, c.reviewerName);
     }
@@ -220,7 +237,8 @@ void Endpoint::onOriginCheck(QWebSocketCorsAuthenticator *authenticator)
     const bool allowed = origin.isEmpty() || m_config.allowedOrigins.contains(origin);
     authenticator->setAllowed(allowed);
     if (!allowed)
-        Q_EMIT rejected(QStringLiteral("127.0.0.1"), QStringLiteral("origin not allowed: %1").arg(origin.left(200)));
+        Q_EMIT rejected(QStringLiteral("127.0.0.1"),
+            QStringLiteral("origin not allowed: %1").arg(origin.left(200)));
 }
 
 bool Endpoint::hostAllowed(QWebSocket *socket) const
@@ -254,25 +272,30 @@ void Endpoint::onNewConnection()
         c.lastHeard = steadyMs();
         m_connections.emplace(id, c);
 
-        connect(socket, &QWebSocket::textMessageReceived, this, [this, id](const QString &t) { onText(id, t); });
+        connect(socket, &QWebSocket::textMessageReceived, this,
+            [this, id](const QString &t) { onText(id, t); });
         connect(socket, &QWebSocket::pong, this, [this, id] { heard(id); });
-        connect(socket, &QWebSocket::binaryMessageReceived, this, [this, id](const QByteArray &) { onBinary(id); });
+        connect(socket, &QWebSocket::binaryMessageReceived, this,
+            [this, id](const QByteArray &) { onBinary(id); });
         connect(socket, &QWebSocket::disconnected, this, [this, id] { onDisconnected(id); });
         connect(c.helloTimer, &QTimer::timeout, this, [this, id] {
             reject(id, CloseCode::PolicyViolation, ErrorCode::HelloRequired,
-                   "hello: not received within " + std::to_string(m_config.helloTimeoutMs) + " ms of connecting");
+                "hello: not received within " + std::to_string(m_config.helloTimeoutMs)
+                    + " ms of connecting");
         });
 
         if (int(m_connections.size()) > m_config.maxConnections) {
             // 1008, not 1013: Qt 6.4's own client rejects 1013 as an invalid
             // close code. The error frame before it says this is retryable.
             reject(id, CloseCode::PolicyViolation, ErrorCode::ConnectionLimit,
-                   "the console already serves " + std::to_string(m_config.maxConnections) + " connections");
+                "the console already serves " + std::to_string(m_config.maxConnections)
+                    + " connections");
             continue;
         }
         if (!hostAllowed(socket)) {
             reject(id, CloseCode::PolicyViolation, ErrorCode::Forbidden,
-                   "Host: expected 127.0.0.1:" + std::to_string(port()) + " or localhost:" + std::to_string(port()));
+                "Host: expected 127.0.0.1:" + std::to_string(port())
+                    + " or localhost:" + std::to_string(port()));
             continue;
         }
         c.helloTimer->start(m_config.helloTimeoutMs);
@@ -289,10 +312,11 @@ void Endpoint::reject(ConnectionId id, CloseCode code, ErrorCode error, const st
     c.closing = true;
     c.helloTimer->stop();
     Q_EMIT rejected(c.socket->peerAddress().toString(),
-                    QString::fromLatin1(errorCodeName(error)) + u": " + toQString(message));
+        QString::fromLatin1(errorCodeName(error)) + u": " + toQString(message));
     c.socket->sendTextMessage(toQString(dumpJson(errorToJson(error, message))));
     // A close reason must fit in a control frame (RFC 6455 §5.5: 125 bytes).
-    c.socket->close(QWebSocketProtocol::CloseCode(quint16(code)), QString::fromLatin1(errorCodeName(error)));
+    c.socket->close(
+        QWebSocketProtocol::CloseCode(quint16(code)), QString::fromLatin1(errorCodeName(error)));
 }
 
 void Endpoint::onText(ConnectionId id, const QString &text)
@@ -307,7 +331,8 @@ void Endpoint::onText(ConnectionId id, const QString &text)
 
     ParseResult parsed = parseMessage(utf8);
     if (!parsed.ok()) {
-        send(id, dumpJson(errorToJson(parsed.error.code, parsed.error.message, parsed.error.callId)));
+        send(id,
+            dumpJson(errorToJson(parsed.error.code, parsed.error.message, parsed.error.callId)));
         return;
     }
     if (m_handler)
@@ -319,14 +344,15 @@ void Endpoint::handleHello(ConnectionId id, Connection &c, const std::string &te
     // Nothing is processed before a successful hello (PROTOCOL.md "hello").
     ParseResult parsed = parseMessage(text);
     if (!parsed.ok()) {
-        const CloseCode code = parsed.error.code == ErrorCode::UnsupportedProtocol ? CloseCode::ProtocolError
-                                                                                  : CloseCode::PolicyViolation;
+        const CloseCode code = parsed.error.code == ErrorCode::UnsupportedProtocol
+            ? CloseCode::ProtocolError
+            : CloseCode::PolicyViolation;
         return reject(id, code, parsed.error.code, parsed.error.message);
     }
     const auto *hello = std::get_if<Hello>(&*parsed.message);
     if (!hello)
         return reject(id, CloseCode::PolicyViolation, ErrorCode::HelloRequired,
-                      "type: the first message must be hello");
+            "type: the first message must be hello");
 
     const QByteArray token = QByteArray::fromStdString(hello->token);
     // Who a reviewer is comes from the token alone, never from the wire.
@@ -355,7 +381,7 @@ void Endpoint::handleHello(ConnectionId id, Connection &c, const std::string &te
     }
     if (!valid)
         return reject(id, CloseCode::PolicyViolation, ErrorCode::AuthFailed,
-                      std::string("token: not valid for role ") + std::string(roleName(hello->role)));
+            std::string("token: not valid for role ") + std::string(roleName(hello->role)));
 
     c.helloTimer->stop();
     c.authenticated = true;
@@ -388,7 +414,8 @@ void Endpoint::keepAlive()
         Connection &c = m_connections.at(id);
         c.closing = true;
         Q_EMIT rejected(c.socket->peerAddress().toString(),
-                        QStringLiteral("dropped: silent for %1 ms (no message, no pong)").arg(m_config.idleTimeoutMs));
+            QStringLiteral("dropped: silent for %1 ms (no message, no pong)")
+                .arg(m_config.idleTimeoutMs));
         c.socket->close(QWebSocketProtocol::CloseCodeGoingAway, QStringLiteral("idle"));
         // The socket is deleted later, so this queued call either runs or
         // is discarded with it.
@@ -404,9 +431,10 @@ void Endpoint::onBinary(ConnectionId id)
         return;
     if (!it->second.authenticated)
         return reject(id, CloseCode::PolicyViolation, ErrorCode::HelloRequired,
-                      "the first message must be a hello text frame");
-    send(id, dumpJson(errorToJson(ErrorCode::InvalidMessage,
-                                  "binary frames are not accepted; send each message as a JSON text frame")));
+            "the first message must be a hello text frame");
+    send(id,
+        dumpJson(errorToJson(ErrorCode::InvalidMessage,
+            "binary frames are not accepted; send each message as a JSON text frame")));
 }
 
 void Endpoint::onDisconnected(ConnectionId id)
@@ -418,7 +446,8 @@ void Endpoint::onDisconnected(ConnectionId id)
         // Reported once the caller is done: it may hold this entry, or be
         // the handler walking its own state (a call's waiters, the reviewers).
         it->second.closing = true;
-        QMetaObject::invokeMethod(this, [this, id] { onDisconnected(id); }, Qt::QueuedConnection);
+        QMetaObject::invokeMethod(
+            this, [this, id] { onDisconnected(id); }, Qt::QueuedConnection);
         return;
     }
     const bool wasAuthenticated = it->second.authenticated;
@@ -445,7 +474,7 @@ void Endpoint::send(ConnectionId id, const std::string &text)
     if (socket->bytesToWrite() > m_config.maxBufferedBytes) {
         it->second.closing = true;
         Q_EMIT rejected(socket->peerAddress().toString(),
-                        QStringLiteral("dropped: more than %1 bytes unread").arg(m_config.maxBufferedBytes));
+            QStringLiteral("dropped: more than %1 bytes unread").arg(m_config.maxBufferedBytes));
         // Deferred: abort() reports the disconnect synchronously, and the
         // caller may be iterating the very list this connection is in.
         QMetaObject::invokeMethod(socket, &QWebSocket::abort, Qt::QueuedConnection);
@@ -459,7 +488,8 @@ void Endpoint::close(ConnectionId id, CloseCode code, const std::string &reason)
         return;
     const HoldDisconnects hold(m_disconnectHolds);
     it->second.closing = true;
-    it->second.socket->close(QWebSocketProtocol::CloseCode(quint16(code)), toQString(reason.substr(0, 120)));
+    it->second.socket->close(
+        QWebSocketProtocol::CloseCode(quint16(code)), toQString(reason.substr(0, 120)));
 }
 
 } // namespace holdpoint

@@ -82,7 +82,8 @@ private:
     void onBinary(ConnectionId id);
     void onDisconnected(ConnectionId id);
     void handleHello(ConnectionId id, Connection &c, const std::string &text);
-    void reject(ConnectionId id, CloseCode code, protocol::ErrorCode error, const std::string &message);
+    void reject(
+        ConnectionId id, CloseCode code, protocol::ErrorCode error, const std::string &message);
     bool hostAllowed(QWebSocket *socket) const;
     void keepAlive();
     void heard(ConnectionId id);
@@ -97,9 +98,10 @@ private:
     QTimer *m_keepAlive = nullptr;
     QFileSystemWatcher *m_reviewersWatcher = nullptr;
     std::vector<NamedReviewer> m_namedReviewers;
-    std::string m_reviewersStamp;   // what the file was when last read: inode, size, times
+    std::string m_reviewersStamp; // what the file was when last read: inode, size, times
     std::string m_reviewersProblem; // why the file was refused; never a token
-    std::unordered_set<quint16> m_upgraded; // peer ports upgraded since their handshake timer started
+    std::unordered_set<quint16>
+        m_upgraded; // peer ports upgraded since their handshake timer started
     // While send(), close(), reject() or keepAlive() runs, a disconnect it
     // causes is reported from the event loop: the connection entry stays
     // valid under it, and the handler is never called back in the middle of

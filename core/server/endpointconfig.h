@@ -14,18 +14,18 @@ namespace holdpoint {
 
 struct EndpointConfig
 {
-    quint16 port = 0;                       // 0 picks a free port
-    qint64 maxMessageBytes = 1024 * 1024;   // larger messages close with 1009
-    int maxConnections = 512;               // beyond it new connections close with 1008
-    int handshakeTimeoutMs = 5000;          // HTTP upgrade must finish within this
-    int helloTimeoutMs = 5000;              // hello must arrive within this, or 1008
+    quint16 port = 0; // 0 picks a free port
+    qint64 maxMessageBytes = 1024 * 1024; // larger messages close with 1009
+    int maxConnections = 512; // beyond it new connections close with 1008
+    int handshakeTimeoutMs = 5000; // HTTP upgrade must finish within this
+    int helloTimeoutMs = 5000; // hello must arrive within this, or 1008
     // A connection silent this long (no message, no answer to our pings,
     // e.g. stalled in the middle of a frame) is closed. Pings go out every
     // third of it. An agent waiting for a person answers pings, so waiting
     // is never silence.
     int idleTimeoutMs = 90'000;
     qint64 maxBufferedBytes = 16 * 1024 * 1024; // unread output per client before it is dropped
-    QStringList allowedOrigins;             // exact Origin values; empty admits none
+    QStringList allowedOrigins; // exact Origin values; empty admits none
     QByteArray agentToken;
     QByteArray reviewerToken;
     // Alone mode's other reviewers (common/reviewertokens.h): a reviewer

@@ -12,7 +12,8 @@ namespace holdpoint {
 using ConnectionId = quint64;
 
 // RFC 6455 §7.4.1 close codes we use.
-enum class CloseCode : quint16 {
+enum class CloseCode : quint16
+{
     Normal = 1000,
     GoingAway = 1001,
     ProtocolError = 1002,

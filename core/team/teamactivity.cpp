@@ -108,8 +108,7 @@ Json viewRecord(const std::string &line, const std::string &self)
     return record;
 }
 
-TeamActivity::TeamActivity(
-    TeamLink *link, std::string self, int backlog, QObject *parent)
+TeamActivity::TeamActivity(TeamLink *link, std::string self, int backlog, QObject *parent)
     : QObject(parent)
     , m_conn(link)
     , m_self(std::move(self))
@@ -128,7 +127,8 @@ void TeamActivity::follow()
     m_again = false;
     const long long after = m_seq;
     const int limit = after < 0 ? m_backlog : Batch;
-    m_conn->readAudit(after, limit, m_recent,
+    m_conn->readAudit(
+        after, limit, m_recent,
         [this, limit](AuditRead read) {
             m_reading = false;
             if (read.forked) {

@@ -44,8 +44,7 @@ class TeamActivity final : public QObject
     Q_OBJECT
 public:
     // On first contact the newest `backlog` lines; then everything new.
-    TeamActivity(TeamLink *link, std::string self, int backlog = 2'000,
-        QObject *parent = nullptr);
+    TeamActivity(TeamLink *link, std::string self, int backlog = 2'000, QObject *parent = nullptr);
 
     // Reads what was added since the last read. A call while a read is on
     // its way makes one more read after it, never two at once. Each read

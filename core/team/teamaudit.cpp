@@ -66,7 +66,8 @@ audit::VerifyReport verifyAudit(pqxx::connection_base &c)
                     ? record["seq"].get<long long>()
                     : -1;
                 const long long expected = static_cast<long long>(chain.expected());
-                if (const auto step = chain.expect(quint64(seq)); step != audit::ChainWalk::Step::Next) {
+                if (const auto step = chain.expect(quint64(seq));
+                    step != audit::ChainWalk::Step::Next) {
                     report.status = audit::VerifyStatus::Tampered;
                     report.message = step == audit::ChainWalk::Step::Gap
                         ? "expected record " + std::to_string(expected) + " but found record "

@@ -95,8 +95,8 @@ bool AnswerDeadline::disarm()
 std::string AnswerDeadline::message() const
 {
     const TimeMs limit = m_limitMs;
-    const std::string span = limit % 1000 == 0 ? std::to_string(limit / 1000) + " s"
-                                               : std::to_string(limit) + " ms";
+    const std::string span
+        = limit % 1000 == 0 ? std::to_string(limit / 1000) + " s" : std::to_string(limit) + " ms";
     return "no answer from the team database in " + span;
 }
 
@@ -114,7 +114,8 @@ void AnswerDeadline::watch()
         if (Clock::now() < due) {
             // Woken early by arm(), disarm() or the destructor, or at `due`:
             // either way everything is read again, under the lock.
-            m_wake.wait_until(lock, due, [&] { return m_stop || m_generation != generation || !m_armed; });
+            m_wake.wait_until(
+                lock, due, [&] { return m_stop || m_generation != generation || !m_armed; });
             continue;
         }
         // Still armed, in this critical section: the owner has not closed
@@ -178,9 +179,8 @@ public:
             // The receiver is destroyed before `c` if that throws.
             auto c = team::connect(m_url);
             std::unique_ptr<Receiver> receiver;
-            m_deadline.run(c->sock(), [&] {
-                limitIdleTransactions(*c, IdleTransactionFactor * m_deadline.timeoutMs());
-            });
+            m_deadline.run(c->sock(),
+                [&] { limitIdleTransactions(*c, IdleTransactionFactor * m_deadline.timeoutMs()); });
             if (m_options.migrate)
                 m_deadline.run(
                     c->sock(), [&] { migrate(*c); },
@@ -294,8 +294,8 @@ private:
     {
         closeConnection();
         reportDown(why.contains(QStringLiteral("team database"))
-                       ? why.trimmed()
-                       : QStringLiteral("lost the connection to the team database: ") + why.trimmed());
+                ? why.trimmed()
+                : QStringLiteral("lost the connection to the team database: ") + why.trimmed());
         // Jobs that must not wait fail now; the rest wait for the reconnect.
         for (auto it = m_jobs.begin(); it != m_jobs.end();) {
             if (it->whenDown == TeamConnection::WhenDown::Fail) {

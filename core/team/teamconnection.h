@@ -170,8 +170,8 @@ public:
         Done<Claimed> done, Failed failed) override;
     void release(std::string id, std::string instance) override;
     void setAgentConnected(std::string gateway, std::string id, bool connected) override;
-    void setTurnFindings(std::string gateway, std::string session,
-        std::optional<std::string> turn, std::string findings) override;
+    void setTurnFindings(std::string gateway, std::string session, std::optional<std::string> turn,
+        std::string findings) override;
     void identify(std::string requested, Done<ReviewerSelf> done, Failed failed) override;
     void actingReviewers(Done<std::vector<std::string>> done, Failed failed) override;
     void beat(Beat beat, Done<BeatAnswer> done, Failed failed) override;

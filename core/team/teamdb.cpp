@@ -74,7 +74,8 @@ template <typename Fn> auto guarded(pqxx::connection_base &c, const char *what, 
         std::string message;
         std::istringstream lines(e.what());
         for (std::string line; std::getline(lines, line);) {
-            if (line.rfind("CONTEXT:", 0) == 0 || line.rfind("LINE ", 0) == 0 || line.find_first_not_of(" ^") == std::string::npos)
+            if (line.rfind("CONTEXT:", 0) == 0 || line.rfind("LINE ", 0) == 0
+                || line.find_first_not_of(" ^") == std::string::npos)
                 continue;
             if (line.rfind("ERROR:", 0) == 0)
                 line.erase(0, line.find_first_not_of(' ', 6));
@@ -151,8 +152,10 @@ constexpr char RowColumns[]
       " coalesce(g.heartbeat_at > clock_timestamp() - holdpoint.heartbeat_stale(), false),"
       " (extract(epoch FROM clock_timestamp()) * 1000)::bigint, i.turn_findings,"
       " i.agent_connected,"
-      " (SELECT json_agg(json_build_object('reviewer', v.reviewer, 'via', v.via, 'args', v.args::json,"
-      "   'args_sha256', v.args_hash, 'edit', v.edit, 'at', (extract(epoch FROM v.at) * 1000)::bigint)"
+      " (SELECT json_agg(json_build_object('reviewer', v.reviewer, 'via', v.via, 'args', "
+      "v.args::json,"
+      "   'args_sha256', v.args_hash, 'edit', v.edit, 'at', (extract(epoch FROM v.at) * "
+      "1000)::bigint)"
       "   ORDER BY v.at, v.reviewer) FROM holdpoint.votes v WHERE v.item_id = i.id),"
       " i.proposal"
       " FROM holdpoint.items i LEFT JOIN holdpoint.instances g ON g.id = i.gateway ";
@@ -265,7 +268,8 @@ SchemaState readSchema(pqxx::transaction_base &tx)
                            " to_regclass('holdpoint.schema_versions') IS NOT NULL");
     if (!r[0][0].as<bool>())
         return s;
-    s.floor = tx.exec("SELECT coalesce(max(version), 0) FROM holdpoint.schema_version")[0][0].as<int>();
+    s.floor
+        = tx.exec("SELECT coalesce(max(version), 0) FROM holdpoint.schema_version")[0][0].as<int>();
     s.version = s.floor;
     if (r[0][1].as<bool>()) {
         for (const auto &row :
@@ -294,8 +298,9 @@ void acceptNewer(const SchemaState &s)
             + std::to_string(s.newerNotAdditive ? s.newerNotAdditive : s.floor)
             + " is not additive: upgrade holdpoint on this machine");
     if (s.newerMarked != s.version - SchemaVersion)
-        throw TeamError(prefix + ", and it does not say whether every version since is additive: "
-                                 "upgrade holdpoint on this machine");
+        throw TeamError(prefix
+            + ", and it does not say whether every version since is additive: "
+              "upgrade holdpoint on this machine");
     static std::atomic<int> warned { 0 };
     if (warned.exchange(s.version) != s.version)
         std::fprintf(stderr,
@@ -455,9 +460,9 @@ void escalateRun(pqxx::transaction_base &tx, const std::vector<Escalation> &batc
     tx.conn().prepare("holdpoint_escalate_batch",
         "SELECT id, state, created FROM holdpoint.escalate_batch($1, $2, $3::text[], "
         "$4::text[], $5::text[], $6::text[], $7::text[], $8::text[], $9::bigint[], $10::text[])");
-    const auto r = tx.exec_prepared("holdpoint_escalate_batch", batch[from].gateway, batch[from].host, arrayLiteral(ids), arrayLiteral(sessions),
-        arrayLiteral(calls), arrayLiteral(turns), arrayLiteral(tools), arrayLiteral(items), waits,
-        arrayLiteral(audits));
+    const auto r = tx.exec_prepared("holdpoint_escalate_batch", batch[from].gateway,
+        batch[from].host, arrayLiteral(ids), arrayLiteral(sessions), arrayLiteral(calls),
+        arrayLiteral(turns), arrayLiteral(tools), arrayLiteral(items), waits, arrayLiteral(audits));
     if (r.size() != to - from)
         throw TeamError(std::to_string(r.size()) + " answers for " + std::to_string(to - from)
             + " escalated calls");
@@ -548,9 +553,10 @@ ReviewerSelf reviewerForLogin(pqxx::connection_base &c, const std::string &reque
 {
     return guarded(c, "finding this login's reviewer", [&] {
         pqxx::nontransaction tx(c);
-        const pqxx::result r = tx.exec_params("SELECT name, coalesce(os_user, '') FROM holdpoint.reviewers "
-                                              "WHERE name = holdpoint.reviewer_for_login($1)",
-            requested);
+        const pqxx::result r
+            = tx.exec_params("SELECT name, coalesce(os_user, '') FROM holdpoint.reviewers "
+                             "WHERE name = holdpoint.reviewer_for_login($1)",
+                requested);
         if (r.empty())
             throw TeamError("no reviewer for this login");
         return ReviewerSelf { text(r[0][0]), text(r[0][1]) };
@@ -573,14 +579,15 @@ std::vector<ReviewerEntry> reviewers(pqxx::connection_base &c)
     return guarded(c, "listing reviewers", [&] {
         pqxx::nontransaction tx(c);
         std::vector<ReviewerEntry> out;
-        const auto rows = tx.exec(
-            "SELECT r.name, r.os_user, r.disabled,"
-            " coalesce((SELECT string_agg(l.login, ' ' ORDER BY l.login) FROM holdpoint.reviewer_logins l"
-            "           WHERE l.name = r.name), '')"
-            " FROM holdpoint.reviewers r ORDER BY r.name");
+        const auto rows = tx.exec("SELECT r.name, r.os_user, r.disabled,"
+                                  " coalesce((SELECT string_agg(l.login, ' ' ORDER BY l.login) "
+                                  "FROM holdpoint.reviewer_logins l"
+                                  "           WHERE l.name = r.name), '')"
+                                  " FROM holdpoint.reviewers r ORDER BY r.name");
         for (const auto &row : rows) {
             ReviewerEntry e { text(row[0]), text(row[1]), row[2].as<bool>(), {} };
-            const QStringList logins = QString::fromStdString(text(row[3])).split(u' ', Qt::SkipEmptyParts);
+            const QStringList logins
+                = QString::fromStdString(text(row[3])).split(u' ', Qt::SkipEmptyParts);
             for (const QString &l : logins)
                 e.logins.push_back(l.toStdString());
             out.push_back(std::move(e));
@@ -593,7 +600,8 @@ bool disableReviewer(pqxx::connection_base &c, const std::string &name)
 {
     return guarded(c, "disabling a reviewer", [&] {
         pqxx::work tx(c);
-        const bool done = tx.exec_params("SELECT holdpoint.reviewer_disable($1)", name)[0][0].as<bool>();
+        const bool done
+            = tx.exec_params("SELECT holdpoint.reviewer_disable($1)", name)[0][0].as<bool>();
         tx.commit();
         return done;
     });
@@ -605,9 +613,10 @@ std::vector<std::string> actingReviewers(pqxx::connection_base &c)
         pqxx::nontransaction tx(c);
         // The same rows reviewer_for_login() reads, so the page admits
         // exactly the names review() would accept from this login.
-        const pqxx::result r = tx.exec("SELECT r.name FROM holdpoint.reviewer_logins l"
-                                       " JOIN holdpoint.reviewers r ON r.name = l.name"
-                                       " WHERE l.login = session_user AND NOT r.disabled ORDER BY r.name");
+        const pqxx::result r
+            = tx.exec("SELECT r.name FROM holdpoint.reviewer_logins l"
+                      " JOIN holdpoint.reviewers r ON r.name = l.name"
+                      " WHERE l.login = session_user AND NOT r.disabled ORDER BY r.name");
         std::vector<std::string> names;
         for (const auto &row : r)
             names.push_back(text(row[0]));
@@ -713,13 +722,14 @@ std::vector<InstanceState> instances(pqxx::connection_base &c)
     });
 }
 
-int setTurnFindings(pqxx::connection_base &c, const std::string &gateway, const std::string &session,
-    const std::optional<std::string> &turn, const std::string &findings)
+int setTurnFindings(pqxx::connection_base &c, const std::string &gateway,
+    const std::string &session, const std::optional<std::string> &turn, const std::string &findings)
 {
     return guarded(c, "sharing a turn's loop findings", [&] {
         pqxx::nontransaction tx(c);
-        return tx.exec_params("SELECT holdpoint.set_turn_findings($1, $2, $3, $4)", gateway, session,
-            optionalText(turn), findings)[0][0]
+        return tx
+            .exec_params("SELECT holdpoint.set_turn_findings($1, $2, $3, $4)", gateway, session,
+                optionalText(turn), findings)[0][0]
             .as<int>();
     });
 }
@@ -729,8 +739,9 @@ bool setAgentConnected(
 {
     return guarded(c, "sharing an agent's connection", [&] {
         pqxx::nontransaction tx(c);
-        return tx.exec_params("SELECT holdpoint.set_agent_connected($1, $2, $3)", gateway, id,
-            connected)[0][0]
+        return tx
+            .exec_params(
+                "SELECT holdpoint.set_agent_connected($1, $2, $3)", gateway, id, connected)[0][0]
             .as<bool>();
     });
 }

@@ -92,14 +92,16 @@ std::vector<Row> pendingRows(pqxx::connection_base &c);
 std::vector<InstanceState> instances(pqxx::connection_base &c);
 // A gateway's current loop findings (a JSON array) for one of its turns,
 // onto its pending items of that turn. Returns how many it changed.
-int setTurnFindings(pqxx::connection_base &c, const std::string &gateway, const std::string &session,
-    const std::optional<std::string> &turn, const std::string &findings);
+int setTurnFindings(pqxx::connection_base &c, const std::string &gateway,
+    const std::string &session, const std::optional<std::string> &turn,
+    const std::string &findings);
 // Whether the agent waiting for a gateway's pending item is connected now.
 // False when nothing changed (already so, or the item is no longer pending).
 bool setAgentConnected(
     pqxx::connection_base &c, const std::string &gateway, const std::string &id, bool connected);
 // This instance's agent sessions, a JSON array, for every console's Agents view.
-void publishAgents(pqxx::connection_base &c, const std::string &instance, const std::string &agents);
+void publishAgents(
+    pqxx::connection_base &c, const std::string &instance, const std::string &agents);
 std::optional<Row> row(pqxx::connection_base &c, const std::string &id);
 // Rows by id, in the order given; ids that are not there are left out.
 std::vector<Row> rows(pqxx::connection_base &c, const std::vector<std::string> &ids);

@@ -87,7 +87,8 @@ void applyVotes(QueueItem &item, const Row &row)
     item.votes = protocol::votesFromJson(Json::parse(row.votesText, nullptr, false));
     item.editedArgs.reset();
     if (row.proposalText)
-        if (const Json p = Json::parse(*row.proposalText, nullptr, false); p.is_object() && p.contains("args"))
+        if (const Json p = Json::parse(*row.proposalText, nullptr, false);
+            p.is_object() && p.contains("args"))
             item.editedArgs = unmaskJson(p["args"], item.redactions);
 }
 

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "teamqueue.h"
 
-#include "queue/approvals.h"
 #include "protocol/decider.h"
+#include "queue/approvals.h"
 #include "team/teamactivity.h"
 #include "team/teamconnection.h"
 #include "team/teamitems.h"
@@ -15,7 +15,8 @@ using protocol::Decision;
 using protocol::DecisionKind;
 
 TeamQueue::TeamQueue(TeamConfig config, Clock *clock, QObject *parent)
-    : TeamQueue(config, clock, std::make_unique<TeamConnection>(config.url, config.connection), parent)
+    : TeamQueue(
+        config, clock, std::make_unique<TeamConnection>(config.url, config.connection), parent)
 { }
 
 TeamQueue::TeamQueue(
@@ -32,7 +33,8 @@ TeamQueue::TeamQueue(
 {
     // Acting as an instance of an older schema version (TEAM.md "Versions"):
     // the bench's baseline, and tests of a fleet halfway through an upgrade.
-    if (const int v = qEnvironmentVariableIntValue("HOLDPOINT_TEAM_AS_VERSION"); v > 0 && v < SchemaVersion)
+    if (const int v = qEnvironmentVariableIntValue("HOLDPOINT_TEAM_AS_VERSION");
+        v > 0 && v < SchemaVersion)
         m_config.self.knows = v;
     // Deadlines are the database's, enforced once for the whole team.
     m_view.setEnforceDeadlines(false);
@@ -138,7 +140,8 @@ void TeamQueue::postEscalations()
         ids.push_back(e.id);
     ++m_escalating;
     // One transaction for the batch (TeamLink::escalate).
-    m_link->escalate(std::move(batch), m_config.self.knows,
+    m_link->escalate(
+        std::move(batch), m_config.self.knows,
         [this, ids](std::vector<EscalationOutcome> outcomes) {
             --m_escalating;
             for (std::size_t i = 0; i < ids.size() && i < outcomes.size(); ++i) {
@@ -223,7 +226,8 @@ VoteOutcome TeamQueue::vote(const std::string &id, const ReviewerIdentity &revie
     return out;
 }
 
-Decide TeamQueue::decideOf(const QueueItem &item, const protocol::Review &review, const Decision &decision) const
+Decide TeamQueue::decideOf(
+    const QueueItem &item, const protocol::Review &review, const Decision &decision) const
 {
     Decide d;
     d.id = item.id;
@@ -232,7 +236,8 @@ Decide TeamQueue::decideOf(const QueueItem &item, const protocol::Review &review
     // this instance's login may speak for them. Anything else is this
     // console's own reviewer.
     const protocol::Decider who = protocol::Decider::of(decision.decidedBy, decision.via);
-    d.reviewer = who.isPerson() && who.via.rfind("web", 0) == 0 ? who.name : m_config.requestedReviewer;
+    d.reviewer
+        = who.isPerson() && who.via.rfind("web", 0) == 0 ? who.name : m_config.requestedReviewer;
     d.via = decision.via.empty() ? std::string("console") : decision.via;
     d.action = std::string(protocol::reviewActionName(review.action));
     // Edited args and a reason may hold secrets the person revealed: the
@@ -254,7 +259,8 @@ void TeamQueue::sendReview(Decide d, ItemState state, Decision decision)
     const std::string sentAs = d.reviewer;
     m_deciding.insert(id);
     postEscalations(); // the item's row first
-    m_link->review(std::move(d),
+    m_link->review(
+        std::move(d),
         [this, id, sentAs, state, decision](Decided r) mutable {
             m_deciding.erase(id);
             // Who the outcome is for: the name the database decided as,
@@ -287,13 +293,16 @@ void TeamQueue::sendReview(Decide d, ItemState state, Decision decision)
                 return;
             case Decided::Outcome::AlreadyDecided:
                 Q_EMIT reviewRefused(id,
-                    "already_decided: decided by " + r.decidedBy + " at " + formatTimestamp(r.decidedAt)
+                    "already_decided: decided by " + r.decidedBy + " at "
+                        + formatTimestamp(r.decidedAt)
                         + (r.state == "decided" ? std::string() : " (" + r.state + ")"),
                     reviewer);
                 break;
             case Decided::Outcome::Claimed:
-                Q_EMIT reviewRefused(
-                    id, "being edited by " + r.holder + "; only a halt goes through until they are done", reviewer);
+                Q_EMIT reviewRefused(id,
+                    "being edited by " + r.holder
+                        + "; only a halt goes through until they are done",
+                    reviewer);
                 break;
             case Decided::Outcome::UnknownItem:
                 Q_EMIT reviewRefused(id, "no such item in the team queue", reviewer);
@@ -330,7 +339,8 @@ void TeamQueue::claim(const std::string &id)
     m_claims.insert(id);
     postEscalations(); // the item's row first
     // The lease is in this login's reviewer name, as the database knows it.
-    m_link->claim(id, m_config.self.id, m_presence.claimName(), m_config.leaseMs,
+    m_link->claim(
+        id, m_config.self.id, m_presence.claimName(), m_config.leaseMs,
         [this, id](Claimed r) {
             if (!r.held)
                 m_claims.erase(id); // another console's: the claim notice shows whose

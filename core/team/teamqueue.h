@@ -21,8 +21,8 @@
 // and are then denied with `team_unavailable`, never allowed.
 
 #include "queue/reviewqueue.h"
-#include "team/auditshipper.h"
 #include "queue/sharedqueue.h"
+#include "team/auditshipper.h"
 #include "team/teamconfig.h"
 #include "team/teamlink.h"
 #include "team/teampresence.h"
@@ -49,8 +49,8 @@ public:
     // Over a TeamConnection to config.url.
     TeamQueue(TeamConfig config, Clock *clock, QObject *parent = nullptr);
     // Over `link` (a fake of it in the tests).
-    TeamQueue(TeamConfig config, Clock *clock, std::unique_ptr<TeamLink> link,
-        QObject *parent = nullptr);
+    TeamQueue(
+        TeamConfig config, Clock *clock, std::unique_ptr<TeamLink> link, QObject *parent = nullptr);
     ~TeamQueue() override;
 
     // This instance's id, kept by its owner; before anything is enqueued.
@@ -138,7 +138,8 @@ public:
         if (isConnected())
             return Link { true, {} };
         return Link { false,
-            lastError().isEmpty() ? QStringLiteral("connecting to the team database") : lastError() };
+            lastError().isEmpty() ? QStringLiteral("connecting to the team database")
+                                  : lastError() };
     }
 
 private:
@@ -157,7 +158,8 @@ private:
     // A person's answer, to the database's review(): the decider is the
     // login's reviewer, and the outcome comes back as resolved, voteCounted
     // or reviewRefused.
-    Decide decideOf(const QueueItem &item, const protocol::Review &review, const protocol::Decision &decision) const;
+    Decide decideOf(const QueueItem &item, const protocol::Review &review,
+        const protocol::Decision &decision) const;
     void sendReview(Decide d, ItemState state, protocol::Decision decision);
     void postEscalations();
     void escalated(const std::string &id, const Escalated &result);

@@ -81,7 +81,8 @@ void TeamQueue::readRefreshes()
     m_lastRead.start();
     // A read that fails is not retried: the connection is gone, and the
     // resync after the reconnect reads every row again.
-    m_link->rows(std::move(ids),
+    m_link->rows(
+        std::move(ids),
         [this](std::vector<Row> found) {
             m_refreshing = false;
             for (const Row &r : found)
@@ -98,38 +99,37 @@ void TeamQueue::resync()
 {
     std::vector<std::string> shown;
     m_view.forEachPending([&](const QueueItem &item) { shown.push_back(item.id); });
-    m_link->resync(std::move(shown),
-        [this](Resync s) {
-            std::set<std::string> inDb;
-            for (const Row &r : s.shown)
-                inDb.insert(r.id);
-            for (const Row &r : s.pending) {
-                inDb.insert(r.id);
+    m_link->resync(std::move(shown), [this](Resync s) {
+        std::set<std::string> inDb;
+        for (const Row &r : s.shown)
+            inDb.insert(r.id);
+        for (const Row &r : s.pending) {
+            inDb.insert(r.id);
+            applyRow(r);
+        }
+        for (const Row &r : s.shown)
+            if (r.state != "pending")
                 applyRow(r);
-            }
-            for (const Row &r : s.shown)
-                if (r.state != "pending")
-                    applyRow(r);
-            // Items shown here that the team has no row for: a remote one
-            // is gone; a local one is written again, since a failover may
-            // have lost it (TEAM.md "Failover"), and twice changes nothing.
-            std::vector<std::string> gone, unwritten;
-            m_view.forEachPending([&](const QueueItem &item) {
-                if (!inDb.count(item.id))
-                    (m_local.count(item.id) ? unwritten : gone).push_back(item.id);
-            });
-            for (const std::string &id : unwritten)
-                if (std::none_of(m_escalations.begin(), m_escalations.end(),
-                        [&](const Escalation &e) { return e.id == id; }))
-                    writeEscalation(*m_view.find(id));
-            for (const std::string &id : gone) {
-                Decision d;
-                d.kind = DecisionKind::Deny;
-                d.decidedBy = "team";
-                d.reason = "no longer in the team queue";
-                m_view.resolve(id, ItemState::Abandoned, std::move(d));
-            }
+        // Items shown here that the team has no row for: a remote one
+        // is gone; a local one is written again, since a failover may
+        // have lost it (TEAM.md "Failover"), and twice changes nothing.
+        std::vector<std::string> gone, unwritten;
+        m_view.forEachPending([&](const QueueItem &item) {
+            if (!inDb.count(item.id))
+                (m_local.count(item.id) ? unwritten : gone).push_back(item.id);
         });
+        for (const std::string &id : unwritten)
+            if (std::none_of(m_escalations.begin(), m_escalations.end(),
+                    [&](const Escalation &e) { return e.id == id; }))
+                writeEscalation(*m_view.find(id));
+        for (const std::string &id : gone) {
+            Decision d;
+            d.kind = DecisionKind::Deny;
+            d.decidedBy = "team";
+            d.reason = "no longer in the team queue";
+            m_view.resolve(id, ItemState::Abandoned, std::move(d));
+        }
+    });
 }
 
 void TeamQueue::addRemote(const Row &row)
@@ -168,7 +168,8 @@ void TeamQueue::applyRow(const Row &row)
             QueueItem counted;
             counted.redactions = now->redactions;
             applyVotes(counted, row);
-            m_view.setVotes(row.id, std::move(counted.votes), std::move(counted.editedArgs)); // no-op if unchanged
+            m_view.setVotes(row.id, std::move(counted.votes),
+                std::move(counted.editedArgs)); // no-op if unchanged
         }
         if (row.turnFindingsText && !m_local.count(row.id)) {
             const Json f = Json::parse(*row.turnFindingsText, nullptr, false);

@@ -70,8 +70,8 @@ std::string withTcpDefaults(const std::string &url)
         if (given.count(key))
             continue;
         if (uri)
-            out += std::string(out.find('?') == std::string::npos ? "?"
-                          : out.back() == '?' || out.back() == '&' ? ""
+            out += std::string(out.find('?') == std::string::npos   ? "?"
+                           : out.back() == '?' || out.back() == '&' ? ""
                                                                     : "&")
                 + key + "=" + value;
         else

@@ -88,8 +88,10 @@ RequestFramer::Status RequestFramer::requestLine(QByteArrayView text)
     const QByteArrayView version = text.sliced(last + 1);
     if (!isToken(method))
         return fail(QStringLiteral("the request's method is not a token (RFC 9112 §3.1)"));
-    if (target.isEmpty() || !std::all_of(target.begin(), target.end(), [](char c) { return c > 0x20 && c < 0x7f; }))
-        return fail(QStringLiteral("the request target holds a space or a control character (RFC 9112 §3.2)"));
+    if (target.isEmpty()
+        || !std::all_of(target.begin(), target.end(), [](char c) { return c > 0x20 && c < 0x7f; }))
+        return fail(QStringLiteral(
+            "the request target holds a space or a control character (RFC 9112 §3.2)"));
     if (version == "HTTP/1.1")
         m_http11 = true;
     else if (version != "HTTP/1.0")
@@ -110,18 +112,21 @@ RequestFramer::Status RequestFramer::field(QByteArrayView text)
         return fail(QStringLiteral("a field line without a name and a colon (RFC 9112 §5)"));
     const QByteArrayView name = text.first(colon);
     if (name.back() == ' ' || name.back() == '\t')
-        return fail(QStringLiteral("whitespace between a field name and its colon (RFC 9112 §5.1)"));
+        return fail(
+            QStringLiteral("whitespace between a field name and its colon (RFC 9112 §5.1)"));
     if (!isToken(name))
         return fail(QStringLiteral("a field name that is not a token (RFC 9110 §5.1)"));
     const QByteArrayView value = trimmedOws(text.sliced(colon + 1));
-    if (std::any_of(value.begin(), value.end(), [](char c) { return (c >= 0 && c < 0x20 && c != '\t') || c == 0x7f; }))
+    if (std::any_of(value.begin(), value.end(),
+            [](char c) { return (c >= 0 && c < 0x20 && c != '\t') || c == 0x7f; }))
         return fail(QStringLiteral("a control character in a field value (RFC 9110 §5.5)"));
 
     if (isName(name, "transfer-encoding")) {
         // Nothing the page sends has a transfer coding, and a chunked body
         // is where proxies and servers disagree most; with a Content-Length
         // as well it is a smuggling attempt by definition (RFC 9112 §6.3).
-        return fail(QStringLiteral("Transfer-Encoding is not taken here; send a Content-Length (RFC 9112 §6.3)"));
+        return fail(QStringLiteral(
+            "Transfer-Encoding is not taken here; send a Content-Length (RFC 9112 §6.3)"));
     }
     if (isName(name, "content-length")) {
         // RFC 9110 §8.6 lets a recipient merge repeated equal values; two
@@ -130,8 +135,10 @@ RequestFramer::Status RequestFramer::field(QByteArrayView text)
         if (++m_contentLengths > 1)
             return fail(QStringLiteral("more than one Content-Length (RFC 9112 §6.3)"));
         if (value.isEmpty() || value.size() > MaxContentLengthDigits
-            || !std::all_of(value.begin(), value.end(), [](char c) { return c >= '0' && c <= '9'; }))
-            return fail(QStringLiteral("Content-Length is not one decimal number of bytes (RFC 9110 §8.6)"));
+            || !std::all_of(
+                value.begin(), value.end(), [](char c) { return c >= '0' && c <= '9'; }))
+            return fail(QStringLiteral(
+                "Content-Length is not one decimal number of bytes (RFC 9110 §8.6)"));
         m_contentLength = QByteArray(value.data(), value.size()).toLongLong();
     } else if (isName(name, "host") && ++m_hosts > 1) {
         return fail(QStringLiteral("more than one Host (RFC 9112 §3.2)"));

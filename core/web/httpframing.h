@@ -49,8 +49,7 @@ public:
     // what happens when this framer and Qt's parser disagree.
     explicit RequestFramer(int maxFields = MaxHeaderFields)
         : m_maxFields(maxFields)
-    {
-    }
+    { }
 
     Status feed(QByteArrayView bytes, qsizetype *used);
     void reset() { *this = RequestFramer(m_maxFields); }

@@ -23,22 +23,34 @@ constexpr int SettleMs = 6'000;
 // Each outcome names the reviewer it is for, and goes to that reviewer's
 // oldest waiting click on the item alone: another person's click on the
 // same item, or the desktop's review, waits for its own.
-void WebServer::onReviewRefused(const std::string &id, const std::string &message, const std::string &reviewer)
+void WebServer::onReviewRefused(
+    const std::string &id, const std::string &message, const std::string &reviewer)
 {
-    answerParked(id, [&](const Parked &p) {
-        return p.fallback.settlesFor == reviewer ? std::optional(errorReply(422, "refused", message)) : std::nullopt;
-    }, true);
+    answerParked(
+        id,
+        [&](const Parked &p) {
+            return p.fallback.settlesFor == reviewer
+                ? std::optional(errorReply(422, "refused", message))
+                : std::nullopt;
+        },
+        true);
     if (const auto awaited = m_items->takeAwaiting(id, reviewer))
-        sendTo(awaited->first, awaited->second, { { "type", "refused" }, { "id", id }, { "message", message } });
+        sendTo(awaited->first, awaited->second,
+            { { "type", "refused" }, { "id", id }, { "message", message } });
 }
 
-void WebServer::onVoteCounted(const std::string &id, int approvals, int required, const std::string &reviewer)
+void WebServer::onVoteCounted(
+    const std::string &id, int approvals, int required, const std::string &reviewer)
 {
-    answerParked(id, [&](const Parked &p) {
-        return p.fallback.settlesFor == reviewer
-            ? std::optional(jsonReply({ { "outcome", "voted" }, { "approvals", approvals }, { "required", required } }))
-            : std::nullopt;
-    }, true);
+    answerParked(
+        id,
+        [&](const Parked &p) {
+            return p.fallback.settlesFor == reviewer
+                ? std::optional(jsonReply({ { "outcome", "voted" }, { "approvals", approvals },
+                    { "required", required } }))
+                : std::nullopt;
+        },
+        true);
 }
 
 void WebServer::park(QTcpSocket *socket, PageReply fallback)
@@ -61,8 +73,8 @@ void WebServer::park(QTcpSocket *socket, PageReply fallback)
 // Answers the parked clicks on `id` that `answer` has a reply for (with
 // `first`, the oldest of them only), in bytes of our own: the request
 // object Qt HTTP Server parsed them into is another request's by now.
-void WebServer::answerParked(
-    const std::string &id, const std::function<std::optional<PageReply>(const Parked &)> &answer, bool first)
+void WebServer::answerParked(const std::string &id,
+    const std::function<std::optional<PageReply>(const Parked &)> &answer, bool first)
 {
     const auto [from, to] = m_parked.equal_range(id);
     std::vector<decltype(m_parked)::iterator> oldestFirst;
@@ -91,7 +103,8 @@ void WebServer::answerParked(
     }
 }
 
-Json WebServer::answer(const ReviewerIdentity &who, const protocol::WebRequest &request, std::string *error)
+Json WebServer::answer(
+    const ReviewerIdentity &who, const protocol::WebRequest &request, std::string *error)
 {
     // The console's owner manages every device; anyone else, their own.
     const bool owner = m_desk->managesEveryDevice(who.name);
@@ -104,8 +117,8 @@ Json WebServer::answer(const ReviewerIdentity &who, const protocol::WebRequest &
             return {};
         }
         const PairingLink p = pair(who.name, who.via);
-        return { { "action", "pair" }, { "url", p.url.toStdString() }, { "expires", formatTimestamp(p.expires) },
-            { "reviewer", who.name } };
+        return { { "action", "pair" }, { "url", p.url.toStdString() },
+            { "expires", formatTimestamp(p.expires) }, { "reviewer", who.name } };
     }
     case protocol::WebAction::Sessions: {
         Json mine = Json::array();
@@ -117,7 +130,8 @@ Json WebServer::answer(const ReviewerIdentity &who, const protocol::WebRequest &
     case protocol::WebAction::Revoke: {
         const WebSession *s = m_sessions.find(request.session);
         if (!s || (!owner && s->reviewer != who.name)) {
-            *error = "no session \"" + request.session + "\" of yours; `holdpoint-ctl web sessions` lists them";
+            *error = "no session \"" + request.session
+                + "\" of yours; `holdpoint-ctl web sessions` lists them";
             return {};
         }
         m_sessions.revoke(request.session);

@@ -24,7 +24,8 @@ constexpr int HelloMs = 10'000; // a feed admitted on its cookie must send its d
 
 qint64 steadyMs()
 {
-    return std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now().time_since_epoch())
+    return std::chrono::duration_cast<std::chrono::milliseconds>(
+        std::chrono::steady_clock::now().time_since_epoch())
         .count();
 }
 
@@ -40,7 +41,8 @@ QWebSocket *WebServer::socketOf(LiveFeedController::Id feed) const
 
 // Closing or aborting a socket may report its disconnect at once, which
 // takes it out of m_live: act on a copy.
-std::vector<QPointer<QWebSocket>> WebServer::liveSockets(const std::vector<LiveFeedController::Id> &feeds) const
+std::vector<QPointer<QWebSocket>> WebServer::liveSockets(
+    const std::vector<LiveFeedController::Id> &feeds) const
 {
     std::vector<QPointer<QWebSocket>> out;
     for (const LiveFeedController::Id id : feeds)
@@ -70,13 +72,15 @@ void WebServer::acceptLive()
         // header on an upgrade, so a device's feed is admitted on its
         // cookie and proves its key in its first message.
         std::optional<Caller> who;
-        if (const auto admitted = m_upgraded.find(peerKey(socket->peerAddress(), socket->peerPort()));
+        if (const auto admitted
+            = m_upgraded.find(peerKey(socket->peerAddress(), socket->peerPort()));
             admitted != m_upgraded.end() && admitted->second.request) {
             who = lookup(*admitted->second.request, true).caller;
             admitted->second.request.reset();
         }
         if (!who) {
-            socket->close(QWebSocketProtocol::CloseCodePolicyViolated, QStringLiteral("no session"));
+            socket->close(
+                QWebSocketProtocol::CloseCodePolicyViolated, QStringLiteral("no session"));
             dispose(socket.release());
             continue;
         }
@@ -90,15 +94,19 @@ void WebServer::acceptLive()
                 if (l.socket.get() == ws)
                     l.lastHeard = steadyMs();
         };
-        connect(ws, &QWebSocket::textMessageReceived, this, [this, ws, feed, heard](const QString &message) {
-            heard();
-            onLiveMessage(ws, feed, message);
-        });
+        connect(ws, &QWebSocket::textMessageReceived, this,
+            [this, ws, feed, heard](const QString &message) {
+                heard();
+                onLiveMessage(ws, feed, message);
+            });
         connect(ws, &QWebSocket::pong, this, heard);
-        connect(ws, &QWebSocket::binaryMessageReceived, ws,
-            [ws] { ws->close(QWebSocketProtocol::CloseCodeDatatypeNotSupported, QStringLiteral("text only")); });
+        connect(ws, &QWebSocket::binaryMessageReceived, ws, [ws] {
+            ws->close(
+                QWebSocketProtocol::CloseCodeDatatypeNotSupported, QStringLiteral("text only"));
+        });
         connect(ws, &QWebSocket::disconnected, this, [this, ws, feed] {
-            const auto it = std::find_if(m_live.begin(), m_live.end(), [ws](const Live &l) { return l.socket.get() == ws; });
+            const auto it = std::find_if(
+                m_live.begin(), m_live.end(), [ws](const Live &l) { return l.socket.get() == ws; });
             if (it == m_live.end())
                 return;
             dispose(it->socket.release());
@@ -113,7 +121,8 @@ void WebServer::acceptLive()
         }
         QTimer::singleShot(HelloMs, ws, [this, ws, feed] {
             if (m_feed->awaitingKey(feed))
-                ws->close(QWebSocketProtocol::CloseCodePolicyViolated, QStringLiteral("no device key"));
+                ws->close(
+                    QWebSocketProtocol::CloseCodePolicyViolated, QStringLiteral("no device key"));
         });
     }
 }
@@ -160,7 +169,8 @@ void WebServer::broadcast(const Json &message)
             ws->sendTextMessage(text);
 }
 
-void WebServer::sendTo(const std::string &sessionId, const std::string &reviewer, const Json &message)
+void WebServer::sendTo(
+    const std::string &sessionId, const std::string &reviewer, const Json &message)
 {
     const QString text = QString::fromStdString(dumpJson(message));
     for (const LiveFeedController::Id id : m_feed->of(sessionId, reviewer))
@@ -185,22 +195,28 @@ void WebServer::onResolved(const QueueItem &item)
     answerParked(item.id, [&](const Parked &p) {
         const std::string self = protocol::Decider::person(p.fallback.settlesFor).text();
         if (std::find(deciders.begin(), deciders.end(), self) != deciders.end())
-            return std::optional(jsonReply({ { "outcome", "decided" }, { "decided_by", decidedBy } }));
-        return std::optional(jsonReply({ { "error", "already_decided" },
-            { "message", "already decided by " + decidedBy + " at " + formatTimestamp(at) }, { "decided_by", decidedBy },
-            { "decided_at", formatTimestamp(at) }, { "state", state } }, 409));
+            return std::optional(
+                jsonReply({ { "outcome", "decided" }, { "decided_by", decidedBy } }));
+        return std::optional(jsonReply(
+            { { "error", "already_decided" },
+                { "message", "already decided by " + decidedBy + " at " + formatTimestamp(at) },
+                { "decided_by", decidedBy }, { "decided_at", formatTimestamp(at) },
+                { "state", state } },
+            409));
     });
-    broadcast({ { "type", "removed" }, { "id", item.id }, { "state", state }, { "decided_by", decidedBy },
-        { "decided_at", formatTimestamp(at) } });
+    broadcast({ { "type", "removed" }, { "id", item.id }, { "state", state },
+        { "decided_by", decidedBy }, { "decided_at", formatTimestamp(at) } });
 }
 
 void WebServer::onSessionRevoked(const std::string &id)
 {
-    endLive([&id](const LiveFeedController::Feed &f) { return f.sessionId == id; }, QStringLiteral("session ended"));
+    endLive([&id](const LiveFeedController::Feed &f) { return f.sessionId == id; },
+        QStringLiteral("session ended"));
 }
 
 // Tells the pages `which` picks that they are signed out, then closes them.
-void WebServer::endLive(const std::function<bool(const LiveFeedController::Feed &)> &which, const QString &why, bool signedOut)
+void WebServer::endLive(const std::function<bool(const LiveFeedController::Feed &)> &which,
+    const QString &why, bool signedOut)
 {
     for (const LiveFeedController::Feed &f : m_feed->select(which)) {
         const QPointer<QWebSocket> ws = socketOf(f.id);

@@ -17,7 +17,8 @@ namespace {
 
 qint64 guardClockMs()
 {
-    return std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now().time_since_epoch())
+    return std::chrono::duration_cast<std::chrono::milliseconds>(
+        std::chrono::steady_clock::now().time_since_epoch())
         .count();
 }
 
@@ -43,8 +44,10 @@ public:
         m_idle.setInterval(listener->m_limits.idleMs);
         m_request.setInterval(listener->m_limits.requestMs);
         connect(&m_idle, &QTimer::timeout, this, [this] { m_socket->abort(); });
-        connect(&m_request, &QTimer::timeout, this,
-            [this] { refuse(408, "too_slow", QStringLiteral("a request took over %1 ms to arrive").arg(m_request.interval())); });
+        connect(&m_request, &QTimer::timeout, this, [this] {
+            refuse(408, "too_slow",
+                QStringLiteral("a request took over %1 ms to arrive").arg(m_request.interval()));
+        });
         m_idle.start();
     }
     ~ConnectionGuard() override
@@ -55,7 +58,8 @@ public:
 
     static ConnectionGuard *of(const QObject *socket)
     {
-        return socket ? socket->findChild<ConnectionGuard *>(QStringLiteral("holdpoint_guard"), Qt::FindDirectChildrenOnly)
+        return socket ? socket->findChild<ConnectionGuard *>(
+                   QStringLiteral("holdpoint_guard"), Qt::FindDirectChildrenOnly)
                       : nullptr;
     }
 
@@ -87,9 +91,10 @@ public:
         // neither reading is acted on (RFC 9112 §6.3). Nothing else reads
         // the socket between Qt's parse and its handler, so a byte still
         // available is one Qt did not take as part of this request.
-        if (m_phase != Phase::Answering || fields != m_framer.fields() || bodyBytes != m_framer.contentLength()
-            || m_socket->bytesAvailable() != 0) {
-            refuse(400, "invalid", QStringLiteral("a request this server's two parsers frame differently"));
+        if (m_phase != Phase::Answering || fields != m_framer.fields()
+            || bodyBytes != m_framer.contentLength() || m_socket->bytesAvailable() != 0) {
+            refuse(400, "invalid",
+                QStringLiteral("a request this server's two parsers frame differently"));
             return;
         }
         m_phase = Phase::Idle;
@@ -118,7 +123,8 @@ public:
         }
         m_idle.start();
         if (m_held && m_socket->bytesAvailable() > 0)
-            return refuse(400, "invalid", QStringLiteral("a request sent before the last one was answered"));
+            return refuse(
+                400, "invalid", QStringLiteral("a request sent before the last one was answered"));
         const QByteArray data = m_socket->peek(m_socket->bytesAvailable());
         const qint64 cap = m_listener->m_limits.maxRequestBytes;
         for (qsizetype at = 0; at < data.size() && !m_refused;) {
@@ -131,7 +137,8 @@ public:
                 break;
             case Phase::Head: {
                 // No more than one byte past the cap is looked at.
-                const qsizetype room = qsizetype(std::max<qint64>(1, cap + 1 - m_framer.headBytes()));
+                const qsizetype room
+                    = qsizetype(std::max<qint64>(1, cap + 1 - m_framer.headBytes()));
                 const QByteArrayView rest = QByteArrayView(data).sliced(at);
                 qsizetype used = 0;
                 const auto status = m_framer.feed(rest.first(std::min(room, rest.size())), &used);
@@ -139,8 +146,10 @@ public:
                 if (status == RequestFramer::Status::Invalid)
                     return refuse(400, "invalid", m_framer.error());
                 if (m_framer.headBytes() > cap
-                    || (status == RequestFramer::Status::Complete && m_framer.headBytes() + m_framer.contentLength() > cap))
-                    return refuse(413, "too_large", QStringLiteral("a request over %1 bytes").arg(cap));
+                    || (status == RequestFramer::Status::Complete
+                        && m_framer.headBytes() + m_framer.contentLength() > cap))
+                    return refuse(
+                        413, "too_large", QStringLiteral("a request over %1 bytes").arg(cap));
                 if (status == RequestFramer::Status::Complete) {
                     m_bodyLeft = m_framer.contentLength();
                     m_phase = m_bodyLeft > 0 ? Phase::Body : Phase::Answering;
@@ -160,7 +169,8 @@ public:
                 // (it parses all it is given in one go): a client waits for
                 // each answer before it sends again (no pipelining here).
                 return refuse(400, "invalid",
-                    QStringLiteral("bytes after a whole request, before its answer; send one request at a time"));
+                    QStringLiteral("bytes after a whole request, before its answer; send one "
+                                   "request at a time"));
             }
         }
         if (m_phase == Phase::Answering && !m_refused)
@@ -199,13 +209,15 @@ private:
         // Whatever else the socket holds is read by nobody: Qt's handler,
         // which runs next, finds nothing, and later bytes are skipped.
         m_socket->skip(m_socket->bytesAvailable());
-        const QByteArray body = QByteArray::fromStdString(dumpJson({ { "error", error }, { "message", why.toStdString() } }));
+        const QByteArray body = QByteArray::fromStdString(
+            dumpJson({ { "error", error }, { "message", why.toStdString() } }));
         const QByteArray reason = status == 413 ? QByteArrayLiteral("Payload Too Large")
             : status == 408                     ? QByteArrayLiteral("Request Timeout")
                                                 : QByteArrayLiteral("Bad Request");
         m_socket->write(QByteArrayLiteral("HTTP/1.1 ") + QByteArray::number(status) + ' ' + reason
-            + QByteArrayLiteral("\r\nContent-Type: application/json\r\nCache-Control: no-store\r\n"
-                                "X-Content-Type-Options: nosniff\r\nConnection: close\r\nContent-Length: ")
+            + QByteArrayLiteral(
+                "\r\nContent-Type: application/json\r\nCache-Control: no-store\r\n"
+                "X-Content-Type-Options: nosniff\r\nConnection: close\r\nContent-Length: ")
             + QByteArray::number(body.size()) + QByteArrayLiteral("\r\n\r\n") + body);
         if (m_listener)
             Q_EMIT m_listener->guardRefused(m_peer, why);
@@ -229,12 +241,12 @@ private:
     bool m_counted = true; // in the listener's counts (until evicted)
 };
 
-WebListener::WebListener(WebListenerLimits limits, std::optional<QSslConfiguration> tls, QObject *parent)
+WebListener::WebListener(
+    WebListenerLimits limits, std::optional<QSslConfiguration> tls, QObject *parent)
     : QTcpServer(parent)
     , m_limits(limits)
     , m_tls(std::move(tls))
-{
-}
+{ }
 
 bool WebListener::refused(const QObject *socket)
 {
@@ -299,7 +311,8 @@ void WebListener::incomingConnection(qintptr descriptor)
     ssl->setSslConfiguration(*m_tls);
     connect(ssl, &QSslSocket::encrypted, this, [this, ssl] { admit(ssl); });
     connect(ssl, &QSslSocket::sslErrors, ssl, [this, ssl](const QList<QSslError> &errors) {
-        Q_EMIT guardRefused(ssl->peerAddress().toString(), QStringLiteral("TLS: ") + errors.value(0).errorString());
+        Q_EMIT guardRefused(
+            ssl->peerAddress().toString(), QStringLiteral("TLS: ") + errors.value(0).errorString());
     });
     connect(ssl, &QAbstractSocket::disconnected, ssl, &QObject::deleteLater);
     ssl->startServerEncryption();
@@ -314,11 +327,13 @@ bool WebListener::makeRoom(const QString *peer)
 {
     ConnectionGuard *victim = nullptr;
     for (ConnectionGuard *g : m_guards)
-        if (!g->trusted() && (!peer || g->peer() == *peer) && (!victim || g->since() < victim->since()))
+        if (!g->trusted() && (!peer || g->peer() == *peer)
+            && (!victim || g->since() < victim->since()))
             victim = g;
     if (!victim)
         return false;
-    Q_EMIT guardRefused(victim->peer(), QStringLiteral("closed to make room: no session, and the longest wait"));
+    Q_EMIT guardRefused(
+        victim->peer(), QStringLiteral("closed to make room: no session, and the longest wait"));
     const QString victimPeer = victim->peer();
     closed(victim, victimPeer);
     victim->evict();

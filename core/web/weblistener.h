@@ -42,7 +42,8 @@ class WebListener final : public QTcpServer
 public:
     // With `tls`, every connection is TLS (QSslServer's job, done here so
     // the guard is on the socket before the first byte is read).
-    WebListener(WebListenerLimits limits, std::optional<QSslConfiguration> tls, QObject *parent = nullptr);
+    WebListener(
+        WebListenerLimits limits, std::optional<QSslConfiguration> tls, QObject *parent = nullptr);
 
     bool tls() const { return m_tls.has_value(); }
     int openConnections() const { return m_open; }

@@ -20,8 +20,9 @@ namespace holdpoint {
 
 namespace {
 
-constexpr char Csp[] = "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; "
-                       "connect-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'";
+constexpr char Csp[]
+    = "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; "
+      "connect-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'";
 constexpr char AnsweredProperty[] = "holdpoint_answered";
 
 bool isLoopback(const QHostAddress &a)
@@ -38,14 +39,16 @@ bool isWildcard(const QHostAddress &a)
 
 QString hostText(const QHostAddress &a)
 {
-    return a.protocol() == QAbstractSocket::IPv6Protocol ? u'[' + a.toString() + u']' : a.toString();
+    return a.protocol() == QAbstractSocket::IPv6Protocol ? u'[' + a.toString() + u']'
+                                                         : a.toString();
 }
 
 // Header names a proxy may not claim for the reviewer's name.
 bool reservedHeader(const QByteArray &name)
 {
-    static const QByteArray reserved[] = { "cookie", "host", "origin", "authorization", "content-length",
-        "content-type", "connection", "upgrade", "x-csrf-token", "transfer-encoding", ProxySecretHeader, DeviceKeyHeader };
+    static const QByteArray reserved[] = { "cookie", "host", "origin", "authorization",
+        "content-length", "content-type", "connection", "upgrade", "x-csrf-token",
+        "transfer-encoding", ProxySecretHeader, DeviceKeyHeader };
     const QByteArray lower = name.toLower();
     return std::find(std::begin(reserved), std::end(reserved), lower) != std::end(reserved);
 }
@@ -55,7 +58,8 @@ bool headerNameValid(const QByteArray &name)
     if (name.isEmpty() || name.size() > 64)
         return false;
     return std::all_of(name.begin(), name.end(), [](char c) {
-        return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '-' || c == '_';
+        return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9')
+            || c == '-' || c == '_';
     });
 }
 
@@ -68,7 +72,8 @@ bool parseWebAddress(const QString &text, QHostAddress *address, quint16 *port, 
     bool ok = colon > 0;
     const uint p = text.mid(colon + 1).toUInt(&ok);
     if (colon <= 0 || !ok || p > 65535) {
-        *error = QStringLiteral("--web: expected ADDRESS:PORT, e.g. 127.0.0.1:8765, got \"%1\"").arg(text);
+        *error = QStringLiteral("--web: expected ADDRESS:PORT, e.g. 127.0.0.1:8765, got \"%1\"")
+                     .arg(text);
         return false;
     }
     if (host.startsWith(u'[') && host.endsWith(u']'))
@@ -76,7 +81,8 @@ bool parseWebAddress(const QString &text, QHostAddress *address, quint16 *port, 
     if (host == QLatin1String("localhost"))
         host = QStringLiteral("127.0.0.1");
     if (!address->setAddress(host)) {
-        *error = QStringLiteral("--web: \"%1\" is not an IP address (use 127.0.0.1, ::1 or an interface's address)")
+        *error = QStringLiteral(
+            "--web: \"%1\" is not an IP address (use 127.0.0.1, ::1 or an interface's address)")
                      .arg(host);
         return false;
     }
@@ -89,40 +95,53 @@ QString webConfigProblem(const WebConfig &c)
     if (c.certFile.isEmpty() != c.keyFile.isEmpty())
         return QStringLiteral("--web-cert and --web-key go together");
     if (!isLoopback(c.address) && c.certFile.isEmpty())
-        return QStringLiteral("--web %1 is not a loopback address, so it needs TLS: add --web-cert and --web-key, "
-                              "or listen on 127.0.0.1 behind a reverse proxy that terminates TLS (README, "
-                              "\"Approve from your phone\")")
+        return QStringLiteral(
+            "--web %1 is not a loopback address, so it needs TLS: add --web-cert and --web-key, "
+            "or listen on 127.0.0.1 behind a reverse proxy that terminates TLS (README, "
+            "\"Approve from your phone\")")
             .arg(c.address.toString());
     // Listening everywhere is fine; being reached at "0.0.0.0" is not: the
     // Host and Origin checks and the pairing links would all name it.
     if (isWildcard(c.address) && c.origins.isEmpty())
-        return QStringLiteral("--web %1 listens on every address, and no browser can be sent there: add "
-                              "--web-origin with the address clients will use (e.g. https://192.0.2.10:8765 or "
-                              "https://review.example.com), or give --web that one address")
+        return QStringLiteral(
+            "--web %1 listens on every address, and no browser can be sent there: add "
+            "--web-origin with the address clients will use (e.g. https://192.0.2.10:8765 or "
+            "https://review.example.com), or give --web that one address")
             .arg(hostText(c.address));
     if (c.authHeader.isEmpty() != c.trustedProxies.isEmpty())
-        return QStringLiteral("--web-auth-header and --web-trusted-proxy go together: the header is believed "
-                              "only from the proxies listed");
-    const bool loopbackProxy = std::any_of(c.trustedProxies.begin(), c.trustedProxies.end(), [](const QHostAddress &a) {
-        return a.isLoopback() || a.isEqual(QHostAddress::LocalHost, QHostAddress::TolerantConversion);
-    });
+        return QStringLiteral(
+            "--web-auth-header and --web-trusted-proxy go together: the header is believed "
+            "only from the proxies listed");
+    const bool loopbackProxy
+        = std::any_of(c.trustedProxies.begin(), c.trustedProxies.end(), [](const QHostAddress &a) {
+              return a.isLoopback()
+                  || a.isEqual(QHostAddress::LocalHost, QHostAddress::TolerantConversion);
+          });
     if (loopbackProxy && c.proxySecret.isEmpty())
-        return QStringLiteral("--web-trusted-proxy on loopback needs --web-proxy-secret-file: every process on this "
-                              "machine connects from loopback too, so the proxy must also prove itself with the "
-                              "secret in X-Holdpoint-Proxy-Secret");
-    if (!c.authHeader.isEmpty() && c.authHeader.compare(ProxySecretHeader, Qt::CaseInsensitive) == 0)
-        return QStringLiteral("--web-auth-header: %1 carries the proxy's secret, not a name; give the header the "
-                              "proxy puts the signed-in person's name in (e.g. X-Forwarded-User)")
+        return QStringLiteral(
+            "--web-trusted-proxy on loopback needs --web-proxy-secret-file: every process on this "
+            "machine connects from loopback too, so the proxy must also prove itself with the "
+            "secret in X-Holdpoint-Proxy-Secret");
+    if (!c.authHeader.isEmpty()
+        && c.authHeader.compare(ProxySecretHeader, Qt::CaseInsensitive) == 0)
+        return QStringLiteral(
+            "--web-auth-header: %1 carries the proxy's secret, not a name; give the header the "
+            "proxy puts the signed-in person's name in (e.g. X-Forwarded-User)")
             .arg(QString::fromLatin1(c.authHeader));
     if (!c.authHeader.isEmpty() && (!headerNameValid(c.authHeader) || reservedHeader(c.authHeader)))
-        return QStringLiteral("--web-auth-header: \"%1\" cannot name the reviewer; give the header the proxy puts "
-                              "the signed-in person's name in (e.g. X-Forwarded-User)")
+        return QStringLiteral(
+            "--web-auth-header: \"%1\" cannot name the reviewer; give the header the proxy puts "
+            "the signed-in person's name in (e.g. X-Forwarded-User)")
             .arg(QString::fromLatin1(c.authHeader));
     for (const QString &o : c.origins) {
         const QUrl url(o);
-        if (!url.isValid() || (url.scheme() != QLatin1String("https") && url.scheme() != QLatin1String("http"))
-            || url.host().isEmpty() || !url.path().isEmpty() || url.hasQuery() || !url.userName().isEmpty())
-            return QStringLiteral("--web-origin: \"%1\" is not an origin like https://review.example.com").arg(o);
+        if (!url.isValid()
+            || (url.scheme() != QLatin1String("https") && url.scheme() != QLatin1String("http"))
+            || url.host().isEmpty() || !url.path().isEmpty() || url.hasQuery()
+            || !url.userName().isEmpty())
+            return QStringLiteral(
+                "--web-origin: \"%1\" is not an origin like https://review.example.com")
+                .arg(o);
     }
     return {};
 }
@@ -133,8 +152,7 @@ WebServer::WebServer(ConsoleCore *core, WebConfig config, QObject *parent)
     , m_config(std::move(config))
     , m_sessions(m_config.sessionsFile, core->clock())
     , m_secret(generateToken())
-{
-}
+{ }
 
 WebServer::~WebServer()
 {
@@ -156,7 +174,8 @@ bool WebServer::start(QString *error)
     if (!m_sessions.load(error))
         return false;
     std::optional<QSslConfiguration> tls;
-    if (!m_config.certFile.isEmpty() && !(tls = loadWebTls(m_config.certFile, m_config.keyFile, error)))
+    if (!m_config.certFile.isEmpty()
+        && !(tls = loadWebTls(m_config.certFile, m_config.keyFile, error)))
         return false;
     WebListenerLimits limits;
     limits.maxRequestBytes = m_config.maxRequestBytes;
@@ -184,7 +203,8 @@ bool WebServer::start(QString *error)
     origins = m_config.origins;
     if (!isWildcard(m_config.address))
         origins << scheme + hostText(m_config.address) + port;
-    if (m_config.address.isEqual(QHostAddress::LocalHost) || m_config.address.isEqual(QHostAddress::LocalHostIPv6))
+    if (m_config.address.isEqual(QHostAddress::LocalHost)
+        || m_config.address.isEqual(QHostAddress::LocalHostIPv6))
         origins << scheme + QStringLiteral("localhost") + port;
     for (const QString &o : std::as_const(origins))
         m_rules.hosts.insert(QUrl(o).authority().toUtf8());
@@ -197,7 +217,8 @@ bool WebServer::start(QString *error)
     m_rules.maxRequestBytes = m_config.maxRequestBytes;
     m_desk = std::make_unique<ConsoleDesk>(m_core);
     m_pairing = std::make_unique<PairingController>(m_sessions, *m_desk,
-        TrustedHeader { m_config.authHeader, m_config.trustedProxies, m_config.proxySecret }, m_secret);
+        TrustedHeader { m_config.authHeader, m_config.trustedProxies, m_config.proxySecret },
+        m_secret);
     m_items = std::make_unique<ItemsController>(*m_desk);
     m_feed = std::make_unique<LiveFeedController>(*m_items, m_sessions);
     m_routes = webRoutes(*m_pairing, *m_items);
@@ -263,13 +284,15 @@ void WebServer::dropRemovedReviewers()
     if (m_desk->teamUnknown()) {
         // Nobody is admitted until the database answers again; the pages
         // close, but their sessions stay for when it is back.
-        endLive([](const LiveFeedController::Feed &) { return true; }, QStringLiteral("the team database is unreachable"), false);
+        endLive([](const LiveFeedController::Feed &) { return true; },
+            QStringLiteral("the team database is unreachable"), false);
         return;
     }
     for (const WebSession &s : m_sessions.list())
         if (!m_desk->identityFor(s.reviewer, {}))
             m_sessions.revokeReviewer(s.reviewer);
-    endLive([this](const LiveFeedController::Feed &f) { return !m_desk->identityFor(f.reviewer, {}); },
+    endLive(
+        [this](const LiveFeedController::Feed &f) { return !m_desk->identityFor(f.reviewer, {}); },
         QStringLiteral("reviewer removed"));
 }
 
@@ -281,7 +304,7 @@ PageRequest pageRequest(const QHttpServerRequest &request)
     PageRequest r;
     r.method = request.method() == QHttpServerRequest::Method::Get ? PageRequest::Method::Get
         : request.method() == QHttpServerRequest::Method::Post     ? PageRequest::Method::Post
-                                                                    : PageRequest::Method::Other;
+                                                                   : PageRequest::Method::Other;
     r.path = request.url().path();
     r.peer = request.remoteAddress();
     r.host = request.value("host");
@@ -316,8 +339,8 @@ bool WebServer::handleRequest(const QHttpServerRequest &request, QTcpSocket *soc
         return true;
     }
     // A WebSocket is refused before the upgrade, with a status a browser shows.
-    const UpgradeVerdict verdict
-        = gateUpgrade(page, m_rules, [this](const PageRequest &r, bool keyLater) { return lookup(r, keyLater); });
+    const UpgradeVerdict verdict = gateUpgrade(
+        page, m_rules, [this](const PageRequest &r, bool keyLater) { return lookup(r, keyLater); });
     if (verdict.refusal) {
         Q_EMIT refused(page.peer.toString(), verdict.refusal->logged);
         send(socket, request, *verdict.refusal);
@@ -351,16 +374,20 @@ PageReply WebServer::route(const PageRequest &request, QTcpSocket *socket)
         WebListener::trust(socket);
     if (verdict.refusal)
         return *verdict.refusal;
-    return verdict.route->handler(RouteCall { request, verdict.caller ? &*verdict.caller : nullptr, verdict.id });
+    return verdict.route->handler(
+        RouteCall { request, verdict.caller ? &*verdict.caller : nullptr, verdict.id });
 }
 
-std::vector<std::pair<QByteArray, QByteArray>> WebServer::answerHeaders(const PageReply &reply) const
+std::vector<std::pair<QByteArray, QByteArray>> WebServer::answerHeaders(
+    const PageReply &reply) const
 {
     std::vector<std::pair<QByteArray, QByteArray>> h { { "Content-Type", reply.contentType },
-        { "Content-Security-Policy", Csp }, { "X-Content-Type-Options", "nosniff" }, { "X-Frame-Options", "DENY" },
-        { "Referrer-Policy", "no-referrer" }, { "Cross-Origin-Opener-Policy", "same-origin" },
+        { "Content-Security-Policy", Csp }, { "X-Content-Type-Options", "nosniff" },
+        { "X-Frame-Options", "DENY" }, { "Referrer-Policy", "no-referrer" },
+        { "Cross-Origin-Opener-Policy", "same-origin" },
         { "Cross-Origin-Resource-Policy", "same-origin" },
-        { "Cache-Control", reply.contentType.startsWith("application/json") ? "no-store" : "no-cache" } };
+        { "Cache-Control",
+            reply.contentType.startsWith("application/json") ? "no-store" : "no-cache" } };
     if (m_listener && m_listener->tls())
         h.emplace_back("Strict-Transport-Security", "max-age=31536000");
     h.insert(h.end(), reply.headers.begin(), reply.headers.end());

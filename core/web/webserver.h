@@ -116,13 +116,14 @@ private:
     std::vector<std::pair<QByteArray, QByteArray>> answerHeaders(const PageReply &reply) const;
     // A team review's answer waits for the database (webapi.cpp).
     void park(QTcpSocket *socket, PageReply fallback);
-    void answerParked(const std::string &id, const std::function<std::optional<PageReply>(const Parked &)> &answer,
-        bool first = false);
+    void answerParked(const std::string &id,
+        const std::function<std::optional<PageReply>(const Parked &)> &answer, bool first = false);
     // Through the gate, then the route table's handler (webgate.h).
     PageReply route(const PageRequest &request, QTcpSocket *socket);
     CallerLookup lookup(const PageRequest &request, bool keyLater);
     // holdpoint-ctl web pair / sessions / revoke, through the reviewer wire.
-    Json answer(const ReviewerIdentity &who, const protocol::WebRequest &request, std::string *error);
+    Json answer(
+        const ReviewerIdentity &who, const protocol::WebRequest &request, std::string *error);
 
     // The live feed (webfeed.cpp).
     void acceptLive();
@@ -139,13 +140,17 @@ private:
     void sendTo(const std::string &sessionId, const std::string &reviewer, const Json &message);
     void onResolved(const QueueItem &item);
     void onSessionRevoked(const std::string &id);
-    void onReviewRefused(const std::string &id, const std::string &message, const std::string &reviewer);
-    void onVoteCounted(const std::string &id, int approvals, int required, const std::string &reviewer);
+    void onReviewRefused(
+        const std::string &id, const std::string &message, const std::string &reviewer);
+    void onVoteCounted(
+        const std::string &id, int approvals, int required, const std::string &reviewer);
     void pingLive();
-    std::vector<QPointer<QWebSocket>> liveSockets(const std::vector<LiveFeedController::Id> &feeds) const;
+    std::vector<QPointer<QWebSocket>> liveSockets(
+        const std::vector<LiveFeedController::Id> &feeds) const;
     // Closes the pages `which` picks; `signedOut` tells them first that
     // their session ended (the page then stops reconnecting).
-    void endLive(const std::function<bool(const LiveFeedController::Feed &)> &which, const QString &why, bool signedOut = true);
+    void endLive(const std::function<bool(const LiveFeedController::Feed &)> &which,
+        const QString &why, bool signedOut = true);
 
     QPointer<ConsoleCore> m_core;
     WebConfig m_config;

@@ -40,15 +40,15 @@ std::string newId()
 Json sessionToJson(const WebSession &s)
 {
     return Json { { "id", s.id }, { "reviewer", s.reviewer }, { "paired_via", s.pairedVia },
-        { "token_sha256", s.tokenSha256 }, { "device_sha256", s.deviceSha256 }, { "csrf", s.csrf }, { "user_agent", s.userAgent },
-        { "created", s.created }, { "last_seen", s.lastSeen } };
+        { "token_sha256", s.tokenSha256 }, { "device_sha256", s.deviceSha256 }, { "csrf", s.csrf },
+        { "user_agent", s.userAgent }, { "created", s.created }, { "last_seen", s.lastSeen } };
 }
 
 // The file is ours: anything unexpected is refused, not guessed at.
 bool sessionFromJson(const Json &j, WebSession *s, std::string *error)
 {
-    static const char *const fields[] = { "id", "reviewer", "paired_via", "token_sha256", "device_sha256", "csrf",
-        "user_agent", "created", "last_seen" };
+    static const char *const fields[] = { "id", "reviewer", "paired_via", "token_sha256",
+        "device_sha256", "csrf", "user_agent", "created", "last_seen" };
     if (!j.is_object() || j.size() != std::size(fields)) {
         *error = "each session is an object with exactly the fields the console writes";
         return false;
@@ -70,7 +70,8 @@ bool sessionFromJson(const Json &j, WebSession *s, std::string *error)
     s->userAgent = j["user_agent"];
     s->created = j["created"];
     s->lastSeen = j["last_seen"];
-    if (s->tokenSha256.size() != 64 || s->deviceSha256.size() != 64 || s->csrf.empty() || s->id.empty()) {
+    if (s->tokenSha256.size() != 64 || s->deviceSha256.size() != 64 || s->csrf.empty()
+        || s->id.empty()) {
         *error = "a session without a token digest, device key digest, id or CSRF token";
         return false;
     }
@@ -97,8 +98,7 @@ std::deque<TimeMs> &timesOf(std::unordered_map<std::string, std::deque<TimeMs>>:
 // past four times that (a flood of fresh codes or addresses in one minute)
 // forgets them all rather than grow without bound: the counts only quiet a
 // guesser, and a valid code never depends on them.
-template<typename Map>
-void forgetQuiet(Map &map, TimeMs now)
+template <typename Map> void forgetQuiet(Map &map, TimeMs now)
 {
     if (qsizetype(map.size()) <= MaxFailureKeys)
         return;
@@ -116,8 +116,7 @@ WebSessions::WebSessions(QString file, Clock *clock, QObject *parent)
     : QObject(parent)
     , m_file(std::move(file))
     , m_clock(clock)
-{
-}
+{ }
 
 bool WebSessions::load(QString *error)
 {
@@ -134,7 +133,8 @@ bool WebSessions::load(QString *error)
         *error = m_file + QStringLiteral(": ") + toQString(why);
         return false;
     }
-    const bool known = j.is_object() && (j.value("version", Json()) == FileVersion || j.value("version", Json()) == 1);
+    const bool known = j.is_object()
+        && (j.value("version", Json()) == FileVersion || j.value("version", Json()) == 1);
     if (!known || !j.contains("sessions") || !j["sessions"].is_array() || j.size() != 2) {
         *error = m_file + QStringLiteral(": expected {\"version\": 2, \"sessions\": [...]}");
         return false;
@@ -161,7 +161,8 @@ bool WebSessions::load(QString *error)
 PairingLink WebSessions::pairingLink(const std::string &reviewer, const std::string &via)
 {
     const PairingCode code = pair(reviewer, via);
-    return { m_origin + QStringLiteral("/pair#") + QString::fromStdString(code.code), code.expires };
+    return { m_origin + QStringLiteral("/pair#") + QString::fromStdString(code.code),
+        code.expires };
 }
 
 int WebSessions::openPages(const std::string &id) const
@@ -222,7 +223,8 @@ std::optional<Redeemed> WebSessions::redeem(
     r.token = generateToken();
     r.deviceKey = generateToken();
     r.session = WebSession { newId(), p.reviewer, p.pairedVia, sha256Hex(r.token.toStdString()),
-        sha256Hex(r.deviceKey.toStdString()), generateToken().toStdString(), userAgent.substr(0, 200), now, now };
+        sha256Hex(r.deviceKey.toStdString()), generateToken().toStdString(),
+        userAgent.substr(0, 200), now, now };
     m_sessions.push_back(r.session);
     save();
     Q_EMIT changed();
@@ -250,7 +252,8 @@ bool WebSessions::deviceMatches(const std::string &id, const QByteArray &deviceK
         return false;
     // Compared as digests, in constant time.
     return Endpoint::constantTimeEquals(
-        QByteArray::fromStdString(sha256Hex(deviceKey.toStdString())), QByteArray::fromStdString(s->deviceSha256));
+        QByteArray::fromStdString(sha256Hex(deviceKey.toStdString())),
+        QByteArray::fromStdString(s->deviceSha256));
 }
 
 const WebSession *WebSessions::findByToken(const QByteArray &token)
@@ -281,8 +284,8 @@ std::vector<WebSession> WebSessions::list() const
 
 bool WebSessions::revoke(const std::string &id)
 {
-    const auto it
-        = std::find_if(m_sessions.begin(), m_sessions.end(), [&](const WebSession &s) { return s.id == id; });
+    const auto it = std::find_if(
+        m_sessions.begin(), m_sessions.end(), [&](const WebSession &s) { return s.id == id; });
     if (it == m_sessions.end())
         return false;
     m_sessions.erase(it);
@@ -337,7 +340,8 @@ void WebSessions::pairingFailed(const QString &peer, const std::string &code)
 void WebSessions::expire()
 {
     const TimeMs now = m_clock->now();
-    std::erase_if(m_pairings, [now](const PairingCode &p) { return now >= p.expires + PairingLifetimeMs; });
+    std::erase_if(
+        m_pairings, [now](const PairingCode &p) { return now >= p.expires + PairingLifetimeMs; });
     std::erase_if(m_spent, [now](const auto &e) { return now >= e.second + PairingLifetimeMs; });
     std::vector<std::string> idle;
     for (const WebSession &s : m_sessions)

@@ -106,8 +106,8 @@ public:
     void setOpenPages(const std::string &id, int pages);
     // Spends `code`: a new session, or why not. `Unknown` when the code
     // is none this console made (nor one it spent).
-    std::optional<Redeemed> redeem(const std::string &code, const std::string &userAgent,
-        PairingRefusal *refusal);
+    std::optional<Redeemed> redeem(
+        const std::string &code, const std::string &userAgent, PairingRefusal *refusal);
 
     // The session whose cookie token and device key these are, or null;
     // touches its last use. A token without its key is nobody.

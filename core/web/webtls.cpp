@@ -19,8 +19,7 @@ namespace {
 
 constexpr qint64 MaxPemBytes = 1024 * 1024;
 
-template<typename T, void (*Free)(T *)>
-struct Freer
+template <typename T, void (*Free)(T *)> struct Freer
 {
     void operator()(T *p) const { Free(p); }
 };
@@ -39,13 +38,15 @@ bool keyMatches(const QByteArray &certPem, const QByteArray &keyPem)
         return false;
     X509Ptr cert(PEM_read_bio_X509(certBio.get(), nullptr, nullptr, nullptr));
     // No passphrase callback: an encrypted key is refused, not prompted for.
-    Pkey key(PEM_read_bio_PrivateKey(keyBio.get(), nullptr, [](char *, int, int, void *) { return 0; }, nullptr));
+    Pkey key(PEM_read_bio_PrivateKey(
+        keyBio.get(), nullptr, [](char *, int, int, void *) { return 0; }, nullptr));
     return cert && key && X509_check_private_key(cert.get(), key.get()) == 1;
 }
 
 } // namespace
 
-std::optional<QSslConfiguration> loadWebTls(const QString &certFile, const QString &keyFile, QString *error)
+std::optional<QSslConfiguration> loadWebTls(
+    const QString &certFile, const QString &keyFile, QString *error)
 {
     // A FIFO is refused rather than waited on, a larger file rather than cut.
     QByteArray certPem;
@@ -70,12 +71,14 @@ std::optional<QSslConfiguration> loadWebTls(const QString &certFile, const QStri
     if (key.isNull())
         key = QSslKey(keyPem, QSsl::Ec);
     if (key.isNull()) {
-        *error = QStringLiteral("--web-key %1: no unencrypted PEM RSA or EC key there").arg(keyFile);
+        *error
+            = QStringLiteral("--web-key %1: no unencrypted PEM RSA or EC key there").arg(keyFile);
         return std::nullopt;
     }
     if (!keyMatches(certPem, keyPem)) {
-        *error = QStringLiteral("--web-key %1 is not the key of --web-cert %2 (its first certificate): give the "
-                                "key the certificate was made for, or a certificate made for this key")
+        *error = QStringLiteral(
+            "--web-key %1 is not the key of --web-cert %2 (its first certificate): give the "
+            "key the certificate was made for, or a certificate made for this key")
                      .arg(keyFile, certFile);
         return std::nullopt;
     }

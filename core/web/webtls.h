@@ -15,6 +15,7 @@ namespace holdpoint {
 
 // The server configuration for `certFile` and `keyFile` (PEM), or nullopt
 // with `*error` naming the file and the fix.
-std::optional<QSslConfiguration> loadWebTls(const QString &certFile, const QString &keyFile, QString *error);
+std::optional<QSslConfiguration> loadWebTls(
+    const QString &certFile, const QString &keyFile, QString *error);
 
 } // namespace holdpoint

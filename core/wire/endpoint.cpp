@@ -31,7 +31,8 @@ bool parseWsUrl(const std::string &url, WsUrl *out)
         if (close == std::string::npos)
             return false;
         u.host = authority.substr(1, close - 1);
-        colon = authority.size() > close + 1 && authority[close + 1] == ':' ? close + 1 : std::string::npos;
+        colon = authority.size() > close + 1 && authority[close + 1] == ':' ? close + 1
+                                                                            : std::string::npos;
         if (colon == std::string::npos && authority.size() != close + 1)
             return false;
     } else {
@@ -39,7 +40,8 @@ bool parseWsUrl(const std::string &url, WsUrl *out)
     }
     if (colon != std::string::npos) {
         const std::string port = authority.substr(colon + 1);
-        if (port.empty() || port.size() > 5 || port.find_first_not_of("0123456789") != std::string::npos)
+        if (port.empty() || port.size() > 5
+            || port.find_first_not_of("0123456789") != std::string::npos)
             return false;
         u.port = std::stoi(port);
         if (u.port < 1 || u.port > 65535)
@@ -51,7 +53,8 @@ bool parseWsUrl(const std::string &url, WsUrl *out)
     return true;
 }
 
-bool readEndpoint(const std::string &dataDir, bool withReviewer, Endpoint *out, std::string *error, bool *absent)
+bool readEndpoint(
+    const std::string &dataDir, bool withReviewer, Endpoint *out, std::string *error, bool *absent)
 {
     const std::string path = dataDir + "/" + EndpointFileName;
     std::string bytes;
@@ -61,7 +64,8 @@ bool readEndpoint(const std::string &dataDir, bool withReviewer, Endpoint *out, 
         if (absent)
             *absent = errno == ENOENT;
         *error = "no console found: cannot read " + path + " (" + std::strerror(errno)
-                 + "). Start `holdpoint`, or point --data-dir or HOLDPOINT_DATA_DIR at its data directory";
+            + "). Start `holdpoint`, or point --data-dir or HOLDPOINT_DATA_DIR at its data "
+              "directory";
         return false;
     }
     const Json j = Json::parse(bytes, nullptr, false);
@@ -82,12 +86,15 @@ bool readEndpoint(const std::string &dataDir, bool withReviewer, Endpoint *out, 
     if (withReviewer) {
         const std::string tokenPath = dataDir + "/" + ReviewerTokenFileName;
         if (!readFile(tokenPath, 4096, &e.reviewerToken)) {
-            *error = "cannot read the reviewer token " + tokenPath + " (" + std::strerror(errno) + ")";
+            *error
+                = "cannot read the reviewer token " + tokenPath + " (" + std::strerror(errno) + ")";
             return false;
         }
         const std::size_t first = e.reviewerToken.find_first_not_of(" \t\n\r\f\v");
         const std::size_t last = e.reviewerToken.find_last_not_of(" \t\n\r\f\v");
-        e.reviewerToken = first == std::string::npos ? std::string() : e.reviewerToken.substr(first, last - first + 1);
+        e.reviewerToken = first == std::string::npos
+            ? std::string()
+            : e.reviewerToken.substr(first, last - first + 1);
     }
     *out = std::move(e);
     return true;

@@ -34,6 +34,7 @@ bool parseWsUrl(const std::string &url, WsUrl *out);
 // On failure returns false with a message a person can act on, and *absent
 // (when given) says whether endpoint.json does not exist at all: no console
 // was started on this data directory (wire/failopen.h, Outage).
-bool readEndpoint(const std::string &dataDir, bool withReviewer, Endpoint *out, std::string *error, bool *absent = nullptr);
+bool readEndpoint(const std::string &dataDir, bool withReviewer, Endpoint *out, std::string *error,
+    bool *absent = nullptr);
 
 } // namespace holdpoint::wire

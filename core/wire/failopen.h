@@ -14,10 +14,11 @@
 namespace holdpoint::wire {
 
 // Why a call got no decision from the console.
-enum class Outage {
-    NoEndpointFile,    // endpoint.json does not exist: no console was started here
+enum class Outage
+{
+    NoEndpointFile, // endpoint.json does not exist: no console was started here
     ConnectionRefused, // nothing listens on the endpoint's port (connect(2): ECONNREFUSED)
-    Other,             // anything else: something answered, or went quiet, or the call was sent
+    Other, // anything else: something answered, or went quiet, or the call was sent
 };
 
 // Fail-open lets a call through only when no console can be reached for

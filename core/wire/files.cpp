@@ -47,7 +47,8 @@ std::string absolutePath(const std::string &path)
     std::size_t i = 0;
     while (i <= full.size()) {
         const std::size_t slash = full.find('/', i);
-        const std::string part = full.substr(i, slash == std::string::npos ? std::string::npos : slash - i);
+        const std::string part
+            = full.substr(i, slash == std::string::npos ? std::string::npos : slash - i);
         if (part == "..") {
             // As QDir::cleanPath(): ".." above the root stays.
             if (!parts.empty() && parts.back() != "..")
@@ -99,14 +100,16 @@ std::string checkRuntimeDir(const std::string &path)
         return {};
     if (errno != EEXIST)
         return "cannot create " + path + ": " + std::strerror(errno);
-    struct stat st {};
+    struct stat st
+    {
+    };
     if (::lstat(path.c_str(), &st) != 0)
         return "cannot stat " + path + ": " + std::strerror(errno);
     if (S_ISLNK(st.st_mode) || !S_ISDIR(st.st_mode))
         return path + " is not a directory (or is a symlink)";
     if (st.st_uid != geteuid())
         return path + " is owned by uid " + std::to_string(st.st_uid) + ", not by this user (uid "
-               + std::to_string(geteuid()) + ")";
+            + std::to_string(geteuid()) + ")";
     if ((st.st_mode & 07777) != 0700 && ::chmod(path.c_str(), 0700) != 0)
         return "cannot make " + path + " private (mode 0700): " + std::strerror(errno);
     return {};
@@ -128,9 +131,11 @@ bool runtimeDir(std::string *dir, std::string *error)
         }
     }
     const std::string tmp = env("TMPDIR");
-    const std::string fallback = absolutePath(tmp.empty() ? std::string("/tmp") : tmp) + "/runtime-" + currentOsUser();
+    const std::string fallback
+        = absolutePath(tmp.empty() ? std::string("/tmp") : tmp) + "/runtime-" + currentOsUser();
     if (const std::string fallbackWhy = checkRuntimeDir(fallback); !fallbackWhy.empty()) {
-        *error = "no private runtime directory: " + (why.empty() ? std::string() : "XDG_RUNTIME_DIR: " + why + "; ") + fallbackWhy;
+        *error = "no private runtime directory: "
+            + (why.empty() ? std::string() : "XDG_RUNTIME_DIR: " + why + "; ") + fallbackWhy;
         return false;
     }
     *dir = fallback;

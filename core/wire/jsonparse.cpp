@@ -23,8 +23,7 @@ public:
     StrictSax(Json &root, std::size_t maxDepth)
         : m_dom(root, false)
         , m_maxDepth(maxDepth)
-    {
-    }
+    { }
 
     std::string error;
 
@@ -37,7 +36,8 @@ public:
         value();
         // nlohmann reads an integer literal too large for 64 bits as a double.
         if (text.find_first_of(".eE") == std::string::npos)
-            return fail(where() + "integer " + shorten(text) + " does not fit in 64 bits; send it as a string");
+            return fail(where() + "integer " + shorten(text)
+                + " does not fit in 64 bits; send it as a string");
         if (!std::isfinite(v))
             return fail(where() + "number " + shorten(text) + " is out of range");
         return m_dom.number_float(v, text);
@@ -48,14 +48,15 @@ public:
     {
         if (!value() || !enter())
             return false;
-        m_frames.push_back({true, {}, 0, {}});
+        m_frames.push_back({ true, {}, 0, {} });
         return m_dom.start_object(n);
     }
     bool key(string_t &k)
     {
         Frame &f = m_frames.back();
         if (!f.keys.insert(k).second)
-            return fail((m_frames.size() > 1 ? containerPath() + ": " : std::string()) + "duplicate key \"" + shorten(k) + "\"");
+            return fail((m_frames.size() > 1 ? containerPath() + ": " : std::string())
+                + "duplicate key \"" + shorten(k) + "\"");
         f.key = k;
         return m_dom.key(k);
     }
@@ -69,7 +70,7 @@ public:
     {
         if (!value() || !enter())
             return false;
-        m_frames.push_back({false, {}, 0, {}});
+        m_frames.push_back({ false, {}, 0, {} });
         return m_dom.start_array(n);
     }
     bool end_array()
@@ -78,7 +79,8 @@ public:
         --m_depth;
         return m_dom.end_array();
     }
-    bool parse_error(std::size_t position, const std::string &token, const nlohmann::detail::exception &e)
+    bool parse_error(
+        std::size_t position, const std::string &token, const nlohmann::detail::exception &e)
     {
         if (error.empty() && e.id == 406) {
             // out_of_range.406: a number literal beyond double's range.
@@ -87,7 +89,8 @@ public:
         }
         if (error.empty()) {
             std::string what = e.what();
-            if (auto pos = what.find("] "); pos != std::string::npos && what.rfind("[json.exception", 0) == 0)
+            if (auto pos = what.find("] ");
+                pos != std::string::npos && what.rfind("[json.exception", 0) == 0)
                 what.erase(0, pos + 2);
             error = what;
         }
@@ -144,7 +147,10 @@ private:
         return p.empty() ? std::string() : p + ": ";
     }
     std::string containerPath() const { return path(m_frames.size() - 1); }
-    static std::string shorten(const std::string &s) { return s.size() > 60 ? s.substr(0, 57) + "..." : s; }
+    static std::string shorten(const std::string &s)
+    {
+        return s.size() > 60 ? s.substr(0, 57) + "..." : s;
+    }
     bool fail(std::string message)
     {
         if (error.empty())
@@ -164,7 +170,8 @@ bool parseStrictJson(std::string_view text, std::size_t maxDepth, Json *out, std
 {
     Json doc;
     StrictSax sax(doc, maxDepth);
-    const bool ok = Json::sax_parse(text.begin(), text.end(), &sax, nlohmann::detail::input_format_t::json, true, false);
+    const bool ok = Json::sax_parse(
+        text.begin(), text.end(), &sax, nlohmann::detail::input_format_t::json, true, false);
     if (!ok || !sax.error.empty()) {
         *error = sax.error.empty() ? std::string("invalid JSON") : sax.error;
         return false;

@@ -27,7 +27,7 @@ Json compactResult(const Json &result, std::size_t maxBytes)
     const std::string text = dumpJson(result);
     if (text.size() <= maxBytes)
         return result;
-    return Json {{"truncated", true}, {"bytes", text.size()}, {"sha256", sha256Hex(text)}};
+    return Json { { "truncated", true }, { "bytes", text.size() }, { "sha256", sha256Hex(text) } };
 }
 
 Json capabilitiesToJson(const Capabilities &c)
@@ -42,7 +42,8 @@ Json capabilitiesToJson(const Capabilities &c)
 
 Json helloMessage(const Hello &h)
 {
-    Json hello {{"type", "hello"}, {"protocol", ProtocolVersion}, {"role", h.role}, {"token", h.token}, {"agent", {{"name", h.agentName}}}};
+    Json hello { { "type", "hello" }, { "protocol", ProtocolVersion }, { "role", h.role },
+        { "token", h.token }, { "agent", { { "name", h.agentName } } } };
     if (!h.framework.empty())
         hello["agent"]["framework"] = h.framework;
     // Who started the agent, for rules that exclude the requester.

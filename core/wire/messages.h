@@ -43,7 +43,7 @@ Json compactResult(const Json &result, std::size_t maxBytes = MaxResultBytes);
 struct Capabilities
 {
     bool modify = true; // edited arguments in an allow
-    bool halt = true;   // a halt that stops its run
+    bool halt = true; // a halt that stops its run
     bool all() const { return modify && halt; }
     bool operator==(const Capabilities &) const = default;
 };
@@ -58,8 +58,8 @@ struct Hello
     std::string role = "agent"; // "agent" or "reviewer"
     std::string token;
     std::string agentName;
-    std::string framework;        // empty: not sent
-    std::string user;             // agents only; empty: this process's OS user
+    std::string framework; // empty: not sent
+    std::string user; // agents only; empty: this process's OS user
     Capabilities capabilities {};
     std::optional<std::string> sessionId;
 };

@@ -22,7 +22,15 @@ namespace holdpoint::wire {
 namespace {
 
 // RFC 6455 §5.2
-enum Opcode { Continuation = 0x0, Text = 0x1, Binary = 0x2, Close = 0x8, Ping = 0x9, Pong = 0xA };
+enum Opcode
+{
+    Continuation = 0x0,
+    Text = 0x1,
+    Binary = 0x2,
+    Close = 0x8,
+    Ping = 0x9,
+    Pong = 0xA
+};
 constexpr char AcceptGuid[] = "258EAFA5-E914-47DA-95CA-C5AB0DC85B11"; // §1.3
 
 std::string lower(std::string s)
@@ -61,13 +69,14 @@ std::string checkHandshake(const std::string &head, const std::string &key)
     const std::size_t eol = head.find("\r\n");
     const std::string status = head.substr(0, eol);
     // RFC 7230 §3.1.2: "HTTP/1.1" SP 3DIGIT SP reason; only 101 upgrades.
-    const bool switching = status.size() >= 12 && status.compare(0, 9, "HTTP/1.1 ") == 0 && status.compare(9, 3, "101") == 0
-                           && (status.size() == 12 || status[12] == ' ');
+    const bool switching = status.size() >= 12 && status.compare(0, 9, "HTTP/1.1 ") == 0
+        && status.compare(9, 3, "101") == 0 && (status.size() == 12 || status[12] == ' ');
     if (!switching)
         return "the console refused the WebSocket handshake (" + status.substr(0, 200) + ")";
     bool upgrade = false, connection = false, accept = false;
     const auto digest = sha1(key + AcceptGuid);
-    const std::string expected = base64(std::string_view(reinterpret_cast<const char *>(digest.data()), digest.size()));
+    const std::string expected
+        = base64(std::string_view(reinterpret_cast<const char *>(digest.data()), digest.size()));
     for (std::size_t at = eol + 2; at < head.size();) {
         std::size_t end = head.find("\r\n", at);
         if (end == std::string::npos)
@@ -112,7 +121,7 @@ bool connectBy(int fd, const sockaddr *address, socklen_t length, std::int64_t d
     ::fcntl(fd, F_SETFL, flags | O_NONBLOCK);
     int rc = ::connect(fd, address, length);
     if (rc != 0 && errno == EINPROGRESS) {
-        pollfd p {fd, POLLOUT, 0};
+        pollfd p { fd, POLLOUT, 0 };
         int ready;
         do {
             ready = ::poll(&p, 1, pollTimeout(deadlineMs));
@@ -145,7 +154,8 @@ WebSocketClient::~WebSocketClient()
         ::close(m_fd);
 }
 
-bool WebSocketClient::open(const WsUrl &url, std::int64_t deadlineMs, std::string *error, const std::function<void()> &meanwhile)
+bool WebSocketClient::open(const WsUrl &url, std::int64_t deadlineMs, std::string *error,
+    const std::function<void()> &meanwhile)
 {
     addrinfo hints {};
     hints.ai_family = AF_UNSPEC;
@@ -196,8 +206,8 @@ bool WebSocketClient::open(const WsUrl &url, std::int64_t deadlineMs, std::strin
     // No Origin: the console admits a client without one, and a browser
     // always sends one (PROTOCOL.md "Connecting").
     const std::string request = "GET " + url.path + " HTTP/1.1\r\nHost: " + host
-                                + "\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Key: " + key
-                                + "\r\nSec-WebSocket-Version: 13\r\n\r\n";
+        + "\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Key: " + key
+        + "\r\nSec-WebSocket-Version: 13\r\n\r\n";
     if (!sendAll(request, error))
         return false;
     if (meanwhile)
@@ -207,7 +217,8 @@ bool WebSocketClient::open(const WsUrl &url, std::int64_t deadlineMs, std::strin
         // Never more than the cap: what follows the head (the first
         // frames) is read after it.
         if (m_in.size() >= MaxHandshakeBytes) {
-            *error = "the console's handshake response is larger than " + std::to_string(MaxHandshakeBytes) + " bytes";
+            *error = "the console's handshake response is larger than "
+                + std::to_string(MaxHandshakeBytes) + " bytes";
             return false;
         }
         const Result r = fill(deadlineMs, error, MaxHandshakeBytes - m_in.size());
@@ -285,10 +296,11 @@ bool WebSocketClient::sendPing(std::string *error)
     return sendFrame(Ping, "hp", error);
 }
 
-WebSocketClient::Result WebSocketClient::fill(std::int64_t deadlineMs, std::string *error, std::size_t most)
+WebSocketClient::Result WebSocketClient::fill(
+    std::int64_t deadlineMs, std::string *error, std::size_t most)
 {
     for (;;) {
-        pollfd p {m_fd, POLLIN, 0};
+        pollfd p { m_fd, POLLIN, 0 };
         const int ready = ::poll(&p, 1, pollTimeout(deadlineMs));
         if (ready < 0 && errno == EINTR)
             continue;
@@ -316,14 +328,16 @@ WebSocketClient::Result WebSocketClient::fill(std::int64_t deadlineMs, std::stri
     }
 }
 
-WebSocketClient::Result WebSocketClient::failWith(std::uint16_t code, const std::string &why, std::string *error)
+WebSocketClient::Result WebSocketClient::failWith(
+    std::uint16_t code, const std::string &why, std::string *error)
 {
     *error = why;
     close(code);
     return Result::Failed;
 }
 
-WebSocketClient::Result WebSocketClient::read(std::string *message, std::int64_t deadlineMs, std::string *error)
+WebSocketClient::Result WebSocketClient::read(
+    std::string *message, std::int64_t deadlineMs, std::string *error)
 {
     std::string &assembled = m_assembled;
     int &messageOpcode = m_messageOpcode;
@@ -348,8 +362,12 @@ WebSocketClient::Result WebSocketClient::read(std::string *message, std::int64_t
                 if (b1 & 0x80)
                     return failWith(1002, "the console sent a masked frame (RFC 6455 §5.1)", error);
                 // A control frame mid-message is no part of it (§5.4).
-                if (length > MaxMessageBytes || (!control && assembled.size() + length > MaxMessageBytes))
-                    return failWith(1009, "the console sent a message larger than " + std::to_string(MaxMessageBytes) + " bytes", error);
+                if (length > MaxMessageBytes
+                    || (!control && assembled.size() + length > MaxMessageBytes))
+                    return failWith(1009,
+                        "the console sent a message larger than " + std::to_string(MaxMessageBytes)
+                            + " bytes",
+                        error);
                 complete = m_in.size() >= need + length;
             }
         }
@@ -369,10 +387,12 @@ WebSocketClient::Result WebSocketClient::read(std::string *message, std::int64_t
         std::string payload = m_in.substr(need, std::size_t(length));
         m_in.erase(0, need + std::size_t(length));
         if (b0 & 0x70)
-            return failWith(1002, "the console sent a frame with reserved bits set (RFC 6455 §5.2)", error);
+            return failWith(
+                1002, "the console sent a frame with reserved bits set (RFC 6455 §5.2)", error);
         if (opcode >= Close) { // a control frame: §5.5
             if (!fin || length > 125)
-                return failWith(1002, "the console sent a fragmented or long control frame (RFC 6455 §5.5)", error);
+                return failWith(1002,
+                    "the console sent a fragmented or long control frame (RFC 6455 §5.5)", error);
             if (opcode == Ping) {
                 if (std::string why; !sendFrame(Pong, payload, &why)) {
                     *error = why;
@@ -381,7 +401,9 @@ WebSocketClient::Result WebSocketClient::read(std::string *message, std::int64_t
                     return Result::Dropped;
                 }
             } else if (opcode == Close) {
-                m_closeCode = payload.size() >= 2 ? std::uint16_t(std::uint8_t(payload[0]) << 8 | std::uint8_t(payload[1])) : 1005;
+                m_closeCode = payload.size() >= 2
+                    ? std::uint16_t(std::uint8_t(payload[0]) << 8 | std::uint8_t(payload[1]))
+                    : 1005;
                 m_closeReason = payload.size() > 2 ? payload.substr(2) : std::string();
                 close(payload.size() >= 2 ? m_closeCode : 1000);
                 return Result::Closed;
@@ -390,8 +412,10 @@ WebSocketClient::Result WebSocketClient::read(std::string *message, std::int64_t
             }
             continue;
         }
-        if (opcode == Continuation ? messageOpcode < 0 : (messageOpcode >= 0 || (opcode != Text && opcode != Binary)))
-            return failWith(1002, "the console sent a data frame out of order (RFC 6455 §5.4)", error);
+        if (opcode == Continuation ? messageOpcode < 0
+                                   : (messageOpcode >= 0 || (opcode != Text && opcode != Binary)))
+            return failWith(
+                1002, "the console sent a data frame out of order (RFC 6455 §5.4)", error);
         if (opcode != Continuation)
             messageOpcode = opcode;
         assembled += payload;
@@ -406,7 +430,8 @@ WebSocketClient::Result WebSocketClient::read(std::string *message, std::int64_t
         }
         // §8.1: a text message that is not UTF-8 fails the connection (1007).
         if (!isUtf8(assembled))
-            return failWith(1007, "the console sent a text message that is not UTF-8 (RFC 6455 §8.1)", error);
+            return failWith(
+                1007, "the console sent a text message that is not UTF-8 (RFC 6455 §8.1)", error);
         *message = std::move(assembled);
         assembled.clear();
         messageOpcode = -1;
@@ -420,7 +445,7 @@ void WebSocketClient::close(std::uint16_t code)
         return;
     if (!m_closeSent) {
         m_closeSent = true;
-        std::string payload {char(code >> 8), char(code & 0xff)};
+        std::string payload { char(code >> 8), char(code & 0xff) };
         std::string ignored;
         if (code != 1005 && code != 1006)
             sendFrame(Close, payload, &ignored);

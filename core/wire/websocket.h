@@ -43,7 +43,7 @@ public:
     // response is read: work that overlaps the server's (§4.1 lets the
     // client send nothing more until the response).
     bool open(const WsUrl &url, std::int64_t deadlineMs, std::string *error,
-              const std::function<void()> &meanwhile = {});
+        const std::function<void()> &meanwhile = {});
 
     // One text message in one frame.
     bool sendText(std::string_view text, std::string *error);
@@ -56,7 +56,14 @@ public:
     // the one network failure that means "no console" (wire/failopen.h).
     bool refused() const { return m_refused; }
 
-    enum class Result { Message, Closed, Dropped, Failed, TimedOut };
+    enum class Result
+    {
+        Message,
+        Closed,
+        Dropped,
+        Failed,
+        TimedOut
+    };
     // The next text message. Closed: the server sent a close frame
     // (closeCode() and closeReason() say why); Dropped: the connection
     // ended without one, or a socket error (in *error); Failed: the server
@@ -84,7 +91,7 @@ private:
     int m_fd = -1;
     std::string m_in; // received, not yet parsed
     bool m_closeSent = false;
-    std::string m_assembled;  // a fragmented message so far
+    std::string m_assembled; // a fragmented message so far
     int m_messageOpcode = -1; // the data frame that started m_assembled; -1: none
     std::int64_t m_lastHeardMs = 0;
     bool m_refused = false;

@@ -253,7 +253,8 @@ void TestConsoleOptions::helpAndVersionAskForNothingElse()
         QVERIFY2(r.output.startsWith(u"Usage: "), qPrintable(r.output));
         QVERIFY2(r.output.contains(u'\n' + expected), qPrintable(r.output));
         // Only what this console takes: no promise of Qt's own options.
-        QVERIFY2(!r.output.contains(u"help-all") && !r.output.contains(u"Qt specific"), qPrintable(r.output));
+        QVERIFY2(!r.output.contains(u"help-all") && !r.output.contains(u"Qt specific"),
+            qPrintable(r.output));
     }
     QVERIFY(!QFileInfo::exists(m_data));
 }
@@ -372,8 +373,8 @@ void TestConsoleOptions::teamSelfKind()
     QCOMPARE(gateway.options.team->self.kind, std::string("gateway"));
     QVERIFY(!gateway.options.team->self.host.empty());
     QCOMPARE(gateway.options.team->connection.answerTimeoutMs, TimeMs(5'000));
-    const LaunchRequest patient = parse(
-        { QStringLiteral("--team"), url, QStringLiteral("--team-timeout-ms"), QStringLiteral("20000") });
+    const LaunchRequest patient = parse({ QStringLiteral("--team"), url,
+        QStringLiteral("--team-timeout-ms"), QStringLiteral("20000") });
     QVERIFY2(patient.status == LaunchRequest::Status::Run, qPrintable(patient.error));
     QCOMPARE(patient.options.team->connection.answerTimeoutMs, TimeMs(20'000));
 

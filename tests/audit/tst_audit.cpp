@@ -29,7 +29,8 @@ QByteArrayList readLines(const QString &path)
         return {};
     // The live file is padded with zeros past its records (AUDIT.md).
     const QByteArray bytes = f.readAll();
-    const std::string_view records = audit::withoutPadding(std::string_view(bytes.constData(), std::size_t(bytes.size())));
+    const std::string_view records
+        = audit::withoutPadding(std::string_view(bytes.constData(), std::size_t(bytes.size())));
     QByteArrayList lines = QByteArray(records.data(), qsizetype(records.size())).split('\n');
     if (!lines.isEmpty() && lines.last().isEmpty())
         lines.removeLast();
@@ -62,12 +63,13 @@ public:
         AuditLog log(config, &m_clock);
         log.open();
         for (int i = 1; i <= n; ++i) {
-            log.append("decision", Json {{"call_id", "c" + std::to_string(i)},
-                                         {"agent", i % 2 ? "alice-bot" : "bob-bot"},
-                                         {"tool", i % 3 ? "read_file" : "bash"},
-                                         {"decision", i % 4 ? "allow" : "deny"},
-                                         {"decided_by", i % 4 ? "guardrail:rules" : "human:carol"},
-                                         {"reason", "reason, \"number\" " + std::to_string(i)}});
+            log.append("decision",
+                Json { { "call_id", "c" + std::to_string(i) },
+                    { "agent", i % 2 ? "alice-bot" : "bob-bot" },
+                    { "tool", i % 3 ? "read_file" : "bash" },
+                    { "decision", i % 4 ? "allow" : "deny" },
+                    { "decided_by", i % 4 ? "guardrail:rules" : "human:carol" },
+                    { "reason", "reason, \"number\" " + std::to_string(i) } });
             m_clock.advance(1000);
             if (config.maxSegmentBytes < 1'000'000)
                 log.waitDurable(10'000); // one batch each, so files fill one by one
@@ -77,8 +79,15 @@ public:
     bool ok() const { return m_ok; }
     QString dataDir() const { return m_tmp.path(); }
     QString dir() const { return m_tmp.path() + QStringLiteral("/audit"); }
-    QString segment(int index = 1) const { return dir() + u'/' + audit::segmentFileName(quint64(index)); }
-    CtlResult verify() const { return ctl({QStringLiteral("audit"), QStringLiteral("verify"), QStringLiteral("--data-dir"), dataDir()}); }
+    QString segment(int index = 1) const
+    {
+        return dir() + u'/' + audit::segmentFileName(quint64(index));
+    }
+    CtlResult verify() const
+    {
+        return ctl({ QStringLiteral("audit"), QStringLiteral("verify"),
+            QStringLiteral("--data-dir"), dataDir() });
+    }
 
 private:
     QTemporaryDir m_tmp;
@@ -120,10 +129,12 @@ private Q_SLOTS:
 void TestAudit::hashIsSha256OfTheLine()
 {
     // FIPS 180-2's examples: anyone can check a record with sha256sum.
-    QCOMPARE(audit::hashRecord(""), std::string("e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855"));
-    QCOMPARE(audit::hashRecord("abc"), std::string("ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad"));
+    QCOMPARE(audit::hashRecord(""),
+        std::string("e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855"));
+    QCOMPARE(audit::hashRecord("abc"),
+        std::string("ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad"));
     QCOMPARE(audit::hashRecord("abcdbcdecdefdefgefghfghighijhijkijkljklmklmnlmnomnopnopq"),
-             std::string("248d6a61d20638b8e5c026930c3e6039a33ce45964ff2167f6ecedd419db06c1"));
+        std::string("248d6a61d20638b8e5c026930c3e6039a33ce45964ff2167f6ecedd419db06c1"));
 }
 
 void TestAudit::recordsFormAHashChain()
@@ -137,7 +148,8 @@ void TestAudit::recordsFormAHashChain()
         const Json r = Json::parse(lines[i].toStdString());
         // Each line starts with its number and time and ends with the hash
         // of the line before it.
-        QVERIFY(lines[i].startsWith(QByteArray("{\"seq\":" + QByteArray::number(i + 1) + ",\"ts\":\"")));
+        QVERIFY(lines[i].startsWith(
+            QByteArray("{\"seq\":" + QByteArray::number(i + 1) + ",\"ts\":\"")));
         QCOMPARE(r["prev"].get<std::string>(), prev);
         QCOMPARE(r["event"], Json("decision"));
         prev = audit::hashRecord(lines[i].toStdString());
@@ -153,7 +165,9 @@ void TestAudit::filesArePrivate()
 {
     LogFixture f(1);
     QVERIFY(f.ok());
-    struct stat st {};
+    struct stat st
+    {
+    };
     QCOMPARE(::stat(QFile::encodeName(f.dir()).constData(), &st), 0);
     QCOMPARE(st.st_mode & 0777, 0700u);
     QCOMPARE(::stat(QFile::encodeName(f.segment()).constData(), &st), 0);
@@ -179,8 +193,9 @@ void TestAudit::editedRecordIsTampered()
     writeLines(f.segment(), lines);
     const CtlResult r = f.verify();
     QCOMPARE(r.exitCode, 1);
-    QCOMPARE(r.out.trimmed(), QByteArray("tampered: audit-000001.jsonl:4: record 4 was altered: record 5 "
-                                         "(audit-000001.jsonl:5) holds a different hash for it"));
+    QCOMPARE(r.out.trimmed(),
+        QByteArray("tampered: audit-000001.jsonl:4: record 4 was altered: record 5 "
+                   "(audit-000001.jsonl:5) holds a different hash for it"));
 }
 
 void TestAudit::editedLastRecordIsCaughtByTheHead()
@@ -192,7 +207,9 @@ void TestAudit::editedLastRecordIsCaughtByTheHead()
     writeLines(f.segment(), lines);
     const CtlResult r = f.verify();
     QCOMPARE(r.exitCode, 1);
-    QCOMPARE(r.out.trimmed(), QByteArray("tampered: record 4 was altered: its hash differs from the one in the head file"));
+    QCOMPARE(r.out.trimmed(),
+        QByteArray(
+            "tampered: record 4 was altered: its hash differs from the one in the head file"));
 }
 
 void TestAudit::deletedRecordIsTampered()
@@ -205,7 +222,8 @@ void TestAudit::deletedRecordIsTampered()
     const CtlResult r = f.verify();
     QCOMPARE(r.exitCode, 1);
     QCOMPARE(r.out.trimmed(),
-             QByteArray("tampered: audit-000001.jsonl:6: expected record 6 but found record 7; record 6 was deleted"));
+        QByteArray("tampered: audit-000001.jsonl:6: expected record 6 but found record 7; record 6 "
+                   "was deleted"));
 }
 
 void TestAudit::swappedRecordsAreTampered()
@@ -217,8 +235,9 @@ void TestAudit::swappedRecordsAreTampered()
     writeLines(f.segment(), lines);
     const CtlResult r = f.verify();
     QCOMPARE(r.exitCode, 1);
-    QCOMPARE(r.out.trimmed(), QByteArray("tampered: audit-000001.jsonl:3: expected record 3 but found record 4; "
-                                         "record 3 comes later: records were reordered"));
+    QCOMPARE(r.out.trimmed(),
+        QByteArray("tampered: audit-000001.jsonl:3: expected record 3 but found record 4; "
+                   "record 3 comes later: records were reordered"));
 }
 
 void TestAudit::cutOffTailIsDetected()
@@ -230,8 +249,9 @@ void TestAudit::cutOffTailIsDetected()
     writeLines(f.segment(), lines);
     const CtlResult r = f.verify();
     QCOMPARE(r.exitCode, 3);
-    QCOMPARE(r.out.trimmed(), QByteArray("cut off: the log ends at record 7 (audit-000001.jsonl:7) but the head file "
-                                         "vouches for record 10: records 8 to 10 were cut off"));
+    QCOMPARE(r.out.trimmed(),
+        QByteArray("cut off: the log ends at record 7 (audit-000001.jsonl:7) but the head file "
+                   "vouches for record 10: records 8 to 10 were cut off"));
 }
 
 void TestAudit::tornTailIsReportedThenRemovedOnNextStart()
@@ -248,7 +268,9 @@ void TestAudit::tornTailIsReportedThenRemovedOnNextStart()
 
     CtlResult r = f.verify();
     QCOMPARE(r.exitCode, 4);
-    QVERIFY2(r.out.startsWith("torn tail: audit-000001.jsonl:7: the last record is incomplete (55 bytes)"), r.out.constData());
+    QVERIFY2(r.out.startsWith(
+                 "torn tail: audit-000001.jsonl:7: the last record is incomplete (55 bytes)"),
+        r.out.constData());
 
     // The next start cuts it and carries on from record 6.
     ManualClock clock(1'800'000'000'000);
@@ -300,7 +322,8 @@ void TestAudit::retentionPrunesOldFilesAndStaysVerifiable()
     const CtlResult r = f.verify();
     QCOMPARE(r.exitCode, 0);
     QVERIFY2(r.out.contains("to 40)"), r.out.constData());
-    QVERIFY(r.out.contains(QByteArray("(records " + QByteArray::number(head->prunedThrough + 1) + " to 40)")));
+    QVERIFY(r.out.contains(
+        QByteArray("(records " + QByteArray::number(head->prunedThrough + 1) + " to 40)")));
 }
 
 void TestAudit::missingMiddleFileIsTampered()
@@ -332,22 +355,22 @@ void TestAudit::queryFiltersNewestFirst()
     };
     audit::Filter deny;
     deny.decision = "deny";
-    QCOMPARE(run(deny), (std::vector<int> {20, 16, 12, 8, 4}));
+    QCOMPARE(run(deny), (std::vector<int> { 20, 16, 12, 8, 4 }));
     audit::Filter bashByBob;
     bashByBob.tool = "bash";
     bashByBob.agent = "bob-bot";
-    QCOMPARE(run(bashByBob), (std::vector<int> {18, 12, 6}));
+    QCOMPARE(run(bashByBob), (std::vector<int> { 18, 12, 6 }));
     audit::Filter human;
     human.decidedBy = "HUMAN";
-    QCOMPARE(run(human, 2), (std::vector<int> {20, 16}));
+    QCOMPARE(run(human, 2), (std::vector<int> { 20, 16 }));
     audit::Filter text;
     text.text = "\"NUMBER\" 1";
-    QCOMPARE(run(text), (std::vector<int> {19, 18, 17, 16, 15, 14, 13, 12, 11, 10, 1}));
+    QCOMPARE(run(text), (std::vector<int> { 19, 18, 17, 16, 15, 14, 13, 12, 11, 10, 1 }));
     // Record i was written at 1'700'000'000'000 + (i - 1) s.
     audit::Filter window;
     window.since = *audit::parseTimeBound("2023-11-14T22:13:35Z", 0); // record 16
     window.until = *audit::parseTimeBound("2023-11-14T22:13:38Z", 0);
-    QCOMPARE(run(window), (std::vector<int> {18, 17, 16}));
+    QCOMPARE(run(window), (std::vector<int> { 18, 17, 16 }));
     audit::Filter nothing;
     nothing.tool = "no-such-tool";
     QCOMPARE(run(nothing), std::vector<int> {});
@@ -359,23 +382,27 @@ void TestAudit::queryThroughCtl()
 {
     LogFixture f(12);
     QVERIFY(f.ok());
-    CtlResult r = ctl({QStringLiteral("audit"), QStringLiteral("query"), QStringLiteral("--data-dir"), f.dataDir(),
-                       QStringLiteral("--decision"), QStringLiteral("deny"), QStringLiteral("--json")});
+    CtlResult r = ctl({ QStringLiteral("audit"), QStringLiteral("query"),
+        QStringLiteral("--data-dir"), f.dataDir(), QStringLiteral("--decision"),
+        QStringLiteral("deny"), QStringLiteral("--json") });
     QCOMPARE(r.exitCode, 0);
     const QByteArrayList lines = r.out.trimmed().split('\n');
     QCOMPARE(lines.size(), 3);
     QCOMPARE(Json::parse(lines[0].toStdString())["seq"], Json(12));
     QCOMPARE(Json::parse(lines[2].toStdString())["seq"], Json(4));
 
-    r = ctl({QStringLiteral("audit"), QStringLiteral("query"), QStringLiteral("--data-dir"), f.dataDir(),
-             QStringLiteral("--decision"), QStringLiteral("maybe")});
+    r = ctl({ QStringLiteral("audit"), QStringLiteral("query"), QStringLiteral("--data-dir"),
+        f.dataDir(), QStringLiteral("--decision"), QStringLiteral("maybe") });
     QCOMPARE(r.exitCode, 2);
-    QCOMPARE(r.err.trimmed(), QByteArray("holdpoint-ctl audit: query: --decision: expected allow, modify, deny or halt, got \"maybe\""));
-    r = ctl({QStringLiteral("audit"), QStringLiteral("query"), QStringLiteral("--data-dir"), f.dataDir(),
-             QStringLiteral("--since"), QStringLiteral("last tuesday")});
+    QCOMPARE(r.err.trimmed(),
+        QByteArray("holdpoint-ctl audit: query: --decision: expected allow, modify, deny or halt, "
+                   "got \"maybe\""));
+    r = ctl({ QStringLiteral("audit"), QStringLiteral("query"), QStringLiteral("--data-dir"),
+        f.dataDir(), QStringLiteral("--since"), QStringLiteral("last tuesday") });
     QCOMPARE(r.exitCode, 2);
     QVERIFY(r.err.contains("--since: expected an ISO 8601 time"));
-    r = ctl({QStringLiteral("audit"), QStringLiteral("verify"), QStringLiteral("--data-dir"), f.dataDir() + QStringLiteral("/nope")});
+    r = ctl({ QStringLiteral("audit"), QStringLiteral("verify"), QStringLiteral("--data-dir"),
+        f.dataDir() + QStringLiteral("/nope") });
     QCOMPARE(r.exitCode, 2);
     QVERIFY(r.err.contains("no audit log at"));
 }
@@ -395,11 +422,12 @@ void TestAudit::unknownOptionIsAUsageError()
     QFETCH(QString, command);
     LogFixture f(3);
     QVERIFY(f.ok());
-    const CtlResult r = ctl({QStringLiteral("audit"), command, QStringLiteral("--data-dir"), f.dataDir(), QStringLiteral("--jsn")});
+    const CtlResult r = ctl({ QStringLiteral("audit"), command, QStringLiteral("--data-dir"),
+        f.dataDir(), QStringLiteral("--jsn") });
     QCOMPARE(r.exitCode, 2);
     QVERIFY2(r.err.contains("Unknown option 'jsn'"), r.err.constData());
     QVERIFY(r.out.isEmpty());
-    const CtlResult help = ctl({QStringLiteral("audit"), command, QStringLiteral("--help")});
+    const CtlResult help = ctl({ QStringLiteral("audit"), command, QStringLiteral("--help") });
     QCOMPARE(help.exitCode, 0);
     QVERIFY(help.out.contains("--data-dir"));
 }
@@ -408,26 +436,32 @@ void TestAudit::exportJsonlAndCsv()
 {
     LogFixture f(3);
     QVERIFY(f.ok());
-    CtlResult r = ctl({QStringLiteral("audit"), QStringLiteral("export"), QStringLiteral("--data-dir"), f.dataDir()});
+    CtlResult r = ctl({ QStringLiteral("audit"), QStringLiteral("export"),
+        QStringLiteral("--data-dir"), f.dataDir() });
     QCOMPARE(r.exitCode, 0);
     // JSON lines: the records exactly as written, so a SIEM can re-check the chain.
     QFile seg(f.segment());
     QVERIFY(seg.open(QIODevice::ReadOnly));
     QCOMPARE(r.out, seg.readAll());
 
-    r = ctl({QStringLiteral("audit"), QStringLiteral("export"), QStringLiteral("--data-dir"), f.dataDir(),
-             QStringLiteral("--format"), QStringLiteral("csv")});
+    r = ctl({ QStringLiteral("audit"), QStringLiteral("export"), QStringLiteral("--data-dir"),
+        f.dataDir(), QStringLiteral("--format"), QStringLiteral("csv") });
     QCOMPARE(r.exitCode, 0);
     const QByteArrayList rows = r.out.split('\n');
-    QCOMPARE(rows[0], QByteArray("seq,ts,event,session,agent,call_id,tool,decision,decided_by,code,reason,details\r"));
+    QCOMPARE(rows[0],
+        QByteArray(
+            "seq,ts,event,session,agent,call_id,tool,decision,decided_by,code,reason,details\r"));
     // A reason with a comma and quotes is quoted, its quotes doubled.
-    QCOMPARE(rows[1], QByteArray("1,2023-11-14T22:13:20.000Z,decision,,alice-bot,c1,read_file,allow,guardrail:rules,,"
-                                 "\"reason, \"\"number\"\" 1\",\r"));
+    QCOMPARE(rows[1],
+        QByteArray(
+            "1,2023-11-14T22:13:20.000Z,decision,,alice-bot,c1,read_file,allow,guardrail:rules,,"
+            "\"reason, \"\"number\"\" 1\",\r"));
 
-    r = ctl({QStringLiteral("audit"), QStringLiteral("export"), QStringLiteral("--data-dir"), f.dataDir(),
-             QStringLiteral("--format"), QStringLiteral("xml")});
+    r = ctl({ QStringLiteral("audit"), QStringLiteral("export"), QStringLiteral("--data-dir"),
+        f.dataDir(), QStringLiteral("--format"), QStringLiteral("xml") });
     QCOMPARE(r.exitCode, 2);
-    QCOMPARE(r.err.trimmed(), QByteArray("holdpoint-ctl audit: export: --format: expected jsonl or csv, got \"xml\""));
+    QCOMPARE(r.err.trimmed(),
+        QByteArray("holdpoint-ctl audit: export: --format: expected jsonl or csv, got \"xml\""));
 }
 
 void TestAudit::unawaitedRecordsShareTheNextSync()
@@ -441,9 +475,9 @@ void TestAudit::unawaitedRecordsShareTheNextSync()
         AuditLog log(config, &clock);
         log.open();
         for (int i = 0; i < 5; ++i)
-            log.append("delivered", Json {{"n", i}});
+            log.append("delivered", Json { { "n", i } });
         bool durable = false;
-        log.append("decision", Json {{"n", 5}}, [&](bool d) { durable = d; });
+        log.append("decision", Json { { "n", 5 } }, [&](bool d) { durable = d; });
         QVERIFY(QTest::qWaitFor([&] { return durable; }, 10'000));
         QCOMPARE(log.syncs(), quint64(1)); // six records, one fdatasync
         QCOMPARE(log.durableSeq(), quint64(6));
@@ -465,7 +499,7 @@ void TestAudit::unawaitedRecordGoesOnItsOwnAfterLingering()
     config.lingerMs = 30;
     AuditLog log(config, &clock);
     log.open();
-    log.append("secrets_revealed", Json {{"item", "i1"}});
+    log.append("secrets_revealed", Json { { "item", "i1" } });
     QVERIFY(QTest::qWaitFor([&] { return log.durableSeq() == 1; }, 10'000));
     QCOMPARE(log.syncs(), quint64(1));
     QCOMPARE(readLines(tmp.path() + u'/' + audit::segmentFileName(1)).size(), 1);
@@ -492,7 +526,7 @@ void TestAudit::unopenableLogRefusesThenRecovers()
     QVERIFY(!log.lastError().isEmpty());
 
     int refused = 0, durable = 0;
-    log.append("call", Json {{"call_id", "c1"}}, [&](bool ok) { ok ? ++durable : ++refused; });
+    log.append("call", Json { { "call_id", "c1" } }, [&](bool ok) { ok ? ++durable : ++refused; });
     QTRY_COMPARE(refused, 1);
     QCOMPARE(durable, 0);
 
@@ -500,7 +534,7 @@ void TestAudit::unopenableLogRefusesThenRecovers()
     QTRY_VERIFY_WITH_TIMEOUT(log.available(), 10'000);
     QCOMPARE(changed.last().at(0).toBool(), true);
     // What came while it was closed is in the log, in order.
-    log.append("call", Json {{"call_id", "c2"}}, [&](bool ok) { ok ? ++durable : ++refused; });
+    log.append("call", Json { { "call_id", "c2" } }, [&](bool ok) { ok ? ++durable : ++refused; });
     QTRY_COMPARE(durable, 1);
     const QByteArrayList lines = readLines(dir + QStringLiteral("/audit-000001.jsonl"));
     QCOMPARE(lines.size(), 2);
@@ -523,14 +557,15 @@ void TestAudit::consoleFailsClosedWhenTheDiskRefuses()
     QVERIFY(pf.open(QIODevice::WriteOnly));
     pf.write(R"({"default": "allow"})");
     pf.close();
-    ConsoleProcess console({QStringLiteral("--policy"), policy});
+    ConsoleProcess console({ QStringLiteral("--policy"), policy });
     QVERIFY(console.ready());
     auto reviewer = console.reviewer();
     QVERIFY(reviewer);
     auto agent = console.agent(std::string("fs"));
     QVERIFY(agent);
     auto call = [&](const std::string &id) {
-        agent->send(Json {{"type", "tool_call"}, {"call_id", id}, {"tool_name", "write_file"}, {"args", {{"path", id}}}});
+        agent->send(Json { { "type", "tool_call" }, { "call_id", id },
+            { "tool_name", "write_file" }, { "args", { { "path", id } } } });
         return agent->next("decision");
     };
     QCOMPARE(call("before")["decision"], Json("allow"));
@@ -538,15 +573,17 @@ void TestAudit::consoleFailsClosedWhenTheDiskRefuses()
     const QString segment = console.dataDir() + QStringLiteral("/audit/audit-000001.jsonl");
     auto setLimit = [&](const QString &value) {
         QProcess p;
-        p.start(prlimit, {QStringLiteral("--pid"), QString::number(console.process().processId()),
-                          QStringLiteral("--fsize=") + value});
+        p.start(prlimit,
+            { QStringLiteral("--pid"), QString::number(console.process().processId()),
+                QStringLiteral("--fsize=") + value });
         QVERIFY(p.waitForFinished(WaitMs));
         QCOMPARE(p.exitCode(), 0);
     };
     // Room for a few bytes past the records only: the next batch is cut
     // short mid-record, inside the zeros that pad the file.
     // (The soft limit only: raising a hard limit back needs a capability.)
-    setLimit(QString::number(readLines(segment).join('\n').size() + 1 + 40) + QStringLiteral(":unlimited"));
+    setLimit(QString::number(readLines(segment).join('\n').size() + 1 + 40)
+        + QStringLiteral(":unlimited"));
 
     const Json refused = call("during");
     QCOMPARE(refused["decision"], Json("deny"));
@@ -554,7 +591,8 @@ void TestAudit::consoleFailsClosedWhenTheDiskRefuses()
     QCOMPARE(refused["decided_by"], Json("audit"));
     const Json down = reviewer->next("audit");
     QCOMPARE(down["available"], Json(false));
-    QVERIFY2(down["error"].get<std::string>().find("File too large") != std::string::npos, dumpJson(down).c_str());
+    QVERIFY2(down["error"].get<std::string>().find("File too large") != std::string::npos,
+        dumpJson(down).c_str());
     // While it lasts, nothing runs.
     QCOMPARE(call("still")["code"], Json("audit_unavailable"));
 
@@ -569,21 +607,25 @@ void TestAudit::consoleFailsClosedWhenTheDiskRefuses()
     // Nothing was lost: the refused calls and what they were told are there.
     std::map<std::string, std::vector<std::string>> delivered;
     QTRY_VERIFY(QFileInfo(segment).size() > 0);
-    const bool all = QTest::qWaitFor([&] {
-        delivered.clear();
-        audit::forEachRecord(console.dataDir() + QStringLiteral("/audit"), [&](std::string_view, const Json &r) {
-            if (r["event"] == "delivered")
-                delivered[r["call_id"]].push_back(r["decision"].get<std::string>() + "/" + r.value("code", std::string()));
-            return true;
-        });
-        return delivered.size() == 4;
-    }, WaitMs);
+    const bool all = QTest::qWaitFor(
+        [&] {
+            delivered.clear();
+            audit::forEachRecord(
+                console.dataDir() + QStringLiteral("/audit"), [&](std::string_view, const Json &r) {
+                    if (r["event"] == "delivered")
+                        delivered[r["call_id"]].push_back(r["decision"].get<std::string>() + "/"
+                            + r.value("code", std::string()));
+                    return true;
+                });
+            return delivered.size() == 4;
+        },
+        WaitMs);
     QVERIFY(all);
-    QCOMPARE(delivered["before"], std::vector<std::string> {"allow/"});
-    QCOMPARE(delivered["during"], std::vector<std::string> {"deny/audit_unavailable"});
-    QCOMPARE(delivered["still"], std::vector<std::string> {"deny/audit_unavailable"});
-    QCOMPARE(delivered["after"], std::vector<std::string> {"allow/"});
-    const CtlResult verify = console.ctl({QStringLiteral("audit"), QStringLiteral("verify")});
+    QCOMPARE(delivered["before"], std::vector<std::string> { "allow/" });
+    QCOMPARE(delivered["during"], std::vector<std::string> { "deny/audit_unavailable" });
+    QCOMPARE(delivered["still"], std::vector<std::string> { "deny/audit_unavailable" });
+    QCOMPARE(delivered["after"], std::vector<std::string> { "allow/" });
+    const CtlResult verify = console.ctl({ QStringLiteral("audit"), QStringLiteral("verify") });
     QVERIFY2(verify.exitCode == 0, verify.out.constData());
 }
 

@@ -26,7 +26,9 @@ QByteArray readAll(const QString &path)
 
 qsizetype recordBytes(const QByteArray &bytes)
 {
-    return qsizetype(audit::withoutPadding(std::string_view(bytes.constData(), std::size_t(bytes.size()))).size());
+    return qsizetype(
+        audit::withoutPadding(std::string_view(bytes.constData(), std::size_t(bytes.size())))
+            .size());
 }
 
 // Writes `bytes` at `offset` without changing the file's size otherwise:
@@ -51,7 +53,8 @@ public:
         m_log = std::make_unique<AuditLog>(config, &m_clock);
         m_log->open();
         for (int i = 1; i <= n; ++i) {
-            m_log->append("decision", Json {{"call_id", "c" + std::to_string(i)}, {"decision", "allow"}});
+            m_log->append("decision",
+                Json { { "call_id", "c" + std::to_string(i) }, { "decision", "allow" } });
             m_clock.advance(1000);
             m_log->waitDurable(10'000);
         }
@@ -133,7 +136,8 @@ void TestSegments::paddingGrowsAChunkAtATime()
     const std::string filler(900, 'x');
     const quint64 syncsBefore = live.log().syncs();
     for (int i = 0; i < 200; ++i) {
-        live.log().append("decision", Json {{"call_id", "c" + std::to_string(i)}, {"note", filler}});
+        live.log().append(
+            "decision", Json { { "call_id", "c" + std::to_string(i) }, { "note", filler } });
         QVERIFY(live.log().waitDurable(10'000));
     }
     QCOMPARE(live.log().syncs() - syncsBefore, quint64(200));
@@ -181,7 +185,8 @@ void TestSegments::tornWriteInsideThePaddingIsATornTail()
     QCOMPARE(report.status, audit::VerifyStatus::TornTail);
     QCOMPARE(report.tornOffset, qint64(end));
     QCOMPARE(report.line, quint64(7));
-    QVERIFY2(report.message.find("the last record is incomplete (55 bytes)") != std::string::npos, report.message.c_str());
+    QVERIFY2(report.message.find("the last record is incomplete (55 bytes)") != std::string::npos,
+        report.message.c_str());
 
     const AuditOpenReport open = reopenAndAppend(copy);
     QCOMPARE(open.tornBytes, qint64(Chunk - end));
@@ -201,10 +206,11 @@ void TestSegments::unwrittenPageInTheLastBatchIsATornTail()
     const QString segment = copy + u'/' + audit::segmentFileName(1);
     const qsizetype end = recordBytes(readAll(segment));
     const QByteArray lost(120, '\0');
-    const QByteArray landed = R"(d","call_id":"c5","decision":"allow","prev":"x"})"
-                              "\n"
-                              R"({"seq":6,"ts":"2023-11-14T22:13:25.000Z","event":"decision","prev":"y"})"
-                              "\n";
+    const QByteArray landed
+        = R"(d","call_id":"c5","decision":"allow","prev":"x"})"
+          "\n"
+          R"({"seq":6,"ts":"2023-11-14T22:13:25.000Z","event":"decision","prev":"y"})"
+          "\n";
     QVERIFY(writeAt(segment, end + lost.size(), landed));
 
     const audit::VerifyReport report = audit::verify(copy);
@@ -236,7 +242,8 @@ void TestSegments::zeroedRecordTheHeadVouchesForIsCaught()
 
     const audit::VerifyReport report = audit::verify(live.dir());
     QCOMPARE(report.status, audit::VerifyStatus::CutOff);
-    QVERIFY2(report.message.find("records 3 to 10 were cut off") != std::string::npos, report.message.c_str());
+    QVERIFY2(report.message.find("records 3 to 10 were cut off") != std::string::npos,
+        report.message.c_str());
 }
 
 void TestSegments::finishedFilesCarryNoPadding()

@@ -29,7 +29,7 @@ namespace holdpoint::bench {
 void Table::fail(const std::string &scenario, const std::string &why)
 {
     std::fprintf(stderr, "holdpoint-bench: %s: %s\n", scenario.c_str(), why.c_str());
-    m_failures.push_back({scenario, why});
+    m_failures.push_back({ scenario, why });
 }
 
 void Table::print(bool quick) const
@@ -41,39 +41,46 @@ void Table::print(bool quick) const
         figureWidth = std::max(figureWidth, int(r.figure.size()));
         baselineWidth = std::max(baselineWidth, int(r.baseline.size()));
     }
-    std::printf("%-10s %-*s %-*s %12s %-6s %-*s %12s %7s  %s\n", "scenario", variantWidth, "variant", figureWidth,
-                "figure", "value", "unit", baselineWidth, "baseline", "baseline", "ratio", "target");
+    std::printf("%-10s %-*s %-*s %12s %-6s %-*s %12s %7s  %s\n", "scenario", variantWidth,
+        "variant", figureWidth, "figure", "value", "unit", baselineWidth, "baseline", "baseline",
+        "ratio", "target");
     for (const Row &r : m_rows) {
         const double ratio = r.baselineValue != 0 ? r.value / r.baselineValue : 0;
         // The unit may hold a multi-byte character ("µs"): pad by bytes plus one.
-        const int unitWidth = 6 + int(r.unit.size() - std::size_t(std::count_if(r.unit.begin(), r.unit.end(), [](char c) {
-                                      return (static_cast<unsigned char>(c) & 0xC0) != 0x80;
-                                  })));
-        std::printf("%-10s %-*s %-*s %12.2f %-*s %-*s %12.2f %7.2f  %s\n", r.scenario.c_str(), variantWidth,
-                    r.variant.c_str(), figureWidth, r.figure.c_str(), r.value, unitWidth, r.unit.c_str(),
-                    baselineWidth, r.baseline.c_str(), r.baselineValue, ratio, r.target.c_str());
+        const int unitWidth = 6
+            + int(r.unit.size()
+                - std::size_t(std::count_if(r.unit.begin(), r.unit.end(),
+                    [](char c) { return (static_cast<unsigned char>(c) & 0xC0) != 0x80; })));
+        std::printf("%-10s %-*s %-*s %12.2f %-*s %-*s %12.2f %7.2f  %s\n", r.scenario.c_str(),
+            variantWidth, r.variant.c_str(), figureWidth, r.figure.c_str(), r.value, unitWidth,
+            r.unit.c_str(), baselineWidth, r.baseline.c_str(), r.baselineValue, ratio,
+            r.target.c_str());
     }
     for (const auto &[scenario, why] : m_skipped)
         std::printf("%-10s skipped: %s\n", scenario.c_str(), why.c_str());
     for (const auto &[scenario, why] : m_failures)
         std::printf("%-10s FAILED: %s\n", scenario.c_str(), why.c_str());
-    std::printf("(%s run; ratio = value / baseline, measured in the same run)\n", quick ? "quick" : "full");
+    std::printf(
+        "(%s run; ratio = value / baseline, measured in the same run)\n", quick ? "quick" : "full");
 }
 
 Json Table::json(bool quick) const
 {
     Json rows = Json::array();
     for (const Row &r : m_rows)
-        rows.push_back({{"scenario", r.scenario}, {"variant", r.variant}, {"figure", r.figure}, {"unit", r.unit},
-                        {"value", r.value}, {"baseline", r.baseline}, {"baseline_value", r.baselineValue},
-                        {"ratio", r.baselineValue != 0 ? r.value / r.baselineValue : 0}, {"target", r.target}});
+        rows.push_back({ { "scenario", r.scenario }, { "variant", r.variant },
+            { "figure", r.figure }, { "unit", r.unit }, { "value", r.value },
+            { "baseline", r.baseline }, { "baseline_value", r.baselineValue },
+            { "ratio", r.baselineValue != 0 ? r.value / r.baselineValue : 0 },
+            { "target", r.target } });
     Json skipped = Json::array();
     for (const auto &[scenario, why] : m_skipped)
-        skipped.push_back({{"scenario", scenario}, {"why", why}});
+        skipped.push_back({ { "scenario", scenario }, { "why", why } });
     Json failures = Json::array();
     for (const auto &[scenario, why] : m_failures)
-        failures.push_back({{"scenario", scenario}, {"why", why}});
-    return Json {{"mode", quick ? "quick" : "full"}, {"rows", rows}, {"skipped", skipped}, {"failures", failures}};
+        failures.push_back({ { "scenario", scenario }, { "why", why } });
+    return Json { { "mode", quick ? "quick" : "full" }, { "rows", rows }, { "skipped", skipped },
+        { "failures", failures } };
 }
 
 double percentile(std::vector<double> values, double p)
@@ -110,8 +117,8 @@ Child::~Child()
     }
 }
 
-std::unique_ptr<Child> startConsole(const QString &root, QString *error, const QStringList &extra,
-                                    const QString &name)
+std::unique_ptr<Child> startConsole(
+    const QString &root, QString *error, const QStringList &extra, const QString &name)
 {
     auto child = std::make_unique<Child>();
     child->dataDir = root + QLatin1Char('/') + name;
@@ -129,10 +136,10 @@ std::unique_ptr<Child> startConsole(const QString &root, QString *error, const Q
     child->process = std::make_unique<QProcess>();
     child->process->setProcessChannelMode(QProcess::ForwardedErrorChannel);
     child->process->start(QStringLiteral(HOLDPOINT_BIN),
-                          QStringList {QStringLiteral("--headless"), QStringLiteral("--data-dir"), child->dataDir,
-                                       QStringLiteral("--policy"), policy, QStringLiteral("--max-connections"),
-                                       QStringLiteral("2048")}
-                              + extra);
+        QStringList { QStringLiteral("--headless"), QStringLiteral("--data-dir"), child->dataDir,
+            QStringLiteral("--policy"), policy, QStringLiteral("--max-connections"),
+            QStringLiteral("2048") }
+            + extra);
     if (!child->process->waitForStarted(10'000)) {
         *error = QStringLiteral("cannot start %1").arg(QStringLiteral(HOLDPOINT_BIN));
         return nullptr;
@@ -140,7 +147,8 @@ std::unique_ptr<Child> startConsole(const QString &root, QString *error, const Q
     EndpointInfo info;
     QString why;
     for (int i = 0; i < 1000; ++i) {
-        if (readEndpointInfo(child->dataDir, true, &info, &why) && info.pid == child->process->processId()) {
+        if (readEndpointInfo(child->dataDir, true, &info, &why)
+            && info.pid == child->process->processId()) {
             child->url = info.url;
             child->agentToken = info.agentToken;
             child->reviewerToken = info.reviewerToken;
@@ -157,7 +165,7 @@ std::unique_ptr<Child> startEcho(EchoSync sync, const QString &syncFile, QString
     auto child = std::make_unique<Child>();
     child->process = std::make_unique<QProcess>();
     child->process->setProcessChannelMode(QProcess::ForwardedErrorChannel);
-    QStringList args {QStringLiteral("--serve-echo")};
+    QStringList args { QStringLiteral("--serve-echo") };
     if (sync != EchoSync::None)
         args << QStringLiteral("--sync") << syncFile;
     if (sync == EchoSync::Overwrite)
@@ -189,7 +197,7 @@ int serveEcho(int argc, char **argv)
     int fd = -1;
     if (!syncPath.isEmpty()) {
         fd = ::open(QFile::encodeName(syncPath).constData(),
-                    O_WRONLY | O_CREAT | O_CLOEXEC | (overwrite ? O_TRUNC : O_APPEND), 0600);
+            O_WRONLY | O_CREAT | O_CLOEXEC | (overwrite ? O_TRUNC : O_APPEND), 0600);
         if (fd < 0)
             return 1;
     }
@@ -199,13 +207,16 @@ int serveEcho(int argc, char **argv)
     off_t offset = 0, allocated = 0;
     auto log = [&](const std::string &line) {
         if (!overwrite)
-            return ::write(fd, line.data(), line.size()) == ssize_t(line.size()) && ::fdatasync(fd) == 0;
+            return ::write(fd, line.data(), line.size()) == ssize_t(line.size())
+                && ::fdatasync(fd) == 0;
         while (offset + off_t(line.size()) > allocated) {
-            if (::pwrite(fd, zeros.data(), zeros.size(), allocated) != ssize_t(zeros.size()) || ::fdatasync(fd) != 0)
+            if (::pwrite(fd, zeros.data(), zeros.size(), allocated) != ssize_t(zeros.size())
+                || ::fdatasync(fd) != 0)
                 return false;
             allocated += off_t(zeros.size());
         }
-        if (::pwrite(fd, line.data(), line.size(), offset) != ssize_t(line.size()) || ::fdatasync(fd) != 0)
+        if (::pwrite(fd, line.data(), line.size(), offset) != ssize_t(line.size())
+            || ::fdatasync(fd) != 0)
             return false;
         offset += off_t(line.size());
         return true;
@@ -227,25 +238,29 @@ int serveEcho(int argc, char **argv)
     QObject::connect(&server, &QWebSocketServer::newConnection, &server, [&] {
         while (QWebSocket *s = server.nextPendingConnection()) {
             QObject::connect(s, &QWebSocket::disconnected, s, &QObject::deleteLater);
-            QObject::connect(s, &QWebSocket::textMessageReceived, s, [s, fd, &log](const QString &text) {
-                // Parse and answer the same JSON the console would: a
-                // welcome for hello, a decision carrying the args back.
-                const std::string in = text.toStdString();
-                const Json m = Json::parse(in, nullptr, false);
-                Json answer;
-                if (m.value("type", std::string()) == "hello") {
-                    answer = {{"type", "welcome"}, {"protocol", 1}, {"server", "echo"},
-                              {"session_id", m.value("session_id", std::string("s-echo"))}, {"resumed", false}};
-                } else {
-                    answer = {{"type", "decision"}, {"call_id", m.value("call_id", std::string())},
-                              {"decision", "allow"}, {"args", m.value("args", Json::object())},
-                              {"reason", "echo"}, {"decided_by", "echo"}, {"warnings", Json::array()}};
-                }
-                if (fd >= 0 && !log(in + "\n"))
-                    return;
-                s->sendTextMessage(QString::fromStdString(dumpJson(answer)));
-                s->flush();
-            });
+            QObject::connect(
+                s, &QWebSocket::textMessageReceived, s, [s, fd, &log](const QString &text) {
+                    // Parse and answer the same JSON the console would: a
+                    // welcome for hello, a decision carrying the args back.
+                    const std::string in = text.toStdString();
+                    const Json m = Json::parse(in, nullptr, false);
+                    Json answer;
+                    if (m.value("type", std::string()) == "hello") {
+                        answer = { { "type", "welcome" }, { "protocol", 1 }, { "server", "echo" },
+                            { "session_id", m.value("session_id", std::string("s-echo")) },
+                            { "resumed", false } };
+                    } else {
+                        answer = { { "type", "decision" },
+                            { "call_id", m.value("call_id", std::string()) },
+                            { "decision", "allow" }, { "args", m.value("args", Json::object()) },
+                            { "reason", "echo" }, { "decided_by", "echo" },
+                            { "warnings", Json::array() } };
+                    }
+                    if (fd >= 0 && !log(in + "\n"))
+                        return;
+                    s->sendTextMessage(QString::fromStdString(dumpJson(answer)));
+                    s->flush();
+                });
         }
     });
     std::printf("ws://127.0.0.1:%d/\n", tcp.serverPort());
@@ -253,7 +268,8 @@ int serveEcho(int argc, char **argv)
     return app.exec();
 }
 
-std::vector<double> sequentialCalls(const QUrl &url, const QByteArray &token, int calls, QString *error)
+std::vector<double> sequentialCalls(
+    const QUrl &url, const QByteArray &token, int calls, QString *error)
 {
     std::vector<double> latencies;
     latencies.reserve(std::size_t(calls));
@@ -265,10 +281,11 @@ std::vector<double> sequentialCalls(const QUrl &url, const QByteArray &token, in
     auto started = SteadyClock::now();
     auto sendNext = [&] {
         ++sent;
-        const Json call {{"type", "tool_call"},
-                         {"call_id", "c" + std::to_string(sent)},
-                         {"tool_name", "bench_op"},
-                         {"args", {{"path", "src/main.cpp"}, {"line", sent}, {"content", "int main() { return 0; }"}}}};
+        const Json call { { "type", "tool_call" }, { "call_id", "c" + std::to_string(sent) },
+            { "tool_name", "bench_op" },
+            { "args",
+                { { "path", "src/main.cpp" }, { "line", sent },
+                    { "content", "int main() { return 0; }" } } } };
         started = SteadyClock::now();
         ws.sendTextMessage(QString::fromStdString(dumpJson(call)));
         watchdog.start(10'000);
@@ -277,8 +294,8 @@ std::vector<double> sequentialCalls(const QUrl &url, const QByteArray &token, in
         for (QAbstractSocket *tcp : ws.findChildren<QAbstractSocket *>())
             tcp->setSocketOption(QAbstractSocket::LowDelayOption, 1);
         ws.sendTextMessage(QString::fromStdString(dumpJson(
-            Json {{"type", "hello"}, {"protocol", 1}, {"token", token.toStdString()}, {"role", "agent"},
-                  {"agent", {{"name", "bench"}}}})));
+            Json { { "type", "hello" }, { "protocol", 1 }, { "token", token.toStdString() },
+                { "role", "agent" }, { "agent", { { "name", "bench" } } } })));
     });
     QObject::connect(&ws, &QWebSocket::textMessageReceived, &loop, [&](const QString &text) {
         const Json m = Json::parse(text.toStdString(), nullptr, false);
@@ -293,7 +310,8 @@ std::vector<double> sequentialCalls(const QUrl &url, const QByteArray &token, in
             *error = QStringLiteral("not allowed: ") + text.left(200);
             return loop.quit();
         }
-        latencies.push_back(std::chrono::duration<double, std::micro>(SteadyClock::now() - started).count());
+        latencies.push_back(
+            std::chrono::duration<double, std::micro>(SteadyClock::now() - started).count());
         if (sent >= calls)
             return loop.quit();
         sendNext();

@@ -25,19 +25,22 @@ struct Row
 {
     std::string scenario;
     std::string variant;
-    std::string figure;   // e.g. "p50", "calls/s"
-    std::string unit;     // e.g. "µs"
+    std::string figure; // e.g. "p50", "calls/s"
+    std::string unit; // e.g. "µs"
     double value = 0;
     std::string baseline; // what was measured alongside
     double baselineValue = 0;
-    std::string target;   // the goal, for people; never asserted
+    std::string target; // the goal, for people; never asserted
 };
 
 class Table
 {
 public:
     void add(Row row) { m_rows.push_back(std::move(row)); }
-    void skip(const std::string &scenario, const std::string &why) { m_skipped.push_back({scenario, why}); }
+    void skip(const std::string &scenario, const std::string &why)
+    {
+        m_skipped.push_back({ scenario, why });
+    }
     void fail(const std::string &scenario, const std::string &why);
     bool failed() const { return !m_failures.empty(); }
     void print(bool quick) const;
@@ -69,19 +72,25 @@ struct Child
 // A real `holdpoint --headless` on the data dir `root`/`name`, with a policy
 // that allows the tool "bench_op" at once and asks a person for the rest;
 // `extra` goes on its command line.
-std::unique_ptr<Child> startConsole(const QString &root, QString *error, const QStringList &extra = {},
-                                    const QString &name = QStringLiteral("console"));
+std::unique_ptr<Child> startConsole(const QString &root, QString *error,
+    const QStringList &extra = {}, const QString &name = QStringLiteral("console"));
 // This binary in --serve-echo mode; `syncFile` non-empty adds one
 // fdatasync per message to that file.
 // How the echo server logs each message before answering: not at all, or
 // with fdatasync after appending to a file, or after overwriting the zeros
 // of a file padded ahead (as the console's audit log does).
-enum class EchoSync { None, Append, Overwrite };
+enum class EchoSync
+{
+    None,
+    Append,
+    Overwrite
+};
 std::unique_ptr<Child> startEcho(EchoSync sync, const QString &syncFile, QString *error);
 int serveEcho(int argc, char **argv);
 
 // Sequential tool calls over one connection; latencies in µs.
-std::vector<double> sequentialCalls(const QUrl &url, const QByteArray &token, int calls, QString *error);
+std::vector<double> sequentialCalls(
+    const QUrl &url, const QByteArray &token, int calls, QString *error);
 
 void rttScenario(bool quick, Table *table);
 void throughputScenario(bool quick, Table *table);

@@ -39,7 +39,8 @@ double timeProcess(const std::vector<std::string> &argv, const QString &inputFil
     posix_spawn_file_actions_t actions;
     posix_spawn_file_actions_init(&actions);
     const QByteArray input = QFile::encodeName(inputFile);
-    posix_spawn_file_actions_addopen(&actions, 0, inputFile.isEmpty() ? "/dev/null" : input.constData(), O_RDONLY, 0);
+    posix_spawn_file_actions_addopen(
+        &actions, 0, inputFile.isEmpty() ? "/dev/null" : input.constData(), O_RDONLY, 0);
     posix_spawn_file_actions_adddup2(&actions, pipeFds[1], 1);
     pid_t pid = 0;
     const auto start = SteadyClock::now();
@@ -87,31 +88,35 @@ void hookScenario(bool quick, Table *table)
             const std::string id = "hook-" + std::to_string(i) + "-" + std::to_string(which);
             std::vector<std::string> argv;
             if (which == 0) {
-                argv = {MINCLIENT_BIN, port, token, id};
+                argv = { MINCLIENT_BIN, port, token, id };
             } else {
                 QFile f(inputFile);
                 if (!f.open(QIODevice::WriteOnly | QIODevice::Truncate))
                     return table->fail("hook", "cannot write " + inputFile.toStdString());
-                f.write(QByteArray::fromStdString(dumpJson(Json {{"hook_event_name", "PreToolUse"}, {"session_id", "bench-hook"},
-                    {"tool_name", "bench_op"}, {"tool_input", {{"n", i}}}, {"tool_use_id", id}, {"cwd", "/tmp"}})));
+                f.write(QByteArray::fromStdString(dumpJson(
+                    Json { { "hook_event_name", "PreToolUse" }, { "session_id", "bench-hook" },
+                        { "tool_name", "bench_op" }, { "tool_input", { { "n", i } } },
+                        { "tool_use_id", id }, { "cwd", "/tmp" } })));
                 f.close();
-                argv = {which == 1 ? std::string(HOLDPOINT_CTL_BIN) : fullCtl.toStdString(), "--data-dir", dataDir, "hook", "claude-code"};
+                argv = { which == 1 ? std::string(HOLDPOINT_CTL_BIN) : fullCtl.toStdString(),
+                    "--data-dir", dataDir, "hook", "claude-code" };
             }
             std::string out;
             const double ms = timeProcess(argv, which == 0 ? QString() : inputFile, &out);
-            const bool allowed = which == 0 ? out.find("\"decision\":\"allow\"") != std::string::npos
-                                            : out.find("\"permissionDecision\":\"allow\"") != std::string::npos;
+            const bool allowed = which == 0
+                ? out.find("\"decision\":\"allow\"") != std::string::npos
+                : out.find("\"permissionDecision\":\"allow\"") != std::string::npos;
             if (ms < 0 || !allowed)
                 return table->fail("hook", argv[0] + " did not answer allow: " + out);
             (which == 0 ? minimal : which == 1 ? front : full).push_back(ms);
         }
     }
     const std::string variant = std::to_string(calls) + " processes each, interleaved";
-    for (const auto &[name, p] : {std::pair {"p50", 0.5}, std::pair {"p99", 0.99}}) {
-        table->add({"hook", variant, std::string(name) + " holdpoint-ctl hook claude-code", "ms", percentile(front, p),
-                    "minclient.c", percentile(minimal, p), "at most 2.0 x"});
-        table->add({"hook", variant, std::string(name) + " full program's hook (before the front)", "ms", percentile(full, p),
-                    "minclient.c", percentile(minimal, p), ""});
+    for (const auto &[name, p] : { std::pair { "p50", 0.5 }, std::pair { "p99", 0.99 } }) {
+        table->add({ "hook", variant, std::string(name) + " holdpoint-ctl hook claude-code", "ms",
+            percentile(front, p), "minclient.c", percentile(minimal, p), "at most 2.0 x" });
+        table->add({ "hook", variant, std::string(name) + " full program's hook (before the front)",
+            "ms", percentile(full, p), "minclient.c", percentile(minimal, p), "" });
     }
 }
 

@@ -33,21 +33,25 @@ void rttScenario(bool quick, Table *table)
     QString error;
     auto console = startConsole(benchRoot(tmp), &error);
     auto echo = startEcho(EchoSync::None, QString(), &error);
-    auto echoAppend = startEcho(EchoSync::Append, benchRoot(tmp) + QStringLiteral("/echo-append.log"), &error);
-    auto echoOverwrite = startEcho(EchoSync::Overwrite, benchRoot(tmp) + QStringLiteral("/echo-overwrite.log"), &error);
+    auto echoAppend
+        = startEcho(EchoSync::Append, benchRoot(tmp) + QStringLiteral("/echo-append.log"), &error);
+    auto echoOverwrite = startEcho(
+        EchoSync::Overwrite, benchRoot(tmp) + QStringLiteral("/echo-overwrite.log"), &error);
     if (!console || !echo || !echoAppend || !echoOverwrite)
         return table->fail("rtt", error.toStdString());
 
     // Warm up each, then measure them interleaved in tenths so drift on a
     // noisy machine hits all of them alike.
-    const std::vector<const Child *> servers {console.get(), echo.get(), echoAppend.get(), echoOverwrite.get()};
+    const std::vector<const Child *> servers { console.get(), echo.get(), echoAppend.get(),
+        echoOverwrite.get() };
     for (const Child *c : servers)
         sequentialCalls(c->url, c->agentToken, calls / 10 + 1, &error);
     std::vector<std::vector<double>> latencies(servers.size());
     const int parts = quick ? 3 : 10;
     for (int part = 0; part < parts && error.isEmpty(); ++part) {
         for (std::size_t i = 0; i < servers.size(); ++i) {
-            const std::vector<double> v = sequentialCalls(servers[i]->url, servers[i]->agentToken, calls / parts, &error);
+            const std::vector<double> v
+                = sequentialCalls(servers[i]->url, servers[i]->agentToken, calls / parts, &error);
             latencies[i].insert(latencies[i].end(), v.begin(), v.end());
         }
     }
@@ -56,12 +60,15 @@ void rttScenario(bool quick, Table *table)
 
     const std::vector<double> &full = latencies[0];
     const std::string variant = std::to_string(full.size()) + " sequential calls";
-    for (const auto &[name, p] : {std::pair {"p50", 0.5}, std::pair {"p99", 0.99}, std::pair {"p99.9", 0.999}}) {
+    for (const auto &[name, p] :
+        { std::pair { "p50", 0.5 }, std::pair { "p99", 0.99 }, std::pair { "p99.9", 0.999 } }) {
         const double v = percentile(full, p);
         const std::string target = p == 0.5 ? "at most 1.0 x" : p == 0.99 ? "at most 1.5 x" : "";
-        table->add({"rtt", variant, name, "µs", v, "echo + append + fdatasync", percentile(latencies[2], p), target});
-        table->add({"rtt", variant, name, "µs", v, "echo + overwrite + fdatasync", percentile(latencies[3], p), ""});
-        table->add({"rtt", variant, name, "µs", v, "bare echo", percentile(latencies[1], p), ""});
+        table->add({ "rtt", variant, name, "µs", v, "echo + append + fdatasync",
+            percentile(latencies[2], p), target });
+        table->add({ "rtt", variant, name, "µs", v, "echo + overwrite + fdatasync",
+            percentile(latencies[3], p), "" });
+        table->add({ "rtt", variant, name, "µs", v, "bare echo", percentile(latencies[1], p), "" });
     }
 }
 
@@ -109,13 +116,15 @@ void throughputScenario(bool quick, Table *table)
             QFile f(dataDir + QStringLiteral("/endpoint.json"));
             if (!f.open(QIODevice::WriteOnly))
                 return false;
-            f.write(QByteArray::fromStdString(dumpJson(Json {{"url", target.url.toString().toStdString()},
-                                                             {"agent_token", "echo"}, {"pid", 0}, {"protocol", 1}})));
+            f.write(QByteArray::fromStdString(
+                dumpJson(Json { { "url", target.url.toString().toStdString() },
+                    { "agent_token", "echo" }, { "pid", 0 }, { "protocol", 1 } })));
         }
         p.start(QStringLiteral(HOLDPOINT_LOAD_BIN),
-                {QStringLiteral("--data-dir"), dataDir, QStringLiteral("--sessions"), QString::number(agents),
-                 QStringLiteral("--calls"), QString::number(callsEach), QStringLiteral("--window"), QStringLiteral("1"),
-                 QStringLiteral("--prefix"), QStringLiteral("tp%1").arg(agents)});
+            { QStringLiteral("--data-dir"), dataDir, QStringLiteral("--sessions"),
+                QString::number(agents), QStringLiteral("--calls"), QString::number(callsEach),
+                QStringLiteral("--window"), QStringLiteral("1"), QStringLiteral("--prefix"),
+                QStringLiteral("tp%1").arg(agents) });
         if (!p.waitForFinished(600'000) || p.exitCode() != 0)
             return false;
         *summary = Json::parse(p.readAllStandardOutput().toStdString(), nullptr, false);
@@ -124,12 +133,22 @@ void throughputScenario(bool quick, Table *table)
     // Three servers: the console; the echo appending and syncing each
     // message; the bare echo, whose CPU per message is what the WebSocket
     // transport alone costs (one read and one send a message).
-    enum Server { Console, EchoSynced, EchoBare, Servers };
+    enum Server
+    {
+        Console,
+        EchoSynced,
+        EchoBare,
+        Servers
+    };
     auto startServer = [&](int server, int n) {
         switch (server) {
-        case Console: return startConsole(tmp.path(), &error, {}, QStringLiteral("console-%1").arg(n));
-        case EchoSynced: return startEcho(EchoSync::Append, tmp.path() + QStringLiteral("/echo-sync-%1.log").arg(n), &error);
-        default: return startEcho(EchoSync::None, {}, &error);
+        case Console:
+            return startConsole(tmp.path(), &error, {}, QStringLiteral("console-%1").arg(n));
+        case EchoSynced:
+            return startEcho(
+                EchoSync::Append, tmp.path() + QStringLiteral("/echo-sync-%1.log").arg(n), &error);
+        default:
+            return startEcho(EchoSync::None, {}, &error);
         }
     };
     // Each started and stopped with nothing to do: what it costs apart from
@@ -144,7 +163,7 @@ void throughputScenario(bool quick, Table *table)
 
     const int total = quick ? 2'000 : 60'000;
     int n = 0;
-    for (int agents : {1, 16, 64, 256}) {
+    for (int agents : { 1, 16, 64, 256 }) {
         // Enough calls each that connecting does not dominate, even in quick mode.
         const int each = std::max(quick ? 40 : 100, total / agents);
         // A server of its own per figure, so its whole life's CPU, taken when
@@ -156,7 +175,8 @@ void throughputScenario(bool quick, Table *table)
             if (!child)
                 return table->fail("throughput", error.toStdString());
             if (!load(*child, agents, each, &summary[server]))
-                return table->fail("throughput", "the load process failed at " + std::to_string(agents) + " agents");
+                return table->fail("throughput",
+                    "the load process failed at " + std::to_string(agents) + " agents");
             cpuUs[server] = stopAndMeasure(std::move(child));
             if (cpuUs[server] < 0)
                 return table->fail("throughput", "a server did not stop at SIGTERM");
@@ -165,16 +185,18 @@ void throughputScenario(bool quick, Table *table)
         const double calls = double(agents) * each;
         auto perCall = [&](int server) { return (cpuUs[server] - idleUs[server]) / calls; };
         const std::string variant = std::to_string(agents) + " agents x " + std::to_string(each);
-        table->add({"throughput", variant, "calls/s", "1/s", ours["calls_per_s"], "echo + append + fdatasync",
-                    floor["calls_per_s"], agents == 64 ? "at least 25,000 calls/s" : ""});
-        table->add({"throughput", variant, "calls/s", "1/s", ours["calls_per_s"], "bare echo",
-                    summary[EchoBare]["calls_per_s"], ""});
-        table->add({"throughput", variant, "p99", "ms", ours["p99_ms"], "echo + append + fdatasync", floor["p99_ms"], ""});
-        table->add({"throughput", variant, "console CPU per call", "µs", perCall(Console), "bare echo",
-                    perCall(EchoBare), ""});
-        table->add({"throughput", variant, "console CPU per call", "µs", perCall(Console),
-                    "echo + append + fdatasync", perCall(EchoSynced),
-                    agents == 64 ? "at most 20 µs" : ""});
+        table->add({ "throughput", variant, "calls/s", "1/s", ours["calls_per_s"],
+            "echo + append + fdatasync", floor["calls_per_s"],
+            agents == 64 ? "at least 25,000 calls/s" : "" });
+        table->add({ "throughput", variant, "calls/s", "1/s", ours["calls_per_s"], "bare echo",
+            summary[EchoBare]["calls_per_s"], "" });
+        table->add({ "throughput", variant, "p99", "ms", ours["p99_ms"],
+            "echo + append + fdatasync", floor["p99_ms"], "" });
+        table->add({ "throughput", variant, "console CPU per call", "µs", perCall(Console),
+            "bare echo", perCall(EchoBare), "" });
+        table->add({ "throughput", variant, "console CPU per call", "µs", perCall(Console),
+            "echo + append + fdatasync", perCall(EchoSynced),
+            agents == 64 ? "at most 20 µs" : "" });
     }
 }
 
@@ -182,7 +204,9 @@ namespace {
 
 bool onTmpfs(const QString &dir)
 {
-    struct statfs st {};
+    struct statfs st
+    {
+    };
     return statfs(QFile::encodeName(dir).constData(), &st) == 0 && st.f_type == TMPFS_MAGIC;
 }
 
@@ -202,7 +226,8 @@ void mcpRun(bool quick, const QString &peerHitlDir, const QString &tmpDir, Table
     if (!peerHitlDir.isEmpty())
         env.insert(QStringLiteral("PEER_HITL_DIR"), QFileInfo(peerHitlDir).absoluteFilePath());
     p.setProcessEnvironment(env);
-    p.start(QStandardPaths::findExecutable(QStringLiteral("node")), {QStringLiteral(HOLDPOINT_SOURCE_DIR "/tests/mcp/bench.mjs")});
+    p.start(QStandardPaths::findExecutable(QStringLiteral("node")),
+        { QStringLiteral(HOLDPOINT_SOURCE_DIR "/tests/mcp/bench.mjs") });
     if (!p.waitForFinished(600'000) || p.exitCode() != 0)
         return table->fail("mcp", "tests/mcp/bench.mjs failed");
     const Json r = Json::parse(p.readAllStandardOutput().toStdString(), nullptr, false);
@@ -210,35 +235,39 @@ void mcpRun(bool quick, const QString &peerHitlDir, const QString &tmpDir, Table
         return table->fail("mcp", "tests/mcp/bench.mjs printed no JSON");
     // The rows say whether the data was on tmpfs.
     const bool tmpfs = r.value("data_fs", std::string()) == "tmpfs";
-    const std::string variant = std::to_string(r.value("calls", 0)) + " tools/call" + (tmpfs ? ", tmpfs" : "");
-    for (const char *figure : {"p50", "p99"}) {
+    const std::string variant
+        = std::to_string(r.value("calls", 0)) + " tools/call" + (tmpfs ? ", tmpfs" : "");
+    for (const char *figure : { "p50", "p99" }) {
         const double proxied = r["proxied_ms"][figure];
         const double direct = r["direct_ms"][figure];
-        table->add({"mcp", variant, figure, "ms", proxied, "direct to the server", direct, ""});
-        table->add({"mcp", variant, std::string(figure) + " added", "ms", proxied - direct, "direct to the server", direct, ""});
+        table->add({ "mcp", variant, figure, "ms", proxied, "direct to the server", direct, "" });
+        table->add({ "mcp", variant, std::string(figure) + " added", "ms", proxied - direct,
+            "direct to the server", direct, "" });
     }
     // Where a proxied call's time goes (HOLDPOINT_MCP_TRACE), each hop's
     // median next to the whole call's.
     if (r.contains("proxied_hops_us") && r["proxied_hops_us"].is_array()) {
         const double whole = double(r["proxied_ms"]["p50"]) * 1000;
         for (const Json &h : r["proxied_hops_us"])
-            table->add({"mcp", std::string("proxied, p50 of each hop") + (tmpfs ? ", tmpfs" : ""),
-                        h.value("hop", std::string()), "µs", h.value("us", 0.0), "whole proxied call p50", whole, ""});
+            table->add({ "mcp", std::string("proxied, p50 of each hop") + (tmpfs ? ", tmpfs" : ""),
+                h.value("hop", std::string()), "µs", h.value("us", 0.0), "whole proxied call p50",
+                whole, "" });
     } else {
         table->skip("mcp hops", "the proxy's trace did not line up with the calls");
     }
     if (!r.contains("peer_ms"))
         return;
-    for (const char *figure : {"p50", "p99"}) {
+    for (const char *figure : { "p50", "p99" }) {
         const double peer = r["peer_ms"][figure];
         const double direct = r["direct_ms"][figure];
         const double proxied = r["proxied_ms"][figure];
-        table->add({"mcp", variant, std::string(figure) + " via peer", "ms", peer, "direct to the server", direct, ""});
-        table->add({"mcp", variant, std::string(figure) + " added", "ms", proxied - direct,
-                    "mcp-hitl-wrapper added", peer - direct,
-                    std::string(figure) != "p50" ? ""
-                    : tmpfs                          ? "at most 0.45 x mcp-hitl-wrapper's"
-                                                     : "at most 0.75 x mcp-hitl-wrapper's"});
+        table->add({ "mcp", variant, std::string(figure) + " via peer", "ms", peer,
+            "direct to the server", direct, "" });
+        table->add({ "mcp", variant, std::string(figure) + " added", "ms", proxied - direct,
+            "mcp-hitl-wrapper added", peer - direct,
+            std::string(figure) != "p50" ? ""
+                : tmpfs                  ? "at most 0.45 x mcp-hitl-wrapper's"
+                                         : "at most 0.75 x mcp-hitl-wrapper's" });
     }
 }
 
@@ -251,11 +280,13 @@ void mcpScenario(bool quick, const QString &peerHitlDir, Table *table)
 {
     if (QStandardPaths::findExecutable(QStringLiteral("node")).isEmpty())
         return table->skip("mcp", "node is not installed");
-    if (!QFileInfo::exists(QStringLiteral(HOLDPOINT_SOURCE_DIR "/tests/mcp/node_modules/@modelcontextprotocol/sdk/package.json")))
+    if (!QFileInfo::exists(QStringLiteral(
+            HOLDPOINT_SOURCE_DIR "/tests/mcp/node_modules/@modelcontextprotocol/sdk/package.json")))
         return table->skip("mcp", "tests/mcp/node_modules is missing (cd tests/mcp && npm ci)");
     if (!peerHitlDir.isEmpty() && !QFileInfo::exists(peerHitlDir + QStringLiteral("/dist/cli.js")))
-        return table->fail("mcp", "--peer-hitl: no dist/cli.js in " + peerHitlDir.toStdString()
-                                      + " (build it as tests/bench/README.md says)");
+        return table->fail("mcp",
+            "--peer-hitl: no dist/cli.js in " + peerHitlDir.toStdString()
+                + " (build it as tests/bench/README.md says)");
     mcpRun(quick, peerHitlDir, {}, table);
     const QString shm = QStringLiteral("/dev/shm");
     if (quick)
@@ -267,7 +298,8 @@ void mcpScenario(bool quick, const QString &peerHitlDir, Table *table)
     else
         mcpRun(quick, peerHitlDir, shm, table);
     if (peerHitlDir.isEmpty())
-        table->skip("mcp", "no --peer-hitl DIR: not compared with mcp-hitl-wrapper (tests/bench/README.md)");
+        table->skip("mcp",
+            "no --peer-hitl DIR: not compared with mcp-hitl-wrapper (tests/bench/README.md)");
 }
 
 } // namespace holdpoint::bench

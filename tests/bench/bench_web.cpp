@@ -32,10 +32,13 @@ std::pair<int, Json> exchange(QTcpSocket &s, const QByteArray &request)
         if (bodyAt < 0 && (bodyAt = data.indexOf("\r\n\r\n")) >= 0) {
             bodyAt += 4;
             const qsizetype at = data.toLower().indexOf("content-length:");
-            length = at < 0 ? 0 : data.mid(at + 15, data.indexOf("\r\n", at) - at - 15).trimmed().toLongLong();
+            length = at < 0
+                ? 0
+                : data.mid(at + 15, data.indexOf("\r\n", at) - at - 15).trimmed().toLongLong();
         }
         if (bodyAt >= 0 && data.size() - bodyAt >= length)
-            return { data.mid(9, 3).toInt(), Json::parse(data.mid(bodyAt, length).toStdString(), nullptr, false) };
+            return { data.mid(9, 3).toInt(),
+                Json::parse(data.mid(bodyAt, length).toStdString(), nullptr, false) };
     }
     return { 0, Json() };
 }
@@ -43,11 +46,13 @@ std::pair<int, Json> exchange(QTcpSocket &s, const QByteArray &request)
 QByteArray request(const QByteArray &method, const QByteArray &path, const QByteArray &origin,
     const QByteArray &cookie, const QByteArray &csrf, const QByteArray &body = {})
 {
-    QByteArray r = method + ' ' + path + " HTTP/1.1\r\nHost: " + origin.mid(7) + "\r\nOrigin: " + origin + "\r\n";
+    QByteArray r = method + ' ' + path + " HTTP/1.1\r\nHost: " + origin.mid(7)
+        + "\r\nOrigin: " + origin + "\r\n";
     if (!cookie.isEmpty())
         r += "Cookie: " + cookie + "\r\nX-CSRF-Token: " + csrf + "\r\n";
     if (method == "POST")
-        r += "Content-Type: application/json\r\nContent-Length: " + QByteArray::number(body.size()) + "\r\n";
+        r += "Content-Type: application/json\r\nContent-Length: " + QByteArray::number(body.size())
+            + "\r\n";
     return r + "\r\n" + body;
 }
 
@@ -65,12 +70,14 @@ void webScenario(bool quick, Table *table)
         port = probe.serverPort();
     }
     const QByteArray origin = "http://127.0.0.1:" + QByteArray::number(port);
-    auto console = startConsole(tmp.path(), &error, { QStringLiteral("--web"), QStringLiteral("127.0.0.1:%1").arg(port) });
+    auto console = startConsole(
+        tmp.path(), &error, { QStringLiteral("--web"), QStringLiteral("127.0.0.1:%1").arg(port) });
     if (!console)
         return table->fail("web", error.toStdString());
     QProcess pair;
     pair.start(QStringLiteral(HOLDPOINT_CTL_BIN),
-        { QStringLiteral("--data-dir"), console->dataDir, QStringLiteral("web"), QStringLiteral("pair"), QStringLiteral("--no-qr") });
+        { QStringLiteral("--data-dir"), console->dataDir, QStringLiteral("web"),
+            QStringLiteral("pair"), QStringLiteral("--no-qr") });
     if (!pair.waitForFinished(10'000) || pair.exitCode() != 0)
         return table->fail("web", "holdpoint-ctl web pair failed");
     const QByteArray link = pair.readAllStandardOutput().trimmed().split('\n').last();
@@ -81,7 +88,8 @@ void webScenario(bool quick, Table *table)
     if (!http.waitForConnected(10'000))
         return table->fail("web", "cannot reach the reviewer page");
     http.write(request("POST", "/api/pair", origin, {}, {},
-        QByteArray::fromStdString(dumpJson({ { "code", link.mid(link.indexOf('#') + 1).toStdString() } }))));
+        QByteArray::fromStdString(
+            dumpJson({ { "code", link.mid(link.indexOf('#') + 1).toStdString() } }))));
     // The answer's head holds the cookie, its body the device key (64 hex digits).
     QByteArray paired;
     const auto deviceAt = [&paired] {
@@ -94,8 +102,8 @@ void webScenario(bool quick, Table *table)
     if (at < 0 || deviceAt() < 0)
         return table->fail("web", "pairing gave no session cookie or device key");
     // Both halves of the session on every request, as the page sends them.
-    const QByteArray cookie
-        = paired.mid(at, paired.indexOf(';', at) - at) + "\r\nX-Holdpoint-Device: " + paired.mid(deviceAt(), 64);
+    const QByteArray cookie = paired.mid(at, paired.indexOf(';', at) - at)
+        + "\r\nX-Holdpoint-Device: " + paired.mid(deviceAt(), 64);
     http.readAll();
     const auto [meStatus, me] = exchange(http, request("GET", "/api/me", origin, cookie, {}));
     const QByteArray csrf = QByteArray::fromStdString(me.value("csrf", std::string()));
@@ -111,7 +119,8 @@ void webScenario(bool quick, Table *table)
     for (int i = 0; i < 2 * calls; ++i) {
         const bool fromPage = i % 2 == 0;
         const std::string callId = "w" + std::to_string(i);
-        agent.send({ { "type", "tool_call" }, { "call_id", callId }, { "tool_name", "deploy" }, { "args", { { "n", i } } } });
+        agent.send({ { "type", "tool_call" }, { "call_id", callId }, { "tool_name", "deploy" },
+            { "args", { { "n", i } } } });
         const auto escalated = reviewer.next("escalated", 10'000);
         if (!escalated)
             return table->fail("web", "call " + callId + " never escalated");
@@ -120,22 +129,26 @@ void webScenario(bool quick, Table *table)
         std::unique_ptr<QProcess> approve;
         if (fromPage) {
             // What the page showed: the item's version (read before the click).
-            const auto [status, items] = exchange(http, request("GET", "/api/items", origin, cookie, csrf));
+            const auto [status, items]
+                = exchange(http, request("GET", "/api/items", origin, cookie, csrf));
             std::string version;
             for (const Json &item : items.value("items", Json::array()))
                 if (item.value("id", std::string()) == id)
                     version = item.value("version", std::string());
-            const QByteArray body = QByteArray::fromStdString(dumpJson({ { "action", "approve" }, { "version", version } }));
+            const QByteArray body = QByteArray::fromStdString(
+                dumpJson({ { "action", "approve" }, { "version", version } }));
             sent = SteadyClock::now();
             const auto [reviewed, answer] = exchange(http,
-                request("POST", "/api/items/" + QByteArray::fromStdString(id) + "/review", origin, cookie, csrf, body));
+                request("POST", "/api/items/" + QByteArray::fromStdString(id) + "/review", origin,
+                    cookie, csrf, body));
             if (reviewed != 200)
                 return table->fail("web", "the page's approval was refused: " + dumpJson(answer));
         } else {
             sent = SteadyClock::now();
             approve = std::make_unique<QProcess>();
             approve->start(QStringLiteral(HOLDPOINT_CTL_BIN),
-                { QStringLiteral("--data-dir"), console->dataDir, QStringLiteral("approve"), QString::fromStdString(id) });
+                { QStringLiteral("--data-dir"), console->dataDir, QStringLiteral("approve"),
+                    QString::fromStdString(id) });
         }
         const auto decision = agent.next("decision", 10'000);
         if (!decision)
@@ -146,8 +159,8 @@ void webScenario(bool quick, Table *table)
     }
     const std::string variant = std::to_string(calls) + " approvals each, interleaved";
     for (const auto &[name, p] : { std::pair { "p50", 0.5 }, std::pair { "p99", 0.99 } })
-        table->add({ "web", variant, std::string(name) + " page POST → agent", "ms", percentile(web, p),
-            "holdpoint-ctl approve → agent", percentile(ctl, p), "" });
+        table->add({ "web", variant, std::string(name) + " page POST → agent", "ms",
+            percentile(web, p), "holdpoint-ctl approve → agent", percentile(ctl, p), "" });
 }
 
 // The reviewer page in Debian's Chromium, driven by tests/web-e2e/bench.mjs
@@ -157,9 +170,12 @@ void pageScenario(bool quick, Table *table)
     const QString node = QStandardPaths::findExecutable(QStringLiteral("node"));
     if (node.isEmpty())
         return table->skip("page", "node is not installed");
-    if (!QFileInfo::exists(QStringLiteral(HOLDPOINT_SOURCE_DIR "/tests/web-e2e/node_modules/puppeteer-core/package.json")))
-        return table->skip("page", "tests/web-e2e/node_modules is missing (cd tests/web-e2e && npm ci)");
-    const QString chromium = qEnvironmentVariable("HOLDPOINT_CHROMIUM", QStringLiteral("/usr/bin/chromium"));
+    if (!QFileInfo::exists(QStringLiteral(
+            HOLDPOINT_SOURCE_DIR "/tests/web-e2e/node_modules/puppeteer-core/package.json")))
+        return table->skip(
+            "page", "tests/web-e2e/node_modules is missing (cd tests/web-e2e && npm ci)");
+    const QString chromium
+        = qEnvironmentVariable("HOLDPOINT_CHROMIUM", QStringLiteral("/usr/bin/chromium"));
     if (!QFileInfo(chromium).isExecutable())
         return table->skip("page", "Chromium is not installed (" + chromium.toStdString() + ")");
     QProcess p;
@@ -178,22 +194,31 @@ void pageScenario(bool quick, Table *table)
         return table->fail("page", "tests/web-e2e/bench.mjs printed no result");
     const std::string throttle = "CPU throttled " + std::to_string(r.value("throttle", 0)) + "x";
     const Json &burst = r["burst"];
-    const std::string burstVariant = std::to_string(burst.value("calls", 0)) + " calls at once, " + throttle;
+    const std::string burstVariant
+        = std::to_string(burst.value("calls", 0)) + " calls at once, " + throttle;
     table->add({ "page", burstVariant, "longest task", "ms", burst.value("longest_task_ms", 0.0),
-        "every card made and laid out in one task", burst.value("one_task_ms", 0.0), "at most 100 ms" });
-    table->add({ "page", burstVariant, "until every card shows", "ms", burst.value("all_shown_ms", 0.0),
-        "until the console has them all waiting", burst.value("all_waiting_ms", 0.0), "" });
+        "every card made and laid out in one task", burst.value("one_task_ms", 0.0),
+        "at most 100 ms" });
+    table->add(
+        { "page", burstVariant, "until every card shows", "ms", burst.value("all_shown_ms", 0.0),
+            "until the console has them all waiting", burst.value("all_waiting_ms", 0.0), "" });
     const Json &load = r["load"];
-    const std::string loadVariant = "loaded with " + std::to_string(load.value("calls", 0)) + " waiting, " + throttle;
+    const std::string loadVariant
+        = "loaded with " + std::to_string(load.value("calls", 0)) + " waiting, " + throttle;
     table->add({ "page", loadVariant, "longest task", "ms", load.value("longest_task_ms", 0.0),
         "JSON.parse of the same queue", load.value("json_parse_ms", 0.0), "at most 100 ms" });
-    table->add({ "page", loadVariant, "until every card shows", "ms", load.value("all_shown_ms", 0.0),
-        "the same page loaded with one waiting", load.value("one_shown_ms", 0.0), "" });
+    table->add(
+        { "page", loadVariant, "until every card shows", "ms", load.value("all_shown_ms", 0.0),
+            "the same page loaded with one waiting", load.value("one_shown_ms", 0.0), "" });
     const Json &clear = r["clear"];
-    const std::string clearVariant = std::to_string(clear.value("decisions", 0)) + " decisions on a second device";
-    for (const auto &[name, key, post] : { std::tuple { "p50", "p50", "post_p50" }, std::tuple { "p99", "p99", "post_p99" } })
-        table->add({ "page", clearVariant, std::string(name) + " POST answer → card gone on the other", "ms", clear.value(key, 0.0),
-            "a tap (puppeteer) → POST answer", clear.value(post, 0.0), std::string(name) == "p50" ? "under 1000 ms" : "" });
+    const std::string clearVariant
+        = std::to_string(clear.value("decisions", 0)) + " decisions on a second device";
+    for (const auto &[name, key, post] :
+        { std::tuple { "p50", "p50", "post_p50" }, std::tuple { "p99", "p99", "post_p99" } })
+        table->add(
+            { "page", clearVariant, std::string(name) + " POST answer → card gone on the other",
+                "ms", clear.value(key, 0.0), "a tap (puppeteer) → POST answer",
+                clear.value(post, 0.0), std::string(name) == "p50" ? "under 1000 ms" : "" });
 }
 
 } // namespace holdpoint::bench

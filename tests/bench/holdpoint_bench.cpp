@@ -70,20 +70,27 @@ int main(int argc, char **argv)
 
     QCoreApplication app(argc, argv);
     QCommandLineParser parser;
-    parser.setApplicationDescription(QStringLiteral("Holdpoint benchmarks, each against a baseline measured in the same run."));
+    parser.setApplicationDescription(
+        QStringLiteral("Holdpoint benchmarks, each against a baseline measured in the same run."));
     parser.addHelpOption();
-    const QCommandLineOption quick(QStringLiteral("quick"), QStringLiteral("Small runs, for CI (under 60 s in all)."));
-    const QCommandLineOption json(QStringLiteral("json"), QStringLiteral("Also write the figures to FILE."), QStringLiteral("file"));
-    const QCommandLineOption only(QStringLiteral("scenario"), QStringLiteral("Run only this scenario (repeatable)."), QStringLiteral("name"));
+    const QCommandLineOption quick(
+        QStringLiteral("quick"), QStringLiteral("Small runs, for CI (under 60 s in all)."));
+    const QCommandLineOption json(QStringLiteral("json"),
+        QStringLiteral("Also write the figures to FILE."), QStringLiteral("file"));
+    const QCommandLineOption only(QStringLiteral("scenario"),
+        QStringLiteral("Run only this scenario (repeatable)."), QStringLiteral("name"));
     const QCommandLineOption peer(QStringLiteral("peer-hitl"),
-                       QStringLiteral("Also run the mcp scenario through mcp-hitl-wrapper, built in DIR (tests/bench/README.md)."),
-                       QStringLiteral("dir"));
-    parser.addOptions({quick, json, only, peer});
+        QStringLiteral("Also run the mcp scenario through mcp-hitl-wrapper, built in DIR "
+                       "(tests/bench/README.md)."),
+        QStringLiteral("dir"));
+    parser.addOptions({ quick, json, only, peer });
     parser.process(app);
 
     const bool q = parser.isSet(quick);
     const QStringList wanted = parser.values(only);
-    auto want = [&](const char *name) { return wanted.isEmpty() || wanted.contains(QLatin1String(name)); };
+    auto want = [&](const char *name) {
+        return wanted.isEmpty() || wanted.contains(QLatin1String(name));
+    };
     Table table;
     if (want("rtt"))
         rttScenario(q, &table);
@@ -112,7 +119,8 @@ int main(int argc, char **argv)
     if (parser.isSet(json)) {
         QFile f(parser.value(json));
         if (!f.open(QIODevice::WriteOnly)) {
-            std::fprintf(stderr, "holdpoint-bench: cannot write %s\n", qPrintable(parser.value(json)));
+            std::fprintf(
+                stderr, "holdpoint-bench: cannot write %s\n", qPrintable(parser.value(json)));
             return 1;
         }
         f.write(QByteArray::fromStdString(dumpJson(table.json(q), 2) + "\n"));

@@ -37,10 +37,11 @@ public:
     // A reviewer's: the queue as it was when it connected.
     Json queue;
 
-    bool connectAs(const QUrl &url, const QByteArray &token, const std::string &role, QString *error)
+    bool connectAs(
+        const QUrl &url, const QByteArray &token, const std::string &role, QString *error)
     {
         connect(&m_ws, &QWebSocket::textMessageReceived, this, [this](const QString &text) {
-            Message m {Json::parse(text.toStdString(), nullptr, false), SteadyClock::now()};
+            Message m { Json::parse(text.toStdString(), nullptr, false), SteadyClock::now() };
             if (onMessage)
                 onMessage(m);
             else
@@ -51,8 +52,8 @@ public:
         connect(&m_ws, &QWebSocket::connected, this, [this, token, role] {
             for (QAbstractSocket *tcp : m_ws.findChildren<QAbstractSocket *>())
                 tcp->setSocketOption(QAbstractSocket::LowDelayOption, 1);
-            send(Json {{"type", "hello"}, {"protocol", 1}, {"token", token.toStdString()}, {"role", role},
-                       {"agent", {{"name", "bench"}}}});
+            send(Json { { "type", "hello" }, { "protocol", 1 }, { "token", token.toStdString() },
+                { "role", role }, { "agent", { { "name", "bench" } } } });
         });
         connect(&m_ws, &QWebSocket::disconnected, this, [this] {
             m_closed = true;
@@ -61,7 +62,8 @@ public:
         });
         m_ws.open(url);
         if (!next("welcome", 10'000)) {
-            *error = QStringLiteral("no welcome from %1 as %2").arg(url.toString(), QString::fromStdString(role));
+            *error = QStringLiteral("no welcome from %1 as %2")
+                         .arg(url.toString(), QString::fromStdString(role));
             return false;
         }
         if (role == "reviewer") {
@@ -93,7 +95,8 @@ public:
                 return std::nullopt;
             QEventLoop loop;
             m_loop = &loop;
-            QTimer::singleShot(std::max<qint64>(1, deadline.remainingTime()), &loop, &QEventLoop::quit);
+            QTimer::singleShot(
+                std::max<qint64>(1, deadline.remainingTime()), &loop, &QEventLoop::quit);
             loop.exec();
             m_loop = nullptr;
         }

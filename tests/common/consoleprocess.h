@@ -38,8 +38,7 @@ class ConsoleProcess
 public:
     explicit ConsoleProcess(const QStringList &extra = {})
         : ConsoleProcess(QString(), extra)
-    {
-    }
+    { }
     // On `dataDir` (kept after this object goes), e.g. to restart a console;
     // `env`, when not empty, is the console's environment.
     ConsoleProcess(const QString &dataDir, const QStringList &extra,
@@ -49,9 +48,9 @@ public:
             m_proc.setProcessEnvironment(env);
         m_data = dataDir.isEmpty() ? m_dir.path() + QStringLiteral("/data") : dataDir;
         m_proc.setProgram(QStringLiteral(HOLDPOINT_BIN));
-        m_proc.setArguments(QStringList {QStringLiteral("--headless"), QStringLiteral("--port"), QStringLiteral("0"),
-                                         QStringLiteral("--data-dir"), m_data}
-                            + extra);
+        m_proc.setArguments(QStringList { QStringLiteral("--headless"), QStringLiteral("--port"),
+                                QStringLiteral("0"), QStringLiteral("--data-dir"), m_data }
+            + extra);
         m_proc.setProcessChannelMode(QProcess::ForwardedErrorChannel);
         m_proc.start();
     }
@@ -69,7 +68,8 @@ public:
         QString error;
         return QTest::qWaitFor(
             [&] {
-                return m_proc.state() == QProcess::Running && readEndpointInfo(m_data, true, &m_info, &error)
+                return m_proc.state() == QProcess::Running
+                    && readEndpointInfo(m_data, true, &m_info, &error)
                     && m_info.pid == m_proc.processId();
             },
             WaitMs);
@@ -78,7 +78,10 @@ public:
     QString dataDir() const { return m_data; }
     QProcess &process() { return m_proc; }
 
-    QStringList ctlArgs(const QStringList &args) const { return QStringList {QStringLiteral("--data-dir"), m_data} + args; }
+    QStringList ctlArgs(const QStringList &args) const
+    {
+        return QStringList { QStringLiteral("--data-dir"), m_data } + args;
+    }
 
     CtlResult ctl(const QStringList &args) const
     {
@@ -103,7 +106,8 @@ public:
             return nullptr;
         return s;
     }
-    std::unique_ptr<TestSocket> agent(const std::optional<std::string> &session = std::nullopt) const
+    std::unique_ptr<TestSocket> agent(
+        const std::optional<std::string> &session = std::nullopt) const
     {
         auto s = std::make_unique<TestSocket>();
         if (!s->hello(m_info.url, m_info.agentToken.toStdString(), "agent", session).is_object())

@@ -6,19 +6,20 @@
 
 #include "common/json.h"
 
-#include <QtCore/qfloat16.h>
 #include <QTest>
+#include <QtCore/qfloat16.h>
 
 namespace QTest {
 
-inline bool qCompare(const holdpoint::Json &actual, const holdpoint::Json &expected, const char *actualExpr,
-                     const char *expectedExpr, const char *file, int line)
+inline bool qCompare(const holdpoint::Json &actual, const holdpoint::Json &expected,
+    const char *actualExpr, const char *expectedExpr, const char *file, int line)
 {
     const std::string a = holdpoint::dumpJson(actual);
     const std::string e = holdpoint::dumpJson(expected);
     return compare_helper(
-        actual == expected, "Compared JSON values are not the same", [&] { return qstrdup(a.c_str()); },
-        [&] { return qstrdup(e.c_str()); }, actualExpr, expectedExpr, file, line);
+        actual == expected, "Compared JSON values are not the same",
+        [&] { return qstrdup(a.c_str()); }, [&] { return qstrdup(e.c_str()); }, actualExpr,
+        expectedExpr, file, line);
 }
 
 } // namespace QTest

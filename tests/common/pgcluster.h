@@ -163,8 +163,10 @@ public:
     {
         QString sql;
         for (const QString &n : names)
-            sql += word("INSERT INTO holdpoint.reviewers (name, os_user) VALUES ('%1', '%1') ON CONFLICT DO NOTHING;"
-                        "INSERT INTO holdpoint.reviewer_logins (login, name) VALUES ('%2', '%1') ON CONFLICT DO NOTHING;")
+            sql += word("INSERT INTO holdpoint.reviewers (name, os_user) VALUES ('%1', '%1') ON "
+                        "CONFLICT DO NOTHING;"
+                        "INSERT INTO holdpoint.reviewer_logins (login, name) VALUES ('%2', '%1') "
+                        "ON CONFLICT DO NOTHING;")
                        .arg(n, login);
         return sql;
     }
@@ -217,7 +219,8 @@ public:
     bool requireSynchronousStandby(const QString &name, const QString &level)
     {
         return runPsql(word("postgres"), {},
-                   argv("-c", word("ALTER SYSTEM SET synchronous_standby_names = '\"%1\"'").arg(name),
+                   argv("-c",
+                       word("ALTER SYSTEM SET synchronous_standby_names = '\"%1\"'").arg(name),
                        "-c", word("ALTER SYSTEM SET synchronous_commit = '%1'").arg(level), "-c",
                        "SELECT pg_reload_conf()"),
                    nullptr)
@@ -270,7 +273,8 @@ public:
     bool waitForValue(const QString &sql, const QString &expected, int timeoutMs = ProcessTimeoutMs)
     {
         QString out;
-        if (waitUntil([&] { return psql(word("postgres"), sql, &out) && out.trimmed() == expected; },
+        if (waitUntil(
+                [&] { return psql(word("postgres"), sql, &out) && out.trimmed() == expected; },
                 timeoutMs))
             return true;
         return fail(word("`%1` printed \"%2\", not \"%3\" (%4)")
@@ -281,7 +285,8 @@ private:
     static bool isRoot() { return ::geteuid() == 0; }
 
     // Polls a condition of another process (a server's state), 20 ms apart.
-    template <typename Condition> static bool waitUntil(Condition done, int timeoutMs = ProcessTimeoutMs)
+    template <typename Condition>
+    static bool waitUntil(Condition done, int timeoutMs = ProcessTimeoutMs)
     {
         const QDeadlineTimer deadline(timeoutMs);
         while (!done()) {
@@ -321,7 +326,8 @@ private:
         if (socketDir().toLocal8Bit().size() + 17 > int(sizeof(sockaddr_un::sun_path)))
             return fail(word("socket directory path too long for a Unix socket: ") + socketDir());
         // As root the parents must be traversable by `postgres` too (/tmp is).
-        return (!isRoot() || (reachableByServer(m_dir->path()) && handOver(socketDir(), 0700))) && startWatchdog();
+        return (!isRoot() || (reachableByServer(m_dir->path()) && handOver(socketDir(), 0700)))
+            && startWatchdog();
     }
 
     // Whether the server's OS user can walk down to `dir`: every folder above
@@ -330,16 +336,19 @@ private:
     // bare "Permission denied"; this says which folder and what to do.
     bool reachableByServer(const QString &dir)
     {
-        for (QString at = QFileInfo(dir).absolutePath(); ; at = QFileInfo(at).absolutePath()) {
-            struct stat st {};
+        for (QString at = QFileInfo(dir).absolutePath();; at = QFileInfo(at).absolutePath()) {
+            struct stat st
+            {
+            };
             if (::stat(QFile::encodeName(at).constData(), &st) != 0)
                 return fail(word("cannot stat ") + at);
             const bool searchable = (st.st_uid == m_uid) ? (st.st_mode & S_IXUSR)
-                                    : (st.st_gid == m_gid) ? (st.st_mode & S_IXGRP)
-                                                           : (st.st_mode & S_IXOTH);
+                : (st.st_gid == m_gid)                   ? (st.st_mode & S_IXGRP)
+                                                         : (st.st_mode & S_IXOTH);
             if (!searchable)
-                return fail(word("the server runs as `postgres`, which cannot enter %1 (mode %2) on the way to "
-                                 "its data in %3: point TMPDIR at a folder it can reach (mode 1777, as /tmp)")
+                return fail(word(
+                    "the server runs as `postgres`, which cannot enter %1 (mode %2) on the way to "
+                    "its data in %3: point TMPDIR at a folder it can reach (mode 1777, as /tmp)")
                                 .arg(at, QString::number(st.st_mode & 07777, 8), dir));
             if (at == QLatin1String("/"))
                 return true;

@@ -28,14 +28,14 @@ inline QString policyError(const std::string &text, const QString &label = QStri
 
 // The policy's chain on one call, before it runs, in session "s1" at time 0.
 inline ChainOutcome runBeforeCall(const Policy &policy, const std::string &tool, const Json &args,
-                                  const std::string &agentName = "coder", const Json &context = Json::object())
+    const std::string &agentName = "coder", const Json &context = Json::object())
 {
     const std::string session = "s1", callId = "c1";
-    const protocol::AgentInfo agent {agentName, {}};
+    const protocol::AgentInfo agent { agentName, {} };
     const Json annotations = Json::object();
     const std::optional<std::string> turn;
-    const CallView view {session, agent, callId, tool, args, annotations, context, turn};
-    return policy.chain->beforeCall(view, {0}, policy.defaultAction);
+    const CallView view { session, agent, callId, tool, args, annotations, context, turn };
+    return policy.chain->beforeCall(view, { 0 }, policy.defaultAction);
 }
 
 } // namespace holdpoint::test

@@ -22,13 +22,16 @@ public:
         if (!m_socket.waitForConnected(WaitMs))
             return false;
         m_socket.write("GET / HTTP/1.1\r\nHost: 127.0.0.1:" + QByteArray::number(port)
-                       + "\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
-                         "Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n\r\n");
+            + "\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
+              "Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n\r\n");
         QByteArray data;
-        const bool upgraded = QTest::qWaitFor([&] {
-            data += m_socket.readAll();
-            return data.contains("\r\n\r\n") || m_socket.state() != QAbstractSocket::ConnectedState;
-        }, WaitMs);
+        const bool upgraded = QTest::qWaitFor(
+            [&] {
+                data += m_socket.readAll();
+                return data.contains("\r\n\r\n")
+                    || m_socket.state() != QAbstractSocket::ConnectedState;
+            },
+            WaitMs);
         m_buffer = data.mid(data.indexOf("\r\n\r\n") + 4);
         return upgraded && data.startsWith("HTTP/1.1 101");
     }
@@ -51,7 +54,7 @@ public:
                 f += char((quint64(n) >> (8 * i)) & 0xff);
         }
         const quint32 mask = QRandomGenerator::global()->generate();
-        const char m[4] = {char(mask >> 24), char(mask >> 16), char(mask >> 8), char(mask)};
+        const char m[4] = { char(mask >> 24), char(mask >> 16), char(mask >> 8), char(mask) };
         f.append(m, 4);
         for (qsizetype i = 0; i < n; ++i)
             f += char(payload[i] ^ m[i % 4]);
@@ -62,25 +65,29 @@ public:
     // Says hello as an agent and waits for the welcome.
     bool hello(const std::string &token)
     {
-        sendText(QByteArray::fromStdString(dumpJson(
-            Json {{"type", "hello"}, {"protocol", 1}, {"token", token}, {"role", "agent"}, {"agent", {{"name", "raw"}}}})));
+        sendText(QByteArray::fromStdString(dumpJson(Json { { "type", "hello" }, { "protocol", 1 },
+            { "token", token }, { "role", "agent" }, { "agent", { { "name", "raw" } } } })));
         return waitFor([](const QByteArray &d) { return d.contains("\"welcome\""); });
     }
     // Waits until what arrived so far satisfies `done`.
     bool waitFor(const std::function<bool(const QByteArray &)> &done, int timeoutMs = WaitMs)
     {
-        return QTest::qWaitFor([&] {
-            m_buffer += m_socket.readAll();
-            return done(m_buffer);
-        }, timeoutMs);
+        return QTest::qWaitFor(
+            [&] {
+                m_buffer += m_socket.readAll();
+                return done(m_buffer);
+            },
+            timeoutMs);
     }
     // True once the server closed the connection (close frame or EOF).
     bool waitClosed(int timeoutMs = WaitMs)
     {
-        return QTest::qWaitFor([&] {
-            m_buffer += m_socket.readAll();
-            return m_socket.state() != QAbstractSocket::ConnectedState;
-        }, timeoutMs);
+        return QTest::qWaitFor(
+            [&] {
+                m_buffer += m_socket.readAll();
+                return m_socket.state() != QAbstractSocket::ConnectedState;
+            },
+            timeoutMs);
     }
     // The close code in the server's close frame, or 0.
     int closeCode() const

@@ -33,18 +33,23 @@ public:
             return false;
         m_peer = m_server.nextPendingConnection();
         QByteArray head;
-        if (!QTest::qWaitFor([&] {
-                head += m_peer->readAll();
-                return head.contains("\r\n\r\n");
-            }, WaitMs))
+        if (!QTest::qWaitFor(
+                [&] {
+                    head += m_peer->readAll();
+                    return head.contains("\r\n\r\n");
+                },
+                WaitMs))
             return false;
         m_in = head.mid(head.indexOf("\r\n\r\n") + 4);
         const qsizetype at = head.indexOf("Sec-WebSocket-Key: ") + 19;
         const QByteArray key = head.mid(at, head.indexOf("\r\n", at) - at);
-        const QByteArray accept = QCryptographicHash::hash(QByteArray(key + "258EAFA5-E914-47DA-95CA-C5AB0DC85B11"), QCryptographicHash::Sha1).toBase64();
-        m_peer->write(!response.isEmpty() ? response
-                                          : "HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\nConnection: " + connection
-                                                + "\r\nSec-WebSocket-Accept: " + accept + "\r\n\r\n");
+        const QByteArray accept = QCryptographicHash::hash(
+            QByteArray(key + "258EAFA5-E914-47DA-95CA-C5AB0DC85B11"), QCryptographicHash::Sha1)
+                                      .toBase64();
+        m_peer->write(!response.isEmpty()
+                ? response
+                : "HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\nConnection: "
+                    + connection + "\r\nSec-WebSocket-Accept: " + accept + "\r\n\r\n");
         m_peer->flush();
         return true;
     }
@@ -108,7 +113,8 @@ public:
         const Json hello = nextMessage();
         if (hello.value("type", std::string()) != "hello")
             return Json();
-        Json w {{"type", "welcome"}, {"protocol", 1}, {"session_id", hello.value("session_id", std::string("s"))}};
+        Json w { { "type", "welcome" }, { "protocol", 1 },
+            { "session_id", hello.value("session_id", std::string("s")) } };
         if (maxMessageBytes > 0)
             w["max_message_bytes"] = maxMessageBytes;
         send(w);
@@ -145,7 +151,7 @@ private:
             else if (opcode == 0x9)
                 ++m_pings;
             else
-                m_frames.append({opcode, payload});
+                m_frames.append({ opcode, payload });
         }
     }
 
@@ -157,14 +163,18 @@ private:
     int m_pings = 0;
 };
 
-inline constexpr char PreRead[] = R"({"hook_event_name":"PreToolUse","session_id":"s-front","tool_name":"Read",
+inline constexpr char PreRead[]
+    = R"({"hook_event_name":"PreToolUse","session_id":"s-front","tool_name":"Read",
     "tool_input":{"file_path":"/tmp/x"},"tool_use_id":"toolu_front"})";
 
-inline std::unique_ptr<QProcess> startHook(const QString &dataDir, const QStringList &extra = {}, const QByteArray &input = PreRead)
+inline std::unique_ptr<QProcess> startHook(
+    const QString &dataDir, const QStringList &extra = {}, const QByteArray &input = PreRead)
 {
     auto p = std::make_unique<QProcess>();
     p->start(QStringLiteral(HOLDPOINT_CTL_BIN),
-             QStringList {QStringLiteral("--data-dir"), dataDir, QStringLiteral("hook"), QStringLiteral("claude-code")} + extra);
+        QStringList { QStringLiteral("--data-dir"), dataDir, QStringLiteral("hook"),
+            QStringLiteral("claude-code") }
+            + extra);
     p->write(input);
     p->closeWriteChannel();
     return p;
@@ -183,15 +193,18 @@ inline CtlResult collect(QProcess &p)
     return r;
 }
 
-inline bool writeEndpoint(const QString &dataDir, const QString &url, const std::string &token = "t0k3n")
+inline bool writeEndpoint(
+    const QString &dataDir, const QString &url, const std::string &token = "t0k3n")
 {
     QFile f(dataDir + QStringLiteral("/endpoint.json"));
     if (!f.open(QIODevice::WriteOnly))
         return false;
-    f.write(QByteArray::fromStdString(dumpJson({{"url", url.toStdString()}, {"agent_token", token}, {"pid", 1}})));
+    f.write(QByteArray::fromStdString(
+        dumpJson({ { "url", url.toStdString() }, { "agent_token", token }, { "pid", 1 } })));
     return true;
 }
 
-inline const Json Allow {{"type", "decision"}, {"call_id", "toolu_front"}, {"decision", "allow"}, {"reason", "fine"}, {"args", Json::object()}};
+inline const Json Allow { { "type", "decision" }, { "call_id", "toolu_front" },
+    { "decision", "allow" }, { "reason", "fine" }, { "args", Json::object() } };
 
 } // namespace holdpoint::test

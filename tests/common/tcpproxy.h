@@ -67,7 +67,8 @@ public:
     bool start(const QString &upstream)
     {
         m_upstream = upstream.toStdString();
-        if (m_upstream.size() >= sizeof(sockaddr_un::sun_path) || ::pipe2(m_wake, O_CLOEXEC | O_NONBLOCK) != 0)
+        if (m_upstream.size() >= sizeof(sockaddr_un::sun_path)
+            || ::pipe2(m_wake, O_CLOEXEC | O_NONBLOCK) != 0)
             return false;
         m_listen = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
         sockaddr_in addr {};
@@ -212,7 +213,8 @@ private:
     void loop()
     {
         while (!m_stop) {
-            std::vector<pollfd> fds { { m_wake[0], POLLIN, 0 }, { m_listen, short(m_holdNew ? 0 : POLLIN), 0 } };
+            std::vector<pollfd> fds { { m_wake[0], POLLIN, 0 },
+                { m_listen, short(m_holdNew ? 0 : POLLIN), 0 } };
             Clock::time_point next = Clock::now() + std::chrono::milliseconds(200);
             {
                 std::lock_guard lock(m_mutex);
@@ -226,7 +228,8 @@ private:
                         fds.push_back({ s->fd, short(POLLIN | (writable ? POLLOUT : 0)), 0 });
                     }
             }
-            const auto wait = std::chrono::duration_cast<std::chrono::milliseconds>(next - Clock::now());
+            const auto wait
+                = std::chrono::duration_cast<std::chrono::milliseconds>(next - Clock::now());
             ::poll(fds.data(), fds.size(), int(std::max<long long>(1, wait.count() + 1)));
             char drain[64];
             while (::read(m_wake[0], drain, sizeof drain) > 0) { }

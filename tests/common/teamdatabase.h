@@ -35,8 +35,8 @@ inline QString createTeamDatabase(
     }
     const QString url = pg.connString(name);
     QProcess ctl;
-    ctl.start(QStringLiteral(HOLDPOINT_CTL_BIN),
-        { QStringLiteral("team"), QStringLiteral("init"), url });
+    ctl.start(
+        QStringLiteral(HOLDPOINT_CTL_BIN), { QStringLiteral("team"), QStringLiteral("init"), url });
     const CtlResult init = finish(ctl);
     if (init.exitCode != 0) {
         *error = QStringLiteral("team init: ") + QString::fromUtf8(init.err);

@@ -7,9 +7,9 @@
 #include "common/json.h"
 #include "common/jsoncompare.h"
 
+#include <QNetworkRequest>
 #include <QTcpSocket>
 #include <QTest>
-#include <QNetworkRequest>
 #include <QWebSocket>
 
 #include <deque>
@@ -44,11 +44,13 @@ public:
 
     // Connects and says hello; returns the welcome, or a null Json.
     Json hello(const QUrl &url, const std::string &token, const std::string &role = "agent",
-               const std::optional<std::string> &session = std::nullopt, const std::string &agent = "tester")
+        const std::optional<std::string> &session = std::nullopt,
+        const std::string &agent = "tester")
     {
         if (!open(url))
             return {};
-        Json h {{"type", "hello"}, {"protocol", 1}, {"token", token}, {"role", role}, {"agent", {{"name", agent}}}};
+        Json h { { "type", "hello" }, { "protocol", 1 }, { "token", token }, { "role", role },
+            { "agent", { { "name", agent } } } };
         if (session)
             h["session_id"] = *session;
         send(h);
@@ -64,16 +66,18 @@ public:
     Json next(const std::string &type, int timeoutMs = WaitMs)
     {
         Json found;
-        (void)QTest::qWaitFor([&] {
-            for (auto it = m_inbox.begin(); it != m_inbox.end(); ++it) {
-                if (it->is_object() && it->value("type", std::string()) == type) {
-                    found = *it;
-                    m_inbox.erase(it);
-                    return true;
+        (void)QTest::qWaitFor(
+            [&] {
+                for (auto it = m_inbox.begin(); it != m_inbox.end(); ++it) {
+                    if (it->is_object() && it->value("type", std::string()) == type) {
+                        found = *it;
+                        m_inbox.erase(it);
+                        return true;
+                    }
                 }
-            }
-            return false;
-        }, timeoutMs);
+                return false;
+            },
+            timeoutMs);
         return found;
     }
 
@@ -112,25 +116,29 @@ struct RawHandshake
     QByteArray rest;
 };
 
-inline RawHandshake rawHandshake(quint16 port, const QByteArray &host, const QByteArray &origin = {})
+inline RawHandshake rawHandshake(
+    quint16 port, const QByteArray &host, const QByteArray &origin = {})
 {
     QTcpSocket s;
     s.connectToHost(QHostAddress::LocalHost, port);
     if (!s.waitForConnected(WaitMs))
         return {};
     QByteArray req = "GET / HTTP/1.1\r\nHost: " + host
-                     + "\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
-                       "Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n";
+        + "\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
+          "Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n";
     if (!origin.isEmpty())
         req += "Origin: " + origin + "\r\n";
     s.write(req + "\r\n");
     QByteArray data;
     // Read until the server refuses the upgrade, sends a close frame
     // (opcode 0x8 with FIN), or drops the connection.
-    (void)QTest::qWaitFor([&] {
-        data += s.readAll();
-        return s.state() != QAbstractSocket::ConnectedState || data.contains('\x88') || data.startsWith("HTTP/1.1 403");
-    }, WaitMs);
+    (void)QTest::qWaitFor(
+        [&] {
+            data += s.readAll();
+            return s.state() != QAbstractSocket::ConnectedState || data.contains('\x88')
+                || data.startsWith("HTTP/1.1 403");
+        },
+        WaitMs);
     data += s.readAll();
     RawHandshake r;
     const qsizetype eol = data.indexOf("\r\n");

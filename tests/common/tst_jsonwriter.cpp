@@ -53,18 +53,25 @@ Json randomValue(std::mt19937 &rng, int depth)
             else if (r < 8)
                 s += char(rng() % 0x100);
             else
-                s += std::string_view("\xC3\xA9\xE2\x82\xAC\xF0\x9F\x98\x80").substr(rng() % 9); // may start mid-sequence
+                s += std::string_view("\xC3\xA9\xE2\x82\xAC\xF0\x9F\x98\x80")
+                         .substr(rng() % 9); // may start mid-sequence
         }
         return s;
     };
     switch (kind) {
-    case 0: return nullptr;
-    case 1: return bool(rng() % 2);
-    case 2: return std::int64_t(rng()) - std::int64_t(rng()) * 4096;
-    case 3: return std::uint64_t(rng()) * 1000003ULL;
-    case 4: return double(std::int64_t(rng())) / double(1 + rng() % 1000);
+    case 0:
+        return nullptr;
+    case 1:
+        return bool(rng() % 2);
+    case 2:
+        return std::int64_t(rng()) - std::int64_t(rng()) * 4096;
+    case 3:
+        return std::uint64_t(rng()) * 1000003ULL;
+    case 4:
+        return double(std::int64_t(rng())) / double(1 + rng() % 1000);
     case 5:
-    case 6: return randomString();
+    case 6:
+        return randomString();
     case 7: {
         Json o = Json::object();
         const int n = int(rng() % 6);
@@ -139,7 +146,8 @@ void TestJsonWriter::everyByte()
                  std::string(3, c), "\xC3" + std::string(1, c), "\xE2\x82" + std::string(1, c),
                  "\xF0\x9F\x98" + std::string(1, c), "\xED" + std::string(1, c) + "\x80",
                  "\xF4" + std::string(1, c) + "\x80\x80" })
-            QVERIFY2(viaWriter(s) == viaNlohmann(s), qPrintable(QStringLiteral("byte 0x%1").arg(b, 2, 16, QLatin1Char('0'))));
+            QVERIFY2(viaWriter(s) == viaNlohmann(s),
+                qPrintable(QStringLiteral("byte 0x%1").arg(b, 2, 16, QLatin1Char('0'))));
     }
 }
 
@@ -161,7 +169,9 @@ void TestJsonWriter::randomBytes()
     for (int round = 0; round < 200'000; ++round) {
         std::string s(rng() % 12, '\0');
         for (char &c : s) // biased toward the interesting bytes
-            c = char(rng() % 3 == 0 ? 0x80 + rng() % 0x40 : rng() % 3 == 0 ? 0xC0 + rng() % 0x40 : rng() % 0x100);
+            c = char(rng() % 3 == 0  ? 0x80 + rng() % 0x40
+                    : rng() % 3 == 0 ? 0xC0 + rng() % 0x40
+                                     : rng() % 0x100);
         QVERIFY2(viaWriter(s) == viaNlohmann(s), QByteArray::fromStdString(s).toHex().constData());
     }
 }
@@ -178,7 +188,8 @@ void TestJsonWriter::randomValues()
     // The special numbers.
     for (const Json &j : { Json(0), Json(-1), Json(std::numeric_limits<std::int64_t>::min()),
              Json(std::numeric_limits<std::uint64_t>::max()), Json(0.5), Json(1e300), Json(-0.0),
-             Json(std::numeric_limits<double>::quiet_NaN()), Json(3.0), Json::object(), Json::array() }) {
+             Json(std::numeric_limits<double>::quiet_NaN()), Json(3.0), Json::object(),
+             Json::array() }) {
         std::string out;
         appendJson(out, j);
         QCOMPARE(out, dumpJson(j));
@@ -195,7 +206,14 @@ void TestJsonWriter::writerMembers()
     w.beginObject();
     w.member("args", nested);
     w.key("count").number(std::uint64_t(3));
-    w.key("list").beginArray().string("x").beginObject().endObject().beginArray().endArray().endArray();
+    w.key("list")
+        .beginArray()
+        .string("x")
+        .beginObject()
+        .endObject()
+        .beginArray()
+        .endArray()
+        .endArray();
     w.key("neg").number(std::int64_t(-4));
     w.member("ok", false);
     w.member("text", "a\"b\n\xFF");

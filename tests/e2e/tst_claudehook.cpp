@@ -23,7 +23,8 @@ constexpr char Policy[] = R"js({"default":"ask","guardrails":[
 
 Json fixture(const char *name)
 {
-    QFile f(QStringLiteral(HOLDPOINT_SOURCE_DIR "/tests/integrations/fixtures/claude-code/") + QLatin1String(name));
+    QFile f(QStringLiteral(HOLDPOINT_SOURCE_DIR "/tests/integrations/fixtures/claude-code/")
+        + QLatin1String(name));
     f.open(QIODevice::ReadOnly);
     return Json::parse(f.readAll().toStdString());
 }
@@ -32,7 +33,9 @@ CtlResult hook(const QString &dataDir, const Json &input, const QStringList &ext
 {
     QProcess p;
     p.start(QStringLiteral(HOLDPOINT_CTL_BIN),
-            QStringList {QStringLiteral("--data-dir"), dataDir, QStringLiteral("hook"), QStringLiteral("claude-code")} + extra);
+        QStringList { QStringLiteral("--data-dir"), dataDir, QStringLiteral("hook"),
+            QStringLiteral("claude-code") }
+            + extra);
     p.write(QByteArray::fromStdString(dumpJson(input)));
     p.closeWriteChannel();
     return finish(p);
@@ -66,7 +69,8 @@ void TestClaudeHook::initTestCase()
     QVERIFY(f.open(QIODevice::WriteOnly));
     f.write(Policy);
     f.close();
-    m_console = std::make_unique<ConsoleProcess>(QStringList {QStringLiteral("--policy"), policy});
+    m_console
+        = std::make_unique<ConsoleProcess>(QStringList { QStringLiteral("--policy"), policy });
     QVERIFY(m_console->ready());
 }
 
@@ -74,14 +78,18 @@ void TestClaudeHook::decisionsByPolicy_data()
 {
     QTest::addColumn<QString>("fixture");
     QTest::addColumn<QString>("output");
-    QTest::newRow("allow") << "pre_read.json"
-                           << R"({"hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":"allow","permissionDecisionReason":"reads are fine"}})";
-    QTest::newRow("deny") << "pre_write_etc.json"
-                          << R"js({"hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":"deny","permissionDecisionReason":"file_path /etc/hosts is protected (/etc)"}})js";
-    QTest::newRow("modify: the whole edited input") << "pre_bash_long.json"
-                                                    << R"({"hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":"allow","permissionDecisionReason":"bash is fine","updatedInput":{"command":"make test","description":"Run the tests","timeout":60000}}})";
-    QTest::newRow("halt") << "pre_bash_sudo.json"
-                          << R"({"continue":false,"stopReason":"no root: sudo rm -rf /var/lib/app","hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":"deny","permissionDecisionReason":"Holdpoint halted the run: no root: sudo rm -rf /var/lib/app"}})";
+    QTest::newRow("allow")
+        << "pre_read.json"
+        << R"({"hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":"allow","permissionDecisionReason":"reads are fine"}})";
+    QTest::newRow("deny")
+        << "pre_write_etc.json"
+        << R"js({"hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":"deny","permissionDecisionReason":"file_path /etc/hosts is protected (/etc)"}})js";
+    QTest::newRow("modify: the whole edited input")
+        << "pre_bash_long.json"
+        << R"({"hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":"allow","permissionDecisionReason":"bash is fine","updatedInput":{"command":"make test","description":"Run the tests","timeout":60000}}})";
+    QTest::newRow("halt")
+        << "pre_bash_sudo.json"
+        << R"({"continue":false,"stopReason":"no root: sudo rm -rf /var/lib/app","hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":"deny","permissionDecisionReason":"Holdpoint halted the run: no root: sudo rm -rf /var/lib/app"}})";
 }
 
 void TestClaudeHook::decisionsByPolicy()
@@ -89,9 +97,11 @@ void TestClaudeHook::decisionsByPolicy()
     QFETCH(QString, fixture);
     QFETCH(QString, output);
     Json input = ::fixture(fixture.toLatin1().constData());
-    input["tool_use_id"] = input["tool_use_id"].get<std::string>() + "-" + std::string(QTest::currentDataTag());
+    input["tool_use_id"]
+        = input["tool_use_id"].get<std::string>() + "-" + std::string(QTest::currentDataTag());
     // A halt holds its turn (PROTOCOL.md "Halting"), so each row has its own session.
-    input["session_id"] = input["session_id"].get<std::string>() + "-" + std::string(QTest::currentDataTag());
+    input["session_id"]
+        = input["session_id"].get<std::string>() + "-" + std::string(QTest::currentDataTag());
     const CtlResult r = hook(m_console->dataDir(), input);
     QCOMPARE(r.exitCode, 0);
     QCOMPARE(Json::parse(r.out.toStdString()), Json::parse(output.toStdString()));
@@ -101,11 +111,13 @@ void TestClaudeHook::aPersonDecides()
 {
     auto reviewer = m_console->reviewer();
     QVERIFY(reviewer);
-    for (const bool approve : {true, false}) {
+    for (const bool approve : { true, false }) {
         Json input = fixture("pre_mcp.json");
         input["tool_use_id"] = approve ? "toolu_mcp_yes" : "toolu_mcp_no";
         QProcess p;
-        p.start(QStringLiteral(HOLDPOINT_CTL_BIN), {QStringLiteral("--data-dir"), m_console->dataDir(), QStringLiteral("hook"), QStringLiteral("claude-code")});
+        p.start(QStringLiteral(HOLDPOINT_CTL_BIN),
+            { QStringLiteral("--data-dir"), m_console->dataDir(), QStringLiteral("hook"),
+                QStringLiteral("claude-code") });
         p.write(QByteArray::fromStdString(dumpJson(input)));
         p.closeWriteChannel();
         const Json item = reviewer->next("escalated")["item"];
@@ -113,8 +125,10 @@ void TestClaudeHook::aPersonDecides()
         QCOMPARE(item["session_id"], Json("9b2c1d7e-4a5f-4c3b-8e21-6f0a7d3c5b19"));
         QCOMPARE(item["context"]["cwd"], Json("/home/dev/app"));
         const QString id = QString::fromStdString(item["id"].get<std::string>());
-        const CtlResult decided = approve ? m_console->ctl({QStringLiteral("approve"), id})
-                                          : m_console->ctl({QStringLiteral("deny"), id, QStringLiteral("--reason"), QStringLiteral("not that repo")});
+        const CtlResult decided = approve
+            ? m_console->ctl({ QStringLiteral("approve"), id })
+            : m_console->ctl({ QStringLiteral("deny"), id, QStringLiteral("--reason"),
+                QStringLiteral("not that repo") });
         QCOMPARE(decided.exitCode, 0);
         const CtlResult r = finish(p);
         QCOMPARE(r.exitCode, 0);
@@ -141,9 +155,13 @@ void TestClaudeHook::postToolUseWarnsThenBlocks()
         QCOMPARE(r.exitCode, 0);
         const Json out = Json::parse(r.out.toStdString());
         if (attempt == 1)
-            QCOMPARE(out, Json::parse(R"({"hookSpecificOutput":{"hookEventName":"PostToolUse","additionalContext":"this exact Bash call failed 1 times in this turn"}})"));
+            QCOMPARE(out,
+                Json::parse(
+                    R"({"hookSpecificOutput":{"hookEventName":"PostToolUse","additionalContext":"this exact Bash call failed 1 times in this turn"}})"));
         else
-            QCOMPARE(out, Json::parse(R"({"decision":"block","reason":"Bash failed 2 times in this turn; halting the turn"})"));
+            QCOMPARE(out,
+                Json::parse(
+                    R"({"decision":"block","reason":"Bash failed 2 times in this turn; halting the turn"})"));
     }
 }
 
@@ -162,8 +180,10 @@ void TestClaudeHook::unreachableConsoleBlocks()
     const CtlResult blocked = hook(nowhere.path(), fixture("pre_read.json"));
     QCOMPARE(blocked.exitCode, 2);
     QVERIFY(blocked.out.isEmpty());
-    QVERIFY2(blocked.err.startsWith("Holdpoint blocked this call: no console found: cannot read "), blocked.err.constData());
-    const CtlResult open = hook(nowhere.path(), fixture("pre_read.json"), {QStringLiteral("--fail-open")});
+    QVERIFY2(blocked.err.startsWith("Holdpoint blocked this call: no console found: cannot read "),
+        blocked.err.constData());
+    const CtlResult open
+        = hook(nowhere.path(), fixture("pre_read.json"), { QStringLiteral("--fail-open") });
     QCOMPARE(open.exitCode, 0);
     QVERIFY(open.out.isEmpty());
     QVERIFY(open.err.isEmpty());
@@ -172,12 +192,16 @@ void TestClaudeHook::unreachableConsoleBlocks()
 void TestClaudeHook::badInputBlocks()
 {
     QProcess p;
-    p.start(QStringLiteral(HOLDPOINT_CTL_BIN), {QStringLiteral("--data-dir"), m_console->dataDir(), QStringLiteral("hook"), QStringLiteral("claude-code")});
+    p.start(QStringLiteral(HOLDPOINT_CTL_BIN),
+        { QStringLiteral("--data-dir"), m_console->dataDir(), QStringLiteral("hook"),
+            QStringLiteral("claude-code") });
     p.write("{\"hook_event_name\": \"PreToolUse\", \"session_id\": \"s\"}");
     p.closeWriteChannel();
     const CtlResult r = finish(p);
     QCOMPARE(r.exitCode, 2);
-    QCOMPARE(r.err, QByteArray("Holdpoint blocked this call: hook input: tool_name: required, expected a non-empty string of at most 256 bytes\n"));
+    QCOMPARE(r.err,
+        QByteArray("Holdpoint blocked this call: hook input: tool_name: required, expected a "
+                   "non-empty string of at most 256 bytes\n"));
 }
 
 // --fail-open is for a console that is away. A call the hook cannot read, one
@@ -186,7 +210,7 @@ void TestClaudeHook::badInputBlocks()
 void TestClaudeHook::failOpenStillBlocksARefusedCall()
 {
     const QString dataDir = m_console->dataDir();
-    const QStringList open {QStringLiteral("--fail-open")};
+    const QStringList open { QStringLiteral("--fail-open") };
     auto blockedFor = [](const CtlResult &r, const char *why) {
         QCOMPARE(r.exitCode, 2);
         QVERIFY(r.out.isEmpty());
@@ -201,15 +225,16 @@ void TestClaudeHook::failOpenStillBlocksARefusedCall()
 
     Json large = fixture("pre_read.json");
     large["tool_use_id"] = "toolu_too_large";
-    large["tool_input"] = {{"file_path", "/tmp/x"}, {"pad", std::string(1100 * 1024, 'x')}};
-    blockedFor(hook(dataDir, large, open), "more than the console takes (1048576 bytes, holdpoint --max-message-bytes)");
+    large["tool_input"] = { { "file_path", "/tmp/x" }, { "pad", std::string(1100 * 1024, 'x') } };
+    blockedFor(hook(dataDir, large, open),
+        "more than the console takes (1048576 bytes, holdpoint --max-message-bytes)");
 
     Json deep = fixture("pre_read.json");
     deep["tool_use_id"] = "toolu_too_deep";
     Json nested = Json::object();
     for (int i = 0; i < 80; ++i)
-        nested = Json {{"n", std::move(nested)}};
-    deep["tool_input"] = {{"file_path", "/tmp/x"}, {"nested", std::move(nested)}};
+        nested = Json { { "n", std::move(nested) } };
+    deep["tool_input"] = { { "file_path", "/tmp/x" }, { "nested", std::move(nested) } };
     blockedFor(hook(dataDir, deep, open), "nested deeper than 64 levels");
 
     // A tool_use_id the console already decided, sent again with other

@@ -21,7 +21,7 @@ Run ctl(const QStringList &args)
     p.start(QStringLiteral(HOLDPOINT_CTL_BIN), args);
     p.closeWriteChannel(); // stdin is a pipe, as under an agent CLI
     p.waitForFinished(30'000);
-    return {p.exitCode(), p.readAllStandardOutput(), p.readAllStandardError()};
+    return { p.exitCode(), p.readAllStandardOutput(), p.readAllStandardError() };
 }
 
 // On a terminal: script(1) gives the command a pseudo-terminal for stdin.
@@ -31,11 +31,11 @@ Run ctlOnATerminal(const QStringList &args)
     for (const QString &a : args)
         quoted << u'\'' + a + u'\'';
     QProcess p;
-    p.start(QStringLiteral("script"), {QStringLiteral("-qec"),
-                                       QStringLiteral(HOLDPOINT_CTL_BIN) + u' ' + quoted.join(u' '),
-                                       QStringLiteral("/dev/null")});
+    p.start(QStringLiteral("script"),
+        { QStringLiteral("-qec"), QStringLiteral(HOLDPOINT_CTL_BIN) + u' ' + quoted.join(u' '),
+            QStringLiteral("/dev/null") });
     p.waitForFinished(30'000);
-    return {p.exitCode(), p.readAllStandardOutput(), p.readAllStandardError()};
+    return { p.exitCode(), p.readAllStandardOutput(), p.readAllStandardError() };
 }
 
 } // namespace
@@ -57,29 +57,29 @@ void TestCtlHelp::everyCommandHasHelp_data()
     QTest::addColumn<QStringList>("command");
     QTest::addColumn<QString>("entry"); // a line of its own entry
     const QList<std::pair<const char *, const char *>> rows {
-        {"submit", "  submit --tool NAME --args JSON"},
-        {"pending", "  pending [--json]"},
-        {"approve ID", "  approve ID [--reason TEXT]"},
-        {"deny ID", "  deny ID --reason TEXT"},
-        {"edit ID", "  edit ID --args JSON"},
-        {"halt ID", "  halt ID [--reason TEXT]"},
-        {"web pair", "  web pair [--no-qr]"},
-        {"web sessions", "  web sessions [--json]"},
-        {"web revoke ID", "  web revoke ID"},
-        {"reviewer add NAME", "  reviewer add NAME"},
-        {"reviewer list", "  reviewer list [--json]"},
-        {"reviewer remove NAME", "  reviewer remove NAME"},
-        {"mcp-proxy", "  mcp-proxy [--server-name NAME]"},
-        {"audit verify", "  audit verify [--json]"},
-        {"audit query", "  audit query [--agent A]"},
-        {"audit export", "  audit export [--format jsonl|csv]"},
-        {"insights", "  insights [--since T] [--data-dir DIR | --team URL] [--json]"},
-        {"team init", "  team init [URL]"},
-        {"team reviewer add", "  team reviewer add NAME --role LOGIN"},
-        {"policy check", "  policy check FILE..."},
+        { "submit", "  submit --tool NAME --args JSON" },
+        { "pending", "  pending [--json]" },
+        { "approve ID", "  approve ID [--reason TEXT]" },
+        { "deny ID", "  deny ID --reason TEXT" },
+        { "edit ID", "  edit ID --args JSON" },
+        { "halt ID", "  halt ID [--reason TEXT]" },
+        { "web pair", "  web pair [--no-qr]" },
+        { "web sessions", "  web sessions [--json]" },
+        { "web revoke ID", "  web revoke ID" },
+        { "reviewer add NAME", "  reviewer add NAME" },
+        { "reviewer list", "  reviewer list [--json]" },
+        { "reviewer remove NAME", "  reviewer remove NAME" },
+        { "mcp-proxy", "  mcp-proxy [--server-name NAME]" },
+        { "audit verify", "  audit verify [--json]" },
+        { "audit query", "  audit query [--agent A]" },
+        { "audit export", "  audit export [--format jsonl|csv]" },
+        { "insights", "  insights [--since T] [--data-dir DIR | --team URL] [--json]" },
+        { "team init", "  team init [URL]" },
+        { "team reviewer add", "  team reviewer add NAME --role LOGIN" },
+        { "policy check", "  policy check FILE..." },
     };
     for (const auto &[command, entry] : rows) {
-        for (const char *flag : {"--help", "-h"}) {
+        for (const char *flag : { "--help", "-h" }) {
             QStringList args = QString::fromLatin1(command).split(u' ');
             args << QLatin1String(flag);
             QTest::addRow("%s %s", command, flag) << args << QString::fromLatin1(entry);
@@ -93,7 +93,8 @@ void TestCtlHelp::everyCommandHasHelp()
 {
     QFETCH(QStringList, command);
     QFETCH(QString, entry);
-    const Run r = ctl(QStringList {QStringLiteral("--data-dir"), QStringLiteral("/nonexistent")} + command);
+    const Run r = ctl(
+        QStringList { QStringLiteral("--data-dir"), QStringLiteral("/nonexistent") } + command);
     QVERIFY2(r.exitCode == 0, r.err.constData());
     QVERIFY(r.err.isEmpty());
     QVERIFY2(r.out.startsWith("Usage: holdpoint-ctl "), r.out.constData());
@@ -105,9 +106,10 @@ void TestCtlHelp::everyCommandHasHelp()
 
 void TestCtlHelp::versionAfterACommand()
 {
-    for (const QStringList &args : {QStringList {QStringLiteral("--version")},
-                                    QStringList {QStringLiteral("submit"), QStringLiteral("--version")},
-                                    QStringList {QStringLiteral("audit"), QStringLiteral("verify"), QStringLiteral("--version")}}) {
+    for (const QStringList &args : { QStringList { QStringLiteral("--version") },
+             QStringList { QStringLiteral("submit"), QStringLiteral("--version") },
+             QStringList { QStringLiteral("audit"), QStringLiteral("verify"),
+                 QStringLiteral("--version") } }) {
         const Run r = ctl(args);
         QCOMPARE(r.exitCode, 0);
         QCOMPARE(r.out, QByteArray("holdpoint-ctl " HOLDPOINT_VERSION "\n"));
@@ -116,7 +118,7 @@ void TestCtlHelp::versionAfterACommand()
 
 void TestCtlHelp::unknownCommandHelpIsAnError()
 {
-    const Run r = ctl({QStringLiteral("bogus"), QStringLiteral("--help")});
+    const Run r = ctl({ QStringLiteral("bogus"), QStringLiteral("--help") });
     QCOMPARE(r.exitCode, 2);
     QVERIFY(r.out.isEmpty());
     QVERIFY2(r.err.startsWith("holdpoint-ctl: unknown command \"bogus\""), r.err.constData());
@@ -136,7 +138,7 @@ void TestCtlHelp::aHookGivesHelpOnlyToAPersonAtATerminal_data()
 void TestCtlHelp::aHookGivesHelpOnlyToAPersonAtATerminal()
 {
     QFETCH(QString, hook);
-    const QStringList args {QStringLiteral("hook"), hook, QStringLiteral("--help")};
+    const QStringList args { QStringLiteral("hook"), hook, QStringLiteral("--help") };
     const QByteArray entry = QByteArray("\n  hook " + hook.toUtf8() + " [--fail-open]");
 
     const Run person = ctlOnATerminal(args);
@@ -148,8 +150,9 @@ void TestCtlHelp::aHookGivesHelpOnlyToAPersonAtATerminal()
     const Run agent = ctl(args);
     QCOMPARE(agent.exitCode, 2);
     QVERIFY(agent.out.isEmpty());
-    QVERIFY2(agent.err.startsWith(QByteArray("Holdpoint blocked this call: `hook " + hook.toUtf8() + " --help` answers a person at a terminal")),
-             agent.err.constData());
+    QVERIFY2(agent.err.startsWith(QByteArray("Holdpoint blocked this call: `hook " + hook.toUtf8()
+                 + " --help` answers a person at a terminal")),
+        agent.err.constData());
     QVERIFY2(agent.err.contains(entry), agent.err.constData());
 }
 

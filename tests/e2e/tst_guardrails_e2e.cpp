@@ -48,13 +48,14 @@ void TestGuardrailsE2E::policyDefaultAnswersWithoutAPerson()
     QVERIFY(f.open(QIODevice::WriteOnly));
     f.write(R"({"version":1,"description":"observe only","default":"allow"})");
     f.close();
-    ConsoleProcess console({QStringLiteral("--policy"), policy});
+    ConsoleProcess console({ QStringLiteral("--policy"), policy });
     QVERIFY(console.ready());
-    const CtlResult r = console.ctl({QStringLiteral("submit"), QStringLiteral("--tool"), QStringLiteral("read_file"),
-                                     QStringLiteral("--args"), QStringLiteral(R"({"path":"README.md"})")});
+    const CtlResult r = console.ctl(
+        { QStringLiteral("submit"), QStringLiteral("--tool"), QStringLiteral("read_file"),
+            QStringLiteral("--args"), QStringLiteral(R"({"path":"README.md"})") });
     QCOMPARE(r.exitCode, 0);
     QCOMPARE(r.json()["decided_by"], Json("policy:default"));
-    QCOMPARE(r.json()["args"], Json({{"path", "README.md"}}));
+    QCOMPARE(r.json()["args"], Json({ { "path", "README.md" } }));
     QVERIFY(!r.err.contains("waiting for a reviewer"));
 }
 
@@ -67,12 +68,14 @@ void TestGuardrailsE2E::invalidPolicyStopsTheConsole()
     f.write(R"({"default":"sometimes"})");
     f.close();
     QProcess p;
-    p.start(QStringLiteral(HOLDPOINT_BIN), {QStringLiteral("--headless"), QStringLiteral("--data-dir"), dir.filePath(QStringLiteral("data")),
-                                            QStringLiteral("--policy"), policy});
+    p.start(QStringLiteral(HOLDPOINT_BIN),
+        { QStringLiteral("--headless"), QStringLiteral("--data-dir"),
+            dir.filePath(QStringLiteral("data")), QStringLiteral("--policy"), policy });
     QVERIFY(p.waitForFinished(WaitMs));
     QCOMPARE(p.exitCode(), 1);
     QCOMPARE(p.readAllStandardError(),
-             QByteArray("holdpoint: " + policy.toUtf8() + ": default: unknown action \"sometimes\" (expected one of: ask, allow, deny)\n"));
+        QByteArray("holdpoint: " + policy.toUtf8()
+            + ": default: unknown action \"sometimes\" (expected one of: ask, allow, deny)\n"));
     QVERIFY(!QFileInfo::exists(dir.filePath(QStringLiteral("data/endpoint.json"))));
 }
 
@@ -96,11 +99,12 @@ void TestGuardrailsE2E::guardrailsDecideOnTheWire()
         {"type": "protected_paths", "paths": ["/etc"]}
       ]})js");
     f.close();
-    ConsoleProcess console({QStringLiteral("--policy"), policy});
+    ConsoleProcess console({ QStringLiteral("--policy"), policy });
     QVERIFY(console.ready());
     auto submit = [&](const char *tool, const char *args) {
-        return console.ctl({QStringLiteral("submit"), QStringLiteral("--tool"), QString::fromLatin1(tool),
-                            QStringLiteral("--args"), QString::fromLatin1(args), QStringLiteral("--timeout"), QStringLiteral("5")});
+        return console.ctl({ QStringLiteral("submit"), QStringLiteral("--tool"),
+            QString::fromLatin1(tool), QStringLiteral("--args"), QString::fromLatin1(args),
+            QStringLiteral("--timeout"), QStringLiteral("5") });
     };
 
     CtlResult r = submit("read_file", R"({"path":"README.md"})");
@@ -114,7 +118,7 @@ void TestGuardrailsE2E::guardrailsDecideOnTheWire()
     r = submit("bash", R"({"command":"make","timeout":900})");
     QCOMPARE(r.exitCode, 0);
     QCOMPARE(r.json()["decision"], Json("modify"));
-    QCOMPARE(r.json()["args"], Json({{"command", "make"}, {"timeout", 60}}));
+    QCOMPARE(r.json()["args"], Json({ { "command", "make" }, { "timeout", 60 } }));
     QCOMPARE(r.json()["decided_by"], Json("guardrail:allow-bash"));
 
     // triage asks about writes, but protected_paths later denies: deny wins.
@@ -128,38 +132,47 @@ void TestGuardrailsE2E::policyCheck()
 {
     const QString strict = QStringLiteral(HOLDPOINT_SOURCE_DIR "/resources/policies/strict.json");
     QProcess ok;
-    ok.start(QStringLiteral(HOLDPOINT_CTL_BIN), {QStringLiteral("policy"), QStringLiteral("check"), strict});
+    ok.start(QStringLiteral(HOLDPOINT_CTL_BIN),
+        { QStringLiteral("policy"), QStringLiteral("check"), strict });
     QVERIFY(ok.waitForFinished(WaitMs));
     QCOMPARE(ok.exitCode(), 0);
-    QCOMPARE(ok.readAllStandardOutput(), QByteArray("ok: 7 guardrail(s), default ask, from " + strict.toUtf8() + "\n"));
+    QCOMPARE(ok.readAllStandardOutput(),
+        QByteArray("ok: 7 guardrail(s), default ask, from " + strict.toUtf8() + "\n"));
 
     QTemporaryDir dir;
     const QString bad = dir.filePath(QStringLiteral("bad.json"));
     QFile f(bad);
     QVERIFY(f.open(QIODevice::WriteOnly));
-    f.write(R"({"guardrails":[{"type":"rules","rules":[{"when":{"args":{"path":{"globb":"/etc/**"}}},"action":"deny"}]}]})");
+    f.write(
+        R"({"guardrails":[{"type":"rules","rules":[{"when":{"args":{"path":{"globb":"/etc/**"}}},"action":"deny"}]}]})");
     f.close();
     QProcess invalid;
-    invalid.start(QStringLiteral(HOLDPOINT_CTL_BIN), {QStringLiteral("policy"), QStringLiteral("check"), strict, bad});
+    invalid.start(QStringLiteral(HOLDPOINT_CTL_BIN),
+        { QStringLiteral("policy"), QStringLiteral("check"), strict, bad });
     QVERIFY(invalid.waitForFinished(WaitMs));
     QCOMPARE(invalid.exitCode(), 1);
     QCOMPARE(invalid.readAllStandardError(),
-             QByteArray(bad.toUtf8() + ": guardrails[0].rules[0].when.args.path: unknown matcher \"globb\" (expected one of: "
-                                       "equals, glob, regex, prefix, path_under, min, max, exists)\n"));
+        QByteArray(bad.toUtf8()
+            + ": guardrails[0].rules[0].when.args.path: unknown matcher \"globb\" (expected one "
+              "of: "
+              "equals, glob, regex, prefix, path_under, min, max, exists)\n"));
     // The console says the same when it starts with that file.
     QProcess console;
-    console.start(QStringLiteral(HOLDPOINT_BIN), {QStringLiteral("--headless"), QStringLiteral("--data-dir"), dir.filePath(QStringLiteral("d")),
-                                                  QStringLiteral("--policy"), bad});
+    console.start(QStringLiteral(HOLDPOINT_BIN),
+        { QStringLiteral("--headless"), QStringLiteral("--data-dir"),
+            dir.filePath(QStringLiteral("d")), QStringLiteral("--policy"), bad });
     QVERIFY(console.waitForFinished(WaitMs));
     QCOMPARE(console.exitCode(), 1);
-    QVERIFY(console.readAllStandardError().endsWith("unknown matcher \"globb\" (expected one of: equals, glob, regex, prefix, path_under, min, max, exists)\n"));
+    QVERIFY(console.readAllStandardError().endsWith(
+        "unknown matcher \"globb\" (expected one of: equals, glob, regex, prefix, path_under, min, "
+        "max, exists)\n"));
 }
 
 void TestGuardrailsE2E::loopDetectionOnTheWire()
 {
     QTemporaryDir dir;
-    ConsoleProcess console({QStringLiteral("--policy"),
-                            writePolicy(dir, R"({"default":"allow","guardrails":[{"type":"loop_detection"}]})")});
+    ConsoleProcess console({ QStringLiteral("--policy"),
+        writePolicy(dir, R"({"default":"allow","guardrails":[{"type":"loop_detection"}]})") });
     QVERIFY(console.ready());
     auto agent = console.agent();
     QVERIFY(agent);
@@ -167,35 +180,39 @@ void TestGuardrailsE2E::loopDetectionOnTheWire()
     // One failing attempt: returns the decision, and the after_call if it ran.
     auto attempt = [&](const Json &args) {
         const std::string id = "c" + std::to_string(++n);
-        agent->send({{"type", "tool_call"}, {"call_id", id}, {"tool_name", "bash"}, {"args", args}});
+        agent->send({ { "type", "tool_call" }, { "call_id", id }, { "tool_name", "bash" },
+            { "args", args } });
         const Json d = agent->next("decision");
         Json after;
         if (d["decision"] == Json("allow")) {
-            agent->send({{"type", "tool_result"}, {"call_id", id}, {"ok", false}, {"result", "exit 1"}});
+            agent->send({ { "type", "tool_result" }, { "call_id", id }, { "ok", false },
+                { "result", "exit 1" } });
             after = agent->next("after_call");
         }
-        return std::pair {d, after};
+        return std::pair { d, after };
     };
-    agent->send({{"type", "turn_start"}, {"turn_id", "t1"}});
-    const Json same = {{"command", "pytest -x"}};
+    agent->send({ { "type", "turn_start" }, { "turn_id", "t1" } });
+    const Json same = { { "command", "pytest -x" } };
     QCOMPARE(attempt(same).second["action"], Json("allow")); // 1st failure
     for (int i = 2; i <= 5; ++i) {
         const Json after = attempt(same).second;
         QCOMPARE(after["action"], Json("warn"));
         QCOMPARE(after["warnings"][0]["code"], Json("exact_failure"));
-        QCOMPARE(after["reason"], Json("this exact bash call failed " + std::to_string(i) + " times in this turn"));
+        QCOMPARE(after["reason"],
+            Json("this exact bash call failed " + std::to_string(i) + " times in this turn"));
     }
     const Json blocked = attempt(same).first;
     QCOMPARE(blocked["decision"], Json("deny"));
     QCOMPARE(blocked["code"], Json("exact_failure"));
     QCOMPARE(blocked["decided_by"], Json("guardrail:loop_detection"));
     // Three more failures with other arguments make 8 for the tool: halt.
-    attempt({{"command", "pytest -k a"}});
-    attempt({{"command", "pytest -k b"}});
-    QCOMPARE(attempt({{"command", "pytest -k c"}}).second["action"], Json("halt"));
-    QCOMPARE(attempt({{"command", "ls"}}).first["decision"], Json("halt"));
+    attempt({ { "command", "pytest -k a" } });
+    attempt({ { "command", "pytest -k b" } });
+    QCOMPARE(attempt({ { "command", "pytest -k c" } }).second["action"], Json("halt"));
+    QCOMPARE(attempt({ { "command", "ls" } }).first["decision"], Json("halt"));
 
-    agent->send({{"type", "turn_start"}, {"turn_id", "t2"}}); // a new turn starts counting afresh
+    agent->send(
+        { { "type", "turn_start" }, { "turn_id", "t2" } }); // a new turn starts counting afresh
     const auto fresh = attempt(same);
     QCOMPARE(fresh.first["decision"], Json("allow"));
     QCOMPARE(fresh.second["action"], Json("allow"));
@@ -204,25 +221,29 @@ void TestGuardrailsE2E::loopDetectionOnTheWire()
 void TestGuardrailsE2E::pendingShowsTheTurnsLoop()
 {
     QTemporaryDir dir;
-    ConsoleProcess console({QStringLiteral("--policy"),
-                            writePolicy(dir, R"({"default":"ask","guardrails":[
+    ConsoleProcess console(
+        { QStringLiteral("--policy"), writePolicy(dir, R"({"default":"ask","guardrails":[
                                 {"type":"rules","rules":[{"when":{"tool":"bash"},"action":"allow"}]},
-                                {"type":"loop_detection"}]})")});
+                                {"type":"loop_detection"}]})") });
     QVERIFY(console.ready());
     auto agent = console.agent();
     QVERIFY(agent);
-    agent->send({{"type", "turn_start"}, {"turn_id", "t1"}});
-    agent->send({{"type", "tool_call"}, {"call_id", "w1"}, {"tool_name", "write_file"}, {"args", {{"path", "a"}}}});
+    agent->send({ { "type", "turn_start" }, { "turn_id", "t1" } });
+    agent->send({ { "type", "tool_call" }, { "call_id", "w1" }, { "tool_name", "write_file" },
+        { "args", { { "path", "a" } } } });
     QVERIFY(agent->next("pending").is_object());
-    for (const char *id : {"b1", "b2"}) {
-        agent->send({{"type", "tool_call"}, {"call_id", id}, {"tool_name", "bash"}, {"args", {{"command", "make"}}}});
+    for (const char *id : { "b1", "b2" }) {
+        agent->send({ { "type", "tool_call" }, { "call_id", id }, { "tool_name", "bash" },
+            { "args", { { "command", "make" } } } });
         QCOMPARE(agent->next("decision")["decision"], Json("allow"));
-        agent->send({{"type", "tool_result"}, {"call_id", id}, {"ok", false}, {"result", "exit 2"}});
+        agent->send({ { "type", "tool_result" }, { "call_id", id }, { "ok", false },
+            { "result", "exit 2" } });
         QVERIFY(agent->next("after_call").is_object());
     }
-    const QByteArray text = console.ctl({QStringLiteral("pending")}).out;
-    QVERIFY2(text.contains("    loop: agent is retrying a failing call (2/5) [exact_failure]"), text.constData());
-    const Json items = console.ctl({QStringLiteral("pending"), QStringLiteral("--json")}).json();
+    const QByteArray text = console.ctl({ QStringLiteral("pending") }).out;
+    QVERIFY2(text.contains("    loop: agent is retrying a failing call (2/5) [exact_failure]"),
+        text.constData());
+    const Json items = console.ctl({ QStringLiteral("pending"), QStringLiteral("--json") }).json();
     QCOMPARE(items.size(), std::size_t(1));
     QCOMPARE(items[0]["turn_findings"][0]["count"], Json(2));
     QCOMPARE(items[0]["turn_findings"][0]["call_ids"], Json::parse(R"(["b1","b2"])"));
@@ -231,46 +252,57 @@ void TestGuardrailsE2E::pendingShowsTheTurnsLoop()
 void TestGuardrailsE2E::rateLimitOnTheWire()
 {
     QTemporaryDir dir;
-    ConsoleProcess console({QStringLiteral("--policy"),
-                            writePolicy(dir, R"({"default":"allow","guardrails":[{"type":"rate_limit","limit":2,"window_s":3600}]})")});
+    ConsoleProcess console({ QStringLiteral("--policy"),
+        writePolicy(dir,
+            R"({"default":"allow","guardrails":[{"type":"rate_limit","limit":2,"window_s":3600}]})") });
     QVERIFY(console.ready());
     auto agent = console.agent();
     QVERIFY(agent);
     for (int i = 1; i <= 3; ++i)
-        agent->send({{"type", "tool_call"}, {"call_id", "r" + std::to_string(i)}, {"tool_name", "post"}, {"args", {{"i", i}}}});
+        agent->send({ { "type", "tool_call" }, { "call_id", "r" + std::to_string(i) },
+            { "tool_name", "post" }, { "args", { { "i", i } } } });
     QCOMPARE(agent->next("decision")["decision"], Json("allow"));
     QCOMPARE(agent->next("decision")["decision"], Json("allow"));
     const Json third = agent->next("decision");
     QCOMPARE(third["decision"], Json("deny"));
     QCOMPARE(third["code"], Json("rate_limited"));
-    QVERIFY(third["reason"].get<std::string>().starts_with("rate limit: at most 2 calls per 3600 s per session"));
+    QVERIFY(third["reason"].get<std::string>().starts_with(
+        "rate limit: at most 2 calls per 3600 s per session"));
     auto other = console.agent(); // another session has its own window
     QVERIFY(other);
-    other->send({{"type", "tool_call"}, {"call_id", "r1"}, {"tool_name", "post"}, {"args", {{"i", 1}}}});
+    other->send({ { "type", "tool_call" }, { "call_id", "r1" }, { "tool_name", "post" },
+        { "args", { { "i", 1 } } } });
     QCOMPARE(other->next("decision")["decision"], Json("allow"));
 }
 
 void TestGuardrailsE2E::secretsAreMaskedForTheReviewerChannel()
 {
     QTemporaryDir dir;
-    ConsoleProcess console({QStringLiteral("--policy"), writePolicy(dir, R"({"guardrails":[{"type":"secrets"}]})")});
+    ConsoleProcess console(
+        { QStringLiteral("--policy"), writePolicy(dir, R"({"guardrails":[{"type":"secrets"}]})") });
     QVERIFY(console.ready());
     auto reviewer = console.reviewer();
     QVERIFY(reviewer);
     const std::string secret = "ghp_0123456789abcdefghijABCDEFGHIJ012345";
     QString raw;
-    connect(&reviewer->socket(), &QWebSocket::textMessageReceived, this, [&](const QString &t) { raw += t; });
+    connect(&reviewer->socket(), &QWebSocket::textMessageReceived, this,
+        [&](const QString &t) { raw += t; });
     auto agent = console.agent();
     QVERIFY(agent);
-    const Json args = {{"repo", "acme/app"}, {"token", secret}, {"note", "uses " + secret}};
-    agent->send({{"type", "tool_call"}, {"call_id", "s1"}, {"tool_name", "github_api"}, {"args", args}});
+    const Json args = { { "repo", "acme/app" }, { "token", secret }, { "note", "uses " + secret } };
+    agent->send({ { "type", "tool_call" }, { "call_id", "s1" }, { "tool_name", "github_api" },
+        { "args", args } });
     const Json item = reviewer->next("escalated")["item"];
     QCOMPARE(item["args"]["token"], Json("[secret:github_token:1]"));
     QCOMPARE(item["args"]["note"], Json("uses [secret:github_token:1]"));
     QVERIFY(!raw.contains(QString::fromStdString(secret)));
-    const CtlResult pending = console.ctl({QStringLiteral("pending"), QStringLiteral("--json")});
+    const CtlResult pending = console.ctl({ QStringLiteral("pending"), QStringLiteral("--json") });
     QVERIFY(!pending.out.contains(QByteArray::fromStdString(secret)));
-    QCOMPARE(console.ctl({QStringLiteral("approve"), QString::fromStdString(item["id"].get<std::string>())}).exitCode, 0);
+    QCOMPARE(console
+                 .ctl({ QStringLiteral("approve"),
+                     QString::fromStdString(item["id"].get<std::string>()) })
+                 .exitCode,
+        0);
     QCOMPARE(agent->next("decision")["args"], args); // the agent gets the real value back
 }
 

@@ -61,8 +61,9 @@ void TestHookFront::fragmentedDecisionWithPings()
     const Json call = m_console->welcome();
     QCOMPARE(call["type"], Json("tool_call"));
     QCOMPARE(call["call_id"], Json("toolu_front"));
-    m_console->send({{"type", "pending"}, {"call_id", "toolu_front"}, {"id", "item1"}, {"reason", "a person decides"}});
-    for (const QByteArray &ping : {QByteArray("wait-1"), QByteArray("wait-2")}) {
+    m_console->send({ { "type", "pending" }, { "call_id", "toolu_front" }, { "id", "item1" },
+        { "reason", "a person decides" } });
+    for (const QByteArray &ping : { QByteArray("wait-1"), QByteArray("wait-2") }) {
         m_console->sendFrame(0x9, ping);
         QVERIFY(m_console->waitPong(ping));
     }
@@ -76,7 +77,8 @@ void TestHookFront::fragmentedDecisionWithPings()
     const CtlResult r = collect(*hook);
     QCOMPARE(r.exitCode, 0);
     QCOMPARE(Json::parse(r.out.toStdString()),
-             Json::parse(R"({"hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":"allow","permissionDecisionReason":"fine"}})"));
+        Json::parse(
+            R"({"hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":"allow","permissionDecisionReason":"fine"}})"));
     QCOMPARE(r.err, QByteArray());
     // The hook closes with 1000 once answered.
     const auto close = m_console->nextFrame();
@@ -93,7 +95,7 @@ void TestHookFront::largeDecision()
     QCOMPARE(m_console->welcome()["type"], Json("tool_call"));
     Json d = Allow;
     d["decision"] = "modify";
-    d["args"] = {{"file_path", "/tmp/x"}, {"pad", std::string(300 * 1024, 'y')}};
+    d["args"] = { { "file_path", "/tmp/x" }, { "pad", std::string(300 * 1024, 'y') } };
     m_console->send(d);
     const CtlResult r = collect(*hook);
     QCOMPARE(r.exitCode, 0);
@@ -104,8 +106,11 @@ void TestHookFront::closedMidWait_data()
 {
     QTest::addColumn<bool>("closeFrame");
     QTest::addColumn<QByteArray>("why");
-    QTest::newRow("close frame") << true << QByteArray("Holdpoint blocked this call: the console closed the connection (close code 1001 going away)\n");
-    QTest::newRow("connection dropped") << false << QByteArray("Holdpoint blocked this call: the console closed the connection\n");
+    QTest::newRow("close frame") << true
+                                 << QByteArray("Holdpoint blocked this call: the console closed "
+                                               "the connection (close code 1001 going away)\n");
+    QTest::newRow("connection dropped")
+        << false << QByteArray("Holdpoint blocked this call: the console closed the connection\n");
 }
 
 // The console goes away while the hook waits for a person: blocked, even
@@ -115,13 +120,15 @@ void TestHookFront::closedMidWait()
 {
     QFETCH(bool, closeFrame);
     QFETCH(QByteArray, why);
-    for (const bool failOpen : {false, true}) {
+    for (const bool failOpen : { false, true }) {
         if (failOpen)
             init();
-        auto hook = startHook(m_dir->path(), failOpen ? QStringList {QStringLiteral("--fail-open")} : QStringList {});
+        auto hook = startHook(m_dir->path(),
+            failOpen ? QStringList { QStringLiteral("--fail-open") } : QStringList {});
         QVERIFY(m_console->accept());
         QCOMPARE(m_console->welcome()["type"], Json("tool_call"));
-        m_console->send({{"type", "pending"}, {"call_id", "toolu_front"}, {"id", "item1"}, {"reason", "waits"}});
+        m_console->send({ { "type", "pending" }, { "call_id", "toolu_front" }, { "id", "item1" },
+            { "reason", "waits" } });
         if (closeFrame)
             m_console->sendFrame(0x8, QByteArray("\x03\xe9going away", 12));
         else
@@ -150,21 +157,27 @@ void TestHookFront::oversizedFrame()
     QCOMPARE(close->second, QByteArray("\x03\xf1", 2));
     const CtlResult r = collect(*hook);
     QCOMPARE(r.exitCode, 2);
-    QCOMPARE(r.err, QByteArray("Holdpoint blocked this call: the console broke the protocol: the console sent a message "
-                               "larger than 33554432 bytes\n"));
+    QCOMPARE(r.err,
+        QByteArray("Holdpoint blocked this call: the console broke the protocol: the console sent "
+                   "a message "
+                   "larger than 33554432 bytes\n"));
 }
 
 void TestHookFront::handshakeRefused_data()
 {
     QTest::addColumn<QByteArray>("response");
     QTest::addColumn<QByteArray>("why");
-    QTest::newRow("403") << QByteArray("HTTP/1.1 403 Forbidden\r\nContent-Length: 0\r\n\r\n")
-                         << QByteArray("the console refused the WebSocket handshake (HTTP/1.1 403 Forbidden)");
-    QTest::newRow("wrong accept") << QByteArray("HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
-                                                "Sec-WebSocket-Accept: s3pPLMBiTxaQ9kYGzzhZRbK+xOo=\r\n\r\n")
-                                  << QByteArray("the console's handshake has a wrong Sec-WebSocket-Accept");
-    QTest::newRow("no upgrade") << QByteArray("HTTP/1.1 101 Switching Protocols\r\n\r\n")
-                                << QByteArray("the console's handshake response is not a WebSocket upgrade");
+    QTest::newRow("403")
+        << QByteArray("HTTP/1.1 403 Forbidden\r\nContent-Length: 0\r\n\r\n")
+        << QByteArray("the console refused the WebSocket handshake (HTTP/1.1 403 Forbidden)");
+    QTest::newRow("wrong accept")
+        << QByteArray(
+               "HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
+               "Sec-WebSocket-Accept: s3pPLMBiTxaQ9kYGzzhZRbK+xOo=\r\n\r\n")
+        << QByteArray("the console's handshake has a wrong Sec-WebSocket-Accept");
+    QTest::newRow("no upgrade")
+        << QByteArray("HTTP/1.1 101 Switching Protocols\r\n\r\n")
+        << QByteArray("the console's handshake response is not a WebSocket upgrade");
 }
 
 void TestHookFront::handshakeRefused()
@@ -175,7 +188,9 @@ void TestHookFront::handshakeRefused()
     QVERIFY(m_console->accept(response));
     const CtlResult r = collect(*hook);
     QCOMPARE(r.exitCode, 2);
-    QCOMPARE(r.err, "Holdpoint blocked this call: cannot connect to the console at " + m_console->url().toUtf8() + ": " + why + "\n");
+    QCOMPARE(r.err,
+        "Holdpoint blocked this call: cannot connect to the console at " + m_console->url().toUtf8()
+            + ": " + why + "\n");
 }
 
 // endpoint.json names a port nobody listens on (a console that crashed).
@@ -185,8 +200,10 @@ void TestHookFront::consoleNotRunning()
     m_owned.reset(); // the port is free again
     const CtlResult blocked = finish(*startHook(m_dir->path()));
     QCOMPARE(blocked.exitCode, 2);
-    QCOMPARE(blocked.err, "Holdpoint blocked this call: cannot connect to the console at " + url.toUtf8() + ": Connection refused\n");
-    const CtlResult open = finish(*startHook(m_dir->path(), {QStringLiteral("--fail-open")}));
+    QCOMPARE(blocked.err,
+        "Holdpoint blocked this call: cannot connect to the console at " + url.toUtf8()
+            + ": Connection refused\n");
+    const CtlResult open = finish(*startHook(m_dir->path(), { QStringLiteral("--fail-open") }));
     QCOMPARE(open.exitCode, 0);
     QCOMPARE(open.out, QByteArray());
     QCOMPARE(open.err, QByteArray());
@@ -202,8 +219,10 @@ void TestHookFront::wrongToken()
     QVERIFY(writeEndpoint(m_dir->path(), console.info().url.toString(), "not-the-token"));
     const CtlResult r = finish(*startHook(m_dir->path()));
     QCOMPARE(r.exitCode, 2);
-    QVERIFY2(r.err.startsWith("Holdpoint blocked this call: the console refused the connection: auth_failed: "), r.err.constData());
-    QCOMPARE(finish(*startHook(m_dir->path(), {QStringLiteral("--fail-open")})).exitCode, 2);
+    QVERIFY2(r.err.startsWith(
+                 "Holdpoint blocked this call: the console refused the connection: auth_failed: "),
+        r.err.constData());
+    QCOMPARE(finish(*startHook(m_dir->path(), { QStringLiteral("--fail-open") })).exitCode, 2);
 }
 
 // The whole path against a real console: its welcome, its decision, its
@@ -212,7 +231,7 @@ void TestHookFront::realConsoleAnswers()
 {
     const QString policy = writeFile(QStringLiteral("policy.json"),
         R"({"default":"ask","guardrails":[{"type":"rules","rules":[{"match":"Read","action":"allow","reason":"reads"}]}]})");
-    ConsoleProcess console({QStringLiteral("--policy"), policy});
+    ConsoleProcess console({ QStringLiteral("--policy"), policy });
     QVERIFY(console.ready());
     const CtlResult r = finish(*startHook(console.dataDir()));
     QCOMPARE(r.exitCode, 0);
@@ -230,25 +249,31 @@ void TestHookFront::handOff()
         p.closeWriteChannel();
         return finish(p);
     };
-    CtlResult r = run({QStringLiteral("--version")});
+    CtlResult r = run({ QStringLiteral("--version") });
     QCOMPARE(r.exitCode, 0);
     QCOMPARE(r.out, QByteArray("holdpoint-ctl " HOLDPOINT_VERSION "\n"));
-    r = run({QStringLiteral("no-such-command")});
+    r = run({ QStringLiteral("no-such-command") });
     QCOMPARE(r.exitCode, 2);
-    QVERIFY2(r.err.startsWith("holdpoint-ctl: unknown command \"no-such-command\""), r.err.constData());
+    QVERIFY2(
+        r.err.startsWith("holdpoint-ctl: unknown command \"no-such-command\""), r.err.constData());
     // A hook's --help goes to the full program too, which blocks it off a terminal.
-    r = run({QStringLiteral("hook"), QStringLiteral("claude-code"), QStringLiteral("--help")});
+    r = run({ QStringLiteral("hook"), QStringLiteral("claude-code"), QStringLiteral("--help") });
     QCOMPARE(r.exitCode, 2);
-    QVERIFY2(r.err.startsWith("Holdpoint blocked this call: `hook claude-code --help` answers a person"), r.err.constData());
-    r = run({QStringLiteral("hook"), QStringLiteral("copilot")});
+    QVERIFY2(
+        r.err.startsWith("Holdpoint blocked this call: `hook claude-code --help` answers a person"),
+        r.err.constData());
+    r = run({ QStringLiteral("hook"), QStringLiteral("copilot") });
     QCOMPARE(r.exitCode, 2);
-    QVERIFY2(r.err.startsWith("holdpoint-ctl: hook: expected `hook claude-code`"), r.err.constData());
+    QVERIFY2(
+        r.err.startsWith("holdpoint-ctl: hook: expected `hook claude-code`"), r.err.constData());
     // policy check's own code, 1, passes through.
-    r = run({QStringLiteral("policy"), QStringLiteral("check"), writeFile(QStringLiteral("bad.json"), R"({"default":"sometimes"})")});
+    r = run({ QStringLiteral("policy"), QStringLiteral("check"),
+        writeFile(QStringLiteral("bad.json"), R"({"default":"sometimes"})") });
     QCOMPARE(r.exitCode, 1);
     QVERIFY2(r.err.contains("unknown action \"sometimes\""), r.err.constData());
     // --credential with a hook is the full program's usage error.
-    r = run({QStringLiteral("--credential"), QStringLiteral("x.json"), QStringLiteral("hook"), QStringLiteral("claude-code")});
+    r = run({ QStringLiteral("--credential"), QStringLiteral("x.json"), QStringLiteral("hook"),
+        QStringLiteral("claude-code") });
     QCOMPARE(r.exitCode, 2);
     QVERIFY2(r.err.startsWith("holdpoint-ctl: --credential is a reviewer's"), r.err.constData());
 }
@@ -257,15 +282,17 @@ void TestHookFront::handOff()
 // reaches it: the hand-off keeps both.
 void TestHookFront::handOffPassesStdinAndEnvironment()
 {
-    ConsoleProcess console({QStringLiteral("--policy"), writeFile(QStringLiteral("policy.json"), R"({"default":"allow"})")});
+    ConsoleProcess console({ QStringLiteral("--policy"),
+        writeFile(QStringLiteral("policy.json"), R"({"default":"allow"})") });
     QVERIFY(console.ready());
     QProcess p;
     QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
     env.insert(QStringLiteral("HOLDPOINT_DATA_DIR"), console.dataDir());
     p.setProcessEnvironment(env);
-    p.start(QStringLiteral(HOLDPOINT_CTL_BIN), {QStringLiteral("submit"), QStringLiteral("--tool"), QStringLiteral("write_file"),
-                                                QStringLiteral("--args"), QStringLiteral("@-"), QStringLiteral("--call-id"),
-                                                QStringLiteral("from-stdin")});
+    p.start(QStringLiteral(HOLDPOINT_CTL_BIN),
+        { QStringLiteral("submit"), QStringLiteral("--tool"), QStringLiteral("write_file"),
+            QStringLiteral("--args"), QStringLiteral("@-"), QStringLiteral("--call-id"),
+            QStringLiteral("from-stdin") });
     p.write(R"({"path":"notes.txt","content":"from stdin"})");
     p.closeWriteChannel();
     const CtlResult r = finish(p);

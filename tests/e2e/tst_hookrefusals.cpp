@@ -34,7 +34,7 @@ QByteArray frame(int first, const QByteArray &payload)
 // A close code as its two bytes (RFC 6455 §5.5.1).
 QByteArray code2(int code)
 {
-    const char bytes[2] = {char(code >> 8), char(code & 0xff)};
+    const char bytes[2] = { char(code >> 8), char(code & 0xff) };
     return QByteArray(bytes, 2);
 }
 
@@ -47,12 +47,13 @@ QByteArray closeFrame(int code)
 Json permission(const CtlResult &r)
 {
     const Json out = r.json();
-    if (!out.is_object() || !out.contains("hookSpecificOutput") || !out["hookSpecificOutput"].is_object())
+    if (!out.is_object() || !out.contains("hookSpecificOutput")
+        || !out["hookSpecificOutput"].is_object())
         return Json();
     return out["hookSpecificOutput"].value("permissionDecision", Json());
 }
 
-const QStringList FailOpen {QStringLiteral("--fail-open")};
+const QStringList FailOpen { QStringLiteral("--fail-open") };
 
 } // namespace
 
@@ -95,11 +96,14 @@ void TestHookRefusals::agentNameFallsBack_data()
 {
     QTest::addColumn<QByteArray>("input");
     QTest::addColumn<QString>("name");
-    QTest::newRow("subagent") << preRead({{"agent_type", "Explore"}}) << QStringLiteral("Explore");
+    QTest::newRow("subagent") << preRead({ { "agent_type", "Explore" } })
+                              << QStringLiteral("Explore");
     QTest::newRow("none") << preRead(Json::object()) << QStringLiteral("claude-code");
-    QTest::newRow("empty") << preRead({{"agent_type", ""}}) << QStringLiteral("claude-code");
-    QTest::newRow("257 bytes") << preRead({{"agent_type", std::string(257, 'a')}}) << QStringLiteral("claude-code");
-    QTest::newRow("256 bytes") << preRead({{"agent_type", std::string(256, 'a')}}) << QString(256, u'a');
+    QTest::newRow("empty") << preRead({ { "agent_type", "" } }) << QStringLiteral("claude-code");
+    QTest::newRow("257 bytes") << preRead({ { "agent_type", std::string(257, 'a') } })
+                               << QStringLiteral("claude-code");
+    QTest::newRow("256 bytes") << preRead({ { "agent_type", std::string(256, 'a') } })
+                               << QString(256, u'a');
 }
 
 // agent_type goes into the hello only when the console takes it there.
@@ -111,7 +115,7 @@ void TestHookRefusals::agentNameFallsBack()
     QVERIFY(m_console->accept());
     const Json hello = m_console->nextMessage();
     QCOMPARE(hello["agent"]["name"], Json(name.toStdString()));
-    m_console->send({{"type", "welcome"}, {"protocol", 1}, {"session_id", "s-front"}});
+    m_console->send({ { "type", "welcome" }, { "protocol", 1 }, { "session_id", "s-front" } });
     QCOMPARE(m_console->nextMessage()["type"], Json("tool_call"));
     m_console->send(Allow);
     const CtlResult r = collect(*hook);
@@ -127,10 +131,11 @@ void TestHookRefusals::realConsoleTakesAnyAgentType()
     QVERIFY(policy.open(QIODevice::WriteOnly));
     policy.write(R"({"default":"deny"})");
     policy.close();
-    ConsoleProcess console({QStringLiteral("--policy"), policy.fileName()});
+    ConsoleProcess console({ QStringLiteral("--policy"), policy.fileName() });
     QVERIFY(console.ready());
-    for (const std::string &type : {std::string(), std::string(300, 'x')}) {
-        const CtlResult r = finish(*startHook(console.dataDir(), FailOpen, preRead({{"agent_type", type}})));
+    for (const std::string &type : { std::string(), std::string(300, 'x') }) {
+        const CtlResult r
+            = finish(*startHook(console.dataDir(), FailOpen, preRead({ { "agent_type", type } })));
         QCOMPARE(r.exitCode, 0);
         QCOMPARE(permission(r), Json("deny"));
     }
@@ -152,20 +157,22 @@ void TestHookRefusals::refusedBeforeWelcome()
 {
     QFETCH(QString, code);
     QFETCH(int, failOpenExit);
-    for (const bool failOpen : {false, true}) {
+    for (const bool failOpen : { false, true }) {
         if (failOpen)
             init();
         auto hook = startHook(m_dir->path(), failOpen ? FailOpen : QStringList {});
         QVERIFY(m_console->accept());
         QCOMPARE(m_console->nextMessage()["type"], Json("hello"));
-        m_console->send({{"type", "error"}, {"code", code.toStdString()}, {"message", "agent.name: expected 1-256 bytes"}});
+        m_console->send({ { "type", "error" }, { "code", code.toStdString() },
+            { "message", "agent.name: expected 1-256 bytes" } });
         // The refusal's own words below tell it from the 10 s deadline's.
         const CtlResult r = collect(*hook);
         QCOMPARE(r.exitCode, failOpen ? failOpenExit : 2);
         QCOMPARE(r.out, QByteArray());
         if (r.exitCode == 2)
-            QCOMPARE(r.err, "Holdpoint blocked this call: the console refused the connection: " + code.toUtf8()
-                                + ": agent.name: expected 1-256 bytes\n");
+            QCOMPARE(r.err,
+                "Holdpoint blocked this call: the console refused the connection: " + code.toUtf8()
+                    + ": agent.name: expected 1-256 bytes\n");
     }
 }
 
@@ -176,7 +183,10 @@ void TestHookRefusals::brokenProtocolBlocks_data()
     QByteArray huge("\x81\x7f", 2);
     for (int i = 7; i >= 0; --i)
         huge += char((quint64(1) << 40) >> (8 * i));
-    QTest::newRow("masked") << QByteArray("\x81\x82" "abcd" "\x1a\x1f", 8) << 1002;
+    QTest::newRow("masked") << QByteArray("\x81\x82"
+                                          "abcd"
+                                          "\x1a\x1f",
+        8) << 1002;
     QTest::newRow("reserved bits") << frame(0xc1, "{}") << 1002;
     QTest::newRow("past 32 MiB") << huge << 1009;
     QTest::newRow("long ping") << QByteArray("\x89\x7e\x00\xc8", 4) + QByteArray(200, 'p') << 1002;
@@ -189,8 +199,9 @@ void TestHookRefusals::brokenProtocolBlocks_data()
     QTest::newRow("surrogate") << frame(0x81, "{\"type\":\"\xed\xa0\x80\"}") << 1007;
     QTest::newRow("not JSON") << frame(0x81, "nope") << 1008;
     QTest::newRow("type a number") << frame(0x81, R"({"type":5,"call_id":"toolu_front"})") << 0;
-    for (const int code : {1000, 1002, 1003, 1005, 1007, 1008, 1009, 1011})
-        QTest::newRow(qPrintable(QStringLiteral("close %1").arg(code))) << (code == 1005 ? frame(0x88, "") : closeFrame(code)) << 0;
+    for (const int code : { 1000, 1002, 1003, 1005, 1007, 1008, 1009, 1011 })
+        QTest::newRow(qPrintable(QStringLiteral("close %1").arg(code)))
+            << (code == 1005 ? frame(0x88, "") : closeFrame(code)) << 0;
 }
 
 // A console that answers, but breaks the protocol or closes for any reason
@@ -219,11 +230,12 @@ void TestHookRefusals::brokenProtocolBlocks()
 // console's limit, and a call past it is blocked, not sent.
 void TestHookRefusals::defaultMessageCap()
 {
-    auto hook = startHook(m_dir->path(), FailOpen, preRead({{"tool_input", {{"file_path", std::string(1024 * 1024, 'p')}}}}));
+    auto hook = startHook(m_dir->path(), FailOpen,
+        preRead({ { "tool_input", { { "file_path", std::string(1024 * 1024, 'p') } } } }));
     QVERIFY(m_console->accept());
     const auto hello = m_console->nextMessage();
     QCOMPARE(hello["type"], Json("hello"));
-    m_console->send({{"type", "welcome"}, {"protocol", 1}, {"session_id", "s-front"}});
+    m_console->send({ { "type", "welcome" }, { "protocol", 1 }, { "session_id", "s-front" } });
     const auto next = m_console->nextFrame();
     QVERIFY(next);
     QCOMPARE(next->first, 0x8); // a close, never the call
@@ -280,18 +292,21 @@ void TestHookRefusals::handshakeConnectionToken()
     m_console->send(Allow);
     QCOMPARE(collect(*hook).exitCode, 0);
 
-    for (const QByteArray &connection : {QByteArray("keep-alive, notupgrade"), QByteArray("upgraded")}) {
+    for (const QByteArray &connection :
+        { QByteArray("keep-alive, notupgrade"), QByteArray("upgraded") }) {
         init();
         const CtlResult r = [&] {
             auto h = startHook(m_dir->path());
             return m_console->accept({}, connection) ? collect(*h) : CtlResult {};
         }();
         QCOMPARE(r.exitCode, 2);
-        QVERIFY2(r.err.endsWith("the console's handshake response is not a WebSocket upgrade\n"), r.err.constData());
+        QVERIFY2(r.err.endsWith("the console's handshake response is not a WebSocket upgrade\n"),
+            r.err.constData());
     }
     init();
     auto h = startHook(m_dir->path());
-    QVERIFY(m_console->accept("HTTP/1.1 1010 Switching Protocols\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n\r\n"));
+    QVERIFY(m_console->accept(
+        "HTTP/1.1 1010 Switching Protocols\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n\r\n"));
     const CtlResult r = collect(*h);
     QCOMPARE(r.exitCode, 2);
     QVERIFY2(r.err.contains("refused the WebSocket handshake (HTTP/1.1 1010"), r.err.constData());
@@ -301,11 +316,12 @@ void TestHookRefusals::handshakeConnectionToken()
 void TestHookRefusals::handshakeHeadCapped()
 {
     auto hook = startHook(m_dir->path());
-    QVERIFY(m_console->accept("HTTP/1.1 101 Switching Protocols\r\nX-Pad: " + QByteArray(20 * 1024, 'x')
-                              + "\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n\r\n"));
+    QVERIFY(m_console->accept("HTTP/1.1 101 Switching Protocols\r\nX-Pad: "
+        + QByteArray(20 * 1024, 'x') + "\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n\r\n"));
     const CtlResult r = collect(*hook);
     QCOMPARE(r.exitCode, 2);
-    QVERIFY2(r.err.endsWith("the console's handshake response is larger than 16384 bytes\n"), r.err.constData());
+    QVERIFY2(r.err.endsWith("the console's handshake response is larger than 16384 bytes\n"),
+        r.err.constData());
 }
 
 // A decision the agent cannot read (stdout full) is no decision: blocked.
@@ -313,8 +329,9 @@ void TestHookRefusals::answerNotWritten()
 {
     QProcess p;
     p.setStandardOutputFile(QStringLiteral("/dev/full"));
-    p.start(QStringLiteral(HOLDPOINT_CTL_BIN), {QStringLiteral("--data-dir"), m_dir->path(), QStringLiteral("hook"),
-                                                QStringLiteral("claude-code"), QStringLiteral("--fail-open")});
+    p.start(QStringLiteral(HOLDPOINT_CTL_BIN),
+        { QStringLiteral("--data-dir"), m_dir->path(), QStringLiteral("hook"),
+            QStringLiteral("claude-code"), QStringLiteral("--fail-open") });
     p.write(PreRead);
     p.closeWriteChannel();
     QVERIFY(m_console->accept());
@@ -322,16 +339,19 @@ void TestHookRefusals::answerNotWritten()
     m_console->send(Allow);
     const CtlResult r = collect(p);
     QCOMPARE(r.exitCode, 2);
-    QVERIFY2(r.err.startsWith("Holdpoint blocked this call: cannot write the answer to stdout: "), r.err.constData());
+    QVERIFY2(r.err.startsWith("Holdpoint blocked this call: cannot write the answer to stdout: "),
+        r.err.constData());
 }
 
 void TestHookRefusals::geminiNotesKept_data()
 {
     QTest::addColumn<QByteArray>("input");
-    QTest::newRow("BeforeAgent") << QByteArray(R"({"hook_event_name":"BeforeAgent","session_id":"s-gem","prompt":"hi"})");
+    QTest::newRow("BeforeAgent") << QByteArray(
+        R"({"hook_event_name":"BeforeAgent","session_id":"s-gem","prompt":"hi"})");
     QTest::newRow("BeforeTool") << QByteArray(
         R"({"hook_event_name":"BeforeTool","session_id":"s-gem","tool_name":"read_file","tool_input":{"path":"x"}})");
-    QTest::newRow("AfterTool") << QByteArray(R"({"hook_event_name":"AfterTool","session_id":"s-gem","tool_name":"read_file",
+    QTest::newRow("AfterTool") << QByteArray(
+        R"({"hook_event_name":"AfterTool","session_id":"s-gem","tool_name":"read_file",
         "tool_input":{"path":"x"},"tool_response":{"llmContent":"x"}})");
 }
 
@@ -343,14 +363,17 @@ void TestHookRefusals::geminiNotesKept()
     QFETCH(QByteArray, input);
     const QString dir = m_dir->filePath(QStringLiteral("gemini-hook"));
     QVERIFY(QDir().mkpath(dir));
-    QFile notes(dir + u'/' + QString::fromLatin1(QCryptographicHash::hash("s-gem", QCryptographicHash::Sha256).toHex()) + u".json");
+    QFile notes(dir + u'/'
+        + QString::fromLatin1(QCryptographicHash::hash("s-gem", QCryptographicHash::Sha256).toHex())
+        + u".json");
     QVERIFY(notes.open(QIODevice::WriteOnly));
     const QByteArray cut = R"({"calls":[{"call_id":"gm-1","tool_name":"read_file",)"; // cut short
     notes.write(cut);
     notes.close();
     QProcess p;
-    p.start(QStringLiteral(HOLDPOINT_CTL_BIN), {QStringLiteral("--data-dir"), m_dir->path(), QStringLiteral("hook"),
-                                                QStringLiteral("gemini"), QStringLiteral("--fail-open")});
+    p.start(QStringLiteral(HOLDPOINT_CTL_BIN),
+        { QStringLiteral("--data-dir"), m_dir->path(), QStringLiteral("hook"),
+            QStringLiteral("gemini"), QStringLiteral("--fail-open") });
     p.write(input);
     p.closeWriteChannel();
     const CtlResult r = finish(p);
@@ -366,15 +389,20 @@ void TestHookRefusals::geminiLargeNotesRead()
 {
     const QString dir = m_dir->filePath(QStringLiteral("gemini-hook"));
     QVERIFY(QDir().mkpath(dir));
-    QFile notes(dir + u'/' + QString::fromLatin1(QCryptographicHash::hash("s-gem", QCryptographicHash::Sha256).toHex()) + u".json");
+    QFile notes(dir + u'/'
+        + QString::fromLatin1(QCryptographicHash::hash("s-gem", QCryptographicHash::Sha256).toHex())
+        + u".json");
     QVERIFY(notes.open(QIODevice::WriteOnly));
     // Written and checked as bytes: a test's own JSON of 65 MiB is slow unoptimised.
     const QByteArray content(65 * 1024 * 1024, 'c');
-    notes.write(R"({"calls":[{"call_id":"gm-1","tool_name":"write_file","args":[{"content":")" + content + R"("}],"at_ms":)"
-                + QByteArray::number(QDateTime::currentMSecsSinceEpoch()) + "}]}");
+    notes.write(R"({"calls":[{"call_id":"gm-1","tool_name":"write_file","args":[{"content":")"
+        + content + R"("}],"at_ms":)" + QByteArray::number(QDateTime::currentMSecsSinceEpoch())
+        + "}]}");
     notes.close();
     QProcess p;
-    p.start(QStringLiteral(HOLDPOINT_CTL_BIN), {QStringLiteral("--data-dir"), m_dir->path(), QStringLiteral("hook"), QStringLiteral("gemini")});
+    p.start(QStringLiteral(HOLDPOINT_CTL_BIN),
+        { QStringLiteral("--data-dir"), m_dir->path(), QStringLiteral("hook"),
+            QStringLiteral("gemini") });
     p.write(R"({"hook_event_name":"BeforeAgent","session_id":"s-gem","prompt":"hi"})");
     p.closeWriteChannel();
     const CtlResult r = finish(p);

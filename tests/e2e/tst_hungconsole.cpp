@@ -35,11 +35,13 @@ QByteArray fixture(const QString &path)
     return f.open(QIODevice::ReadOnly) ? f.readAll() : QByteArray();
 }
 
-std::unique_ptr<QProcess> startCtl(const QString &dataDir, const QStringList &args, const QByteArray &input = {})
+std::unique_ptr<QProcess> startCtl(
+    const QString &dataDir, const QStringList &args, const QByteArray &input = {})
 {
     auto p = std::make_unique<QProcess>();
     p->setProcessEnvironment(shortSilence());
-    p->start(QStringLiteral(HOLDPOINT_CTL_BIN), QStringList {QStringLiteral("--data-dir"), dataDir} + args);
+    p->start(QStringLiteral(HOLDPOINT_CTL_BIN),
+        QStringList { QStringLiteral("--data-dir"), dataDir } + args);
     if (!input.isEmpty()) {
         p->write(input);
         p->closeWriteChannel();
@@ -93,7 +95,7 @@ private:
     QElapsedTimer m_timer;
 };
 
-const QStringList FailOpen {QStringLiteral("--fail-open")};
+const QStringList FailOpen { QStringLiteral("--fail-open") };
 
 // mcp-proxy with the scripted MCP server, its stdout collected.
 struct Proxy
@@ -103,11 +105,14 @@ struct Proxy
 
     Proxy(const QString &dataDir, const QStringList &options)
     {
-        p = startCtl(dataDir, QStringList {QStringLiteral("mcp-proxy")} + options
-                                  + QStringList {QStringLiteral("--"), QStringLiteral("/usr/bin/python3"),
-                                                 QStringLiteral(HOLDPOINT_SOURCE_DIR "/tests/integrations/fixtures/fake_mcp_server.py")});
+        p = startCtl(dataDir,
+            QStringList { QStringLiteral("mcp-proxy") } + options
+                + QStringList { QStringLiteral("--"), QStringLiteral("/usr/bin/python3"),
+                    QStringLiteral(
+                        HOLDPOINT_SOURCE_DIR "/tests/integrations/fixtures/fake_mcp_server.py") });
         p->waitForStarted(WaitMs);
-        send(R"({"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}})");
+        send(
+            R"({"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}})");
     }
     ~Proxy()
     {
@@ -119,7 +124,8 @@ struct Proxy
     // A tools/call of `tool` with id `id`, arguments {"n": id}.
     void call(int id, const char *tool = "danger")
     {
-        send(QStringLiteral(R"({"jsonrpc":"2.0","id":%1,"method":"tools/call","params":{"name":"%2","arguments":{"n":%1}}})")
+        send(QStringLiteral(
+            R"({"jsonrpc":"2.0","id":%1,"method":"tools/call","params":{"name":"%2","arguments":{"n":%1}}})")
                  .arg(id)
                  .arg(QLatin1String(tool))
                  .toUtf8());
@@ -128,17 +134,19 @@ struct Proxy
     Json answer(int id, int timeoutMs = WaitMs)
     {
         Json found;
-        (void)QTest::qWaitFor([&] {
-            out += p->readAllStandardOutput();
-            for (const QByteArray &line : out.split('\n')) {
-                const Json j = Json::parse(line.toStdString(), nullptr, false);
-                if (j.is_object() && j.value("id", Json()) == Json(id)) {
-                    found = j;
-                    return true;
+        (void)QTest::qWaitFor(
+            [&] {
+                out += p->readAllStandardOutput();
+                for (const QByteArray &line : out.split('\n')) {
+                    const Json j = Json::parse(line.toStdString(), nullptr, false);
+                    if (j.is_object() && j.value("id", Json()) == Json(id)) {
+                        found = j;
+                        return true;
+                    }
                 }
-            }
-            return false;
-        }, timeoutMs);
+                return false;
+            },
+            timeoutMs);
         return found;
     }
 };
@@ -146,7 +154,8 @@ struct Proxy
 // Whether an MCP answer is the server's result (the call ran).
 bool ran(const Json &answer)
 {
-    return answer.is_object() && answer.contains("result") && !answer["result"].value("isError", false);
+    return answer.is_object() && answer.contains("result")
+        && !answer["result"].value("isError", false);
 }
 
 } // namespace
@@ -176,9 +185,12 @@ void TestHungConsole::hookDeniesStoppedConsole_data()
 {
     QTest::addColumn<QString>("hook");
     QTest::addColumn<QByteArray>("input");
-    QTest::newRow("claude-code") << QStringLiteral("claude-code") << fixture(QStringLiteral("claude-code/pre_read.json"));
-    QTest::newRow("codex") << QStringLiteral("codex") << fixture(QStringLiteral("codex/pre_bash.json"));
-    QTest::newRow("gemini") << QStringLiteral("gemini") << fixture(QStringLiteral("gemini/before_write_file.json"));
+    QTest::newRow("claude-code") << QStringLiteral("claude-code")
+                                 << fixture(QStringLiteral("claude-code/pre_read.json"));
+    QTest::newRow("codex") << QStringLiteral("codex")
+                           << fixture(QStringLiteral("codex/pre_bash.json"));
+    QTest::newRow("gemini") << QStringLiteral("gemini")
+                            << fixture(QStringLiteral("gemini/before_write_file.json"));
 }
 
 // The agent stops the console (SIGSTOP) while a call waits for a person:
@@ -190,18 +202,19 @@ void TestHungConsole::hookDeniesStoppedConsole()
     QFETCH(QByteArray, input);
     QVERIFY(!input.isEmpty());
     QTemporaryDir dir;
-    ConsoleProcess console({QStringLiteral("--policy"), askPolicy(dir)});
+    ConsoleProcess console({ QStringLiteral("--policy"), askPolicy(dir) });
     QVERIFY(console.ready());
     auto reviewer = console.reviewer();
     QVERIFY(reviewer);
-    for (const bool failOpen : {false, true}) {
+    for (const bool failOpen : { false, true }) {
         // A call id of its own each time: a decided one would be answered
         // again from the console's memory.
         Json in = Json::parse(input.toStdString());
         if (in.contains("tool_use_id"))
             in["tool_use_id"] = failOpen ? "call_open" : "call_closed";
-        auto p = startCtl(console.dataDir(), QStringList {QStringLiteral("hook"), hook} + (failOpen ? FailOpen : QStringList {}),
-                          QByteArray::fromStdString(dumpJson(in)));
+        auto p = startCtl(console.dataDir(),
+            QStringList { QStringLiteral("hook"), hook } + (failOpen ? FailOpen : QStringList {}),
+            QByteArray::fromStdString(dumpJson(in)));
         const Json item = reviewer->next("escalated")["item"];
         QVERIFY(item.is_object());
         Stopped stopped(console);
@@ -213,10 +226,10 @@ void TestHungConsole::hookDeniesStoppedConsole()
         QCOMPARE(r.out, QByteArray());
         QVERIFY2(r.err.contains("went silent (no answer to pings for 1000 ms)"), r.err.constData());
         // The message names the bound; this rules out an end that came from
-    // something else (the test's own timeout), with room for a loaded machine.
-    QVERIFY2(took < SilenceMs * 10, qPrintable(QString::number(took)));
+        // something else (the test's own timeout), with room for a loaded machine.
+        QVERIFY2(took < SilenceMs * 10, qPrintable(QString::number(took)));
         // The late approval: the hook is gone, so the call never runs.
-        reviewer->send({{"type", "review"}, {"id", item["id"]}, {"action", "approve"}});
+        reviewer->send({ { "type", "review" }, { "id", item["id"] }, { "action", "approve" } });
         const Json answer = reviewer->next("resolved");
         QVERIFY(answer.is_object());
         QCOMPARE(p->state(), QProcess::NotRunning);
@@ -231,7 +244,8 @@ void TestHungConsole::hookPingsWhileWaiting()
     ScriptedConsole console;
     QVERIFY(console.listen());
     QVERIFY(writeEndpoint(dir.path(), console.url()));
-    auto p = startCtl(dir.path(), {QStringLiteral("hook"), QStringLiteral("claude-code")}, PreRead);
+    auto p
+        = startCtl(dir.path(), { QStringLiteral("hook"), QStringLiteral("claude-code") }, PreRead);
     QVERIFY(console.accept());
     QCOMPARE(console.welcome()["type"], Json("tool_call"));
     QVERIFY(QTest::qWaitFor([&] { return console.pings() >= 2; }, WaitMs));
@@ -258,7 +272,7 @@ void TestHungConsole::hookPingsWhileWaiting()
 void TestHungConsole::hookEndsWaitBeforeAgentTimeout()
 {
     QTemporaryDir dir;
-    ConsoleProcess console({QStringLiteral("--policy"), askPolicy(dir)});
+    ConsoleProcess console({ QStringLiteral("--policy"), askPolicy(dir) });
     QVERIFY(console.ready());
     auto reviewer = console.reviewer();
     QVERIFY(reviewer);
@@ -266,7 +280,9 @@ void TestHungConsole::hookEndsWaitBeforeAgentTimeout()
     QProcessEnvironment env = shortSilence();
     env.insert(QStringLiteral("HOLDPOINT_HOOK_WAIT_MS"), QStringLiteral("2500"));
     p->setProcessEnvironment(env);
-    p->start(QStringLiteral(HOLDPOINT_CTL_BIN), {QStringLiteral("--data-dir"), console.dataDir(), QStringLiteral("hook"), QStringLiteral("codex")});
+    p->start(QStringLiteral(HOLDPOINT_CTL_BIN),
+        { QStringLiteral("--data-dir"), console.dataDir(), QStringLiteral("hook"),
+            QStringLiteral("codex") });
     p->write(fixture(QStringLiteral("codex/pre_bash.json")));
     p->closeWriteChannel();
     const Json item = reviewer->next("escalated")["item"];
@@ -292,17 +308,21 @@ void TestHungConsole::afterCallHookEndsWaitToo()
     QProcessEnvironment env = shortSilence();
     env.insert(QStringLiteral("HOLDPOINT_HOOK_WAIT_MS"), QStringLiteral("2500"));
     p->setProcessEnvironment(env);
-    p->start(QStringLiteral(HOLDPOINT_CTL_BIN), {QStringLiteral("--data-dir"), dir.path(), QStringLiteral("hook"), QStringLiteral("claude-code")});
+    p->start(QStringLiteral(HOLDPOINT_CTL_BIN),
+        { QStringLiteral("--data-dir"), dir.path(), QStringLiteral("hook"),
+            QStringLiteral("claude-code") });
     p->write(fixture(QStringLiteral("claude-code/post_bash_failed.json")));
     p->closeWriteChannel();
     QVERIFY(console.accept());
     QCOMPARE(console.welcome()["type"], Json("tool_result"));
     int answered = 0;
-    QVERIFY(QTest::qWaitFor([&] {
-        for (const int pings = console.pings(); answered < pings; ++answered)
-            console.sendFrame(0xA, "hp");
-        return p->state() == QProcess::NotRunning;
-    }, WaitMs));
+    QVERIFY(QTest::qWaitFor(
+        [&] {
+            for (const int pings = console.pings(); answered < pings; ++answered)
+                console.sendFrame(0xA, "hp");
+            return p->state() == QProcess::NotRunning;
+        },
+        WaitMs));
     const CtlResult r = collect(*p);
     QCOMPARE(r.exitCode, 2);
     QVERIFY2(r.err.contains("no answer within 2 s"), r.err.constData());
@@ -324,32 +344,34 @@ void TestHungConsole::hookFailOpenRows_data()
         int exit;
         bool everyHook; // the quick rows run against all three hooks
     } rows[] = {
-        {"no endpoint file", "absent", 0, true},
-        {"connection refused", "refused", 0, true},
-        {"squatter says nothing", "silent", 2, false},
-        {"squatter speaks HTTP", "http", 2, true},
-        {"squatter sends garbage", "garbage", 2, true},
-        {"only binary frames", "binary", 2, false},
-        {"welcome for protocol 2", "protocol2", 2, true},
-        {"connection_limit", "connection_limit", 2, true},
-        {"auth_failed", "auth_failed", 2, true},
-        {"closed after the call", "closed", 2, true},
-        {"silent after the call", "stalled", 2, true},
+        { "no endpoint file", "absent", 0, true },
+        { "connection refused", "refused", 0, true },
+        { "squatter says nothing", "silent", 2, false },
+        { "squatter speaks HTTP", "http", 2, true },
+        { "squatter sends garbage", "garbage", 2, true },
+        { "only binary frames", "binary", 2, false },
+        { "welcome for protocol 2", "protocol2", 2, true },
+        { "connection_limit", "connection_limit", 2, true },
+        { "auth_failed", "auth_failed", 2, true },
+        { "closed after the call", "closed", 2, true },
+        { "silent after the call", "stalled", 2, true },
     };
     const struct
     {
         const char *hook;
         QByteArray input;
     } hooks[] = {
-        {"claude-code", PreRead},
-        {"codex", fixture(QStringLiteral("codex/pre_bash.json"))},
-        {"gemini", fixture(QStringLiteral("gemini/before_write_file.json"))},
+        { "claude-code", PreRead },
+        { "codex", fixture(QStringLiteral("codex/pre_bash.json")) },
+        { "gemini", fixture(QStringLiteral("gemini/before_write_file.json")) },
     };
     for (const auto &h : hooks)
         for (const auto &r : rows)
             if (r.everyHook || h.hook == std::string_view("claude-code"))
-                QTest::newRow(qPrintable(QStringLiteral("%1: %2").arg(QLatin1String(h.hook), QLatin1String(r.name))))
-                    << QString::fromLatin1(r.row) << r.exit << QString::fromLatin1(h.hook) << h.input;
+                QTest::newRow(qPrintable(
+                    QStringLiteral("%1: %2").arg(QLatin1String(h.hook), QLatin1String(r.name))))
+                    << QString::fromLatin1(r.row) << r.exit << QString::fromLatin1(h.hook)
+                    << h.input;
 }
 
 // Each row of the fail-open table against the hooks with --fail-open: only
@@ -379,7 +401,8 @@ void TestHungConsole::hookFailOpenRows()
     }
     QElapsedTimer t;
     t.start();
-    auto p = startCtl(dir.path(), {QStringLiteral("hook"), hook, QStringLiteral("--fail-open")}, input);
+    auto p = startCtl(
+        dir.path(), { QStringLiteral("hook"), hook, QStringLiteral("--fail-open") }, input);
     QTcpSocket *peer = nullptr;
     if (row == u"silent" || row == u"http" || row == u"garbage") {
         QVERIFY(QTest::qWaitFor([&] { return squatter.hasPendingConnections(); }, WaitMs));
@@ -396,14 +419,16 @@ void TestHungConsole::hookFailOpenRows()
             console.sendFrame(0x2, R"({"type":"welcome","protocol":1})");
         } else if (row == u"protocol2") {
             QCOMPARE(console.nextMessage()["type"], Json("hello"));
-            console.send({{"type", "welcome"}, {"protocol", 2}, {"session_id", "s"}});
+            console.send({ { "type", "welcome" }, { "protocol", 2 }, { "session_id", "s" } });
         } else if (row == u"connection_limit" || row == u"auth_failed") {
             QCOMPARE(console.nextMessage()["type"], Json("hello"));
-            console.send({{"type", "error"}, {"code", row.toStdString()}, {"message", "no"}});
+            console.send(
+                { { "type", "error" }, { "code", row.toStdString() }, { "message", "no" } });
         } else {
             const Json call = console.welcome();
             QCOMPARE(call["type"], Json("tool_call"));
-            console.send({{"type", "pending"}, {"call_id", call["call_id"]}, {"id", "i1"}, {"reason", "waits"}});
+            console.send({ { "type", "pending" }, { "call_id", call["call_id"] }, { "id", "i1" },
+                { "reason", "waits" } });
             if (row == u"closed")
                 console.sendFrame(0x8, QByteArray("\x03\xe9going away", 12));
         }
@@ -423,7 +448,7 @@ void TestHungConsole::hookFailOpenRows()
 void TestHungConsole::proxyDeniesStoppedConsole()
 {
     QTemporaryDir dir;
-    ConsoleProcess console({QStringLiteral("--policy"), askPolicy(dir)});
+    ConsoleProcess console({ QStringLiteral("--policy"), askPolicy(dir) });
     QVERIFY(console.ready());
     auto reviewer = console.reviewer();
     QVERIFY(reviewer);
@@ -443,13 +468,13 @@ void TestHungConsole::proxyDeniesStoppedConsole()
     // The message names the bound; this rules out an end that came from
     // something else (the test's own timeout), with room for a loaded machine.
     QVERIFY2(took < SilenceMs * 10, qPrintable(QString::number(took)));
-    reviewer->send({{"type", "review"}, {"id", item["id"]}, {"action", "approve"}});
+    reviewer->send({ { "type", "review" }, { "id", item["id"] }, { "action", "approve" } });
     (void)reviewer->next("resolved", 2000);
     // The next call: asked again, and decided by the person.
     proxy.call(11);
     const Json again = reviewer->next("escalated")["item"];
     QVERIFY(again.is_object());
-    reviewer->send({{"type", "review"}, {"id", again["id"]}, {"action", "approve"}});
+    reviewer->send({ { "type", "review" }, { "id", again["id"] }, { "action", "approve" } });
     QVERIFY(ran(proxy.answer(11)));
     QVERIFY(!ran(proxy.answer(10, 0))); // the late approval ran nothing
 }
@@ -484,7 +509,8 @@ void TestHungConsole::proxyFailOpenRows()
         gone.close();
         QVERIFY(writeEndpoint(dir.path(), url));
     } else if (row == u"silent" || row == u"garbage") {
-        QVERIFY(writeEndpoint(dir.path(), QStringLiteral("ws://127.0.0.1:%1").arg(squatter.serverPort())));
+        QVERIFY(writeEndpoint(
+            dir.path(), QStringLiteral("ws://127.0.0.1:%1").arg(squatter.serverPort())));
     } else if (row != u"absent") {
         QVERIFY(writeEndpoint(dir.path(), console.url()));
     }
@@ -500,9 +526,10 @@ void TestHungConsole::proxyFailOpenRows()
         QVERIFY(console.accept());
         QCOMPARE(console.nextMessage()["type"], Json("hello"));
         if (row == u"protocol2")
-            console.send({{"type", "welcome"}, {"protocol", 2}, {"session_id", "s"}});
+            console.send({ { "type", "welcome" }, { "protocol", 2 }, { "session_id", "s" } });
         else if (row == u"connection_limit")
-            console.send({{"type", "error"}, {"code", "connection_limit"}, {"message", "the console already serves 512 connections"}});
+            console.send({ { "type", "error" }, { "code", "connection_limit" },
+                { "message", "the console already serves 512 connections" } });
         else
             console.sendFrame(0x1, "[1]");
     }
@@ -521,7 +548,8 @@ void TestHungConsole::proxyBlocksCallOfKilledConsole()
     QTemporaryDir dir;
     const QString policy = askPolicy(dir);
     const QString data = dir.filePath(QStringLiteral("data"));
-    auto console = std::make_unique<ConsoleProcess>(data, QStringList {QStringLiteral("--policy"), policy});
+    auto console = std::make_unique<ConsoleProcess>(
+        data, QStringList { QStringLiteral("--policy"), policy });
     QVERIFY(console->ready());
     auto reviewer = console->reviewer();
     QVERIFY(reviewer);
@@ -536,17 +564,20 @@ void TestHungConsole::proxyBlocksCallOfKilledConsole()
     proxy.call(11, "echo");
     QVERIFY(ran(proxy.answer(11)));
     reviewer.reset();
-    console = std::make_unique<ConsoleProcess>(data, QStringList {QStringLiteral("--policy"), policy});
+    console = std::make_unique<ConsoleProcess>(
+        data, QStringList { QStringLiteral("--policy"), policy });
     QVERIFY(console->ready());
     reviewer = console->reviewer();
     QVERIFY(reviewer);
     proxy.call(12);
     const Json item = reviewer->next("escalated")["item"];
     QVERIFY(item.is_object());
-    reviewer->send({{"type", "review"}, {"id", item["id"]}, {"action", "deny"}, {"reason", "no"}});
+    reviewer->send(
+        { { "type", "review" }, { "id", item["id"] }, { "action", "deny" }, { "reason", "no" } });
     const Json denied = proxy.answer(12);
     QVERIFY(!ran(denied));
-    QVERIFY2(dumpJson(denied).find("Denied by Holdpoint") != std::string::npos, dumpJson(denied).c_str());
+    QVERIFY2(dumpJson(denied).find("Denied by Holdpoint") != std::string::npos,
+        dumpJson(denied).c_str());
 }
 
 void TestHungConsole::proxyReconnectsAfterRestart_data()
@@ -564,7 +595,8 @@ void TestHungConsole::proxyReconnectsAfterRestart()
     QTemporaryDir dir;
     const QString policy = askPolicy(dir);
     const QString data = dir.filePath(QStringLiteral("data"));
-    auto console = std::make_unique<ConsoleProcess>(data, QStringList {QStringLiteral("--policy"), policy});
+    auto console = std::make_unique<ConsoleProcess>(
+        data, QStringList { QStringLiteral("--policy"), policy });
     QVERIFY(console->ready());
     auto reviewer = console->reviewer();
     QVERIFY(reviewer);
@@ -572,19 +604,20 @@ void TestHungConsole::proxyReconnectsAfterRestart()
     QVERIFY(!proxy.answer(1).is_null());
     proxy.call(10);
     Json item = reviewer->next("escalated")["item"];
-    reviewer->send({{"type", "review"}, {"id", item["id"]}, {"action", "approve"}});
+    reviewer->send({ { "type", "review" }, { "id", item["id"] }, { "action", "approve" } });
     QVERIFY(ran(proxy.answer(10)));
     reviewer.reset();
     console->process().terminate();
     QVERIFY(console->process().waitForFinished(WaitMs));
-    console = std::make_unique<ConsoleProcess>(data, QStringList {QStringLiteral("--policy"), policy});
+    console = std::make_unique<ConsoleProcess>(
+        data, QStringList { QStringLiteral("--policy"), policy });
     QVERIFY(console->ready());
     reviewer = console->reviewer();
     QVERIFY(reviewer);
     proxy.call(11);
     item = reviewer->next("escalated")["item"];
     QVERIFY(item.is_object());
-    reviewer->send({{"type", "review"}, {"id", item["id"]}, {"action", "approve"}});
+    reviewer->send({ { "type", "review" }, { "id", item["id"] }, { "action", "approve" } });
     QVERIFY(ran(proxy.answer(11)));
 }
 
@@ -594,14 +627,16 @@ void TestHungConsole::proxyReconnectsAfterRestart()
 void TestHungConsole::proxyErrorWithoutCallId()
 {
     QTemporaryDir dir;
-    ConsoleProcess console({QStringLiteral("--policy"), askPolicy(dir)});
+    ConsoleProcess console({ QStringLiteral("--policy"), askPolicy(dir) });
     QVERIFY(console.ready());
     Proxy proxy(console.dataDir(), {});
     QVERIFY(!proxy.answer(1).is_null());
     QByteArray nested = "0";
     for (int i = 0; i < 80; ++i)
         nested = "{\"n\":" + nested + "}";
-    proxy.send(R"({"jsonrpc":"2.0","id":10,"method":"tools/call","params":{"name":"danger","arguments":{"deep":)" + nested + "}}}");
+    proxy.send(
+        R"({"jsonrpc":"2.0","id":10,"method":"tools/call","params":{"name":"danger","arguments":{"deep":)"
+        + nested + "}}}");
     const Json answer = proxy.answer(10);
     QVERIFY(!ran(answer));
     QVERIFY2(dumpJson(answer).find("too_deep") != std::string::npos, dumpJson(answer).c_str());
@@ -612,12 +647,13 @@ void TestHungConsole::proxyErrorWithoutCallId()
 void TestHungConsole::submitDeniesStoppedConsole()
 {
     QTemporaryDir dir;
-    ConsoleProcess console({QStringLiteral("--policy"), askPolicy(dir)});
+    ConsoleProcess console({ QStringLiteral("--policy"), askPolicy(dir) });
     QVERIFY(console.ready());
     auto reviewer = console.reviewer();
     QVERIFY(reviewer);
-    auto p = startCtl(console.dataDir(), {QStringLiteral("submit"), QStringLiteral("--tool"), QStringLiteral("write_file"),
-                                          QStringLiteral("--args"), QStringLiteral(R"({"path":"x"})")});
+    auto p = startCtl(console.dataDir(),
+        { QStringLiteral("submit"), QStringLiteral("--tool"), QStringLiteral("write_file"),
+            QStringLiteral("--args"), QStringLiteral(R"({"path":"x"})") });
     QVERIFY(reviewer->next("escalated").is_object());
     Stopped stopped(console);
     QVERIFY(stopped.ok());

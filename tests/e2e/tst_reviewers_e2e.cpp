@@ -315,7 +315,9 @@ void TestReviewersE2E::reviewerNameCannotBeChosen()
     QVERIFY2(owner.err.contains("reviewer \"mallory\"")
             && owner.err.contains(QByteArray::fromStdString("use --reviewer " + ownOsUser())),
         owner.err.constData());
-    QVERIFY(m_console->ctl({ QStringLiteral("pending"), QStringLiteral("--json") }).json()[0]["votes"].empty());
+    QVERIFY(m_console->ctl({ QStringLiteral("pending"), QStringLiteral("--json") })
+                .json()[0]["votes"]
+                .empty());
     submit->kill();
     submit->waitForFinished(WaitMs);
 }
@@ -363,7 +365,8 @@ void TestReviewersE2E::votesSurviveARestart()
     QVERIFY(m_console);
     QCOMPARE(addReviewer(QStringLiteral("bob"), QStringLiteral("bob-e2e"), &m_bob).exitCode, 0);
     const QString data = m_console->dataDir();
-    const QStringList extra { QStringLiteral("--policy"), m_tmp->filePath(QStringLiteral("policy.json")) };
+    const QStringList extra { QStringLiteral("--policy"),
+        m_tmp->filePath(QStringLiteral("policy.json")) };
     const Json call { { "type", "tool_call" }, { "call_id", "r1" }, { "tool_name", "deploy" },
         { "args", { { "env", "prod" } } } };
     QString id;
@@ -372,8 +375,9 @@ void TestReviewersE2E::votesSurviveARestart()
         auto s = std::make_unique<TestSocket>();
         if (!s->open(console.info().url))
             return std::unique_ptr<TestSocket>();
-        s->send(Json { { "type", "hello" }, { "protocol", 1 }, { "role", "agent" }, { "session_id", "s-restart" },
-            { "token", console.info().agentToken.toStdString() }, { "agent", { { "name", "deployer" }, { "user", "dave" } } } });
+        s->send(Json { { "type", "hello" }, { "protocol", 1 }, { "role", "agent" },
+            { "session_id", "s-restart" }, { "token", console.info().agentToken.toStdString() },
+            { "agent", { { "name", "deployer" }, { "user", "dave" } } } });
         return s->next("welcome").is_object() ? std::move(s) : std::unique_ptr<TestSocket>();
     };
     {
@@ -381,7 +385,8 @@ void TestReviewersE2E::votesSurviveARestart()
         QVERIFY(agent);
         agent->send(call);
         QVERIFY(agent->next("pending").is_object());
-        const Json items = m_console->ctl({ QStringLiteral("pending"), QStringLiteral("--json") }).json();
+        const Json items
+            = m_console->ctl({ QStringLiteral("pending"), QStringLiteral("--json") }).json();
         QCOMPARE(items.size(), std::size_t(1));
         id = QString::fromStdString(items[0]["id"].get<std::string>());
         QCOMPARE(asBob({ QStringLiteral("approve"), id }).json()["approvals"], Json(1));
@@ -402,7 +407,8 @@ void TestReviewersE2E::votesSurviveARestart()
     // Restored from the log, before the agent is back: who started it too.
     const Json restored = again.ctl({ QStringLiteral("pending"), QStringLiteral("--json") }).json();
     QCOMPARE(restored.size(), std::size_t(1));
-    QCOMPARE(QString::fromStdString(restored[0]["agent"].value("user", std::string())), QStringLiteral("dave"));
+    QCOMPARE(QString::fromStdString(restored[0]["agent"].value("user", std::string())),
+        QStringLiteral("dave"));
 
     auto agent = agentAs(again);
     QVERIFY(agent);
@@ -432,8 +438,8 @@ void TestReviewersE2E::timeoutAtOneOfTwoIsADeny()
 {
     const QString policy = writeFile(m_tmp->filePath(QStringLiteral("policy.json")),
         QByteArrayLiteral(R"({"default": "ask", "default_approvals": {"required": 2}})"), Private);
-    m_console = std::make_unique<ConsoleProcess>(
-        QStringList { QStringLiteral("--policy"), policy, QStringLiteral("--timeout"), QStringLiteral("2") });
+    m_console = std::make_unique<ConsoleProcess>(QStringList {
+        QStringLiteral("--policy"), policy, QStringLiteral("--timeout"), QStringLiteral("2") });
     QVERIFY(m_console->ready());
     m_owner = m_console->reviewer();
     QVERIFY(m_owner);
@@ -446,7 +452,8 @@ void TestReviewersE2E::timeoutAtOneOfTwoIsADeny()
     QCOMPARE(submitted.json()["code"], Json("timeout"));
     int votes = 0;
     for (const Json &r : auditRecords(*m_console))
-        if (r.value("item", std::string()) == id.toStdString() && r.value("event", std::string()) == "vote")
+        if (r.value("item", std::string()) == id.toStdString()
+            && r.value("event", std::string()) == "vote")
             ++votes;
     QCOMPARE(votes, 1);
     const CtlResult verify = m_console->ctl({ QStringLiteral("audit"), QStringLiteral("verify") });

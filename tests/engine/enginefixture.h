@@ -7,8 +7,8 @@
 #include "common/jsoncompare.h"
 #include "common/policies.h"
 #include "engine/broker.h"
-#include "queue/reviewqueue.h"
 #include "guardrails/chain.h"
+#include "queue/reviewqueue.h"
 
 #include <QSignalSpy>
 #include <QTest>
@@ -53,8 +53,7 @@ struct Fixture
 {
     explicit Fixture(BrokerConfig config = {})
         : broker(&queue, &clock, &out, withDefaults(std::move(config)))
-    {
-    }
+    { }
     static BrokerConfig withDefaults(BrokerConfig c)
     {
         c.reviewerName = "alice";
@@ -62,13 +61,13 @@ struct Fixture
         return c;
     }
 
-    ConnectionId agent(const std::optional<std::string> &session = std::nullopt, const std::string &name = "coder",
-                       Capabilities capabilities = {})
+    ConnectionId agent(const std::optional<std::string> &session = std::nullopt,
+        const std::string &name = "coder", Capabilities capabilities = {})
     {
         const ConnectionId cid = next++;
         Hello h;
         h.token = "x";
-        h.agent = {name, "autogen", capabilities};
+        h.agent = { name, "autogen", capabilities };
         h.sessionId = session;
         broker.onHello(cid, h);
         return cid;
@@ -82,9 +81,10 @@ struct Fixture
         broker.onHello(cid, h);
         return cid;
     }
-    void call(ConnectionId cid, const std::string &callId, const Json &args = {{"path", "a.txt"}},
-              const std::string &tool = "write_file", std::optional<double> timeoutS = std::nullopt,
-              std::optional<std::string> turn = std::nullopt)
+    void call(ConnectionId cid, const std::string &callId,
+        const Json &args = { { "path", "a.txt" } }, const std::string &tool = "write_file",
+        std::optional<double> timeoutS = std::nullopt,
+        std::optional<std::string> turn = std::nullopt)
     {
         ToolCall c;
         c.callId = callId;
@@ -102,7 +102,7 @@ struct Fixture
         return {};
     }
     ReviewOutcome review(const std::string &id, ReviewAction action, const std::string &reason = {},
-                         std::optional<Json> args = std::nullopt)
+        std::optional<Json> args = std::nullopt)
     {
         Review r;
         r.id = id;
@@ -111,15 +111,17 @@ struct Fixture
         r.args = std::move(args);
         return broker.review(r, broker.consoleReviewer());
     }
-    std::string sessionOf(ConnectionId cid) const { return out.last(cid, "welcome").value("session_id", std::string()); }
+    std::string sessionOf(ConnectionId cid) const
+    {
+        return out.last(cid, "welcome").value("session_id", std::string());
+    }
 
-    ManualClock clock {1'000'000};
-    ReviewQueue queue {&clock};
+    ManualClock clock { 1'000'000 };
+    ReviewQueue queue { &clock };
     Recorder out;
     Broker broker;
     ConnectionId next = 1;
 };
-
 
 // Warns after a failed call, and records the turn markers it sees.
 class AfterWatcher final : public Guardrail
@@ -131,10 +133,17 @@ public:
     {
         ++afterCalls;
         lastArgs = call.args;
-        return result.ok ? Verdict::pass() : Verdict::make(Action::Warn, "failed", call.toolName + " failed");
+        return result.ok ? Verdict::pass()
+                         : Verdict::make(Action::Warn, "failed", call.toolName + " failed");
     }
-    void onTurnStart(const std::string &session, const std::string &turn) override { turns.push_back("start " + session + " " + turn); }
-    void onTurnEnd(const std::string &session, const std::string &turn) override { turns.push_back("end " + session + " " + turn); }
+    void onTurnStart(const std::string &session, const std::string &turn) override
+    {
+        turns.push_back("start " + session + " " + turn);
+    }
+    void onTurnEnd(const std::string &session, const std::string &turn) override
+    {
+        turns.push_back("end " + session + " " + turn);
+    }
     int afterCalls = 0;
     Json lastArgs;
     std::vector<std::string> turns;

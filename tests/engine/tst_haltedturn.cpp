@@ -35,7 +35,8 @@ Decision haltBy(const std::string &reason, const std::string &who)
     return d;
 }
 
-const Json SecretArgs = {{"url", "https://deploy.test/"}, {"headers", {{"Authorization", "Bearer AKIAIOSFODNN7EXAMPLE"}}}};
+const Json SecretArgs = { { "url", "https://deploy.test/" },
+    { "headers", { { "Authorization", "Bearer AKIAIOSFODNN7EXAMPLE" } } } };
 constexpr std::string_view Secret = "AKIAIOSFODNN7EXAMPLE";
 
 // Halts `deploy` before it runs and every call after it ran, with a reason
@@ -46,8 +47,9 @@ public:
     std::string_view name() const override { return "quoting"; }
     Verdict beforeCall(const CallView &call, const GuardContext &) override
     {
-        return call.toolName == "deploy" ? Verdict::make(Action::Halt, "stop", "saw " + dumpJson(call.args))
-                                         : Verdict::pass();
+        return call.toolName == "deploy"
+            ? Verdict::make(Action::Halt, "stop", "saw " + dumpJson(call.args))
+            : Verdict::pass();
     }
     Verdict afterCall(const CallView &call, const ResultView &, const GuardContext &) override
     {
@@ -79,14 +81,18 @@ void TestHaltedTurn::rules()
     QCOMPARE(repeat.kind, DecisionKind::Halt);
     QCOMPARE(repeat.code, std::string("turn_halted"));
     QCOMPARE(repeat.decidedBy, std::string("human:alice"));
-    QCOMPARE(repeat.reason, std::string("the run was halted (runaway); no tool call runs for the rest of this turn"));
+    QCOMPARE(repeat.reason,
+        std::string("the run was halted (runaway); no tool call runs for the rest of this turn"));
     QCOMPARE(afterDecision(halted, t1, repeat)->reason, std::string("runaway"));
     QCOMPARE(afterDecision(halted, none, repeat)->reason, std::string("runaway"));
-    QCOMPARE(afterDecision(halted, t1, haltBy("again", "guardrail:rules"))->reason, std::string("runaway"));
+    QCOMPARE(afterDecision(halted, t1, haltBy("again", "guardrail:rules"))->reason,
+        std::string("runaway"));
     // A halt in another turn replaces it.
-    QCOMPARE(afterDecision(halted, t2, haltBy("again", "guardrail:rules"))->turnId, std::string("t2"));
-    QCOMPARE(haltedTurnDecision(HaltedTurn {"t", "", "guardrail:rules"}).reason,
-             std::string("the run was halted (no reason given); no tool call runs for the rest of this turn"));
+    QCOMPARE(
+        afterDecision(halted, t2, haltBy("again", "guardrail:rules"))->turnId, std::string("t2"));
+    QCOMPARE(haltedTurnDecision(HaltedTurn { "t", "", "guardrail:rules" }).reason,
+        std::string(
+            "the run was halted (no reason given); no tool call runs for the rest of this turn"));
 }
 
 void TestHaltedTurn::laterCallsOfAReviewerHaltedTurnAreHalted()
@@ -95,25 +101,26 @@ void TestHaltedTurn::laterCallsOfAReviewerHaltedTurnAreHalted()
     const ConnectionId a = f.agent();
     const ConnectionId other = f.agent();
     const ConnectionId r = f.reviewer();
-    f.call(a, "c1", {{"n", 1}}, "bash", std::nullopt, std::string("turn-1"));
+    f.call(a, "c1", { { "n", 1 } }, "bash", std::nullopt, std::string("turn-1"));
     QVERIFY(f.review(f.itemOf("c1"), ReviewAction::Halt, "runaway").ok);
     QCOMPARE(f.out.last(a, "decision")["decision"], Json("halt"));
 
     // The agent ignored the halt and sends the turn's next call: halted at
     // once, nobody asked, the reason says the run was halted.
-    f.call(a, "c2", {{"n", 2}}, "bash", std::nullopt, std::string("turn-1"));
+    f.call(a, "c2", { { "n", 2 } }, "bash", std::nullopt, std::string("turn-1"));
     QCOMPARE(f.queue.size(), 0);
     QCOMPARE(f.out.ofType(a, "pending").size(), std::size_t(1)); // c1 only
     QCOMPARE(f.out.last(a, "decision"),
-             Json::parse(R"({"type":"decision","call_id":"c2","decision":"halt","reason":"the run was halted (runaway); no tool call runs for the rest of this turn","decided_by":"human:alice","code":"turn_halted","warnings":[]})"));
+        Json::parse(
+            R"({"type":"decision","call_id":"c2","decision":"halt","reason":"the run was halted (runaway); no tool call runs for the rest of this turn","decided_by":"human:alice","code":"turn_halted","warnings":[]})"));
     QCOMPARE(f.out.ofType(r, "escalated").size(), std::size_t(1)); // c1 only
     // Re-sending it gets the same decision, byte for byte.
-    f.call(a, "c2", {{"n", 2}}, "bash", std::nullopt, std::string("turn-1"));
+    f.call(a, "c2", { { "n", 2 } }, "bash", std::nullopt, std::string("turn-1"));
     QCOMPARE(f.out.raw[a].back(), f.out.raw[a][f.out.raw[a].size() - 2]);
 
     // The next turn, and another session's turn of the same name, are asked as usual.
-    f.call(a, "c3", {{"n", 3}}, "bash", std::nullopt, std::string("turn-2"));
-    f.call(other, "c4", {{"n", 4}}, "bash", std::nullopt, std::string("turn-1"));
+    f.call(a, "c3", { { "n", 3 } }, "bash", std::nullopt, std::string("turn-2"));
+    f.call(other, "c4", { { "n", 4 } }, "bash", std::nullopt, std::string("turn-1"));
     QCOMPARE(f.queue.size(), 2);
     QVERIFY(!f.itemOf("c3").empty());
     QVERIFY(!f.itemOf("c4").empty());
@@ -125,23 +132,24 @@ void TestHaltedTurn::aGuardrailHaltHaltsTheTurnBeforeAnyAllow()
     f.broker.setPolicy(policyOf(R"({"default":"allow","guardrails":[{"type":"rules","rules":[
         {"when":{"tool":"bash","args":{"command":{"glob":"sudo *"}}},"action":"halt","reason":"no root"}]}]})"));
     const ConnectionId a = f.agent();
-    f.call(a, "c1", {{"command", "ls"}}, "bash", std::nullopt, std::string("t"));
+    f.call(a, "c1", { { "command", "ls" } }, "bash", std::nullopt, std::string("t"));
     QCOMPARE(f.out.last(a, "decision")["decision"], Json("allow"));
-    f.call(a, "c2", {{"command", "sudo ls"}}, "bash", std::nullopt, std::string("t"));
+    f.call(a, "c2", { { "command", "sudo ls" } }, "bash", std::nullopt, std::string("t"));
     QCOMPARE(f.out.last(a, "decision")["decision"], Json("halt"));
     QCOMPARE(f.out.last(a, "decision")["reason"], Json("no root"));
     // The default would allow this one; the halted turn does not.
-    f.call(a, "c3", {{"command", "ls"}}, "bash", std::nullopt, std::string("t"));
+    f.call(a, "c3", { { "command", "ls" } }, "bash", std::nullopt, std::string("t"));
     const Json d = f.out.last(a, "decision");
     QCOMPARE(d["call_id"], Json("c3"));
     QCOMPARE(d["decision"], Json("halt"));
     QCOMPARE(d["decided_by"], Json("guardrail:rules"));
     QCOMPARE(d["code"], Json("turn_halted"));
-    QCOMPARE(d["reason"], Json("the run was halted (no root); no tool call runs for the rest of this turn"));
+    QCOMPARE(d["reason"],
+        Json("the run was halted (no root); no tool call runs for the rest of this turn"));
     // A call that names no turn cannot show another turn began: halted too.
-    f.call(a, "c4", {{"command", "ls"}}, "bash");
+    f.call(a, "c4", { { "command", "ls" } }, "bash");
     QCOMPARE(f.out.last(a, "decision")["decision"], Json("halt"));
-    f.call(a, "c5", {{"command", "ls"}}, "bash", std::nullopt, std::string("t2"));
+    f.call(a, "c5", { { "command", "ls" } }, "bash", std::nullopt, std::string("t2"));
     QCOMPARE(f.out.last(a, "decision")["decision"], Json("allow"));
 }
 
@@ -151,9 +159,9 @@ void TestHaltedTurn::anAfterCallHaltHaltsTheTurn()
     f.broker.setPolicy(policyOf(R"({"default":"allow","guardrails":[
         {"type":"loop_detection","same_tool_failure":{"warn":1,"halt":2}}]})"));
     const ConnectionId a = f.agent();
-    for (int n : {1, 2}) {
+    for (int n : { 1, 2 }) {
         const std::string id = "c" + std::to_string(n);
-        f.call(a, id, {{"n", n}}, "bash", std::nullopt, std::string("t"));
+        f.call(a, id, { { "n", n } }, "bash", std::nullopt, std::string("t"));
         QCOMPARE(f.out.last(a, "decision")["decision"], Json("allow"));
         ToolResult result;
         result.callId = id;
@@ -161,7 +169,7 @@ void TestHaltedTurn::anAfterCallHaltHaltsTheTurn()
         f.broker.onMessage(a, Message(result));
     }
     QCOMPARE(f.out.last(a, "after_call")["action"], Json("halt"));
-    f.call(a, "c3", {{"n", 3}}, "read_file", std::nullopt, std::string("t"));
+    f.call(a, "c3", { { "n", 3 } }, "read_file", std::nullopt, std::string("t"));
     QCOMPARE(f.out.last(a, "decision")["decision"], Json("halt"));
     QCOMPARE(f.out.last(a, "decision")["decided_by"], Json("guardrail:loop_detection"));
     QCOMPARE(f.out.last(a, "decision")["code"], Json("turn_halted"));
@@ -175,7 +183,7 @@ void TestHaltedTurn::aHaltOutsideATurnHoldsNothing()
     QVERIFY(f.review(f.itemOf("c1"), ReviewAction::Halt, "stop").ok);
     QCOMPARE(f.out.last(a, "decision")["decision"], Json("halt"));
     // As before turns were held: the next call is asked about as usual.
-    f.call(a, "c2", {{"path", "b.txt"}});
+    f.call(a, "c2", { { "path", "b.txt" } });
     QCOMPARE(f.queue.size(), 1);
     QVERIFY(!f.itemOf("c2").empty());
 }
@@ -189,12 +197,12 @@ void TestHaltedTurn::turnEndEndsTheHalt()
     f.broker.onMessage(a, Message(start));
     f.call(a, "c1"); // in t1, the session's current turn
     QVERIFY(f.review(f.itemOf("c1"), ReviewAction::Halt, "stop").ok);
-    f.call(a, "c2", {{"path", "b.txt"}});
+    f.call(a, "c2", { { "path", "b.txt" } });
     QCOMPARE(f.out.last(a, "decision")["code"], Json("turn_halted"));
     TurnEnd end;
     end.turnId = "t1";
     f.broker.onMessage(a, Message(end));
-    f.call(a, "c3", {{"path", "c.txt"}});
+    f.call(a, "c3", { { "path", "c.txt" } });
     QCOMPARE(f.queue.size(), 1);
     QVERIFY(!f.itemOf("c3").empty());
 }
@@ -206,9 +214,11 @@ void TestHaltedTurn::aHaltReasonKeepsNoSecret()
 {
     Fixture f;
     std::vector<std::string> records;
-    connect(&f.broker, &Broker::activity, this, [&records](const Json &record) { records.push_back(dumpJson(record)); });
+    connect(&f.broker, &Broker::activity, this,
+        [&records](const Json &record) { records.push_back(dumpJson(record)); });
     Policy policy = policyOf(R"({"default":"allow","guardrails":[{"type":"secrets"}]})");
-    policy.chain->add({std::make_shared<QuotingHalter>(), false, std::chrono::microseconds(100'000)});
+    policy.chain->add(
+        { std::make_shared<QuotingHalter>(), false, std::chrono::microseconds(100'000) });
     f.broker.setPolicy(policy);
     const ConnectionId a = f.agent();
 
@@ -221,7 +231,7 @@ void TestHaltedTurn::aHaltReasonKeepsNoSecret()
     result.ok = true;
     result.result = "done";
     f.broker.onMessage(a, Message(result));
-    f.call(a, "c2", {{"path", "x"}}, "read_file", std::nullopt, std::string("t1"));
+    f.call(a, "c2", { { "path", "x" } }, "read_file", std::nullopt, std::string("t1"));
     Json d = f.out.last(a, "decision");
     QCOMPARE(d["code"], Json("turn_halted"));
     QVERIFY2(d["reason"].get<std::string>().find("saw {") != std::string::npos, d.dump().c_str());
@@ -232,7 +242,7 @@ void TestHaltedTurn::aHaltReasonKeepsNoSecret()
     d = f.out.last(a, "decision");
     QCOMPARE(d["decision"], Json("halt"));
     QVERIFY(d["reason"].get<std::string>().find(Secret) != std::string::npos);
-    f.call(a, "c4", {{"path", "x"}}, "read_file", std::nullopt, std::string("t2"));
+    f.call(a, "c4", { { "path", "x" } }, "read_file", std::nullopt, std::string("t2"));
     d = f.out.last(a, "decision");
     QCOMPARE(d["code"], Json("turn_halted"));
     QVERIFY2(d["reason"].get<std::string>().find(Secret) == std::string::npos, d.dump().c_str());

@@ -37,13 +37,13 @@ struct Random
 
     explicit Random(unsigned seed)
         : rng(seed)
-    {
-    }
+    { }
     bool coin(int oneIn = 2) { return rng() % unsigned(oneIn) == 0; }
     std::string text()
     {
-        static const char *const pieces[] = { "a", "bench_op", " ", "\"", "\\", "\n", "\x01", "\x7f", "\xC3\xA9",
-            "\xE2\x82\xAC", "\xF0\x9F\x98\x80", "\xFF", "\xED\xA0\x80", "\xC3", "ghp_SECRET", "sk-XYZ", "zz" };
+        static const char *const pieces[] = { "a", "bench_op", " ", "\"", "\\", "\n", "\x01",
+            "\x7f", "\xC3\xA9", "\xE2\x82\xAC", "\xF0\x9F\x98\x80", "\xFF", "\xED\xA0\x80", "\xC3",
+            "ghp_SECRET", "sk-XYZ", "zz" };
         std::string s;
         const unsigned n = rng() % 6;
         for (unsigned i = 0; i < n; ++i)
@@ -53,11 +53,16 @@ struct Random
     Json value(int depth = 0)
     {
         switch (rng() % (depth > 2 ? 5 : 7)) {
-        case 0: return nullptr;
-        case 1: return coin();
-        case 2: return std::int64_t(rng()) - (1LL << 31);
-        case 3: return double(rng() % 1000) / 8.0;
-        case 4: return text();
+        case 0:
+            return nullptr;
+        case 1:
+            return coin();
+        case 2:
+            return std::int64_t(rng()) - (1LL << 31);
+        case 3:
+            return double(rng() % 1000) / 8.0;
+        case 4:
+            return text();
         case 5: {
             Json o = Json::object();
             for (unsigned i = rng() % 4; i > 0; --i)
@@ -98,7 +103,8 @@ struct Random
         if (coin(3))
             e.metadata = coin() ? object() : value();
         if (coin(4))
-            e.patch = Json::array({ { { "op", "replace" }, { "path", "/" + text() }, { "value", value() } } });
+            e.patch = Json::array(
+                { { { "op", "replace" }, { "path", "/" + text() }, { "value", value() } } });
         return e;
     }
     std::vector<Redaction> redactions()
@@ -122,11 +128,12 @@ std::string written(const std::function<void(std::string &)> &write)
 }
 
 // QCOMPARE on std::string shows nothing of the two.
-#define COMPARE_TEXT(actual, expected)                                                                          \
-    do {                                                                                                        \
-        const std::string a_ = (actual), e_ = (expected);                                                       \
-        QVERIFY2(a_ == e_, qPrintable(QStringLiteral("\n   written: %1\n   tree:    %2")                        \
-                                          .arg(QString::fromUtf8(a_.c_str()), QString::fromUtf8(e_.c_str())))); \
+#define COMPARE_TEXT(actual, expected)                                                             \
+    do {                                                                                           \
+        const std::string a_ = (actual), e_ = (expected);                                          \
+        QVERIFY2(a_ == e_,                                                                         \
+            qPrintable(QStringLiteral("\n   written: %1\n   tree:    %2")                          \
+                           .arg(QString::fromUtf8(a_.c_str()), QString::fromUtf8(e_.c_str()))));   \
     } while (false)
 
 // The trees the engine built before it wrote these records directly
@@ -144,10 +151,11 @@ Json decisionRecord(Json fields, const std::string &callId, const Decision &deci
     return fields;
 }
 
-Json deliveredRecord(const std::string &callId, const std::string &toolName, DecisionKind kind, std::size_t connections)
+Json deliveredRecord(const std::string &callId, const std::string &toolName, DecisionKind kind,
+    std::size_t connections)
 {
-    return Json { { "call_id", callId }, { "tool", toolName }, { "decision", decisionKindName(kind) },
-        { "connections", connections } };
+    return Json { { "call_id", callId }, { "tool", toolName },
+        { "decision", decisionKindName(kind) }, { "connections", connections } };
 }
 
 Json withSubject(Json record, const RecordSubject &subject)
@@ -186,8 +194,11 @@ void TestRecords::callRecords()
         const std::string sessionId = call.callId + "-session";
         const RecordSubject subject { sessionId, agent.name }; // views: the strings outlive it
 
-        const std::string expected = dumpJson(withSubject(callRecord(call, agent, outcome), subject));
-        COMPARE_TEXT(written([&](std::string &out) { writeCallRecord(out, subject, call, agent, outcome); }), expected);
+        const std::string expected
+            = dumpJson(withSubject(callRecord(call, agent, outcome), subject));
+        COMPARE_TEXT(
+            written([&](std::string &out) { writeCallRecord(out, subject, call, agent, outcome); }),
+            expected);
         // The trail alone.
         std::string trail;
         JsonWriter tw(trail);
@@ -207,8 +218,8 @@ void TestRecords::decisionRecords()
         d.code = r.coin() ? std::string() : r.text();
         d.warnings = r.warnings();
         // An item id and a "via" are never empty (DecisionFields: empty is none).
-        const std::string tool = r.text(), item = "i-" + r.text(), osUser = r.text(), via = "v-" + r.text(),
-                          state = r.text();
+        const std::string tool = r.text(), item = "i-" + r.text(), osUser = r.text(),
+                          via = "v-" + r.text(), state = r.text();
 
         // The fields as the broker put them in the tree.
         DecisionFields fields;
@@ -241,8 +252,12 @@ void TestRecords::decisionRecords()
         const std::string callId = r.text();
         const std::string sessionId = "s-" + callId, agentName = r.text();
         const RecordSubject subject { sessionId, agentName };
-        const std::string expected = dumpJson(withSubject(decisionRecord(tree, callId, d), subject));
-        COMPARE_TEXT(written([&](std::string &out) { writeDecisionRecord(out, subject, fields, callId, d); }), expected);
+        const std::string expected
+            = dumpJson(withSubject(decisionRecord(tree, callId, d), subject));
+        COMPARE_TEXT(written([&](std::string &out) {
+            writeDecisionRecord(out, subject, fields, callId, d);
+        }),
+            expected);
     }
 }
 
@@ -282,21 +297,24 @@ void TestRecords::decisionMessages()
         d.via = r.text(); // never on the wire
         const std::string callId = r.text();
         const std::string expected = dumpJson(decisionToJson(callId, d));
-        COMPARE_TEXT(written([&](std::string &out) { appendDecisionText(out, callId, d); }), expected);
+        COMPARE_TEXT(
+            written([&](std::string &out) { appendDecisionText(out, callId, d); }), expected);
         // The arguments where they are, instead of d.args.
         Decision moved = d;
         const Json args = std::move(moved.args);
         moved.args = Json();
-        COMPARE_TEXT(written([&](std::string &out) { appendDecisionText(out, callId, moved, &args); }), expected);
+        COMPARE_TEXT(
+            written([&](std::string &out) { appendDecisionText(out, callId, moved, &args); }),
+            expected);
     }
 }
 
 void TestRecords::timestamps()
 {
     std::mt19937_64 rng(34);
-    std::vector<TimeMs> times { 0, 999, 1000, -1, -999, -1000, -1001, 1'764'000'000'000, 1'764'000'000'999,
-        253'402'300'799'999 /* 9999-12-31T23:59:59.999 */, 253'402'300'800'000, -62'135'596'800'000,
-        -62'135'596'800'001 };
+    std::vector<TimeMs> times { 0, 999, 1000, -1, -999, -1000, -1001, 1'764'000'000'000,
+        1'764'000'000'999, 253'402'300'799'999 /* 9999-12-31T23:59:59.999 */, 253'402'300'800'000,
+        -62'135'596'800'000, -62'135'596'800'001 };
     for (int i = 0; i < 20'000; ++i)
         times.push_back(TimeMs(rng() % 4'000'000'000'000ULL) - 200'000'000'000LL);
     // Runs of the same second, as records come.

@@ -8,8 +8,8 @@
 #include "audit/auditlog.h"
 #include "engine/enginefixture.h"
 
-#include <QTest>
 #include <QTemporaryDir>
+#include <QTest>
 
 using namespace holdpoint;
 using namespace holdpoint::protocol;
@@ -17,7 +17,8 @@ using namespace holdpoint::test;
 
 namespace {
 
-const Json SecretArgs = {{"url", "https://deploy.test/"}, {"headers", {{"Authorization", "Bearer AKIAIOSFODNN7EXAMPLE"}}}};
+const Json SecretArgs = { { "url", "https://deploy.test/" },
+    { "headers", { { "Authorization", "Bearer AKIAIOSFODNN7EXAMPLE" } } } };
 constexpr const char *PolicyText = R"({"guardrails":[{"type":"secrets"}]})";
 
 // A broker with a real audit log in `dir`.
@@ -131,9 +132,11 @@ void TestRecovery::aQuotedSecretIsSentAgainAsItWasSent()
 {
     // protected_paths quotes the path in its reason, masked, and the
     // secrets guardrail warns: the re-send after a restart hears the same.
-    constexpr const char *Quoting = R"({"default":"allow","guardrails":[{"type":"secrets","action":"warn"},
+    constexpr const char *Quoting
+        = R"({"default":"allow","guardrails":[{"type":"secrets","action":"warn"},
         {"type":"protected_paths","paths":["/srv"],"action":"deny"}]})";
-    const Json args = {{"path", "/srv/keys/AKIAIOSFODNN7EXAMPLE"}, {"token", "Bearer AKIAIOSFODNN7EXAMPLE"}};
+    const Json args = { { "path", "/srv/keys/AKIAIOSFODNN7EXAMPLE" },
+        { "token", "Bearer AKIAIOSFODNN7EXAMPLE" } };
     QTemporaryDir tmp;
     std::string first;
     {
@@ -145,8 +148,10 @@ void TestRecovery::aQuotedSecretIsSentAgainAsItWasSent()
     }
     const Json d = Json::parse(first);
     QCOMPARE(d["decision"], Json("deny"));
-    QVERIFY2(d["reason"].get<std::string>().find("/srv/keys/[secret:aws_access_key_id:1] is protected")
-                 != std::string::npos, first.c_str());
+    QVERIFY2(
+        d["reason"].get<std::string>().find("/srv/keys/[secret:aws_access_key_id:1] is protected")
+            != std::string::npos,
+        first.c_str());
     QVERIFY2(d["warnings"].dump().find("aws_access_key_id") != std::string::npos, first.c_str());
     int records = 0;
     int leaks = 0;

@@ -38,14 +38,14 @@ QueueItem planItem(bool inTurn, bool proposed, bool secretsPending)
     item.callId = "c1";
     item.sessionId = "s1";
     item.toolName = "write_file";
-    item.args = {{"path", "a.txt"}};
+    item.args = { { "path", "a.txt" } };
     if (inTurn)
         item.turnId = "t1";
     if (proposed)
-        item.proposedArgs = Json {{"path", "sandbox/a.txt"}};
-    item.redactions = {{"hunter2secret", "<secret:1>", "password"}};
+        item.proposedArgs = Json { { "path", "sandbox/a.txt" } };
+    item.redactions = { { "hunter2secret", "<secret:1>", "password" } };
     item.secretsPending = secretsPending;
-    item.warnings = {{"loop_detection", "repeated_failure", "same failure 3 times"}};
+    item.warnings = { { "loop_detection", "repeated_failure", "same failure 3 times" } };
     return item;
 }
 
@@ -58,16 +58,26 @@ void TestReviewDecision::reviewActionsDeliverDecisions_data()
     QTest::addColumn<QString>("editedArgs");
     QTest::addColumn<QString>("expected");
 
-    QTest::newRow("approve") << int(ReviewAction::Approve) << "" << ""
-                             << R"({"type":"decision","call_id":"c1","decision":"allow","args":{"path":"a.txt"},"reason":"approved by a reviewer","decided_by":"human:alice","warnings":[]})";
-    QTest::newRow("approve with reason") << int(ReviewAction::Approve) << "looks fine" << ""
-                                         << R"({"type":"decision","call_id":"c1","decision":"allow","args":{"path":"a.txt"},"reason":"looks fine","decided_by":"human:alice","warnings":[]})";
-    QTest::newRow("edit") << int(ReviewAction::Edit) << "" << R"({"path":"b.txt"})"
-                          << R"({"type":"decision","call_id":"c1","decision":"modify","args":{"path":"b.txt"},"reason":"approved with edited arguments by a reviewer","decided_by":"human:alice","warnings":[]})";
-    QTest::newRow("deny") << int(ReviewAction::Deny) << "not in this repo" << ""
-                          << R"({"type":"decision","call_id":"c1","decision":"deny","reason":"not in this repo","decided_by":"human:alice","warnings":[]})";
-    QTest::newRow("halt") << int(ReviewAction::Halt) << "" << ""
-                          << R"({"type":"decision","call_id":"c1","decision":"halt","reason":"turn halted by a reviewer","decided_by":"human:alice","warnings":[]})";
+    QTest::newRow("approve")
+        << int(ReviewAction::Approve) << ""
+        << ""
+        << R"({"type":"decision","call_id":"c1","decision":"allow","args":{"path":"a.txt"},"reason":"approved by a reviewer","decided_by":"human:alice","warnings":[]})";
+    QTest::newRow("approve with reason")
+        << int(ReviewAction::Approve) << "looks fine"
+        << ""
+        << R"({"type":"decision","call_id":"c1","decision":"allow","args":{"path":"a.txt"},"reason":"looks fine","decided_by":"human:alice","warnings":[]})";
+    QTest::newRow("edit")
+        << int(ReviewAction::Edit) << ""
+        << R"({"path":"b.txt"})"
+        << R"({"type":"decision","call_id":"c1","decision":"modify","args":{"path":"b.txt"},"reason":"approved with edited arguments by a reviewer","decided_by":"human:alice","warnings":[]})";
+    QTest::newRow("deny")
+        << int(ReviewAction::Deny) << "not in this repo"
+        << ""
+        << R"({"type":"decision","call_id":"c1","decision":"deny","reason":"not in this repo","decided_by":"human:alice","warnings":[]})";
+    QTest::newRow("halt")
+        << int(ReviewAction::Halt) << ""
+        << ""
+        << R"({"type":"decision","call_id":"c1","decision":"halt","reason":"turn halted by a reviewer","decided_by":"human:alice","warnings":[]})";
 }
 
 void TestReviewDecision::reviewActionsDeliverDecisions()
@@ -82,7 +92,8 @@ void TestReviewDecision::reviewActionsDeliverDecisions()
     std::optional<Json> args;
     if (!editedArgs.isEmpty())
         args = Json::parse(editedArgs.toStdString());
-    const ReviewOutcome out = f.review(f.itemOf("c1"), ReviewAction(action), reason.toStdString(), args);
+    const ReviewOutcome out
+        = f.review(f.itemOf("c1"), ReviewAction(action), reason.toStdString(), args);
     QVERIFY2(out.ok, out.message.c_str());
     QCOMPARE(f.queue.size(), 0);
     const auto decisions = f.out.ofType(a, "decision");
@@ -98,14 +109,24 @@ void TestReviewDecision::reviewRefusals_data()
     QTest::addColumn<QString>("id");
     QTest::addColumn<int>("code");
     QTest::addColumn<QString>("message");
-    QTest::newRow("unknown item") << int(ReviewAction::Approve) << "" << "" << "nope" << int(ErrorCode::UnknownItem)
-                                  << "id: no pending item \"nope\"; it may have been decided, timed out or cancelled";
-    QTest::newRow("deny without reason") << int(ReviewAction::Deny) << " " << "" << "" << int(ErrorCode::MissingField)
-                                         << "reason: required for deny, expected a non-empty string";
-    QTest::newRow("edit without args") << int(ReviewAction::Edit) << "" << "" << "" << int(ErrorCode::MissingField)
-                                       << "args: required for edit, expected an object";
-    QTest::newRow("edit unchanged") << int(ReviewAction::Edit) << "" << R"({"path":"a.txt"})" << ""
-                                    << int(ErrorCode::InvalidField) << "args: identical to the call's own args; use action approve";
+    QTest::newRow("unknown item")
+        << int(ReviewAction::Approve) << ""
+        << ""
+        << "nope" << int(ErrorCode::UnknownItem)
+        << "id: no pending item \"nope\"; it may have been decided, timed out or cancelled";
+    QTest::newRow("deny without reason")
+        << int(ReviewAction::Deny) << " "
+        << ""
+        << "" << int(ErrorCode::MissingField)
+        << "reason: required for deny, expected a non-empty string";
+    QTest::newRow("edit without args")
+        << int(ReviewAction::Edit) << ""
+        << ""
+        << "" << int(ErrorCode::MissingField) << "args: required for edit, expected an object";
+    QTest::newRow("edit unchanged") << int(ReviewAction::Edit) << ""
+                                    << R"({"path":"a.txt"})"
+                                    << "" << int(ErrorCode::InvalidField)
+                                    << "args: identical to the call's own args; use action approve";
 }
 
 void TestReviewDecision::reviewRefusals()
@@ -122,8 +143,8 @@ void TestReviewDecision::reviewRefusals()
     std::optional<Json> parsed;
     if (!args.isEmpty())
         parsed = Json::parse(args.toStdString());
-    const ReviewOutcome out =
-        f.review(id.isEmpty() ? f.itemOf("c1") : id.toStdString(), ReviewAction(action), reason.toStdString(), parsed);
+    const ReviewOutcome out = f.review(id.isEmpty() ? f.itemOf("c1") : id.toStdString(),
+        ReviewAction(action), reason.toStdString(), parsed);
     QVERIFY(!out.ok);
     QCOMPARE(int(out.code), code);
     QCOMPARE(toQString(out.message), message);
@@ -136,10 +157,11 @@ void TestReviewDecision::haltAbortsTheWholeTurn()
     Fixture f;
     const ConnectionId a = f.agent();
     const ConnectionId other = f.agent();
-    f.call(a, "c1", {{"n", 1}}, "t", std::nullopt, std::string("turn-1"));
-    f.call(a, "c2", {{"n", 2}}, "t", std::nullopt, std::string("turn-1"));
-    f.call(a, "c3", {{"n", 3}}, "t", std::nullopt, std::string("turn-2"));
-    f.call(other, "c4", {{"n", 4}}, "t", std::nullopt, std::string("turn-1")); // another session's turn-1
+    f.call(a, "c1", { { "n", 1 } }, "t", std::nullopt, std::string("turn-1"));
+    f.call(a, "c2", { { "n", 2 } }, "t", std::nullopt, std::string("turn-1"));
+    f.call(a, "c3", { { "n", 3 } }, "t", std::nullopt, std::string("turn-2"));
+    f.call(other, "c4", { { "n", 4 } }, "t", std::nullopt,
+        std::string("turn-1")); // another session's turn-1
     QVERIFY(f.review(f.itemOf("c1"), ReviewAction::Halt, "runaway").ok);
     const auto decisions = f.out.ofType(a, "decision");
     QCOMPARE(decisions.size(), std::size_t(2));
@@ -172,42 +194,75 @@ void TestReviewDecision::planTable_data()
     using A = ReviewAction;
     using S = ReviewScope;
     const QString none;
-    QTest::newRow("approve runs the original args") << int(A::Approve) << int(S::Call) << false << false << false << none << none
-        << "allow" << R"({"path":"a.txt"})" << "approved by a reviewer" << none << none;
-    QTest::newRow("approve runs what guardrails proposed") << int(A::Approve) << int(S::Call) << false << true << false << none << none
-        << "modify" << R"({"path":"sandbox/a.txt"})" << "approved by a reviewer" << none << none;
-    QTest::newRow("edit keeps placeholders as secrets") << int(A::Edit) << int(S::Call) << false << false << false << none
-        << R"({"path":"<secret:1>.txt"})" << "modify" << R"({"path":"hunter2secret.txt"})"
+    QTest::newRow("approve runs the original args")
+        << int(A::Approve) << int(S::Call) << false << false << false << none << none << "allow"
+        << R"({"path":"a.txt"})"
+        << "approved by a reviewer" << none << none;
+    QTest::newRow("approve runs what guardrails proposed")
+        << int(A::Approve) << int(S::Call) << false << true << false << none << none << "modify"
+        << R"({"path":"sandbox/a.txt"})"
+        << "approved by a reviewer" << none << none;
+    QTest::newRow("edit keeps placeholders as secrets")
+        << int(A::Edit) << int(S::Call) << false << false << false << none
+        << R"({"path":"<secret:1>.txt"})"
+        << "modify"
+        << R"({"path":"hunter2secret.txt"})"
         << "approved with edited arguments by a reviewer" << none << none;
-    QTest::newRow("edit back to the original is an allow") << int(A::Edit) << int(S::Call) << false << true << false << none
-        << R"({"path":"a.txt"})" << "allow" << R"({"path":"a.txt"})" << "approved with edited arguments by a reviewer" << none << none;
-    QTest::newRow("edit without args") << int(A::Edit) << int(S::Call) << false << false << false << none << none
-        << "error:missing_field" << none << "args: required for edit, expected an object" << none << none;
-    QTest::newRow("edit to the same args") << int(A::Edit) << int(S::Call) << false << false << false << none
-        << R"({"path":"a.txt"})" << "error:invalid_field" << none << "args: identical to the call's own args; use action approve" << none << none;
-    QTest::newRow("deny needs a reason") << int(A::Deny) << int(S::Call) << false << false << false << " \t" << none
-        << "error:missing_field" << none << "reason: required for deny, expected a non-empty string" << none << none;
+    QTest::newRow("edit back to the original is an allow")
+        << int(A::Edit) << int(S::Call) << false << true << false << none << R"({"path":"a.txt"})"
+        << "allow"
+        << R"({"path":"a.txt"})"
+        << "approved with edited arguments by a reviewer" << none << none;
+    QTest::newRow("edit without args")
+        << int(A::Edit) << int(S::Call) << false << false << false << none << none
+        << "error:missing_field" << none << "args: required for edit, expected an object" << none
+        << none;
+    QTest::newRow("edit to the same args")
+        << int(A::Edit) << int(S::Call) << false << false << false << none << R"({"path":"a.txt"})"
+        << "error:invalid_field" << none
+        << "args: identical to the call's own args; use action approve" << none << none;
+    QTest::newRow("deny needs a reason")
+        << int(A::Deny) << int(S::Call) << false << false << false << " \t" << none
+        << "error:missing_field" << none << "reason: required for deny, expected a non-empty string"
+        << none << none;
     QTest::newRow("deny") << int(A::Deny) << int(S::Call) << false << false << false << "no" << none
-        << "deny" << none << "no" << none << none;
-    QTest::newRow("halt outside a turn reaches nothing") << int(A::Halt) << int(S::Call) << false << false << false << none << none
-        << "halt" << none << "turn halted by a reviewer" << none << none;
-    QTest::newRow("halt reaches the turn") << int(A::Halt) << int(S::Call) << true << false << false << none << none
-        << "halt" << none << "turn halted by a reviewer" << none << "s1/t1/*";
-    QTest::newRow("approve for the turn") << int(A::Approve) << int(S::Turn) << true << false << false << none << none
-        << "allow" << R"({"path":"a.txt"})" << "approved by a reviewer"
-        << "allow write_file turn t1: approved by a reviewer (for the rest of turn t1)" << "s1/t1/write_file";
-    QTest::newRow("deny for the session") << int(A::Deny) << int(S::Session) << true << false << false << "never" << none
-        << "deny" << none << "never" << "deny write_file session: never (for the rest of the session)" << "s1/*/write_file";
-    QTest::newRow("turn scope without a turn") << int(A::Approve) << int(S::Turn) << false << false << false << none << none
-        << "error:invalid_field" << none << "scope: this call belongs to no turn; use scope session or call" << none << none;
-    QTest::newRow("halt has no scope") << int(A::Halt) << int(S::Session) << true << false << false << none << none
-        << "error:invalid_field" << none << "scope: only approve and deny reach beyond one call" << none << none;
-    QTest::newRow("edit has no scope") << int(A::Edit) << int(S::Turn) << true << false << false << none << R"({"path":"b"})"
-        << "error:invalid_field" << none << "scope: only approve and deny reach beyond one call" << none << none;
-    QTest::newRow("restored without secrets: no approve") << int(A::Approve) << int(S::Call) << false << false << true << none << none
-        << "error:invalid_field" << none << "came back from the audit log after a restart" << none << none;
-    QTest::newRow("restored without secrets: deny works") << int(A::Deny) << int(S::Call) << false << false << true << "no" << none
-        << "deny" << none << "no" << none << none;
+                          << "deny" << none << "no" << none << none;
+    QTest::newRow("halt outside a turn reaches nothing")
+        << int(A::Halt) << int(S::Call) << false << false << false << none << none << "halt" << none
+        << "turn halted by a reviewer" << none << none;
+    QTest::newRow("halt reaches the turn")
+        << int(A::Halt) << int(S::Call) << true << false << false << none << none << "halt" << none
+        << "turn halted by a reviewer" << none << "s1/t1/*";
+    QTest::newRow("approve for the turn")
+        << int(A::Approve) << int(S::Turn) << true << false << false << none << none << "allow"
+        << R"({"path":"a.txt"})"
+        << "approved by a reviewer"
+        << "allow write_file turn t1: approved by a reviewer (for the rest of turn t1)"
+        << "s1/t1/write_file";
+    QTest::newRow("deny for the session")
+        << int(A::Deny) << int(S::Session) << true << false << false << "never" << none << "deny"
+        << none << "never"
+        << "deny write_file session: never (for the rest of the session)"
+        << "s1/*/write_file";
+    QTest::newRow("turn scope without a turn")
+        << int(A::Approve) << int(S::Turn) << false << false << false << none << none
+        << "error:invalid_field" << none
+        << "scope: this call belongs to no turn; use scope session or call" << none << none;
+    QTest::newRow("halt has no scope")
+        << int(A::Halt) << int(S::Session) << true << false << false << none << none
+        << "error:invalid_field" << none << "scope: only approve and deny reach beyond one call"
+        << none << none;
+    QTest::newRow("edit has no scope")
+        << int(A::Edit) << int(S::Turn) << true << false << false << none << R"({"path":"b"})"
+        << "error:invalid_field" << none << "scope: only approve and deny reach beyond one call"
+        << none << none;
+    QTest::newRow("restored without secrets: no approve")
+        << int(A::Approve) << int(S::Call) << false << false << true << none << none
+        << "error:invalid_field" << none << "came back from the audit log after a restart" << none
+        << none;
+    QTest::newRow("restored without secrets: deny works")
+        << int(A::Deny) << int(S::Call) << false << false << true << "no" << none << "deny" << none
+        << "no" << none << none;
 }
 
 void TestReviewDecision::planTable()
@@ -232,12 +287,14 @@ void TestReviewDecision::planTable()
     r.reason = reason.toStdString();
     if (!editedArgs.isEmpty())
         r.args = Json::parse(editedArgs.toStdString());
-    const ReviewPlan plan = planReview(r, planItem(inTurn, proposed, secretsPending), "human:alice");
+    const ReviewPlan plan
+        = planReview(r, planItem(inTurn, proposed, secretsPending), "human:alice");
 
     if (expected.startsWith(u"error:")) {
         QVERIFY(!plan.ok);
         QCOMPARE(QString::fromUtf8(errorCodeName(plan.code)), expected.mid(6));
-        QVERIFY2(plan.message.find(expectedReason.toStdString()) != std::string::npos, plan.message.c_str());
+        QVERIFY2(plan.message.find(expectedReason.toStdString()) != std::string::npos,
+            plan.message.c_str());
         return;
     }
     QVERIFY2(plan.ok, plan.message.c_str());
@@ -250,15 +307,17 @@ void TestReviewDecision::planTable()
     QString grantText;
     if (plan.grant)
         grantText = QStringLiteral("%1 %2 %3: %4")
-                        .arg(QString::fromUtf8(decisionKindName(plan.grant->kind)), QString::fromStdString(plan.grant->toolName),
-                             plan.grant->turnId ? QStringLiteral("turn ") + QString::fromStdString(*plan.grant->turnId)
-                                                : QStringLiteral("session"),
-                             QString::fromStdString(plan.grant->reason));
+                        .arg(QString::fromUtf8(decisionKindName(plan.grant->kind)),
+                            QString::fromStdString(plan.grant->toolName),
+                            plan.grant->turnId ? QStringLiteral("turn ")
+                                    + QString::fromStdString(*plan.grant->turnId)
+                                               : QStringLiteral("session"),
+                            QString::fromStdString(plan.grant->reason));
     QCOMPARE(grantText, grant);
     QString reachText;
     if (plan.reach)
-        reachText = QString::fromStdString(plan.reach->sessionId + "/" + plan.reach->turnId.value_or("*") + "/"
-                                           + plan.reach->toolName.value_or("*"));
+        reachText = QString::fromStdString(plan.reach->sessionId + "/"
+            + plan.reach->turnId.value_or("*") + "/" + plan.reach->toolName.value_or("*"));
     QCOMPARE(reachText, reach);
 }
 
@@ -275,18 +334,29 @@ void TestReviewDecision::reachedDecisionTable_data()
 
     using A = ReviewAction;
     using S = ReviewScope;
-    QTest::newRow("halt") << int(A::Halt) << int(S::Call) << false << false << true << "halt" << ""
+    QTest::newRow("halt") << int(A::Halt) << int(S::Call) << false << false << true << "halt"
+                          << ""
                           << "turn halted by a reviewer (turn halted with call c1)";
-    QTest::newRow("halt reaches a restored item too") << int(A::Halt) << int(S::Call) << false << true << true << "halt" << ""
-                                                      << "turn halted by a reviewer (turn halted with call c1)";
-    QTest::newRow("turn approve runs the other's args") << int(A::Approve) << int(S::Turn) << false << false << true << "allow"
-                                                        << R"({"path":"b.txt"})" << "approved by a reviewer (for the rest of turn t1)";
-    QTest::newRow("turn approve runs the other's proposal") << int(A::Approve) << int(S::Turn) << true << false << true << "modify"
-                                                            << R"({"path":"sandbox/b.txt"})" << "approved by a reviewer (for the rest of turn t1)";
-    QTest::newRow("session deny") << int(A::Deny) << int(S::Session) << true << false << true << "deny" << ""
+    QTest::newRow("halt reaches a restored item too")
+        << int(A::Halt) << int(S::Call) << false << true << true << "halt"
+        << ""
+        << "turn halted by a reviewer (turn halted with call c1)";
+    QTest::newRow("turn approve runs the other's args")
+        << int(A::Approve) << int(S::Turn) << false << false << true << "allow"
+        << R"({"path":"b.txt"})"
+        << "approved by a reviewer (for the rest of turn t1)";
+    QTest::newRow("turn approve runs the other's proposal")
+        << int(A::Approve) << int(S::Turn) << true << false << true << "modify"
+        << R"({"path":"sandbox/b.txt"})"
+        << "approved by a reviewer (for the rest of turn t1)";
+    QTest::newRow("session deny") << int(A::Deny) << int(S::Session) << true << false << true
+                                  << "deny"
+                                  << ""
                                   << "no (for the rest of the session)";
-    QTest::newRow("never approves a restored item in passing") << int(A::Approve) << int(S::Session) << false << true << false
-                                                               << "" << "" << "";
+    QTest::newRow("never approves a restored item in passing")
+        << int(A::Approve) << int(S::Session) << false << true << false << ""
+        << ""
+        << "";
 }
 
 void TestReviewDecision::reachedDecisionTable()
@@ -312,9 +382,9 @@ void TestReviewDecision::reachedDecisionTable()
     QueueItem other = planItem(true, false, otherSecretsPending);
     other.id = "i2";
     other.callId = "c2";
-    other.args = {{"path", "b.txt"}};
+    other.args = { { "path", "b.txt" } };
     if (otherProposed)
-        other.proposedArgs = Json {{"path", "sandbox/b.txt"}};
+        other.proposedArgs = Json { { "path", "sandbox/b.txt" } };
     other.warnings.clear();
     QCOMPARE(planReaches(plan, other), reaches);
     if (!reaches)
@@ -332,8 +402,8 @@ void TestReviewDecision::sessionScopeAnswersWaitingAndLaterCalls()
     const ConnectionId a = f.agent(std::string("s1"));
     const ConnectionId other = f.agent(std::string("s2"));
     f.call(a, "c1");
-    f.call(a, "c2", {{"path", "b.txt"}});
-    f.call(a, "r1", {{"path", "x"}}, "read_file");
+    f.call(a, "c2", { { "path", "b.txt" } });
+    f.call(a, "r1", { { "path", "x" } }, "read_file");
     f.call(other, "o1");
     Review r;
     r.id = f.itemOf("c1");
@@ -342,40 +412,42 @@ void TestReviewDecision::sessionScopeAnswersWaitingAndLaterCalls()
     QVERIFY(f.broker.review(r, f.broker.consoleReviewer()).ok);
     // The session's other write_file call waiting now is answered with it...
     QCOMPARE(f.out.last(a, "decision")["call_id"], Json("c2"));
-    QCOMPARE(f.out.last(a, "decision")["reason"], Json("approved by a reviewer (for the rest of the session)"));
+    QCOMPARE(f.out.last(a, "decision")["reason"],
+        Json("approved by a reviewer (for the rest of the session)"));
     // ...another tool and another session still wait...
     QCOMPARE(f.queue.size(), 2);
     QVERIFY(!f.itemOf("r1").empty());
     QVERIFY(!f.itemOf("o1").empty());
     // ...and a later call of the tool is answered at once, by the reviewer.
-    f.call(a, "c3", {{"path", "c.txt"}});
+    f.call(a, "c3", { { "path", "c.txt" } });
     QCOMPARE(f.out.last(a, "decision")["call_id"], Json("c3"));
     QCOMPARE(f.out.last(a, "decision")["decided_by"], Json("human:alice"));
     QCOMPARE(f.queue.size(), 2);
     const auto sessions = f.broker.sessionsInfo();
-    const auto s1 = std::find_if(sessions.begin(), sessions.end(), [](const SessionInfo &s) { return s.id == "s1"; });
+    const auto s1 = std::find_if(
+        sessions.begin(), sessions.end(), [](const SessionInfo &s) { return s.id == "s1"; });
     QVERIFY(s1 != sessions.end());
-    QCOMPARE(s1->grants, std::vector<std::string> {"allow write_file for the session"});
+    QCOMPARE(s1->grants, std::vector<std::string> { "allow write_file for the session" });
 }
 
 void TestReviewDecision::turnScopeEndsWithTheTurn()
 {
     Fixture f;
     const ConnectionId a = f.agent(std::string("s1"));
-    f.call(a, "c1", {{"path", "a.txt"}}, "write_file", std::nullopt, std::string("t1"));
+    f.call(a, "c1", { { "path", "a.txt" } }, "write_file", std::nullopt, std::string("t1"));
     Review r;
     r.id = f.itemOf("c1");
     r.action = ReviewAction::Deny;
     r.reason = "not in this turn";
     r.scope = ReviewScope::Turn;
     QVERIFY(f.broker.review(r, f.broker.consoleReviewer()).ok);
-    f.call(a, "c2", {{"path", "b.txt"}}, "write_file", std::nullopt, std::string("t1"));
+    f.call(a, "c2", { { "path", "b.txt" } }, "write_file", std::nullopt, std::string("t1"));
     QCOMPARE(f.out.last(a, "decision")["call_id"], Json("c2"));
     QCOMPARE(f.out.last(a, "decision")["code"], Json("reviewer_scope"));
     QCOMPARE(f.queue.size(), 0);
 
-    f.broker.onMessage(a, Message(TurnEnd {"t1"}));
-    f.call(a, "c3", {{"path", "c.txt"}}, "write_file", std::nullopt, std::string("t2"));
+    f.broker.onMessage(a, Message(TurnEnd { "t1" }));
+    f.call(a, "c3", { { "path", "c.txt" } }, "write_file", std::nullopt, std::string("t2"));
     QCOMPARE(f.queue.size(), 1); // a new turn asks again
     QVERIFY(!f.itemOf("c3").empty());
 }
@@ -383,7 +455,8 @@ void TestReviewDecision::turnScopeEndsWithTheTurn()
 void TestReviewDecision::scopeNeverOverridesAGuardrailDeny()
 {
     Fixture f;
-    f.broker.setPolicy(policyOf(R"({"guardrails":[{"type":"rules","rules":[{"when":{"tool":"write_file","args":{"path":{"glob":"/etc/**"}}},"action":"deny","reason":"system files"}]}]})"));
+    f.broker.setPolicy(policyOf(
+        R"({"guardrails":[{"type":"rules","rules":[{"when":{"tool":"write_file","args":{"path":{"glob":"/etc/**"}}},"action":"deny","reason":"system files"}]}]})"));
     const ConnectionId a = f.agent(std::string("s1"));
     f.call(a, "c1");
     Review r;
@@ -391,7 +464,7 @@ void TestReviewDecision::scopeNeverOverridesAGuardrailDeny()
     r.action = ReviewAction::Approve;
     r.scope = ReviewScope::Session;
     QVERIFY(f.broker.review(r, f.broker.consoleReviewer()).ok);
-    f.call(a, "c2", {{"path", "/etc/passwd"}});
+    f.call(a, "c2", { { "path", "/etc/passwd" } });
     QCOMPARE(f.out.last(a, "decision")["decision"], Json("deny"));
     QCOMPARE(f.out.last(a, "decision")["reason"], Json("system files"));
 }

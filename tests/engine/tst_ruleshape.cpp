@@ -17,7 +17,7 @@ QueueItem itemOf(const std::string &tool, const Json &args, std::vector<Redactio
     QueueItem item;
     item.id = "i1";
     item.callId = "c1";
-    item.agent = {"coder", {}};
+    item.agent = { "coder", {} };
     item.toolName = tool;
     item.args = args;
     item.redactions = std::move(redactions);
@@ -29,8 +29,9 @@ Policy policyWith(const Json &rule)
 {
     Json r = rule;
     r.erase("comment");
-    return test::policyOf(dumpJson(Json {{"version", 1}, {"default", "ask"},
-                                         {"guardrails", {{{"type", "rules"}, {"name", "console"}, {"rules", {r}}}}}}));
+    return test::policyOf(dumpJson(Json { { "version", 1 }, { "default", "ask" },
+        { "guardrails",
+            { { { "type", "rules" }, { "name", "console" }, { "rules", { r } } } } } }));
 }
 
 } // namespace
@@ -58,55 +59,91 @@ void TestRuleShape::narrowestCover_data()
     QTest::addColumn<QString>("match"); // "" for none
     QTest::addColumn<QString>("words");
     QTest::newRow("absolute path: the same directory")
-        << "read_file" << R"({"path":"/srv/app/src/main.c"})"
-        << R"({"tool":"read_file","agent":"coder","args":{"path":{"glob":"/srv/app/src/*","path_under":"/srv/app/src"}}})" << ""
-        << "Allow read_file from agent coder when path matches /srv/app/src/* (and stays under /srv/app/src); other arguments may be anything.";
+        << "read_file"
+        << R"({"path":"/srv/app/src/main.c"})"
+        << R"({"tool":"read_file","agent":"coder","args":{"path":{"glob":"/srv/app/src/*","path_under":"/srv/app/src"}}})"
+        << ""
+        << "Allow read_file from agent coder when path matches /srv/app/src/* (and stays under "
+           "/srv/app/src); other arguments may be anything.";
     QTest::newRow("relative path: a glob alone")
-        << "write_file" << R"({"file_path":"docs/a.md","overwrite":true})"
-        << R"({"tool":"write_file","agent":"coder","args":{"file_path":{"glob":"docs/*"},"overwrite":{"equals":true}}})" << ""
-        << "Allow write_file from agent coder when file_path matches docs/* and overwrite is true; other arguments may be anything.";
+        << "write_file"
+        << R"({"file_path":"docs/a.md","overwrite":true})"
+        << R"({"tool":"write_file","agent":"coder","args":{"file_path":{"glob":"docs/*"},"overwrite":{"equals":true}}})"
+        << ""
+        << "Allow write_file from agent coder when file_path matches docs/* and overwrite is true; "
+           "other arguments may be anything.";
     QTest::newRow("command: its program and subcommand")
-        << "bash" << R"({"command":"git status --short","timeout":60})"
-        << R"({"tool":"bash","agent":"coder","args":{"timeout":{"equals":60}}})" << "Bash(git status:*)"
-        << "Allow bash from agent coder when command runs only commands that each start with the words \"git status\" "
-           "(nothing chained, substituted or hidden) and timeout is 60; other arguments may be anything.";
+        << "bash"
+        << R"({"command":"git status --short","timeout":60})"
+        << R"({"tool":"bash","agent":"coder","args":{"timeout":{"equals":60}}})"
+        << "Bash(git status:*)"
+        << "Allow bash from agent coder when command runs only commands that each start with the "
+           "words \"git status\" "
+           "(nothing chained, substituted or hidden) and timeout is 60; other arguments may be "
+           "anything.";
     QTest::newRow("command: the program, an option is not a subcommand")
-        << "Bash" << R"({"command":"make -j4 > build.log"})"
-        << R"({"tool":"Bash","agent":"coder"})" << "Bash(make:*)"
-        << "Allow Bash from agent coder when command runs only commands that each start with the words \"make\" "
+        << "Bash"
+        << R"({"command":"make -j4 > build.log"})"
+        << R"({"tool":"Bash","agent":"coder"})"
+        << "Bash(make:*)"
+        << "Allow Bash from agent coder when command runs only commands that each start with the "
+           "words \"make\" "
            "(nothing chained, substituted or hidden); other arguments may be anything.";
     QTest::newRow("Gemini CLI's shell tool: the same")
-        << "run_shell_command" << R"({"command":"npm test -- --watch=false"})"
-        << R"({"tool":"run_shell_command","agent":"coder"})" << "Bash(npm test:*)"
-        << "Allow run_shell_command from agent coder when command runs only commands that each start with the words "
-           "\"npm test\" (nothing chained, substituted or hidden); other arguments may be anything.";
+        << "run_shell_command"
+        << R"({"command":"npm test -- --watch=false"})"
+        << R"({"tool":"run_shell_command","agent":"coder"})"
+        << "Bash(npm test:*)"
+        << "Allow run_shell_command from agent coder when command runs only commands that each "
+           "start with the words "
+           "\"npm test\" (nothing chained, substituted or hidden); other arguments may be "
+           "anything.";
     QTest::newRow("a chained line: exactly that line")
-        << "Bash" << R"({"command":"make && npm test"})"
-        << R"({"tool":"Bash","agent":"coder","args":{"command":{"equals":"make && npm test"}}})" << ""
-        << "Allow Bash from agent coder when command is \"make && npm test\"; other arguments may be anything.";
+        << "Bash"
+        << R"({"command":"make && npm test"})"
+        << R"({"tool":"Bash","agent":"coder","args":{"command":{"equals":"make && npm test"}}})"
+        << ""
+        << "Allow Bash from agent coder when command is \"make && npm test\"; other arguments may "
+           "be anything.";
     QTest::newRow("a line with a substitution: exactly that line")
-        << "Bash" << R"js({"command":"echo $(date)"})js"
-        << R"js({"tool":"Bash","agent":"coder","args":{"command":{"equals":"echo $(date)"}}})js" << ""
-        << "Allow Bash from agent coder when command is \"echo $(date)\"; other arguments may be anything.";
+        << "Bash"
+        << R"js({"command":"echo $(date)"})js"
+        << R"js({"tool":"Bash","agent":"coder","args":{"command":{"equals":"echo $(date)"}}})js"
+        << ""
+        << "Allow Bash from agent coder when command is \"echo $(date)\"; other arguments may be "
+           "anything.";
     QTest::newRow("not a shell tool: a string prefix")
-        << "run_sql" << R"({"command":"select 1"})"
-        << R"({"tool":"run_sql","agent":"coder","args":{"command":{"prefix":"select "}}})" << ""
-        << "Allow run_sql from agent coder when command starts with \"select \"; other arguments may be anything.";
+        << "run_sql"
+        << R"({"command":"select 1"})"
+        << R"({"tool":"run_sql","agent":"coder","args":{"command":{"prefix":"select "}}})"
+        << ""
+        << "Allow run_sql from agent coder when command starts with \"select \"; other arguments "
+           "may be anything.";
     QTest::newRow("one-word command: exactly")
-        << "bash" << R"({"command":"make"})"
-        << R"({"tool":"bash","agent":"coder","args":{"command":{"equals":"make"}}})" << ""
+        << "bash"
+        << R"({"command":"make"})"
+        << R"({"tool":"bash","agent":"coder","args":{"command":{"equals":"make"}}})"
+        << ""
         << "Allow bash from agent coder when command is \"make\"; other arguments may be anything.";
     QTest::newRow("long text, nested values, dotted keys: anything")
-        << "post" << (R"({"body":")" + std::string(300, 'x') + R"(","headers":{"a":1},"a.b":2,"to":"#ops"})").c_str()
-        << R"({"tool":"post","agent":"coder","args":{"to":{"equals":"#ops"}}})" << ""
+        << "post"
+        << (R"({"body":")" + std::string(300, 'x') + R"(","headers":{"a":1},"a.b":2,"to":"#ops"})")
+               .c_str()
+        << R"({"tool":"post","agent":"coder","args":{"to":{"equals":"#ops"}}})"
+        << ""
         << "Allow post from agent coder when to is \"#ops\"; other arguments may be anything.";
     QTest::newRow("a glob character in the directory: exactly")
-        << "read_file" << R"({"path":"/srv/[x]/a*b/c.txt"})"
-        << R"({"tool":"read_file","agent":"coder","args":{"path":{"equals":"/srv/[x]/a*b/c.txt"}}})" << ""
-        << "Allow read_file from agent coder when path is \"/srv/[x]/a*b/c.txt\"; other arguments may be anything.";
-    QTest::newRow("no arguments")
-        << "list_tools" << R"({})" << R"({"tool":"list_tools","agent":"coder"})" << ""
-        << "Allow list_tools from agent coder, with any arguments.";
+        << "read_file"
+        << R"({"path":"/srv/[x]/a*b/c.txt"})"
+        << R"({"tool":"read_file","agent":"coder","args":{"path":{"equals":"/srv/[x]/a*b/c.txt"}}})"
+        << ""
+        << "Allow read_file from agent coder when path is \"/srv/[x]/a*b/c.txt\"; other arguments "
+           "may be anything.";
+    QTest::newRow("no arguments") << "list_tools"
+                                  << R"({})"
+                                  << R"({"tool":"list_tools","agent":"coder"})"
+                                  << ""
+                                  << "Allow list_tools from agent coder, with any arguments.";
 }
 
 void TestRuleShape::narrowestCover()
@@ -136,16 +173,26 @@ void TestRuleShape::coversOnlyWhatItSays_data()
     QTest::addColumn<QString>("agent");
     QTest::addColumn<QString>("path");
     QTest::addColumn<bool>("covered");
-    QTest::newRow("narrow: same agent, same directory") << false << false << "coder" << "/srv/app/src/b.c" << true;
-    QTest::newRow("narrow: another agent") << false << false << "intruder" << "/srv/app/src/b.c" << false;
-    QTest::newRow("narrow: another directory") << false << false << "coder" << "/etc/shadow" << false;
-    QTest::newRow("narrow: a subdirectory") << false << false << "coder" << "/srv/app/src/x/b.c" << false;
-    QTest::newRow("narrow: out through ..") << false << false << "coder" << "/srv/app/src/.." << false;
-    QTest::newRow("any agent: another agent") << true << false << "intruder" << "/srv/app/src/b.c" << true;
-    QTest::newRow("any agent: another directory") << true << false << "intruder" << "/etc/shadow" << false;
-    QTest::newRow("any path: another directory") << false << true << "coder" << "/etc/shadow" << true;
-    QTest::newRow("any path: another agent") << false << true << "intruder" << "/etc/shadow" << false;
-    QTest::newRow("wide open") << true << true << "intruder" << "/etc/shadow" << true;
+    QTest::newRow("narrow: same agent, same directory") << false << false << "coder"
+                                                        << "/srv/app/src/b.c" << true;
+    QTest::newRow("narrow: another agent") << false << false << "intruder"
+                                           << "/srv/app/src/b.c" << false;
+    QTest::newRow("narrow: another directory") << false << false << "coder"
+                                               << "/etc/shadow" << false;
+    QTest::newRow("narrow: a subdirectory") << false << false << "coder"
+                                            << "/srv/app/src/x/b.c" << false;
+    QTest::newRow("narrow: out through ..") << false << false << "coder"
+                                            << "/srv/app/src/.." << false;
+    QTest::newRow("any agent: another agent") << true << false << "intruder"
+                                              << "/srv/app/src/b.c" << true;
+    QTest::newRow("any agent: another directory") << true << false << "intruder"
+                                                  << "/etc/shadow" << false;
+    QTest::newRow("any path: another directory") << false << true << "coder"
+                                                 << "/etc/shadow" << true;
+    QTest::newRow("any path: another agent") << false << true << "intruder"
+                                             << "/etc/shadow" << false;
+    QTest::newRow("wide open") << true << true << "intruder"
+                               << "/etc/shadow" << true;
 }
 
 void TestRuleShape::coversOnlyWhatItSays()
@@ -155,7 +202,7 @@ void TestRuleShape::coversOnlyWhatItSays()
     QFETCH(QString, agent);
     QFETCH(QString, path);
     QFETCH(bool, covered);
-    const QueueItem item = itemOf("read_file", {{"path", "/srv/app/src/a.c"}});
+    const QueueItem item = itemOf("read_file", { { "path", "/srv/app/src/a.c" } });
     RuleShape shape = proposeShape(item, true);
     if (anyAgent)
         shape.agent.reset();
@@ -163,15 +210,18 @@ void TestRuleShape::coversOnlyWhatItSays()
         shape.args.at(0).kind = ArgPattern::Kind::Any;
     QCOMPARE(isWideOpen(shape), anyAgent && anyPath);
     const Policy p = policyWith(ruleFromShape(shape, item, {}, "alice", 0));
-    const Action a = test::runBeforeCall(p, "read_file", {{"path", path.toStdString()}}, agent.toStdString()).action;
+    const Action a = test::runBeforeCall(
+        p, "read_file", { { "path", path.toStdString() } }, agent.toStdString())
+                         .action;
     QCOMPARE(a, covered ? Action::Allow : Action::Ask);
 }
 
 void TestRuleShape::secretsAreNeverWritten()
 {
     const std::string key = "ghp_0123456789abcdefghijklmnopqrstuvwxyz";
-    const QueueItem item = itemOf("http_request", {{"url", "https://api.test/x"}, {"token", key}},
-                                  {{key, "[secret:github_token:1]", "github_token"}});
+    const QueueItem item
+        = itemOf("http_request", { { "url", "https://api.test/x" }, { "token", key } },
+            { { key, "[secret:github_token:1]", "github_token" } });
     const RuleShape shape = proposeShape(item, true);
     QCOMPARE(shape.args.at(0).key, std::string("token")); // in key order
     QVERIFY(shape.args.at(0).secret);
@@ -192,10 +242,11 @@ void TestRuleShape::alwaysAllowShellIsTheCommandOnly_data()
     QTest::addColumn<QString>("tool");
     QTest::addColumn<QString>("line");
     QTest::addColumn<bool>("allowed");
-    const char *tools[] = {"Bash", "run_shell_command"};
+    const char *tools[] = { "Bash", "run_shell_command" };
     for (const char *tool : tools) {
         const auto row = [&](const char *name, const char *line, bool allowed) {
-            QTest::addRow("%s: %s", tool, name) << QString::fromLatin1(tool) << QString::fromUtf8(line) << allowed;
+            QTest::addRow("%s: %s", tool, name)
+                << QString::fromLatin1(tool) << QString::fromUtf8(line) << allowed;
         };
         row("the call itself", "make -j4", true);
         row("make alone", "make", true);
@@ -228,12 +279,14 @@ void TestRuleShape::alwaysAllowShellIsTheCommandOnly()
     QFETCH(QString, tool);
     QFETCH(QString, line);
     QFETCH(bool, allowed);
-    const QueueItem item = itemOf(tool.toStdString(), {{"command", "make -j4"}});
+    const QueueItem item = itemOf(tool.toStdString(), { { "command", "make -j4" } });
     const RuleShape shape = proposeShape(item, true);
     const Json rule = ruleFromShape(shape, item, {}, "alice", 0);
     QCOMPARE(rule["match"], Json("Bash(make:*)"));
     QVERIFY(!rule["when"].contains("args"));
-    const Action a = test::runBeforeCall(policyWith(rule), tool.toStdString(), {{"command", line.toStdString()}}).action;
+    const Action a = test::runBeforeCall(
+        policyWith(rule), tool.toStdString(), { { "command", line.toStdString() } })
+                         .action;
     QCOMPARE(a, allowed ? Action::Allow : Action::Ask);
 }
 
@@ -241,7 +294,7 @@ void TestRuleShape::alwaysAllowShellIsTheCommandOnly()
 // command: shell operators would make an allow that reads the whole line.
 void TestRuleShape::shellPatternWithOperatorsIsNoRule()
 {
-    const QueueItem item = itemOf("Bash", {{"command", "make -j4"}});
+    const QueueItem item = itemOf("Bash", { { "command", "make -j4" } });
     RuleShape shape = proposeShape(item, true);
     QCOMPARE(shapeProblem(shape), std::string());
     shape.args.at(0).text = "make && npm test";
@@ -255,14 +308,16 @@ void TestRuleShape::shellPatternWithOperatorsIsNoRule()
     const Json rule = ruleFromShape(shape, item, {}, "alice", 0);
     QCOMPARE(rule["match"], Json("Bash(rm -rf:*)"));
     const Policy p = policyWith(rule);
-    QCOMPARE(test::runBeforeCall(p, "Bash", {{"command", "make; rm -rf ~"}}).action, Action::Deny);
-    QCOMPARE(test::runBeforeCall(p, "Bash", {{"command", "make $(/bin/rm -rf ~)"}}).action, Action::Deny);
-    QCOMPARE(test::runBeforeCall(p, "Bash", {{"command", "rm notes.txt"}}).action, Action::Ask);
+    QCOMPARE(
+        test::runBeforeCall(p, "Bash", { { "command", "make; rm -rf ~" } }).action, Action::Deny);
+    QCOMPARE(test::runBeforeCall(p, "Bash", { { "command", "make $(/bin/rm -rf ~)" } }).action,
+        Action::Deny);
+    QCOMPARE(test::runBeforeCall(p, "Bash", { { "command", "rm notes.txt" } }).action, Action::Ask);
 }
 
 void TestRuleShape::wideOpenOnlyForAllowAnyAgentAnyArgs()
 {
-    const QueueItem item = itemOf("bash", {{"command", "ls -l"}});
+    const QueueItem item = itemOf("bash", { { "command", "ls -l" } });
     RuleShape shape = proposeShape(item, false);
     shape.agent.reset();
     shape.args.at(0).kind = ArgPattern::Kind::Any;

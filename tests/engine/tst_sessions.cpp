@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
-// The session table: deadlines, disconnects and the grace period, resuming, idle expiry and the bounded memory of decided calls.
+// The session table: deadlines, disconnects and the grace period, resuming, idle expiry and the
+// bounded memory of decided calls.
 
 #include "engine/enginefixture.h"
 
@@ -38,7 +39,7 @@ void TestSessions::timeoutMayShortenButNotLengthen()
     QFETCH(double, timeoutS);
     QFETCH(qint64, expectedMs);
     Fixture f;
-    f.call(f.agent(), "c1", {{"p", 1}}, "t", timeoutS);
+    f.call(f.agent(), "c1", { { "p", 1 } }, "t", timeoutS);
     QCOMPARE(f.queue.at(0).deadline - f.queue.at(0).receivedAt, expectedMs);
 }
 
@@ -47,12 +48,13 @@ void TestSessions::timeoutDeniesTheAgent()
     Fixture f;
     const ConnectionId a = f.agent();
     const ConnectionId r = f.reviewer();
-    f.call(a, "c1", {{"p", 1}}, "t", 5.0);
+    f.call(a, "c1", { { "p", 1 } }, "t", 5.0);
     f.clock.advance(4999);
     QVERIFY(f.out.ofType(a, "decision").empty());
     f.clock.advance(1);
     QCOMPARE(f.out.last(a, "decision"),
-             Json::parse(R"({"type":"decision","call_id":"c1","decision":"deny","reason":"timed out after 5 s waiting for a reviewer","decided_by":"timeout","code":"timeout","warnings":[]})"));
+        Json::parse(
+            R"({"type":"decision","call_id":"c1","decision":"deny","reason":"timed out after 5 s waiting for a reviewer","decided_by":"timeout","code":"timeout","warnings":[]})"));
     QCOMPARE(f.out.last(r, "resolved")["state"], Json("timed_out"));
 }
 
@@ -81,7 +83,8 @@ void TestSessions::disconnectStartsGraceThenAbandons()
     QCOMPARE(f.queue.size(), 0);
     const Json d = f.out.last(b, "decision");
     QCOMPARE(d["decision"], Json("deny"));
-    QCOMPARE(d["reason"], Json("abandoned: the agent disconnected and did not re-send the call within 60 s"));
+    QCOMPARE(d["reason"],
+        Json("abandoned: the agent disconnected and did not re-send the call within 60 s"));
 }
 
 void TestSessions::resumeWithinGraceReattaches()
@@ -126,9 +129,9 @@ void TestSessions::idleSessionsAreForgottenAfterTheirRetention()
     config.graceMs = 60'000;
     Fixture f(config);
     const ConnectionId a = f.agent(std::string("s1"));
-    f.call(a, "c1", {{"path", "decided"}});
+    f.call(a, "c1", { { "path", "decided" } });
     QVERIFY(f.review(f.itemOf("c1"), ReviewAction::Approve).ok);
-    f.call(a, "c2", {{"path", "pending"}});
+    f.call(a, "c2", { { "path", "pending" } });
     f.broker.onDisconnected(a);
     QCOMPARE(f.broker.sessionCount(), 1);
     // c2 waits until its grace ends (abandoned at 60 s); the session is
@@ -136,7 +139,7 @@ void TestSessions::idleSessionsAreForgottenAfterTheirRetention()
     f.clock.advance(299'000);
     QCOMPARE(f.broker.sessionCount(), 1);
     const ConnectionId b = f.agent(std::string("s1"));
-    f.call(b, "c1", {{"path", "decided"}});
+    f.call(b, "c1", { { "path", "decided" } });
     QCOMPARE(f.out.last(b, "decision")["decision"], Json("allow"));
     f.broker.onDisconnected(b);
     // ... and forgotten once idle for the whole retention.
@@ -145,7 +148,7 @@ void TestSessions::idleSessionsAreForgottenAfterTheirRetention()
     f.clock.advance(2'000);
     QCOMPARE(f.broker.sessionCount(), 0);
     const ConnectionId c = f.agent(std::string("s1"));
-    f.call(c, "c1", {{"path", "something else"}}); // a new call now, no conflict
+    f.call(c, "c1", { { "path", "something else" } }); // a new call now, no conflict
     QCOMPARE(f.queue.size(), 1);
 }
 
@@ -188,7 +191,7 @@ void TestSessions::decidedCallMemoryIsBounded()
     config.rememberedCallsPerSession = 2;
     Fixture f(config);
     const ConnectionId a = f.agent();
-    for (const char *id : {"c1", "c2", "c3"}) {
+    for (const char *id : { "c1", "c2", "c3" }) {
         f.call(a, id);
         QVERIFY(f.review(f.itemOf(id), ReviewAction::Approve).ok);
     }
@@ -204,7 +207,7 @@ void TestSessions::decidedCallBytesAreBounded()
     // (SessionTable::weigh), about 1.4 KB once its result came.
     BrokerConfig config;
     config.rememberedBytesPerSession = 6000;
-    const Json big = {{"content", std::string(1000, 'x')}};
+    const Json big = { { "content", std::string(1000, 'x') } };
     struct Agent
     {
         Fixture f;
@@ -219,7 +222,7 @@ void TestSessions::decidedCallBytesAreBounded()
         // else decided as a new call (which the rest of a test must allow for).
         bool remembered(const char *id)
         {
-            f.call(a, id, {{"content", "other"}});
+            f.call(a, id, { { "content", "other" } });
             return f.out.raw[a].back().find("call_id_conflict") != std::string::npos;
         }
         void result(const char *id)
@@ -234,7 +237,7 @@ void TestSessions::decidedCallBytesAreBounded()
 
     {
         Agent s(config);
-        for (const char *id : {"c1", "c2", "c3"})
+        for (const char *id : { "c1", "c2", "c3" })
             s.f.call(s.a, id, big);
         QVERIFY(s.remembered("c3"));
         QVERIFY(s.remembered("c2"));
@@ -256,15 +259,15 @@ void TestSessions::decidedCallBytesAreBounded()
     {
         // What waits for the after-call checks counts, context too.
         Agent s(config);
-        for (const char *id : {"c1", "c2"}) {
+        for (const char *id : { "c1", "c2" }) {
             ToolCall c;
             c.callId = id;
             c.toolName = "write_file";
-            c.args = {{"path", "a.txt"}};
-            c.context = {{"notes", std::string(2'500, 'n')}};
+            c.args = { { "path", "a.txt" } };
+            c.context = { { "notes", std::string(2'500, 'n') } };
             s.f.broker.onMessage(s.a, Message(std::move(c)));
         }
-        s.f.call(s.a, "c3", {{"path", "b.txt"}});
+        s.f.call(s.a, "c3", { { "path", "b.txt" } });
         QVERIFY(s.remembered("c3"));
         QVERIFY(s.remembered("c2"));
         QVERIFY(!s.remembered("c1"));
@@ -273,7 +276,7 @@ void TestSessions::decidedCallBytesAreBounded()
         // One call over the whole budget is still remembered, alone.
         Agent s(config);
         s.f.call(s.a, "c1", big);
-        s.f.call(s.a, "huge", {{"content", std::string(20'000, 'z')}});
+        s.f.call(s.a, "huge", { { "content", std::string(20'000, 'z') } });
         QVERIFY(s.remembered("huge"));
         QVERIFY(!s.remembered("c1"));
     }

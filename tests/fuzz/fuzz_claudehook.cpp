@@ -15,8 +15,9 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         return 0;
     (void)dumpJson(claudecode::toolCallMessage(*r.input, "c"));
     (void)dumpJson(claudecode::toolResultMessage(*r.input, "c"));
-    const Json decision = {{"type", "decision"}, {"decision", "modify"}, {"args", r.input->toolInput}, {"reason", r.input->toolName}};
+    const Json decision = { { "type", "decision" }, { "decision", "modify" },
+        { "args", r.input->toolInput }, { "reason", r.input->toolName } };
     (void)claudecode::preToolUseOutput(decision);
-    (void)claudecode::postToolUseOutput({{"action", "warn"}, {"reason", r.input->sessionId}});
+    (void)claudecode::postToolUseOutput({ { "action", "warn" }, { "reason", r.input->sessionId } });
     return 0;
 }

@@ -17,7 +17,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     std::vector<QByteArray> lines;
     int dropped = 0;
     for (size_t at = 1; at < size; at += size_t(chunk))
-        framer.feed(reinterpret_cast<const char *>(data) + at, qsizetype(std::min<size_t>(size_t(chunk), size - at)), &lines, &dropped);
+        framer.feed(reinterpret_cast<const char *>(data) + at,
+            qsizetype(std::min<size_t>(size_t(chunk), size - at)), &lines, &dropped);
     lines.push_back(framer.takeRest());
     for (const QByteArray &line : lines) {
         const mcp::Message m = mcp::classify(line);

@@ -15,14 +15,15 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     if (!r.policy)
         return 0;
     static const std::string session = "s", callId = "c", tool = "Bash";
-    static const protocol::AgentInfo agent {"coder", "fuzz"};
-    static const Json args = {{"command", "rm -rf /tmp/x"}, {"path", "../etc/passwd"}, {"token", "AKIAIOSFODNN7EXAMPLE"}, {"n", 5}};
-    static const Json annotations = Json::object(), context = {{"cwd", "/home/dev"}};
+    static const protocol::AgentInfo agent { "coder", "fuzz" };
+    static const Json args = { { "command", "rm -rf /tmp/x" }, { "path", "../etc/passwd" },
+        { "token", "AKIAIOSFODNN7EXAMPLE" }, { "n", 5 } };
+    static const Json annotations = Json::object(), context = { { "cwd", "/home/dev" } };
     static const std::optional<std::string> turn = std::string("t");
-    const CallView view {session, agent, callId, tool, args, annotations, context, turn};
-    const ChainOutcome o = r.policy->chain->beforeCall(view, {0}, r.policy->defaultAction);
+    const CallView view { session, agent, callId, tool, args, annotations, context, turn };
+    const ChainOutcome o = r.policy->chain->beforeCall(view, { 0 }, r.policy->defaultAction);
     (void)maskJson(trailToJson(o.trail), o.redactions);
     const Json result = "out";
-    (void)r.policy->chain->afterCall(view, {false, result}, {0});
+    (void)r.policy->chain->afterCall(view, { false, result }, { 0 });
     return 0;
 }

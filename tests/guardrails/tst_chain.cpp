@@ -20,8 +20,7 @@ public:
     Scripted(std::string name, Script script)
         : m_name(std::move(name))
         , m_script(std::move(script))
-    {
-    }
+    { }
     std::string_view name() const override { return m_name; }
     Verdict beforeCall(const CallView &call, const GuardContext &) override
     {
@@ -58,31 +57,35 @@ Verdict says(Action a, const std::string &code = "c", const std::string &reason 
 
 struct Harness
 {
-    Harness() { chain.setMonotonicClock([] { return g_fakeNs; }); }
-    std::shared_ptr<Scripted> add(const std::string &name, Scripted::Script script, bool failOpen = false)
+    Harness()
+    {
+        chain.setMonotonicClock([] { return g_fakeNs; });
+    }
+    std::shared_ptr<Scripted> add(
+        const std::string &name, Scripted::Script script, bool failOpen = false)
     {
         auto g = std::make_shared<Scripted>(name, std::move(script));
-        chain.add({g, failOpen, std::chrono::microseconds(1000)});
+        chain.add({ g, failOpen, std::chrono::microseconds(1000) });
         return g;
     }
     ChainOutcome before(DefaultAction fallback = DefaultAction::Ask)
     {
-        const CallView view {session, agent, callId, tool, args, annotations, context, turn};
-        return chain.beforeCall(view, {0}, fallback);
+        const CallView view { session, agent, callId, tool, args, annotations, context, turn };
+        return chain.beforeCall(view, { 0 }, fallback);
     }
     AfterOutcome afterCall(bool ok = true)
     {
-        const CallView view {session, agent, callId, tool, args, annotations, context, turn};
+        const CallView view { session, agent, callId, tool, args, annotations, context, turn };
         const Json result = "out";
-        return chain.afterCall(view, {ok, result}, {0});
+        return chain.afterCall(view, { ok, result }, { 0 });
     }
 
     GuardrailChain chain;
     std::string session = "s1";
-    protocol::AgentInfo agent {"coder", {}};
+    protocol::AgentInfo agent { "coder", {} };
     std::string callId = "c1";
     std::string tool = "write_file";
-    Json args = {{"path", "a.txt"}};
+    Json args = { { "path", "a.txt" } };
     Json annotations = Json::object();
     Json context = Json::object();
     std::optional<std::string> turn;
@@ -122,19 +125,24 @@ void TestChain::order_runsInPolicyOrder()
 {
     Harness h;
     std::vector<std::string> order;
-    for (const char *n : {"first", "second", "third"})
-        h.add(n, [&order, n](const CallView &) { order.push_back(n); return Verdict::pass(); });
+    for (const char *n : { "first", "second", "third" })
+        h.add(n, [&order, n](const CallView &) {
+            order.push_back(n);
+            return Verdict::pass();
+        });
     h.before();
-    QCOMPARE(order, (std::vector<std::string> {"first", "second", "third"}));
+    QCOMPARE(order, (std::vector<std::string> { "first", "second", "third" }));
 }
 
 void TestChain::order_eachSeesArgsAsLeftBefore()
 {
     Harness h;
-    h.add("rewrite", [](const CallView &) { return Verdict::modify({{"path", "sandbox/a.txt"}}, "sandbox", "moved"); });
+    h.add("rewrite", [](const CallView &) {
+        return Verdict::modify({ { "path", "sandbox/a.txt" } }, "sandbox", "moved");
+    });
     auto later = h.add("later", [](const CallView &) { return Verdict::pass(); });
     h.before();
-    QCOMPARE(later->seenArgs.at(0), Json({{"path", "sandbox/a.txt"}}));
+    QCOMPARE(later->seenArgs.at(0), Json({ { "path", "sandbox/a.txt" } }));
 }
 
 void TestChain::order_trailHasEveryVerdict()
@@ -171,7 +179,9 @@ void TestChain::verdicts_denyAndHaltShortCircuit()
     QFETCH(int, action);
     Harness h;
     h.add("asker", [](const CallView &) { return says(Action::Ask, "a", "check"); });
-    h.add("stopper", [action](const CallView &) { return says(Action(action), "protected_path", "/etc is protected"); });
+    h.add("stopper", [action](const CallView &) {
+        return says(Action(action), "protected_path", "/etc is protected");
+    });
     auto after = h.add("after", [](const CallView &) { return says(Action::Allow); });
     const ChainOutcome o = h.before();
     QCOMPARE(int(o.action), action);
@@ -185,7 +195,7 @@ void TestChain::verdicts_denyAndHaltShortCircuit()
 void TestChain::verdicts_modifyReplacesArgsAndKeepsThePatch()
 {
     Harness h;
-    h.args = {{"path", "a.txt"}, {"timeout", 900}};
+    h.args = { { "path", "a.txt" }, { "timeout", 900 } };
     h.add("clamp", [](const CallView &c) {
         Json a = c.args;
         a["timeout"] = 60;
@@ -200,25 +210,32 @@ void TestChain::verdicts_modifyReplacesArgsAndKeepsThePatch()
     h.add("allow", [](const CallView &) { return says(Action::Allow, "ok", "fine"); });
     const ChainOutcome o = h.before();
     QCOMPARE(o.action, Action::Allow);
-    QCOMPARE(o.args.value(), Json({{"file", "a.txt"}, {"timeout", 60}}));
+    QCOMPARE(o.args.value(), Json({ { "file", "a.txt" }, { "timeout", 60 } }));
     QCOMPARE(o.patch, Json::diff(h.args, *o.args));
-    QCOMPARE(trailToJson(o.trail)[0]["patch"], Json::parse(R"([{"op":"replace","path":"/timeout","value":60}])"));
-    QCOMPARE(trailToJson(o.trail)[1]["patch"], Json::parse(R"([{"op":"remove","path":"/path"},{"op":"add","path":"/file","value":"a.txt"}])"));
+    QCOMPARE(trailToJson(o.trail)[0]["patch"],
+        Json::parse(R"([{"op":"replace","path":"/timeout","value":60}])"));
+    QCOMPARE(trailToJson(o.trail)[1]["patch"],
+        Json::parse(
+            R"([{"op":"remove","path":"/path"},{"op":"add","path":"/file","value":"a.txt"}])"));
 }
 
 void TestChain::verdicts_modifyDoesNotLetTheCallRunByItself()
 {
     Harness h;
-    h.add("rewrite", [](const CallView &) { return Verdict::modify({{"path", "b"}}, "m", "moved"); });
+    h.add("rewrite", [](const CallView &) {
+        return Verdict::modify({ { "path", "b" } }, "m", "moved");
+    });
     const ChainOutcome o = h.before(DefaultAction::Ask);
     QCOMPARE(o.action, Action::Ask); // still up to a person
-    QCOMPARE(o.args.value(), Json({{"path", "b"}}));
+    QCOMPARE(o.args.value(), Json({ { "path", "b" } }));
 }
 
 void TestChain::verdicts_warnTravelsAndDoesNotDecide()
 {
     Harness h;
-    h.add("loop", [](const CallView &) { return says(Action::Warn, "exact_failure", "same call failed twice"); });
+    h.add("loop", [](const CallView &) {
+        return says(Action::Warn, "exact_failure", "same call failed twice");
+    });
     h.add("other", [](const CallView &) { return says(Action::Warn, "w2", "second"); });
     const ChainOutcome o = h.before(DefaultAction::Deny);
     QCOMPARE(o.action, Action::Deny);
@@ -233,7 +250,8 @@ void TestChain::verdicts_askGoesOnAndLaterDenyWins()
 {
     Harness h;
     h.add("asker", [](const CallView &) { return says(Action::Ask, "a", "a person should look"); });
-    auto denier = h.add("denier", [](const CallView &) { return says(Action::Deny, "d", "never"); });
+    auto denier
+        = h.add("denier", [](const CallView &) { return says(Action::Deny, "d", "never"); });
     const ChainOutcome o = h.before();
     QCOMPARE(denier->calls, 1);
     QCOMPARE(o.action, Action::Deny);
@@ -285,9 +303,12 @@ void TestChain::outcome_defaultApplies_data()
     QTest::addColumn<int>("fallback");
     QTest::addColumn<int>("expected");
     QTest::addColumn<QString>("reason");
-    QTest::newRow("ask") << int(DefaultAction::Ask) << int(Action::Ask) << "no guardrail decided; the default policy is ask";
-    QTest::newRow("allow") << int(DefaultAction::Allow) << int(Action::Allow) << "no guardrail decided; the default policy is allow";
-    QTest::newRow("deny") << int(DefaultAction::Deny) << int(Action::Deny) << "no guardrail decided; the default policy is deny";
+    QTest::newRow("ask") << int(DefaultAction::Ask) << int(Action::Ask)
+                         << "no guardrail decided; the default policy is ask";
+    QTest::newRow("allow") << int(DefaultAction::Allow) << int(Action::Allow)
+                           << "no guardrail decided; the default policy is allow";
+    QTest::newRow("deny") << int(DefaultAction::Deny) << int(Action::Deny)
+                          << "no guardrail decided; the default policy is deny";
 }
 
 void TestChain::outcome_defaultApplies()
@@ -306,11 +327,13 @@ void TestChain::outcome_defaultApplies()
 void TestChain::outcome_defaultAllowWithRewriteIsModify()
 {
     Harness h;
-    h.add("rewrite", [](const CallView &) { return Verdict::modify({{"path", "b"}}, "m", "moved"); });
+    h.add("rewrite", [](const CallView &) {
+        return Verdict::modify({ { "path", "b" } }, "m", "moved");
+    });
     const ChainOutcome o = h.before(DefaultAction::Allow);
     QCOMPARE(o.action, Action::Allow);
     QCOMPARE(o.decidedBy, std::string("policy:default"));
-    QCOMPARE(o.args.value(), Json({{"path", "b"}}));
+    QCOMPARE(o.args.value(), Json({ { "path", "b" } }));
 }
 
 void TestChain::failures_failClosed_data()
@@ -318,9 +341,12 @@ void TestChain::failures_failClosed_data()
     QTest::addColumn<int>("kind");
     QTest::addColumn<QString>("reason");
     QTest::newRow("throws std::exception") << 0 << "guardrail broken failed: threw: boom";
-    QTest::newRow("throws something else") << 1 << "guardrail broken failed: threw an unknown exception";
-    QTest::newRow("over its budget") << 2 << "guardrail broken failed: took 1500 us, over its budget of 1000 us";
-    QTest::newRow("modify without args") << 3 << "guardrail broken failed: returned modify without an arguments object";
+    QTest::newRow("throws something else")
+        << 1 << "guardrail broken failed: threw an unknown exception";
+    QTest::newRow("over its budget")
+        << 2 << "guardrail broken failed: took 1500 us, over its budget of 1000 us";
+    QTest::newRow("modify without args")
+        << 3 << "guardrail broken failed: returned modify without an arguments object";
 }
 
 void TestChain::failures_failClosed()
@@ -331,10 +357,15 @@ void TestChain::failures_failClosed()
     h.add("asker", [](const CallView &) { return says(Action::Allow); });
     h.add("broken", [kind](const CallView &) -> Verdict {
         switch (kind) {
-        case 0: throw std::runtime_error("boom");
-        case 1: throw 42;
-        case 2: g_fakeNs += 1'500'000; return says(Action::Allow); // its verdict is discarded
-        default: return says(Action::Modify);
+        case 0:
+            throw std::runtime_error("boom");
+        case 1:
+            throw 42;
+        case 2:
+            g_fakeNs += 1'500'000;
+            return says(Action::Allow); // its verdict is discarded
+        default:
+            return says(Action::Modify);
         }
     });
     auto after = h.add("after", [](const CallView &) { return says(Action::Allow); });
@@ -353,14 +384,17 @@ void TestChain::failures_failClosed()
 void TestChain::failures_failOpenGoesOnWithAWarning()
 {
     Harness h;
-    h.add("broken", [](const CallView &) -> Verdict { throw std::runtime_error("boom"); }, /*failOpen=*/true);
+    h.add(
+        "broken", [](const CallView &) -> Verdict { throw std::runtime_error("boom"); },
+        /*failOpen=*/true);
     auto after = h.add("after", [](const CallView &) { return says(Action::Allow, "ok", "fine"); });
     const ChainOutcome o = h.before(DefaultAction::Ask);
     QCOMPARE(after->calls, 1);
     QCOMPARE(o.action, Action::Allow);
     QCOMPARE(o.warnings.size(), std::size_t(1));
     QCOMPARE(o.warnings[0].code, std::string("guardrail_error"));
-    QCOMPARE(o.warnings[0].message, std::string("guardrail broken failed (fail_open): threw: boom"));
+    QCOMPARE(
+        o.warnings[0].message, std::string("guardrail broken failed (fail_open): threw: boom"));
     QCOMPARE(trailToJson(o.trail)[0]["action"], Json("error"));
     QCOMPARE(trailToJson(o.trail)[0]["fail_open"], Json(true));
 }
@@ -375,7 +409,7 @@ void TestChain::failures_turnMarkerThrowIsContained()
     QCOMPARE(health.size(), std::size_t(1));
     QVERIFY(!health[0].ok);
     QCOMPARE(health[0].detail, std::string("threw on a turn marker"));
-    QCOMPARE(h.chain.takeTurnFailures(), std::vector<std::string> {"fragile"});
+    QCOMPARE(h.chain.takeTurnFailures(), std::vector<std::string> { "fragile" });
     QVERIFY(h.chain.takeTurnFailures().empty());
     QVERIFY(h.chain.health()[0].ok);
 }
@@ -405,13 +439,15 @@ void TestChain::afterTheCall_allowWarnHalt()
 
 void TestChain::afterTheCall_failureHaltsUnlessFailOpen()
 {
-    for (const bool failOpen : {false, true}) {
+    for (const bool failOpen : { false, true }) {
         Harness h;
-        auto g = h.add("broken", [](const CallView &) { return Verdict::pass(); }, failOpen);
+        auto g = h.add(
+            "broken", [](const CallView &) { return Verdict::pass(); }, failOpen);
         g->after = [](const CallView &) -> Verdict { throw std::runtime_error("boom"); };
         const AfterOutcome o = h.afterCall();
         QCOMPARE(o.action, failOpen ? Action::Warn : Action::Halt);
-        QCOMPARE(o.reason, std::string("guardrail broken failed: threw: boom") + (failOpen ? " (fail_open)" : ""));
+        QCOMPARE(o.reason,
+            std::string("guardrail broken failed: threw: boom") + (failOpen ? " (fail_open)" : ""));
     }
 }
 

@@ -30,12 +30,14 @@ using namespace holdpoint::test;
 namespace {
 
 // The policy's default ask needs two people; a rule's own ask needs one.
-const char *const SomeNeedTwo = R"({"version":1,"default":"ask","default_approvals":{"required":2},"guardrails":[
+const char *const SomeNeedTwo
+    = R"({"version":1,"default":"ask","default_approvals":{"required":2},"guardrails":[
     {"type":"rules","rules":[{"when":{"tool":"read_file"},"action":"ask","reason":"reads need a look"}]}]})";
 // Every call needs two people.
 const char *const TwoPeople = R"({"version":1,"default":"ask","default_approvals":{"required":2}})";
 // Three people; an edit keeps the approvals given before it.
-const char *const ThreeKeep = R"({"version":1,"default":"ask","default_approvals":{"required":3,"on_edit":"keep"}})";
+const char *const ThreeKeep
+    = R"({"version":1,"default":"ask","default_approvals":{"required":3,"on_edit":"keep"}})";
 // Anyone but the agent's own OS user.
 const char *const NotTheRequester
     = R"({"version":1,"default":"ask","default_approvals":{"required":1,"exclude_requester":true}})";
@@ -68,7 +70,7 @@ ReviewOutcome approveAs(WindowHarness &h, const std::string &id, const std::stri
     r.id = id;
     r.action = args ? protocol::ReviewAction::Edit : protocol::ReviewAction::Approve;
     r.args = args;
-    return h.core->broker()->review(r, ReviewerIdentity {name, "test", name});
+    return h.core->broker()->review(r, ReviewerIdentity { name, "test", name });
 }
 
 } // namespace
@@ -88,17 +90,20 @@ void TestApprovals::countShowsInTheQueueOnlyWhereItMatters()
 {
     WindowHarness h(SomeNeedTwo);
     QVERIFY(h.started && h.welcomed);
-    QAbstractItemModelTester tester(h.window->queueProxy(), QAbstractItemModelTester::FailureReportingMode::QtTest);
-    QVERIFY(h.submit("c1", "read_file", {{"path", "README"}}));
-    QVERIFY(h.submit("c2", "deploy", {{"env", "prod"}}));
+    QAbstractItemModelTester tester(
+        h.window->queueProxy(), QAbstractItemModelTester::FailureReportingMode::QtTest);
+    QVERIFY(h.submit("c1", "read_file", { { "path", "README" } }));
+    QVERIFY(h.submit("c2", "deploy", { { "env", "prod" } }));
     const std::string plain = itemOf(h, "c1"), deploy = itemOf(h, "c2");
-    QCOMPARE(h.view()->model()->headerData(QueueModel::Approvals, Qt::Horizontal).toString(), QStringLiteral("Approvals"));
+    QCOMPARE(h.view()->model()->headerData(QueueModel::Approvals, Qt::Horizontal).toString(),
+        QStringLiteral("Approvals"));
     QCOMPARE(cell(h, deploy, QueueModel::Approvals), QStringLiteral("0/2"));
     QCOMPARE(cell(h, plain, QueueModel::Approvals), QString());
 
     // An ordinary call reads as it always did: nothing about approvals.
     h.view()->setFocus();
-    QTRY_COMPARE(h.view()->currentIndex().data(QueueModel::ItemIdRole).toString().toStdString(), plain);
+    QTRY_COMPARE(
+        h.view()->currentIndex().data(QueueModel::ItemIdRole).toString().toStdString(), plain);
     QVERIFY(!h.child<QLabel>("approvals")->isVisible());
     QVERIFY(!h.child<QLabel>("approveNote")->isVisible());
     QVERIFY(h.child<QPushButton>("approveButton")->isEnabled());
@@ -110,22 +115,30 @@ void TestApprovals::countShowsInTheQueueOnlyWhereItMatters()
     h.child<QLineEdit>("queueFilter")->setText(QStringLiteral("prod"));
     QCOMPARE(h.view()->model()->rowCount(), 1);
     QCOMPARE(cell(h, deploy, QueueModel::Approvals), QStringLiteral("0/2"));
-    QVERIFY(h.view()->model()->index(0, QueueModel::Approvals).data(Qt::ToolTipRole).toString().contains(
-        QStringLiteral("0 of 2 approvals; needs 2 more")));
+    QVERIFY(h.view()
+                ->model()
+                ->index(0, QueueModel::Approvals)
+                .data(Qt::ToolTipRole)
+                .toString()
+                .contains(QStringLiteral("0 of 2 approvals; needs 2 more")));
 
     // A vote from elsewhere changes the cell while the filter holds.
     QVERIFY(approveAs(h, deploy, "bob").ok);
     QCOMPARE(cell(h, deploy, QueueModel::Approvals), QStringLiteral("1/2"));
     QCOMPARE(h.view()->model()->rowCount(), 1);
-    QVERIFY(h.view()->model()->index(0, QueueModel::Approvals).data(Qt::ToolTipRole).toString().contains(
-        QStringLiteral("1 of 2 approvals (bob); needs 1 more")));
+    QVERIFY(h.view()
+                ->model()
+                ->index(0, QueueModel::Approvals)
+                .data(Qt::ToolTipRole)
+                .toString()
+                .contains(QStringLiteral("1 of 2 approvals (bob); needs 1 more")));
 }
 
 void TestApprovals::approvingOnceWaitsForSomeoneElse()
 {
     WindowHarness h(TwoPeople);
     QVERIFY(h.started && h.welcomed);
-    QVERIFY(h.submit("c1", "write_file", {{"path", "notes.txt"}}));
+    QVERIFY(h.submit("c1", "write_file", { { "path", "notes.txt" } }));
     const std::string id = itemOf(h, "c1");
     h.view()->setFocus();
     QTRY_COMPARE(h.view()->currentIndex().row(), 0);
@@ -134,7 +147,8 @@ void TestApprovals::approvingOnceWaitsForSomeoneElse()
     auto *approvals = h.child<QLabel>("approvals");
     QVERIFY(approve->isEnabled());
     QVERIFY(note->isVisible());
-    QCOMPARE(note->text(), QStringLiteral("Needs 2 approvals: yours makes 1 of 2; the call waits for 1 more"));
+    QCOMPARE(note->text(),
+        QStringLiteral("Needs 2 approvals: yours makes 1 of 2; the call waits for 1 more"));
     QVERIFY(approvals->isVisible());
     QVERIFY(approvals->text().contains(QStringLiteral("0 of 2 approvals; needs 2 more")));
 
@@ -143,7 +157,9 @@ void TestApprovals::approvingOnceWaitsForSomeoneElse()
     h.key(Qt::Key_A);
     QVERIFY(!h.window->alwaysDialog());
     QVERIFY(h.child<QLabel>("errorBanner")->isVisible());
-    QVERIFY(h.child<QLabel>("errorBanner")->text().contains(QStringLiteral("which a rule cannot give")));
+    QVERIFY(h.child<QLabel>("errorBanner")
+                ->text()
+                .contains(QStringLiteral("which a rule cannot give")));
     QCOMPARE(h.core->queue()->find(id)->votes.size(), std::size_t(0));
     h.key(Qt::Key_1);
 
@@ -153,14 +169,16 @@ void TestApprovals::approvingOnceWaitsForSomeoneElse()
     QCOMPARE(approvalCount(*h.core->queue()->find(id)), 1);
     QCOMPARE(cell(h, id, QueueModel::Approvals), QStringLiteral("1/2"));
     QVERIFY(!h.child<QLabel>("errorBanner")->isVisible());
-    QTRY_COMPARE(h.view()->currentIndex().data(QueueModel::ItemIdRole).toString().toStdString(), id);
+    QTRY_COMPARE(
+        h.view()->currentIndex().data(QueueModel::ItemIdRole).toString().toStdString(), id);
     QVERIFY(!approve->isEnabled());
     QVERIFY(approve->toolTip().contains(QStringLiteral("tester approved these arguments already")));
     QCOMPARE(note->text(), QStringLiteral("Waiting for someone other than you (1/2)"));
     QVERIFY(note->isVisible());
     QVERIFY(h.child<QPushButton>("denyButton")->isEnabled());
     QVERIFY(h.child<QPushButton>("haltButton")->isEnabled());
-    QVERIFY2(approvals->text().contains(QStringLiteral("1 of 2 approvals; needs 1 more")), qPrintable(approvals->text()));
+    QVERIFY2(approvals->text().contains(QStringLiteral("1 of 2 approvals; needs 1 more")),
+        qPrintable(approvals->text()));
     QVERIFY(approvals->text().contains(QStringLiteral("<b>tester</b> \u00b7 console")));
     QVERIFY(approvals->text().contains(QStringLiteral("approved: <tt>path=notes.txt</tt>")));
 
@@ -170,7 +188,9 @@ void TestApprovals::approvingOnceWaitsForSomeoneElse()
     QCOMPARE(h.core->queue()->size(), 1);
     QCOMPARE(h.core->queue()->find(id)->votes.size(), std::size_t(1));
     QVERIFY(h.child<QLabel>("errorBanner")->isVisible());
-    QVERIFY(h.child<QLabel>("errorBanner")->text().contains(QStringLiteral("waiting for someone other than you (1/2 approvals)")));
+    QVERIFY(h.child<QLabel>("errorBanner")
+                ->text()
+                .contains(QStringLiteral("waiting for someone other than you (1/2 approvals)")));
 
     // A second person completes it: allowed, both named.
     const ReviewOutcome bob = approveAs(h, id, "bob");
@@ -188,7 +208,7 @@ void TestApprovals::aVoteFromElsewhereShowsAndAnEditResetsTheCount()
 {
     WindowHarness h(TwoPeople);
     QVERIFY(h.started && h.welcomed);
-    QVERIFY(h.submit("c1", "write_file", {{"path", "notes.txt"}}));
+    QVERIFY(h.submit("c1", "write_file", { { "path", "notes.txt" } }));
     const std::string id = itemOf(h, "c1");
     h.view()->setFocus();
     QTRY_COMPARE(h.view()->currentIndex().row(), 0);
@@ -204,10 +224,12 @@ void TestApprovals::aVoteFromElsewhereShowsAndAnEditResetsTheCount()
     editor->setPlainText(edit);
     QVERIFY(approveAs(h, id, "bob").ok);
     QCOMPARE(cell(h, id, QueueModel::Approvals), QStringLiteral("1/2"));
-    QVERIFY2(approvals->text().contains(QStringLiteral("<b>bob</b> \u00b7 test")), qPrintable(approvals->text()));
+    QVERIFY2(approvals->text().contains(QStringLiteral("<b>bob</b> \u00b7 test")),
+        qPrintable(approvals->text()));
     QCOMPARE(editor->toPlainText(), edit);
     QVERIFY(h.child<QPushButton>("approveButton")->isEnabled());
-    QCOMPARE(note->text(), QStringLiteral("Needs 2 approvals: yours completes it (2 of 2) and the call runs"));
+    QCOMPARE(note->text(),
+        QStringLiteral("Needs 2 approvals: yours completes it (2 of 2) and the call runs"));
     auto *approveEdits = h.child<QPushButton>("approveEditsButton");
     QVERIFY(approveEdits->isEnabled());
 
@@ -217,23 +239,26 @@ void TestApprovals::aVoteFromElsewhereShowsAndAnEditResetsTheCount()
     QCOMPARE(updated.size(), 1);
     const QueueItem *item = h.core->queue()->find(id);
     QVERIFY(item);
-    QCOMPARE(approvers(*item), std::vector<std::string>({"tester"}));
+    QCOMPARE(approvers(*item), std::vector<std::string>({ "tester" }));
     QCOMPARE(cell(h, id, QueueModel::Approvals), QStringLiteral("1/2"));
     QCOMPARE(cell(h, id, QueueModel::Arguments), QStringLiteral("path=sandbox/notes.txt"));
     QVERIFY(!approvals->text().contains(QStringLiteral("<b>bob</b>")));
-    QVERIFY2(approvals->text().contains(QStringLiteral("<b>tester</b> \u00b7 console")), qPrintable(approvals->text()));
-    QVERIFY(approvals->text().contains(QStringLiteral("edited the arguments to: <tt>path=sandbox/notes.txt</tt>")));
+    QVERIFY2(approvals->text().contains(QStringLiteral("<b>tester</b> \u00b7 console")),
+        qPrintable(approvals->text()));
+    QVERIFY(approvals->text().contains(
+        QStringLiteral("edited the arguments to: <tt>path=sandbox/notes.txt</tt>")));
     QVERIFY(approvals->text().contains(QStringLiteral("(as edited by tester)")));
     QVERIFY(!h.child<QPushButton>("approveButton")->isEnabled());
     QCOMPARE(note->text(), QStringLiteral("Waiting for someone other than you (1/2)"));
     // The editor now starts from the arguments as they stand.
-    QTRY_COMPARE(Json::parse(editor->toPlainText().toStdString()), Json({{"path", "sandbox/notes.txt"}}));
+    QTRY_COMPARE(Json::parse(editor->toPlainText().toStdString()),
+        Json({ { "path", "sandbox/notes.txt" } }));
 
     // Bob approves the edited arguments: they run, both named.
     QVERIFY(approveAs(h, id, "bob").ok);
     const Json d = h.decisionFor("c1");
     QCOMPARE(d["decision"], Json("modify"));
-    QCOMPARE(d["args"], Json({{"path", "sandbox/notes.txt"}}));
+    QCOMPARE(d["args"], Json({ { "path", "sandbox/notes.txt" } }));
     QCOMPARE(d["decided_by"], Json("human:tester,human:bob"));
 }
 
@@ -241,7 +266,7 @@ void TestApprovals::theAgentsOwnUserMayNotApprove()
 {
     WindowHarness h(NotTheRequester);
     QVERIFY(h.started && h.welcomed);
-    QVERIFY(h.submit("c1", "write_file", {{"path", "notes.txt"}}));
+    QVERIFY(h.submit("c1", "write_file", { { "path", "notes.txt" } }));
     const std::string id = itemOf(h, "c1");
     const QString me = QString::fromStdString(ConsoleCore::currentOsUser());
     QCOMPARE(h.core->queue()->find(id)->requester, me.toStdString());
@@ -252,9 +277,14 @@ void TestApprovals::theAgentsOwnUserMayNotApprove()
     auto *approve = h.child<QPushButton>("approveButton");
     auto *note = h.child<QLabel>("approveNote");
     QVERIFY(!approve->isEnabled());
-    QVERIFY(approve->toolTip().contains(QStringLiteral("started this agent (as OS user %1)").arg(me)));
-    QCOMPARE(note->text(), QStringLiteral("You started this agent (OS user %1): someone else must approve (0/1)").arg(me));
-    QVERIFY(h.child<QLabel>("approvals")->text().contains(QStringLiteral("Started by OS user <b>%1</b>").arg(me)));
+    QVERIFY(
+        approve->toolTip().contains(QStringLiteral("started this agent (as OS user %1)").arg(me)));
+    QCOMPARE(note->text(),
+        QStringLiteral("You started this agent (OS user %1): someone else must approve (0/1)")
+            .arg(me));
+    QVERIFY(h.child<QLabel>("approvals")
+                ->text()
+                .contains(QStringLiteral("Started by OS user <b>%1</b>").arg(me)));
     // Nor with edits: an edit is an approval.
     h.window->argsEditor()->setPlainText(QStringLiteral("{\"path\": \"other.txt\"}"));
     QVERIFY(h.window->argsEditor()->toPlainText().contains(QStringLiteral("other.txt")));
@@ -265,7 +295,9 @@ void TestApprovals::theAgentsOwnUserMayNotApprove()
     h.key(Qt::Key_A);
     QCOMPARE(h.core->queue()->size(), 1);
     QVERIFY(h.core->queue()->find(id)->votes.empty());
-    QVERIFY(h.child<QLabel>("errorBanner")->text().contains(QStringLiteral("needs approval from someone else")));
+    QVERIFY(h.child<QLabel>("errorBanner")
+                ->text()
+                .contains(QStringLiteral("needs approval from someone else")));
 
     QVERIFY(approveAs(h, id, "bob").ok);
     QCOMPARE(h.decisionFor("c1")["decided_by"], Json("human:bob"));
@@ -275,18 +307,21 @@ void TestApprovals::withKeepAnApprovalBeforeAnEditStillCounts()
 {
     WindowHarness h(ThreeKeep);
     QVERIFY(h.started && h.welcomed);
-    QVERIFY(h.submit("c1", "write_file", {{"path", "notes.txt"}}));
+    QVERIFY(h.submit("c1", "write_file", { { "path", "notes.txt" } }));
     const std::string id = itemOf(h, "c1");
     h.view()->setFocus();
     QTRY_COMPARE(h.view()->currentIndex().row(), 0);
     auto *approvals = h.child<QLabel>("approvals");
     QVERIFY(approveAs(h, id, "bob").ok);
-    QVERIFY(approveAs(h, id, "carol", Json({{"path", "sandbox/notes.txt"}})).ok);
+    QVERIFY(approveAs(h, id, "carol", Json({ { "path", "sandbox/notes.txt" } })).ok);
     // Both count, as the queue counts them; neither is shown struck out.
     QCOMPARE(cell(h, id, QueueModel::Approvals), QStringLiteral("2/3"));
-    QTRY_VERIFY2(approvals->text().contains(QStringLiteral("2 of 3 approvals")), qPrintable(approvals->text()));
-    QVERIFY2(approvals->text().contains(QStringLiteral("<b>bob</b>")), qPrintable(approvals->text()));
-    QVERIFY2(!approvals->text().contains(QStringLiteral("does not count")), qPrintable(approvals->text()));
+    QTRY_VERIFY2(approvals->text().contains(QStringLiteral("2 of 3 approvals")),
+        qPrintable(approvals->text()));
+    QVERIFY2(
+        approvals->text().contains(QStringLiteral("<b>bob</b>")), qPrintable(approvals->text()));
+    QVERIFY2(!approvals->text().contains(QStringLiteral("does not count")),
+        qPrintable(approvals->text()));
 }
 
 QTEST_MAIN(TestApprovals)

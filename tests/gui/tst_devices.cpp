@@ -94,7 +94,6 @@ struct DevicesHarness
     bool active = false;
 };
 
-
 template <typename T> T *child(QWidget *parent, const char *name)
 {
     return parent->findChild<T *>(QString::fromLatin1(name));

@@ -284,14 +284,18 @@ void TestInsightsPage::anAlwaysRuleAddedIsNamedInPromptsSaved()
     // sends to a person shows it asks now.
     test::TestSocket agent;
     QVERIFY(agent.hello(QUrl(m_core->url()), m_core->agentToken().toStdString()).is_object());
-    agent.send({{"type", "tool_call"}, {"call_id", "p1"}, {"tool_name", "lint"}, {"args", Json::object()}});
+    agent.send({ { "type", "tool_call" }, { "call_id", "p1" }, { "tool_name", "lint" },
+        { "args", Json::object() } });
     QTRY_COMPARE_WITH_TIMEOUT(page->figures().escalations, 6u, 10'000);
     QString error;
-    QVERIFY2(m_core->addAlwaysRule({{"when", {{"tool", "deploy"}}}, {"action", "allow"}, {"code", "always_allowed"},
-                                    {"reason", "always allowed by a reviewer"}, {"comment", "added by alice"}},
-                                   &error),
-             qPrintable(error));
-    agent.send({{"type", "tool_call"}, {"call_id", "r1"}, {"tool_name", "deploy"}, {"args", Json::object()}});
+    QVERIFY2(m_core->addAlwaysRule(
+                 { { "when", { { "tool", "deploy" } } }, { "action", "allow" },
+                     { "code", "always_allowed" }, { "reason", "always allowed by a reviewer" },
+                     { "comment", "added by alice" } },
+                 &error),
+        qPrintable(error));
+    agent.send({ { "type", "tool_call" }, { "call_id", "r1" }, { "tool_name", "deploy" },
+        { "args", Json::object() } });
     QCOMPARE(agent.next("decision").value("decision", std::string()), std::string("allow"));
     const auto savedByTheRule = [&] {
         for (const insights::SavedPrompts &s : page->figures().savedPerRule)
@@ -300,7 +304,8 @@ void TestInsightsPage::anAlwaysRuleAddedIsNamedInPromptsSaved()
         return std::uint64_t(0);
     };
     QTRY_COMPARE_WITH_TIMEOUT(savedByTheRule(), 1u, 10'000);
-    QVERIFY(categories(page->chart(QStringLiteral("promptsSaved"))).contains(QStringLiteral("always allow deploy")));
+    QVERIFY(categories(page->chart(QStringLiteral("promptsSaved")))
+                .contains(QStringLiteral("always allow deploy")));
 }
 
 QTEST_MAIN(TestInsightsPage)

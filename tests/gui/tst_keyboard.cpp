@@ -4,8 +4,8 @@
 // the keyboard focus goes after each dialog; and what the queue says: a
 // quiet "why" for the default, errors in a banner, real plurals.
 
-#include "alwaysruledialog.h"
 #include "activitymodels.h"
+#include "alwaysruledialog.h"
 #include "denydialog.h"
 #include "queuemodel.h"
 #include "windowharness.h"
@@ -48,21 +48,24 @@ void fill(WindowHarness &h, int n, const char *tool = "write_file")
 {
     QVERIFY(h.started && h.welcomed);
     for (int i = 0; i < n; ++i)
-        QVERIFY(h.submit("c" + std::to_string(i), i % 3 == 2 ? "bash" : tool, {{"path", std::to_string(i)}}));
+        QVERIFY(h.submit("c" + std::to_string(i), i % 3 == 2 ? "bash" : tool,
+            { { "path", std::to_string(i) } }));
     h.view()->setFocus();
     QTRY_COMPARE(h.view()->currentIndex().row(), 0);
 }
 
 QString callAt(WindowHarness &h, int row)
 {
-    const std::string id = h.view()->model()->index(row, 0).data(QueueModel::ItemIdRole).toString().toStdString();
+    const std::string id
+        = h.view()->model()->index(row, 0).data(QueueModel::ItemIdRole).toString().toStdString();
     const QueueItem *item = h.core->queue()->find(id);
     return item ? QString::fromStdString(item->callId) : QString();
 }
 
 QString currentCall(WindowHarness &h)
 {
-    return h.view()->currentIndex().isValid() ? callAt(h, h.view()->currentIndex().row()) : QString();
+    return h.view()->currentIndex().isValid() ? callAt(h, h.view()->currentIndex().row())
+                                              : QString();
 }
 
 int selectedCount(WindowHarness &h)
@@ -103,7 +106,8 @@ void TestKeyboard::batchDecisionPutsTheCursorRightAfterTheBlock()
         QTRY_VERIFY(!h.window->denyDialog());
     }
     for (int i = 5; i <= 13; ++i)
-        QCOMPARE(h.decisionFor("c" + std::to_string(i))["decision"], Json(expectedDecision.toStdString()));
+        QCOMPARE(h.decisionFor("c" + std::to_string(i))["decision"],
+            Json(expectedDecision.toStdString()));
     QCOMPARE(h.core->queue()->size(), 11);
     // The call right after the block, alone selected, shown in the detail pane.
     QCOMPARE(currentCall(h), QStringLiteral("c14"));
@@ -182,8 +186,9 @@ void TestKeyboard::batchShowsWhatItHolds()
     QCOMPARE(h.child<QPushButton>("denyButton")->text(), QStringLiteral("&Deny 4\u2026  [D]"));
     QCOMPARE(h.child<QLabel>("detailTitle")->text(), QStringLiteral("4 calls selected"));
     const QString meta = h.child<QLabel>("detailMeta")->text();
-    QVERIFY2(meta.contains(QStringLiteral("write_file \u00d73")) && meta.contains(QStringLiteral("bash \u00d71")),
-             qPrintable(meta));
+    QVERIFY2(meta.contains(QStringLiteral("write_file \u00d73"))
+            && meta.contains(QStringLiteral("bash \u00d71")),
+        qPrintable(meta));
     QVERIFY2(meta.contains(QStringLiteral("tester \u00d74")), qPrintable(meta));
     // Nothing of the current call passes for the batch's.
     QVERIFY(h.window->argsEditor()->toPlainText().isEmpty());
@@ -243,25 +248,33 @@ void TestKeyboard::whyColumnSpeaksOnlyOfFindings()
     WindowHarness h(R"({"guardrails": [{"type": "secrets"},
         {"type": "rules", "rules": [{"when": {"tool": "deploy"}, "action": "ask", "reason": "deploys need a person"}]}]})");
     QVERIFY(h.started && h.welcomed);
-    QVERIFY(h.submit("c1", "read_file", {{"path", "a.txt"}}));
-    QVERIFY(h.submit("c2", "deploy", {{"env", "prod"}}));
-    QVERIFY(h.submit("c3", "run_command_in_the_project_sandbox", {{"command", "curl -H 'Authorization: Bearer ghp_0123456789abcdefghijklmnopqrstuvwxyzAB' x"}}));
+    QVERIFY(h.submit("c1", "read_file", { { "path", "a.txt" } }));
+    QVERIFY(h.submit("c2", "deploy", { { "env", "prod" } }));
+    QVERIFY(h.submit("c3", "run_command_in_the_project_sandbox",
+        { { "command",
+            "curl -H 'Authorization: Bearer ghp_0123456789abcdefghijklmnopqrstuvwxyzAB' x" } }));
     QAbstractItemModel *m = h.view()->model();
-    auto why = [&](int row, int role = Qt::DisplayRole) { return m->index(row, QueueModel::Reason).data(role); };
+    auto why = [&](int row, int role = Qt::DisplayRole) {
+        return m->index(row, QueueModel::Reason).data(role);
+    };
     QCOMPARE(why(0).toString(), QStringLiteral("default: ask"));
     QCOMPARE(why(0, Qt::ForegroundRole).value<QColor>(), QColor(0x8a, 0x8a, 0x8a));
-    QCOMPARE(why(0, Qt::ToolTipRole).toString(), QStringLiteral("no guardrail decided; the default policy is ask"));
+    QCOMPARE(why(0, Qt::ToolTipRole).toString(),
+        QStringLiteral("no guardrail decided; the default policy is ask"));
     QCOMPARE(why(1).toString(), QStringLiteral("rules: deploys need a person"));
     QVERIFY(!why(1, Qt::ForegroundRole).isValid());
-    QVERIFY2(why(2).toString().startsWith(QStringLiteral("secrets: ")), qPrintable(why(2).toString()));
-    QVERIFY2(!why(2).toString().contains(QStringLiteral("arguments contain")), qPrintable(why(2).toString())); // kinds, not the long reason
+    QVERIFY2(
+        why(2).toString().startsWith(QStringLiteral("secrets: ")), qPrintable(why(2).toString()));
+    QVERIFY2(!why(2).toString().contains(QStringLiteral("arguments contain")),
+        qPrintable(why(2).toString())); // kinds, not the long reason
     QVERIFY(!why(2).toString().contains(QStringLiteral("ghp_")));
     // The riskiest first: the credential, then the rest.
     h.child<QComboBox>("queueSort")->setCurrentIndex(1);
     QCOMPARE(callAt(h, 0), QStringLiteral("c3"));
     // The tool column shows a long tool name whole.
     const QString tool = m->index(0, QueueModel::Tool).data().toString();
-    QVERIFY(h.view()->columnWidth(QueueModel::Tool) > h.view()->fontMetrics().horizontalAdvance(tool));
+    QVERIFY(
+        h.view()->columnWidth(QueueModel::Tool) > h.view()->fontMetrics().horizontalAdvance(tool));
 }
 
 void TestKeyboard::errorsStayVisibleInABanner()
@@ -278,10 +291,13 @@ void TestKeyboard::errorsStayVisibleInABanner()
     h.key(Qt::Key_4);
     h.key(Qt::Key_A);
     QTRY_VERIFY(h.window->alwaysDialog());
-    QTest::mouseClick(h.window->alwaysDialog()->findChild<QPushButton *>(QStringLiteral("addRuleButton")), Qt::LeftButton);
+    QTest::mouseClick(
+        h.window->alwaysDialog()->findChild<QPushButton *>(QStringLiteral("addRuleButton")),
+        Qt::LeftButton);
     QTRY_VERIFY(!h.window->alwaysDialog());
     QVERIFY(banner->isVisible());
-    QVERIFY2(banner->text().startsWith(QStringLiteral("The rule was not added: ")), qPrintable(banner->text()));
+    QVERIFY2(banner->text().startsWith(QStringLiteral("The rule was not added: ")),
+        qPrintable(banner->text()));
     QCOMPARE(h.core->queue()->size(), 2); // nothing was decided
     // The next decision clears it.
     h.key(Qt::Key_1);
@@ -299,7 +315,8 @@ void TestKeyboard::countsReadAsEnglish()
     QVERIFY2(!status.contains(QStringLiteral("(s)")), qPrintable(status));
     TestSocket second;
     QVERIFY(second.hello(QUrl(h.core->url()), h.core->agentToken().toStdString()).is_object());
-    QTRY_VERIFY(h.child<QLabel>("statusLabel")->text().contains(QStringLiteral("2 agent connections")));
+    QTRY_VERIFY(
+        h.child<QLabel>("statusLabel")->text().contains(QStringLiteral("2 agent connections")));
 }
 
 void TestKeyboard::historyShowsTheArgumentsThatRan()
@@ -320,18 +337,22 @@ void TestKeyboard::historyShowsTheArgumentsThatRan()
 
     HistoryModel *history = h.window->historyModel();
     QTRY_COMPARE(history->rowCount(), 3);
-    auto args = [&](int row, int role = Qt::DisplayRole) { return history->index(row, HistoryModel::Arguments).data(role); };
+    auto args = [&](int row, int role = Qt::DisplayRole) {
+        return history->index(row, HistoryModel::Arguments).data(role);
+    };
     QCOMPARE(args(2).toString(), QStringLiteral("path=0"));
     QCOMPARE(args(1).toString(), QStringLiteral("path=sandbox/1"));
     QCOMPARE(args(0).toString(), QStringLiteral("path=2"));
     QCOMPARE(args(0, Qt::ForegroundRole).value<QColor>(), QColor(Qt::gray)); // denied: it never ran
     // The same from the audit log, in a window opened later: once delivered,
     // every decision is on disk.
-    for (const char *id : {"c0", "c1", "c2"})
+    for (const char *id : { "c0", "c1", "c2" })
         QVERIFY(!h.decisionFor(id).is_null());
     MainWindow again(h.core.get());
-    QCOMPARE(again.historyModel()->index(1, HistoryModel::Arguments).data().toString(), QStringLiteral("path=sandbox/1"));
-    QCOMPARE(again.historyModel()->index(2, HistoryModel::Arguments).data().toString(), QStringLiteral("path=0"));
+    QCOMPARE(again.historyModel()->index(1, HistoryModel::Arguments).data().toString(),
+        QStringLiteral("path=sandbox/1"));
+    QCOMPARE(again.historyModel()->index(2, HistoryModel::Arguments).data().toString(),
+        QStringLiteral("path=0"));
 }
 
 void TestKeyboard::editingShowsAndSaysHowToLeave()
@@ -343,7 +364,8 @@ void TestKeyboard::editingShowsAndSaysHowToLeave()
     h.key(Qt::Key_E);
     QCOMPARE(QApplication::focusWidget(), h.window->argsEditor());
     QVERIFY(state->isVisible());
-    QVERIFY(state->text().contains(QStringLiteral("Ctrl+Enter")) && state->text().contains(QStringLiteral("Esc")));
+    QVERIFY(state->text().contains(QStringLiteral("Ctrl+Enter"))
+        && state->text().contains(QStringLiteral("Esc")));
     h.key(Qt::Key_Escape);
     QCOMPARE(QApplication::focusWidget(), h.view());
     QVERIFY(!state->isVisible());
@@ -351,23 +373,29 @@ void TestKeyboard::editingShowsAndSaysHowToLeave()
 
 void TestKeyboard::rewriteAndEditsAreTwoLabelledParts()
 {
-    WindowHarness h(R"({"guardrails": [{"type": "rules", "rules": [{"when": {"tool": "bash"}, "action": "modify",
+    WindowHarness h(
+        R"({"guardrails": [{"type": "rules", "rules": [{"when": {"tool": "bash"}, "action": "modify",
         "clamp": {"timeout": {"max": 60}}, "reason": "timeout clamped"}]}]})");
     QVERIFY(h.started && h.welcomed);
-    QVERIFY(h.submit("b1", "bash", {{"command", "make"}, {"timeout", 900}}));
+    QVERIFY(h.submit("b1", "bash", { { "command", "make" }, { "timeout", 900 } }));
     h.view()->setFocus();
     QTRY_COMPARE(h.view()->currentIndex().row(), 0);
     auto diff = [&] { return h.child<QTextBrowser>("argsDiff")->toPlainText(); };
-    QVERIFY2(diff().startsWith(QStringLiteral("rewritten by guardrails")) && diff().contains(QStringLiteral("/timeout"))
-                 && !diff().contains(QStringLiteral("your edits")),
-             qPrintable(diff()));
+    QVERIFY2(diff().startsWith(QStringLiteral("rewritten by guardrails"))
+            && diff().contains(QStringLiteral("/timeout"))
+            && !diff().contains(QStringLiteral("your edits")),
+        qPrintable(diff()));
     h.key(Qt::Key_E);
-    h.window->argsEditor()->setPlainText(QStringLiteral("{\"command\": \"make test\", \"timeout\": 60}"));
+    h.window->argsEditor()->setPlainText(
+        QStringLiteral("{\"command\": \"make test\", \"timeout\": 60}"));
     const QString both = diff();
     const qsizetype edits = both.indexOf(QStringLiteral("your edits"));
-    QVERIFY2(both.startsWith(QStringLiteral("rewritten by guardrails")) && edits > 0, qPrintable(both));
+    QVERIFY2(
+        both.startsWith(QStringLiteral("rewritten by guardrails")) && edits > 0, qPrintable(both));
     // Each change under its own heading: the clamp is not the reviewer's.
-    QVERIFY2(both.indexOf(QStringLiteral("/timeout")) < edits && both.indexOf(QStringLiteral("/command")) > edits, qPrintable(both));
+    QVERIFY2(both.indexOf(QStringLiteral("/timeout")) < edits
+            && both.indexOf(QStringLiteral("/command")) > edits,
+        qPrintable(both));
 }
 
 QTEST_MAIN(TestKeyboard)

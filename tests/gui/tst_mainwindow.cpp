@@ -3,27 +3,27 @@
 // ConsoleCore, with each decision checked at a real agent connection.
 
 #include "common/testsocket.h"
-#include "engine/consolecore.h"
-#include "policy/policy.h"
 #include "denydialog.h"
+#include "engine/consolecore.h"
 #include "itemtext.h"
 #include "mainwindow.h"
+#include "policy/policy.h"
 #include "queuemodel.h"
 #include "windowharness.h"
 
 #include <QAbstractItemModelTester>
 #include <QApplication>
-#include <QFile>
 #include <QComboBox>
+#include <QFile>
 #include <QLabel>
 #include <QLineEdit>
 #include <QPlainTextEdit>
 #include <QPushButton>
+#include <QScreen>
 #include <QSignalSpy>
 #include <QStatusBar>
 #include <QTableView>
 #include <QTemporaryDir>
-#include <QScreen>
 #include <QTest>
 #include <QTextBrowser>
 
@@ -63,7 +63,7 @@ void TestMainWindow::queueModelPassesTheModelTester()
         item.id = queue.newId();
         item.callId = std::to_string(i);
         item.toolName = std::string("write_file");
-        item.args = {{"i", i}};
+        item.args = { { "i", i } };
         item.receivedAt = 0;
         item.deadline = 1000 + i;
         ids.push_back(item.id);
@@ -91,7 +91,7 @@ void TestMainWindow::queueModelSignalsFollowTheQueue()
     QueueItem a;
     a.id = "a";
     a.toolName = "read_file";
-    a.args = {{"path", "x"}};
+    a.args = { { "path", "x" } };
     a.deadline = 5000;
     queue.add(a);
     QueueItem b = a;
@@ -100,18 +100,22 @@ void TestMainWindow::queueModelSignalsFollowTheQueue()
     QCOMPARE(inserted.count(), 2);
     QCOMPARE(inserted.at(1).at(1).toInt(), 1);
     QCOMPARE(model.data(model.index(1, QueueModel::Tool)).toString(), QStringLiteral("read_file"));
-    QCOMPARE(model.data(model.index(1, QueueModel::Arguments)).toString(), QStringLiteral("path=x"));
+    QCOMPARE(
+        model.data(model.index(1, QueueModel::Arguments)).toString(), QStringLiteral("path=x"));
 
     queue.setAgentConnected("b", false);
     QCOMPARE(changed.count(), 1);
     QCOMPARE(changed.at(0).at(0).value<QModelIndex>().row(), 1);
-    QVERIFY(model.data(model.index(1, QueueModel::Reason)).toString().startsWith(QStringLiteral("agent disconnected")));
+    QVERIFY(model.data(model.index(1, QueueModel::Reason))
+                .toString()
+                .startsWith(QStringLiteral("agent disconnected")));
 
     protocol::Decision d;
     QVERIFY(queue.resolve("a", ItemState::Decided, d));
     QCOMPARE(removed.count(), 1);
     QCOMPARE(removed.at(0).at(1).toInt(), 0);
-    QCOMPARE(model.data(model.index(0, QueueModel::Reason), QueueModel::ItemIdRole).toString(), QStringLiteral("b"));
+    QCOMPARE(model.data(model.index(0, QueueModel::Reason), QueueModel::ItemIdRole).toString(),
+        QStringLiteral("b"));
     QCOMPARE(model.data(model.index(0, QueueModel::TimeLeft)).toString(), QStringLiteral("5s"));
     QCOMPARE(reset.count(), 0);
 }
@@ -120,12 +124,12 @@ void TestMainWindow::approveByClick()
 {
     WindowHarness h;
     QVERIFY(h.started && h.welcomed && h.active);
-    QVERIFY(h.submit("c1", "write_file", {{"path", "a.txt"}}));
+    QVERIFY(h.submit("c1", "write_file", { { "path", "a.txt" } }));
     QTRY_COMPARE(h.view()->currentIndex().row(), 0);
     QTest::mouseClick(h.child<QPushButton>("approveButton"), Qt::LeftButton);
     const Json d = h.agent->next("decision");
     QCOMPARE(d["decision"], Json("allow"));
-    QCOMPARE(d["args"], Json({{"path", "a.txt"}}));
+    QCOMPARE(d["args"], Json({ { "path", "a.txt" } }));
     QCOMPARE(d["decided_by"], Json("human:tester"));
     QCOMPARE(h.core->queue()->size(), 0);
     QCOMPARE(h.child<QLabel>("detailTitle")->text(), QStringLiteral("The queue is clear"));
@@ -134,7 +138,7 @@ void TestMainWindow::approveByClick()
 void TestMainWindow::denyRequiresAReason()
 {
     WindowHarness h;
-    QVERIFY(h.submit("c1", "write_file", {{"path", "a.txt"}}));
+    QVERIFY(h.submit("c1", "write_file", { { "path", "a.txt" } }));
     QTest::mouseClick(h.child<QPushButton>("denyButton"), Qt::LeftButton);
     DenyDialog *dialog = h.window->denyDialog();
     QVERIFY(dialog);
@@ -154,7 +158,7 @@ void TestMainWindow::denyRequiresAReason()
 void TestMainWindow::denyWithReasonByKeyboard()
 {
     WindowHarness h;
-    QVERIFY(h.submit("c1", "write_file", {{"path", "/etc/passwd"}}));
+    QVERIFY(h.submit("c1", "write_file", { { "path", "/etc/passwd" } }));
     h.view()->setFocus();
     QTest::keyClick(h.view(), Qt::Key_D);
     DenyDialog *dialog = h.window->denyDialog();
@@ -171,17 +175,18 @@ void TestMainWindow::denyWithReasonByKeyboard()
     // The reason is offered first next time.
     h.window->activateWindow(); // as the window manager does when a dialog closes
     QVERIFY(QTest::qWaitForWindowActive(h.window.get()));
-    QVERIFY(h.submit("c2", "write_file", {{"path", "/etc/shadow"}}));
+    QVERIFY(h.submit("c2", "write_file", { { "path", "/etc/shadow" } }));
     QTest::keyClick(h.view(), Qt::Key_D);
     QVERIFY(h.window->denyDialog());
-    QCOMPARE(h.window->denyDialog()->findChild<QComboBox *>(QStringLiteral("denyReason"))->itemText(0),
-             QStringLiteral("outside the project"));
+    QCOMPARE(
+        h.window->denyDialog()->findChild<QComboBox *>(QStringLiteral("denyReason"))->itemText(0),
+        QStringLiteral("outside the project"));
 }
 
 void TestMainWindow::editThenApprove()
 {
     WindowHarness h;
-    QVERIFY(h.submit("c1", "write_file", {{"path", "a.txt"}}));
+    QVERIFY(h.submit("c1", "write_file", { { "path", "a.txt" } }));
     h.view()->setFocus();
     QTest::keyClick(h.view(), Qt::Key_E);
     QPlainTextEdit *editor = h.window->argsEditor();
@@ -194,13 +199,13 @@ void TestMainWindow::editThenApprove()
     QTest::keyClick(editor, Qt::Key_Return, Qt::ControlModifier);
     const Json d = h.agent->next("decision");
     QCOMPARE(d["decision"], Json("modify"));
-    QCOMPARE(d["args"], Json({{"path", "sandbox/a.txt"}}));
+    QCOMPARE(d["args"], Json({ { "path", "sandbox/a.txt" } }));
 }
 
 void TestMainWindow::invalidJsonBlocksApproveWithEdits()
 {
     WindowHarness h;
-    QVERIFY(h.submit("c1", "write_file", {{"path", "a.txt"}}));
+    QVERIFY(h.submit("c1", "write_file", { { "path", "a.txt" } }));
     QPlainTextEdit *editor = h.window->argsEditor();
     auto *approveEdits = h.child<QPushButton>("approveEditsButton");
     editor->setFocus();
@@ -210,8 +215,9 @@ void TestMainWindow::invalidJsonBlocksApproveWithEdits()
     QTest::keyClicks(editor, QStringLiteral("  \"mode\": }"));
     QVERIFY(!approveEdits->isEnabled());
     QCOMPARE(h.child<QLabel>("argsStatus")->text(),
-             QStringLiteral("\u2716 Invalid JSON: parse error at line 2, column 11: syntax error while parsing value - "
-                            "unexpected '}'; expected '[', '{', or a literal"));
+        QStringLiteral("\u2716 Invalid JSON: parse error at line 2, column 11: syntax error while "
+                       "parsing value - "
+                       "unexpected '}'; expected '[', '{', or a literal"));
     QTest::keyClick(editor, Qt::Key_Return, Qt::ControlModifier); // does nothing
     QTest::mouseClick(approveEdits, Qt::LeftButton);
     QCOMPARE(h.core->queue()->size(), 1);
@@ -219,16 +225,17 @@ void TestMainWindow::invalidJsonBlocksApproveWithEdits()
     QTest::keyClick(editor, Qt::Key_A, Qt::ControlModifier);
     QTest::keyClicks(editor, QStringLiteral("[1, 2]"));
     QVERIFY(!approveEdits->isEnabled());
-    QCOMPARE(h.child<QLabel>("argsStatus")->text(), QStringLiteral("\u2716 Arguments must be a JSON object, not array"));
+    QCOMPARE(h.child<QLabel>("argsStatus")->text(),
+        QStringLiteral("\u2716 Arguments must be a JSON object, not array"));
     QVERIFY(h.agent->noneOf("decision"));
 }
 
 void TestMainWindow::haltTurnByKeyboard()
 {
     WindowHarness h;
-    QVERIFY(h.submit("c1", "write_file", {{"n", 1}}, "turn-1"));
-    QVERIFY(h.submit("c2", "write_file", {{"n", 2}}, "turn-1"));
-    QVERIFY(h.submit("c3", "write_file", {{"n", 3}}, "turn-2"));
+    QVERIFY(h.submit("c1", "write_file", { { "n", 1 } }, "turn-1"));
+    QVERIFY(h.submit("c2", "write_file", { { "n", 2 } }, "turn-1"));
+    QVERIFY(h.submit("c3", "write_file", { { "n", 3 } }, "turn-2"));
     h.view()->setFocus();
     QTest::keyClick(h.view(), Qt::Key_H);
     const Json first = h.agent->next("decision");
@@ -243,8 +250,8 @@ void TestMainWindow::haltTurnByKeyboard()
 void TestMainWindow::keyboardMovesThroughTheQueue()
 {
     WindowHarness h;
-    for (const char *id : {"c1", "c2", "c3"})
-        QVERIFY(h.submit(id, "write_file", {{"id", id}}));
+    for (const char *id : { "c1", "c2", "c3" })
+        QVERIFY(h.submit(id, "write_file", { { "id", id } }));
     h.view()->setFocus();
     QTRY_COMPARE(h.view()->currentIndex().row(), 0);
     QTest::keyClick(h.view(), Qt::Key_J);
@@ -269,7 +276,7 @@ void TestMainWindow::keyboardMovesThroughTheQueue()
 void TestMainWindow::lettersTypedInTheEditorDecideNothing()
 {
     WindowHarness h;
-    QVERIFY(h.submit("c1", "write_file", {{"path", "a.txt"}}));
+    QVERIFY(h.submit("c1", "write_file", { { "path", "a.txt" } }));
     h.window->argsEditor()->setFocus();
     QTest::keyClicks(h.window->argsEditor(), QStringLiteral("adhe"));
     QVERIFY(!h.window->denyDialog());
@@ -283,8 +290,8 @@ void TestMainWindow::titleShowsPendingCount()
 {
     WindowHarness h;
     QCOMPARE(h.window->windowTitle(), QStringLiteral("Holdpoint"));
-    QVERIFY(h.submit("c1", "write_file", {{"a", 1}}));
-    QVERIFY(h.submit("c2", "write_file", {{"a", 2}}));
+    QVERIFY(h.submit("c1", "write_file", { { "a", 1 } }));
+    QVERIFY(h.submit("c2", "write_file", { { "a", 2 } }));
     QCOMPARE(h.window->windowTitle(), QStringLiteral("(2) Holdpoint"));
     QTest::mouseClick(h.child<QPushButton>("approveButton"), Qt::LeftButton);
     QCOMPARE(h.window->windowTitle(), QStringLiteral("(1) Holdpoint"));
@@ -297,16 +304,21 @@ void TestMainWindow::windowFitsTheScreen()
     WindowHarness h;
     const QSize available = h.window->screen()->availableGeometry().size();
     QVERIFY2(h.window->width() <= available.width() && h.window->height() <= available.height(),
-             qPrintable(QStringLiteral("%1x%2 on %3x%4").arg(h.window->width()).arg(h.window->height())
-                            .arg(available.width()).arg(available.height())));
+        qPrintable(QStringLiteral("%1x%2 on %3x%4")
+                       .arg(h.window->width())
+                       .arg(h.window->height())
+                       .arg(available.width())
+                       .arg(available.height())));
 }
 
 void TestMainWindow::controlCharactersAreEscapedForDisplay()
 {
-    QCOMPARE(displaySafe(QStringLiteral("rm\u001b[2J -rf\n/"), 100), QStringLiteral("rm⟨U+001B⟩[2J -rf\u21b5/"));
-    QCOMPARE(displaySafe(QStringLiteral("a\u202eb"), 100), QStringLiteral("a⟨U+202E⟩b")); // RTL override
+    QCOMPARE(displaySafe(QStringLiteral("rm\u001b[2J -rf\n/"), 100),
+        QStringLiteral("rm⟨U+001B⟩[2J -rf\u21b5/"));
+    QCOMPARE(
+        displaySafe(QStringLiteral("a\u202eb"), 100), QStringLiteral("a⟨U+202E⟩b")); // RTL override
     QCOMPARE(displaySafe(QStringLiteral("abcdef"), 3), QStringLiteral("abc\u2026"));
-    QCOMPARE(summarizeArgs(Json {{"cmd", "ls"}, {"n", 2}}), QStringLiteral("cmd=ls  n=2"));
+    QCOMPARE(summarizeArgs(Json { { "cmd", "ls" }, { "n", 2 } }), QStringLiteral("cmd=ls  n=2"));
 }
 
 void TestMainWindow::refusedPolicyEditIsShownUntilAGoodOne()
@@ -321,7 +333,7 @@ void TestMainWindow::refusedPolicyEditIsShownUntilAGoodOne()
     write(R"({"default":"ask"})");
     ConsoleOptions o;
     o.dataDir = dir.filePath(QStringLiteral("data"));
-    o.policyFiles = {file};
+    o.policyFiles = { file };
     o.policy = *loadPolicyFiles(o.policyFiles).policy;
     ConsoleCore core(o);
     QString error;
@@ -333,8 +345,10 @@ void TestMainWindow::refusedPolicyEditIsShownUntilAGoodOne()
     QVERIFY(!banner->isVisible());
     write(R"({"default":"sometimes"})");
     QTRY_VERIFY_WITH_TIMEOUT(banner->isVisible(), WaitMs);
-    QCOMPARE(banner->text(), QStringLiteral("Policy edit refused; the previous policy stays in force: ") + file
-                                 + QStringLiteral(": default: unknown action \"sometimes\" (expected one of: ask, allow, deny)"));
+    QCOMPARE(banner->text(),
+        QStringLiteral("Policy edit refused; the previous policy stays in force: ") + file
+            + QStringLiteral(
+                ": default: unknown action \"sometimes\" (expected one of: ask, allow, deny)"));
     write(R"({"default":"deny"})");
     QTRY_VERIFY_WITH_TIMEOUT(!banner->isVisible(), WaitMs);
 }
@@ -347,7 +361,9 @@ void TestMainWindow::trailWarningsAndRewriteAreShownMasked()
     o.policy = *parsePolicy(R"js({"guardrails":[
         {"type":"rules","rules":[{"when":{"tool":"deploy"},"action":"modify","clamp":{"replicas":{"max":3}},"reason":"at most 3 replicas","code":"clamp"}]},
         {"type":"rules","name":"note","rules":[{"when":{"tool":"deploy"},"action":"warn","reason":"deploying {args.token}","code":"fyi"}]},
-        {"type":"secrets"}]})js", QStringLiteral("p.json")).policy;
+        {"type":"secrets"}]})js",
+        QStringLiteral("p.json"))
+                    .policy;
     ConsoleCore core(o);
     QString error;
     QVERIFY(core.start(&error));
@@ -355,8 +371,9 @@ void TestMainWindow::trailWarningsAndRewriteAreShownMasked()
     window.show();
     TestSocket agent;
     QVERIFY(agent.hello(QUrl(core.url()), core.agentToken().toStdString()).is_object());
-    agent.send({{"type", "tool_call"}, {"call_id", "c1"}, {"tool_name", "deploy"},
-                {"args", {{"replicas", 10}, {"token", "ghp_0123456789abcdefghijABCDEFGHIJ012345"}}}});
+    agent.send({ { "type", "tool_call" }, { "call_id", "c1" }, { "tool_name", "deploy" },
+        { "args",
+            { { "replicas", 10 }, { "token", "ghp_0123456789abcdefghijABCDEFGHIJ012345" } } } });
     QTRY_COMPARE(core.queue()->size(), 1);
     QTRY_VERIFY(!window.findChild<QLabel *>(QStringLiteral("trail"))->text().isEmpty());
     const QString trail = window.findChild<QLabel *>(QStringLiteral("trail"))->text();
@@ -365,14 +382,15 @@ void TestMainWindow::trailWarningsAndRewriteAreShownMasked()
     QVERIFY(trail.contains(QStringLiteral("deploying [secret:github_token:1]")));
     QVERIFY(trail.contains(QStringLiteral("secret_detected")));
     // The rewrite shows as a change from the agent's own arguments.
-    const QString diff = window.findChild<QTextBrowser *>(QStringLiteral("argsDiff"))->toPlainText();
+    const QString diff
+        = window.findChild<QTextBrowser *>(QStringLiteral("argsDiff"))->toPlainText();
     QVERIFY2(diff.contains(QStringLiteral("rewritten by guardrails")), qPrintable(diff));
     QVERIFY2(diff.contains(QStringLiteral("~ /replicas: 10 \u2192 3")), qPrintable(diff));
     QVERIFY(!diff.contains(QStringLiteral("ghp_0123456789")));
     QVERIFY(!trail.contains(QStringLiteral("ghp_0123456789")));
     // The editor starts from what approving runs: the clamped, masked arguments.
     const Json shown = Json::parse(window.argsEditor()->toPlainText().toStdString());
-    QCOMPARE(shown, Json({{"replicas", 3}, {"token", "[secret:github_token:1]"}}));
+    QCOMPARE(shown, Json({ { "replicas", 3 }, { "token", "[secret:github_token:1]" } }));
 }
 
 QTEST_MAIN(TestMainWindow)

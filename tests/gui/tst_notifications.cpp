@@ -8,9 +8,9 @@
 #include "presence.h"
 
 #include <QApplication>
-#include <QDir>
 #include <QDBusConnection>
 #include <QDBusConnectionInterface>
+#include <QDir>
 #include <QProcess>
 #include <QSignalSpy>
 #include <QStandardPaths>
@@ -37,25 +37,28 @@ private:
 
     QProcess m_bus, m_x, m_dunst;
     QString m_address, m_display;
-    QDBusConnection m_connection {QStringLiteral("none")};
+    QDBusConnection m_connection { QStringLiteral("none") };
     QWidget m_other; // takes the activation, so the console's window is in the background
 };
 
 void TestNotifications::initTestCase()
 {
-    for (const char *tool : {"dbus-daemon", "Xvfb", "dunst", "dunstctl"})
+    for (const char *tool : { "dbus-daemon", "Xvfb", "dunst", "dunstctl" })
         if (QStandardPaths::findExecutable(QString::fromLatin1(tool)).isEmpty())
-            QFAIL(qPrintable(QStringLiteral("%1 is missing: bash .ci/quickstart test installs it").arg(QString::fromLatin1(tool))));
+            QFAIL(qPrintable(QStringLiteral("%1 is missing: bash .ci/quickstart test installs it")
+                                 .arg(QString::fromLatin1(tool))));
 
-    m_bus.start(QStringLiteral("dbus-daemon"), {QStringLiteral("--session"), QStringLiteral("--nofork"),
-                                                QStringLiteral("--print-address=1")});
+    m_bus.start(QStringLiteral("dbus-daemon"),
+        { QStringLiteral("--session"), QStringLiteral("--nofork"),
+            QStringLiteral("--print-address=1") });
     QVERIFY(m_bus.waitForReadyRead(10'000));
     m_address = QString::fromUtf8(m_bus.readLine()).trimmed();
     QVERIFY(m_address.startsWith(QStringLiteral("unix:")));
     // Xvfb picks a free display and says which on the given descriptor.
-    m_x.start(QStringLiteral("Xvfb"), {QStringLiteral("-displayfd"), QStringLiteral("1"), QStringLiteral("-nolisten"),
-                                       QStringLiteral("tcp"), QStringLiteral("-screen"), QStringLiteral("0"),
-                                       QStringLiteral("1024x768x24")});
+    m_x.start(QStringLiteral("Xvfb"),
+        { QStringLiteral("-displayfd"), QStringLiteral("1"), QStringLiteral("-nolisten"),
+            QStringLiteral("tcp"), QStringLiteral("-screen"), QStringLiteral("0"),
+            QStringLiteral("1024x768x24") });
     QVERIFY(m_x.waitForReadyRead(20'000));
     m_display = QStringLiteral(":") + QString::fromUtf8(m_x.readLine()).trimmed();
 
@@ -70,7 +73,10 @@ void TestNotifications::initTestCase()
     m_connection = QDBusConnection::connectToBus(m_address, QStringLiteral("holdpoint-test"));
     QVERIFY(m_connection.isConnected());
     QTRY_VERIFY_WITH_TIMEOUT(
-        m_connection.interface()->isServiceRegistered(QStringLiteral("org.freedesktop.Notifications")).value(), 10'000);
+        m_connection.interface()
+            ->isServiceRegistered(QStringLiteral("org.freedesktop.Notifications"))
+            .value(),
+        10'000);
     m_other.resize(200, 100);
     m_other.show();
 }
@@ -78,7 +84,7 @@ void TestNotifications::initTestCase()
 void TestNotifications::cleanupTestCase()
 {
     QDBusConnection::disconnectFromBus(QStringLiteral("holdpoint-test"));
-    for (QProcess *p : {&m_dunst, &m_x, &m_bus}) {
+    for (QProcess *p : { &m_dunst, &m_x, &m_bus }) {
         p->terminate();
         if (!p->waitForFinished(5000))
             p->kill();
@@ -99,18 +105,20 @@ QByteArray TestNotifications::dunstctl(const QStringList &args)
 
 Json TestNotifications::shownNotifications()
 {
-    dunstctl({QStringLiteral("close-all")});
+    dunstctl({ QStringLiteral("close-all") });
     // Closing is a D-Bus call of its own; the history has it once it returns.
-    const QByteArray out = dunstctl({QStringLiteral("history")});
+    const QByteArray out = dunstctl({ QStringLiteral("history") });
     const Json j = Json::parse(out.toStdString(), nullptr, false);
-    return j.is_object() && j["data"].is_array() && !j["data"].empty() ? j["data"][0] : Json::array();
+    return j.is_object() && j["data"].is_array() && !j["data"].empty() ? j["data"][0]
+                                                                       : Json::array();
 }
 
 bool TestNotifications::sendToBackground(QWidget &window)
 {
     m_other.raise();
     m_other.activateWindow();
-    return QTest::qWaitFor([&] { return !window.isActiveWindow() && m_other.isActiveWindow(); }, 5000);
+    return QTest::qWaitFor(
+        [&] { return !window.isActiveWindow() && m_other.isActiveWindow(); }, 5000);
 }
 
 void TestNotifications::escalationIsNotifiedWithoutATray()
@@ -132,7 +140,8 @@ void TestNotifications::escalationIsNotifiedWithoutATray()
     QVERIFY(first > 0);
 
     // The next message replaces the last one instead of piling up.
-    presence.announce(QStringLiteral("3 calls need a person"), QStringLiteral("<b>rm -rf build</b> & more"));
+    presence.announce(
+        QStringLiteral("3 calls need a person"), QStringLiteral("<b>rm -rf build</b> & more"));
     QVERIFY(notified.wait(10'000));
     QCOMPARE(notified.at(1).at(0).toUInt(), first);
 
@@ -156,7 +165,7 @@ void TestNotifications::activatingTheNotificationBringsTheWindowForward()
     presence.announce(QStringLiteral("coder wants to run deploy"), QStringLiteral("production"));
     QVERIFY(notified.wait(10'000));
     // The reviewer clicks it: dunst invokes its default action.
-    dunstctl({QStringLiteral("action"), QStringLiteral("0")});
+    dunstctl({ QStringLiteral("action"), QStringLiteral("0") });
     QTRY_VERIFY_WITH_TIMEOUT(window.isActiveWindow(), 10'000);
 }
 

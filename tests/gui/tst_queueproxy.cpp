@@ -29,30 +29,31 @@ private:
     // The queue with the window's model and proxy over it.
     struct Stack
     {
-        ManualClock clock {1'000'000};
-        ReviewQueue queue {&clock};
-        QueueModel model {&queue};
-        QueueProxy proxy {&model};
+        ManualClock clock { 1'000'000 };
+        ReviewQueue queue { &clock };
+        QueueModel model { &queue };
+        QueueProxy proxy { &model };
     };
 
     static QueueItem makeItem(ReviewQueue &q, int i, TimeMs receivedAt)
     {
-        static const char *tools[] = {"read_file", "write_file", "bash", "deploy", "search"};
-        static const char *agents[] = {"coder", "reviewer", "ops", "bot"};
+        static const char *tools[] = { "read_file", "write_file", "bash", "deploy", "search" };
+        static const char *agents[] = { "coder", "reviewer", "ops", "bot" };
         QueueItem item;
         item.id = q.newId();
         item.callId = "c" + std::to_string(i);
         item.sessionId = "s" + std::to_string(i % 3);
-        item.turnId = i % 4 == 0 ? std::nullopt : std::optional<std::string>("t" + std::to_string(i % 2));
-        item.agent = {agents[i % 4], "test"};
+        item.turnId
+            = i % 4 == 0 ? std::nullopt : std::optional<std::string>("t" + std::to_string(i % 2));
+        item.agent = { agents[i % 4], "test" };
         item.toolName = tools[(i * 7) % 5];
-        item.args = {{"path", "src/f" + std::to_string(i % 11) + ".cpp"}};
+        item.args = { { "path", "src/f" + std::to_string(i % 11) + ".cpp" } };
         item.receivedAt = receivedAt;
         return item;
     }
 
     static std::vector<const QueueItem *> reference(const ReviewQueue &q, const QueueFilter &filter,
-                                                    const std::optional<QueueProxy::Turn> &turn, QueueProxy::SortKey key)
+        const std::optional<QueueProxy::Turn> &turn, QueueProxy::SortKey key)
     {
         std::vector<const QueueItem *> items;
         q.forEachPending([&](const QueueItem &item) {
@@ -80,8 +81,8 @@ void TestQueueProxy::matchesReferenceThroughRandomChanges()
     QRandomGenerator rng(2024);
     QueueFilter filter;
     std::optional<QueueProxy::Turn> turn;
-    const QString texts[] = {QString(), QStringLiteral("bash"), QStringLiteral("coder"), QStringLiteral("f3"),
-                             QStringLiteral("write f1")};
+    const QString texts[] = { QString(), QStringLiteral("bash"), QStringLiteral("coder"),
+        QStringLiteral("f3"), QStringLiteral("write f1") };
     int next = 0;
     // More than two blocks' worth, so rows move between blocks.
     for (int i = 0; i < 900; ++i)
@@ -108,7 +109,7 @@ void TestQueueProxy::matchesReferenceThroughRandomChanges()
             if (f.count > 0)
                 findings.push_back(f);
             queue.setTurnFindings("s" + std::to_string(rng.bounded(3)),
-                                  std::optional<std::string>("t" + std::to_string(rng.bounded(2))), findings);
+                std::optional<std::string>("t" + std::to_string(rng.bounded(2))), findings);
         } else if (op < 90) {
             const QString text = texts[rng.bounded(5)];
             proxy.setFilterText(text);
@@ -116,9 +117,10 @@ void TestQueueProxy::matchesReferenceThroughRandomChanges()
         } else if (op < 95) {
             proxy.setSortKey(QueueProxy::SortKey(rng.bounded(3)));
         } else {
-            turn = rng.bounded(2) ? std::nullopt
-                                  : std::optional<QueueProxy::Turn>(QueueProxy::Turn {"s" + std::to_string(rng.bounded(3)),
-                                                                                      "t" + std::to_string(rng.bounded(2))});
+            turn = rng.bounded(2)
+                ? std::nullopt
+                : std::optional<QueueProxy::Turn>(QueueProxy::Turn {
+                    "s" + std::to_string(rng.bounded(3)), "t" + std::to_string(rng.bounded(2)) });
             proxy.setTurn(turn);
         }
 
@@ -135,13 +137,17 @@ void TestQueueProxy::matchesReferenceThroughRandomChanges()
             QCOMPARE(source.row(), queue.rowOf(want[std::size_t(row)]));
             QCOMPARE(source.column(), 2);
             QCOMPARE(proxy.mapFromSource(source), proxy.index(row, 2));
-            QCOMPARE(proxy.index(row, 0).data(QueueModel::ItemIdRole).toString().toStdString(), want[std::size_t(row)]->id);
+            QCOMPARE(proxy.index(row, 0).data(QueueModel::ItemIdRole).toString().toStdString(),
+                want[std::size_t(row)]->id);
         }
         // A held row follows its item while it shows, and dies with it.
         if (heldItem) {
             const bool shows = std::find(want.begin(), want.end(), heldItem) != want.end();
             if (shows && proxy.itemAt(held.row()) != heldItem)
-                QFAIL(qPrintable(QStringLiteral("step %1 (op %2): the held row %3 lost its item").arg(step).arg(op).arg(held.row())));
+                QFAIL(qPrintable(QStringLiteral("step %1 (op %2): the held row %3 lost its item")
+                                     .arg(step)
+                                     .arg(op)
+                                     .arg(held.row())));
             if (!shows)
                 QVERIFY(!held.isValid());
         }
@@ -179,7 +185,7 @@ void TestQueueProxy::riskChangeMovesTheRowAndKeepsTheSelection()
     f.pattern = "exact_failure";
     f.count = 5;
     f.stopAt = 5;
-    queue.setTurnFindings("s4", std::string("t"), {f});
+    queue.setTurnFindings("s4", std::string("t"), { f });
     QVERIFY(last->risk > proxy.itemAt(1)->risk);
     QCOMPARE(proxy.itemAt(0), last);
     QCOMPARE(moved.count(), 1);
@@ -196,10 +202,12 @@ void TestQueueProxy::liveTicksAreForwardedOnce()
     proxy.setFilterText(QStringLiteral("bash"));
     QSignalSpy changed(&proxy, &QAbstractItemModel::dataChanged);
     QSignalSpy layout(&proxy, &QAbstractItemModel::layoutChanged);
-    Q_EMIT model.dataChanged(model.index(0, QueueModel::Waiting), model.index(299, QueueModel::Waiting), {Qt::DisplayRole});
+    Q_EMIT model.dataChanged(model.index(0, QueueModel::Waiting),
+        model.index(299, QueueModel::Waiting), { Qt::DisplayRole });
     QCOMPARE(changed.count(), 1);
     QCOMPARE(changed.at(0).at(0).toModelIndex(), proxy.index(0, QueueModel::Waiting));
-    QCOMPARE(changed.at(0).at(1).toModelIndex(), proxy.index(proxy.rowCount() - 1, QueueModel::Waiting));
+    QCOMPARE(
+        changed.at(0).at(1).toModelIndex(), proxy.index(proxy.rowCount() - 1, QueueModel::Waiting));
     QCOMPARE(layout.count(), 0);
 }
 

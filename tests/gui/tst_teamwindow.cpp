@@ -9,9 +9,9 @@
 #include "team/teamdb.h"
 #include "team/teamstore.h"
 
-#include <pqxx/pqxx>
 #include "engine/consolecore.h"
 #include "mainwindow.h"
+#include <pqxx/pqxx>
 
 #include <QApplication>
 #include <QLabel>
@@ -40,7 +40,8 @@ struct TeamWindow
         t.self.reviewer = reviewer;
         t.requestedReviewer = reviewer;
         t.self.graceMs = o.broker.graceMs;
-        core = std::make_unique<ConsoleCore>(o, std::make_unique<team::TeamStore>(t, &clock), &clock);
+        core = std::make_unique<ConsoleCore>(
+            o, std::make_unique<team::TeamStore>(t, &clock), &clock);
         QString error;
         started = core->start(&error);
         window = std::make_unique<MainWindow>(core.get());
@@ -103,7 +104,8 @@ void tst_TeamWindow::init()
     auto c = team::connect(m_pg.connString(m_db).toStdString());
     team::migrate(*c);
     pqxx::nontransaction tx(*c);
-    tx.exec(PgCluster::mapReviewersSql(m_pg.adminUser(), { QStringLiteral("alice"), QStringLiteral("bob"), QStringLiteral("carol") })
+    tx.exec(PgCluster::mapReviewersSql(m_pg.adminUser(),
+        { QStringLiteral("alice"), QStringLiteral("bob"), QStringLiteral("carol") })
                 .toStdString());
 }
 
@@ -125,7 +127,8 @@ void tst_TeamWindow::redBannerWhileTheDatabaseIsDown()
     QVERIFY(QTest::qWaitFor(
         [&] { return status->text().contains(QLatin1String("team: connected as console-")); },
         WaitMs));
-    QVERIFY(QTest::qWaitFor([&] { return status->text().contains(QLatin1String("deciding as alice")); }, WaitMs));
+    QVERIFY(QTest::qWaitFor(
+        [&] { return status->text().contains(QLatin1String("deciding as alice")); }, WaitMs));
     QVERIFY(!banner->isVisible());
 
     QVERIFY2(m_pg.stopImmediate(), qPrintable(m_pg.lastError()));
@@ -165,7 +168,8 @@ void tst_TeamWindow::redBannerWhileTheLinkIsSilent()
     const QLatin1String why("no answer from the team database in 5 s");
     QVERIFY(QTest::qWaitFor([&] { return banner->isVisible(); }, 15'000));
     QVERIFY2(banner->text().contains(why), qPrintable(banner->text()));
-    QVERIFY(QTest::qWaitFor([&] { return status->text().contains(QLatin1String("team: UNREACHABLE (") + why); },
+    QVERIFY(QTest::qWaitFor(
+        [&] { return status->text().contains(QLatin1String("team: UNREACHABLE (") + why); },
         WaitMs));
     proxy.setHoldNew(false);
     QVERIFY(QTest::qWaitFor([&] { return !banner->isVisible(); }, 15'000));
@@ -179,15 +183,21 @@ void tst_TeamWindow::aNameTheLoginDoesNotMapToDecidesNothing()
     auto *banner = mallory.child<QLabel>("teamBanner");
     auto *status = mallory.child<QLabel>("statusLabel");
     QVERIFY2(QTest::qWaitFor(
-                 [&] { return banner->isVisible() && banner->text().contains(QLatin1String("cannot decide them")); },
+                 [&] {
+                     return banner->isVisible()
+                         && banner->text().contains(QLatin1String("cannot decide them"));
+                 },
                  WaitMs),
         qPrintable(banner->text()));
-    QVERIFY2(banner->text().contains(QLatin1String("may not decide as \"mallory\"; it decides as: alice, bob, carol")),
+    QVERIFY2(banner->text().contains(
+                 QLatin1String("may not decide as \"mallory\"; it decides as: alice, bob, carol")),
         qPrintable(banner->text()));
     // The database's reason, as a person reads it: no SQL labels or context.
-    QVERIFY2(!banner->text().contains(QLatin1String("ERROR:")) && !banner->text().contains(QLatin1String("CONTEXT")),
+    QVERIFY2(!banner->text().contains(QLatin1String("ERROR:"))
+            && !banner->text().contains(QLatin1String("CONTEXT")),
         qPrintable(banner->text()));
-    QVERIFY(QTest::qWaitFor([&] { return status->text().contains(QLatin1String("deciding as nobody")); }, WaitMs));
+    QVERIFY(QTest::qWaitFor(
+        [&] { return status->text().contains(QLatin1String("deciding as nobody")); }, WaitMs));
     QCOMPARE(mallory.core->reviewerName(), std::string("mallory")); // the claim, never confirmed
     QVERIFY(!mallory.core->reviewerError().isEmpty());
 }

@@ -28,9 +28,10 @@ const char *const LoopPolicy = R"({"version":1,"default":"ask","guardrails":[
 // The agent runs `make` in `turn` and reports that it failed.
 void failBash(WindowHarness &h, const std::string &callId, const std::string &turn)
 {
-    h.agent->send(h.call(callId, "bash", {{"command", "make"}}, turn));
+    h.agent->send(h.call(callId, "bash", { { "command", "make" } }, turn));
     QCOMPARE(h.decisionFor(callId)["decision"], Json("allow"));
-    h.agent->send(Json {{"type", "tool_result"}, {"call_id", callId}, {"ok", false}, {"result", "exit 2"}});
+    h.agent->send(Json { { "type", "tool_result" }, { "call_id", callId }, { "ok", false },
+        { "result", "exit 2" } });
 }
 
 QString cell(WindowHarness &h, int row, int column)
@@ -64,10 +65,12 @@ void TestTurnFindings::waitingCallShowsFindingsThatFireLater()
     QFile tokenFile(h.dir.path() + QStringLiteral("/data/reviewer.token"));
     QVERIFY(tokenFile.open(QIODevice::ReadOnly));
     TestSocket reviewer;
-    QVERIFY(reviewer.hello(QUrl(h.core->url()), tokenFile.readAll().trimmed().toStdString(), "reviewer").is_object());
+    QVERIFY(
+        reviewer.hello(QUrl(h.core->url()), tokenFile.readAll().trimmed().toStdString(), "reviewer")
+            .is_object());
 
-    h.agent->send(Json {{"type", "turn_start"}, {"turn_id", "t1"}});
-    QVERIFY(h.submit("w1", "write_file", {{"path", "notes.txt"}}, "t1"));
+    h.agent->send(Json { { "type", "turn_start" }, { "turn_id", "t1" } });
+    QVERIFY(h.submit("w1", "write_file", { { "path", "notes.txt" } }, "t1"));
     QCOMPARE(reviewer.next("escalated")["item"]["turn_findings"], Json::array());
     h.view()->setFocus();
     QTRY_COMPARE(h.view()->currentIndex().row(), 0);
@@ -87,19 +90,26 @@ void TestTurnFindings::waitingCallShowsFindingsThatFireLater()
     QCOMPARE(updated["item"]["turn_findings"][0]["call_ids"], Json::parse(R"(["b1","b2"])"));
 
     QTRY_COMPARE(cell(h, 0, QueueModel::Warnings), QStringLiteral("\u27f2 2/5"));
-    QVERIFY(cell(h, 0, QueueModel::Reason).startsWith(QStringLiteral("agent is retrying a failing call (2/5)")));
-    QVERIFY2(findings->text().contains(QStringLiteral("agent is retrying a failing call (2/5)")), qPrintable(findings->text()));
+    QVERIFY(cell(h, 0, QueueModel::Reason)
+                .startsWith(QStringLiteral("agent is retrying a failing call (2/5)")));
+    QVERIFY2(findings->text().contains(QStringLiteral("agent is retrying a failing call (2/5)")),
+        qPrintable(findings->text()));
     QVERIFY(findings->text().contains(QStringLiteral("b1, b2")));
     QCOMPARE(h.window->argsEditor()->toPlainText(), edit);
 
     // The hint changes with the count, on the wire and on screen.
     failBash(h, "b3", "t1");
     QCOMPARE(reviewer.next("updated")["item"]["turn_findings"][0]["count"], Json(3));
-    QTRY_VERIFY(findings->text().contains(QStringLiteral("agent is retrying a failing call (3/5)")));
+    QTRY_VERIFY(
+        findings->text().contains(QStringLiteral("agent is retrying a failing call (3/5)")));
     QVERIFY(findings->text().contains(QStringLiteral("same_tool_failure"))); // three bash failures
     QCOMPARE(cell(h, 0, QueueModel::Warnings), QStringLiteral("\u27f2 3/5 +1"));
-    QVERIFY(h.view()->model()->index(0, QueueModel::Warnings).data(Qt::ToolTipRole).toString().contains(
-        QStringLiteral("this exact bash call failed 3 times in this turn")));
+    QVERIFY(h.view()
+                ->model()
+                ->index(0, QueueModel::Warnings)
+                .data(Qt::ToolTipRole)
+                .toString()
+                .contains(QStringLiteral("this exact bash call failed 3 times in this turn")));
     QCOMPARE(h.window->argsEditor()->toPlainText(), edit);
 }
 
@@ -107,8 +117,8 @@ void TestTurnFindings::turnKeyOpensTheTurnWithItsCallsMarked()
 {
     WindowHarness h(LoopPolicy);
     QVERIFY(h.started && h.welcomed);
-    h.agent->send(Json {{"type", "turn_start"}, {"turn_id", "t1"}});
-    QVERIFY(h.submit("w1", "write_file", {{"path", "notes.txt"}}, "t1"));
+    h.agent->send(Json { { "type", "turn_start" }, { "turn_id", "t1" } });
+    QVERIFY(h.submit("w1", "write_file", { { "path", "notes.txt" } }, "t1"));
     failBash(h, "b1", "t1");
     failBash(h, "b3", "t1");
     failBash(h, "b2", "t1");
@@ -125,8 +135,10 @@ void TestTurnFindings::turnKeyOpensTheTurnWithItsCallsMarked()
     const QModelIndex turn = view->currentIndex();
     QCOMPARE(turns->turnAt(turn)->turn, std::string("t1"));
     // The calls the findings name are marked; the others are not.
-    for (const char *id : {"b1", "b2", "b3"})
-        QVERIFY2(callRow(turns, turn, QString::fromLatin1(id)).data(TurnsModel::HighlightRole).toBool(), id);
+    for (const char *id : { "b1", "b2", "b3" })
+        QVERIFY2(
+            callRow(turns, turn, QString::fromLatin1(id)).data(TurnsModel::HighlightRole).toBool(),
+            id);
     QVERIFY(!callRow(turns, turn, QStringLiteral("w1")).data(TurnsModel::HighlightRole).toBool());
 }
 
@@ -136,10 +148,11 @@ void TestTurnFindings::turnsViewNarrowsTheQueueAndHaltsTheTurn()
     QVERIFY(h.started && h.welcomed);
     TestSocket other;
     QVERIFY(h.connectAgent(other, "researcher"));
-    h.agent->send(Json {{"type", "turn_start"}, {"turn_id", "t1"}});
-    QVERIFY(h.submit("w1", "write_file", {{"path", "a"}}, "t1"));
-    QVERIFY(h.submit("w2", "write_file", {{"path", "b"}}, "t1"));
-    other.send(h.call("r1", "web_fetch", {{"url", "https://example.test/"}}, "t1")); // another session's t1
+    h.agent->send(Json { { "type", "turn_start" }, { "turn_id", "t1" } });
+    QVERIFY(h.submit("w1", "write_file", { { "path", "a" } }, "t1"));
+    QVERIFY(h.submit("w2", "write_file", { { "path", "b" } }, "t1"));
+    other.send(h.call(
+        "r1", "web_fetch", { { "url", "https://example.test/" } }, "t1")); // another session's t1
     QTRY_COMPARE(h.core->queue()->size(), 3);
     h.view()->setFocus();
 

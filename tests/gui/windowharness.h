@@ -37,8 +37,8 @@ struct WindowHarness
             if (f.open(QIODevice::WriteOnly))
                 f.write(QByteArray::fromStdString(policy));
             f.close();
-            o.policy = *loadPolicyFiles({policyFile}).policy;
-            o.policyFiles = {policyFile};
+            o.policy = *loadPolicyFiles({ policyFile }).policy;
+            o.policyFiles = { policyFile };
         }
         if (blockAudit) {
             QDir().mkpath(o.dataDir);
@@ -58,16 +58,21 @@ struct WindowHarness
     // Another agent, connected and welcomed as `name`, in a session of its own.
     bool connectAgent(TestSocket &socket, const std::string &name) const
     {
-        return socket.hello(QUrl(core->url()), core->agentToken().toStdString(), "agent", std::nullopt, name).is_object();
+        return socket
+            .hello(QUrl(core->url()), core->agentToken().toStdString(), "agent", std::nullopt, name)
+            .is_object();
     }
-    Json call(const std::string &callId, const std::string &tool, const Json &args, const std::string &turn = {}) const
+    Json call(const std::string &callId, const std::string &tool, const Json &args,
+        const std::string &turn = {}) const
     {
-        Json c {{"type", "tool_call"}, {"call_id", callId}, {"tool_name", tool}, {"args", args}};
+        Json c { { "type", "tool_call" }, { "call_id", callId }, { "tool_name", tool },
+            { "args", args } };
         if (!turn.empty())
             c["turn_id"] = turn;
         return c;
     }
-    bool submit(const std::string &callId, const std::string &tool, const Json &args, const std::string &turn = {})
+    bool submit(const std::string &callId, const std::string &tool, const Json &args,
+        const std::string &turn = {})
     {
         const int before = core->queue()->size();
         agent->send(call(callId, tool, args, turn));
@@ -87,13 +92,15 @@ struct WindowHarness
                 return d;
         }
     }
-    template<typename T>
-    T *child(const char *name) const
+    template <typename T> T *child(const char *name) const
     {
         return window->findChild<T *>(QString::fromLatin1(name));
     }
     QTableView *view() const { return window->queueView(); }
-    void key(Qt::Key k, Qt::KeyboardModifiers m = Qt::NoModifier) { QTest::keyClick(QApplication::focusWidget(), k, m); }
+    void key(Qt::Key k, Qt::KeyboardModifiers m = Qt::NoModifier)
+    {
+        QTest::keyClick(QApplication::focusWidget(), k, m);
+    }
 
     QTemporaryDir dir;
     QString policyFile;
@@ -105,6 +112,5 @@ struct WindowHarness
     bool welcomed = false;
     bool active = false;
 };
-
 
 } // namespace holdpoint::test

@@ -14,7 +14,8 @@ namespace {
 
 std::string fixture(const char *name)
 {
-    QFile f(QStringLiteral(HOLDPOINT_SOURCE_DIR "/tests/integrations/fixtures/codex/") + QLatin1String(name));
+    QFile f(QStringLiteral(HOLDPOINT_SOURCE_DIR "/tests/integrations/fixtures/codex/")
+        + QLatin1String(name));
     f.open(QIODevice::ReadOnly);
     return f.readAll().toStdString();
 }
@@ -50,7 +51,8 @@ void TestCodex::parsesPreToolUse()
     QCOMPARE(call["call_id"], Json("call_1"));
     QCOMPARE(call["tool_name"], Json("Bash"));
     QCOMPARE(call["args"], Json::parse(R"({"command":"echo hi > made.txt; echo out1"})"));
-    QCOMPARE(call["turn_id"], Json("01a208fa-aa42-7130-b561-24a494077573")); // Codex's turn_id is the turn
+    QCOMPARE(call["turn_id"],
+        Json("01a208fa-aa42-7130-b561-24a494077573")); // Codex's turn_id is the turn
     QCOMPARE(call["context"]["codex_hook"], Json("PreToolUse"));
     QCOMPARE(call["context"]["model"], Json("mock-model"));
     QCOMPARE(call["context"]["permission_mode"], Json("bypassPermissions"));
@@ -64,7 +66,8 @@ void TestCodex::parsesPermissionRequest()
     QCOMPARE(r.input->event, codex::Event::PermissionRequest);
     QVERIFY(r.input->toolUseId.empty()); // Codex sends none; the hook makes one up
     const Json call = codex::toolCallMessage(*r.input, "cx-1");
-    QCOMPARE(call["args"], Json::parse(R"({"command":"echo hi > made.txt","description":"need it"})"));
+    QCOMPARE(
+        call["args"], Json::parse(R"({"command":"echo hi > made.txt","description":"need it"})"));
     QCOMPARE(call["context"]["codex_hook"], Json("PermissionRequest"));
 }
 
@@ -84,52 +87,68 @@ void TestCodex::parsesPostToolUse()
 
 void TestCodex::rejectsOtherEvents()
 {
-    const codex::ParseResult r = codex::parseHookInput(R"({"hook_event_name":"Stop","session_id":"s"})");
+    const codex::ParseResult r
+        = codex::parseHookInput(R"({"hook_event_name":"Stop","session_id":"s"})");
     QVERIFY(!r.input);
     QCOMPARE(QString::fromStdString(r.error),
-             QStringLiteral("hook input: hook_event_name: \"Stop\" is not handled (configure holdpoint-ctl hook codex for "
-                            "PreToolUse, PermissionRequest and PostToolUse)"));
+        QStringLiteral("hook input: hook_event_name: \"Stop\" is not handled (configure "
+                       "holdpoint-ctl hook codex for "
+                       "PreToolUse, PermissionRequest and PostToolUse)"));
     QVERIFY(!codex::parseHookInput("{").input);
-    QVERIFY(!codex::parseHookInput(R"({"hook_event_name":"PreToolUse","session_id":"s"})").input); // no tool_name
+    QVERIFY(!codex::parseHookInput(R"({"hook_event_name":"PreToolUse","session_id":"s"})")
+                 .input); // no tool_name
 }
 
 void TestCodex::preToolUseOutput_data()
 {
     QTest::addColumn<QString>("decision");
     QTest::addColumn<QString>("output");
-    QTest::newRow("allow prints nothing") << R"({"decision":"allow","args":{},"reason":"ok"})" << "";
-    QTest::newRow("deny") << R"({"decision":"deny","reason":"no deletes"})"
-                          << R"({"hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":"deny","permissionDecisionReason":"no deletes"}})";
+    QTest::newRow("allow prints nothing") << R"({"decision":"allow","args":{},"reason":"ok"})"
+                                          << "";
+    QTest::newRow("deny")
+        << R"({"decision":"deny","reason":"no deletes"})"
+        << R"({"hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":"deny","permissionDecisionReason":"no deletes"}})";
     // Codex fails a deny without a reason, and then runs the call.
-    QTest::newRow("deny without reason") << R"({"decision":"deny","reason":""})"
-                                         << R"({"hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":"deny","permissionDecisionReason":"denied by Holdpoint"}})";
+    QTest::newRow("deny without reason")
+        << R"({"decision":"deny","reason":""})"
+        << R"({"hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":"deny","permissionDecisionReason":"denied by Holdpoint"}})";
     // No continue:false: Codex fails a PreToolUse hook that sends it.
-    QTest::newRow("halt") << R"({"decision":"halt","reason":"stop"})"
-                          << R"({"hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":"deny","permissionDecisionReason":"Holdpoint halted this run: stop. Stop here: make no more tool calls and end your turn."}})";
-    QTest::newRow("modify") << R"({"decision":"modify","args":{"command":"ls"},"reason":"narrower"})"
-                            << R"({"hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":"deny","permissionDecisionReason":"Holdpoint did not run this call: the reviewer approved it only with edited arguments ({\"command\":\"ls\"}), and Codex cannot run edited arguments: narrower. Make the call again with those arguments if they suit the task."}})";
-    QTest::newRow("unknown") << R"({"decision":"maybe"})"
-                             << R"({"hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":"deny","permissionDecisionReason":"Holdpoint answered \"maybe\", which this hook does not know; the call was not run"}})";
+    QTest::newRow("halt")
+        << R"({"decision":"halt","reason":"stop"})"
+        << R"({"hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":"deny","permissionDecisionReason":"Holdpoint halted this run: stop. Stop here: make no more tool calls and end your turn."}})";
+    QTest::newRow("modify")
+        << R"({"decision":"modify","args":{"command":"ls"},"reason":"narrower"})"
+        << R"({"hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":"deny","permissionDecisionReason":"Holdpoint did not run this call: the reviewer approved it only with edited arguments ({\"command\":\"ls\"}), and Codex cannot run edited arguments: narrower. Make the call again with those arguments if they suit the task."}})";
+    QTest::newRow("unknown")
+        << R"({"decision":"maybe"})"
+        << R"({"hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":"deny","permissionDecisionReason":"Holdpoint answered \"maybe\", which this hook does not know; the call was not run"}})";
 }
 
 void TestCodex::preToolUseOutput()
 {
     QFETCH(QString, decision);
     QFETCH(QString, output);
-    QCOMPARE(QString::fromStdString(codex::preToolUseOutput(Json::parse(decision.toStdString()))), output);
+    QCOMPARE(QString::fromStdString(codex::preToolUseOutput(Json::parse(decision.toStdString()))),
+        output);
 }
 
 void TestCodex::permissionRequestOutput()
 {
-    QCOMPARE(Json::parse(codex::permissionRequestOutput(decision(R"({"decision":"allow","args":{}})"))),
-             Json::parse(R"({"hookSpecificOutput":{"hookEventName":"PermissionRequest","decision":{"behavior":"allow"}}})"));
-    QCOMPARE(Json::parse(codex::permissionRequestOutput(decision(R"({"decision":"deny","reason":"inside only"})"))),
-             Json::parse(R"({"hookSpecificOutput":{"hookEventName":"PermissionRequest","decision":{"behavior":"deny","message":"inside only"}}})"));
+    QCOMPARE(
+        Json::parse(codex::permissionRequestOutput(decision(R"({"decision":"allow","args":{}})"))),
+        Json::parse(
+            R"({"hookSpecificOutput":{"hookEventName":"PermissionRequest","decision":{"behavior":"allow"}}})"));
+    QCOMPARE(Json::parse(codex::permissionRequestOutput(
+                 decision(R"({"decision":"deny","reason":"inside only"})"))),
+        Json::parse(
+            R"({"hookSpecificOutput":{"hookEventName":"PermissionRequest","decision":{"behavior":"deny","message":"inside only"}}})"));
     // Never updatedInput or interrupt: Codex fails the hook and asks its own reviewer.
-    const Json modified = Json::parse(codex::permissionRequestOutput(decision(R"({"decision":"modify","args":{"command":"ls"}})")));
+    const Json modified = Json::parse(codex::permissionRequestOutput(
+        decision(R"({"decision":"modify","args":{"command":"ls"}})")));
     QCOMPARE(modified["hookSpecificOutput"]["decision"]["behavior"], Json("deny"));
     QVERIFY(!modified["hookSpecificOutput"]["decision"].contains("updatedInput"));
-    const Json halted = Json::parse(codex::permissionRequestOutput(decision(R"({"decision":"halt","reason":"stop"})")));
+    const Json halted = Json::parse(
+        codex::permissionRequestOutput(decision(R"({"decision":"halt","reason":"stop"})")));
     QCOMPARE(halted["hookSpecificOutput"]["decision"]["behavior"], Json("deny"));
     QVERIFY(!halted["hookSpecificOutput"]["decision"].contains("interrupt"));
     QVERIFY(!halted.contains("continue"));
@@ -137,7 +156,8 @@ void TestCodex::permissionRequestOutput()
 
 void TestCodex::helloSaysNoModifyNoHalt()
 {
-    QCOMPARE(protocol::capabilitiesToJson(codex::helloCapabilities()), Json::parse(R"({"modify":false,"halt":false})"));
+    QCOMPARE(protocol::capabilitiesToJson(codex::helloCapabilities()),
+        Json::parse(R"({"modify":false,"halt":false})"));
 }
 
 void TestCodex::shippedSnippet()
@@ -145,7 +165,7 @@ void TestCodex::shippedSnippet()
     QFile f(QStringLiteral(HOLDPOINT_SOURCE_DIR "/resources/integrations/codex/hooks.json"));
     QVERIFY(f.open(QIODevice::ReadOnly));
     const Json hooks = Json::parse(f.readAll().toStdString())["hooks"];
-    for (const char *event : {"PreToolUse", "PermissionRequest", "PostToolUse"}) {
+    for (const char *event : { "PreToolUse", "PermissionRequest", "PostToolUse" }) {
         const Json &h = hooks.at(event).at(0).at("hooks").at(0);
         // Codex runs the call when its hook fails (127, a signal): the shell's
         // `|| exit 2` blocks it instead.

@@ -559,9 +559,10 @@ void tst_Metrics::idleConnectionsCannotStarveTheProbes()
     QVERIFY2(probe.startsWith("HTTP/1.1 200 OK\r\n"), probe.constData());
     QVERIFY2(clock.elapsed() < Server::RequestMs, qPrintable(QString::number(clock.elapsed())));
     // The oldest were dropped to make room; the newest are dropped in time.
-    QTRY_COMPARE_WITH_TIMEOUT(idle.front()->state(), QAbstractSocket::UnconnectedState, test::WaitMs);
-    QTRY_COMPARE_WITH_TIMEOUT(idle.back()->state(), QAbstractSocket::UnconnectedState,
-        Server::RequestMs + test::WaitMs);
+    QTRY_COMPARE_WITH_TIMEOUT(
+        idle.front()->state(), QAbstractSocket::UnconnectedState, test::WaitMs);
+    QTRY_COMPARE_WITH_TIMEOUT(
+        idle.back()->state(), QAbstractSocket::UnconnectedState, Server::RequestMs + test::WaitMs);
 }
 
 QTEST_GUILESS_MAIN(tst_Metrics)

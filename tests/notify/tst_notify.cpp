@@ -722,8 +722,11 @@ void TestNotify::marksALookAlikeToolButNamesNoArgument()
     item.args = { { "url", "https://p\u0430ypal.com/ARG-MARKER" } };
     const Notification n = describePendingItem(item, Start, false);
     QVERIFY2(n.title.contains(QStringLiteral("r⟨е U+0435 CYRILLIC⟩ad_file")), qPrintable(n.title));
-    QVERIFY2(n.body.contains(QStringLiteral("LOOK-ALIKE LETTERS OF ANOTHER SCRIPT IN A NAME")), qPrintable(n.body));
-    QVERIFY2(!n.body.contains(QStringLiteral("ypal")) && !n.body.contains(QStringLiteral("ARG-MARKER")), qPrintable(n.body));
+    QVERIFY2(n.body.contains(QStringLiteral("LOOK-ALIKE LETTERS OF ANOTHER SCRIPT IN A NAME")),
+        qPrintable(n.body));
+    QVERIFY2(
+        !n.body.contains(QStringLiteral("ypal")) && !n.body.contains(QStringLiteral("ARG-MARKER")),
+        qPrintable(n.body));
     QVERIFY(n.labels.contains(QStringLiteral("hidden characters")));
 }
 

@@ -49,7 +49,7 @@ void TestPolicyReload::validEditTakesEffectInvalidEditIsRefused()
     writeFile(file, R"({"default":"allow"})");
     ConsoleOptions o;
     o.dataDir = dir.filePath(QStringLiteral("data"));
-    o.policyFiles = {file};
+    o.policyFiles = { file };
     PolicyResult initial = loadPolicyFiles(o.policyFiles);
     QVERIFY(initial.policy);
     o.policy = *initial.policy;
@@ -61,25 +61,32 @@ void TestPolicyReload::validEditTakesEffectInvalidEditIsRefused()
     int n = 0;
     auto decide = [&] {
         const std::string id = "c" + std::to_string(++n);
-        agent.send({{"type", "tool_call"}, {"call_id", id}, {"tool_name", "bash"}, {"args", {{"command", "make"}}}});
+        agent.send({ { "type", "tool_call" }, { "call_id", id }, { "tool_name", "bash" },
+            { "args", { { "command", "make" } } } });
         return agent.next("decision")["decision"];
     };
     QCOMPARE(decide(), Json("allow"));
 
     QSignalSpy reloaded(&core, &ConsoleCore::policyReloaded);
     QSignalSpy failed(&core, &ConsoleCore::policyReloadFailed);
-    writeFile(file, R"js({"default":"deny","guardrails":[{"type":"rules","rules":[{"match":"Bash(ls*)","action":"allow","reason":"ok"}]}]})js");
+    writeFile(file,
+        R"js({"default":"deny","guardrails":[{"type":"rules","rules":[{"match":"Bash(ls*)","action":"allow","reason":"ok"}]}]})js");
     QTRY_COMPARE_WITH_TIMEOUT(reloaded.count(), 1, WaitMs);
     QCOMPARE(core.policy().chain->size(), 2); // the built-in self_guard, then the file's rules
-    QCOMPARE(std::string(core.policy().chain->entries().at(0).guardrail->name()), std::string("self_guard"));
-    agent.send({{"type", "tool_call"}, {"call_id", "x1"}, {"tool_name", "Bash"}, {"args", {{"command", "ls"}}}});
+    QCOMPARE(std::string(core.policy().chain->entries().at(0).guardrail->name()),
+        std::string("self_guard"));
+    agent.send({ { "type", "tool_call" }, { "call_id", "x1" }, { "tool_name", "Bash" },
+        { "args", { { "command", "ls" } } } });
     QCOMPARE(agent.next("decision")["decided_by"], Json("guardrail:rules"));
     QCOMPARE(decide(), Json("deny")); // make is not ls: the new default
 
     writeFile(file, R"({"default":"allow","guardrails":[{"type":"rulez"}]})");
     QTRY_COMPARE_WITH_TIMEOUT(failed.count(), 1, WaitMs);
     QCOMPARE(failed.at(0).at(0).toString(),
-             file + QStringLiteral(": guardrails[0].type: unknown value \"rulez\" (expected one of: rules, protected_paths, loop_detection, rate_limit, annotations, secrets, hidden_characters)"));
+        file
+            + QStringLiteral(": guardrails[0].type: unknown value \"rulez\" (expected one of: "
+                             "rules, protected_paths, loop_detection, rate_limit, annotations, "
+                             "secrets, hidden_characters)"));
     QCOMPARE(core.lastPolicyError(), failed.at(0).at(0).toString());
     QCOMPARE(decide(), Json("deny")); // the previous policy is still in force
     QCOMPARE(reloaded.count(), 1);
@@ -95,7 +102,7 @@ void TestPolicyReload::watcherFollowsRenamedFiles()
     QTemporaryDir dir;
     const QString file = dir.filePath(QStringLiteral("p.json"));
     writeFile(file, R"({"default":"ask"})");
-    PolicyWatcher watcher({file});
+    PolicyWatcher watcher({ file });
     QSignalSpy reloaded(&watcher, &PolicyWatcher::reloaded);
     replaceFile(file, R"({"default":"deny"})");
     QTRY_COMPARE_WITH_TIMEOUT(reloaded.count(), 1, WaitMs);

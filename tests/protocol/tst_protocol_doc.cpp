@@ -34,7 +34,8 @@ void TestProtocolDoc::initTestCase()
     QFile f(QStringLiteral(HOLDPOINT_SOURCE_DIR "/core/protocol/PROTOCOL.md"));
     QVERIFY(f.open(QIODevice::ReadOnly));
     m_doc = QString::fromUtf8(f.readAll());
-    static const QRegularExpression block(QStringLiteral("```json\\n(.*?)\\n\\s*```"), QRegularExpression::DotMatchesEverythingOption);
+    static const QRegularExpression block(QStringLiteral("```json\\n(.*?)\\n\\s*```"),
+        QRegularExpression::DotMatchesEverythingOption);
     for (auto it = block.globalMatch(m_doc); it.hasNext();) {
         const std::string text = it.next().captured(1).toStdString();
         m_examples.push_back(Json::parse(text, nullptr, false));
@@ -52,7 +53,8 @@ void TestProtocolDoc::everyExampleIsValidJson()
 
 void TestProtocolDoc::everyClientExampleParses()
 {
-    const std::set<std::string> clientTypes {"hello", "turn_start", "turn_end", "tool_call", "tool_result", "cancel", "review"};
+    const std::set<std::string> clientTypes { "hello", "turn_start", "turn_end", "tool_call",
+        "tool_result", "cancel", "review" };
     int parsed = 0;
     for (const auto &e : m_examples) {
         const std::string type = e.value("type", std::string());
@@ -70,8 +72,9 @@ void TestProtocolDoc::everyMessageTypeHasAnExample()
     std::set<std::string> seen;
     for (const auto &e : m_examples)
         seen.insert(e.value("type", std::string()));
-    for (const char *type : {"hello", "welcome", "turn_start", "turn_end", "tool_call", "pending", "decision", "tool_result",
-                             "after_call", "cancel", "queue", "escalated", "updated", "resolved", "review", "reviewed", "voted", "audit", "team", "error"})
+    for (const char *type : { "hello", "welcome", "turn_start", "turn_end", "tool_call", "pending",
+             "decision", "tool_result", "after_call", "cancel", "queue", "escalated", "updated",
+             "resolved", "review", "reviewed", "voted", "audit", "team", "error" })
         QVERIFY2(seen.contains(type), type);
 }
 
@@ -86,7 +89,8 @@ void TestProtocolDoc::everyErrorCodeIsDocumented()
         const std::string name(errorCodeName(ErrorCode(c)));
         known.insert(name);
         QVERIFY2(exampleCodes.contains(name), ("no example for " + name).c_str());
-        QVERIFY2(m_doc.contains(QStringLiteral("| `%1` |").arg(QString::fromStdString(name))), ("no table row for " + name).c_str());
+        QVERIFY2(m_doc.contains(QStringLiteral("| `%1` |").arg(QString::fromStdString(name))),
+            ("no table row for " + name).c_str());
     }
     for (const auto &code : exampleCodes)
         QVERIFY2(known.contains(code), ("documented but unknown to the code: " + code).c_str());

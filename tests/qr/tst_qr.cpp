@@ -77,7 +77,7 @@ QByteArray scan(const QString &zbarimg, const Picture &picture)
     QProcess zbar;
     // Binary: the bytes as encoded, with no charset guess and no newline.
     zbar.start(zbarimg,
-               {QStringLiteral("--raw"), QStringLiteral("-q"), QStringLiteral("-Sbinary"), path});
+        { QStringLiteral("--raw"), QStringLiteral("-q"), QStringLiteral("-Sbinary"), path });
     if (!zbar.waitForFinished(30000) || zbar.exitCode() != 0)
         return "zbarimg failed, exit code " + QByteArray::number(zbar.exitCode()) + ": "
             + zbar.readAllStandardError();
@@ -135,7 +135,7 @@ void TestQr::structure()
 
     // Finder patterns in three corners: a dark 7x7 ring, a light ring, a dark
     // 3x3 centre, each with a light separator towards the code.
-    for (const auto &[left, top] : {std::pair {0, 0}, {n - 7, 0}, {0, n - 7}}) {
+    for (const auto &[left, top] : { std::pair { 0, 0 }, { n - 7, 0 }, { 0, n - 7 } }) {
         for (int y = -1; y <= 7; ++y)
             for (int x = -1; x <= 7; ++x) {
                 const int ring = std::max(std::abs(x - 3), std::abs(y - 3));

@@ -78,7 +78,8 @@ void TestRankedList::positionalAgreesWithVector()
             for (int &v : values)
                 v = next++;
             list.insertAt(rank, values.begin(), values.size());
-            ref.insert(ref.begin() + std::ptrdiff_t(std::min(rank, ref.size())), values.begin(), values.end());
+            ref.insert(ref.begin() + std::ptrdiff_t(std::min(rank, ref.size())), values.begin(),
+                values.end());
         } else {
             const std::size_t at = std::min(rank, ref.size() - 1);
             const std::size_t n = std::min(run, ref.size() - at);

@@ -17,9 +17,9 @@ QueueItem makeItem(ReviewQueue &q, const std::string &callId, TimeMs receivedAt,
     item.id = q.newId();
     item.callId = callId;
     item.sessionId = "s1";
-    item.agent = {"coder", "autogen"};
+    item.agent = { "coder", "autogen" };
     item.toolName = "write_file";
-    item.args = {{"path", callId + ".txt"}};
+    item.args = { { "path", callId + ".txt" } };
     item.receivedAt = receivedAt;
     item.deadline = deadline;
     return item;
@@ -155,11 +155,12 @@ void TestReviewQueue::timeoutsFireInDeadlineOrder()
     q.add(makeItem(q, "early", 0, 1000));
     q.add(makeItem(q, "middle", 0, 2000));
     std::vector<std::string> order;
-    connect(&q, &ReviewQueue::resolved, this, [&](const QueueItem &i) { order.push_back(i.callId); });
+    connect(
+        &q, &ReviewQueue::resolved, this, [&](const QueueItem &i) { order.push_back(i.callId); });
     clock.advance(1500);
-    QCOMPARE(order, std::vector<std::string>({"early"}));
+    QCOMPARE(order, std::vector<std::string>({ "early" }));
     clock.advance(10'000);
-    QCOMPARE(order, std::vector<std::string>({"early", "middle", "late"}));
+    QCOMPARE(order, std::vector<std::string>({ "early", "middle", "late" }));
 }
 
 void TestReviewQueue::resolvedItemDoesNotTimeOut()
@@ -208,8 +209,9 @@ void TestReviewQueue::anUnrevealedItemIsInNoViewUntilRevealed()
     QCOMPARE(q.pendingCount(), 1);
     QVERIFY(!q.find(id));
     QVERIFY(q.findAny(id));
-    QVERIFY(q.pendingIds({"s1", std::nullopt, std::nullopt}) == std::vector<std::string>({q.at(0).id}));
-    QVERIFY(!q.vote(id, {"alice", "console", {}}, std::nullopt, allow(), {}).ok);
+    QVERIFY(q.pendingIds({ "s1", std::nullopt, std::nullopt })
+        == std::vector<std::string>({ q.at(0).id }));
+    QVERIFY(!q.vote(id, { "alice", "console", {} }, std::nullopt, allow(), {}).ok);
     q.setAgentConnected(id, false);
     QCOMPARE(itemAdded.count() + added.count() + changed.count(), 0);
     QVERIFY(q.newId() != id);
@@ -268,17 +270,19 @@ void TestReviewQueue::itemJsonListsLookAlikeNamesButNoSecret()
     ReviewQueue q(&clock);
     QueueItem item = makeItem(q, "c1", 0, NoDeadline);
     const std::string secret = "s\u0435cret-v\u0430lue"; // Cyrillic е and а
-    item.args = {{"url", "https://p\u0430ypal.com/a"}, {"again", "p\u0430ypal.com"}, {"password", secret},
-                 {"note", "Исправлена ошибка"}};
-    item.redactions = {{secret, "[secret:password:1]", "password"}};
+    item.args = { { "url", "https://p\u0430ypal.com/a" }, { "again", "p\u0430ypal.com" },
+        { "password", secret }, { "note", "Исправлена ошибка" } };
+    item.redactions = { { secret, "[secret:password:1]", "password" } };
     const Json j = itemToJson(q.add(item));
-    QCOMPARE(j["hidden_characters"], Json({"mixed_script"}));
+    QCOMPARE(j["hidden_characters"], Json({ "mixed_script" }));
     QCOMPARE(j["mixed_script"].size(), std::size_t(1));
     QCOMPARE(j["mixed_script"][0]["name"], Json("p\u0430ypal.com"));
     QCOMPARE(j["mixed_script"][0]["marks"],
-             Json::parse(R"([{"at":1,"char":"\u0430","code_point":"U+0430","script":"Cyrillic","shown":"\u27e8\u0430 U+0430 CYRILLIC\u27e9"}])"));
+        Json::parse(
+            R"([{"at":1,"char":"\u0430","code_point":"U+0430","script":"Cyrillic","shown":"\u27e8\u0430 U+0430 CYRILLIC\u27e9"}])"));
     QVERIFY2(j.dump().find(secret) == std::string::npos, j.dump().c_str());
-    QVERIFY2(j.dump().find("v\u0430lue") == std::string::npos, j.dump().c_str()); // nor a part of it
+    QVERIFY2(
+        j.dump().find("v\u0430lue") == std::string::npos, j.dump().c_str()); // nor a part of it
 
     // Nothing that mixes: no list.
     QVERIFY(!itemToJson(q.add(makeItem(q, "c2", 0, NoDeadline))).contains("mixed_script"));
@@ -292,21 +296,22 @@ void TestReviewQueue::itemJson()
     item.turnId = "t1";
     const Json j = itemToJson(q.add(item));
     QCOMPARE(j["call_id"], Json("c1"));
-    QCOMPARE(j["agent"], Json({{"name", "coder"}, {"framework", "autogen"}}));
+    QCOMPARE(j["agent"], Json({ { "name", "coder" }, { "framework", "autogen" } }));
     QCOMPARE(j["received_at"], Json("2023-11-14T22:13:20.123Z"));
     QCOMPARE(j["deadline"], Json("2023-11-14T22:18:20.123Z"));
     QCOMPARE(j["turn_id"], Json("t1"));
     QCOMPARE(j["state"], Json("pending"));
-    for (const char *key : {"id", "session_id", "tool_name", "args", "context", "annotations", "reason", "trail", "warnings"})
+    for (const char *key : { "id", "session_id", "tool_name", "args", "context", "annotations",
+             "reason", "trail", "warnings" })
         QVERIFY2(j.contains(key), key);
 }
 
 void TestReviewQueue::timestampsAreWhatQtWrites()
 {
     // Every record and event carries one; readers parse them with Qt.
-    std::vector<TimeMs> at {0, 1, 999, -1, -86'400'000, 951'782'400'000 /* 2000-02-29 */, 1'700'000'000'123,
-                            4'102'444'800'000 /* 2100-01-01 */, 253'402'300'799'999 /* 9999-12-31T23:59:59.999 */,
-                            -62'167'219'200'000 /* 0000-01-01 */};
+    std::vector<TimeMs> at { 0, 1, 999, -1, -86'400'000, 951'782'400'000 /* 2000-02-29 */,
+        1'700'000'000'123, 4'102'444'800'000 /* 2100-01-01 */,
+        253'402'300'799'999 /* 9999-12-31T23:59:59.999 */, -62'167'219'200'000 /* 0000-01-01 */ };
     for (TimeMs t = -3'000'000'000'000; t < 4'000'000'000'000; t += 7'777'777'777)
         at.push_back(t);
     for (TimeMs t : at) {

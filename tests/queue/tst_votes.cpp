@@ -60,7 +60,8 @@ struct Queue
             m_decided.push_back(done.decision ? done.decision->decidedBy : std::string("?"));
         });
     }
-    VoteOutcome vote(const std::string &name, std::optional<Json> edit = std::nullopt, const std::string &osUser = {})
+    VoteOutcome vote(const std::string &name, std::optional<Json> edit = std::nullopt,
+        const std::string &osUser = {})
     {
         return q.vote(id, person(name, osUser), edit, allow(), approve(id));
     }
@@ -112,7 +113,9 @@ void TestVotes::onePersonCountsOnce()
     QCOMPARE(updated.count(), 1);
     v = q.vote("alice");
     QVERIFY(!v.ok);
-    QCOMPARE(v.message, std::string("alice approved these arguments already; waiting for someone other than you (1/2 approvals)"));
+    QCOMPARE(v.message,
+        std::string("alice approved these arguments already; waiting for someone other than you "
+                    "(1/2 approvals)"));
     QCOMPARE(approvalCount(*q.item()), 1);
     QCOMPARE(q.item()->votes.size(), std::size_t(1));
     QCOMPARE(approvalRefusal(*q.item(), "alice"), v.message);
@@ -174,7 +177,9 @@ void TestVotes::requesterByNameOrOsUser()
     Queue q(rule(2, true), "dave");
     VoteOutcome v = q.vote("dave");
     QVERIFY(!v.ok);
-    QCOMPARE(v.message, std::string("dave started this agent (as OS user dave), and this call needs approval from someone else"));
+    QCOMPARE(v.message,
+        std::string("dave started this agent (as OS user dave), and this call needs approval from "
+                    "someone else"));
     // Under another name, the same OS user is the same person.
     v = q.vote("david", std::nullopt, "dave");
     QVERIFY(!v.ok);

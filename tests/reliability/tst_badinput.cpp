@@ -28,8 +28,8 @@ struct Console : InProcessConsole
         TestSocket s;
         if (!s.hello(url(), agentToken()).is_object())
             return false;
-        s.send(Json {{"type", "tool_call"}, {"call_id", "ok-" + std::to_string(++probes)}, {"tool_name", "read_file"},
-                     {"args", {{"path", "a"}}}});
+        s.send(Json { { "type", "tool_call" }, { "call_id", "ok-" + std::to_string(++probes) },
+            { "tool_name", "read_file" }, { "args", { { "path", "a" } } } });
         return s.next("pending").is_object();
     }
     // The first error the raw client received, parsed.
@@ -58,7 +58,8 @@ struct Console : InProcessConsole
 
 Json callWithContent(const std::string &content)
 {
-    return Json {{"type", "tool_call"}, {"call_id", "c1"}, {"tool_name", "x"}, {"args", {{"content", content}}}};
+    return Json { { "type", "tool_call" }, { "call_id", "c1" }, { "tool_name", "x" },
+        { "args", { { "content", content } } } };
 }
 
 } // namespace
@@ -85,7 +86,8 @@ void TestBadInput::invalidUtf8ClosesWith1007()
     RawWebSocket raw;
     QVERIFY(raw.open(c.port()));
     QVERIFY(raw.hello(c.agentToken()));
-    raw.sendText(QByteArray(R"({"type":"tool_call","call_id":"c1","tool_name":"x","args":{"p":")") + "\xff\xfe\xc0" + "\"}}");
+    raw.sendText(QByteArray(R"({"type":"tool_call","call_id":"c1","tool_name":"x","args":{"p":")")
+        + "\xff\xfe\xc0" + "\"}}");
     // RFC 6455 section 8.1: a text frame that is not UTF-8 fails the connection with 1007.
     QVERIFY(raw.waitClosed());
     QCOMPARE(raw.closeCode(), 1007);
@@ -98,16 +100,31 @@ void TestBadInput::jsonErrors_data()
     QTest::addColumn<QByteArray>("payload");
     QTest::addColumn<QString>("code");
     QTest::addColumn<QString>("message");
-    QTest::newRow("NaN") << QByteArray(R"({"type":"tool_call","call_id":"c1","tool_name":"x","args":{"n":NaN}})")
-                         << "invalid_json" << "parse error at line 1, column 64: syntax error while parsing value - invalid literal; last read: '\"n\":N'";
-    QTest::newRow("Infinity") << QByteArray(R"({"type":"tool_call","call_id":"c1","tool_name":"x","args":{"n":Infinity}})")
-                              << "invalid_json" << "parse error at line 1, column 64: syntax error while parsing value - invalid literal; last read: '\"n\":I'";
-    QTest::newRow("-Infinity") << QByteArray(R"({"type":"tool_call","call_id":"c1","tool_name":"x","args":{"n":-Infinity}})")
-                               << "invalid_json" << "parse error at line 1, column 65: syntax error while parsing value - invalid number; expected digit after '-'; last read: '-I'";
-    QTest::newRow("1e400") << QByteArray(R"({"type":"tool_call","call_id":"c1","tool_name":"x","args":{"n":1e400}})")
-                           << "invalid_json" << "args.n: number 1e400 is out of range";
-    QTest::newRow("30 digits") << QByteArray(R"({"type":"tool_call","call_id":"c1","tool_name":"x","args":{"n":-123456789012345678901234567890}})")
-                               << "invalid_json" << "args.n: integer -123456789012345678901234567890 does not fit in 64 bits; send it as a string";
+    QTest::newRow("NaN") << QByteArray(
+        R"({"type":"tool_call","call_id":"c1","tool_name":"x","args":{"n":NaN}})")
+                         << "invalid_json"
+                         << "parse error at line 1, column 64: syntax error while parsing value - "
+                            "invalid literal; last read: '\"n\":N'";
+    QTest::newRow("Infinity") << QByteArray(
+        R"({"type":"tool_call","call_id":"c1","tool_name":"x","args":{"n":Infinity}})")
+                              << "invalid_json"
+                              << "parse error at line 1, column 64: syntax error while parsing "
+                                 "value - invalid literal; last read: '\"n\":I'";
+    QTest::newRow("-Infinity")
+        << QByteArray(
+               R"({"type":"tool_call","call_id":"c1","tool_name":"x","args":{"n":-Infinity}})")
+        << "invalid_json"
+        << "parse error at line 1, column 65: syntax error while parsing value - invalid number; "
+           "expected digit after '-'; last read: '-I'";
+    QTest::newRow("1e400") << QByteArray(
+        R"({"type":"tool_call","call_id":"c1","tool_name":"x","args":{"n":1e400}})")
+                           << "invalid_json"
+                           << "args.n: number 1e400 is out of range";
+    QTest::newRow("30 digits") << QByteArray(
+        R"({"type":"tool_call","call_id":"c1","tool_name":"x","args":{"n":-123456789012345678901234567890}})")
+                               << "invalid_json"
+                               << "args.n: integer -123456789012345678901234567890 does not fit in "
+                                  "64 bits; send it as a string";
 }
 
 void TestBadInput::jsonErrors()
@@ -180,12 +197,16 @@ void TestBadInput::controlCharactersInToolNames()
     // An escape sequence that would clear a terminal, a bidi override that
     // would reverse what follows, and a newline that would fake a row.
     const std::string tool = "read\x1b[2J\u202e\nfile";
-    s.send(Json {{"type", "tool_call"}, {"call_id", "c1"}, {"tool_name", tool}, {"args", {{"path", "a\x07"}}}});
+    s.send(Json { { "type", "tool_call" }, { "call_id", "c1" }, { "tool_name", tool },
+        { "args", { { "path", "a\x07" } } } });
     QVERIFY(s.next("pending").is_object());
-    QCOMPARE(c.core->queue()->at(0).toolName, tool); // kept exactly, for the audit log and the decision
+    QCOMPARE(
+        c.core->queue()->at(0).toolName, tool); // kept exactly, for the audit log and the decision
     QueueModel model(c.core->queue());
-    QCOMPARE(model.index(0, QueueModel::Tool).data().toString(), QStringLiteral("read⟨U+001B⟩[2J⟨U+202E⟩\u21b5file"));
-    QCOMPARE(model.index(0, QueueModel::Arguments).data().toString(), QStringLiteral("path=a⟨U+0007⟩"));
+    QCOMPARE(model.index(0, QueueModel::Tool).data().toString(),
+        QStringLiteral("read⟨U+001B⟩[2J⟨U+202E⟩\u21b5file"));
+    QCOMPARE(
+        model.index(0, QueueModel::Arguments).data().toString(), QStringLiteral("path=a⟨U+0007⟩"));
 }
 
 void TestBadInput::stalledHandshakeIsClosed()
@@ -198,7 +219,8 @@ void TestBadInput::stalledHandshakeIsClosed()
     QVERIFY(stalled.waitForConnected(WaitMs));
     stalled.write("GET / HTTP/1.1\r\nHost: 127.0.0.1\r\nUpgr"); // and nothing more
     QVERIFY(c.stillServes());
-    QVERIFY(QTest::qWaitFor([&] { return stalled.state() == QAbstractSocket::UnconnectedState; }, WaitMs));
+    QVERIFY(QTest::qWaitFor(
+        [&] { return stalled.state() == QAbstractSocket::UnconnectedState; }, WaitMs));
     QVERIFY(c.stillServes());
 }
 
@@ -211,7 +233,8 @@ void TestBadInput::stalledFrameIsClosedWhenSilent()
     QVERIFY(raw.open(c.port()));
     QVERIFY(raw.hello(c.agentToken()));
     // Half a frame, then silence; pings go unanswered.
-    raw.sendFrame(0x1, QByteArray(R"({"type":"tool_call","call_id":"c1","tool_name":"x","args":{}})"), 9);
+    raw.sendFrame(
+        0x1, QByteArray(R"({"type":"tool_call","call_id":"c1","tool_name":"x","args":{}})"), 9);
     QVERIFY(c.stillServes());
     QVERIFY(raw.waitClosed());
     QCOMPARE(raw.closeCode(), 1001);

@@ -26,7 +26,8 @@ using Console = InProcessConsole;
 
 Json toolCall(const std::string &callId)
 {
-    return {{"type", "tool_call"}, {"call_id", callId}, {"tool_name", "write_file"}, {"args", {{"path", "a.txt"}}}};
+    return { { "type", "tool_call" }, { "call_id", callId }, { "tool_name", "write_file" },
+        { "args", { { "path", "a.txt" } } } };
 }
 
 // A handler that answers hello and records disconnects, noting any that
@@ -36,15 +37,15 @@ class RecordingHandler final : public MessageHandler
 public:
     explicit RecordingHandler(Endpoint *endpoint)
         : m_endpoint(endpoint)
-    {
-    }
+    { }
     HelloOutcome onHello(ConnectionId connection, const protocol::Hello &) override
     {
         connected.push_back(connection);
-        m_endpoint->send(connection, R"({"type":"welcome","protocol":1,"server":"test","session_id":"s","resumed":false})");
-        return {"s", false};
+        m_endpoint->send(connection,
+            R"({"type":"welcome","protocol":1,"server":"test","session_id":"s","resumed":false})");
+        return { "s", false };
     }
-    void onMessage(ConnectionId, protocol::Message &&) override {}
+    void onMessage(ConnectionId, protocol::Message &&) override { }
     void onDisconnected(ConnectionId connection) override
     {
         disconnected.push_back(connection);
@@ -110,7 +111,8 @@ void TestEndpoint::filesArePrivateAndRemovedOnStop()
     const auto privateDir = privateFile | QFileDevice::ExeOwner;
     // QFileInfo reports the owner bits twice (Owner and User) for the current user.
     auto mode = [](const QString &path) {
-        return QFileInfo(path).permissions() & ~(QFileDevice::ReadUser | QFileDevice::WriteUser | QFileDevice::ExeUser);
+        return QFileInfo(path).permissions()
+            & ~(QFileDevice::ReadUser | QFileDevice::WriteUser | QFileDevice::ExeUser);
     };
     QCOMPARE(mode(data), privateDir);
     QCOMPARE(mode(data + QStringLiteral("/endpoint.json")), privateFile);
@@ -149,7 +151,8 @@ void TestEndpoint::secondConsoleOnSameDataDirIsRefused()
 void TestEndpoint::foreignOriginGets403()
 {
     Console c;
-    const RawHandshake r = rawHandshake(c.port(), "127.0.0.1:" + QByteArray::number(c.port()), "https://evil.example");
+    const RawHandshake r = rawHandshake(
+        c.port(), "127.0.0.1:" + QByteArray::number(c.port()), "https://evil.example");
     QCOMPARE(r.statusLine, QByteArray("HTTP/1.1 403 Access Forbidden"));
     QCOMPARE(c.core->broker()->agentConnections(), 0);
 }
@@ -157,12 +160,13 @@ void TestEndpoint::foreignOriginGets403()
 void TestEndpoint::allowListedOriginIsAdmitted()
 {
     EndpointConfig config;
-    config.allowedOrigins = {QStringLiteral("http://localhost:5173")};
+    config.allowedOrigins = { QStringLiteral("http://localhost:5173") };
     Console c(config);
     TestSocket ok(QStringLiteral("http://localhost:5173"));
     QVERIFY(ok.hello(c.url(), c.agentToken()).is_object());
     // Exact match only: a prefix or another port is foreign.
-    const RawHandshake r = rawHandshake(c.port(), "127.0.0.1:" + QByteArray::number(c.port()), "http://localhost:51730");
+    const RawHandshake r = rawHandshake(
+        c.port(), "127.0.0.1:" + QByteArray::number(c.port()), "http://localhost:51730");
     QCOMPARE(r.statusLine, QByteArray("HTTP/1.1 403 Access Forbidden"));
 }
 
@@ -202,10 +206,14 @@ void TestEndpoint::badTokenGets1008_data()
 {
     QTest::addColumn<QString>("role");
     QTest::addColumn<QString>("token"); // "agent"/"reviewer" name the real tokens
-    QTest::newRow("wrong agent token") << "agent" << "0000";
-    QTest::newRow("reviewer token is not an agent token") << "agent" << "reviewer";
-    QTest::newRow("agent token never grants reviewer") << "reviewer" << "agent";
-    QTest::newRow("truncated agent token") << "agent" << "agent-truncated";
+    QTest::newRow("wrong agent token") << "agent"
+                                       << "0000";
+    QTest::newRow("reviewer token is not an agent token") << "agent"
+                                                          << "reviewer";
+    QTest::newRow("agent token never grants reviewer") << "reviewer"
+                                                       << "agent";
+    QTest::newRow("truncated agent token") << "agent"
+                                           << "agent-truncated";
 }
 
 void TestEndpoint::badTokenGets1008()
@@ -222,7 +230,8 @@ void TestEndpoint::badTokenGets1008()
         t = c.agentToken().substr(0, 63);
     TestSocket s;
     QVERIFY(s.open(c.url()));
-    s.send({{"type", "hello"}, {"protocol", 1}, {"token", t}, {"role", role.toStdString()}});
+    s.send(
+        { { "type", "hello" }, { "protocol", 1 }, { "token", t }, { "role", role.toStdString() } });
     const Json err = s.next("error");
     QCOMPARE(err["code"], Json("auth_failed"));
     QCOMPARE(err["message"], Json("token: not valid for role " + role.toStdString()));
@@ -243,7 +252,8 @@ void TestEndpoint::reviewerTokenGrantsReviewer()
     QVERIFY(reviewer.hello(c.url(), c.reviewerToken(), "reviewer").is_object());
     const Json queue = reviewer.next("queue");
     QCOMPARE(queue["items"].size(), std::size_t(1));
-    reviewer.send({{"type", "review"}, {"id", queue["items"][0]["id"]}, {"action", "approve"}});
+    reviewer.send(
+        { { "type", "review" }, { "id", queue["items"][0]["id"] }, { "action", "approve" } });
     QCOMPARE(reviewer.next("reviewed")["decision"], Json("allow"));
     QCOMPARE(agent.next("decision")["decision"], Json("allow"));
 }
@@ -299,25 +309,42 @@ void TestEndpoint::badInputGetsPreciseErrorAndConnectionStaysUsable_data()
     QTest::addColumn<QString>("code");
     QTest::addColumn<QString>("message");
 
-    QTest::newRow("invalid JSON") << QByteArray("{\"type\":\"tool_call\",") << false << "invalid_json"
-                                  << "parse error at line 1, column 21: syntax error while parsing object key - unexpected end of input; expected string literal";
-    QTest::newRow("not an object") << QByteArray("[\"tool_call\"]") << false << "invalid_message" << "expected a JSON object, got array";
-    QTest::newRow("missing tool_name") << QByteArray(R"({"type":"tool_call","call_id":"c9","args":{}})") << false
-                                       << "missing_field" << "tool_name: required, expected a non-empty string of at most 256 bytes";
-    QTest::newRow("args not an object") << QByteArray(R"({"type":"tool_call","call_id":"c9","tool_name":"x","args":[]})")
-                                        << false << "invalid_field" << "args: expected an object, got array";
-    QTest::newRow("unknown type") << QByteArray(R"({"type":"shutdown"})") << false << "unknown_type"
-                                  << "type: unknown message type \"shutdown\" (expected one of: hello, turn_start, turn_end, tool_call, tool_result, cancel, review)";
+    QTest::newRow("invalid JSON")
+        << QByteArray("{\"type\":\"tool_call\",") << false << "invalid_json"
+        << "parse error at line 1, column 21: syntax error while parsing object key - unexpected "
+           "end of input; expected string literal";
+    QTest::newRow("not an object") << QByteArray("[\"tool_call\"]") << false << "invalid_message"
+                                   << "expected a JSON object, got array";
+    QTest::newRow("missing tool_name")
+        << QByteArray(R"({"type":"tool_call","call_id":"c9","args":{}})") << false
+        << "missing_field"
+        << "tool_name: required, expected a non-empty string of at most 256 bytes";
+    QTest::newRow("args not an object")
+        << QByteArray(R"({"type":"tool_call","call_id":"c9","tool_name":"x","args":[]})") << false
+        << "invalid_field"
+        << "args: expected an object, got array";
+    QTest::newRow("unknown type")
+        << QByteArray(R"({"type":"shutdown"})") << false << "unknown_type"
+        << "type: unknown message type \"shutdown\" (expected one of: hello, turn_start, turn_end, "
+           "tool_call, tool_result, cancel, review)";
     QByteArray deep = R"({"type":"tool_call","call_id":"c9","tool_name":"x","args":{"a":)";
     deep += QByteArray(100'000, '[') + QByteArray(100'000, ']') + "}}";
-    QTest::newRow("100,000 levels deep") << deep << false << "too_deep" << "JSON nested deeper than 64 levels";
-    QTest::newRow("duplicate keys") << QByteArray(R"({"type":"tool_call","call_id":"c9","tool_name":"x","args":{"p":1,"p":2}})")
-                                    << false << "invalid_json" << "args: duplicate key \"p\"";
-    QTest::newRow("30-digit integer") << QByteArray(R"({"type":"tool_call","call_id":"c9","tool_name":"x","args":{"n":123456789012345678901234567890}})")
-                                      << false << "invalid_json" << "args.n: integer 123456789012345678901234567890 does not fit in 64 bits; send it as a string";
-    QTest::newRow("binary frame") << QByteArray("\x01\x02", 2) << true << "invalid_message"
-                                  << "binary frames are not accepted; send each message as a JSON text frame";
-    QTest::newRow("second hello") << QByteArray(R"({"type":"hello","protocol":1,"token":"x"})") << false << "duplicate_hello"
+    QTest::newRow("100,000 levels deep") << deep << false << "too_deep"
+                                         << "JSON nested deeper than 64 levels";
+    QTest::newRow("duplicate keys")
+        << QByteArray(R"({"type":"tool_call","call_id":"c9","tool_name":"x","args":{"p":1,"p":2}})")
+        << false << "invalid_json"
+        << "args: duplicate key \"p\"";
+    QTest::newRow("30-digit integer") << QByteArray(
+        R"({"type":"tool_call","call_id":"c9","tool_name":"x","args":{"n":123456789012345678901234567890}})")
+                                      << false << "invalid_json"
+                                      << "args.n: integer 123456789012345678901234567890 does not "
+                                         "fit in 64 bits; send it as a string";
+    QTest::newRow("binary frame")
+        << QByteArray("\x01\x02", 2) << true << "invalid_message"
+        << "binary frames are not accepted; send each message as a JSON text frame";
+    QTest::newRow("second hello") << QByteArray(R"({"type":"hello","protocol":1,"token":"x"})")
+                                  << false << "duplicate_hello"
                                   << "hello: this connection already said hello";
 }
 
@@ -376,7 +403,7 @@ void TestEndpoint::rejectionsAreReportedWithoutSecrets()
     TestSocket s;
     QVERIFY(s.open(c.url()));
     const std::string almost = c.agentToken().substr(0, 60) + "ffff";
-    s.send({{"type", "hello"}, {"protocol", 1}, {"token", almost}});
+    s.send({ { "type", "hello" }, { "protocol", 1 }, { "token", almost } });
     QVERIFY(s.waitClosed());
     QCOMPARE(rejected.count(), 1);
     const QString why = rejected.at(0).at(1).toString();
@@ -405,8 +432,13 @@ void TestEndpoint::disconnectCausedBySendIsReportedAfterIt()
 
     // The peer resets the connection (linger 0 sends RST); the endpoint's
     // event loop has not seen it yet, so the next write fails at once.
-    const struct linger reset {1, 0};
-    QCOMPARE(::setsockopt(int(raw.socket().socketDescriptor()), SOL_SOCKET, SO_LINGER, &reset, sizeof reset), 0);
+    const struct linger reset
+    {
+        1, 0
+    };
+    QCOMPARE(::setsockopt(
+                 int(raw.socket().socketDescriptor()), SOL_SOCKET, SO_LINGER, &reset, sizeof reset),
+        0);
     raw.socket().abort();
     handler.send(handler.connected[0], R"({"type":"decision","call_id":"c1","decision":"allow"})");
     QVERIFY(!handler.disconnectedWhileSending);

@@ -22,7 +22,8 @@ namespace {
 // deploy needs two people, never the one who started the agent; note needs
 // one; an edit of a deploy voids the approvals given before it, and of a
 // release keeps them.
-constexpr char Policy[] = R"({"default": "allow", "guardrails": [{"type": "rules", "name": "gates", "rules": [
+constexpr char Policy[]
+    = R"({"default": "allow", "guardrails": [{"type": "rules", "name": "gates", "rules": [
     {"match": "deploy", "action": "ask", "reason": "production",
      "approvals": {"required": 2, "exclude_requester": true, "on_edit": "reset"}},
     {"match": "release", "action": "ask", "approvals": {"required": 2, "on_edit": "keep"}},
@@ -36,8 +37,9 @@ Json toolCall(const std::string &callId, const std::string &tool = "deploy")
 
 QString str(const Json &j, const char *key)
 {
-    return j.is_object() && j.contains(key) && j[key].is_string() ? toQString(j[key].get<std::string>())
-                                                                  : QString();
+    return j.is_object() && j.contains(key) && j[key].is_string()
+        ? toQString(j[key].get<std::string>())
+        : QString();
 }
 
 } // namespace
@@ -69,7 +71,8 @@ private:
         auto p = startCtlAs(login, args, claim);
         return finish(*p);
     }
-    std::unique_ptr<QProcess> startCtlAs(const QString &login, const QStringList &args, const QString &claim = {}) const
+    std::unique_ptr<QProcess> startCtlAs(
+        const QString &login, const QStringList &args, const QString &claim = {}) const
     {
         auto p = std::make_unique<QProcess>();
         QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
@@ -85,10 +88,12 @@ private:
 
     QStringList gatewayArgs(const QStringList &more = {}) const
     {
-        return QStringList { QStringLiteral("--team"), m_url, QStringLiteral("--policy"), m_policy } + more;
+        return QStringList { QStringLiteral("--team"), m_url, QStringLiteral("--policy"), m_policy }
+        + more;
     }
     // An agent on `gateway` whose hello says it runs as OS user `user`.
-    static std::unique_ptr<TestSocket> agentAs(const ConsoleProcess &gateway, const std::string &user)
+    static std::unique_ptr<TestSocket> agentAs(
+        const ConsoleProcess &gateway, const std::string &user)
     {
         auto s = std::make_unique<TestSocket>();
         if (!s->open(gateway.info().url))
@@ -110,8 +115,8 @@ private:
         QString id;
         bool ok() const { return agent && !id.isEmpty(); }
     };
-    Waiting waiting(const std::string &callId, const std::string &tool = "deploy", const std::string &user = "dave",
-        const QStringList &more = {}) const
+    Waiting waiting(const std::string &callId, const std::string &tool = "deploy",
+        const std::string &user = "dave", const QStringList &more = {}) const
     {
         Waiting w;
         w.gateway = std::make_unique<ConsoleProcess>(gatewayArgs(more));
@@ -128,7 +133,8 @@ private:
         Json found;
         (void)QTest::qWaitFor(
             [&] {
-                const Json items = ownerCtl({ QStringLiteral("pending"), QStringLiteral("--json") }).json();
+                const Json items
+                    = ownerCtl({ QStringLiteral("pending"), QStringLiteral("--json") }).json();
                 if (items.is_array())
                     for (const Json &i : items)
                         if (i.value("call_id", std::string()) == callId)
@@ -141,7 +147,8 @@ private:
     // The team audit's records of `event` for `item`, oldest first.
     Json teamAudit(const QString &item, const QString &event) const
     {
-        const CtlResult r = ownerCtl({ QStringLiteral("audit"), QStringLiteral("query"), QStringLiteral("--json") });
+        const CtlResult r = ownerCtl(
+            { QStringLiteral("audit"), QStringLiteral("query"), QStringLiteral("--json") });
         std::vector<Json> found;
         for (const QByteArray &line : r.out.split('\n')) {
             const Json j = Json::parse(line.toStdString(), nullptr, false);
@@ -185,19 +192,23 @@ void tst_TeamApprovals::init()
     const CtlResult init = ownerCtl({ QStringLiteral("team"), QStringLiteral("init"), m_url });
     QVERIFY2(init.exitCode == 0, init.err.constData());
     QVERIFY(m_pg.psqlFile(m_db, QStringLiteral(HOLDPOINT_SOURCE_DIR "/resources/team/roles.sql")));
-    QVERIFY2(m_pg.psql(m_db,
-                 QStringLiteral("DO $$ BEGIN IF NOT EXISTS (SELECT 1 FROM pg_roles WHERE rolname = 'alice_login') "
-                                "THEN CREATE ROLE alice_login LOGIN IN ROLE holdpoint_reviewer; "
-                                "CREATE ROLE bob_login LOGIN IN ROLE holdpoint_reviewer; "
-                                "CREATE ROLE carol_login LOGIN IN ROLE holdpoint_reviewer; "
-                                "CREATE ROLE eve_login LOGIN IN ROLE holdpoint_reviewer; END IF; END $$")),
+    QVERIFY2(
+        m_pg.psql(m_db,
+            QStringLiteral(
+                "DO $$ BEGIN IF NOT EXISTS (SELECT 1 FROM pg_roles WHERE rolname = 'alice_login') "
+                "THEN CREATE ROLE alice_login LOGIN IN ROLE holdpoint_reviewer; "
+                "CREATE ROLE bob_login LOGIN IN ROLE holdpoint_reviewer; "
+                "CREATE ROLE carol_login LOGIN IN ROLE holdpoint_reviewer; "
+                "CREATE ROLE eve_login LOGIN IN ROLE holdpoint_reviewer; END IF; END $$")),
         qPrintable(m_pg.lastError()));
     // Each person their own login; the owner's login (the gateways', and the
     // desktop console's here) decides as alice or carol.
-    for (const auto &[name, login] : { std::pair { "alice", "alice_login" }, { "bob", "bob_login" },
-             { "carol", "carol_login" }, { "alice", "holdpoint_admin" }, { "carol", "holdpoint_admin" } }) {
-        const CtlResult add = ownerCtl({ QStringLiteral("team"), QStringLiteral("reviewer"), QStringLiteral("add"),
-            QLatin1String(name), QStringLiteral("--role"), QLatin1String(login) });
+    for (const auto &[name, login] :
+        { std::pair { "alice", "alice_login" }, { "bob", "bob_login" }, { "carol", "carol_login" },
+            { "alice", "holdpoint_admin" }, { "carol", "holdpoint_admin" } }) {
+        const CtlResult add
+            = ownerCtl({ QStringLiteral("team"), QStringLiteral("reviewer"), QStringLiteral("add"),
+                QLatin1String(name), QStringLiteral("--role"), QLatin1String(login) });
         QVERIFY2(add.exitCode == 0, add.err.constData());
     }
 }
@@ -216,9 +227,11 @@ void tst_TeamApprovals::spoofedNameIsRefusedAndTheMappedNameDecides()
     const QString id = w.id;
 
     // bob's login says it is alice: refused, with the name it may use.
-    const CtlResult spoof = ctlAs(QStringLiteral("bob_login"), { QStringLiteral("approve"), id }, QStringLiteral("alice"));
+    const CtlResult spoof = ctlAs(
+        QStringLiteral("bob_login"), { QStringLiteral("approve"), id }, QStringLiteral("alice"));
     QVERIFY(spoof.exitCode != 0);
-    QVERIFY2(spoof.err.contains("may not decide as \"alice\"; it decides as: bob"), spoof.err.constData());
+    QVERIFY2(spoof.err.contains("may not decide as \"alice\"; it decides as: bob"),
+        spoof.err.constData());
     // --reviewer is the same claim, refused the same way.
     const CtlResult flag = ctlAs(QStringLiteral("bob_login"),
         { QStringLiteral("approve"), id, QStringLiteral("--reviewer"), QStringLiteral("alice") });
@@ -255,15 +268,18 @@ void tst_TeamApprovals::loginWithoutAReviewerIsRefused()
     ConsoleProcess &gateway = *w.gateway;
     TestSocket *agent = w.agent.get();
     const QString id = w.id;
-    const CtlResult r = ctlAs(QStringLiteral("eve_login"), { QStringLiteral("deny"), id, QStringLiteral("--reason"), QStringLiteral("x") });
+    const CtlResult r = ctlAs(QStringLiteral("eve_login"),
+        { QStringLiteral("deny"), id, QStringLiteral("--reason"), QStringLiteral("x") });
     QVERIFY(r.exitCode != 0);
     QVERIFY2(r.err.contains("the database login eve_login is not a reviewer"), r.err.constData());
-    QVERIFY2(r.err.contains("holdpoint-ctl team reviewer add NAME --role eve_login"), r.err.constData());
+    QVERIFY2(
+        r.err.contains("holdpoint-ctl team reviewer add NAME --role eve_login"), r.err.constData());
     // Nothing was decided: the call still waits, and a reviewer decides it.
     QVERIFY(agent->noneOf("decision"));
     QCOMPARE(str(teamItem("n1"), "id"), id);
     // A disabled reviewer is refused the same way.
-    const CtlResult off = ownerCtl({ QStringLiteral("team"), QStringLiteral("reviewer"), QStringLiteral("disable"), QStringLiteral("bob") });
+    const CtlResult off = ownerCtl({ QStringLiteral("team"), QStringLiteral("reviewer"),
+        QStringLiteral("disable"), QStringLiteral("bob") });
     QVERIFY2(off.exitCode == 0, off.err.constData());
     const CtlResult bob = ctlAs(QStringLiteral("bob_login"), { QStringLiteral("approve"), id });
     QVERIFY(bob.exitCode != 0);
@@ -284,7 +300,8 @@ void tst_TeamApprovals::twoReviewersTogetherMakeExactlyOneAllow()
     std::vector<QString> ids;
     QVERIFY(QTest::qWaitFor(
         [&] {
-            const Json items = ownerCtl({ QStringLiteral("pending"), QStringLiteral("--json") }).json();
+            const Json items
+                = ownerCtl({ QStringLiteral("pending"), QStringLiteral("--json") }).json();
             ids.clear();
             if (items.is_array())
                 for (const Json &i : items)
@@ -298,8 +315,10 @@ void tst_TeamApprovals::twoReviewersTogetherMakeExactlyOneAllow()
     for (int start = 0; start < Calls; start += 10) {
         std::vector<std::unique_ptr<QProcess>> running;
         for (int i = start; i < start + 10; ++i) {
-            running.push_back(startCtlAs(QStringLiteral("alice_login"), { QStringLiteral("approve"), ids[i] }));
-            running.push_back(startCtlAs(QStringLiteral("bob_login"), { QStringLiteral("approve"), ids[i] }));
+            running.push_back(
+                startCtlAs(QStringLiteral("alice_login"), { QStringLiteral("approve"), ids[i] }));
+            running.push_back(
+                startCtlAs(QStringLiteral("bob_login"), { QStringLiteral("approve"), ids[i] }));
         }
         for (auto &p : running) {
             const CtlResult r = finish(*p);
@@ -315,7 +334,8 @@ void tst_TeamApprovals::twoReviewersTogetherMakeExactlyOneAllow()
         const Json d = agent->next("decision");
         QCOMPARE(str(d, "decision"), QStringLiteral("allow"));
         const QString by = str(d, "decided_by");
-        QVERIFY2(by == QStringLiteral("human:alice,human:bob") || by == QStringLiteral("human:bob,human:alice"),
+        QVERIFY2(by == QStringLiteral("human:alice,human:bob")
+                || by == QStringLiteral("human:bob,human:alice"),
             qPrintable(by));
         QVERIFY(answered.insert(d.value("call_id", std::string())).second);
     }
@@ -323,7 +343,9 @@ void tst_TeamApprovals::twoReviewersTogetherMakeExactlyOneAllow()
     // One final decision per item in the team's audit, two votes each.
     QString out;
     QVERIFY(m_pg.psql(m_db,
-        QStringLiteral("SELECT count(*), count(DISTINCT line::jsonb ->> 'item') FROM holdpoint.audit WHERE event = 'decision'"), &out));
+        QStringLiteral("SELECT count(*), count(DISTINCT line::jsonb ->> 'item') FROM "
+                       "holdpoint.audit WHERE event = 'decision'"),
+        &out));
     QCOMPARE(out.trimmed(), QStringLiteral("%1|%1").arg(Calls));
     QVERIFY(m_pg.psql(m_db, QStringLiteral("SELECT count(*) FROM holdpoint.votes"), &out));
     QCOMPARE(out.trimmed(), QString::number(2 * Calls));
@@ -333,7 +355,8 @@ void tst_TeamApprovals::twoReviewersTogetherMakeExactlyOneAllow()
 void tst_TeamApprovals::desktopAndCtlAreOneVote()
 {
     ConsoleProcess gateway(gatewayArgs());
-    ConsoleProcess desk(QStringList { QStringLiteral("--team"), m_url, QStringLiteral("--reviewer"), QStringLiteral("alice") });
+    ConsoleProcess desk(QStringList {
+        QStringLiteral("--team"), m_url, QStringLiteral("--reviewer"), QStringLiteral("alice") });
     QVERIFY(gateway.ready() && desk.ready());
     auto agent = agentAs(gateway, "dave");
     QVERIFY(agent);
@@ -344,8 +367,14 @@ void tst_TeamApprovals::desktopAndCtlAreOneVote()
     // alice approves at her desk (the console's reviewer connection) ...
     auto reviewer = desk.reviewer();
     QVERIFY(reviewer);
-    QVERIFY(QTest::qWaitFor([&] { return desk.ctl({ QStringLiteral("pending"), QStringLiteral("--json") }).out.contains(id.toUtf8()); }, WaitMs));
-    reviewer->send(Json { { "type", "review" }, { "id", id.toStdString() }, { "action", "approve" } });
+    QVERIFY(QTest::qWaitFor(
+        [&] {
+            return desk.ctl({ QStringLiteral("pending"), QStringLiteral("--json") })
+                .out.contains(id.toUtf8());
+        },
+        WaitMs));
+    reviewer->send(
+        Json { { "type", "review" }, { "id", id.toStdString() }, { "action", "approve" } });
     const Json voted = reviewer->next("voted");
     QVERIFY2(voted.is_object(), "the desk's approval was not counted");
     QCOMPARE(voted.value("approvals", 0), 1);
@@ -353,7 +382,8 @@ void tst_TeamApprovals::desktopAndCtlAreOneVote()
     // ... and again from holdpoint-ctl under her own login: the same person.
     const CtlResult again = ctlAs(QStringLiteral("alice_login"), { QStringLiteral("approve"), id });
     QVERIFY(again.exitCode != 0);
-    QVERIFY2(again.err.contains("alice approved these arguments already; waiting for someone other than you (1/2 approvals)"),
+    QVERIFY2(again.err.contains("alice approved these arguments already; waiting for someone other "
+                                "than you (1/2 approvals)"),
         again.err.constData());
     QVERIFY(agent->noneOf("decision"));
     const Json item = teamItem("d1");
@@ -376,9 +406,10 @@ void tst_TeamApprovals::desktopAndCtlAreOneVote()
     QCOMPARE(decision.size(), std::size_t(1));
     QCOMPARE(decision[0]["approvers"], (Json { "alice", "bob" }));
     // Her votes are found by her name.
-    const CtlResult hers = ownerCtl({ QStringLiteral("audit"), QStringLiteral("query"), QStringLiteral("--decided-by"),
-        QStringLiteral("alice"), QStringLiteral("--json") });
-    QVERIFY2(hers.out.contains("\"event\":\"vote\"") && hers.out.contains("\"event\":\"decision\""), hers.out.constData());
+    const CtlResult hers = ownerCtl({ QStringLiteral("audit"), QStringLiteral("query"),
+        QStringLiteral("--decided-by"), QStringLiteral("alice"), QStringLiteral("--json") });
+    QVERIFY2(hers.out.contains("\"event\":\"vote\"") && hers.out.contains("\"event\":\"decision\""),
+        hers.out.constData());
     verifyAudits(gateway);
 }
 
@@ -396,12 +427,14 @@ void tst_TeamApprovals::requesterIsRefusedAVote()
     QCOMPARE(str(item, "requester"), QStringLiteral("carol"));
     const CtlResult r = ctlAs(QStringLiteral("carol_login"), { QStringLiteral("approve"), id });
     QVERIFY(r.exitCode != 0);
-    QVERIFY2(r.err.contains("carol started this agent (as OS user carol), and this call needs approval from someone else"),
+    QVERIFY2(r.err.contains("carol started this agent (as OS user carol), and this call needs "
+                            "approval from someone else"),
         r.err.constData());
     QCOMPARE(teamItem("q1").value("approvals_given", -1), 0);
     QVERIFY(agent->noneOf("decision"));
     // She may still stop it.
-    const CtlResult deny = ctlAs(QStringLiteral("carol_login"), { QStringLiteral("deny"), id, QStringLiteral("--reason"), QStringLiteral("mine, wrong") });
+    const CtlResult deny = ctlAs(QStringLiteral("carol_login"),
+        { QStringLiteral("deny"), id, QStringLiteral("--reason"), QStringLiteral("mine, wrong") });
     QVERIFY2(deny.exitCode == 0, deny.err.constData());
     QCOMPARE(str(agent->next("decision"), "decided_by"), QStringLiteral("human:carol"));
     verifyAudits(gateway);
@@ -416,7 +449,9 @@ void tst_TeamApprovals::denyAfterOneApprovalEndsIt()
     const QString id = w.id;
     const CtlResult a = ctlAs(QStringLiteral("alice_login"), { QStringLiteral("approve"), id });
     QVERIFY2(a.exitCode == 0 && a.out.contains("\"voted\""), QByteArray(a.out + a.err).constData());
-    const CtlResult b = ctlAs(QStringLiteral("bob_login"), { QStringLiteral("deny"), id, QStringLiteral("--reason"), QStringLiteral("not on a Friday") });
+    const CtlResult b = ctlAs(QStringLiteral("bob_login"),
+        { QStringLiteral("deny"), id, QStringLiteral("--reason"),
+            QStringLiteral("not on a Friday") });
     QVERIFY2(b.exitCode == 0, b.err.constData());
     const Json d = agent->next("decision");
     QCOMPARE(str(d, "decision"), QStringLiteral("deny"));
@@ -433,11 +468,14 @@ void tst_TeamApprovals::editResetsAndTheAgentRunsOnlyWhatTwoApproved()
     ConsoleProcess &gateway = *w.gateway;
     TestSocket *agent = w.agent.get();
     const QString id = w.id;
-    QVERIFY(ctlAs(QStringLiteral("alice_login"), { QStringLiteral("approve"), id }).out.contains("\"voted\""));
+    QVERIFY(ctlAs(QStringLiteral("alice_login"), { QStringLiteral("approve"), id })
+                .out.contains("\"voted\""));
     // bob edits: his approval of the new arguments; alice's no longer counts.
     const CtlResult edit = ctlAs(QStringLiteral("bob_login"),
-        { QStringLiteral("edit"), id, QStringLiteral("--args"), QStringLiteral(R"({"target": "staging"})") });
-    QVERIFY2(edit.exitCode == 0 && edit.out.contains("\"voted\""), QByteArray(edit.out + edit.err).constData());
+        { QStringLiteral("edit"), id, QStringLiteral("--args"),
+            QStringLiteral(R"({"target": "staging"})") });
+    QVERIFY2(edit.exitCode == 0 && edit.out.contains("\"voted\""),
+        QByteArray(edit.out + edit.err).constData());
     Json item = teamItem("e1");
     QCOMPARE(item.value("approvals_given", -1), 1);
     QCOMPARE(item["edited_args"], (Json { { "target", "staging" } }));
@@ -468,10 +506,13 @@ void tst_TeamApprovals::editWithKeepCountsTheEarlierApproval()
     ConsoleProcess &gateway = *w.gateway;
     TestSocket *agent = w.agent.get();
     const QString id = w.id;
-    QVERIFY(ctlAs(QStringLiteral("alice_login"), { QStringLiteral("approve"), id }).out.contains("\"voted\""));
+    QVERIFY(ctlAs(QStringLiteral("alice_login"), { QStringLiteral("approve"), id })
+                .out.contains("\"voted\""));
     const CtlResult edit = ctlAs(QStringLiteral("bob_login"),
-        { QStringLiteral("edit"), id, QStringLiteral("--args"), QStringLiteral(R"({"target": "canary"})") });
-    QVERIFY2(edit.exitCode == 0 && !edit.out.contains("\"voted\""), QByteArray(edit.out + edit.err).constData());
+        { QStringLiteral("edit"), id, QStringLiteral("--args"),
+            QStringLiteral(R"({"target": "canary"})") });
+    QVERIFY2(edit.exitCode == 0 && !edit.out.contains("\"voted\""),
+        QByteArray(edit.out + edit.err).constData());
     const Json d = agent->next("decision");
     QCOMPARE(str(d, "decision"), QStringLiteral("modify"));
     QCOMPARE(d["args"], (Json { { "target", "canary" } }));
@@ -481,17 +522,20 @@ void tst_TeamApprovals::editWithKeepCountsTheEarlierApproval()
 
 void tst_TeamApprovals::timeoutAtOneOfTwoIsADeny()
 {
-    Waiting w = waiting("t1", "deploy", "dave", { QStringLiteral("--timeout"), QStringLiteral("3") });
+    Waiting w
+        = waiting("t1", "deploy", "dave", { QStringLiteral("--timeout"), QStringLiteral("3") });
     QVERIFY(w.ok());
     ConsoleProcess &gateway = *w.gateway;
     TestSocket *agent = w.agent.get();
     const QString id = w.id;
-    QVERIFY(ctlAs(QStringLiteral("alice_login"), { QStringLiteral("approve"), id }).out.contains("\"voted\""));
+    QVERIFY(ctlAs(QStringLiteral("alice_login"), { QStringLiteral("approve"), id })
+                .out.contains("\"voted\""));
     const Json d = agent->next("decision", 20'000);
     QCOMPARE(str(d, "decision"), QStringLiteral("deny"));
     QCOMPARE(str(d, "code"), QStringLiteral("timeout"));
     // The vote stays in the audit, beside the timeout.
-    QVERIFY(QTest::qWaitFor([&] { return teamAudit(id, QStringLiteral("vote")).size() == 1; }, WaitMs));
+    QVERIFY(
+        QTest::qWaitFor([&] { return teamAudit(id, QStringLiteral("vote")).size() == 1; }, WaitMs));
     QCOMPARE(str(teamAudit(id, QStringLiteral("vote"))[0], "reviewer"), QStringLiteral("alice"));
     verifyAudits(gateway);
 }

@@ -204,7 +204,9 @@ void tst_TeamE2E::twoReviewersRaceAndTheLoserIsTold()
         Json { { "type", "review" }, { "id", id }, { "action", "deny" }, { "reason", "no" } });
     // One is told its decision was made; the other is refused, and only then
     // is it certain that it was told nothing more.
-    QVERIFY2(QTest::qWaitFor([&] { return !aliceView->noneOf("reviewed") || !bobView->noneOf("reviewed"); }, WaitMs),
+    QVERIFY2(
+        QTest::qWaitFor(
+            [&] { return !aliceView->noneOf("reviewed") || !bobView->noneOf("reviewed"); }, WaitMs),
         "neither was told their decision was made");
     const bool aliceWon = !aliceView->noneOf("reviewed");
     auto &loser = aliceWon ? bobView : aliceView;
@@ -368,8 +370,8 @@ void tst_TeamE2E::autoDecisionsReachTheTeamAudit()
     QVERIFY(ask.open(QIODevice::WriteOnly));
     ask.write(R"({"version": 1, "default": "ask", "guardrails": []})");
     ask.close();
-    const CtlResult replay = teamCtl({ QStringLiteral("policy"), QStringLiteral("replay"), QStringLiteral("--policy"),
-        askAll, QStringLiteral("--json") });
+    const CtlResult replay = teamCtl({ QStringLiteral("policy"), QStringLiteral("replay"),
+        QStringLiteral("--policy"), askAll, QStringLiteral("--json") });
     QVERIFY2(replay.exitCode == 0, replay.out.constData());
     const Json report = Json::parse(replay.out.toStdString(), nullptr, false);
     QVERIFY2(report.is_object(), replay.out.constData());
@@ -406,17 +408,22 @@ void tst_TeamE2E::insightsCountTheWholeTeam()
     agentB->send(toolCall("d2"));
     const std::string second = view->next("escalated")["item"]["id"];
     QVERIFY(alice.ctl({ QStringLiteral("approve"), toQString(first) }).exitCode == 0);
-    QVERIFY(alice.ctl({ QStringLiteral("deny"), toQString(second), QStringLiteral("--reason"), QStringLiteral("no") })
-                .exitCode == 0);
+    QVERIFY(alice
+                .ctl({ QStringLiteral("deny"), toQString(second), QStringLiteral("--reason"),
+                    QStringLiteral("no") })
+                .exitCode
+        == 0);
     QCOMPARE(agentA->next("decision").value("decision", std::string()), std::string("allow"));
     QCOMPARE(agentB->next("decision").value("decision", std::string()), std::string("deny"));
 
     Json figures;
     QVERIFY2(QTest::qWaitFor(
                  [&] {
-                     const CtlResult r = teamCtl({ QStringLiteral("insights"), QStringLiteral("--json") });
+                     const CtlResult r
+                         = teamCtl({ QStringLiteral("insights"), QStringLiteral("--json") });
                      figures = r.json();
-                     return r.exitCode == 0 && figures.is_object() && figures["totals"]["calls"] == 4
+                     return r.exitCode == 0 && figures.is_object()
+                         && figures["totals"]["calls"] == 4
                          && figures["totals"]["auto_decided"] == 2;
                  },
                  WaitMs),
@@ -452,21 +459,23 @@ void tst_TeamE2E::secretsStayOutOfTheTeamDatabase()
     f.write(R"({"guardrails": [{"type": "secrets", "action": "warn"},
         {"type": "protected_paths", "paths": ["/srv"], "action": "ask"}]})");
     f.close();
-    ConsoleProcess gateway(teamArgs(QStringLiteral("alice")) + QStringList { QStringLiteral("--policy"), policy });
+    ConsoleProcess gateway(
+        teamArgs(QStringLiteral("alice")) + QStringList { QStringLiteral("--policy"), policy });
     QVERIFY(gateway.ready());
     auto view = gateway.reviewer();
     auto agent = gateway.agent();
     QVERIFY(view && agent);
     const std::string secret = "AKIAIOSFODNN7EXAMPLE";
     const Json args = { { "path", "/srv/keys/" + secret }, { "mode", "0600" } };
-    agent->send(Json { { "type", "tool_call" }, { "call_id", "s1" }, { "tool_name", "write_file" }, { "args", args } });
+    agent->send(Json { { "type", "tool_call" }, { "call_id", "s1" }, { "tool_name", "write_file" },
+        { "args", args } });
     QVERIFY(agent->next("pending").is_object());
     const Json item = view->next("escalated")["item"];
     QVERIFY2(item.dump().find(secret) == std::string::npos, item.dump().c_str());
     Json edited = args;
     edited["mode"] = "0400";
-    view->send(Json { { "type", "review" }, { "id", item["id"] }, { "action", "edit" }, { "args", edited },
-        { "reason", "kept under /srv/keys/" + secret } });
+    view->send(Json { { "type", "review" }, { "id", item["id"] }, { "action", "edit" },
+        { "args", edited }, { "reason", "kept under /srv/keys/" + secret } });
     const Json decision = agent->next("decision");
     QCOMPARE(decision.value("decision", std::string()), std::string("modify"));
     QCOMPARE(decision["args"], edited);
@@ -474,8 +483,9 @@ void tst_TeamE2E::secretsStayOutOfTheTeamDatabase()
     QVERIFY(QTest::qWaitFor([&] { return auditCount("delivered") == 1; }, WaitMs));
     QString out;
     QVERIFY(m_pg.psql(m_db,
-        QStringLiteral("SELECT string_agg(line, E'\\n') FROM holdpoint.audit UNION ALL "
-                       "SELECT concat_ws(E'\\n', item, review, proposal, reason) FROM holdpoint.items"),
+        QStringLiteral(
+            "SELECT string_agg(line, E'\\n') FROM holdpoint.audit UNION ALL "
+            "SELECT concat_ws(E'\\n', item, review, proposal, reason) FROM holdpoint.items"),
         &out));
     QVERIFY2(out.contains(QLatin1String("is protected")) && out.contains(QLatin1String("0400"))
             && out.contains(QLatin1String("kept under /srv/keys/[secret:")),

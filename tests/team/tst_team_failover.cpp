@@ -188,11 +188,11 @@ void tst_TeamFailover::multiHostUrlIsChecked()
     QVERIFY2(pg.start(), qPrintable(pg.lastError()));
     QVERIFY(pg.createDatabase(QStringLiteral("team")));
     const QString missing = QDir::tempPath() + QStringLiteral("/holdpoint-no-such-dir");
-    const QString twoHosts
-        = QStringLiteral("host=%1,%2 port=%3,%3 dbname=team user=%4 target_session_attrs=read-write")
-              .arg(missing, pg.socketDir())
-              .arg(pg.port())
-              .arg(pg.adminUser());
+    const QString twoHosts = QStringLiteral(
+        "host=%1,%2 port=%3,%3 dbname=team user=%4 target_session_attrs=read-write")
+                                 .arg(missing, pg.socketDir())
+                                 .arg(pg.port())
+                                 .arg(pg.adminUser());
     QTemporaryDir dataDir; // for the instances refused at start
     QProcess p;
     p.start(QStringLiteral(HOLDPOINT_CTL_BIN),
@@ -213,15 +213,16 @@ void tst_TeamFailover::multiHostUrlIsChecked()
         r.err.constData());
 
     p.start(QStringLiteral(HOLDPOINT_BIN),
-        { QStringLiteral("--headless"), QStringLiteral("--data-dir"), dataDir.path(), QStringLiteral("--team"),
-            twoHosts + QStringLiteral(" password=hunter2") });
+        { QStringLiteral("--headless"), QStringLiteral("--data-dir"), dataDir.path(),
+            QStringLiteral("--team"), twoHosts + QStringLiteral(" password=hunter2") });
     r = finish(p);
     QVERIFY(r.exitCode != 0);
     QVERIFY2(r.err.contains("holds a password") && !r.err.contains("hunter2"), r.err.constData());
 
     // Lists that do not pair up are refused at start, not retried forever.
     p.start(QStringLiteral(HOLDPOINT_BIN),
-        { QStringLiteral("--headless"), QStringLiteral("--data-dir"), dataDir.path(), QStringLiteral("--team"),
+        { QStringLiteral("--headless"), QStringLiteral("--data-dir"), dataDir.path(),
+            QStringLiteral("--team"),
             QStringLiteral("host=%1,%2,%2 port=%3,%3 dbname=team")
                 .arg(missing, pg.socketDir())
                 .arg(pg.port()) });
@@ -235,8 +236,8 @@ void tst_TeamFailover::synchronousFailoverLosesNothing()
     QVERIFY(startPair());
     // remote_apply: a commit returns once the standby has applied it, so
     // whatever an agent or a reviewer was told is on the standby already.
-    QVERIFY2(m_primary->requireSynchronousStandby(QStringLiteral("standby"),
-                 QStringLiteral("remote_apply")),
+    QVERIFY2(m_primary->requireSynchronousStandby(
+                 QStringLiteral("standby"), QStringLiteral("remote_apply")),
         qPrintable(m_primary->lastError()));
 
     ConsoleProcess gateway(teamArgs());
@@ -256,7 +257,8 @@ void tst_TeamFailover::synchronousFailoverLosesNothing()
     // remote_apply: applied on the standby before the commit returned, so
     // before the agent heard it; no waiting here.
     QCOMPARE(stateOf(*m_standby, decided), QStringLiteral("decided"));
-    const QString auditBefore = value(*m_primary, QStringLiteral("SELECT max(seq) FROM holdpoint.audit"));
+    const QString auditBefore
+        = value(*m_primary, QStringLiteral("SELECT max(seq) FROM holdpoint.audit"));
 
     failOver(*agent, *aliceView, "after");
     if (QTest::currentTestFailed())
@@ -268,14 +270,15 @@ void tst_TeamFailover::synchronousFailoverLosesNothing()
     QVERIFY(value(*m_standby, QStringLiteral("SELECT max(seq) FROM holdpoint.audit")).toLongLong()
         >= auditBefore.toLongLong());
     // Decided is decided: a second answer is refused.
-    const CtlResult again = teamCtl(
-        { QStringLiteral("deny"), toQString(decided), QStringLiteral("--reason"), QStringLiteral("twice") });
+    const CtlResult again = teamCtl({ QStringLiteral("deny"), toQString(decided),
+        QStringLiteral("--reason"), QStringLiteral("twice") });
     QVERIFY2(again.exitCode == 2 && again.err.contains("already_decided"), said(again).constData());
 
     // Decisions on the new primary reach the agent: one survived the
     // failover, one is made after it.
-    const std::string after = value(*m_standby,
-        QStringLiteral("SELECT id FROM holdpoint.items WHERE call_id = 'after'")).toStdString();
+    const std::string after = value(
+        *m_standby, QStringLiteral("SELECT id FROM holdpoint.items WHERE call_id = 'after'"))
+                                  .toStdString();
     CtlResult r = teamCtl({ QStringLiteral("approve"), toQString(waits) });
     QVERIFY2(r.exitCode == 0, said(r).constData());
     aliceView->send(Json { { "type", "review" }, { "id", after }, { "action", "deny" },
@@ -318,9 +321,10 @@ void tst_TeamFailover::asynchronousFailoverDeniesWhatItLost()
     QVERIFY2(m_standby->stopReceiving(), qPrintable(m_standby->lastError()));
 
     // Lost: an allow and a deny that the agent received, and an escalation.
-    aliceView->send(Json { { "type", "review" }, { "id", ids["allowed"] }, { "action", "approve" } });
-    aliceView->send(Json { { "type", "review" }, { "id", ids["denied"] }, { "action", "deny" },
-        { "reason", "no" } });
+    aliceView->send(
+        Json { { "type", "review" }, { "id", ids["allowed"] }, { "action", "approve" } });
+    aliceView->send(Json {
+        { "type", "review" }, { "id", ids["denied"] }, { "action", "deny" }, { "reason", "no" } });
     auto got = decisions(*agent, 2);
     QCOMPARE(got["allowed"].value("decision", std::string()), std::string("allow"));
     QCOMPARE(got["denied"].value("decision", std::string()), std::string("deny"));
@@ -343,8 +347,8 @@ void tst_TeamFailover::asynchronousFailoverDeniesWhatItLost()
     // The gateway finds the calls it answered pending again, and ends them
     // as denies there too, so no one can decide them a second time.
     for (const char *call : { "allowed", "denied" }) {
-        QTRY_COMPARE_WITH_TIMEOUT(stateOf(*m_standby, ids[call]),
-            QStringLiteral("unavailable answer_lost"), FollowMs);
+        QTRY_COMPARE_WITH_TIMEOUT(
+            stateOf(*m_standby, ids[call]), QStringLiteral("unavailable answer_lost"), FollowMs);
         const CtlResult r = teamCtl({ QStringLiteral("approve"), toQString(ids[call]) });
         QVERIFY2(r.exitCode == 2 && r.err.contains("already_decided"), said(r).constData());
     }
@@ -356,8 +360,9 @@ void tst_TeamFailover::asynchronousFailoverDeniesWhatItLost()
     QVERIFY(agent->noneOf("decision"));
 
     // And the team carries on: decisions made now reach the agent.
-    const std::string after = value(*m_standby,
-        QStringLiteral("SELECT id FROM holdpoint.items WHERE call_id = 'after'")).toStdString();
+    const std::string after = value(
+        *m_standby, QStringLiteral("SELECT id FROM holdpoint.items WHERE call_id = 'after'"))
+                                  .toStdString();
     for (const std::string &id : { ids["kept"], after }) {
         const CtlResult r = teamCtl({ QStringLiteral("approve"), toQString(id) });
         QVERIFY2(r.exitCode == 0, said(r).constData());

@@ -41,7 +41,8 @@ CREATE FUNCTION holdpoint.expire_due(p_instance text, p_limit integer) RETURNS S
     LANGUAGE sql SECURITY DEFINER SET search_path = pg_catalog, pg_temp
     AS $$ SELECT holdpoint.expire_due(p_instance) LIMIT p_limit $$;
 INSERT INTO holdpoint.schema_versions (version, additive, applied_at) VALUES (%1, true, clock_timestamp());
-)SQL").arg(NextVersion);
+)SQL")
+        .arg(NextVersion);
 }
 
 // One after it that is not: it changes what an existing function means, so
@@ -51,7 +52,8 @@ QString breakingVersionAfterIt()
     return QStringLiteral(R"SQL(
 INSERT INTO holdpoint.schema_versions (version, additive, applied_at) VALUES (%1, false, clock_timestamp());
 UPDATE holdpoint.schema_version SET version = %1;
-)SQL").arg(NextVersion + 1);
+)SQL")
+        .arg(NextVersion + 1);
 }
 
 team::Escalation escalation(const std::string &id)
@@ -105,7 +107,8 @@ private:
     CtlResult teamCtl(const QStringList &args) const
     {
         QProcess p;
-        p.start(QStringLiteral(HOLDPOINT_CTL_BIN), QStringList { QStringLiteral("--team"), m_url } + args);
+        p.start(QStringLiteral(HOLDPOINT_CTL_BIN),
+            QStringList { QStringLiteral("--team"), m_url } + args);
         return finish(p);
     }
     // An instance acting as one of schema `version` (HOLDPOINT_TEAM_AS_VERSION).
@@ -119,7 +122,8 @@ private:
     }
     // An escalation at `gateway`, seen at `console`, approved there, and
     // delivered to the agent.
-    void escalateAndApprove(ConsoleProcess &gateway, ConsoleProcess &console, const std::string &callId)
+    void escalateAndApprove(
+        ConsoleProcess &gateway, ConsoleProcess &console, const std::string &callId)
     {
         auto view = console.reviewer();
         auto agent = gateway.agent();
@@ -174,9 +178,9 @@ void tst_TeamUpgrade::keepsWorkingAgainstAnAdditiveNewerSchema()
     // What an instance reads when it (re)connects: it says so and goes on.
     const CtlResult pending = teamCtl({ QStringLiteral("pending") });
     QCOMPARE(pending.exitCode, 0);
-    QVERIFY2(pending.err.contains(
-                 QByteArray::fromStdString("schema version " + std::to_string(NextVersion)
-                     + ", newer than this holdpoint knows (" + std::to_string(team::SchemaVersion) + ")"))
+    QVERIFY2(pending.err.contains(QByteArray::fromStdString("schema version "
+                 + std::to_string(NextVersion) + ", newer than this holdpoint knows ("
+                 + std::to_string(team::SchemaVersion) + ")"))
             && pending.err.contains("additive") && pending.err.contains("upgrade"),
         pending.err.constData());
 
@@ -190,7 +194,8 @@ void tst_TeamUpgrade::keepsWorkingAgainstAnAdditiveNewerSchema()
     // `team init` of this build leaves the newer schema as it is.
     const CtlResult init = teamCtl({ QStringLiteral("team"), QStringLiteral("init"), m_url });
     QCOMPARE(init.exitCode, 0);
-    QVERIFY2(init.out.contains(QByteArray::fromStdString("version " + std::to_string(NextVersion) + "; nothing to do")),
+    QVERIFY2(init.out.contains(QByteArray::fromStdString(
+                 "version " + std::to_string(NextVersion) + "; nothing to do")),
         init.out.constData());
     const CtlResult verify = teamCtl({ QStringLiteral("audit"), QStringLiteral("verify") });
     QVERIFY2(verify.exitCode == 0, verify.out.constData());
@@ -202,10 +207,11 @@ void tst_TeamUpgrade::refusesANewerSchemaThatIsNotAdditive()
     QVERIFY2(m_pg.psql(m_db, breakingVersionAfterIt()), qPrintable(m_pg.lastError()));
     const CtlResult pending = teamCtl({ QStringLiteral("pending") });
     QVERIFY(pending.exitCode != 0);
-    QVERIFY2(pending.err.contains(
-                 QByteArray::fromStdString("schema version " + std::to_string(NextVersion + 1)
-                     + ", newer than this holdpoint knows (" + std::to_string(team::SchemaVersion) + ")"))
-            && pending.err.contains(QByteArray::fromStdString("version " + std::to_string(NextVersion + 1) + " is not additive"))
+    QVERIFY2(pending.err.contains(QByteArray::fromStdString("schema version "
+                 + std::to_string(NextVersion + 1) + ", newer than this holdpoint knows ("
+                 + std::to_string(team::SchemaVersion) + ")"))
+            && pending.err.contains(QByteArray::fromStdString(
+                "version " + std::to_string(NextVersion + 1) + " is not additive"))
             && pending.err.contains("upgrade holdpoint on this machine"),
         pending.err.constData());
 
@@ -217,10 +223,14 @@ void tst_TeamUpgrade::refusesANewerSchemaThatIsNotAdditive()
     QVERIFY(QTest::qWaitFor(
         [&] {
             TestSocket view;
-            if (!view.hello(gateway.info().url, gateway.info().reviewerToken.toStdString(), "reviewer").is_object())
+            if (!view.hello(
+                         gateway.info().url, gateway.info().reviewerToken.toStdString(), "reviewer")
+                     .is_object())
                 return false;
             const Json queue = view.next("queue");
-            why = queue.is_object() ? queue.value("team", Json::object()).value("error", std::string()) : std::string();
+            why = queue.is_object()
+                ? queue.value("team", Json::object()).value("error", std::string())
+                : std::string();
             return why.find("is not additive") != std::string::npos;
         },
         WaitMs));
@@ -232,12 +242,13 @@ void tst_TeamUpgrade::refusesANewerVersionThatDoesNotSayWhatItIs()
     // The next version left no mark, the one after it did: never taken as
     // additive.
     QVERIFY2(m_pg.psql(m_db,
-                 QStringLiteral("INSERT INTO holdpoint.schema_versions VALUES (%1, true, now())").arg(NextVersion + 1)),
+                 QStringLiteral("INSERT INTO holdpoint.schema_versions VALUES (%1, true, now())")
+                     .arg(NextVersion + 1)),
         qPrintable(m_pg.lastError()));
     const CtlResult pending = teamCtl({ QStringLiteral("pending") });
     QVERIFY(pending.exitCode != 0);
-    QVERIFY2(pending.err.contains(QByteArray::fromStdString("schema version " + std::to_string(NextVersion + 1)
-                                                            + ", newer than this holdpoint knows"))
+    QVERIFY2(pending.err.contains(QByteArray::fromStdString("schema version "
+                 + std::to_string(NextVersion + 1) + ", newer than this holdpoint knows"))
             && pending.err.contains("does not say whether every version since is additive"),
         pending.err.constData());
 }
@@ -257,8 +268,9 @@ void tst_TeamUpgrade::aFleetHalfwayThroughAnUpgradeSharesOneQueue()
     QVERIFY(QTest::qWaitFor(
         [&] {
             return m_pg.psql(m_db,
-                       QStringLiteral("SELECT count(*) FILTER (WHERE knows IS NULL) || '/' || count(*)"
-                                      " FROM holdpoint.instances"),
+                       QStringLiteral(
+                           "SELECT count(*) FILTER (WHERE knows IS NULL) || '/' || count(*)"
+                           " FROM holdpoint.instances"),
                        &known)
                 && known.trimmed() == QStringLiteral("2/4");
         },
@@ -285,7 +297,8 @@ void tst_TeamUpgrade::aBatchIsOneNotificationAndOldListenersGetOneEach()
             tx.exec("SELECT pg_notify('holdpoint', 'end')");
         }
         const QDeadlineTimer deadline(10'000);
-        while (std::find(heard.payloads.begin(), heard.payloads.end(), "end") == heard.payloads.end()
+        while (
+            std::find(heard.payloads.begin(), heard.payloads.end(), "end") == heard.payloads.end()
             && !deadline.hasExpired())
             listening->await_notification(1, 0);
         std::vector<std::string> out;
@@ -326,8 +339,9 @@ void tst_TeamUpgrade::aBatchIsOneNotificationAndOldListenersGetOneEach()
     escalate(*c, escalation("o3"));
     QCOMPARE(drain(), (std::vector<std::string> { "new o3" }));
     // Once it is gone (its heartbeat older than the window), only batches.
-    QVERIFY(m_pg.psql(m_db, QStringLiteral("UPDATE holdpoint.instances SET heartbeat_at = now() - interval '2 minutes'"
-                                           " WHERE id = 'gw-old'")));
+    QVERIFY(m_pg.psql(m_db,
+        QStringLiteral("UPDATE holdpoint.instances SET heartbeat_at = now() - interval '2 minutes'"
+                       " WHERE id = 'gw-old'")));
     escalate(*c, std::vector { escalation("o4") });
     QCOMPARE(drain(), (std::vector<std::string> { "new-batch o4" }));
     const CtlResult verify = teamCtl({ QStringLiteral("audit"), QStringLiteral("verify") });

@@ -45,13 +45,17 @@ private:
     CtlResult ownerCtl(const QStringList &args) const
     {
         QProcess p;
-        p.start(QStringLiteral(HOLDPOINT_CTL_BIN), QStringList { QStringLiteral("--team"), m_url } + args);
+        p.start(QStringLiteral(HOLDPOINT_CTL_BIN),
+            QStringList { QStringLiteral("--team"), m_url } + args);
         return finish(p);
     }
-    std::unique_ptr<TestSocket> agentOn(const ConsoleProcess &gateway, const std::string &name) const
+    std::unique_ptr<TestSocket> agentOn(
+        const ConsoleProcess &gateway, const std::string &name) const
     {
         auto s = std::make_unique<TestSocket>();
-        if (!s->hello(gateway.info().url, gateway.info().agentToken.toStdString(), "agent", std::nullopt, name).is_object())
+        if (!s->hello(gateway.info().url, gateway.info().agentToken.toStdString(), "agent",
+                  std::nullopt, name)
+                 .is_object())
             return nullptr;
         return s;
     }
@@ -60,10 +64,12 @@ private:
     // serving the page on `port` behind the SSO proxy that asProxy() plays.
     QStringList webInstance(const char *reviewer, quint16 port) const
     {
-        return { QStringLiteral("--team"), m_pg.connString(QStringLiteral("web"), QStringLiteral("web_login")),
-            QStringLiteral("--reviewer"), QLatin1String(reviewer), QStringLiteral("--policy"), m_policy,
-            QStringLiteral("--web"), QStringLiteral("127.0.0.1:%1").arg(port), QStringLiteral("--web-auth-header"),
-            QStringLiteral("X-Forwarded-User"), QStringLiteral("--web-trusted-proxy"), QStringLiteral("127.0.0.1"),
+        return { QStringLiteral("--team"),
+            m_pg.connString(QStringLiteral("web"), QStringLiteral("web_login")),
+            QStringLiteral("--reviewer"), QLatin1String(reviewer), QStringLiteral("--policy"),
+            m_policy, QStringLiteral("--web"), QStringLiteral("127.0.0.1:%1").arg(port),
+            QStringLiteral("--web-auth-header"), QStringLiteral("X-Forwarded-User"),
+            QStringLiteral("--web-trusted-proxy"), QStringLiteral("127.0.0.1"),
             QStringLiteral("--web-proxy-secret-file"), m_secretFile };
     }
 
@@ -95,20 +101,24 @@ void tst_TeamWeb::initTestCase()
     m_url = m_pg.connString(QStringLiteral("web"));
     const CtlResult init = ownerCtl({ QStringLiteral("team"), QStringLiteral("init"), m_url });
     QVERIFY2(init.exitCode == 0, init.err.constData());
-    QVERIFY(m_pg.psqlFile(QStringLiteral("web"), QStringLiteral(HOLDPOINT_SOURCE_DIR "/resources/team/roles.sql")));
-    QVERIFY2(m_pg.psql(QStringLiteral("web"), QStringLiteral("CREATE ROLE web_login LOGIN IN ROLE holdpoint_reviewer")),
+    QVERIFY(m_pg.psqlFile(
+        QStringLiteral("web"), QStringLiteral(HOLDPOINT_SOURCE_DIR "/resources/team/roles.sql")));
+    QVERIFY2(m_pg.psql(QStringLiteral("web"),
+                 QStringLiteral("CREATE ROLE web_login LOGIN IN ROLE holdpoint_reviewer")),
         qPrintable(m_pg.lastError()));
     // The web instance's login may decide as alice and as bob, nobody else.
     for (const char *name : { "alice", "bob" }) {
-        const CtlResult add = ownerCtl({ QStringLiteral("team"), QStringLiteral("reviewer"), QStringLiteral("add"),
-            QLatin1String(name), QStringLiteral("--role"), QStringLiteral("web_login") });
+        const CtlResult add
+            = ownerCtl({ QStringLiteral("team"), QStringLiteral("reviewer"), QStringLiteral("add"),
+                QLatin1String(name), QStringLiteral("--role"), QStringLiteral("web_login") });
         QVERIFY2(add.exitCode == 0, add.err.constData());
     }
 }
 
 void tst_TeamWeb::theWebInstanceDecidesForTwoGateways()
 {
-    const QStringList gateway { QStringLiteral("--team"), m_url, QStringLiteral("--policy"), m_policy };
+    const QStringList gateway { QStringLiteral("--team"), m_url, QStringLiteral("--policy"),
+        m_policy };
     ConsoleProcess ci(gateway), server(gateway);
     QVERIFY(ci.ready());
     QVERIFY(server.ready());
@@ -120,11 +130,13 @@ void tst_TeamWeb::theWebInstanceDecidesForTwoGateways()
     QTRY_COMPARE_WITH_TIMEOUT(http(port, "GET", "/api/me", {}, asProxy("bob")).status, 200, WaitMs);
 
     // alice pairs a phone with the web instance; bob comes through the SSO proxy.
-    const CtlResult pair = web.ctl({ QStringLiteral("web"), QStringLiteral("pair"), QStringLiteral("--no-qr") });
+    const CtlResult pair
+        = web.ctl({ QStringLiteral("web"), QStringLiteral("pair"), QStringLiteral("--no-qr") });
     QVERIFY2(pair.exitCode == 0, pair.err.constData());
     const QByteArray link = pair.out.trimmed().split('\n').last();
     const HttpReply paired = http(port, "POST", "/api/pair",
-        QByteArray::fromStdString(dumpJson({ { "code", link.mid(link.indexOf('#') + 1).toStdString() } })),
+        QByteArray::fromStdString(
+            dumpJson({ { "code", link.mid(link.indexOf('#') + 1).toStdString() } })),
         { { "Origin", origin } });
     QCOMPARE(paired.status, 200);
     QCOMPARE(paired.json()["reviewer"], "alice");
@@ -148,7 +160,8 @@ void tst_TeamWeb::theWebInstanceDecidesForTwoGateways()
     // The page's queue shows both gateways' calls.
     Json items;
     QTRY_VERIFY_WITH_TIMEOUT(
-        (items = http(port, "GET", "/api/items", {}, alice.headers()).json()["items"]).size() == 2, WaitMs);
+        (items = http(port, "GET", "/api/items", {}, alice.headers()).json()["items"]).size() == 2,
+        WaitMs);
     std::map<std::string, Json> byCall;
     for (const Json &item : items)
         byCall[item["call_id"]] = item;
@@ -156,7 +169,8 @@ void tst_TeamWeb::theWebInstanceDecidesForTwoGateways()
     QVERIFY(byCall["c1"]["team"]["gateway"] != byCall["s1"]["team"]["gateway"]);
 
     // alice approves the CI call from her phone.
-    const auto review = [&](const Headers &who, const QByteArray &csrf, const Json &item, Json body) {
+    const auto review = [&](const Headers &who, const QByteArray &csrf, const Json &item,
+                            Json body) {
         body["version"] = item["version"];
         Headers h = who;
         h.append({ "Origin", origin });
@@ -164,8 +178,8 @@ void tst_TeamWeb::theWebInstanceDecidesForTwoGateways()
         return http(port, "POST", "/api/items/" + QByteArray::fromStdString(item["id"]) + "/review",
             QByteArray::fromStdString(dumpJson(body)), h);
     };
-    const HttpReply approved = review(alice.headers(), QByteArray::fromStdString(aliceMe["csrf"]), byCall["c1"],
-        { { "action", "approve" } });
+    const HttpReply approved = review(alice.headers(), QByteArray::fromStdString(aliceMe["csrf"]),
+        byCall["c1"], { { "action", "approve" } });
     // The answer waits for the database's: decided, by her.
     QCOMPARE(approved.status, 200);
     QCOMPARE(approved.json()["outcome"], "decided");
@@ -185,11 +199,13 @@ void tst_TeamWeb::theWebInstanceDecidesForTwoGateways()
     QCOMPARE(serverDecision["decided_by"], "human:bob");
 
     // The team audit names the person and how they came in.
-    const CtlResult audit = ownerCtl({ QStringLiteral("audit"), QStringLiteral("query"), QStringLiteral("--json") });
+    const CtlResult audit
+        = ownerCtl({ QStringLiteral("audit"), QStringLiteral("query"), QStringLiteral("--json") });
     int webDecisions = 0;
     for (const QByteArray &line : audit.out.split('\n')) {
         const Json j = Json::parse(line.toStdString(), nullptr, false);
-        if (j.is_object() && j.value("event", std::string()) == "decision" && j.value("db_role", std::string()) == "web_login") {
+        if (j.is_object() && j.value("event", std::string()) == "decision"
+            && j.value("db_role", std::string()) == "web_login") {
             ++webDecisions;
             QVERIFY(j.value("via", std::string()).rfind("web", 0) == 0);
         }
@@ -216,7 +232,8 @@ void tst_TeamWeb::theWebInstanceDecidesForTwoGateways()
     const HttpReply carol = review(asProxy("carol"), QByteArray::fromStdString(bobMe["csrf"]),
         added["item"], { { "action", "approve" } });
     QCOMPARE(carol.status, 403);
-    QVERIFY2(carol.json()["message"].get<std::string>().find("carol") != std::string::npos, carol.body.constData());
+    QVERIFY2(carol.json()["message"].get<std::string>().find("carol") != std::string::npos,
+        carol.body.constData());
     // alice, who may decide, then denies it: the only decision the agent gets.
     QTRY_VERIFY_WITH_TIMEOUT(
         http(port, "GET", "/api/items", {}, alice.headers()).json()["items"].size() == 1, WaitMs);
@@ -308,29 +325,35 @@ void tst_TeamWeb::onlyAnEnabledMappedReviewerUsesThePage()
 {
     // dave decides as the web instance's login; erin is a reviewer too, of
     // another login, which this instance may not act for.
-    for (const auto &[name, role] : { std::pair { "dave", "web_login" }, std::pair { "erin", "other_login" } }) {
+    for (const auto &[name, role] :
+        { std::pair { "dave", "web_login" }, std::pair { "erin", "other_login" } }) {
         QVERIFY(m_pg.psql(QStringLiteral("web"),
             QStringLiteral("DO $$ BEGIN CREATE ROLE %1 LOGIN IN ROLE holdpoint_reviewer; "
                            "EXCEPTION WHEN duplicate_object THEN NULL; END $$")
                 .arg(QLatin1String(role))));
-        const CtlResult add = ownerCtl({ QStringLiteral("team"), QStringLiteral("reviewer"), QStringLiteral("add"),
-            QLatin1String(name), QStringLiteral("--role"), QLatin1String(role) });
+        const CtlResult add
+            = ownerCtl({ QStringLiteral("team"), QStringLiteral("reviewer"), QStringLiteral("add"),
+                QLatin1String(name), QStringLiteral("--role"), QLatin1String(role) });
         QVERIFY2(add.exitCode == 0, add.err.constData());
     }
-    ConsoleProcess gateway({ QStringLiteral("--team"), m_url, QStringLiteral("--policy"), m_policy });
+    ConsoleProcess gateway(
+        { QStringLiteral("--team"), m_url, QStringLiteral("--policy"), m_policy });
     QVERIFY(gateway.ready());
     const quint16 port = freePort();
     const QByteArray origin = "http://127.0.0.1:" + QByteArray::number(port);
     ConsoleProcess web(webInstance("dave", port));
     QVERIFY(web.ready());
-    QTRY_COMPARE_WITH_TIMEOUT(http(port, "GET", "/api/me", {}, asProxy("dave")).status, 200, WaitMs);
+    QTRY_COMPARE_WITH_TIMEOUT(
+        http(port, "GET", "/api/me", {}, asProxy("dave")).status, 200, WaitMs);
 
     // dave's phone, paired with `web pair`, reads the team's queue.
-    const CtlResult pair = web.ctl({ QStringLiteral("web"), QStringLiteral("pair"), QStringLiteral("--no-qr") });
+    const CtlResult pair
+        = web.ctl({ QStringLiteral("web"), QStringLiteral("pair"), QStringLiteral("--no-qr") });
     QVERIFY2(pair.exitCode == 0, pair.err.constData());
     const QByteArray link = pair.out.trimmed().split('\n').last();
     const HttpReply paired = http(port, "POST", "/api/pair",
-        QByteArray::fromStdString(dumpJson({ { "code", link.mid(link.indexOf('#') + 1).toStdString() } })),
+        QByteArray::fromStdString(
+            dumpJson({ { "code", link.mid(link.indexOf('#') + 1).toStdString() } })),
         { { "Origin", origin } });
     QCOMPARE(paired.status, 200);
     QCOMPARE(paired.json()["reviewer"], "dave");
@@ -341,12 +364,14 @@ void tst_TeamWeb::onlyAnEnabledMappedReviewerUsesThePage()
         { "args", { { "path", "/srv/d1" } } } });
     Json items;
     QTRY_VERIFY_WITH_TIMEOUT(
-        (items = http(port, "GET", "/api/items", {}, dave.headers()).json()["items"]).size() >= 1, WaitMs);
+        (items = http(port, "GET", "/api/items", {}, dave.headers()).json()["items"]).size() >= 1,
+        WaitMs);
     const Json item = items[0];
 
     // Names the database does not map to this login read nothing: unknown,
     // differently cased, a system user's, another login's reviewer.
-    for (const QByteArray &name : { QByteArray("mallory"), QByteArray("DAVE"), QByteArray("root"), QByteArray("erin") }) {
+    for (const QByteArray &name :
+        { QByteArray("mallory"), QByteArray("DAVE"), QByteArray("root"), QByteArray("erin") }) {
         const HttpReply r = http(port, "GET", "/api/items", {}, asProxy(name));
         QCOMPARE(r.status, 403);
         QCOMPARE(r.error(), "not_a_reviewer");
@@ -359,7 +384,9 @@ void tst_TeamWeb::onlyAnEnabledMappedReviewerUsesThePage()
     const auto review = [&](Headers who, const Json &body) {
         who.append({ "Origin", origin });
         const Json me = http(port, "GET", "/api/me", {}, who).json();
-        who.append({ "X-CSRF-Token", QByteArray::fromStdString(me.is_object() ? me.value("csrf", std::string("none")) : "none") });
+        who.append({ "X-CSRF-Token",
+            QByteArray::fromStdString(
+                me.is_object() ? me.value("csrf", std::string("none")) : "none") });
         Json b = body;
         b["version"] = item["version"];
         return http(port, "POST", "/api/items/" + QByteArray::fromStdString(item["id"]) + "/review",
@@ -376,8 +403,8 @@ void tst_TeamWeb::onlyAnEnabledMappedReviewerUsesThePage()
     QVERIFY(daveFeed.next("snapshot").is_object());
     QElapsedTimer since;
     since.start();
-    const CtlResult disable = ownerCtl({ QStringLiteral("team"), QStringLiteral("reviewer"), QStringLiteral("disable"),
-        QStringLiteral("dave") });
+    const CtlResult disable = ownerCtl({ QStringLiteral("team"), QStringLiteral("reviewer"),
+        QStringLiteral("disable"), QStringLiteral("dave") });
     QVERIFY2(disable.exitCode == 0, disable.err.constData());
     // A click at once, before this console has read the list again, or
     // just after: either way the refusal is in the click's own answer.
@@ -393,7 +420,8 @@ void tst_TeamWeb::onlyAnEnabledMappedReviewerUsesThePage()
     QVERIFY(!phone.body.contains("/srv/d1"));
     const HttpReply header = http(port, "GET", "/api/items", {}, asProxy("dave"));
     QCOMPARE(header.status, 403);
-    const CtlResult again = web.ctl({ QStringLiteral("web"), QStringLiteral("pair"), QStringLiteral("--no-qr") });
+    const CtlResult again
+        = web.ctl({ QStringLiteral("web"), QStringLiteral("pair"), QStringLiteral("--no-qr") });
     QVERIFY2(again.exitCode != 0, again.out.constData());
     QVERIFY2(again.err.contains("dave may not decide"), again.err.constData());
     // His click through the proxy is refused in the HTTP answer.
@@ -403,16 +431,20 @@ void tst_TeamWeb::onlyAnEnabledMappedReviewerUsesThePage()
 
     // alice, still enabled and mapped, reads on; dave enabled again does too.
     QCOMPARE(http(port, "GET", "/api/items", {}, asProxy("alice")).status, 200);
-    const CtlResult enable = ownerCtl({ QStringLiteral("team"), QStringLiteral("reviewer"), QStringLiteral("add"),
-        QStringLiteral("dave"), QStringLiteral("--role"), QStringLiteral("web_login") });
+    const CtlResult enable
+        = ownerCtl({ QStringLiteral("team"), QStringLiteral("reviewer"), QStringLiteral("add"),
+            QStringLiteral("dave"), QStringLiteral("--role"), QStringLiteral("web_login") });
     QVERIFY2(enable.exitCode == 0, enable.err.constData());
-    QTRY_COMPARE_WITH_TIMEOUT(http(port, "GET", "/api/items", {}, asProxy("dave")).status, 200, WaitMs);
+    QTRY_COMPARE_WITH_TIMEOUT(
+        http(port, "GET", "/api/items", {}, asProxy("dave")).status, 200, WaitMs);
 
     // Unmapped from this login (enabled still, for other logins): the same.
     QVERIFY2(m_pg.psql(QStringLiteral("web"),
-                 QStringLiteral("DELETE FROM holdpoint.reviewer_logins WHERE login = 'web_login' AND name = 'dave'")),
+                 QStringLiteral("DELETE FROM holdpoint.reviewer_logins WHERE login = 'web_login' "
+                                "AND name = 'dave'")),
         qPrintable(m_pg.lastError()));
-    QTRY_COMPARE_WITH_TIMEOUT(http(port, "GET", "/api/items", {}, asProxy("dave")).status, 403, WaitMs);
+    QTRY_COMPARE_WITH_TIMEOUT(
+        http(port, "GET", "/api/items", {}, asProxy("dave")).status, 403, WaitMs);
     QCOMPARE(http(port, "GET", "/api/items", {}, asProxy("alice")).status, 200);
 }
 
@@ -420,13 +452,15 @@ void tst_TeamWeb::theDatabaseAwayAdmitsNobodyAndRevokesNothing()
 {
     const quint16 port = freePort();
     const QByteArray origin = "http://127.0.0.1:" + QByteArray::number(port);
-    ConsoleProcess web({ QStringLiteral("--team"), m_pg.connString(QStringLiteral("web"), QStringLiteral("web_login")),
+    ConsoleProcess web({ QStringLiteral("--team"),
+        m_pg.connString(QStringLiteral("web"), QStringLiteral("web_login")),
         QStringLiteral("--reviewer"), QStringLiteral("alice"), QStringLiteral("--policy"), m_policy,
         QStringLiteral("--web"), QStringLiteral("127.0.0.1:%1").arg(port) });
     QVERIFY(web.ready());
     // 401 (not 503) once the database has said whom the login acts as.
     QTRY_COMPARE_WITH_TIMEOUT(http(port, "GET", "/api/me").status, 401, WaitMs);
-    const CtlResult pair = web.ctl({ QStringLiteral("web"), QStringLiteral("pair"), QStringLiteral("--no-qr") });
+    const CtlResult pair
+        = web.ctl({ QStringLiteral("web"), QStringLiteral("pair"), QStringLiteral("--no-qr") });
     QVERIFY2(pair.exitCode == 0, pair.err.constData());
     const QByteArray link = pair.out.trimmed().split('\n').last();
     // Redeemed once the database has said whom the login may act as (a
@@ -435,7 +469,8 @@ void tst_TeamWeb::theDatabaseAwayAdmitsNobodyAndRevokesNothing()
     QVERIFY(QTest::qWaitFor(
         [&] {
             paired = http(port, "POST", "/api/pair",
-                QByteArray::fromStdString(dumpJson({ { "code", link.mid(link.indexOf('#') + 1).toStdString() } })),
+                QByteArray::fromStdString(
+                    dumpJson({ { "code", link.mid(link.indexOf('#') + 1).toStdString() } })),
                 { { "Origin", origin } });
             return paired.status != 503;
         },
@@ -459,7 +494,8 @@ void tst_TeamWeb::theDatabaseAwayAdmitsNobodyAndRevokesNothing()
 
     // Back: the same cookie reads again.
     QVERIFY2(m_pg.startAgain(), qPrintable(m_pg.lastError()));
-    QTRY_COMPARE_WITH_TIMEOUT(http(port, "GET", "/api/items", {}, alice.headers()).status, 200, 3 * WaitMs);
+    QTRY_COMPARE_WITH_TIMEOUT(
+        http(port, "GET", "/api/items", {}, alice.headers()).status, 200, 3 * WaitMs);
 }
 
 QTEST_GUILESS_MAIN(tst_TeamWeb)

@@ -81,8 +81,8 @@ void tst_TeamActivity::followsTheNewLinesAfterAnAsynchronousFailover()
     options.replication = true;
     QVERIFY2(primary.start(options), qPrintable(primary.lastError()));
     QVERIFY2(primary.createDatabase(QStringLiteral("team")), qPrintable(primary.lastError()));
-    QVERIFY2(standby.startStandby(primary, QStringLiteral("standby")),
-        qPrintable(standby.lastError()));
+    QVERIFY2(
+        standby.startStandby(primary, QStringLiteral("standby")), qPrintable(standby.lastError()));
     const std::string url = QStringLiteral("host=%1,%2 port=%3,%4 dbname=team user=%5 "
                                            "target_session_attrs=read-write")
                                 .arg(primary.socketDir(), standby.socketDir())
@@ -127,12 +127,10 @@ void tst_TeamActivity::followsTheNewLinesAfterAnAsynchronousFailover()
     registered(*writer, "console-x");
     appendAudit(*writer, "gw-b", marked("gw-b", { "b4", "b5" }));
     activity.follow();
-    QTRY_COMPARE_WITH_TIMEOUT(
-        marks(), list("a1,a2,a3,a4,a5,b4,b5"), WaitMs);
+    QTRY_COMPARE_WITH_TIMEOUT(marks(), list("a1,a2,a3,a4,a5,b4,b5"), WaitMs);
     appendAudit(*writer, "gw-b", marked("gw-b", { "b6" }));
     activity.follow();
-    QTRY_COMPARE_WITH_TIMEOUT(
-        marks(), list("a1,a2,a3,a4,a5,b4,b5,b6"), WaitMs);
+    QTRY_COMPARE_WITH_TIMEOUT(marks(), list("a1,a2,a3,a4,a5,b4,b5,b6"), WaitMs);
     // Its own lines are still skipped.
     appendAudit(*writer, "console-x", marked("console-x", { "own" }));
     appendAudit(*writer, "gw-b", marked("gw-b", { "b8" }));

@@ -125,7 +125,8 @@ void tst_TeamConnection::init()
     auto c = team::connect(url());
     migrate(*c);
     pqxx::nontransaction tx(*c);
-    tx.exec(PgCluster::mapReviewersSql(m_pg.adminUser(), { QStringLiteral("alice") }).toStdString());
+    tx.exec(
+        PgCluster::mapReviewersSql(m_pg.adminUser(), { QStringLiteral("alice") }).toStdString());
 }
 
 void tst_TeamConnection::cleanup()
@@ -346,7 +347,9 @@ void tst_TeamConnection::answerDeadlineShutsABlockedReadDown()
     QCOMPARE(::read(pair[0], &c, 1), ssize_t(0)); // blocks until the deadline shuts it down
     const qint64 took = clock.elapsed();
     QVERIFY(deadline.disarm());
-    QVERIFY2(took >= 290 && took < 10'000, qPrintable(QString::number(took))); // not before; the upper bound has room for a loaded machine
+    QVERIFY2(took >= 290 && took < 10'000,
+        qPrintable(
+            QString::number(took))); // not before; the upper bound has room for a loaded machine
     QVERIFY(!deadline.disarm());
     ::close(pair[0]);
     ::close(pair[1]);
@@ -453,7 +456,8 @@ void tst_TeamConnection::silentConnectionIsLostAtTheDeadline()
     conn.run<TimeMs>(beat, [&](TimeMs t) { answered = t; });
     QVERIFY(down.wait(15'000));
     const qint64 noticed = clock.elapsed();
-    QCOMPARE(down.at(0).at(0).toString(), QStringLiteral("no answer from the team database in 1 s"));
+    QCOMPARE(
+        down.at(0).at(0).toString(), QStringLiteral("no answer from the team database in 1 s"));
     QVERIFY2(noticed >= 900 && noticed < 10'000, qPrintable(QString::number(noticed)));
     QTRY_VERIFY_WITH_TIMEOUT(answered > 0, 5'000);
     QCOMPARE(up.count(), 2);
@@ -490,9 +494,12 @@ void tst_TeamConnection::jobsBehindAStuckOneWaitNoLongerThanItsDeadline()
         },
         TeamConnection::WhenDown::Fail);
     QTRY_COMPARE_WITH_TIMEOUT(doneAt.size(), std::size_t(5), 10'000);
-    QVERIFY2(failure.contains(QStringLiteral("no answer from the team database in 1 s")), qPrintable(failure));
+    QVERIFY2(failure.contains(QStringLiteral("no answer from the team database in 1 s")),
+        qPrintable(failure));
     QVERIFY(retryable);
-    QVERIFY2(doneAt.back() < 10'000, qPrintable(QString::number(doneAt.back()))); // a second deadline would be 2 s; room for load
+    QVERIFY2(doneAt.back() < 10'000,
+        qPrintable(
+            QString::number(doneAt.back()))); // a second deadline would be 2 s; room for load
 }
 
 // Each answer comes 400 ms after its question, and a job of eight
@@ -532,14 +539,16 @@ void tst_TeamConnection::tcpSettingsUnlessTheUrlSetsThem_data()
     const QString kv = QStringLiteral("host=%1 port=%2 dbname=%3 user=%4");
     const QString uri = QStringLiteral("postgresql://%4@%1:%2/%3");
     QTest::newRow("key=value") << kv << 5 << 10'000;
-    QTest::newRow("key=value, set") << kv + QStringLiteral(" keepalives_idle=30 tcp_user_timeout=0") << 30 << 0;
+    QTest::newRow("key=value, set")
+        << kv + QStringLiteral(" keepalives_idle=30 tcp_user_timeout=0") << 30 << 0;
     QTest::newRow("uri") << uri << 5 << 10'000;
     QTest::newRow("uri, set") << uri + QStringLiteral("?keepalives_idle=30") << 30 << 10'000;
     // Several hosts, the first one closed: the second is used, with the defaults.
-    QTest::newRow("two hosts") << QStringLiteral("host=%1,%1 port=1,%2 dbname=%3 user=%4 target_session_attrs=read-write")
+    QTest::newRow("two hosts") << QStringLiteral(
+        "host=%1,%1 port=1,%2 dbname=%3 user=%4 target_session_attrs=read-write")
                                << 5 << 10'000;
-    QTest::newRow("two hosts, uri") << QStringLiteral("postgresql://%4@%1:1,%1:%2/%3?target_session_attrs=any") << 5
-                                    << 10'000;
+    QTest::newRow("two hosts, uri")
+        << QStringLiteral("postgresql://%4@%1:1,%1:%2/%3?target_session_attrs=any") << 5 << 10'000;
 }
 
 void tst_TeamConnection::tcpSettingsUnlessTheUrlSetsThem()
@@ -549,8 +558,10 @@ void tst_TeamConnection::tcpSettingsUnlessTheUrlSetsThem()
     QFETCH(int, userTimeout);
     TcpProxy proxy;
     QVERIFY(startProxy(proxy));
-    const std::string url
-        = extra.arg(QStringLiteral("127.0.0.1"), QString::number(proxy.port()), m_db, m_pg.adminUser()).toStdString();
+    const std::string url = extra
+                                .arg(QStringLiteral("127.0.0.1"), QString::number(proxy.port()),
+                                    m_db, m_pg.adminUser())
+                                .toStdString();
     auto c = team::connect(url);
     const int fd = c->sock();
     const auto option = [fd](int level, int name) {

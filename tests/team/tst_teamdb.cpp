@@ -4,12 +4,12 @@
 // per item, claims, deadlines, gateway liveness, roles and byte-exact
 // storage. The team audit and TLS: tst_teamdbaudit.cpp.
 
-#include "team/teamdbfixture.h"
 #include "common/pgcluster.h"
 #include "common/sha256.h"
 #include "team/teamactivity.h"
 #include "team/teamaudit.h"
 #include "team/teamdb.h"
+#include "team/teamdbfixture.h"
 
 #include <QtTest>
 
@@ -540,7 +540,8 @@ void tst_TeamDb::gatewayRoleMayNotDecide()
         tx.exec("SELECT holdpoint.audit_append('decision', 'x', '{}')");
         QFAIL("the gateway role appended to the chain directly");
     } catch (const pqxx::insufficient_privilege &) { }
-    QVERIFY(admin(PgCluster::mapReviewersSql(QStringLiteral("rv_login"), { QStringLiteral("rita") })));
+    QVERIFY(
+        admin(PgCluster::mapReviewersSql(QStringLiteral("rv_login"), { QStringLiteral("rita") })));
     auto rv = open(QStringLiteral("rv_login"));
     QCOMPARE(
         decide(*rv, decision("role1", "console-r", "rita")).outcome, Decided::Outcome::Decided);

@@ -3,12 +3,12 @@
 // (tests/common/pgcluster.h): its activity read in order, the verifier that
 // finds tampering, copies appended once; and a connection with full TLS.
 
-#include "team/teamdbfixture.h"
 #include "common/pgcluster.h"
 #include "common/sha256.h"
 #include "team/teamactivity.h"
 #include "team/teamaudit.h"
 #include "team/teamdb.h"
+#include "team/teamdbfixture.h"
 
 #include <QtTest>
 

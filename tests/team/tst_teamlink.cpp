@@ -6,8 +6,8 @@
 
 #include "common/consoleprocess.h"
 #include "common/pgcluster.h"
-#include "common/teamdatabase.h"
 #include "common/tcpproxy.h"
+#include "common/teamdatabase.h"
 
 #include <QElapsedTimer>
 #include <QtTest>
@@ -31,7 +31,8 @@ Json approve(const std::string &id)
 // The item id of an `escalated` message, or "" if none came.
 std::string escalatedId(const Json &m, const std::string &callId)
 {
-    if (!m.is_object() || !m.contains("item") || m["item"].value("call_id", std::string()) != callId)
+    if (!m.is_object() || !m.contains("item")
+        || m["item"].value("call_id", std::string()) != callId)
         return {};
     return m["item"].value("id", std::string());
 }
@@ -155,7 +156,8 @@ void tst_TeamLink::silentLinkIsReportedDown()
     ConsoleProcess gateway(teamArgs(proxied(proxy)));
     QVERIFY(gateway.ready());
     QByteArray report;
-    QTRY_VERIFY2_WITH_TIMEOUT(!(report = linkReport(gateway)).contains(DownLine) && proxy.accepted() == 1,
+    QTRY_VERIFY2_WITH_TIMEOUT(
+        !(report = linkReport(gateway)).contains(DownLine) && proxy.accepted() == 1,
         report.constData(), 15'000);
     auto view = gateway.reviewer();
     QVERIFY(view);
@@ -184,7 +186,8 @@ void tst_TeamLink::silentLinkIsReportedDown()
     QVERIFY2(!report.contains(DownLine), report.constData());
     // The held attempt, or another after it if libpq's connect_timeout ran out first.
     QVERIFY(proxy.accepted() >= 2);
-    qInfo("reported down %lld ms after the silence, up again %lld ms after it", noticed, clock.elapsed());
+    qInfo("reported down %lld ms after the silence, up again %lld ms after it", noticed,
+        clock.elapsed());
 }
 
 // Every chunk waits 200 ms each way: a round trip of escalation, decision
@@ -216,8 +219,9 @@ void tst_TeamLink::slowLinkBreaksNothing()
     QByteArray report = linkReport(gateway);
     QVERIFY2(!report.contains(DownLine), report.constData());
     QCOMPARE(proxy.accepted(), 1);
-    qInfo("200 ms each way: asked at %lld ms, at the team after %lld ms, delivered %lld ms after the "
-          "approval was sent; one connection",
+    qInfo(
+        "200 ms each way: asked at %lld ms, at the team after %lld ms, delivered %lld ms after the "
+        "approval was sent; one connection",
         asked, escalated - asked, delivered - escalated);
 }
 

@@ -119,7 +119,11 @@ public:
         }
         m_ws.open(m_info.url);
     }
-    bool done() const { return int(m_decided.size()) + m_expectedPending >= m_o.calls && m_pendingIds.size() >= std::size_t(m_expectedPending); }
+    bool done() const
+    {
+        return int(m_decided.size()) + m_expectedPending >= m_o.calls
+            && m_pendingIds.size() >= std::size_t(m_expectedPending);
+    }
     int decided() const { return int(m_decided.size()); }
     int reconnects() const { return m_reconnects; }
     int conflicts() const { return m_conflicts; }
@@ -135,8 +139,10 @@ private:
     {
         for (QAbstractSocket *tcp : m_ws.findChildren<QAbstractSocket *>())
             tcp->setSocketOption(QAbstractSocket::LowDelayOption, 1);
-        Json hello {{"type", "hello"}, {"protocol", 1}, {"token", m_info.agentToken.toStdString()}, {"role", "agent"},
-                    {"agent", {{"name", "load-agent"}, {"framework", "holdpoint-load"}}}, {"session_id", m_id}};
+        Json hello { { "type", "hello" }, { "protocol", 1 },
+            { "token", m_info.agentToken.toStdString() }, { "role", "agent" },
+            { "agent", { { "name", "load-agent" }, { "framework", "holdpoint-load" } } },
+            { "session_id", m_id } };
         sendJson(hello);
     }
 
@@ -154,10 +160,9 @@ private:
     void sendCall(int i)
     {
         const bool ask = m_o.askEvery > 0 && i % m_o.askEvery == 0;
-        Json call {{"type", "tool_call"},
-                   {"call_id", callId(i)},
-                   {"tool_name", ask ? "ask_op" : "auto_op"},
-                   {"args", {{"n", i}, {"session", m_id}}}};
+        Json call { { "type", "tool_call" }, { "call_id", callId(i) },
+            { "tool_name", ask ? "ask_op" : "auto_op" },
+            { "args", { { "n", i }, { "session", m_id } } } };
         if (!m_sentAt.contains(i))
             m_sentAt[i].start();
         sendJson(call);
@@ -172,7 +177,7 @@ private:
             if (m_o.duplicateRate > 0 && m_rng.generateDouble() < m_o.duplicateRate)
                 sendCall(i); // the same call_id again: must get the same item or decision
             if (m_o.cancelRate > 0 && m_rng.generateDouble() < m_o.cancelRate)
-                sendJson(Json {{"type", "cancel"}, {"call_id", callId(i)}});
+                sendJson(Json { { "type", "cancel" }, { "call_id", callId(i) } });
         }
     }
 
@@ -219,11 +224,10 @@ private:
         m_inFlight.erase(n);
         if (auto it = m_sentAt.find(n); it != m_sentAt.end())
             m_latencies->push_back(double(it->second.nsecsElapsed()) / 1e6);
-        m_log->write(Json {{"session", m_id},
-                           {"call_id", id},
-                           {"decision", m.value("decision", std::string())},
-                           {"decided_by", m.value("decided_by", std::string())},
-                           {"code", m.value("code", std::string())}});
+        m_log->write(Json { { "session", m_id }, { "call_id", id },
+            { "decision", m.value("decision", std::string()) },
+            { "decided_by", m.value("decided_by", std::string()) },
+            { "code", m.value("code", std::string()) } });
         if (m_o.disconnectRate > 0 && m_rng.generateDouble() < m_o.disconnectRate) {
             m_ws.abort(); // reconnects and re-sends
             return;
@@ -263,8 +267,9 @@ public:
         connect(&m_ws, &QWebSocket::connected, this, [this] {
             for (QAbstractSocket *tcp : m_ws.findChildren<QAbstractSocket *>())
                 tcp->setSocketOption(QAbstractSocket::LowDelayOption, 1);
-            sendJson(Json {{"type", "hello"}, {"protocol", 1}, {"token", m_info.reviewerToken.toStdString()},
-                           {"role", "reviewer"}, {"agent", {{"name", "load-reviewer"}}}});
+            sendJson(Json { { "type", "hello" }, { "protocol", 1 },
+                { "token", m_info.reviewerToken.toStdString() }, { "role", "reviewer" },
+                { "agent", { { "name", "load-reviewer" } } } });
         });
         connect(&m_ws, &QWebSocket::disconnected, this, [this] { m_retry.start(20); });
         connect(&m_ws, &QWebSocket::textMessageReceived, this, &Reviewer::onText);
@@ -289,7 +294,8 @@ private:
         if (n < 0 || (n % 2 == 1 && !m_o.decideAll))
             return;
         const bool approve = n % 4 == 0 || n % 2 == 1;
-        Json review {{"type", "review"}, {"id", item.value("id", std::string())}, {"action", approve ? "approve" : "deny"}};
+        Json review { { "type", "review" }, { "id", item.value("id", std::string()) },
+            { "action", approve ? "approve" : "deny" } };
         if (!approve)
             review["reason"] = "denied by the load reviewer";
         sendJson(review);
@@ -331,8 +337,8 @@ int main(int argc, char **argv)
     QCommandLineParser p;
     p.addHelpOption();
     auto opt = [&](const char *name, const char *help, const char *def = nullptr) {
-        QCommandLineOption o(QString::fromLatin1(name), QString::fromLatin1(help), QStringLiteral("value"),
-                             def ? QString::fromLatin1(def) : QString());
+        QCommandLineOption o(QString::fromLatin1(name), QString::fromLatin1(help),
+            QStringLiteral("value"), def ? QString::fromLatin1(def) : QString());
         p.addOption(o);
         return o;
     };
@@ -344,13 +350,16 @@ int main(int argc, char **argv)
     const auto askEvery = opt("ask-every", "Every K-th call escalates (0: none).", "0");
     const auto out = opt("out", "Append each decision received here, as JSON lines.");
     const auto seed = opt("seed", "Random seed.", "1");
-    const auto disconnect = opt("disconnect-rate", "Chance to drop the connection after a decision.", "0");
+    const auto disconnect
+        = opt("disconnect-rate", "Chance to drop the connection after a decision.", "0");
     const auto cancel = opt("cancel-rate", "Chance to cancel a call right after sending it.", "0");
     const auto duplicate = opt("duplicate-rate", "Chance to send a call twice.", "0");
     const auto prefix = opt("prefix", "Session id prefix.", "load");
-    const QCommandLineOption leaveOdd(QStringLiteral("leave-odd-pending"), QStringLiteral("Do not wait for odd escalated calls."));
-    const QCommandLineOption decideAll(QStringLiteral("decide-all"), QStringLiteral("Reviewer: decide odd calls too (approve)."));
-    p.addOptions({leaveOdd, decideAll});
+    const QCommandLineOption leaveOdd(QStringLiteral("leave-odd-pending"),
+        QStringLiteral("Do not wait for odd escalated calls."));
+    const QCommandLineOption decideAll(
+        QStringLiteral("decide-all"), QStringLiteral("Reviewer: decide odd calls too (approve)."));
+    p.addOptions({ leaveOdd, decideAll });
     p.process(app);
 
     Options o;
@@ -399,16 +408,11 @@ int main(int argc, char **argv)
         conflicts += s->conflicts();
         duplicates += s->duplicatesAnswered();
     }
-    const Json summary {{"sessions", o.sessions},
-                        {"decisions", decided},
-                        {"seconds", seconds},
-                        {"calls_per_s", seconds > 0 ? double(decided) / seconds : 0},
-                        {"p50_ms", percentile(latencies, 0.5)},
-                        {"p99_ms", percentile(latencies, 0.99)},
-                        {"p999_ms", percentile(latencies, 0.999)},
-                        {"reconnects", reconnects},
-                        {"conflicting_answers", conflicts},
-                        {"duplicate_answers", duplicates}};
+    const Json summary { { "sessions", o.sessions }, { "decisions", decided },
+        { "seconds", seconds }, { "calls_per_s", seconds > 0 ? double(decided) / seconds : 0 },
+        { "p50_ms", percentile(latencies, 0.5) }, { "p99_ms", percentile(latencies, 0.99) },
+        { "p999_ms", percentile(latencies, 0.999) }, { "reconnects", reconnects },
+        { "conflicting_answers", conflicts }, { "duplicate_answers", duplicates } };
     std::printf("%s\n", dumpJson(summary).c_str());
     return conflicts == 0 ? 0 : 1;
 }

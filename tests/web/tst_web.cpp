@@ -48,13 +48,15 @@ void TestWeb::everyAnswerCarriesTheSecurityHeaders()
 {
     WebConsole c;
     QVERIFY(c.started);
-    for (const QByteArray &path : { QByteArray("/"), QByteArray("/app.js"), QByteArray("/json.js"), QByteArray("/queue.js"),
-             QByteArray("/app.css"), QByteArray("/review.css"), QByteArray("/api/me"), QByteArray("/nope") }) {
+    for (const QByteArray &path : { QByteArray("/"), QByteArray("/app.js"), QByteArray("/json.js"),
+             QByteArray("/queue.js"), QByteArray("/app.css"), QByteArray("/review.css"),
+             QByteArray("/api/me"), QByteArray("/nope") }) {
         const HttpReply r = http(c.port(), "GET", path);
         QVERIFY2(r.status != 0, path.constData());
         const QByteArray csp = r.header("Content-Security-Policy");
         QVERIFY2(csp.contains("frame-ancestors 'none'"), csp.constData());
-        QVERIFY2(csp.contains("script-src 'self'") && !csp.contains("unsafe-inline"), csp.constData());
+        QVERIFY2(
+            csp.contains("script-src 'self'") && !csp.contains("unsafe-inline"), csp.constData());
         QCOMPARE(r.header("X-Content-Type-Options"), QByteArray("nosniff"));
         QCOMPARE(r.header("Referrer-Policy"), QByteArray("no-referrer"));
     }
@@ -65,12 +67,14 @@ void TestWeb::everyAnswerCarriesTheSecurityHeaders()
     QVERIFY(page.body.contains("<script src=\"/queue.js\""));
     // Each stylesheet the page links is served, as CSS.
     for (const QByteArray &sheet : { QByteArray("/app.css"), QByteArray("/review.css") }) {
-        QVERIFY2(page.body.contains(QByteArray("<link rel=\"stylesheet\" href=\"" + sheet + "\">")), sheet.constData());
+        QVERIFY2(page.body.contains(QByteArray("<link rel=\"stylesheet\" href=\"" + sheet + "\">")),
+            sheet.constData());
         const HttpReply css = http(c.port(), "GET", sheet);
         QCOMPARE(css.status, 200);
         QCOMPARE(css.header("Content-Type"), QByteArray("text/css; charset=utf-8"));
     }
-    QVERIFY2(!page.body.contains("<script>") && !page.body.contains("style=\""), "inline script or style");
+    QVERIFY2(!page.body.contains("<script>") && !page.body.contains("style=\""),
+        "inline script or style");
     QCOMPARE(http(c.port(), "GET", "/api/items").header("Cache-Control"), QByteArray("no-store"));
 }
 
@@ -158,7 +162,8 @@ void TestWeb::pairingThroughTheReviewerProtocol()
     const std::string listed = dumpJson(sessions);
     QVERIFY(listed.find("sha256") == std::string::npos && listed.find("csrf") == std::string::npos);
     reviewer.send({ { "type", "web" }, { "action", "revoke" }, { "session", "nosuch" } });
-    QVERIFY(reviewer.next("error")["message"].get<std::string>().find("no session") != std::string::npos);
+    QVERIFY(reviewer.next("error")["message"].get<std::string>().find("no session")
+        != std::string::npos);
     // An agent may not ask.
     TestSocket agent;
     QVERIFY(agent.hello(QUrl(c.core->url()), c.core->agentToken().toStdString()).is_object());
@@ -172,12 +177,14 @@ void TestWeb::noSessionIsRefused()
     QVERIFY(c.started);
     const Json item = c.submit("c1");
     QVERIFY(item.is_object());
-    for (const QByteArray &cookie : { QByteArray(), QByteArray("__Host-holdpoint=0000"), QByteArray("other=1") }) {
+    for (const QByteArray &cookie :
+        { QByteArray(), QByteArray("__Host-holdpoint=0000"), QByteArray("other=1") }) {
         Headers h { { "Origin", c.origin } };
         if (!cookie.isEmpty())
             h.append({ "Cookie", cookie });
         QCOMPARE(http(c.port(), "GET", "/api/items", {}, h).error(), "no_session");
-        const HttpReply r = http(c.port(), "POST", "/api/items/" + QByteArray::fromStdString(item["id"]) + "/review",
+        const HttpReply r = http(c.port(), "POST",
+            "/api/items/" + QByteArray::fromStdString(item["id"]) + "/review",
             R"({"action":"approve","version":"x"})", h);
         QCOMPARE(r.status, 401);
     }
@@ -192,7 +199,8 @@ void TestWeb::crossOriginPostIsRefusedAndDecidesNothing()
     const Json item = c.submit("c1");
     const QByteArray path = "/api/items/" + QByteArray::fromStdString(item["id"]) + "/review";
     const Json body { { "action", "approve" }, { "version", item["version"] } };
-    for (const QByteArray &from : { QByteArray("https://evil.example"), QByteArray("http://127.0.0.1:1"), QByteArray("null") }) {
+    for (const QByteArray &from : { QByteArray("https://evil.example"),
+             QByteArray("http://127.0.0.1:1"), QByteArray("null") }) {
         const HttpReply r = c.post(d, path, body, from);
         QCOMPARE(r.status, 403);
         QCOMPARE(r.error(), "bad_origin");
@@ -213,7 +221,8 @@ void TestWeb::postWithoutCsrfIsRefused()
     const Json item = c.submit("c1");
     const QByteArray path = "/api/items/" + QByteArray::fromStdString(item["id"]) + "/review";
     const Json body { { "action", "approve" }, { "version", item["version"] } };
-    for (const QByteArray &csrf : { QByteArray(), QByteArray("0123"), QByteArray::fromStdString(std::string(64, 'a')) }) {
+    for (const QByteArray &csrf :
+        { QByteArray(), QByteArray("0123"), QByteArray::fromStdString(std::string(64, 'a')) }) {
         d.csrf = csrf;
         const HttpReply r = c.post(d, path, body);
         QCOMPARE(r.status, 403);
@@ -230,8 +239,14 @@ void TestWeb::getNeverChangesState()
     const Json item = c.submit("c1");
     const std::string code = c.web->pair("owner", "test").url.section(u'#', 1).toStdString();
     const Headers h = d.headers({ { "Origin", c.origin }, { "X-CSRF-Token", d.csrf } });
-    QCOMPARE(http(c.port(), "GET", "/api/items/" + QByteArray::fromStdString(item["id"]) + "/review?action=approve", {}, h).status, 405);
-    QCOMPARE(http(c.port(), "GET", "/api/pair?code=" + QByteArray::fromStdString(code), {}, h).status, 405);
+    QCOMPARE(
+        http(c.port(), "GET",
+            "/api/items/" + QByteArray::fromStdString(item["id"]) + "/review?action=approve", {}, h)
+            .status,
+        405);
+    QCOMPARE(
+        http(c.port(), "GET", "/api/pair?code=" + QByteArray::fromStdString(code), {}, h).status,
+        405);
     QCOMPARE(http(c.port(), "GET", "/api/logout", {}, h).status, 405);
     QCOMPARE(http(c.port(), "PUT", "/api/logout", {}, h).status, 405);
     QCOMPARE(c.core->queue()->size(), 1);
@@ -257,7 +272,8 @@ void TestWeb::oversizedBodyIsRefusedBeforeItIsRead()
     s.connectToHost(QHostAddress::LocalHost, c.port());
     QVERIFY(s.waitForConnected(WaitMs));
     s.write("POST /api/pair HTTP/1.1\r\nHost: 127.0.0.1:" + QByteArray::number(c.port())
-        + "\r\nOrigin: " + c.origin + "\r\nContent-Length: 1000000000\r\n\r\n" + QByteArray(70 * 1024, '{'));
+        + "\r\nOrigin: " + c.origin + "\r\nContent-Length: 1000000000\r\n\r\n"
+        + QByteArray(70 * 1024, '{'));
     const HttpReply partial = readReply(s);
     QCOMPARE(partial.status, 413);
     QCOMPARE(c.core->queue()->size(), 1);
@@ -275,7 +291,8 @@ void TestWeb::slowAndChunkedRequestsAreRefused()
     QTcpSocket slow;
     slow.connectToHost(QHostAddress::LocalHost, c.port());
     QVERIFY(slow.waitForConnected(WaitMs));
-    slow.write("GET /api/me HTTP/1.1\r\nHost: 127.0.0.1:" + QByteArray::number(c.port()) + "\r\nX-Slow: ");
+    slow.write(
+        "GET /api/me HTTP/1.1\r\nHost: 127.0.0.1:" + QByteArray::number(c.port()) + "\r\nX-Slow: ");
     const HttpReply late = readReply(slow);
     QCOMPARE(late.status, 408);
     QVERIFY(late.closed);
@@ -285,11 +302,17 @@ void TestWeb::slowAndChunkedRequestsAreRefused()
     big.connectToHost(QHostAddress::LocalHost, c.port());
     QVERIFY(big.waitForConnected(WaitMs));
     big.write("GET /api/live HTTP/1.1\r\nHost: 127.0.0.1:" + QByteArray::number(c.port())
-        + "\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\n"
+        + "\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Key: "
+          "dGhlIHNhbXBsZSBub25jZQ==\r\n"
           "Sec-WebSocket-Version: 13\r\nOrigin: https://evil.example\r\nCookie: "
         + d.cookie + "\r\nX-Pad: " + QByteArray(70 * 1024, 'a') + "\r\n\r\n");
     QByteArray answer;
-    QVERIFY(QTest::qWaitFor([&] { answer += big.readAll(); return big.state() != QAbstractSocket::ConnectedState; }, WaitMs));
+    QVERIFY(QTest::qWaitFor(
+        [&] {
+            answer += big.readAll();
+            return big.state() != QAbstractSocket::ConnectedState;
+        },
+        WaitMs));
     answer += big.readAll();
     QVERIFY2(answer.startsWith("HTTP/1.1 413"), answer.left(100).constData());
     QVERIFY2(!answer.contains("101 Switching Protocols"), answer.constData());
@@ -298,8 +321,9 @@ void TestWeb::slowAndChunkedRequestsAreRefused()
     QTcpSocket chunked;
     chunked.connectToHost(QHostAddress::LocalHost, c.port());
     QVERIFY(chunked.waitForConnected(WaitMs));
-    chunked.write("POST /api/logout HTTP/1.1\r\nHost: 127.0.0.1:" + QByteArray::number(c.port()) + "\r\nOrigin: "
-        + c.origin + "\r\nCookie: " + d.cookie + "\r\nX-Holdpoint-Device: " + d.key + "\r\nX-CSRF-Token: " + d.csrf
+    chunked.write("POST /api/logout HTTP/1.1\r\nHost: 127.0.0.1:" + QByteArray::number(c.port())
+        + "\r\nOrigin: " + c.origin + "\r\nCookie: " + d.cookie + "\r\nX-Holdpoint-Device: " + d.key
+        + "\r\nX-CSRF-Token: " + d.csrf
         + "\r\nTransfer-Encoding: chunked\r\n\r\n2\r\n{}\r\n0\r\n\r\n");
     const HttpReply te = readReply(chunked);
     QCOMPARE(te.status, 400);
@@ -340,9 +364,10 @@ void TestWeb::aRemovedReviewerLosesTheirOpenPage()
     WebConsole c;
     QVERIFY(c.started);
     QProcess add;
-    add.start(QStringLiteral(HOLDPOINT_CTL_BIN), { QStringLiteral("--data-dir"), c.core->dataDir(), QStringLiteral("reviewer"),
-                                                     QStringLiteral("add"), QStringLiteral("bob"), QStringLiteral("--out"),
-                                                     c.dir.path() + QStringLiteral("/bob.json") });
+    add.start(QStringLiteral(HOLDPOINT_CTL_BIN),
+        { QStringLiteral("--data-dir"), c.core->dataDir(), QStringLiteral("reviewer"),
+            QStringLiteral("add"), QStringLiteral("bob"), QStringLiteral("--out"),
+            c.dir.path() + QStringLiteral("/bob.json") });
     QVERIFY(add.waitForFinished(WaitMs) && add.exitCode() == 0);
     QTRY_VERIFY(c.core->namedReviewer("bob").has_value());
     const auto bob = c.pairDevice("bob");
@@ -352,7 +377,8 @@ void TestWeb::aRemovedReviewerLosesTheirOpenPage()
     QVERIFY(page.next("snapshot").is_object());
     QProcess remove;
     remove.start(QStringLiteral(HOLDPOINT_CTL_BIN),
-        { QStringLiteral("--data-dir"), c.core->dataDir(), QStringLiteral("reviewer"), QStringLiteral("remove"), QStringLiteral("bob") });
+        { QStringLiteral("--data-dir"), c.core->dataDir(), QStringLiteral("reviewer"),
+            QStringLiteral("remove"), QStringLiteral("bob") });
     QVERIFY(remove.waitForFinished(WaitMs) && remove.exitCode() == 0);
     QVERIFY(page.next("revoked").is_object());
     QVERIFY(page.waitClosed());
@@ -366,10 +392,16 @@ void TestWeb::theConsoleExitsCleanlyWithThePage()
     QProcess console;
     console.setProcessChannelMode(QProcess::MergedChannels);
     console.start(QStringLiteral(HOLDPOINT_BIN),
-        { QStringLiteral("--headless"), QStringLiteral("--data-dir"), data.path() + QStringLiteral("/d"),
-            QStringLiteral("--web"), QStringLiteral("127.0.0.1:0") });
+        { QStringLiteral("--headless"), QStringLiteral("--data-dir"),
+            data.path() + QStringLiteral("/d"), QStringLiteral("--web"),
+            QStringLiteral("127.0.0.1:0") });
     QByteArray out;
-    QVERIFY(QTest::qWaitFor([&] { out += console.readAll(); return out.contains("listening on"); }, WaitMs));
+    QVERIFY(QTest::qWaitFor(
+        [&] {
+            out += console.readAll();
+            return out.contains("listening on");
+        },
+        WaitMs));
     const qsizetype at = out.indexOf("reviewer page at http://127.0.0.1:");
     QVERIFY(at >= 0);
     const quint16 port = quint16(out.mid(at + 34, out.indexOf(' ', at + 34) - at - 34).toUInt());
@@ -405,15 +437,18 @@ void TestWeb::badBodiesGetClearErrors()
         { R"({"action":"deny","version":"v","reason":"   "})", "reason: required for deny" },
         { R"({"action":"edit","version":"v"})", "args: required for edit" },
         { R"({"action":"edit","version":"v","args":[1]})", "args: expected an object" },
-        { R"({"action":"halt","version":"v","scope":"session"})", "only approve and deny reach beyond one call" },
+        { R"({"action":"halt","version":"v","scope":"session"})",
+            "only approve and deny reach beyond one call" },
         { R"({"action":"approve","version":"v","scope":"always"})", "desktop console" },
-        { R"({"action":"approve","version":"v","scope":"forever"})", "expected one of call, turn, session" },
+        { R"({"action":"approve","version":"v","scope":"forever"})",
+            "expected one of call, turn, session" },
     };
     for (const Case &k : cases) {
         const HttpReply r = http(c.port(), "POST", path, k.body,
             d.headers({ { "Origin", c.origin }, { "X-CSRF-Token", d.csrf } }));
         QVERIFY2(r.status == 400 && r.error() == "invalid", k.body.constData());
-        QVERIFY2(r.json()["message"].get<std::string>().find(k.says) != std::string::npos, r.body.constData());
+        QVERIFY2(r.json()["message"].get<std::string>().find(k.says) != std::string::npos,
+            r.body.constData());
     }
     QCOMPARE(c.core->queue()->size(), 1);
     Q_UNUSED(version)
@@ -428,7 +463,10 @@ void TestWeb::foreignHostIsRefused()
     const HttpReply r = http(c.port(), "GET", "/api/items", {},
         d.headers({ { "Host", "evil.example:" + QByteArray::number(c.port()) } }));
     QCOMPARE(r.status, 421);
-    QCOMPARE(http(c.port(), "GET", "/api/me", {}, d.headers({ { "Host", "localhost:" + QByteArray::number(c.port()) } })).status, 200);
+    QCOMPARE(http(c.port(), "GET", "/api/me", {},
+                 d.headers({ { "Host", "localhost:" + QByteArray::number(c.port()) } }))
+                 .status,
+        200);
 }
 
 void TestWeb::webSocketUpgradeChecksOriginAndSession()
@@ -436,12 +474,15 @@ void TestWeb::webSocketUpgradeChecksOriginAndSession()
     WebConsole c;
     QVERIFY(c.started);
     const auto d = c.pairDevice();
-    const auto upgrade = [&](const QByteArray &origin, const QByteArray &cookie, const QByteArray &path = "/api/live") {
+    const auto upgrade = [&](const QByteArray &origin, const QByteArray &cookie,
+                             const QByteArray &path = "/api/live") {
         QTcpSocket s;
         s.connectToHost(QHostAddress::LocalHost, c.port());
         s.waitForConnected(WaitMs);
-        QByteArray req = "GET " + path + " HTTP/1.1\r\nHost: 127.0.0.1:" + QByteArray::number(c.port())
-            + "\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\n"
+        QByteArray req = "GET " + path
+            + " HTTP/1.1\r\nHost: 127.0.0.1:" + QByteArray::number(c.port())
+            + "\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Key: "
+              "dGhlIHNhbXBsZSBub25jZQ==\r\n"
               "Sec-WebSocket-Version: 13\r\n";
         if (!origin.isEmpty())
             req += "Origin: " + origin + "\r\n";
@@ -449,7 +490,12 @@ void TestWeb::webSocketUpgradeChecksOriginAndSession()
             req += "Cookie: " + cookie + "\r\n";
         s.write(req + "\r\n");
         QByteArray data;
-        (void)QTest::qWaitFor([&] { data += s.readAll(); return data.contains("\r\n\r\n") || s.state() != QAbstractSocket::ConnectedState; }, WaitMs);
+        (void)QTest::qWaitFor(
+            [&] {
+                data += s.readAll();
+                return data.contains("\r\n\r\n") || s.state() != QAbstractSocket::ConnectedState;
+            },
+            WaitMs);
         return data.left(data.indexOf("\r\n"));
     };
     QCOMPARE(upgrade("https://evil.example", d.cookie), QByteArray("HTTP/1.1 403 Forbidden"));
@@ -475,7 +521,8 @@ void TestWeb::approveDenyEditAndHaltReachTheAgent()
     QCOMPARE(decision["decided_by"], "human:owner");
 
     item = c.submit("d1");
-    QCOMPARE(c.review(d, item, { { "action", "deny" }, { "reason", "not that file" } })["outcome"], "decided");
+    QCOMPARE(c.review(d, item, { { "action", "deny" }, { "reason", "not that file" } })["outcome"],
+        "decided");
     decision = c.agent->next("decision");
     QCOMPARE(decision["decision"], "deny");
     QCOMPARE(decision["reason"], "not that file");
@@ -488,13 +535,15 @@ void TestWeb::approveDenyEditAndHaltReachTheAgent()
     QCOMPARE(decision["args"], edited);
 
     item = c.submit("h1");
-    QCOMPARE(c.review(d, item, { { "action", "halt" }, { "reason", "stop" } })["outcome"], "decided");
+    QCOMPARE(
+        c.review(d, item, { { "action", "halt" }, { "reason", "stop" } })["outcome"], "decided");
     QCOMPARE(c.agent->next("decision")["decision"], "halt");
 
     // The audit log says the page decided, and through which session.
     QTRY_VERIFY([&] {
         for (const Json &rec : c.core->recentActivity(100))
-            if (rec["event"] == "decision" && rec.value("via", std::string()).rfind("web session ", 0) == 0)
+            if (rec["event"] == "decision"
+                && rec.value("via", std::string()).rfind("web session ", 0) == 0)
                 return true;
         return false;
     }());
@@ -516,13 +565,15 @@ void TestWeb::aStaleClickIsRefusedWithWhoDecided()
     QCOMPARE(r.status, 409);
     QCOMPARE(r.error(), "already_decided");
     QCOMPARE(r.json()["decided_by"], "human:owner");
-    QVERIFY(r.json()["message"].get<std::string>().find("already decided by human:owner at 20") != std::string::npos);
+    QVERIFY(r.json()["message"].get<std::string>().find("already decided by human:owner at 20")
+        != std::string::npos);
     QVERIFY(c.agent->noneOf("decision")); // nothing acted twice
 
     // A version the page no longer shows is refused too.
     const Json other = c.submit("s2");
-    const HttpReply changed = c.post(d, "/api/items/" + QByteArray::fromStdString(other["id"]) + "/review",
-        { { "action", "approve" }, { "version", "0000000000000000" } });
+    const HttpReply changed
+        = c.post(d, "/api/items/" + QByteArray::fromStdString(other["id"]) + "/review",
+            { { "action", "approve" }, { "version", "0000000000000000" } });
     QCOMPARE(changed.status, 409);
     QCOMPARE(changed.error(), "changed");
     QCOMPARE(c.core->queue()->size(), 1);
@@ -585,7 +636,8 @@ void TestWeb::sessionsSurviveARestartAndTheFileHoldsNoToken()
     const QByteArray bytes = f.readAll();
     QVERIFY(!bytes.contains(d.cookie.mid(d.cookie.indexOf('=') + 1)));
     QVERIFY(!bytes.contains(d.key));
-    QCOMPARE(QFile::permissions(file) & (QFile::ReadGroup | QFile::ReadOther | QFile::WriteGroup | QFile::WriteOther),
+    QCOMPARE(QFile::permissions(file)
+            & (QFile::ReadGroup | QFile::ReadOther | QFile::WriteGroup | QFile::WriteOther),
         QFile::Permissions());
     // A second server on the same data reads it back.
     WebConfig config;
@@ -603,7 +655,8 @@ void TestWeb::trustedHeaderOnlyFromListedPeers()
     listed.trustedProxies = { QHostAddress(QStringLiteral("10.9.9.9")) };
     WebConsole notListed(listed);
     QVERIFY(notListed.started);
-    const HttpReply refused = http(notListed.port(), "GET", "/api/me", {}, { { "X-Forwarded-User", "owner" } });
+    const HttpReply refused
+        = http(notListed.port(), "GET", "/api/me", {}, { { "X-Forwarded-User", "owner" } });
     QCOMPARE(refused.status, 401);
     QCOMPARE(refused.error(), "no_session");
 
@@ -614,29 +667,41 @@ void TestWeb::trustedHeaderOnlyFromListedPeers()
     listed.proxySecret = "a-secret-only-the-proxy-knows";
     WebConsole proxied(listed);
     QVERIFY(proxied.started);
-    const Headers proxy { { "X-Forwarded-User", "owner" }, { "X-Holdpoint-Proxy-Secret", listed.proxySecret } };
+    const Headers proxy { { "X-Forwarded-User", "owner" },
+        { "X-Holdpoint-Proxy-Secret", listed.proxySecret } };
     const HttpReply me = http(proxied.port(), "GET", "/api/me", {}, proxy);
     QCOMPARE(me.status, 200);
     QCOMPARE(me.json()["reviewer"], "owner");
     QVERIFY(me.json()["via"].get<std::string>().find("X-Forwarded-User") != std::string::npos);
     // Without the secret, with a wrong one, or with the name sent twice (a
     // proxy that appends): nobody.
-    QCOMPARE(http(proxied.port(), "GET", "/api/me", {}, { { "X-Forwarded-User", "owner" } }).status, 401);
+    QCOMPARE(http(proxied.port(), "GET", "/api/me", {}, { { "X-Forwarded-User", "owner" } }).status,
+        401);
     QCOMPARE(http(proxied.port(), "GET", "/api/me", {},
-                 { { "X-Forwarded-User", "owner" }, { "X-Holdpoint-Proxy-Secret", "a-secret-only-the-proxy-knowz" } })
+                 { { "X-Forwarded-User", "owner" },
+                     { "X-Holdpoint-Proxy-Secret", "a-secret-only-the-proxy-knowz" } })
                  .status,
         401);
-    QCOMPARE(http(proxied.port(), "GET", "/api/me", {}, proxy + Headers { { "X-Forwarded-User", "mallory" } }).status, 401);
+    QCOMPARE(http(proxied.port(), "GET", "/api/me", {},
+                 proxy + Headers { { "X-Forwarded-User", "mallory" } })
+                 .status,
+        401);
     // Someone the console does not know is nobody, from any proxy.
     QCOMPARE(http(proxied.port(), "GET", "/api/me", {},
-                 { { "X-Forwarded-User", "mallory" }, { "X-Holdpoint-Proxy-Secret", listed.proxySecret } })
+                 { { "X-Forwarded-User", "mallory" },
+                     { "X-Holdpoint-Proxy-Secret", listed.proxySecret } })
                  .status,
         401);
     // The header's reviewer decides, with the header's CSRF token.
     const Json item = proxied.submit("t1");
-    const HttpReply r = http(proxied.port(), "POST", "/api/items/" + QByteArray::fromStdString(item["id"]) + "/review",
-        QByteArray::fromStdString(dumpJson({ { "action", "approve" }, { "version", item["version"] } })),
-        proxy + Headers { { "Origin", proxied.origin }, { "X-CSRF-Token", QByteArray::fromStdString(me.json()["csrf"].get<std::string>()) } });
+    const HttpReply r = http(proxied.port(), "POST",
+        "/api/items/" + QByteArray::fromStdString(item["id"]) + "/review",
+        QByteArray::fromStdString(
+            dumpJson({ { "action", "approve" }, { "version", item["version"] } })),
+        proxy
+            + Headers { { "Origin", proxied.origin },
+                { "X-CSRF-Token",
+                    QByteArray::fromStdString(me.json()["csrf"].get<std::string>()) } });
     QCOMPARE(r.status, 200);
     QCOMPARE(proxied.agent->next("decision")["decided_by"], "human:owner");
 }
@@ -670,10 +735,12 @@ void TestWeb::configProblemsAreRefused()
     // The console itself refuses them before listening.
     const auto words = [](const char *text) { return QString::fromLatin1(text).split(u' '); };
     for (const QStringList &args : { words("--web 0.0.0.0:0"),
-             words("--web 127.0.0.1:0 --web-auth-header X-User --web-trusted-proxy *"), words("--web-cert /nonexistent") }) {
+             words("--web 127.0.0.1:0 --web-auth-header X-User --web-trusted-proxy *"),
+             words("--web-cert /nonexistent") }) {
         QTemporaryDir data;
         QProcess p;
-        p.start(QStringLiteral(HOLDPOINT_BIN), words("--headless --data-dir") + QStringList { data.path() } + args);
+        p.start(QStringLiteral(HOLDPOINT_BIN),
+            words("--headless --data-dir") + QStringList { data.path() } + args);
         QVERIFY(p.waitForFinished(WaitMs));
         QCOMPARE(p.exitCode(), 1);
         QVERIFY2(!p.readAllStandardError().isEmpty(), qPrintable(args.join(u' ')));
@@ -683,10 +750,12 @@ void TestWeb::configProblemsAreRefused()
 void TestWeb::servesOverTls()
 {
     QTemporaryDir keys;
-    const QString cert = keys.path() + QStringLiteral("/cert.pem"), key = keys.path() + QStringLiteral("/key.pem");
+    const QString cert = keys.path() + QStringLiteral("/cert.pem"),
+                  key = keys.path() + QStringLiteral("/key.pem");
     QProcess openssl;
     openssl.start(QStringLiteral("openssl"),
-        QString::fromLatin1("req -x509 -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes -days 1 -subj /CN=localhost")
+        QString::fromLatin1("req -x509 -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes -days 1 "
+                            "-subj /CN=localhost")
                 .split(u' ')
             + QStringList { QStringLiteral("-keyout"), key, QStringLiteral("-out"), cert });
     QVERIFY(openssl.waitForFinished(WaitMs) && openssl.exitCode() == 0);

@@ -70,7 +70,7 @@ protected:
         makeResponder(request, socket).write(QByteArrayLiteral("{}"), "application/json");
         return true;
     }
-    void missingHandler(const QHttpServerRequest &, QTcpSocket *) override {}
+    void missingHandler(const QHttpServerRequest &, QTcpSocket *) override { }
 };
 
 } // namespace
@@ -94,30 +94,49 @@ void TestWebFraming::framerRefuses_data()
     QTest::addColumn<QByteArray>("head");
     QTest::addColumn<QString>("why");
     const QByteArray get = "GET / HTTP/1.1\r\nHost: h\r\n";
-    QTest::newRow("two lengths") << get + "Content-Length: 0\r\nContent-Length: 5\r\n\r\n" << "more than one Content-Length";
-    QTest::newRow("two equal lengths") << get + "Content-Length: 5\r\nContent-Length: 5\r\n\r\n" << "more than one Content-Length";
-    QTest::newRow("a list") << get + "Content-Length: 0, 5\r\n\r\n" << "one decimal number";
-    QTest::newRow("plus") << get + "Content-Length: +5\r\n\r\n" << "one decimal number";
-    QTest::newRow("minus") << get + "Content-Length: -1\r\n\r\n" << "one decimal number";
-    QTest::newRow("hex") << get + "Content-Length: 0x10\r\n\r\n" << "one decimal number";
-    QTest::newRow("empty") << get + "Content-Length: \r\n\r\n" << "one decimal number";
-    QTest::newRow("huge") << get + "Content-Length: 99999999999999999999\r\n\r\n" << "one decimal number";
-    QTest::newRow("chunked") << get + "Transfer-Encoding: chunked\r\n\r\n" << "Transfer-Encoding";
-    QTest::newRow("identity") << get + "transfer-encoding: identity\r\n\r\n" << "Transfer-Encoding";
-    QTest::newRow("space before colon") << get + "Content-Length : 5\r\n\r\n" << "between a field name and its colon";
-    QTest::newRow("obs-fold") << get + "X-A: 1\r\n Content-Length: 5\r\n\r\n" << "obs-fold";
+    QTest::newRow("two lengths") << get + "Content-Length: 0\r\nContent-Length: 5\r\n\r\n"
+                                 << "more than one Content-Length";
+    QTest::newRow("two equal lengths") << get + "Content-Length: 5\r\nContent-Length: 5\r\n\r\n"
+                                       << "more than one Content-Length";
+    QTest::newRow("a list") << get + "Content-Length: 0, 5\r\n\r\n"
+                            << "one decimal number";
+    QTest::newRow("plus") << get + "Content-Length: +5\r\n\r\n"
+                          << "one decimal number";
+    QTest::newRow("minus") << get + "Content-Length: -1\r\n\r\n"
+                           << "one decimal number";
+    QTest::newRow("hex") << get + "Content-Length: 0x10\r\n\r\n"
+                         << "one decimal number";
+    QTest::newRow("empty") << get + "Content-Length: \r\n\r\n"
+                           << "one decimal number";
+    QTest::newRow("huge") << get + "Content-Length: 99999999999999999999\r\n\r\n"
+                          << "one decimal number";
+    QTest::newRow("chunked") << get + "Transfer-Encoding: chunked\r\n\r\n"
+                             << "Transfer-Encoding";
+    QTest::newRow("identity") << get + "transfer-encoding: identity\r\n\r\n"
+                              << "Transfer-Encoding";
+    QTest::newRow("space before colon") << get + "Content-Length : 5\r\n\r\n"
+                                        << "between a field name and its colon";
+    QTest::newRow("obs-fold") << get + "X-A: 1\r\n Content-Length: 5\r\n\r\n"
+                              << "obs-fold";
     QTest::newRow("bare LF") << QByteArray("GET / HTTP/1.1\nHost: h\n\n") << "bare LF";
-    QTest::newRow("bare CR") << get + "X-A: 1\rContent-Length: 5\r\n\r\n" << "bare CR";
+    QTest::newRow("bare CR") << get + "X-A: 1\rContent-Length: 5\r\n\r\n"
+                             << "bare CR";
     QTest::newRow("NUL") << get + QByteArray("X-A: a\0b\r\n\r\n", 13) << "NUL";
-    QTest::newRow("two hosts") << get + "Host: other\r\n\r\n" << "more than one Host";
+    QTest::newRow("two hosts") << get + "Host: other\r\n\r\n"
+                               << "more than one Host";
     QTest::newRow("no host") << QByteArray("GET / HTTP/1.1\r\n\r\n") << "without a Host";
-    QTest::newRow("HTTP/2 text") << QByteArray("GET / HTTP/2.0\r\nHost: h\r\n\r\n") << "only HTTP/1.1";
-    QTest::newRow("two spaces") << QByteArray("GET  / HTTP/1.1\r\nHost: h\r\n\r\n") << "request target";
-    QTest::newRow("no name") << get + ": x\r\n\r\n" << "without a name";
+    QTest::newRow("HTTP/2 text") << QByteArray("GET / HTTP/2.0\r\nHost: h\r\n\r\n")
+                                 << "only HTTP/1.1";
+    QTest::newRow("two spaces") << QByteArray("GET  / HTTP/1.1\r\nHost: h\r\n\r\n")
+                                << "request target";
+    QTest::newRow("no name") << get + ": x\r\n\r\n"
+                             << "without a name";
     // Host and 100 more: past Qt's parser's limit (httpframing.h).
-    QTest::newRow("101 fields") << get + manyFields(100) + "\r\n" << "more than 100 header fields";
+    QTest::newRow("101 fields") << get + manyFields(100) + "\r\n"
+                                << "more than 100 header fields";
     QTest::newRow("a field line over 8 KiB")
-        << get + "X-A: " + QByteArray(MaxFieldLineBytes - 4, 'a') + "\r\n\r\n" << "over 8192 bytes";
+        << get + "X-A: " + QByteArray(MaxFieldLineBytes - 4, 'a') + "\r\n\r\n"
+        << "over 8192 bytes";
 }
 
 void TestWebFraming::framerRefuses()
@@ -133,8 +152,9 @@ void TestWebFraming::framerRefuses()
 void TestWebFraming::framerFramesWhatBrowsersSend()
 {
     // Fed a byte at a time, as a slow network delivers it.
-    const QByteArray post = "\r\nPOST /api/pair HTTP/1.1\r\nHost: 127.0.0.1:1\r\nContent-Length: 11\r\n"
-                            "User-Agent: caf\xc3\xa9\t\r\n\r\n{\"code\":\"\"}";
+    const QByteArray post
+        = "\r\nPOST /api/pair HTTP/1.1\r\nHost: 127.0.0.1:1\r\nContent-Length: 11\r\n"
+          "User-Agent: caf\xc3\xa9\t\r\n\r\n{\"code\":\"\"}";
     RequestFramer framer;
     qsizetype at = 0;
     while (at < post.size() && framer.status() == RequestFramer::Status::NeedMore) {
@@ -152,8 +172,8 @@ void TestWebFraming::framerFramesWhatBrowsersSend()
     QCOMPARE(used, post.size() - 11);
     // Up to Qt's parser's limits, and no further (httpframing.h).
     framer.reset();
-    const QByteArray full = "GET / HTTP/1.1\r\nHost: h\r\n" + manyFields(98) + "X-Long: "
-        + QByteArray(MaxFieldLineBytes - 8, 'a') + "\r\n\r\n";
+    const QByteArray full = "GET / HTTP/1.1\r\nHost: h\r\n" + manyFields(98)
+        + "X-Long: " + QByteArray(MaxFieldLineBytes - 8, 'a') + "\r\n\r\n";
     QCOMPARE(framer.feed(full, &used), RequestFramer::Status::Complete);
     QCOMPARE(framer.fields(), MaxHeaderFields);
     // HTTP/1.0 needs no Host.
@@ -166,28 +186,39 @@ void TestWebFraming::unframeableRequestsEndTheConnection_data()
 {
     QTest::addColumn<QByteArray>("head"); // {HOST} and {N}: the Host and the hidden request's size
     QTest::addColumn<QByteArray>("before"); // what comes between the head and the hidden request
-    QTest::newRow("two Content-Lengths") << QByteArray("Content-Length: 0\r\nContent-Length: {N}\r\n") << QByteArray();
-    QTest::newRow("two equal Content-Lengths") << QByteArray("Content-Length: {N}\r\nContent-Length: {N}\r\n") << QByteArray();
-    QTest::newRow("Content-Length 0, N") << QByteArray("Content-Length: 0, {N}\r\n") << QByteArray();
+    QTest::newRow("two Content-Lengths")
+        << QByteArray("Content-Length: 0\r\nContent-Length: {N}\r\n") << QByteArray();
+    QTest::newRow("two equal Content-Lengths")
+        << QByteArray("Content-Length: {N}\r\nContent-Length: {N}\r\n") << QByteArray();
+    QTest::newRow("Content-Length 0, N")
+        << QByteArray("Content-Length: 0, {N}\r\n") << QByteArray();
     QTest::newRow("Content-Length +N") << QByteArray("Content-Length: +{N}\r\n") << QByteArray();
     QTest::newRow("Content-Length -1") << QByteArray("Content-Length: -1\r\n") << QByteArray();
-    QTest::newRow("chunked") << QByteArray("Transfer-Encoding: chunked\r\n") << QByteArray("0\r\n\r\n");
-    QTest::newRow("chunked and a length") << QByteArray("Content-Length: {N}\r\nTransfer-Encoding: chunked\r\n")
-                                          << QByteArray("0\r\n\r\n");
-    QTest::newRow("chunked, cased and spaced") << QByteArray("TRANSFER-ENCODING:  Chunked \r\n") << QByteArray("0\r\n\r\n");
-    QTest::newRow("chunked twice") << QByteArray("Transfer-Encoding: identity\r\nTransfer-Encoding: chunked\r\n")
-                                   << QByteArray("0\r\n\r\n");
-    QTest::newRow("space before the colon") << QByteArray("Content-Length : {N}\r\n") << QByteArray();
+    QTest::newRow("chunked") << QByteArray("Transfer-Encoding: chunked\r\n")
+                             << QByteArray("0\r\n\r\n");
+    QTest::newRow("chunked and a length")
+        << QByteArray("Content-Length: {N}\r\nTransfer-Encoding: chunked\r\n")
+        << QByteArray("0\r\n\r\n");
+    QTest::newRow("chunked, cased and spaced")
+        << QByteArray("TRANSFER-ENCODING:  Chunked \r\n") << QByteArray("0\r\n\r\n");
+    QTest::newRow("chunked twice")
+        << QByteArray("Transfer-Encoding: identity\r\nTransfer-Encoding: chunked\r\n")
+        << QByteArray("0\r\n\r\n");
+    QTest::newRow("space before the colon")
+        << QByteArray("Content-Length : {N}\r\n") << QByteArray();
     QTest::newRow("bare LF") << QByteArray("X-Pad: a\nContent-Length: {N}\r\n") << QByteArray();
     QTest::newRow("folded") << QByteArray("X-Pad: a\r\n Content-Length: {N}\r\n") << QByteArray();
-    QTest::newRow("two Hosts") << QByteArray("Host: evil.example\r\nContent-Length: 0\r\n") << QByteArray();
+    QTest::newRow("two Hosts") << QByteArray("Host: evil.example\r\nContent-Length: 0\r\n")
+                               << QByteArray();
     QTest::newRow("pipelined") << QByteArray("Content-Length: 0\r\n") << QByteArray();
     // Qt 6.4 reads a head of more than 100 fields as one with none, answers
     // it body-less, and then answers the body as the next request.
-    QTest::newRow("101 fields and a body") << manyFields(99) + "Content-Length: {N}\r\n" << QByteArray();
-    QTest::newRow("200 fields and a body") << manyFields(198) + "Content-Length: {N}\r\n" << QByteArray();
-    QTest::newRow("a body after an 8 KiB field")
-        << "X-Pad: " + QByteArray(MaxFieldLineBytes, 'a') + "\r\nContent-Length: {N}\r\n" << QByteArray();
+    QTest::newRow("101 fields and a body") << manyFields(99) + "Content-Length: {N}\r\n"
+                                           << QByteArray();
+    QTest::newRow("200 fields and a body") << manyFields(198) + "Content-Length: {N}\r\n"
+                                           << QByteArray();
+    QTest::newRow("a body after an 8 KiB field") << "X-Pad: " + QByteArray(MaxFieldLineBytes, 'a')
+            + "\r\nContent-Length: {N}\r\n" << QByteArray();
 }
 
 void TestWebFraming::unframeableRequestsEndTheConnection()
@@ -199,10 +230,12 @@ void TestWebFraming::unframeableRequestsEndTheConnection()
     const auto d = c.pairDevice();
     const QByteArray host = "127.0.0.1:" + QByteArray::number(c.port());
     // Hidden: a logout, which a second reading would carry out.
-    const QByteArray hidden = "POST /api/logout HTTP/1.1\r\nHost: " + host + "\r\nOrigin: " + c.origin + "\r\nCookie: "
-        + d.cookie + "\r\nX-Holdpoint-Device: " + d.key + "\r\nX-CSRF-Token: " + d.csrf + "\r\nContent-Length: 0\r\n\r\n";
+    const QByteArray hidden = "POST /api/logout HTTP/1.1\r\nHost: " + host
+        + "\r\nOrigin: " + c.origin + "\r\nCookie: " + d.cookie + "\r\nX-Holdpoint-Device: " + d.key
+        + "\r\nX-CSRF-Token: " + d.csrf + "\r\nContent-Length: 0\r\n\r\n";
     const QByteArray smuggling = "POST /api/me HTTP/1.1\r\nHost: " + host + "\r\n"
-        + head.replace("{N}", QByteArray::number(before.size() + hidden.size())) + "\r\n" + before + hidden;
+        + head.replace("{N}", QByteArray::number(before.size() + hidden.size())) + "\r\n" + before
+        + hidden;
 
     QTcpSocket s;
     s.connectToHost(QHostAddress::LocalHost, c.port());
@@ -236,8 +269,8 @@ void TestWebFraming::framingErrorsAcrossWritesAreCaughtToo()
     // A well-formed start, and the second length only once the server has
     // read the first part (the listener frames on readyRead, ahead of this
     // spy), so the two reach it in different reads.
-    const QByteArray first = "POST /api/pair HTTP/1.1\r\nHost: 127.0.0.1:" + QByteArray::number(c.port())
-        + "\r\nContent-Length: 0\r\n";
+    const QByteArray first = "POST /api/pair HTTP/1.1\r\nHost: 127.0.0.1:"
+        + QByteArray::number(c.port()) + "\r\nContent-Length: 0\r\n";
     s.write(first);
     QTRY_VERIFY_WITH_TIMEOUT(read.count() >= 1, WaitMs);
     s.write("Content-Length: 5\r\n\r\nGET /");
@@ -264,8 +297,8 @@ void TestWebFraming::aRequestQtReadsOtherwiseEndsTheConnection()
     server.bind(&listener);
     const QByteArray host = "Host: 127.0.0.1:" + QByteArray::number(listener.serverPort()) + "\r\n";
     const QByteArray hidden = "GET /hidden HTTP/1.1\r\n" + host + "\r\n";
-    const QByteArray outer = "POST /outer HTTP/1.1\r\n" + host + manyFields(150) + "Content-Length: "
-        + QByteArray::number(hidden.size()) + "\r\n\r\n" + hidden;
+    const QByteArray outer = "POST /outer HTTP/1.1\r\n" + host + manyFields(150)
+        + "Content-Length: " + QByteArray::number(hidden.size()) + "\r\n\r\n" + hidden;
     QTcpSocket s;
     s.connectToHost(QHostAddress::LocalHost, listener.serverPort());
     QVERIFY(s.waitForConnected(WaitMs));
@@ -304,7 +337,8 @@ void TestWebFraming::wellFramedRequestsKeepTheConnection()
         QCOMPARE(s.state(), QAbstractSocket::ConnectedState);
     }
     // A body of exactly its length, then the next request.
-    s.write(request("POST", "/api/pair", c.port(), R"({"code":"nope"})", { { "Origin", c.origin } }));
+    s.write(
+        request("POST", "/api/pair", c.port(), R"({"code":"nope"})", { { "Origin", c.origin } }));
     QCOMPARE(readReply(s).error(), "pairing_unknown");
     s.write(request("GET", "/api/me", c.port(), {}, d.headers()));
     QCOMPARE(readReply(s).status, 200);

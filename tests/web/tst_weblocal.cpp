@@ -21,8 +21,8 @@ using namespace holdpoint::test;
 namespace {
 
 // One request from a chosen loopback address (Linux answers all of 127/8).
-HttpReply httpFrom(const QHostAddress &from, quint16 port, const QByteArray &method, const QByteArray &path,
-    const QByteArray &body, const Headers &headers)
+HttpReply httpFrom(const QHostAddress &from, quint16 port, const QByteArray &method,
+    const QByteArray &path, const QByteArray &body, const Headers &headers)
 {
     QTcpSocket s;
     if (!s.bind(from))
@@ -43,20 +43,28 @@ QHostAddress loopback(int n)
 // twice (two Cookie lines, a proxy's name header and a client's), then a
 // first message: what the server sends first on the feed ("snapshot", or
 // "close 1008"), or why nothing came.
-QByteArray firstOnFeed(quint16 port, const QByteArray &origin, const Headers &fields, const QByteArray &hello)
+QByteArray firstOnFeed(
+    quint16 port, const QByteArray &origin, const Headers &fields, const QByteArray &hello)
 {
     QTcpSocket s;
     s.connectToHost(QHostAddress::LocalHost, port);
     if (!s.waitForConnected(WaitMs))
         return "no connection";
     QByteArray head = "GET /api/live HTTP/1.1\r\nHost: 127.0.0.1:" + QByteArray::number(port)
-        + "\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\n"
-          "Sec-WebSocket-Version: 13\r\nOrigin: " + origin + "\r\n";
+        + "\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Key: "
+          "dGhlIHNhbXBsZSBub25jZQ==\r\n"
+          "Sec-WebSocket-Version: 13\r\nOrigin: "
+        + origin + "\r\n";
     for (const auto &[name, value] : fields)
         head += name + ": " + value + "\r\n";
     s.write(head + "\r\n");
     QByteArray data;
-    (void)QTest::qWaitFor([&] { data += s.readAll(); return data.contains("\r\n\r\n") || s.state() != QAbstractSocket::ConnectedState; }, WaitMs);
+    (void)QTest::qWaitFor(
+        [&] {
+            data += s.readAll();
+            return data.contains("\r\n\r\n") || s.state() != QAbstractSocket::ConnectedState;
+        },
+        WaitMs);
     if (!data.startsWith("HTTP/1.1 101"))
         return "not upgraded: " + data.left(data.indexOf("\r\n"));
     data = data.mid(data.indexOf("\r\n\r\n") + 4);
@@ -66,7 +74,12 @@ QByteArray firstOnFeed(quint16 port, const QByteArray &origin, const Headers &fi
     for (qsizetype i = 0; i < hello.size(); ++i)
         frame += char(hello[i] ^ mask[i % 4]);
     s.write(frame);
-    (void)QTest::qWaitFor([&] { data += s.readAll(); return data.size() >= 4 || s.state() != QAbstractSocket::ConnectedState; }, WaitMs);
+    (void)QTest::qWaitFor(
+        [&] {
+            data += s.readAll();
+            return data.size() >= 4 || s.state() != QAbstractSocket::ConnectedState;
+        },
+        WaitMs);
     if (data.size() < 4)
         return "nothing";
     const int opcode = data[0] & 0x0f;
@@ -106,8 +119,12 @@ void TestWebLocal::aCookieWithoutItsDeviceKeyIsNobody()
         QCOMPARE(me.error(), "no_session");
         QVERIFY(!me.body.contains(d.csrf)); // the CSRF token never goes to the cookie alone
         QCOMPARE(http(c.port(), "GET", "/api/items", {}, who.headers()).status, 401);
-        Json body = { { "action", "approve" }, { "scope", "call" }, { "version", item["version"] } };
-        QCOMPARE(c.post(who, "/api/items/" + QByteArray::fromStdString(item["id"]) + "/review", body).status, 401);
+        Json body
+            = { { "action", "approve" }, { "scope", "call" }, { "version", item["version"] } };
+        QCOMPARE(
+            c.post(who, "/api/items/" + QByteArray::fromStdString(item["id"]) + "/review", body)
+                .status,
+            401);
         // The feed opens on the cookie (a browser cannot add a header to
         // an upgrade) and is closed on a wrong first message, unheard.
         LiveFeed feed(c.port(), c.origin, who);
@@ -136,8 +153,8 @@ void TestWebLocal::cookieOnlySessionsOfAnOlderFileAreDropped()
     const Json old { { "version", 1 },
         { "sessions",
             { { { "id", "s1" }, { "reviewer", "owner" }, { "paired_via", "console" },
-                { "token_sha256", sha256Hex(token.toStdString()) }, { "csrf", "c" }, { "user_agent", "phone" },
-                { "created", Start }, { "last_seen", Start } } } } };
+                { "token_sha256", sha256Hex(token.toStdString()) }, { "csrf", "c" },
+                { "user_agent", "phone" }, { "created", Start }, { "last_seen", Start } } } } };
     QFile f(file);
     QVERIFY(f.open(QIODevice::WriteOnly));
     QVERIFY(f.setPermissions(QFile::ReadOwner | QFile::WriteOwner));
@@ -176,10 +193,15 @@ void TestWebLocal::idleAndTricklingConnectionsNeverStarveASession()
     for (int i = 0; i < 300; ++i) {
         auto s = std::make_unique<QTcpSocket>();
         s->connectToHost(QHostAddress::LocalHost, c.port());
-        QVERIFY(QTest::qWaitFor([&] { return s->state() != QAbstractSocket::ConnectingState
-                                             && s->state() != QAbstractSocket::HostLookupState; }, WaitMs));
+        QVERIFY(QTest::qWaitFor(
+            [&] {
+                return s->state() != QAbstractSocket::ConnectingState
+                    && s->state() != QAbstractSocket::HostLookupState;
+            },
+            WaitMs));
         if (i % 2)
-            s->write("GET /api/items HTTP/1.1\r\nHost: 127.0.0.1:" + QByteArray::number(c.port()) + "\r\nX-Slow: a");
+            s->write("GET /api/items HTTP/1.1\r\nHost: 127.0.0.1:" + QByteArray::number(c.port())
+                + "\r\nX-Slow: a");
         flood.push_back(std::move(s));
     }
     // The phone opens a new connection, and is answered.
@@ -216,8 +238,10 @@ void TestWebLocal::wrongPairingCodesNeverRefuseAValidOne()
     }
     // A valid code is redeemed, from a new address and from one that
     // guessed wrong itself (behind a proxy, every phone's address).
-    QCOMPARE(redeemFrom(50, c.web->pair("owner", "test").url.section(u'#', 1).toStdString()).status, 200);
-    QCOMPARE(redeemFrom(2, c.web->pair("owner", "test").url.section(u'#', 1).toStdString()).status, 200);
+    QCOMPARE(redeemFrom(50, c.web->pair("owner", "test").url.section(u'#', 1).toStdString()).status,
+        200);
+    QCOMPARE(
+        redeemFrom(2, c.web->pair("owner", "test").url.section(u'#', 1).toStdString()).status, 200);
     // A wrong code is limited per address: 127.0.0.3 sent 4, its fifth
     // is answered, its sixth is not ...
     QCOMPARE(redeemFrom(3, "guess-five").error(), "pairing_unknown");
@@ -246,7 +270,8 @@ void TestWebLocal::aFeedIsWhomItsUpgradeWasAdmittedFor()
     const Device b = c.pairDevice();
     QVERIFY(!a.key.isEmpty() && !b.key.isEmpty());
     const auto hello = [](const Device &d) {
-        return QByteArray::fromStdString(dumpJson({ { "type", "hello" }, { "device", d.key.toStdString() } }));
+        return QByteArray::fromStdString(
+            dumpJson({ { "type", "hello" }, { "device", d.key.toStdString() } }));
     };
     // A process that holds a's cookie (another port of this host) and goes
     // through the proxy, which adds its own name line and its secret: the

@@ -23,14 +23,17 @@ struct KeyPair
 };
 
 // A self-signed certificate and its key, by openssl, the key at mode 0600.
-KeyPair makeCert(const QString &dir, const QString &name, const QString &cn = QStringLiteral("localhost"))
+KeyPair makeCert(
+    const QString &dir, const QString &name, const QString &cn = QStringLiteral("localhost"))
 {
-    const KeyPair k { dir + u'/' + name + QStringLiteral(".crt"), dir + u'/' + name + QStringLiteral(".key") };
+    const KeyPair k { dir + u'/' + name + QStringLiteral(".crt"),
+        dir + u'/' + name + QStringLiteral(".key") };
     QProcess openssl;
     openssl.start(QStringLiteral("openssl"),
-        QString::fromLatin1("req -x509 -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes -days 1").split(u' ')
-            + QStringList { QStringLiteral("-subj"), QStringLiteral("/CN=") + cn, QStringLiteral("-keyout"), k.key,
-                QStringLiteral("-out"), k.cert });
+        QString::fromLatin1("req -x509 -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes -days 1")
+                .split(u' ')
+            + QStringList { QStringLiteral("-subj"), QStringLiteral("/CN=") + cn,
+                QStringLiteral("-keyout"), k.key, QStringLiteral("-out"), k.cert });
     if (!openssl.waitForFinished(WaitMs) || openssl.exitCode() != 0)
         return {};
     QFile::setPermissions(k.key, QFile::ReadOwner | QFile::WriteOwner);
@@ -43,7 +46,9 @@ QString consoleRefusal(const QStringList &args)
 {
     QTemporaryDir data;
     QProcess p;
-    p.start(QStringLiteral(HOLDPOINT_BIN), QStringList { QStringLiteral("--headless"), QStringLiteral("--data-dir"), data.path() } + args);
+    p.start(QStringLiteral(HOLDPOINT_BIN),
+        QStringList { QStringLiteral("--headless"), QStringLiteral("--data-dir"), data.path() }
+            + args);
     if (!p.waitForFinished(WaitMs)) {
         p.kill();
         p.waitForFinished(WaitMs);
@@ -96,7 +101,8 @@ void TestWebTls::initTestCase()
 {
     m_a = makeCert(m_keys.path(), QStringLiteral("a"));
     m_b = makeCert(m_keys.path(), QStringLiteral("b"));
-    QVERIFY2(!m_a.cert.isEmpty() && !m_b.cert.isEmpty(), "openssl could not make the test certificates");
+    QVERIFY2(
+        !m_a.cert.isEmpty() && !m_b.cert.isEmpty(), "openssl could not make the test certificates");
 }
 
 void TestWebTls::aKeyThatIsNotTheCertificatesIsRefused()
@@ -111,8 +117,8 @@ void TestWebTls::aKeyThatIsNotTheCertificatesIsRefused()
     config.keyFile = m_a.key;
     QCOMPARE(startError(config), QString());
     // And the console itself refuses the mismatch before it listens.
-    const QString said = consoleRefusal({ QStringLiteral("--web"), QStringLiteral("127.0.0.1:0"), QStringLiteral("--web-cert"),
-        m_a.cert, QStringLiteral("--web-key"), m_b.key });
+    const QString said = consoleRefusal({ QStringLiteral("--web"), QStringLiteral("127.0.0.1:0"),
+        QStringLiteral("--web-cert"), m_a.cert, QStringLiteral("--web-key"), m_b.key });
     QVERIFY2(said.contains(QLatin1String("is not the key of --web-cert")), qPrintable(said));
 }
 
@@ -147,8 +153,9 @@ void TestWebTls::aKeyOthersMayReadIsRefused()
     QVERIFY2(error.contains(QStringLiteral("permissions ") + octal), qPrintable(error));
     QVERIFY2(error.contains(QStringLiteral("chmod 600 ") + k.key), qPrintable(error));
     if (mode == 0644) {
-        const QString said = consoleRefusal({ QStringLiteral("--web"), QStringLiteral("127.0.0.1:0"),
-            QStringLiteral("--web-cert"), k.cert, QStringLiteral("--web-key"), k.key });
+        const QString said
+            = consoleRefusal({ QStringLiteral("--web"), QStringLiteral("127.0.0.1:0"),
+                QStringLiteral("--web-cert"), k.cert, QStringLiteral("--web-key"), k.key });
         QVERIFY2(said.contains(QStringLiteral("chmod 600")), qPrintable(said));
     }
 }
@@ -173,7 +180,8 @@ void TestWebTls::anotherLoopbackAddressIsThePagesOrigin()
         s.connectToHostEncrypted(QStringLiteral("127.0.0.2"), c.port());
         if (!QTest::qWaitFor([&] { return s.isEncrypted(); }, WaitMs))
             return HttpReply {};
-        s.write(request("POST", "/api/pair", c.port(), QByteArray::fromStdString(dumpJson({ { "code", code } })),
+        s.write(request("POST", "/api/pair", c.port(),
+            QByteArray::fromStdString(dumpJson({ { "code", code } })),
             { { "Host", "127.0.0.2:" + QByteArray::number(c.port()) }, { "Origin", from } }));
         return readReply(s);
     };
@@ -218,8 +226,9 @@ void TestWebTls::theSecretsHeaderCannotNameTheReviewer()
     QCOMPARE(webConfigProblem(config), QString());
     // The console refuses it at start.
     const QString said = consoleRefusal({ QStringLiteral("--web"), QStringLiteral("127.0.0.1:0"),
-        QStringLiteral("--web-auth-header"), QString::fromLatin1(header), QStringLiteral("--web-trusted-proxy"),
-        QStringLiteral("127.0.0.1"), QStringLiteral("--web-proxy-secret-file"), secretFile });
+        QStringLiteral("--web-auth-header"), QString::fromLatin1(header),
+        QStringLiteral("--web-trusted-proxy"), QStringLiteral("127.0.0.1"),
+        QStringLiteral("--web-proxy-secret-file"), secretFile });
     QVERIFY2(said.contains(QLatin1String("carries the proxy's secret")), qPrintable(said));
 }
 
@@ -241,9 +250,10 @@ void TestWebTls::aWildcardAddressNeedsTheOriginClientsUse()
     config.keyFile = m_a.key;
     const QString problem = webConfigProblem(config);
     QVERIFY2(problem.contains(QLatin1String("add --web-origin")), qPrintable(problem));
-    const QString web = (address.contains(u':') ? u'[' + address + u']' : address) + QStringLiteral(":0");
-    const QString said = consoleRefusal({ QStringLiteral("--web"), web, QStringLiteral("--web-cert"), m_a.cert,
-        QStringLiteral("--web-key"), m_a.key });
+    const QString web
+        = (address.contains(u':') ? u'[' + address + u']' : address) + QStringLiteral(":0");
+    const QString said = consoleRefusal({ QStringLiteral("--web"), web,
+        QStringLiteral("--web-cert"), m_a.cert, QStringLiteral("--web-key"), m_a.key });
     QVERIFY2(said.contains(QLatin1String("add --web-origin")), qPrintable(said));
 
     // With the origin clients use, that is the page's origin, its pairing
@@ -253,19 +263,22 @@ void TestWebTls::aWildcardAddressNeedsTheOriginClientsUse()
     WebConsole c(config);
     QVERIFY(c.started);
     QCOMPARE(c.origin, QByteArray("https://review.example.test:9443"));
-    QVERIFY(c.web->pair("owner", "test").url.startsWith(QStringLiteral("https://review.example.test:9443/pair#")));
+    QVERIFY(c.web->pair("owner", "test")
+                .url.startsWith(QStringLiteral("https://review.example.test:9443/pair#")));
     const auto get = [&](const QByteArray &host) {
         QSslSocket s;
         s.setPeerVerifyMode(QSslSocket::VerifyNone);
         // Qt listens on :: for IPv6 alone.
-        s.connectToHostEncrypted(address.contains(u':') ? QStringLiteral("::1") : QStringLiteral("127.0.0.1"), c.port());
+        s.connectToHostEncrypted(
+            address.contains(u':') ? QStringLiteral("::1") : QStringLiteral("127.0.0.1"), c.port());
         if (!QTest::qWaitFor([&] { return s.isEncrypted(); }, WaitMs))
             return HttpReply {};
         s.write(request("GET", "/", c.port(), {}, { { "Host", host } }));
         return readReply(s);
     };
     QCOMPARE(get("review.example.test:9443").status, 200);
-    const QByteArray wildcard = (address.contains(u':') ? "[" + address.toLatin1() + "]" : address.toLatin1()) + ':'
+    const QByteArray wildcard
+        = (address.contains(u':') ? "[" + address.toLatin1() + "]" : address.toLatin1()) + ':'
         + QByteArray::number(c.port());
     QCOMPARE(get(wildcard).error(), "bad_host");
 }
@@ -284,7 +297,8 @@ void TestWebTls::anotherUsersKeyIsRefused()
     QCOMPARE(startError(config), QString()); // the control: its own key
     QCOMPARE(::chown(QFile::encodeName(k.key).constData(), 65534, 65534), 0);
     const QString error = startError(config);
-    QVERIFY2(error.contains(QLatin1String("--web-key")) && error.contains(QLatin1String("belongs to another user")),
+    QVERIFY2(error.contains(QLatin1String("--web-key"))
+            && error.contains(QLatin1String("belongs to another user")),
         qPrintable(error));
 }
 
@@ -325,7 +339,8 @@ void TestWebTls::aCertificateFileOver1MiBIsRefused()
     config.certFile = big;
     config.keyFile = m_a.key;
     const QString error = startError(config);
-    QVERIFY2(error.contains(QLatin1String("--web-cert")) && error.contains(QLatin1String("larger than")),
+    QVERIFY2(
+        error.contains(QLatin1String("--web-cert")) && error.contains(QLatin1String("larger than")),
         qPrintable(error));
 }
 

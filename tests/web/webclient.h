@@ -62,16 +62,19 @@ inline HttpReply readReply(QTcpSocket &s)
     QByteArray data;
     qsizetype bodyAt = -1;
     qint64 length = -1;
-    (void)QTest::qWaitFor([&] {
-        data += s.readAll();
-        if (bodyAt < 0 && (bodyAt = data.indexOf("\r\n\r\n")) >= 0) {
-            bodyAt += 4;
-            r.head = data.left(bodyAt);
-            const QByteArray cl = r.header("Content-Length");
-            length = cl.isEmpty() ? 0 : cl.toLongLong();
-        }
-        return (bodyAt >= 0 && data.size() - bodyAt >= length) || s.state() != QAbstractSocket::ConnectedState;
-    }, WaitMs);
+    (void)QTest::qWaitFor(
+        [&] {
+            data += s.readAll();
+            if (bodyAt < 0 && (bodyAt = data.indexOf("\r\n\r\n")) >= 0) {
+                bodyAt += 4;
+                r.head = data.left(bodyAt);
+                const QByteArray cl = r.header("Content-Length");
+                length = cl.isEmpty() ? 0 : cl.toLongLong();
+            }
+            return (bodyAt >= 0 && data.size() - bodyAt >= length)
+                || s.state() != QAbstractSocket::ConnectedState;
+        },
+        WaitMs);
     data += s.readAll();
     if (bodyAt < 0)
         return r;
@@ -83,8 +86,8 @@ inline HttpReply readReply(QTcpSocket &s)
     return r;
 }
 
-inline QByteArray request(const QByteArray &method, const QByteArray &path, quint16 port, const QByteArray &body,
-    const Headers &headers)
+inline QByteArray request(const QByteArray &method, const QByteArray &path, quint16 port,
+    const QByteArray &body, const Headers &headers)
 {
     QByteArray req = method + ' ' + path + " HTTP/1.1\r\n";
     bool host = false;
@@ -95,12 +98,13 @@ inline QByteArray request(const QByteArray &method, const QByteArray &path, quin
     if (!host)
         req += "Host: 127.0.0.1:" + QByteArray::number(port) + "\r\n";
     if (method == "POST" || !body.isEmpty())
-        req += "Content-Type: application/json\r\nContent-Length: " + QByteArray::number(body.size()) + "\r\n";
+        req += "Content-Type: application/json\r\nContent-Length: "
+            + QByteArray::number(body.size()) + "\r\n";
     return req + "\r\n" + body;
 }
 
-inline HttpReply http(quint16 port, const QByteArray &method, const QByteArray &path, const QByteArray &body = {},
-    const Headers &headers = {})
+inline HttpReply http(quint16 port, const QByteArray &method, const QByteArray &path,
+    const QByteArray &body = {}, const Headers &headers = {})
 {
     QTcpSocket s;
     s.connectToHost(QHostAddress::LocalHost, port);

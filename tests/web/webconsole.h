@@ -47,7 +47,8 @@ struct WebConsole
     using Device = holdpoint::test::Device;
     HttpReply redeem(const std::string &code, const QByteArray &from = {})
     {
-        return http(port(), "POST", "/api/pair", QByteArray::fromStdString(dumpJson({ { "code", code } })),
+        return http(port(), "POST", "/api/pair",
+            QByteArray::fromStdString(dumpJson({ { "code", code } })),
             { { "Origin", from.isEmpty() ? origin : from } });
     }
     // Paired without the HTTP round trip (tested on its own), so fixtures
@@ -55,7 +56,8 @@ struct WebConsole
     Device pairDevice(const std::string &reviewer = "owner")
     {
         PairingRefusal refusal;
-        const auto redeemed = web->sessions()->redeem(web->sessions()->pair(reviewer, "test").code, "test", &refusal);
+        const auto redeemed = web->sessions()->redeem(
+            web->sessions()->pair(reviewer, "test").code, "test", &refusal);
         Device d;
         d.cookie = "__Host-holdpoint=" + (redeemed ? redeemed->token : QByteArray());
         d.key = redeemed ? redeemed->deviceKey : QByteArray();
@@ -63,10 +65,12 @@ struct WebConsole
         d.csrf = QByteArray::fromStdString(me.json().value("csrf", std::string()));
         return d;
     }
-    HttpReply post(const Device &d, const QByteArray &path, const Json &body, const QByteArray &from = {})
+    HttpReply post(
+        const Device &d, const QByteArray &path, const Json &body, const QByteArray &from = {})
     {
         return http(port(), "POST", path, QByteArray::fromStdString(dumpJson(body)),
-            d.headers({ { "Origin", from.isEmpty() ? origin : from }, { "X-CSRF-Token", d.csrf } }));
+            d.headers(
+                { { "Origin", from.isEmpty() ? origin : from }, { "X-CSRF-Token", d.csrf } }));
     }
     // The agent submits a call that waits for a person; returns its item.
     Json submit(const std::string &callId, const Json &args = { { "path", "/tmp/x" } })
@@ -76,7 +80,8 @@ struct WebConsole
             agent->hello(QUrl(core->url()), core->agentToken().toStdString());
         }
         const int before = core->queue()->size();
-        agent->send({ { "type", "tool_call" }, { "call_id", callId }, { "tool_name", "write_file" }, { "args", args } });
+        agent->send({ { "type", "tool_call" }, { "call_id", callId }, { "tool_name", "write_file" },
+            { "args", args } });
         if (!QTest::qWaitFor([&] { return core->queue()->size() == before + 1; }, WaitMs))
             return {};
         if (reader.cookie.isEmpty())
@@ -91,7 +96,10 @@ struct WebConsole
     Json review(const Device &d, const Json &item, Json body)
     {
         body["version"] = item["version"];
-        return post(d, "/api/items/" + QByteArray::fromStdString(item["id"].get<std::string>()) + "/review", body).json();
+        return post(d,
+            "/api/items/" + QByteArray::fromStdString(item["id"].get<std::string>()) + "/review",
+            body)
+            .json();
     }
 
     QTemporaryDir dir;
@@ -104,6 +112,5 @@ struct WebConsole
     QByteArray origin;
     bool started = false;
 };
-
 
 } // namespace holdpoint::test

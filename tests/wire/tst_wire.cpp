@@ -94,13 +94,15 @@ void TestWire::digestsMatchLibraries()
             s += char(i * 7 + n);
         const QByteArray q = QByteArray::fromStdString(s);
         const auto one = wire::sha1(s);
-        QCOMPARE(QByteArray(reinterpret_cast<const char *>(one.data()), 20), QCryptographicHash::hash(q, QCryptographicHash::Sha1));
+        QCOMPARE(QByteArray(reinterpret_cast<const char *>(one.data()), 20),
+            QCryptographicHash::hash(q, QCryptographicHash::Sha1));
         QCOMPARE(wire::sha256Hex(s), sha256Hex(s));
         QCOMPARE(QByteArray::fromStdString(wire::base64(s)), q.toBase64());
     }
     // RFC 6455 §1.3's example handshake.
     const auto accept = wire::sha1("dGhlIHNhbXBsZSBub25jZQ==258EAFA5-E914-47DA-95CA-C5AB0DC85B11");
-    QCOMPARE(wire::base64(std::string(reinterpret_cast<const char *>(accept.data()), 20)), std::string("s3pPLMBiTxaQ9kYGzzhZRbK+xOo="));
+    QCOMPARE(wire::base64(std::string(reinterpret_cast<const char *>(accept.data()), 20)),
+        std::string("s3pPLMBiTxaQ9kYGzzhZRbK+xOo="));
 }
 
 void TestWire::utf8AsTheJsonParserReadsIt()
@@ -121,18 +123,19 @@ void TestWire::utf8AsTheJsonParserReadsIt()
     // four-byte leads, a third and fourth byte of each kind; and every
     // sequence cut short.
     for (int a = 0x80; a <= 0xff; ++a) {
-        s = {char(a)};
+        s = { char(a) };
         check();
         for (int b = 0x20; b <= 0xff; ++b) {
             if (b == '"' || b == '\\')
                 continue;
-            s = {char(a), char(b)};
+            s = { char(a), char(b) };
             check();
             if (a < 0xe0 || (b & 0xc0) != 0x80)
                 continue;
             // A third byte only needs to be a continuation or not: the edges.
-            for (int c : {0x20, 0x41, 0x7f, 0x80, 0x8f, 0x90, 0x9f, 0xa0, 0xbf, 0xc0, 0xc2, 0xdf, 0xe0, 0xf0, 0xf5, 0xff}) {
-                s = {char(a), char(b), char(c)};
+            for (int c : { 0x20, 0x41, 0x7f, 0x80, 0x8f, 0x90, 0x9f, 0xa0, 0xbf, 0xc0, 0xc2, 0xdf,
+                     0xe0, 0xf0, 0xf5, 0xff }) {
+                s = { char(a), char(b), char(c) };
                 check();
                 s += 'x';
                 check();
@@ -174,7 +177,7 @@ void TestWire::idsAndResultsAsTheProtocolSays()
 {
     QFETCH(QByteArray, id);
     QCOMPARE(wire::isValidId(id.toStdString()), protocol::isValidId(id.toStdString()));
-    const Json result {{"out", std::string(std::size_t(id.size()) * 2000, 'r')}};
+    const Json result { { "out", std::string(std::size_t(id.size()) * 2000, 'r') } };
     QVERIFY(wire::compactResult(result) == protocol::compactResult(result));
 }
 
@@ -185,15 +188,18 @@ void TestWire::hello()
     h.agentName = "claude-code";
     h.framework = "claude-code";
     h.user = "alice";
-    h.capabilities = {false, true};
+    h.capabilities = { false, true };
     h.sessionId = "s1";
-    QVERIFY(wire::helloMessage(h) == Json::parse(R"({"type":"hello","protocol":1,"role":"agent","token":"t",
+    QVERIFY(wire::helloMessage(h)
+        == Json::parse(R"({"type":"hello","protocol":1,"role":"agent","token":"t",
         "agent":{"name":"claude-code","framework":"claude-code","user":"alice"},"capabilities":{"modify":false},"session_id":"s1"})"));
     h.role = "reviewer";
     h.framework.clear();
     h.capabilities = {};
     h.sessionId.reset();
-    QVERIFY(wire::helloMessage(h) == Json::parse(R"({"type":"hello","protocol":1,"role":"reviewer","token":"t","agent":{"name":"claude-code"}})"));
+    QVERIFY(wire::helloMessage(h)
+        == Json::parse(
+            R"({"type":"hello","protocol":1,"role":"reviewer","token":"t","agent":{"name":"claude-code"}})"));
 }
 
 void TestWire::wsUrls_data()
@@ -233,7 +239,8 @@ void TestWire::wsUrls()
 void TestWire::absolutePathsAsQDir_data()
 {
     QTest::addColumn<QString>("path");
-    for (const char *p : {"/a/b", "/a//b/", "/a/./b/../c", "rel/x", "./rel/../y", "/..", "/", "a/../../b"})
+    for (const char *p :
+        { "/a/b", "/a//b/", "/a/./b/../c", "rel/x", "./rel/../y", "/..", "/", "a/../../b" })
         QTest::newRow(p) << QString::fromLatin1(p);
 }
 
@@ -241,8 +248,10 @@ void TestWire::absolutePathsAsQDir_data()
 void TestWire::absolutePathsAsQDir()
 {
     QFETCH(QString, path);
-    QCOMPARE(QString::fromStdString(wire::absolutePath(path.toStdString())), QDir(path).absolutePath());
-    QCOMPARE(QString::fromStdString(wire::resolveDataDir(path.toStdString())), QDir(path).absolutePath());
+    QCOMPARE(
+        QString::fromStdString(wire::absolutePath(path.toStdString())), QDir(path).absolutePath());
+    QCOMPARE(QString::fromStdString(wire::resolveDataDir(path.toStdString())),
+        QDir(path).absolutePath());
 }
 
 // As QStandardPaths::RuntimeLocation in Qt 6.4: XDG_RUNTIME_DIR when it is a
@@ -253,7 +262,8 @@ void TestWire::runtimeDirAsQt()
     QTemporaryDir tmp;
     const QByteArray savedXdg = qgetenv("XDG_RUNTIME_DIR"), savedTmp = qgetenv("TMPDIR");
     const auto restore = qScopeGuard([&] {
-        for (const auto &[name, value] : {std::pair {"XDG_RUNTIME_DIR", savedXdg}, std::pair {"TMPDIR", savedTmp}}) {
+        for (const auto &[name, value] :
+            { std::pair { "XDG_RUNTIME_DIR", savedXdg }, std::pair { "TMPDIR", savedTmp } }) {
             if (value.isNull())
                 qunsetenv(name);
             else
@@ -263,7 +273,9 @@ void TestWire::runtimeDirAsQt()
     qputenv("TMPDIR", tmp.path().toUtf8());
     const std::string fallback = tmp.path().toStdString() + "/runtime-" + wire::currentOsUser();
     const auto mode = [](const std::string &path) {
-        struct stat st {};
+        struct stat st
+        {
+        };
         return ::lstat(path.c_str(), &st) == 0 ? int(st.st_mode & 07777) : -1;
     };
     std::string dir, error;
@@ -324,7 +336,8 @@ void TestWire::randomWithoutGetrandom()
     const auto restore = qScopeGuard([] { g_getrandomErrno = 0; });
     unsigned char bytes[64] {};
     QVERIFY(wire::randomBytes(bytes, sizeof bytes));
-    QVERIFY(std::any_of(std::begin(bytes), std::end(bytes), [](unsigned char b) { return b != 0; }));
+    QVERIFY(
+        std::any_of(std::begin(bytes), std::end(bytes), [](unsigned char b) { return b != 0; }));
     const std::string a = wire::randomId("x-"), b = wire::randomId("x-");
     QVERIFY(a.size() > 2 && a.rfind("x-", 0) == 0);
     QVERIFY(a != b);
