@@ -300,7 +300,7 @@ DecisionFields reviewedFields(
             fields.args = item.masked(d.args);
         fields.edited = d.args != shown;
     }
-    if (d.decidedBy.find(",human:") != std::string::npos)
+    if (protocol::peopleIn(d.decidedBy).size() > 1)
         fields.approvers = decidersOf(d.decidedBy);
     else if (d.decidedBy == protocol::Decider::person(consoleReviewer).text())
         fields.osUser = consoleReviewer;

@@ -3,6 +3,7 @@
 #include "insights.h"
 
 #include "insights/alwaysrules.h"
+#include "protocol/decider.h"
 
 #include <algorithm>
 #include <cmath>
@@ -285,9 +286,9 @@ Figures Builder::figures(TimeMs until) const
             row = &saved[name];
             row->rule = name;
             row->kind = kind;
-        } else if (d.decidedBy.starts_with("human:")
-            && (call.asked || (call.fallsThrough && defaultAsked(d.ts)))) {
-            const std::string name = "standing decision of " + d.decidedBy.substr(6);
+        } else if (const protocol::Decider who = protocol::Decider::of(d.decidedBy);
+                   who.isPerson() && (call.asked || (call.fallsThrough && defaultAsked(d.ts)))) {
+            const std::string name = "standing decision of " + who.name;
             row = &saved[name];
             row->rule = name;
             row->kind = "standing";
@@ -343,7 +344,7 @@ Figures Builder::figures(TimeMs until) const
         if (d.state == "timed_out") {
             o.timedOut = 1;
             ++f.timedOut;
-        } else if (d.state == "decided" && d.decidedBy.starts_with("human:")) {
+        } else if (d.state == "decided" && protocol::Decider::of(d.decidedBy).isPerson()) {
             ++f.decidedByPerson;
             if (d.decision == "allow") {
                 o.approved = 1;

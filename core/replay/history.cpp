@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "history.h"
 
+#include "protocol/decider.h"
+
 #include <QDir>
 #include <QFile>
 #include <QFileInfo>
@@ -190,7 +192,7 @@ void HistoryBuilder::add(Json &&r)
     // A reviewer's standing decision for the rest of a turn or session
     // (engine/grants.h) answers later calls at once, in that person's name:
     // the person's decision, not the chain's.
-    if (state == "auto" && !c.decidedBy.starts_with("human:"))
+    if (state == "auto" && !protocol::Decider::of(c.decidedBy).isPerson())
         c.fate = Fate::Auto;
     else if (state == "timed_out")
         c.fate = Fate::TimedOut;
