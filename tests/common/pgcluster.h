@@ -105,6 +105,11 @@ public:
     QString caFile() const { return at("ca.crt"); }
     QString binDir() const { return m_binDir; }
     int port() const { return m_port; }
+    // The server's Unix socket, where a TcpProxy in front of it connects.
+    QString socketPath() const
+    {
+        return QStringLiteral("%1/.s.PGSQL.%2").arg(socketDir()).arg(m_port);
+    }
     QString adminUser() const { return QStringLiteral("holdpoint_admin"); }
     bool isRunning() const { return m_running; }
     QString lastError() const { return m_error; }

@@ -49,4 +49,24 @@ inline QString createTeamDatabase(
     return url;
 }
 
+// `holdpoint-ctl --team URL ARGS`, run as `reviewer` when one is given and
+// the environment names none (a login that maps to several reviewers says
+// which one it is). A run that did not end is said on the test's log.
+inline CtlResult teamCtl(const QString &url, const QStringList &args, const QString &reviewer = {})
+{
+    QProcess p;
+    QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
+    if (!reviewer.isEmpty() && !env.contains(QStringLiteral("HOLDPOINT_REVIEWER")))
+        env.insert(QStringLiteral("HOLDPOINT_REVIEWER"), reviewer);
+    p.setProcessEnvironment(env);
+    p.start(
+        QStringLiteral(HOLDPOINT_CTL_BIN), QStringList { QStringLiteral("--team"), url } + args);
+    CtlResult r = finish(p);
+    if (r.exitCode == -1)
+        qWarning("holdpoint-ctl %s: %s (exit status %d, code %d, signal or error: %s)",
+            qPrintable(args.join(QLatin1Char(' '))), r.err.constData(), int(p.exitStatus()),
+            p.exitCode(), qPrintable(p.errorString()));
+    return r;
+}
+
 } // namespace holdpoint::test

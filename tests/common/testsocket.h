@@ -19,6 +19,15 @@ namespace holdpoint::test {
 
 inline constexpr int WaitMs = 10'000;
 
+// An agent's tool_call message: `tool` with `args`, a deploy to prod unless
+// the test says otherwise.
+inline Json toolCall(const std::string &callId, const std::string &tool = "deploy",
+    Json args = Json { { "target", "prod" } })
+{
+    return Json { { "type", "tool_call" }, { "call_id", callId }, { "tool_name", tool },
+        { "args", std::move(args) } };
+}
+
 class TestSocket : public QObject
 {
 public:

@@ -152,7 +152,7 @@ void tst_TeamWindow::redBannerWhileTheDatabaseIsDown()
 void tst_TeamWindow::redBannerWhileTheLinkIsSilent()
 {
     TcpProxy proxy;
-    QVERIFY(proxy.start(QStringLiteral("%1/.s.PGSQL.%2").arg(m_pg.socketDir()).arg(m_pg.port())));
+    QVERIFY(proxy.start(m_pg.socketPath()));
     TeamWindow alice(QStringLiteral("host=127.0.0.1 port=%1 dbname=%2 user=%3")
                          .arg(QString::number(proxy.port()), m_db, m_pg.adminUser()),
         "alice");

@@ -24,10 +24,9 @@ namespace {
 
 using Console = InProcessConsole;
 
-Json toolCall(const std::string &callId)
+Json writeCall(const std::string &callId)
 {
-    return { { "type", "tool_call" }, { "call_id", callId }, { "tool_name", "write_file" },
-        { "args", { { "path", "a.txt" } } } };
+    return test::toolCall(callId, "write_file", Json { { "path", "a.txt" } });
 }
 
 // A handler that answers hello and records disconnects, noting any that
@@ -245,7 +244,7 @@ void TestEndpoint::reviewerTokenGrantsReviewer()
     Console c;
     TestSocket agent;
     QVERIFY(agent.hello(c.url(), c.agentToken()).is_object());
-    agent.send(toolCall("c1"));
+    agent.send(writeCall("c1"));
     QVERIFY(agent.next("pending").is_object());
 
     TestSocket reviewer;
@@ -263,7 +262,7 @@ void TestEndpoint::firstMessageMustBeHello()
     Console c;
     TestSocket s;
     QVERIFY(s.open(c.url()));
-    s.send(toolCall("c1"));
+    s.send(writeCall("c1"));
     QCOMPARE(s.next("error")["code"], Json("hello_required"));
     QVERIFY(s.waitClosed());
     QCOMPARE(s.closeCode(), 1008);
@@ -290,14 +289,14 @@ void TestEndpoint::oversizedMessageGets1009WhileOthersWork()
     TestSocket big, other;
     QVERIFY(big.hello(c.url(), c.agentToken()).is_object());
     QVERIFY(other.hello(c.url(), c.agentToken()).is_object());
-    Json call = toolCall("huge");
+    Json call = writeCall("huge");
     call["args"]["content"] = std::string(2 * 1024 * 1024, 'x');
     big.send(call);
     QVERIFY(big.waitClosed());
     QCOMPARE(big.closeCode(), 1009);
     QCOMPARE(c.core->queue()->size(), 0);
 
-    other.send(toolCall("small"));
+    other.send(writeCall("small"));
     QCOMPARE(other.next("pending")["call_id"], Json("small"));
     QVERIFY(!other.isClosed());
 }
@@ -366,7 +365,7 @@ void TestEndpoint::badInputGetsPreciseErrorAndConnectionStaysUsable()
     QCOMPARE(err["message"], Json(message.toStdString()));
     QCOMPARE(c.core->queue()->size(), 0);
 
-    s.send(toolCall("after"));
+    s.send(writeCall("after"));
     QCOMPARE(s.next("pending")["call_id"], Json("after"));
     QVERIFY(!s.isClosed());
 }

@@ -29,12 +29,6 @@ constexpr char Policy[]
     {"match": "release", "action": "ask", "approvals": {"required": 2, "on_edit": "keep"}},
     {"match": "note", "action": "ask", "reason": "one person"}]}]})";
 
-Json toolCall(const std::string &callId, const std::string &tool = "deploy")
-{
-    return Json { { "type", "tool_call" }, { "call_id", callId }, { "tool_name", tool },
-        { "args", { { "target", "prod" } } } };
-}
-
 QString str(const Json &j, const char *key)
 {
     return j.is_object() && j.contains(key) && j[key].is_string()

@@ -15,16 +15,6 @@
 using namespace holdpoint;
 using namespace holdpoint::test;
 
-namespace {
-
-Json toolCall(const std::string &callId, const std::string &tool = "deploy")
-{
-    return Json { { "type", "tool_call" }, { "call_id", callId }, { "tool_name", tool },
-        { "args", { { "target", "prod" } } } };
-}
-
-} // namespace
-
 class tst_TeamE2E final : public QObject
 {
     Q_OBJECT
@@ -56,15 +46,7 @@ private:
     }
     CtlResult teamCtl(const QStringList &args) const
     {
-        QProcess p;
-        // A login that maps to several reviewers says which one it is.
-        QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
-        if (!env.contains(QStringLiteral("HOLDPOINT_REVIEWER")))
-            env.insert(QStringLiteral("HOLDPOINT_REVIEWER"), QStringLiteral("carol"));
-        p.setProcessEnvironment(env);
-        p.start(QStringLiteral(HOLDPOINT_CTL_BIN),
-            QStringList { QStringLiteral("--team"), m_url } + args);
-        return finish(p);
+        return test::teamCtl(m_url, args, QStringLiteral("carol"));
     }
     // The ids `holdpoint-ctl --team URL pending --json` lists.
     QStringList teamPending() const

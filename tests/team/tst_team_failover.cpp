@@ -26,12 +26,6 @@ namespace {
 
 constexpr int FollowMs = 30'000; // a reconnect's backoff is at most 5 s, plus the promotion
 
-Json toolCall(const std::string &callId)
-{
-    return Json { { "type", "tool_call" }, { "call_id", callId }, { "tool_name", "deploy" },
-        { "args", { { "target", "prod" } } } };
-}
-
 } // namespace
 
 class tst_TeamFailover final : public QObject
@@ -56,18 +50,7 @@ private:
     }
     CtlResult teamCtl(const QStringList &args) const
     {
-        QProcess p;
-        QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
-        env.insert(QStringLiteral("HOLDPOINT_REVIEWER"), QStringLiteral("carol"));
-        p.setProcessEnvironment(env);
-        p.start(QStringLiteral(HOLDPOINT_CTL_BIN),
-            QStringList { QStringLiteral("--team"), m_url } + args);
-        CtlResult r = finish(p);
-        if (r.exitCode == -1)
-            qWarning("holdpoint-ctl %s: %s (exit status %d, code %d, signal or error: %s)",
-                qPrintable(args.join(QLatin1Char(' '))), r.err.constData(), int(p.exitStatus()),
-                p.exitCode(), qPrintable(p.errorString()));
-        return r;
+        return test::teamCtl(m_url, args, QStringLiteral("carol"));
     }
     // What a holdpoint-ctl run said, for a failed check.
     static QByteArray said(const CtlResult &r)

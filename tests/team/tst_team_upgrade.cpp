@@ -19,12 +19,6 @@ using namespace holdpoint::test;
 
 namespace {
 
-Json toolCall(const std::string &callId)
-{
-    return Json { { "type", "tool_call" }, { "call_id", callId }, { "tool_name", "deploy" },
-        { "args", { { "target", "prod" } } } };
-}
-
 // A version that exists only for this test, the one after this build's:
 // what a later holdpoint's additive migration could do (a table, a
 // function, an overload of an existing one), marked additive as it would
@@ -104,13 +98,7 @@ private:
     {
         return test::teamArgs(m_url, reviewer);
     }
-    CtlResult teamCtl(const QStringList &args) const
-    {
-        QProcess p;
-        p.start(QStringLiteral(HOLDPOINT_CTL_BIN),
-            QStringList { QStringLiteral("--team"), m_url } + args);
-        return finish(p);
-    }
+    CtlResult teamCtl(const QStringList &args) const { return test::teamCtl(m_url, args); }
     // An instance acting as one of schema `version` (HOLDPOINT_TEAM_AS_VERSION).
     std::unique_ptr<ConsoleProcess> startAs(int version, const QStringList &args) const
     {

@@ -93,10 +93,7 @@ private:
             .arg(QString::number(proxy.port()), m_db, m_pg.adminUser())
             .toStdString();
     }
-    bool startProxy(TcpProxy &proxy) const
-    {
-        return proxy.start(QStringLiteral("%1/.s.PGSQL.%2").arg(m_pg.socketDir()).arg(m_pg.port()));
-    }
+    bool startProxy(TcpProxy &proxy) const { return proxy.start(m_pg.socketPath()); }
     static TeamConnection::Options deadline(TimeMs ms)
     {
         TeamConnection::Options o = fast();

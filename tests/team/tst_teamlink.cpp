@@ -17,12 +17,6 @@ using namespace holdpoint::test;
 
 namespace {
 
-Json toolCall(const std::string &callId)
-{
-    return Json { { "type", "tool_call" }, { "call_id", callId }, { "tool_name", "deploy" },
-        { "args", { { "target", "prod" } } } };
-}
-
 Json approve(const std::string &id)
 {
     return Json { { "type", "review" }, { "id", id }, { "action", "approve" } };
@@ -56,10 +50,7 @@ private Q_SLOTS:
     void slowLinkBreaksNothing();
 
 private:
-    bool startProxy(TcpProxy &proxy) const
-    {
-        return proxy.start(QStringLiteral("%1/.s.PGSQL.%2").arg(m_pg.socketDir()).arg(m_pg.port()));
-    }
+    bool startProxy(TcpProxy &proxy) const { return proxy.start(m_pg.socketPath()); }
     QString proxied(const TcpProxy &proxy) const
     {
         return QStringLiteral("host=127.0.0.1 port=%1 dbname=%2 user=%3")
