@@ -75,7 +75,7 @@ public:
     // Presence: this instance's agents, published with each heartbeat from
     // `source`, and the other instances' as last read.
     virtual void setAgentsSource(std::function<Json()> source) = 0;
-    virtual std::vector<RemoteAgents> remoteAgents() const = 0;
+    virtual const std::vector<RemoteAgents> &remoteAgents() const = 0;
 
     // The editor lease on an item: taken while a person edits it here.
     virtual void claim(const std::string &id) = 0;

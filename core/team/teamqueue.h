@@ -88,7 +88,10 @@ public:
         m_presence.setAgentsSource(std::move(source));
     }
     // What the other instances published, as of the last heartbeat.
-    std::vector<RemoteAgents> remoteAgents() const override { return m_presence.remoteAgents(); }
+    const std::vector<RemoteAgents> &remoteAgents() const override
+    {
+        return m_presence.remoteAgents();
+    }
 
     // The editor lease (TEAM.md "Statements"): taken when a reviewer opens
     // an item's editor, renewed while it stays open, released after.
