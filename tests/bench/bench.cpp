@@ -9,6 +9,7 @@
 #include <QEventLoop>
 #include <QFile>
 #include <QHostAddress>
+#include <QStandardPaths>
 #include <QTcpServer>
 #include <QTcpSocket>
 #include <QThread>
@@ -330,6 +331,33 @@ std::vector<double> sequentialCalls(
     loop.exec();
     ws.close();
     return latencies;
+}
+
+Json runNodeBench(
+    const QString &dir, const QString &script, const QProcessEnvironment &env, std::string *error)
+{
+    const QString folder = QStringLiteral(HOLDPOINT_SOURCE_DIR "/tests/") + dir;
+    const std::string name = "tests/" + QString(dir + u'/' + script).toStdString();
+    QProcess p;
+    p.setProcessChannelMode(QProcess::ForwardedErrorChannel);
+    p.setWorkingDirectory(folder);
+    QProcessEnvironment all = QProcessEnvironment::systemEnvironment();
+    all.insert(QStringLiteral("HOLDPOINT_BIN"), QStringLiteral(HOLDPOINT_BIN));
+    all.insert(QStringLiteral("HOLDPOINT_CTL_BIN"), QStringLiteral(HOLDPOINT_CTL_BIN));
+    all.insert(env);
+    p.setProcessEnvironment(all);
+    p.start(QStandardPaths::findExecutable(QStringLiteral("node")), { folder + u'/' + script });
+    if (!p.waitForFinished(600'000) || p.exitStatus() != QProcess::NormalExit
+        || p.exitCode() != 0) {
+        *error = name + " failed";
+        return {};
+    }
+    Json r = Json::parse(p.readAllStandardOutput().toStdString(), nullptr, false);
+    if (!r.is_object()) {
+        *error = name + " printed no JSON";
+        return {};
+    }
+    return r;
 }
 
 } // namespace holdpoint::bench

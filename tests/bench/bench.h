@@ -86,6 +86,12 @@ enum class EchoSync
     Overwrite
 };
 std::unique_ptr<Child> startEcho(EchoSync sync, const QString &syncFile, QString *error);
+
+// A benchmark script of node's, tests/<dir>/<script>, run in that folder
+// with HOLDPOINT_BIN, HOLDPOINT_CTL_BIN and `env` set: the one JSON object it
+// prints. Null, with `error` saying why, when it failed or printed none.
+Json runNodeBench(
+    const QString &dir, const QString &script, const QProcessEnvironment &env, std::string *error);
 int serveEcho(int argc, char **argv);
 
 // Sequential tool calls over one connection; latencies in µs.

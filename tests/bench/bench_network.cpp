@@ -214,25 +214,16 @@ bool onTmpfs(const QString &dir)
 // inherited TMPDIR), its rows added to `table`.
 void mcpRun(bool quick, const QString &peerHitlDir, const QString &tmpDir, Table *table)
 {
-    QProcess p;
-    p.setProcessChannelMode(QProcess::ForwardedErrorChannel);
-    p.setWorkingDirectory(QStringLiteral(HOLDPOINT_SOURCE_DIR "/tests/mcp"));
-    QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
-    env.insert(QStringLiteral("HOLDPOINT_BIN"), QStringLiteral(HOLDPOINT_BIN));
-    env.insert(QStringLiteral("HOLDPOINT_CTL_BIN"), QStringLiteral(HOLDPOINT_CTL_BIN));
+    QProcessEnvironment env;
     env.insert(QStringLiteral("BENCH_CALLS"), QString::number(quick ? 100 : 2000));
     if (!tmpDir.isEmpty())
         env.insert(QStringLiteral("TMPDIR"), tmpDir);
     if (!peerHitlDir.isEmpty())
         env.insert(QStringLiteral("PEER_HITL_DIR"), QFileInfo(peerHitlDir).absoluteFilePath());
-    p.setProcessEnvironment(env);
-    p.start(QStandardPaths::findExecutable(QStringLiteral("node")),
-        { QStringLiteral(HOLDPOINT_SOURCE_DIR "/tests/mcp/bench.mjs") });
-    if (!p.waitForFinished(600'000) || p.exitCode() != 0)
-        return table->fail("mcp", "tests/mcp/bench.mjs failed");
-    const Json r = Json::parse(p.readAllStandardOutput().toStdString(), nullptr, false);
-    if (!r.is_object())
-        return table->fail("mcp", "tests/mcp/bench.mjs printed no JSON");
+    std::string error;
+    const Json r = runNodeBench(QStringLiteral("mcp"), QStringLiteral("bench.mjs"), env, &error);
+    if (r.is_null())
+        return table->fail("mcp", error);
     // The rows say whether the data was on tmpfs.
     const bool tmpfs = r.value("data_fs", std::string()) == "tmpfs";
     const std::string variant

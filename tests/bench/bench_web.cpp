@@ -178,19 +178,14 @@ void pageScenario(bool quick, Table *table)
         = qEnvironmentVariable("HOLDPOINT_CHROMIUM", QStringLiteral("/usr/bin/chromium"));
     if (!QFileInfo(chromium).isExecutable())
         return table->skip("page", "Chromium is not installed (" + chromium.toStdString() + ")");
-    QProcess p;
-    p.setProcessChannelMode(QProcess::ForwardedErrorChannel);
-    p.setWorkingDirectory(QStringLiteral(HOLDPOINT_SOURCE_DIR "/tests/web-e2e"));
-    QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
-    env.insert(QStringLiteral("HOLDPOINT_BIN"), QStringLiteral(HOLDPOINT_BIN));
-    env.insert(QStringLiteral("HOLDPOINT_CTL_BIN"), QStringLiteral(HOLDPOINT_CTL_BIN));
+    QProcessEnvironment env;
     env.insert(QStringLiteral("BENCH_QUICK"), quick ? QStringLiteral("1") : QStringLiteral("0"));
-    p.setProcessEnvironment(env);
-    p.start(node, { QStringLiteral(HOLDPOINT_SOURCE_DIR "/tests/web-e2e/bench.mjs") });
-    if (!p.waitForFinished(600'000) || p.exitStatus() != QProcess::NormalExit || p.exitCode() != 0)
-        return table->fail("page", "tests/web-e2e/bench.mjs failed");
-    const Json r = Json::parse(p.readAllStandardOutput().toStdString(), nullptr, false);
-    if (!r.is_object() || !r.contains("burst") || !r.contains("load") || !r.contains("clear"))
+    std::string error;
+    const Json r
+        = runNodeBench(QStringLiteral("web-e2e"), QStringLiteral("bench.mjs"), env, &error);
+    if (r.is_null())
+        return table->fail("page", error);
+    if (!r.contains("burst") || !r.contains("load") || !r.contains("clear"))
         return table->fail("page", "tests/web-e2e/bench.mjs printed no result");
     const std::string throttle = "CPU throttled " + std::to_string(r.value("throttle", 0)) + "x";
     const Json &burst = r["burst"];
